@@ -1,0 +1,334 @@
+//! The `EncryptedField` envelope, AES-256-GCM with record-bound AAD, the
+//! HMAC workspace index, and the zeroized [`DataKey`].
+//!
+//! Source: seed 000, "Encryption at Rest" / "The EncryptedField Envelope" /
+//! "Workspace Binding Index", and DESIGN.md "On-disk contract".
+//!
+//! * Envelope: `{"n","c","t","v","alg"}`: base64 (standard, padded) 12-byte
+//!   nonce, ciphertext, 16-byte tag; `v` the envelope version (1); `alg`
+//!   always `"aes-256-gcm"`.
+//! * AAD: `recordId + ":v" + v + ":" + alg`, e.g.
+//!   `session:abc123:name:v1:aes-256-gcm`. A ciphertext moved to another
+//!   record id fails authentication.
+//! * A fresh random nonce (OS CSPRNG) for every write.
+
+use aes_gcm::aead::{AeadInPlace, KeyInit};
+use aes_gcm::{Aes256Gcm, Nonce, Tag};
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine as _;
+use hmac::{Hmac, Mac};
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::error::{Error, Result};
+
+/// The only algorithm identifier of envelope version 1.
+pub const ALG_AES_256_GCM: &str = "aes-256-gcm";
+/// The current envelope version (bound into the AAD).
+pub const ENVELOPE_VERSION: u32 = 1;
+/// Key length in bytes (AES-256).
+pub const KEY_LEN: usize = 32;
+/// Nonce length in bytes (96-bit GCM nonce).
+pub const NONCE_LEN: usize = 12;
+/// Tag length in bytes (128-bit GCM tag).
+pub const TAG_LEN: usize = 16;
+
+/// A 32-byte data-encryption key. Zeroized on drop; `Debug` never shows it.
+#[derive(Clone, Zeroize)]
+#[zeroize(drop)]
+pub struct DataKey([u8; KEY_LEN]);
+
+impl DataKey {
+    /// 32 fresh bytes from the OS CSPRNG (seed 000 `generateDataKey()`).
+    pub fn generate() -> Self {
+        let mut k = [0u8; KEY_LEN];
+        rand::rngs::OsRng.fill_bytes(&mut k);
+        DataKey(k)
+    }
+
+    /// Wrap exactly 32 bytes. Errors: `InvalidInput` for any other length.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let arr: [u8; KEY_LEN] = bytes
+            .try_into()
+            .map_err(|_| Error::invalid(format!("a data key is {KEY_LEN} bytes, got {}", bytes.len())))?;
+        Ok(DataKey(arr))
+    }
+
+    /// Decode the base64 form kept in the credential store.
+    /// Errors: `InvalidInput` if it is not base64 of 32 bytes.
+    pub fn from_base64(s: &str) -> Result<Self> {
+        let bytes = Zeroizing::new(
+            B64.decode(s.trim())
+                .map_err(|_| Error::invalid("the stored data key is not valid base64"))?,
+        );
+        Self::from_bytes(&bytes)
+    }
+
+    /// The base64 form stored in the credential store (zeroized on drop).
+    pub fn to_base64(&self) -> Zeroizing<String> {
+        Zeroizing::new(B64.encode(self.0))
+    }
+
+    /// The raw key bytes (for handing to a host key provider).
+    pub fn expose_bytes(&self) -> &[u8; KEY_LEN] {
+        &self.0
+    }
+
+    fn cipher(&self) -> Aes256Gcm {
+        Aes256Gcm::new_from_slice(&self.0).expect("key is 32 bytes by construction")
+    }
+}
+
+impl std::fmt::Debug for DataKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DataKey(<redacted>)")
+    }
+}
+
+/// One encrypted value as stored in SQLite (seed 000 `EncryptedField`).
+///
+/// Serialized as JSON with exactly the keys `n`, `c`, `t`, `v`, `alg`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EncryptedField {
+    /// Base64 12-byte nonce, unique per write.
+    pub n: String,
+    /// Base64 ciphertext (same length as the plaintext).
+    pub c: String,
+    /// Base64 16-byte GCM tag.
+    pub t: String,
+    /// Envelope version, bound into the AAD.
+    pub v: u32,
+    /// Algorithm identifier: always `aes-256-gcm`.
+    pub alg: String,
+}
+
+impl EncryptedField {
+    /// The JSON text stored in a column.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("EncryptedField always serializes")
+    }
+
+    /// Parse a column value. Errors: `Corrupt` if it is not an envelope.
+    pub fn from_json(s: &str) -> Result<Self> {
+        serde_json::from_str(s).map_err(|e| Error::corrupt(format!("not an EncryptedField envelope: {e}")))
+    }
+}
+
+/// The AAD bound to a record: `recordId + ":v" + version + ":" + alg`.
+pub fn aad_for(record_id: &str, version: u32, alg: &str) -> String {
+    format!("{record_id}:v{version}:{alg}")
+}
+
+/// Encrypt `plaintext` for `record_id` with a fresh random nonce.
+pub fn encrypt_field(key: &DataKey, record_id: &str, plaintext: &[u8]) -> EncryptedField {
+    let mut nonce = [0u8; NONCE_LEN];
+    rand::rngs::OsRng.fill_bytes(&mut nonce);
+    encrypt_field_with_nonce(key, record_id, plaintext, &nonce)
+}
+
+/// Encrypt with a caller-chosen nonce. Only for test vectors and interop
+/// tests: reusing a nonce under one key breaks GCM. Everything else calls
+/// [`encrypt_field`].
+pub fn encrypt_field_with_nonce(
+    key: &DataKey,
+    record_id: &str,
+    plaintext: &[u8],
+    nonce: &[u8; NONCE_LEN],
+) -> EncryptedField {
+    let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
+    let mut buf = plaintext.to_vec();
+    let tag = key
+        .cipher()
+        .encrypt_in_place_detached(Nonce::from_slice(nonce), aad.as_bytes(), &mut buf)
+        .expect("AES-GCM encryption cannot fail below 64 GiB");
+    let out = EncryptedField {
+        n: B64.encode(nonce),
+        c: B64.encode(&buf),
+        t: B64.encode(tag),
+        v: ENVELOPE_VERSION,
+        alg: ALG_AES_256_GCM.to_string(),
+    };
+    buf.zeroize();
+    out
+}
+
+/// Decrypt an envelope written for `record_id`.
+///
+/// Errors: `Corrupt` for an unknown version/algorithm or bad base64/lengths;
+/// `AuthenticationFailed` when the tag does not verify (any flipped byte,
+/// or a ciphertext moved to another record id).
+pub fn decrypt_field(key: &DataKey, record_id: &str, field: &EncryptedField) -> Result<Zeroizing<Vec<u8>>> {
+    if field.alg != ALG_AES_256_GCM {
+        return Err(Error::corrupt(format!("unknown envelope algorithm for record `{record_id}`")));
+    }
+    if field.v != ENVELOPE_VERSION {
+        return Err(Error::corrupt(format!("unknown envelope version {} for record `{record_id}`", field.v)));
+    }
+    let bad = |what: &str| Error::corrupt(format!("bad envelope {what} for record `{record_id}`"));
+    let nonce = B64.decode(&field.n).map_err(|_| bad("nonce"))?;
+    let tag = B64.decode(&field.t).map_err(|_| bad("tag"))?;
+    if nonce.len() != NONCE_LEN {
+        return Err(bad("nonce length"));
+    }
+    if tag.len() != TAG_LEN {
+        return Err(bad("tag length"));
+    }
+    let mut buf = Zeroizing::new(B64.decode(&field.c).map_err(|_| bad("ciphertext"))?);
+    let aad = aad_for(record_id, field.v, &field.alg);
+    key.cipher()
+        .decrypt_in_place_detached(Nonce::from_slice(&nonce), aad.as_bytes(), &mut buf, Tag::from_slice(&tag))
+        .map_err(|_| Error::AuthenticationFailed { record: record_id.to_string() })?;
+    Ok(buf)
+}
+
+/// Encrypt a UTF-8 string and return the envelope's JSON text.
+pub fn seal_str(key: &DataKey, record_id: &str, plaintext: &str) -> String {
+    encrypt_field(key, record_id, plaintext.as_bytes()).to_json()
+}
+
+/// Parse and decrypt an envelope's JSON text into a UTF-8 string.
+/// Errors: as [`decrypt_field`], plus `Corrupt` for non-UTF-8 plaintext.
+pub fn open_str(key: &DataKey, record_id: &str, envelope_json: &str) -> Result<String> {
+    let field = EncryptedField::from_json(envelope_json)?;
+    let bytes = decrypt_field(key, record_id, &field)?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| Error::corrupt(format!("record `{record_id}` is not UTF-8")))
+}
+
+/// Workspace binding index: lowercase hex HMAC-SHA-256(data key, canonical path).
+///
+/// Source: seed 000, "Workspace Binding Index". The caller passes the
+/// canonical path ([`crate::paths::canonical_workspace`]).
+pub fn workspace_index(key: &DataKey, canonical_path: &str) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key.0).expect("HMAC takes any key length");
+    mac.update(canonical_path.as_bytes());
+    hex(&mac.finalize().into_bytes())
+}
+
+/// Keyed hash for equality lookups of other values (import source files),
+/// domain-separated from the workspace index by `domain`.
+pub fn keyed_hash(key: &DataKey, domain: &str, value: &[u8]) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key.0).expect("HMAC takes any key length");
+    mac.update(domain.as_bytes());
+    mac.update(&[0]);
+    mac.update(value);
+    hex(&mac.finalize().into_bytes())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        write!(s, "{b:02x}").expect("writing to a String cannot fail");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    fn key() -> DataKey {
+        DataKey::from_bytes(&[7u8; 32]).unwrap()
+    }
+
+    #[test]
+    fn aad_matches_seed_example() {
+        assert_eq!(aad_for("session:abc123:name", 1, "aes-256-gcm"), "session:abc123:name:v1:aes-256-gcm");
+    }
+
+    #[test]
+    fn envelope_has_exactly_the_seed_keys() {
+        let f = encrypt_field(&key(), "session:s1:name", b"hello");
+        let v: serde_json::Value = serde_json::from_str(&f.to_json()).unwrap();
+        let mut keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        assert_eq!(keys, vec!["alg", "c", "n", "t", "v"]);
+        assert_eq!(v["alg"], "aes-256-gcm");
+        assert_eq!(v["v"], 1);
+        assert_eq!(B64.decode(f.n.as_bytes()).unwrap().len(), 12);
+        assert_eq!(B64.decode(f.t.as_bytes()).unwrap().len(), 16);
+        assert_eq!(B64.decode(f.c.as_bytes()).unwrap().len(), 5);
+    }
+
+    #[test]
+    fn round_trip_and_fresh_nonce_per_write() {
+        let k = key();
+        let a = encrypt_field(&k, "r", b"same");
+        let b = encrypt_field(&k, "r", b"same");
+        assert_ne!(a.n, b.n);
+        assert_ne!(a.c, b.c);
+        assert_eq!(&decrypt_field(&k, "r", &a).unwrap()[..], b"same");
+    }
+
+    #[test]
+    fn moved_ciphertext_fails_authentication() {
+        let k = key();
+        let f = encrypt_field(&k, "session:a:name", b"secret title");
+        let e = decrypt_field(&k, "session:b:name", &f).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::AuthenticationFailed);
+        let e = decrypt_field(&k, "session:a:workspace", &f).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::AuthenticationFailed);
+    }
+
+    #[test]
+    fn every_flipped_byte_fails_authentication() {
+        let k = key();
+        let f = encrypt_field(&k, "transcript:s:1:content", b"a message of some length");
+        for part in 0..3 {
+            let raw = match part {
+                0 => B64.decode(&f.n).unwrap(),
+                1 => B64.decode(&f.c).unwrap(),
+                _ => B64.decode(&f.t).unwrap(),
+            };
+            for i in 0..raw.len() {
+                for bit in [0x01u8, 0x80] {
+                    let mut m = raw.clone();
+                    m[i] ^= bit;
+                    let mut g = f.clone();
+                    match part {
+                        0 => g.n = B64.encode(&m),
+                        1 => g.c = B64.encode(&m),
+                        _ => g.t = B64.encode(&m),
+                    }
+                    let e = decrypt_field(&k, "transcript:s:1:content", &g).unwrap_err();
+                    assert_eq!(e.kind(), ErrorKind::AuthenticationFailed, "part {part} byte {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_version_or_alg_is_corrupt_not_garbage() {
+        let k = key();
+        let mut f = encrypt_field(&k, "r", b"x");
+        f.alg = "aes-128-gcm".into();
+        assert_eq!(decrypt_field(&k, "r", &f).unwrap_err().kind(), ErrorKind::Corrupt);
+        let mut f = encrypt_field(&k, "r", b"x");
+        f.v = 2;
+        assert_eq!(decrypt_field(&k, "r", &f).unwrap_err().kind(), ErrorKind::Corrupt);
+        assert_eq!(EncryptedField::from_json("{\"n\":1}").unwrap_err().kind(), ErrorKind::Corrupt);
+    }
+
+    #[test]
+    fn data_key_debug_never_prints_bytes() {
+        let k = DataKey::from_bytes(&[0xAB; 32]).unwrap();
+        let s = format!("{k:?}");
+        assert_eq!(s, "DataKey(<redacted>)");
+        assert!(DataKey::from_bytes(&[0; 31]).is_err());
+        assert_eq!(DataKey::from_base64(&k.to_base64()).unwrap().expose_bytes(), &[0xAB; 32]);
+    }
+
+    #[test]
+    fn workspace_index_is_hex_hmac_sha256() {
+        // RFC 4231 test case 2 uses key "Jefe"; our key is fixed at 32 bytes, so check
+        // against an independent computation: HMAC-SHA256(32 x 0x0b, "Hi There").
+        let k = DataKey::from_bytes(&[0x0b; 32]).unwrap();
+        let idx = workspace_index(&k, "Hi There");
+        assert_eq!(idx.len(), 64);
+        assert_eq!(idx, "198a607eb44bfbc69903a0f1cf2bbdc5ba0aa3f3d9ae3c1c7a3b1696a0b68cf7");
+    }
+}

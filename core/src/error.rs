@@ -1,0 +1,335 @@
+//! The one public error type of sessiondb, and its stable kinds.
+//!
+//! Every binding maps [`ErrorKind`] one to one onto a host error class
+//! (`sessiondb.RecoveryLockedError` in Python, `code: 'ERR_RECOVERY_LOCKED'`
+//! in Node, `SessionDbException.RecoveryLocked` in Kotlin, ...).
+//!
+//! Error text never contains user content (titles, messages, tool output),
+//! workspace paths of sessions, or key bytes: only ids, seq numbers, counts,
+//! the name of the step that failed, and the key backend.
+
+use std::fmt;
+
+/// `Result` with the sessiondb [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Token breakdown carried by [`Error::ContextOverflow`]: the protected part
+/// of the active context that compaction may not touch, by category, in tokens.
+///
+/// Source: seed 000, "Context Compaction" (Irreducible Context Overflow).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ContextOverflowBreakdown {
+    /// Effective Context Capacity the protected content was measured against (tokens).
+    pub capacity: u64,
+    /// System prompt and other system items (tokens).
+    pub system: u64,
+    /// Pinned items (tokens).
+    pub pinned: u64,
+    /// Recent turns kept verbatim (tokens).
+    pub recent: u64,
+    /// Tool results that are protected (tokens).
+    pub tool_results: u64,
+    /// Anything else that could not be compacted (tokens).
+    pub other: u64,
+    /// Sum of the categories above (tokens).
+    pub protected_total: u64,
+    /// What the user can do, in order of preference (plain sentences).
+    pub remedies: Vec<String>,
+}
+
+/// Every failure sessiondb reports.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The database exists but its data key is not in the key source.
+    /// No new key is ever written in this state (seed 000, "Key Lifecycle":
+    /// `recovery-locked`).
+    #[error("recovery locked: the session database exists but its data key is missing from {backend}; restore the key (service `{service}`, account `session-data-key`) or open another database. No new key was created, because it could never decrypt the existing sessions")]
+    RecoveryLocked {
+        /// The key backend that was asked (e.g. `Secret Service`).
+        backend: String,
+        /// The credential-store service name (the app name).
+        service: String,
+    },
+
+    /// A key was found but it is not the key this database was created with
+    /// (the key-check value in `meta` failed to authenticate).
+    #[error("key mismatch: the data key from {backend} does not open this database (key-check value failed); find the original key, nothing was changed")]
+    KeyMismatch {
+        /// The key backend the wrong key came from.
+        backend: String,
+    },
+
+    /// No credential store could be reached, or it refused access (locked,
+    /// denied, no D-Bus session...). Never read as "no key".
+    #[error("key store unavailable: {backend}: {reason}. {remedy}")]
+    KeyStoreUnavailable {
+        /// The backend, e.g. `Secret Service (D-Bus)`.
+        backend: String,
+        /// What failed, without secrets.
+        reason: String,
+        /// What the user can do about it.
+        remedy: String,
+    },
+
+    /// A session, entry, operation or journal event does not exist.
+    #[error("not found: {what} `{id}`")]
+    NotFound {
+        /// Kind of thing, e.g. `session`.
+        what: &'static str,
+        /// Its id (ids are not user content).
+        id: String,
+    },
+
+    /// The request conflicts with what is stored (same event id with another
+    /// payload, ambiguous id prefix, terminal event on a finished operation...).
+    #[error("conflict: {reason}")]
+    Conflict {
+        /// Why, without user content.
+        reason: String,
+    },
+
+    /// An AEAD tag did not verify: the ciphertext, nonce, tag or its record id
+    /// (AAD) was changed, moved or swapped.
+    #[error("authentication failed for record `{record}`: the ciphertext was altered or moved")]
+    AuthenticationFailed {
+        /// The record id used as AAD (e.g. `session:<id>:name`).
+        record: String,
+    },
+
+    /// Stored data is not in the expected shape (bad envelope JSON, unknown
+    /// algorithm, schema newer than this build...).
+    #[error("corrupt data: {reason}")]
+    Corrupt {
+        /// What is wrong, without user content.
+        reason: String,
+    },
+
+    /// The database stayed locked by another writer past `busy_timeout`.
+    #[error("database busy: another process held the write lock for longer than the busy timeout ({timeout_ms} ms)")]
+    Busy {
+        /// The busy timeout that expired, in milliseconds.
+        timeout_ms: u64,
+    },
+
+    /// An argument is out of range or malformed.
+    #[error("invalid input: {reason}")]
+    InvalidInput {
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// The operating system refused a file operation.
+    #[error("I/O error while {step}: {source}")]
+    Io {
+        /// The step that failed (e.g. `creating the state directory`).
+        step: &'static str,
+        /// The OS error (kind is preserved for bindings: NotFound, PermissionDenied...).
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// SQLite reported an error that is none of the above.
+    #[error("database error: {0}")]
+    Database(String),
+
+    /// Protected content alone exceeds the Effective Context Capacity:
+    /// Irreducible Context Overflow (seed 000, "Context Compaction").
+    #[error("irreducible context overflow: protected content is {} tokens, capacity is {} tokens", .0.protected_total, .0.capacity)]
+    ContextOverflow(Box<ContextOverflowBreakdown>),
+
+    /// The store was closed (or used in a forked child); open it again.
+    #[error("store closed: this handle was closed; open the store again")]
+    Closed,
+}
+
+/// The stable kind of an [`Error`]; bindings map each to one host class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::RecoveryLocked`]
+    RecoveryLocked,
+    /// [`Error::KeyMismatch`]
+    KeyMismatch,
+    /// [`Error::KeyStoreUnavailable`]
+    KeyStoreUnavailable,
+    /// [`Error::NotFound`]
+    NotFound,
+    /// [`Error::Conflict`]
+    Conflict,
+    /// [`Error::AuthenticationFailed`]
+    AuthenticationFailed,
+    /// [`Error::Corrupt`]
+    Corrupt,
+    /// [`Error::Busy`]
+    Busy,
+    /// [`Error::InvalidInput`]
+    InvalidInput,
+    /// [`Error::Io`]
+    Io,
+    /// [`Error::Database`]
+    Database,
+    /// [`Error::ContextOverflow`]
+    ContextOverflow,
+    /// [`Error::Closed`]
+    Closed,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order (used by binding tests).
+    pub const ALL: [ErrorKind; 13] = [
+        ErrorKind::RecoveryLocked,
+        ErrorKind::KeyMismatch,
+        ErrorKind::KeyStoreUnavailable,
+        ErrorKind::NotFound,
+        ErrorKind::Conflict,
+        ErrorKind::AuthenticationFailed,
+        ErrorKind::Corrupt,
+        ErrorKind::Busy,
+        ErrorKind::InvalidInput,
+        ErrorKind::Io,
+        ErrorKind::Database,
+        ErrorKind::ContextOverflow,
+        ErrorKind::Closed,
+    ];
+
+    /// The Node-style error code, e.g. `ERR_RECOVERY_LOCKED`.
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::RecoveryLocked => "ERR_RECOVERY_LOCKED",
+            ErrorKind::KeyMismatch => "ERR_KEY_MISMATCH",
+            ErrorKind::KeyStoreUnavailable => "ERR_KEY_STORE_UNAVAILABLE",
+            ErrorKind::NotFound => "ERR_NOT_FOUND",
+            ErrorKind::Conflict => "ERR_CONFLICT",
+            ErrorKind::AuthenticationFailed => "ERR_AUTHENTICATION_FAILED",
+            ErrorKind::Corrupt => "ERR_CORRUPT",
+            ErrorKind::Busy => "ERR_BUSY",
+            ErrorKind::InvalidInput => "ERR_INVALID_INPUT",
+            ErrorKind::Io => "ERR_IO",
+            ErrorKind::Database => "ERR_DATABASE",
+            ErrorKind::ContextOverflow => "ERR_CONTEXT_OVERFLOW",
+            ErrorKind::Closed => "ERR_CLOSED",
+        }
+    }
+
+    /// The kind's name as used in conformance cases, e.g. `RecoveryLocked`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::RecoveryLocked => "RecoveryLocked",
+            ErrorKind::KeyMismatch => "KeyMismatch",
+            ErrorKind::KeyStoreUnavailable => "KeyStoreUnavailable",
+            ErrorKind::NotFound => "NotFound",
+            ErrorKind::Conflict => "Conflict",
+            ErrorKind::AuthenticationFailed => "AuthenticationFailed",
+            ErrorKind::Corrupt => "Corrupt",
+            ErrorKind::Busy => "Busy",
+            ErrorKind::InvalidInput => "InvalidInput",
+            ErrorKind::Io => "Io",
+            ErrorKind::Database => "Database",
+            ErrorKind::ContextOverflow => "ContextOverflow",
+            ErrorKind::Closed => "Closed",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Error {
+    /// The stable kind of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::RecoveryLocked { .. } => ErrorKind::RecoveryLocked,
+            Error::KeyMismatch { .. } => ErrorKind::KeyMismatch,
+            Error::KeyStoreUnavailable { .. } => ErrorKind::KeyStoreUnavailable,
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::Conflict { .. } => ErrorKind::Conflict,
+            Error::AuthenticationFailed { .. } => ErrorKind::AuthenticationFailed,
+            Error::Corrupt { .. } => ErrorKind::Corrupt,
+            Error::Busy { .. } => ErrorKind::Busy,
+            Error::InvalidInput { .. } => ErrorKind::InvalidInput,
+            Error::Io { .. } => ErrorKind::Io,
+            Error::Database(_) => ErrorKind::Database,
+            Error::ContextOverflow(_) => ErrorKind::ContextOverflow,
+            Error::Closed => ErrorKind::Closed,
+        }
+    }
+
+    /// Shorthand for [`Error::InvalidInput`].
+    pub fn invalid(reason: impl Into<String>) -> Self {
+        Error::InvalidInput { reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::Corrupt`].
+    pub fn corrupt(reason: impl Into<String>) -> Self {
+        Error::Corrupt { reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::Conflict`].
+    pub fn conflict(reason: impl Into<String>) -> Self {
+        Error::Conflict { reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::NotFound`].
+    pub fn not_found(what: &'static str, id: impl Into<String>) -> Self {
+        Error::NotFound { what, id: id.into() }
+    }
+
+    /// Wrap an OS error with the step that failed.
+    pub fn io(step: &'static str, source: std::io::Error) -> Self {
+        Error::Io { step, source }
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ffi::ErrorCode;
+        match &e {
+            rusqlite::Error::SqliteFailure(f, _)
+                if matches!(f.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) =>
+            {
+                Error::Busy { timeout_ms: crate::store::DEFAULT_BUSY_TIMEOUT_MS }
+            }
+            rusqlite::Error::SqliteFailure(f, _)
+                if matches!(f.code, ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) =>
+            {
+                Error::Corrupt { reason: format!("sqlite: {e}") }
+            }
+            rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::CannotOpen => {
+                Error::Io { step: "opening the database file", source: std::io::Error::other(e.to_string()) }
+            }
+            rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ReadOnly || f.code == ErrorCode::PermissionDenied => {
+                Error::Io {
+                    step: "writing the database file",
+                    source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string()),
+                }
+            }
+            // Bound parameters never appear in rusqlite's messages, so no user content leaks here.
+            _ => Error::Database(e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_a_distinct_code_and_name() {
+        let codes: std::collections::HashSet<_> = ErrorKind::ALL.iter().map(|k| k.code()).collect();
+        let names: std::collections::HashSet<_> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(codes.len(), 13);
+        assert_eq!(names.len(), 13);
+        assert_eq!(ErrorKind::RecoveryLocked.code(), "ERR_RECOVERY_LOCKED");
+        assert_eq!(ErrorKind::ContextOverflow.name(), "ContextOverflow");
+    }
+
+    #[test]
+    fn sqlite_busy_maps_to_busy_kind() {
+        let e = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(5), None);
+        assert_eq!(Error::from(e).kind(), ErrorKind::Busy);
+    }
+}

@@ -1,0 +1,201 @@
+//! Where the data key comes from: the OS credential store (keyring-core with
+//! the platform store), bytes the host passes in, or a host callback.
+//!
+//! Source: seed 000, "Key Lifecycle"; DESIGN.md "Keys". The key is stored
+//! base64 under service `<app>`, account [`KEY_ACCOUNT`]. A missing entry is
+//! the only thing read as "no key"; a locked, denied or unreachable store is
+//! [`Error::KeyStoreUnavailable`].
+
+use std::sync::Arc;
+
+use zeroize::Zeroizing;
+
+use crate::crypto::DataKey;
+use crate::error::{Error, Result};
+
+/// The credential-store account name of the data key.
+pub const KEY_ACCOUNT: &str = "session-data-key";
+
+/// A host-implemented key source (Android Keystore, Apple Keychain, a
+/// password manager...). Implemented in Python, Node, Kotlin or Swift by the
+/// bindings.
+pub trait KeyProvider: Send + Sync {
+    /// The stored key bytes, or `Ok(None)` when the host has no key yet.
+    /// Return an error (e.g. [`Error::KeyStoreUnavailable`]) when the
+    /// host's store is locked or unreachable: never `None` for that.
+    fn get_key(&self) -> Result<Option<Vec<u8>>>;
+    /// Persist a freshly generated 32-byte key (called once, on first open
+    /// of a new database).
+    fn set_key(&self, key: &[u8]) -> Result<()>;
+    /// Human-readable backend name used in error messages.
+    fn backend_name(&self) -> String {
+        "host key provider".to_string()
+    }
+}
+
+/// How `SessionStore::open` obtains the data key.
+#[derive(Clone)]
+pub enum KeySource {
+    /// The OS credential store via keyring-core: Secret Service on Linux,
+    /// Keychain on macOS, Credential Manager on Windows.
+    OsKeyring,
+    /// A key the host already holds (32 bytes).
+    Bytes(DataKey),
+    /// A host callback.
+    Provider(Arc<dyn KeyProvider>),
+}
+
+impl std::fmt::Debug for KeySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeySource::OsKeyring => f.write_str("OsKeyring"),
+            KeySource::Bytes(_) => f.write_str("Bytes(<redacted>)"),
+            KeySource::Provider(p) => write!(f, "Provider({})", p.backend_name()),
+        }
+    }
+}
+
+/// A [`KeyProvider`] over any keyring-core credential store.
+pub struct KeyringProvider {
+    store: Arc<keyring_core::CredentialStore>,
+    service: String,
+    backend: String,
+}
+
+impl KeyringProvider {
+    /// The platform's native credential store for `service` (the app name).
+    /// Errors: `KeyStoreUnavailable` naming the backend and the remedy.
+    pub fn native(service: &str) -> Result<Self> {
+        let backend = native_backend_name();
+        let store = native_store().map_err(|e| unavailable(&backend, &e))?;
+        Ok(KeyringProvider { store, service: service.to_string(), backend })
+    }
+
+    /// A provider over an explicit keyring-core store (e.g. `keyring_core::mock::Store`).
+    pub fn with_store(store: Arc<keyring_core::CredentialStore>, service: &str, backend: &str) -> Self {
+        KeyringProvider { store, service: service.to_string(), backend: backend.to_string() }
+    }
+
+    fn entry(&self) -> Result<keyring_core::Entry> {
+        keyring_core::Entry::new_in_store(&self.store, &self.service, KEY_ACCOUNT)
+            .map_err(|e| unavailable(&self.backend, &e))
+    }
+}
+
+impl KeyProvider for KeyringProvider {
+    fn get_key(&self) -> Result<Option<Vec<u8>>> {
+        match self.entry()?.get_password() {
+            Ok(b64) => {
+                let b64 = Zeroizing::new(b64);
+                let key = DataKey::from_base64(&b64).map_err(|_| Error::KeyStoreUnavailable {
+                    backend: self.backend.clone(),
+                    reason: format!("the `{}`/`{KEY_ACCOUNT}` entry is not base64 of 32 bytes", self.service),
+                    remedy: "restore the original key into that entry; sessiondb will not overwrite it".into(),
+                })?;
+                Ok(Some(key.expose_bytes().to_vec()))
+            }
+            Err(keyring_core::Error::NoEntry) => Ok(None),
+            Err(e) => Err(unavailable(&self.backend, &e)),
+        }
+    }
+
+    fn set_key(&self, key: &[u8]) -> Result<()> {
+        let key = DataKey::from_bytes(key)?;
+        self.entry()?.set_password(&key.to_base64()).map_err(|e| unavailable(&self.backend, &e))
+    }
+
+    fn backend_name(&self) -> String {
+        self.backend.clone()
+    }
+}
+
+fn unavailable(backend: &str, e: &keyring_core::Error) -> Error {
+    let reason = match e {
+        keyring_core::Error::NoStorageAccess(_) => "access was refused (the keyring is locked or access was denied)".to_string(),
+        keyring_core::Error::PlatformFailure(inner) => format!("the platform store failed: {inner}"),
+        keyring_core::Error::NoDefaultStore => "no credential store is configured".to_string(),
+        other => format!("{other}"),
+    };
+    Error::KeyStoreUnavailable { backend: backend.to_string(), reason, remedy: native_remedy().to_string() }
+}
+
+fn native_backend_name() -> String {
+    if cfg!(target_os = "linux") {
+        "Secret Service (D-Bus)".into()
+    } else if cfg!(target_os = "macos") {
+        "macOS Keychain".into()
+    } else if cfg!(windows) {
+        "Windows Credential Manager".into()
+    } else {
+        "no native credential store".into()
+    }
+}
+
+fn native_remedy() -> &'static str {
+    if cfg!(target_os = "linux") {
+        "Start and unlock a Secret Service (gnome-keyring-daemon or KWallet) in this D-Bus session \
+         (headless: `dbus-run-session -- sh -c 'echo PASSWORD | gnome-keyring-daemon --unlock --components=secrets; ...'`, \
+         see scripts/with-secret-service.sh), or pass the key with --key-file / a key provider"
+    } else if cfg!(target_os = "macos") {
+        "Unlock the login keychain and allow access, or pass the key with a key provider"
+    } else {
+        "Unlock the credential store and allow access, or pass the key with a key provider"
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn native_store() -> keyring_core::Result<Arc<keyring_core::CredentialStore>> {
+    Ok(dbus_secret_service_keyring_store::Store::new()?)
+}
+
+#[cfg(target_os = "macos")]
+fn native_store() -> keyring_core::Result<Arc<keyring_core::CredentialStore>> {
+    Ok(apple_native_keyring_store::keychain::Store::new()?)
+}
+
+#[cfg(windows)]
+fn native_store() -> keyring_core::Result<Arc<keyring_core::CredentialStore>> {
+    Ok(windows_native_keyring_store::Store::new()?)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+fn native_store() -> keyring_core::Result<Arc<keyring_core::CredentialStore>> {
+    Err(keyring_core::Error::NotSupportedByStore("no native credential store on this platform".into()))
+}
+
+/// Result of resolving a key for an open.
+pub(crate) struct ResolvedKey {
+    pub key: DataKey,
+    pub backend: String,
+}
+
+/// Resolve the data key for `app`.
+///
+/// * key present: returned;
+/// * key absent and `db_has_data`: [`Error::RecoveryLocked`], nothing written;
+/// * key absent and a new database: 32 fresh bytes are generated, stored, and returned.
+pub(crate) fn resolve_key(source: &KeySource, app: &str, db_has_data: bool) -> Result<ResolvedKey> {
+    let provider: Arc<dyn KeyProvider> = match source {
+        KeySource::Bytes(k) => return Ok(ResolvedKey { key: k.clone(), backend: "host-provided key bytes".into() }),
+        KeySource::Provider(p) => p.clone(),
+        KeySource::OsKeyring => Arc::new(KeyringProvider::native(app)?),
+    };
+    let backend = provider.backend_name();
+    match provider.get_key()? {
+        Some(bytes) => {
+            let bytes = Zeroizing::new(bytes);
+            let key = DataKey::from_bytes(&bytes).map_err(|_| Error::KeyStoreUnavailable {
+                backend: backend.clone(),
+                reason: format!("the key provider returned {} bytes, a data key is 32", bytes.len()),
+                remedy: "return the 32-byte key that was handed to set_key".into(),
+            })?;
+            Ok(ResolvedKey { key, backend })
+        }
+        None if db_has_data => Err(Error::RecoveryLocked { backend, service: app.to_string() }),
+        None => {
+            let key = DataKey::generate();
+            provider.set_key(key.expose_bytes())?;
+            Ok(ResolvedKey { key, backend })
+        }
+    }
+}

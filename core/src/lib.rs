@@ -1,0 +1,18 @@
+//! sessiondb: the encrypted, journaled, crash-safe store for AI agent sessions.
+//!
+//! See `DESIGN.md` (shared) and the README's API table. Modules:
+//! [`paths`] (default DB path, canonical workspaces), [`crypto`] (the
+//! `EncryptedField` envelope), [`keys`] (key sources), [`store`]
+//! (`SessionStore`), [`journal`] (idempotent event journal, recovery),
+//! [`context`] (capacity, meter, compaction), [`restore`] (restore
+//! boundary), [`portable`] (JSONL import/export).
+
+pub mod crypto;
+pub mod error;
+pub mod keys;
+pub mod paths;
+pub mod store;
+
+pub use crypto::{DataKey, EncryptedField};
+pub use error::{ContextOverflowBreakdown, Error, ErrorKind, Result};
+pub use keys::{KeyProvider, KeySource};

@@ -1,0 +1,338 @@
+//! The OS state directory, the default database path, and canonical
+//! workspace paths.
+//!
+//! Source: seed 000, "Platform Paths" (`sessionsDbPath()`):
+//!
+//! | platform | path |
+//! |---|---|
+//! | Windows | `%LOCALAPPDATA%\<app>\sessions.db` (fallback `~\AppData\Local\<app>`) |
+//! | macOS | `~/Library/Application Support/<app>/sessions.db` |
+//! | Linux and other Unix | `$XDG_STATE_HOME/<app>/sessions.db` (fallback `~/.local/state/<app>`) |
+//!
+//! `<app>` defaults to [`DEFAULT_APP`]; a host such as thcode passes its own.
+
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::error::{Error, Result};
+
+/// The default app name: the state directory's last component and the
+/// credential-store service name.
+pub const DEFAULT_APP: &str = "sessiondb";
+/// The database file name inside the state directory.
+pub const DB_FILE_NAME: &str = "sessions.db";
+
+/// The platform whose path rules apply (injectable so every platform's rules
+/// are testable on any host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    /// `%LOCALAPPDATA%`
+    Windows,
+    /// `~/Library/Application Support`
+    MacOs,
+    /// `$XDG_STATE_HOME`, falling back to `~/.local/state`
+    Linux,
+}
+
+impl Platform {
+    /// The platform this build runs on (every non-Windows, non-macOS OS uses the Linux rule).
+    pub fn current() -> Self {
+        if cfg!(windows) {
+            Platform::Windows
+        } else if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else {
+            Platform::Linux
+        }
+    }
+
+    fn sep(self) -> char {
+        if self == Platform::Windows {
+            '\\'
+        } else {
+            '/'
+        }
+    }
+}
+
+fn join(platform: Platform, base: &str, parts: &[&str]) -> String {
+    let sep = platform.sep();
+    let mut s = base.trim_end_matches(['/', '\\']).to_string();
+    if s.is_empty() {
+        s.push(sep);
+    }
+    for p in parts {
+        if !s.ends_with(sep) {
+            s.push(sep);
+        }
+        s.push_str(p);
+    }
+    s
+}
+
+/// The state directory for `app` under `platform`'s rules.
+///
+/// `env` looks up an environment variable (empty values count as unset, as
+/// XDG requires), `home` is the user's home directory.
+/// Errors: `InvalidInput` if `app` is empty or contains a path separator.
+pub fn state_dir_for(
+    platform: Platform,
+    app: &str,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    home: &Path,
+) -> Result<PathBuf> {
+    validate_app(app)?;
+    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
+    let home = home.to_string_lossy();
+    let dir = match platform {
+        Platform::Windows => match var("LOCALAPPDATA") {
+            Some(base) => join(platform, &base, &[app]),
+            None => join(platform, &home, &["AppData", "Local", app]),
+        },
+        Platform::MacOs => join(platform, &home, &["Library", "Application Support", app]),
+        Platform::Linux => match var("XDG_STATE_HOME") {
+            Some(base) => join(platform, &base, &[app]),
+            None => join(platform, &home, &[".local", "state", app]),
+        },
+    };
+    Ok(PathBuf::from(dir))
+}
+
+/// `state_dir_for(..)` + `sessions.db`, with the same rules and errors.
+pub fn db_path_for(
+    platform: Platform,
+    app: &str,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    home: &Path,
+) -> Result<PathBuf> {
+    let dir = state_dir_for(platform, app, env, home)?;
+    Ok(PathBuf::from(join(platform, &dir.to_string_lossy(), &[DB_FILE_NAME])))
+}
+
+/// The default database path for `app` on this machine (seed 000 `sessionsDbPath()`).
+/// Errors: `InvalidInput` for a bad app name, `Io` if no home directory is known.
+pub fn default_db_path(app: &str) -> Result<PathBuf> {
+    let home = home_dir().ok_or_else(|| {
+        Error::io(
+            "finding the home directory",
+            std::io::Error::new(std::io::ErrorKind::NotFound, "HOME (USERPROFILE on Windows) is not set"),
+        )
+    })?;
+    db_path_for(Platform::current(), app, &|k| std::env::var_os(k), &home)
+}
+
+fn home_dir() -> Option<PathBuf> {
+    let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+    std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+fn validate_app(app: &str) -> Result<()> {
+    if app.is_empty() || app.contains(['/', '\\']) || app == "." || app == ".." || app.contains('\0') {
+        return Err(Error::invalid("the app name must be a non-empty single path component"));
+    }
+    Ok(())
+}
+
+/// Canonical form of a workspace path, the input of the HMAC workspace index.
+///
+/// Rules (DESIGN.md "Workspace index"): made absolute against `cwd`; `.` and
+/// `..` resolved; symlinks resolved for the longest prefix that exists;
+/// separators normalised to the platform's and a trailing separator removed
+/// (a root keeps its separator); Unicode NFC; case folded (lowercase) only on
+/// case-insensitive platforms (macOS, Windows).
+/// Errors: `InvalidInput` for an empty path or one with a NUL byte.
+pub fn canonical_workspace(path: &str, cwd: &Path) -> Result<String> {
+    if path.is_empty() || path.contains('\0') {
+        return Err(Error::invalid("a workspace path must be non-empty and contain no NUL byte"));
+    }
+    let p = Path::new(path);
+    let abs = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+    let lexical = normalize_lexically(&abs);
+    let resolved = resolve_existing_prefix(&lexical);
+    let mut s = resolved.to_string_lossy().into_owned();
+    if cfg!(windows) {
+        s = s.replace('/', "\\");
+    }
+    let sep = std::path::MAIN_SEPARATOR;
+    while s.len() > 1 && s.ends_with(sep) && !is_root(&s) {
+        s.pop();
+    }
+    let mut s: String = s.nfc().collect();
+    if cfg!(any(windows, target_os = "macos")) {
+        s = s.to_lowercase();
+    }
+    Ok(s)
+}
+
+fn is_root(s: &str) -> bool {
+    Path::new(s).parent().is_none()
+}
+
+fn normalize_lexically(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                // `..` at the root stays at the root.
+                if out.parent().is_some() {
+                    out.pop();
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn resolve_existing_prefix(p: &Path) -> PathBuf {
+    let mut existing = p.to_path_buf();
+    let mut rest: Vec<OsString> = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            let mut out = strip_verbatim(real);
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
+    }
+}
+
+fn strip_verbatim(p: PathBuf) -> PathBuf {
+    // On Windows canonicalize returns `\\?\C:\...`; keep the familiar form.
+    let s = p.to_string_lossy();
+    match s.strip_prefix(r"\\?\") {
+        Some(rest) if cfg!(windows) => PathBuf::from(rest),
+        _ => p,
+    }
+}
+
+/// Create `dir` (and parents) and, on Unix, set it to mode 0700.
+/// Errors: `Io` with the OS error.
+pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("creating the state directory", e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| Error::io("setting the state directory to mode 0700", e))?;
+    }
+    Ok(())
+}
+
+/// On Unix, set `file` (and its `-wal`/`-shm` siblings if present) to mode 0600.
+pub fn restrict_db_files(file: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = file.as_os_str().to_os_string();
+            name.push(suffix);
+            let p = PathBuf::from(name);
+            if p.exists() {
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600))
+                    .map_err(|e| Error::io("setting the database file to mode 0600", e))?;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let m: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |k| m.get(k).map(OsString::from)
+    }
+
+    #[test]
+    fn linux_uses_xdg_state_home() {
+        let p = db_path_for(Platform::Linux, "thcode", &env_of(&[("XDG_STATE_HOME", "/x/state")]), Path::new("/home/u"))
+            .unwrap();
+        assert_eq!(p, PathBuf::from("/x/state/thcode/sessions.db"));
+    }
+
+    #[test]
+    fn linux_falls_back_to_local_state_when_xdg_unset_or_empty() {
+        for env in [env_of(&[]), env_of(&[("XDG_STATE_HOME", "")])] {
+            let p = db_path_for(Platform::Linux, "sessiondb", &env, Path::new("/home/u")).unwrap();
+            assert_eq!(p, PathBuf::from("/home/u/.local/state/sessiondb/sessions.db"));
+        }
+    }
+
+    #[test]
+    fn macos_uses_application_support() {
+        let p = db_path_for(Platform::MacOs, "thcode", &env_of(&[("XDG_STATE_HOME", "/ignored")]), Path::new("/Users/u"))
+            .unwrap();
+        assert_eq!(p, PathBuf::from("/Users/u/Library/Application Support/thcode/sessions.db"));
+    }
+
+    #[test]
+    fn windows_uses_localappdata_with_backslashes() {
+        let p = db_path_for(
+            Platform::Windows,
+            "thcode",
+            &env_of(&[("LOCALAPPDATA", r"C:\Users\u\AppData\Local")]),
+            Path::new(r"C:\Users\u"),
+        )
+        .unwrap();
+        assert_eq!(p.to_string_lossy(), r"C:\Users\u\AppData\Local\thcode\sessions.db");
+    }
+
+    #[test]
+    fn windows_falls_back_to_home_appdata_local() {
+        let p = db_path_for(Platform::Windows, "sessiondb", &env_of(&[]), Path::new(r"C:\Users\u")).unwrap();
+        assert_eq!(p.to_string_lossy(), r"C:\Users\u\AppData\Local\sessiondb\sessions.db");
+    }
+
+    #[test]
+    fn bad_app_names_are_invalid_input() {
+        for app in ["", "a/b", r"a\b", "..", "."] {
+            let e = state_dir_for(Platform::Linux, app, &env_of(&[]), Path::new("/h")).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::InvalidInput, "{app:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn canonical_workspace_rules() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        let proj = root.join("projA");
+        std::fs::create_dir(&proj).unwrap();
+        let p = proj.to_string_lossy().into_owned();
+        let c = |s: &str| canonical_workspace(s, &root).unwrap();
+        assert_eq!(c(&p), p);
+        assert_eq!(c(&format!("{p}/")), p, "trailing slash");
+        assert_eq!(c(&format!("{p}//")), p, "double trailing slash");
+        assert_eq!(c(&format!("{p}/./sub/..")), p, ". and ..");
+        assert_eq!(c("projA"), p, "relative to cwd");
+        assert_eq!(c("/"), "/", "root keeps its separator");
+        std::os::unix::fs::symlink(&proj, root.join("link")).unwrap();
+        assert_eq!(c(&root.join("link").to_string_lossy()), p, "symlink resolved");
+        assert_eq!(
+            c(&root.join("link/not-yet").to_string_lossy()),
+            format!("{p}/not-yet"),
+            "missing tail kept under a resolved prefix"
+        );
+        assert_ne!(c(&format!("{p}B")), p, "prefix is not a match");
+        // NFC: "é" decomposed equals composed
+        assert_eq!(c(&format!("{}/cafe\u{301}", root.display())), format!("{}/caf\u{e9}", root.display()));
+        assert!(canonical_workspace("", &root).is_err());
+    }
+}

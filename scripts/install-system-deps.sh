@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the tests need (idempotent).
+# - libdbus-1-dev, pkg-config: build the Secret Service keyring store
+# - dbus, gnome-keyring: a real Secret Service for the tests (scripts/with-secret-service.sh)
+set -euo pipefail
+PKGS=(libdbus-1-dev pkg-config dbus gnome-keyring libsecret-tools)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
