@@ -197,7 +197,9 @@ copy_in() {  # copy_in DIR — replace $SWIFT_ROOT/work with a copy of DIR
   tar -C "$src" "${ex[@]}" -cf - . | tar -C "$SWIFT_ROOT/work" -xf -
 }
 
-run_in_root() {  # run_in_root CMD...
+run_in_root() {  # run_in_root [--foreground] CMD...
+  local fg=""
+  if [ "${1:-}" = --foreground ]; then fg=1; shift; fi
   local envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8)
   local v
   [ -n "${CI:-}" ] && envs+=("CI=$CI")
@@ -207,13 +209,22 @@ run_in_root() {  # run_in_root CMD...
   cp -L /etc/resolv.conf "$SWIFT_ROOT/etc/resolv.conf" 2>/dev/null || true
   mount_system "$SWIFT_ROOT"
   local rc=0
-  # Started in the background (stdin passed explicitly) and waited for, so that a
-  # TERM/INT to this script is handled at once: the trap stops CMD, then unmounts.
-  "${NICE[@]}" chroot "$SWIFT_ROOT" /usr/bin/env -i "${envs[@]}" \
-    /bin/sh -c 'cd /work && exec "$@"' sh "$@" <&0 &
-  CHILD=$!
-  wait "$CHILD" || rc=$?
-  CHILD=""
+  local cmd=("${NICE[@]}" chroot "$SWIFT_ROOT" /usr/bin/env -i "${envs[@]}"
+             /bin/sh -c 'cd /work && exec "$@"' sh "$@")
+  if [ -n "$fg" ]; then
+    trap '' INT          # an interactive shell: Ctrl-C belongs to it, not to us
+    "${cmd[@]}" || rc=$?
+    trap 'on_signal 130' INT
+  else
+    # Started in the background (stdin passed explicitly, SIGINT/SIGQUIT restored
+    # to their defaults, which bash would otherwise ignore in a background job)
+    # and waited for, so that a TERM/INT to this script is handled at once: the
+    # trap stops CMD, then unmounts.
+    env --default-signal=INT,QUIT "${cmd[@]}" <&0 &
+    CHILD=$!
+    wait "$CHILD" || rc=$?
+    CHILD=""
+  fi
   unmount_ours
   return "$rc"
 }
@@ -243,7 +254,7 @@ case "$action" in
   shell)
     ensure_root
     if [ $# -ge 1 ]; then copy_in "$1"; else mkdir -p "$SWIFT_ROOT/work"; fi
-    run_in_root /bin/bash -l
+    run_in_root --foreground /bin/bash -l
     ;;
   -h|--help|help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
   *) die "unknown action '$action' (build|run|shell|path|clean)" ;;
