@@ -32,7 +32,8 @@
 #     is deleted (rm --one-file-system) and rebuilt.
 #   * Everything takes an exclusive flock on "$SWIFT_ROOT.lock", so two runs at once
 #     wait for each other instead of building twice or sharing /work.
-#   * `run` bind-mounts /dev (recursive, slave) and mounts proc and sysfs in the root,
+#   * `run` bind-mounts /dev (recursive, slave) and mounts proc (and, where allowed,
+#     a read-only sysfs) in the root,
 #     and a trap unmounts exactly what it mounted (falling back to a lazy unmount)
 #     on any exit, including failure of CMD or of the copy. /work is replaced on every
 #     run and left in place afterwards, so results can be read from "$SWIFT_ROOT/work".
@@ -81,15 +82,15 @@ unmount_all_under() {
 
 do_mount() {  # do_mount TARGET MOUNT-ARGS...
   local target="$1"; shift
-  mkdir -p "$target"
-  mount "$@" "$target"
+  mkdir -p "$target" || return 1
+  mount "$@" "$target" || return 1
   MOUNTED+=("$target")
 }
 
 mount_system() {  # mount_system ROOT
   local r="$1"
   do_mount "$r/proc" -t proc proc
-  do_mount "$r/sys" -t sysfs -o ro sysfs
+  do_mount "$r/sys" -t sysfs -o ro sysfs || log "warning: could not mount sysfs (continuing without /sys)"
   do_mount "$r/dev" --rbind /dev
   mount --make-rslave "$r/dev"
 }
@@ -212,7 +213,7 @@ run_in_root() {  # run_in_root [--foreground] CMD...
   local cmd=("${NICE[@]}" chroot "$SWIFT_ROOT" /usr/bin/env -i "${envs[@]}"
              /bin/sh -c 'cd /work && exec "$@"' sh "$@")
   if [ -n "$fg" ]; then
-    trap '' INT          # an interactive shell: Ctrl-C belongs to it, not to us
+    trap ':' INT         # Ctrl-C belongs to the interactive shell (':' not '', which CMD would inherit)
     "${cmd[@]}" || rc=$?
     trap 'on_signal 130' INT
   else
