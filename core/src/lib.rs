@@ -7,6 +7,7 @@
 //! [`context`] (capacity, meter, compaction), [`restore`] (restore
 //! boundary), [`portable`] (JSONL import/export).
 
+pub mod context;
 pub mod crypto;
 pub mod error;
 pub mod keys;
