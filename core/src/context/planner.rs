@@ -42,7 +42,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::tokens::count_tokens;
+use super::tokens::{count_with, encoding_for_model};
 use crate::error::{ContextOverflowBreakdown, Error, Result};
 
 /// Maximum length of a summary, in Unicode scalar values (seed 000: "up to
@@ -207,32 +207,31 @@ fn is_regional_indicator(c: char) -> bool {
 /// (regional-indicator pair): an approximation of grapheme-cluster boundaries
 /// that needs no segmentation tables.
 pub fn truncate_chars(s: &str, max: usize) -> String {
-    if s.chars().nth(max).is_none() {
+    // Byte offsets of the first `max` chars; `None` when `s` has at most `max` chars.
+    let Some((cut_at_max, _)) = s.char_indices().nth(max) else {
         return s.to_string();
-    }
+    };
     if max == 0 {
         return String::new();
     }
-    let chars: Vec<char> = s.chars().take(max).collect();
-    let mut k = max - 1; // chars[..k] are kept, chars[k] is the first dropped.
-    loop {
-        if k == 0 {
+    let head = &s[..cut_at_max];
+    // `kept` = head minus its last char (room for the ellipsis); back off
+    // while the next char would extend the last kept one.
+    let mut kept = &head[..head.char_indices().next_back().map_or(0, |(i, _)| i)];
+    let mut next = head[kept.len()..].chars().next();
+    while let (Some(last), Some(n)) = (kept.chars().next_back(), next) {
+        let split_flag = is_regional_indicator(n)
+            && is_regional_indicator(last)
+            && kept.chars().rev().take_while(|c| is_regional_indicator(*c)).count() % 2 == 1;
+        if is_extender(n) || last == '\u{200D}' || split_flag {
+            kept = &kept[..kept.len() - last.len_utf8()];
+            next = Some(last);
+        } else {
             break;
         }
-        if is_extender(chars[k]) || chars[k - 1] == '\u{200D}' {
-            k -= 1;
-            continue;
-        }
-        if is_regional_indicator(chars[k]) && is_regional_indicator(chars[k - 1]) {
-            let run = chars[..k].iter().rev().take_while(|c| is_regional_indicator(**c)).count();
-            if run % 2 == 1 {
-                k -= 1;
-                continue;
-            }
-        }
-        break;
     }
-    let mut out: String = chars[..k].iter().collect();
+    let mut out = String::with_capacity(kept.len() + '…'.len_utf8());
+    out.push_str(kept);
     out.push('…');
     out
 }
@@ -419,7 +418,7 @@ pub fn compact_context(
     }
 
     // Greedy, oldest unit first.
-    let model = options.model.as_deref().unwrap_or("");
+    let encoding = options.model.as_deref().and_then(encoding_for_model);
     let mut total = tokens_before;
     let mut summary_of: Vec<Option<usize>> = vec![None; n]; // index into plan.transformations
     let mut pending: Vec<(usize, Transformation)> = Vec::new();
@@ -437,7 +436,7 @@ pub fn compact_context(
             let item = &items[i];
             if !item.compacted {
                 let summary = summarize_item(item);
-                let tokens_after = count_tokens(model, &summary, None).tokens;
+                let tokens_after = count_with(encoding, &summary);
                 before += u128::from(item.tokens);
                 after += u128::from(tokens_after);
                 pending.push((i, Transformation {

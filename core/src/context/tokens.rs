@@ -76,7 +76,7 @@ pub fn encoding_for_model(model: &str) -> Option<Encoding> {
     let mut m = lower.as_str();
     m = m.strip_prefix("openai/").unwrap_or(m);
     m = m.strip_prefix("ft:").unwrap_or(m);
-    let o_series = |p: &str| m == p || m.starts_with(&format!("{p}-"));
+    let o_series = |p: &str| m.strip_prefix(p).is_some_and(|rest| rest.is_empty() || rest.starts_with('-'));
     const O200K_PREFIXES: [&str; 6] = ["gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "codex-mini"];
     const CL100K_PREFIXES: [&str; 5] = ["gpt-4", "gpt-3.5", "gpt-35", "text-embedding-3", "text-embedding-ada-002"];
     if O200K_PREFIXES.iter().any(|p| m.starts_with(p)) || ["o1", "o3", "o4", "o4-mini"].iter().any(|p| o_series(p)) {
@@ -93,6 +93,15 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(ESTIMATE_BYTES_PER_TOKEN)
 }
 
+/// Count `text` with a resolved encoding (`None`: the estimate), without a host count.
+pub(crate) fn count_with(encoding: Option<Encoding>, text: &str) -> u64 {
+    match encoding {
+        Some(Encoding::O200kBase) => tiktoken_rs::o200k_base_singleton().count_ordinary(text) as u64,
+        Some(Encoding::Cl100kBase) => tiktoken_rs::cl100k_base_singleton().count_ordinary(text) as u64,
+        None => estimate_tokens(text),
+    }
+}
+
 /// Count the tokens of `text` for `model`.
 ///
 /// * `host_count`: a count the host already has (e.g. from the provider's
@@ -106,15 +115,11 @@ pub fn count_tokens(model: &str, text: &str, host_count: Option<u64>) -> TokenCo
     if let Some(tokens) = host_count {
         return TokenCount { tokens, method: CountMethod::Host };
     }
-    match encoding_for_model(model) {
-        Some(encoding) => {
-            let bpe = match encoding {
-                Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-                Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-            };
-            TokenCount { tokens: bpe.count_ordinary(text) as u64, method: CountMethod::Exact { encoding } }
-        }
-        None => TokenCount { tokens: estimate_tokens(text), method: CountMethod::Estimate },
+    let encoding = encoding_for_model(model);
+    let tokens = count_with(encoding, text);
+    match encoding {
+        Some(encoding) => TokenCount { tokens, method: CountMethod::Exact { encoding } },
+        None => TokenCount { tokens, method: CountMethod::Estimate },
     }
 }
 
