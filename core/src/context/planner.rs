@@ -369,12 +369,10 @@ pub fn compact_context(
         }
     }
     // Members of each unit as linked lists in index order.
-    let mut root = vec![0usize; n];
+    let root: Vec<usize> = (0..n).map(|i| find(&mut parent, i)).collect();
     let mut next = vec![usize::MAX; n];
     let mut tail = vec![usize::MAX; n];
-    for i in 0..n {
-        let r = find(&mut parent, i);
-        root[i] = r;
+    for (i, &r) in root.iter().enumerate() {
         if tail[r] != usize::MAX {
             next[tail[r]] = i;
         }
