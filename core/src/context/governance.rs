@@ -353,6 +353,8 @@ mod tests {
         assert_eq!(g.history.len(), 1);
         assert_eq!(g.history[0].n, 3);
         assert_eq!(g.compacted[&1].summary, "[user] turn 0");
+        // The saved transcript is never modified: seq 1 is still verbatim in storage.
+        assert_eq!(store.get_transcript(&s.id, 1, 1).unwrap()[0].content, "turn 0");
         // Planning again on the recovered context keeps 1 compacted and, 2 being unpinned now, compacts 2.
         let all = store.get_transcript(&s.id, 1, 100).unwrap();
         let items = active_context_items(&all, &g, "claude-sonnet-4");
