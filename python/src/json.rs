@@ -21,3 +21,19 @@ pub fn from_py(v: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
 pub fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     json_module(py)?.call_method1("loads", (v.to_string(),))
 }
+
+/// A core value with a serde form -> the Python value of that JSON
+/// (dicts with the core's field names).
+pub fn ser<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_json::to_value(v)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("serializing a core value: {e}")))?;
+    to_py(py, &value)
+}
+
+/// A Python value (dicts, lists...) -> a core value by its serde form.
+/// Errors: `InvalidInputError` naming the field that does not fit.
+pub fn de<T: serde::de::DeserializeOwned>(v: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    let value = from_py(v)?;
+    serde_json::from_value(value)
+        .map_err(|e| crate::errors::to_py(v.py(), sessiondb::Error::invalid(format!("{what}: {e}"))))
+}

@@ -3,6 +3,7 @@
 //! the error to a `sessiondb.errors` class. The public Python API is the
 //! `sessiondb` package (python/python/sessiondb), which re-exports these.
 
+mod context;
 mod errors;
 mod funcs;
 mod json;
@@ -25,6 +26,12 @@ mod _native {
     use crate::funcs::{
         _bench_core, canonical_workspace, decrypt_field, default_db_path, encrypt_field, envelope_aad, error_kinds,
         workspace_index,
+    };
+
+    #[pymodule_export]
+    use crate::context::{
+        apply_compaction, capacity_breakdown, compact_context, count_tokens, effective_context_capacity,
+        effective_context_capacity_for_model, estimate_tokens, known_model_limits, meter, should_compact,
     };
 
     use super::*;

@@ -434,6 +434,69 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
+    // --- context governance and restore (sessiondb::context, sessiondb::restore)
+
+    /// Where a stored session's context stands: dict `model`, `capacity`,
+    /// `meter`, `turns`. `raw_window` in tokens. Raises NotFoundError, InvalidInputError.
+    #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None))]
+    fn context_status<'py>(
+        &self,
+        py: Python<'py>,
+        session_id: &str,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let s = py
+            .detach(|| sessiondb::context::context_status(&self.inner, session_id, raw_window, output_reserve, model))
+            .map_err(py_err(py))?;
+        crate::json::ser(py, &s)
+    }
+
+    /// Plan (and unless `dry_run`, record) compaction of a stored session
+    /// like `/compact`; the transcript is never modified. Returns the plan
+    /// dict. Raises ContextOverflowError, NotFoundError, InvalidInputError.
+    #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None, target_percent = None, dry_run = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn compact_session<'py>(
+        &self,
+        py: Python<'py>,
+        session_id: &str,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+        target_percent: Option<u8>,
+        dry_run: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let plan = py
+            .detach(|| {
+                sessiondb::context::compact_session(&self.inner, session_id, raw_window, output_reserve, model, target_percent, dry_run)
+            })
+            .map_err(py_err(py))?;
+        crate::context::plan_dict(py, &plan)
+    }
+
+    /// Pins, exclusions and compaction history of a session, replayed (dict).
+    fn recover_context_governance<'py>(&self, py: Python<'py>, session_id: &str) -> PyResult<Bound<'py, PyAny>> {
+        let g = py.detach(|| sessiondb::context::recover_context_governance(&self.inner, session_id)).map_err(py_err(py))?;
+        crate::json::ser(py, &g)
+    }
+
+    /// Record a turn decision (`kind`: pin, unpin, exclude, include) for
+    /// transcript `seqs`; returns the extension number.
+    fn record_turn_decision(&self, py: Python<'_>, session_id: &str, kind: &str, seqs: Vec<u64>) -> PyResult<u64> {
+        py.detach(|| sessiondb::context::record_turn_decision(&self.inner, session_id, kind, &seqs)).map_err(py_err(py))
+    }
+
+    /// Open a saved session (seed 000 "Session Restoration Boundary"): dict
+    /// `knowledge` (session, transcript, token_totals, governance,
+    /// other_extensions) and a fresh `authority` (Manual, no full access,
+    /// no grants). Reads only.
+    fn open_saved_session<'py>(&self, py: Python<'py>, session_id: &str) -> PyResult<Bound<'py, PyAny>> {
+        let o = py.detach(|| sessiondb::restore::open_saved_session(&self.inner, session_id)).map_err(py_err(py))?;
+        crate::json::ser(py, &o)
+    }
+
     /// Run the recovery pass now (it also runs at open).
     fn recover(&self, py: Python<'_>) -> PyResult<RecoveryReport> {
         py.detach(|| self.inner.recover()).map(Into::into).map_err(py_err(py))
