@@ -11,6 +11,7 @@ pub mod crypto;
 pub mod error;
 pub mod keys;
 pub mod paths;
+pub mod portable;
 pub mod store;
 
 pub use crypto::{DataKey, EncryptedField};
