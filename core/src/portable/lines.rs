@@ -38,7 +38,8 @@ impl<R: BufRead> LineReader<R> {
 
     /// The next line, or `None` at end of input. Skipped lines are recorded
     /// in `report` and not returned. Lines numbered below `parse_from` are
-    /// counted but not parsed ([`Line::Unparsed`]), except a torn tail.
+    /// counted but not parsed ([`Line::Unparsed`]), except line 1 (a header)
+    /// and a torn tail.
     pub(crate) fn next(&mut self, report: &mut ReadReport, parse_from: u64) -> Result<Option<Line>> {
         loop {
             self.buf.clear();
@@ -61,7 +62,7 @@ impl<R: BufRead> LineReader<R> {
                 report.blank_lines += 1;
                 continue;
             }
-            if terminated && self.line < parse_from {
+            if terminated && self.line > 1 && self.line < parse_from {
                 self.offset += n as u64;
                 report.bytes = self.offset;
                 return Ok(Some(Line::Unparsed));

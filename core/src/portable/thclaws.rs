@@ -32,8 +32,7 @@ pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Eve
     let mut report = ReadReport { format: Some(SourceFormat::Thclaws), ..Default::default() };
     let mut lines = LineReader::new(input);
     let main = Thread::Main;
-    let parse_from = opts.emit_from_line.max(2);
-    while let Some(line) = lines.next(&mut report, parse_from)? {
+    while let Some(line) = lines.next(&mut report, opts.emit_from_line)? {
         let n = lines.line;
         let Line::Object(mut obj) = line else {
             report.already_imported_lines += 1;
