@@ -1,1 +1,368 @@
-fn main() {}
+//! `sessiondb`: the command-line tool over the sessiondb core.
+//!
+//! Every read command takes `--json`; `--db PATH` picks a database file
+//! (default: the OS state path of seed 000). Exit codes: 0 ok, 1 other
+//! error, 2 invalid input/usage, 3 not found, 4 conflict, 5 busy, 6 corrupt
+//! or authentication failure, 7 I/O, 10 recovery locked, 11 key mismatch,
+//! 12 key store unavailable.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// `println!` that ignores a closed stdout (`sessiondb list | head`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+use sessiondb::{
+    DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore, WorkspaceFilter,
+};
+
+#[derive(Parser)]
+#[command(name = "sessiondb", version, about = "Encrypted, journaled store of AI agent sessions")]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Args)]
+struct Global {
+    /// Database file (default: $XDG_STATE_HOME/<app>/sessions.db or the platform's equivalent).
+    #[arg(long, global = true, env = "SESSIONDB_DB")]
+    db: Option<PathBuf>,
+    /// App name: state directory and credential-store service.
+    #[arg(long, global = true, default_value = "sessiondb", env = "SESSIONDB_APP")]
+    app: String,
+    /// Read the 32-byte data key (base64) from this file instead of the OS credential store.
+    #[arg(long, global = true, env = "SESSIONDB_KEY_FILE")]
+    key_file: Option<PathBuf>,
+    /// Print JSON instead of text (read commands).
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Print the database path.
+    Path,
+    /// Key backend, schema version, counts, WAL size.
+    Doctor,
+    /// Create a session; prints its id.
+    New {
+        /// Title.
+        #[arg(long)]
+        name: Option<String>,
+        /// Bind to this workspace (default: the current directory; `--unbound` for none).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        /// Create the session without a workspace binding.
+        #[arg(long, conflicts_with = "workspace")]
+        unbound: bool,
+        /// Model name.
+        #[arg(long)]
+        model: Option<String>,
+    },
+    /// Append a transcript entry (content from the argument or stdin).
+    Append {
+        /// Session id, id prefix or title.
+        session: String,
+        /// user, assistant, tool or system.
+        #[arg(long, default_value = "user")]
+        role: String,
+        /// Content; read from stdin when absent.
+        content: Option<String>,
+    },
+    /// List sessions (default: the current workspace's).
+    List {
+        /// Sessions bound to this workspace.
+        #[arg(long, group = "filter")]
+        workspace: Option<PathBuf>,
+        /// Sessions bound to other workspaces than the current one.
+        #[arg(long, group = "filter")]
+        other: bool,
+        /// Sessions bound to no workspace.
+        #[arg(long, group = "filter")]
+        unbound: bool,
+        /// Every session.
+        #[arg(long, group = "filter")]
+        all: bool,
+        /// At most this many rows.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Show a session and its transcript.
+    Show {
+        /// Session id, id prefix or title.
+        session: String,
+        /// Transcript entries to show (from the first).
+        #[arg(long, default_value_t = 1000)]
+        limit: u32,
+    },
+    /// Set or clear (no title) a session's title.
+    Rename { session: String, title: Option<String> },
+    /// Delete a session and its transcript.
+    Delete { session: String },
+    /// Show a session's journal.
+    Journal {
+        session: String,
+        #[arg(long, default_value_t = 1)]
+        from: u64,
+        #[arg(long, default_value_t = 1000)]
+        limit: u32,
+    },
+    /// Run the recovery pass now.
+    Recover,
+}
+
+fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
+    match &g.key_file {
+        None => Ok(KeySource::OsKeyring),
+        Some(f) => {
+            let text = std::fs::read_to_string(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
+            Ok(KeySource::Bytes(DataKey::from_base64(text.trim())?))
+        }
+    }
+}
+
+fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
+    match &g.db {
+        Some(p) => Ok(p.clone()),
+        None => sessiondb::paths::default_db_path(&g.app),
+    }
+}
+
+fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
+    SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, ..Default::default() })
+}
+
+fn cwd() -> Result<String, sessiondb::Error> {
+    Ok(std::env::current_dir().map_err(|e| sessiondb::Error::io("reading the current directory", e))?.to_string_lossy().into_owned())
+}
+
+fn print_json<T: serde::Serialize>(v: &T) {
+    outln!("{}", serde_json::to_string_pretty(v).expect("records serialize"));
+}
+
+fn fmt_time(ms: i64) -> String {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// One `/sessions`-style row (seed 002): title or id · model · N msg.
+fn session_line(s: &SessionRecord) -> String {
+    let label = s.name.clone().unwrap_or_else(|| s.id.clone());
+    format!(
+        "{}  {} · {} · {} msg · {}",
+        &s.id[..s.id.len().min(13)],
+        label,
+        s.model.as_deref().unwrap_or("-"),
+        s.entry_count,
+        fmt_time(s.updated_at_ms)
+    )
+}
+
+fn run(cli: Cli) -> Result<(), sessiondb::Error> {
+    let g = &cli.global;
+    match &cli.cmd {
+        Cmd::Path => {
+            let p = db_path(g)?;
+            if g.json {
+                print_json(&serde_json::json!({ "path": p }));
+            } else {
+                outln!("{}", p.display());
+            }
+        }
+        Cmd::Doctor => {
+            let s = open(g)?;
+            let st = s.stats()?;
+            if g.json {
+                print_json(&st);
+            } else {
+                outln!("path            {}", st.path);
+                outln!("key backend     {}", st.key_backend);
+                outln!("schema version  {}", st.schema_version);
+                outln!("sessions        {}", st.sessions);
+                outln!("entries         {}", st.transcript_entries);
+                outln!("journal events  {}", st.journal_events);
+                outln!("open operations {}", st.open_operations);
+                outln!("db size         {} bytes", st.db_bytes);
+                outln!("wal size        {} bytes", st.wal_bytes);
+                outln!("note            losing the data key makes the sessions unreadable; there is no backup of it");
+            }
+        }
+        Cmd::New { name, workspace, unbound, model } => {
+            let s = open(g)?;
+            let ws = if *unbound {
+                None
+            } else {
+                Some(match workspace {
+                    Some(w) => w.to_string_lossy().into_owned(),
+                    None => cwd()?,
+                })
+            };
+            let rec = s.create_session_with(sessiondb::NewSession {
+                name: name.clone(),
+                workspace_path: ws,
+                model: model.clone(),
+                ..Default::default()
+            })?;
+            if g.json {
+                print_json(&rec);
+            } else {
+                outln!("{}", rec.id);
+            }
+        }
+        Cmd::Append { session, role, content } => {
+            let s = open(g)?;
+            let role = Role::parse(role)?;
+            let content = match content {
+                Some(c) => c.clone(),
+                None => {
+                    let mut buf = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut buf)
+                        .map_err(|e| sessiondb::Error::io("reading stdin (content must be UTF-8)", e))?;
+                    buf
+                }
+            };
+            let id = s.find_session(session)?.id;
+            let e = s.append_transcript(&id, role, content)?;
+            if g.json {
+                print_json(&e);
+            } else {
+                outln!("{}", e.seq);
+            }
+        }
+        Cmd::List { workspace, other, unbound, all, limit } => {
+            let s = open(g)?;
+            let filter = if *all {
+                WorkspaceFilter::All
+            } else if *unbound {
+                WorkspaceFilter::Unbound
+            } else if *other {
+                WorkspaceFilter::Other(cwd()?)
+            } else {
+                WorkspaceFilter::Current(match workspace {
+                    Some(w) => w.to_string_lossy().into_owned(),
+                    None => cwd()?,
+                })
+            };
+            let rows = s.list_sessions_for_workspace(filter, Some(*limit))?;
+            if g.json {
+                print_json(&rows);
+            } else if rows.is_empty() {
+                eprintln!("no sessions (try --all)");
+            } else {
+                for r in &rows {
+                    outln!("{}", session_line(r));
+                }
+            }
+        }
+        Cmd::Show { session, limit } => {
+            let s = open(g)?;
+            let rec = s.find_session(session)?;
+            let entries = s.get_transcript(&rec.id, 1, (*limit).clamp(1, 10_000))?;
+            let totals = s.token_totals(&rec.id)?;
+            if g.json {
+                print_json(&serde_json::json!({ "session": rec, "tokens": totals, "transcript": entries }));
+            } else {
+                outln!("{}", session_line(&rec));
+                outln!("workspace: {}", rec.workspace_path.as_deref().unwrap_or("(unbound)"));
+                outln!("tokens: input {} · output {} · cached {}", totals.input, totals.output, totals.cached);
+                let out = std::io::stdout();
+                let mut out = out.lock();
+                for e in entries {
+                    let _ = writeln!(out, "--- #{} {} ({})", e.seq, e.role.as_str(), fmt_time(e.created_at_ms));
+                    let _ = writeln!(out, "{}", e.content);
+                }
+            }
+        }
+        Cmd::Rename { session, title } => {
+            let s = open(g)?;
+            let id = s.find_session(session)?.id;
+            let rec = s.rename_session(&id, title.clone())?;
+            match &rec.name {
+                Some(t) => outln!("session renamed → {t}"),
+                None => outln!("session title cleared"),
+            }
+        }
+        Cmd::Delete { session } => {
+            let s = open(g)?;
+            let id = s.find_session(session)?.id;
+            s.delete_session(&id)?;
+            outln!("deleted {id}");
+        }
+        Cmd::Journal { session, from, limit } => {
+            let s = open(g)?;
+            // Journal events may exist for deleted sessions: try the id as given first.
+            let id = match s.find_session(session) {
+                Ok(r) => r.id,
+                Err(e) if e.kind() == ErrorKind::NotFound => session.clone(),
+                Err(e) => return Err(e),
+            };
+            let ev = s.journal_events(&id, *from, (*limit).max(1))?;
+            if g.json {
+                print_json(&ev);
+            } else {
+                for e in ev {
+                    outln!(
+                        "{:>5} v{:<6} {} {}{}",
+                        e.seq,
+                        e.aggregate_version,
+                        e.created_at,
+                        e.kind,
+                        e.operation_id.map(|o| format!(" op={o}")).unwrap_or_default()
+                    );
+                }
+            }
+        }
+        Cmd::Recover => {
+            let s = open(g)?;
+            let mut r = s.open_recovery_report();
+            let again = s.recover()?;
+            r.marked_unknown.extend(again.marked_unknown);
+            if g.json {
+                print_json(&r);
+            } else {
+                outln!("marked unknown outcome: {}", r.marked_unknown.len());
+                for (sid, op) in &r.marked_unknown {
+                    outln!("  {sid} {op}");
+                }
+                outln!("left alone (owner alive): {}", r.skipped_live.max(again.skipped_live));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn exit_code(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::InvalidInput => 2,
+        ErrorKind::NotFound => 3,
+        ErrorKind::Conflict => 4,
+        ErrorKind::Busy => 5,
+        ErrorKind::Corrupt | ErrorKind::AuthenticationFailed => 6,
+        ErrorKind::Io => 7,
+        ErrorKind::RecoveryLocked => 10,
+        ErrorKind::KeyMismatch => 11,
+        ErrorKind::KeyStoreUnavailable => 12,
+        _ => 1,
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sessiondb: {e}");
+            ExitCode::from(exit_code(e.kind()))
+        }
+    }
+}

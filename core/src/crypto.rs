@@ -139,11 +139,7 @@ pub fn encrypt_field_with_nonce(
     nonce: &[u8; NONCE_LEN],
 ) -> EncryptedField {
     let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
-    let mut buf = plaintext.to_vec();
-    let tag = key
-        .cipher()
-        .encrypt_in_place_detached(Nonce::from_slice(nonce), aad.as_bytes(), &mut buf)
-        .expect("AES-GCM encryption cannot fail below 64 GiB");
+    let (mut buf, tag) = seal_detached(key, nonce, aad.as_bytes(), plaintext);
     let out = EncryptedField {
         n: B64.encode(nonce),
         c: B64.encode(&buf),
@@ -176,11 +172,39 @@ pub fn decrypt_field(key: &DataKey, record_id: &str, field: &EncryptedField) -> 
     if tag.len() != TAG_LEN {
         return Err(bad("tag length"));
     }
-    let mut buf = Zeroizing::new(B64.decode(&field.c).map_err(|_| bad("ciphertext"))?);
+    let ct = B64.decode(&field.c).map_err(|_| bad("ciphertext"))?;
     let aad = aad_for(record_id, field.v, &field.alg);
+    let nonce: [u8; NONCE_LEN] = nonce.try_into().expect("length checked");
+    let tag: [u8; TAG_LEN] = tag.try_into().expect("length checked");
+    open_detached(key, &nonce, aad.as_bytes(), &ct, &tag)
+        .map_err(|_| Error::AuthenticationFailed { record: record_id.to_string() })
+}
+
+/// Raw AES-256-GCM encryption with a detached 16-byte tag: the primitive
+/// under [`encrypt_field`], exposed for standard test vectors (Wycheproof).
+pub fn seal_detached(key: &DataKey, nonce: &[u8; NONCE_LEN], aad: &[u8], plaintext: &[u8]) -> (Vec<u8>, [u8; TAG_LEN]) {
+    let mut buf = plaintext.to_vec();
+    let tag = key
+        .cipher()
+        .encrypt_in_place_detached(Nonce::from_slice(nonce), aad, &mut buf)
+        .expect("AES-GCM encryption cannot fail below 64 GiB");
+    (buf, tag.into())
+}
+
+/// Raw AES-256-GCM decryption with a detached tag: the primitive under
+/// [`decrypt_field`]. Errors: `AuthenticationFailed` (record `<raw>`) when
+/// the tag does not verify.
+pub fn open_detached(
+    key: &DataKey,
+    nonce: &[u8; NONCE_LEN],
+    aad: &[u8],
+    ciphertext: &[u8],
+    tag: &[u8; TAG_LEN],
+) -> Result<Zeroizing<Vec<u8>>> {
+    let mut buf = Zeroizing::new(ciphertext.to_vec());
     key.cipher()
-        .decrypt_in_place_detached(Nonce::from_slice(&nonce), aad.as_bytes(), &mut buf, Tag::from_slice(&tag))
-        .map_err(|_| Error::AuthenticationFailed { record: record_id.to_string() })?;
+        .decrypt_in_place_detached(Nonce::from_slice(nonce), aad, &mut buf, Tag::from_slice(tag))
+        .map_err(|_| Error::AuthenticationFailed { record: "<raw>".to_string() })?;
     Ok(buf)
 }
 

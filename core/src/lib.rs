@@ -9,6 +9,7 @@
 
 pub mod crypto;
 pub mod error;
+pub mod journal;
 pub mod keys;
 pub mod paths;
 pub mod portable;
@@ -16,4 +17,9 @@ pub mod store;
 
 pub use crypto::{DataKey, EncryptedField};
 pub use error::{ContextOverflowBreakdown, Error, ErrorKind, Result};
+pub use journal::{AppendOutcome, JournalEvent, NewEvent, OperationOutcome, RecoveryReport};
 pub use keys::{KeyProvider, KeySource};
+pub use store::{
+    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
+    TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
+};

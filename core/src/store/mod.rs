@@ -1,3 +1,416 @@
-//! SessionStore (placeholder while the store lands).
+//! `SessionStore`: the SQLite-backed repository of sessions (seed 000,
+//! "SessionStore").
+//!
+//! * `open` creates the state directory (0700) and file (0600), sets
+//!   `busy_timeout` before anything else, switches to WAL, applies the
+//!   numbered migrations, checks the key against the key-check value in
+//!   `meta`, registers this handle as a live owner and runs the recovery pass.
+//! * Every write is one `BEGIN IMMEDIATE` transaction that also appends its
+//!   journal event; it commits only when the whole closure succeeds.
+//! * Reads run in a short deferred transaction; none stays open across calls.
+//! * The handle is `Send + Sync`: one connection behind a mutex.
+
+mod context_ext;
+pub mod schema;
+mod sessions;
+mod tokens;
+mod transcript;
+mod types;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
+
+pub use types::*;
+
+use crate::crypto::{self, DataKey};
+use crate::error::{Error, Result};
+use crate::keys::{self, KeySource};
+use crate::paths;
+
 /// Default `busy_timeout` in milliseconds.
 pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 10_000;
+/// `journal_size_limit` in bytes: the WAL is truncated to this after a checkpoint.
+pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+const KEY_CHECK_RECORD: &str = "meta:key-check";
+const KEY_CHECK_PLAINTEXT: &[u8] = b"sessiondb key-check v1";
+
+/// How to open a store.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Database file; `None` = the default path for `app` ([`paths::default_db_path`]).
+    pub path: Option<PathBuf>,
+    /// App name: state directory name and credential-store service.
+    pub app: String,
+    /// Where the data key comes from.
+    pub key: KeySource,
+    /// SQLite `busy_timeout` in milliseconds.
+    pub busy_timeout_ms: u64,
+    /// Run the recovery pass at open (default true).
+    pub recover: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            path: None,
+            app: paths::DEFAULT_APP.to_string(),
+            key: KeySource::OsKeyring,
+            busy_timeout_ms: DEFAULT_BUSY_TIMEOUT_MS,
+            recover: true,
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Options for a database at `path` with the given key source.
+    pub fn at(path: impl Into<PathBuf>, key: KeySource) -> Self {
+        OpenOptions { path: Some(path.into()), key, ..Default::default() }
+    }
+}
+
+/// Lock file proving this handle is alive to recovery passes in other
+/// handles and processes. Released (and removed) on close.
+struct OwnerLock {
+    file: File,
+    path: PathBuf,
+}
+
+struct Open {
+    conn: Connection,
+    owner: OwnerLock,
+}
+
+/// The encrypted session store. `Send + Sync`; share it behind an `Arc`.
+pub struct SessionStore {
+    state: Mutex<Option<Open>>,
+    key: DataKey,
+    path: PathBuf,
+    key_backend: String,
+    instance_id: String,
+    pid: u32,
+    busy_timeout_ms: u64,
+    last_recovery: Mutex<crate::journal::RecoveryReport>,
+}
+
+impl std::fmt::Debug for SessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionStore").field("instance_id", &self.instance_id).finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// What a write closure gets: the transaction and the store's key.
+pub(crate) struct Tx<'a> {
+    pub tx: &'a Transaction<'a>,
+    pub key: &'a DataKey,
+    pub owner: &'a str,
+}
+
+impl SessionStore {
+    /// Open (creating if needed) the default store for the default app with
+    /// the OS keyring. Errors: see [`SessionStore::open`].
+    pub fn open_default() -> Result<Self> {
+        Self::open(OpenOptions::default())
+    }
+
+    /// Open a store.
+    ///
+    /// Errors: `Io` (directory or file), `Corrupt` (not a database, newer
+    /// schema), `RecoveryLocked` (database exists, key missing: no key is
+    /// written), `KeyMismatch`, `KeyStoreUnavailable`, `InvalidInput`.
+    pub fn open(opts: OpenOptions) -> Result<Self> {
+        let path = match &opts.path {
+            Some(p) => p.clone(),
+            None => paths::default_db_path(&opts.app)?,
+        };
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if opts.path.is_none() || !dir.exists() {
+            paths::ensure_private_dir(dir)?;
+        }
+        let mut conn = open_connection(&path, opts.busy_timeout_ms)?;
+        let has_data = has_key_check(&conn)?;
+        let resolved = keys::resolve_key(&opts.key, &opts.app, has_data)?;
+        schema::migrate(&mut conn)?;
+        verify_or_init_key_check(&mut conn, &resolved.key, &resolved.backend)?;
+        paths::restrict_db_files(&path)?;
+
+        let instance_id = uuid::Uuid::now_v7().simple().to_string();
+        let owner = acquire_owner_lock(&path, &instance_id)?;
+        let store = SessionStore {
+            state: Mutex::new(Some(Open { conn, owner })),
+            key: resolved.key,
+            path,
+            key_backend: resolved.backend,
+            instance_id,
+            pid: std::process::id(),
+            busy_timeout_ms: opts.busy_timeout_ms,
+            last_recovery: Mutex::new(Default::default()),
+        };
+        if opts.recover {
+            let report = store.recover()?;
+            *store.last_recovery.lock().expect("recovery report lock") = report;
+        }
+        Ok(store)
+    }
+
+    /// The database file path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// This handle's owner id (recorded on operations it dispatches).
+    pub fn instance_id(&self) -> &str {
+        &self.instance_id
+    }
+
+    /// Which key backend the data key came from.
+    pub fn key_backend(&self) -> &str {
+        &self.key_backend
+    }
+
+    /// The report of the recovery pass run at open.
+    pub fn open_recovery_report(&self) -> crate::journal::RecoveryReport {
+        self.last_recovery.lock().expect("recovery report lock").clone()
+    }
+
+    /// Close the handle: the connection is closed (checkpointing the WAL)
+    /// and the owner lock released. Later calls fail with `Closed`.
+    /// Closing twice is a no-op.
+    pub fn close(&self) {
+        let taken = self.lock_state().take();
+        if let Some(open) = taken {
+            drop(open.conn);
+            release_owner_lock(open.owner);
+        }
+    }
+
+    /// True once [`close`](Self::close) ran.
+    pub fn is_closed(&self) -> bool {
+        self.lock_state().is_none()
+    }
+
+    fn lock_state(&self) -> MutexGuard<'_, Option<Open>> {
+        // A panic while holding the lock cannot leave SQLite half-written (the
+        // transaction rolls back on drop), so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn with_open<T>(&self, f: impl FnOnce(&mut Open) -> Result<T>) -> Result<T> {
+        if std::process::id() != self.pid {
+            return Err(Error::Closed);
+        }
+        let mut guard = self.lock_state();
+        let open = guard.as_mut().ok_or(Error::Closed)?;
+        f(open)
+    }
+
+    /// Run `f` in one `BEGIN IMMEDIATE` transaction; commit only if it returns `Ok`.
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let busy = self.busy_timeout_ms;
+        self.with_open(|open| {
+            let tx = open
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(|e| busy_or(e, busy))?;
+            let out = f(&Tx { tx: &tx, key: &self.key, owner: &self.instance_id })?;
+            tx.commit().map_err(|e| busy_or(e, busy))?;
+            Ok(out)
+        })
+    }
+
+    /// Run `f` in one short deferred (read) transaction.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Connection, &DataKey) -> Result<T>) -> Result<T> {
+        let busy = self.busy_timeout_ms;
+        self.with_open(|open| {
+            let tx = open.conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let out = f(&tx, &self.key)?;
+            tx.finish().map_err(|e| busy_or(e, busy))?;
+            Ok(out)
+        })
+    }
+
+    /// Figures for `doctor`: schema version, counts, file sizes, key backend.
+    pub fn stats(&self) -> Result<StoreStats> {
+        let (schema_version, sessions, transcript_entries, journal_events, open_operations) = self.read(|c, _| {
+            let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n as u64);
+            Ok((
+                schema::current_version(c)?,
+                count("SELECT COUNT(*) FROM sessions")?,
+                count("SELECT COUNT(*) FROM transcript_entries")?,
+                count("SELECT COUNT(*) FROM journal")?,
+                count("SELECT COUNT(*) FROM open_operations")?,
+            ))
+        })?;
+        let size = |suffix: &str| {
+            let mut p = self.path.as_os_str().to_os_string();
+            p.push(suffix);
+            std::fs::metadata(PathBuf::from(p)).map(|m| m.len()).unwrap_or(0)
+        };
+        Ok(StoreStats {
+            path: self.path.to_string_lossy().into_owned(),
+            key_backend: self.key_backend.clone(),
+            schema_version,
+            sessions,
+            transcript_entries,
+            journal_events,
+            open_operations,
+            db_bytes: size(""),
+            wal_bytes: size("-wal"),
+        })
+    }
+
+    pub(crate) fn key(&self) -> &DataKey {
+        &self.key
+    }
+
+    pub(crate) fn owner_lock_dir(&self) -> PathBuf {
+        owner_lock_dir(&self.path)
+    }
+}
+
+impl Drop for SessionStore {
+    fn drop(&mut self) {
+        if std::process::id() == self.pid {
+            self.close();
+        }
+    }
+}
+
+fn busy_or(e: rusqlite::Error, timeout_ms: u64) -> Error {
+    match Error::from(e) {
+        Error::Busy { .. } => Error::Busy { timeout_ms },
+        other => other,
+    }
+}
+
+fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| match Error::from(e) {
+        Error::Io { source, .. } => Error::io("opening the database file", source),
+        other => other,
+    })?;
+    // busy_timeout first: every later statement may meet another writer.
+    conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Error::Database(format!("could not switch to WAL mode (got `{mode}`)")));
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "trusted_schema", "OFF")?;
+    Ok(conn)
+}
+
+fn has_key_check(conn: &Connection) -> Result<bool> {
+    let meta: Option<String> = conn
+        .query_row("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'", [], |r| r.get(0))
+        .optional()?;
+    if meta.is_none() {
+        return Ok(false);
+    }
+    let n: i64 = conn.query_row("SELECT COUNT(*) FROM meta WHERE key='key_check'", [], |r| r.get(0))?;
+    Ok(n > 0)
+}
+
+fn verify_or_init_key_check(conn: &mut Connection, key: &DataKey, backend: &str) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let stored: Option<String> =
+        tx.query_row("SELECT value FROM meta WHERE key='key_check'", [], |r| r.get(0)).optional()?;
+    match stored {
+        Some(json) => {
+            let field = crypto::EncryptedField::from_json(&json)?;
+            match crypto::decrypt_field(key, KEY_CHECK_RECORD, &field) {
+                Ok(p) if &p[..] == KEY_CHECK_PLAINTEXT => {}
+                _ => return Err(Error::KeyMismatch { backend: backend.to_string() }),
+            }
+        }
+        None => {
+            let field = crypto::encrypt_field(key, KEY_CHECK_RECORD, KEY_CHECK_PLAINTEXT);
+            tx.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [field.to_json()])?;
+            tx.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?1)",
+                [now_ms().to_string()],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+pub(crate) fn owner_lock_dir(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-owners");
+    PathBuf::from(name)
+}
+
+fn acquire_owner_lock(db: &Path, instance_id: &str) -> Result<OwnerLock> {
+    let dir = owner_lock_dir(db);
+    paths::ensure_private_dir(&dir)?;
+    let path = dir.join(format!("{instance_id}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io("creating the owner lock file", e))?;
+    file.try_lock().map_err(|e| match e {
+        std::fs::TryLockError::Error(e) => Error::io("locking the owner lock file", e),
+        std::fs::TryLockError::WouldBlock => Error::conflict("owner lock already held"),
+    })?;
+    Ok(OwnerLock { file, path })
+}
+
+fn release_owner_lock(owner: OwnerLock) {
+    // Remove first, then unlock: a recovery pass that sees no file treats the
+    // owner as gone, which is now true.
+    let _ = std::fs::remove_file(&owner.path);
+    let _ = owner.file.unlock();
+}
+
+/// Is the owner `instance_id` of the store at `db` still alive?
+/// Alive = its lock file exists and is locked by someone.
+pub(crate) fn owner_is_alive(lock_dir: &Path, instance_id: &str) -> bool {
+    if instance_id.is_empty() || instance_id.contains(['/', '\\', '.']) {
+        return false;
+    }
+    let path = lock_dir.join(format!("{instance_id}.lock"));
+    let file = match std::fs::OpenOptions::new().write(true).open(&path) {
+        Ok(f) => f,
+        Err(_) => return false,
+    };
+    match file.try_lock() {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&path);
+            let _ = file.unlock();
+            false
+        }
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(_)) => true,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    /// A fresh store in a temp dir with a fixed key.
+    pub fn temp_store() -> (tempfile::TempDir, SessionStore) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let key = DataKey::from_bytes(&[42u8; 32]).expect("32 bytes");
+        let store = SessionStore::open(OpenOptions::at(dir.path().join("sessions.db"), KeySource::Bytes(key)))
+            .expect("open temp store");
+        (dir, store)
+    }
+}

@@ -1,0 +1,296 @@
+//! Session rows: create, get, list (by workspace), rename, model, delete.
+//!
+//! `name_enc` (AAD `session:<id>:name`) and `workspace_enc` (AAD
+//! `session:<id>:workspace`) are encrypted; `workspace_index` is the HMAC of
+//! the canonical path (seed 000, "Workspace Binding Index").
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use super::{now_ms, validate_id, NewSession, SessionRecord, SessionStore, WorkspaceFilter};
+use crate::crypto::{self, DataKey};
+use crate::error::{Error, Result};
+use crate::journal;
+use crate::paths;
+
+pub(crate) const SESSION_COLUMNS: &str =
+    "id, name_enc, workspace_enc, model, provider, work_mode, created_at, updated_at, entry_count, forked_from, forked_at_seq";
+
+fn name_record(id: &str) -> String {
+    format!("session:{id}:name")
+}
+fn workspace_record(id: &str) -> String {
+    format!("session:{id}:workspace")
+}
+
+pub(crate) fn session_from_row(key: &DataKey, r: &Row<'_>) -> Result<SessionRecord> {
+    let id: String = r.get(0)?;
+    let name = match r.get::<_, Option<String>>(1)? {
+        Some(env) => Some(crypto::open_str(key, &name_record(&id), &env)?),
+        None => None,
+    };
+    let workspace_path = match r.get::<_, Option<String>>(2)? {
+        Some(env) => Some(crypto::open_str(key, &workspace_record(&id), &env)?),
+        None => None,
+    };
+    Ok(SessionRecord {
+        name,
+        workspace_path,
+        model: r.get(3)?,
+        provider: r.get(4)?,
+        work_mode: r.get(5)?,
+        created_at_ms: r.get(6)?,
+        updated_at_ms: r.get(7)?,
+        entry_count: r.get::<_, i64>(8)? as u64,
+        forked_from: r.get(9)?,
+        forked_at_seq: r.get::<_, Option<i64>>(10)?.map(|v| v as u64),
+        id,
+    })
+}
+
+pub(crate) fn load_session(c: &Connection, key: &DataKey, id: &str) -> Result<SessionRecord> {
+    let mut st = c.prepare_cached(&format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"))?;
+    let mut rows = st.query([id])?;
+    match rows.next()? {
+        Some(r) => session_from_row(key, r),
+        None => Err(Error::not_found("session", id)),
+    }
+}
+
+fn check_label(what: &str, v: &Option<String>) -> Result<()> {
+    if let Some(s) = v {
+        if s.len() > 256 || s.chars().any(char::is_control) {
+            return Err(Error::invalid(format!("{what} must be at most 256 bytes without control characters")));
+        }
+    }
+    Ok(())
+}
+
+/// Canonical path and its HMAC index, for a workspace argument.
+pub(crate) fn workspace_binding(key: &DataKey, path: &str) -> Result<(String, String)> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
+    let canonical = paths::canonical_workspace(path, &cwd)?;
+    let index = crypto::workspace_index(key, &canonical);
+    Ok((canonical, index))
+}
+
+impl SessionStore {
+    /// Create a session named `name` (`None` = untitled), bound to
+    /// `workspace_path` (made canonical) if given.
+    /// Errors: `InvalidInput` (bad path/name).
+    pub fn create_session(&self, name: Option<String>, workspace_path: Option<String>) -> Result<SessionRecord> {
+        self.create_session_with(NewSession { name, workspace_path, ..Default::default() })
+    }
+
+    /// Create a session with every field (imports, forks).
+    /// Errors: `Conflict` if the id exists, `InvalidInput`.
+    pub fn create_session_with(&self, new: NewSession) -> Result<SessionRecord> {
+        let id = new.id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+        validate_id("session", &id)?;
+        check_label("model", &new.model)?;
+        check_label("provider", &new.provider)?;
+        check_label("work mode", &new.work_mode)?;
+        if let Some(parent) = &new.forked_from {
+            validate_id("session", parent)?;
+        }
+        let binding = match &new.workspace_path {
+            Some(p) => Some(workspace_binding(self.key(), p)?),
+            None => None,
+        };
+        let created = new.created_at_ms.unwrap_or_else(now_ms);
+        self.write(|t| {
+            let exists: Option<i64> =
+                t.tx.query_row("SELECT 1 FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
+            if exists.is_some() {
+                return Err(Error::conflict(format!("session `{id}` already exists")));
+            }
+            let name_env = new.name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(&id), n));
+            let (ws_env, ws_idx) = match &binding {
+                Some((canonical, idx)) => {
+                    (Some(crypto::seal_str(t.key, &workspace_record(&id), canonical)), Some(idx.clone()))
+                }
+                None => (None, None),
+            };
+            t.tx.execute(
+                "INSERT INTO sessions (id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
+                                       created_at, updated_at, entry_count, forked_from, forked_at_seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, 0, ?9, ?10)",
+                params![
+                    id,
+                    name_env,
+                    ws_env,
+                    ws_idx,
+                    new.model,
+                    new.provider,
+                    new.work_mode,
+                    created,
+                    new.forked_from,
+                    new.forked_at_seq.map(|v| v as i64)
+                ],
+            )?;
+            journal::record(
+                t,
+                &id,
+                "SessionCreated",
+                serde_json::json!({ "model": new.model, "provider": new.provider, "bound": binding.is_some(),
+                                    "forked_from": new.forked_from, "forked_at_seq": new.forked_at_seq }),
+            )?;
+            load_session(t.tx, t.key, &id)
+        })
+    }
+
+    /// One session. Errors: `NotFound`.
+    pub fn get_session(&self, id: &str) -> Result<SessionRecord> {
+        self.read(|c, key| load_session(c, key, id))
+    }
+
+    /// Every session, most recently active first, at most `limit` (`None` = all).
+    pub fn list_sessions(&self, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
+        self.list_sessions_for_workspace(WorkspaceFilter::All, limit)
+    }
+
+    /// Sessions selected by `filter`, most recently active first, at most
+    /// `limit`. Uses the HMAC index: no row outside the page is decrypted.
+    /// Errors: `InvalidInput` for a bad path.
+    pub fn list_sessions_for_workspace(&self, filter: WorkspaceFilter, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
+        let limit = limit.map(i64::from).unwrap_or(-1);
+        let (cond, arg) = match &filter {
+            WorkspaceFilter::All => ("1 = 1 OR ?1 IS NULL", None),
+            WorkspaceFilter::Unbound => ("workspace_index IS NULL AND ?1 IS NULL", None),
+            WorkspaceFilter::Current(p) => ("workspace_index = ?1", Some(workspace_binding(self.key(), p)?.1)),
+            WorkspaceFilter::Other(p) => {
+                ("workspace_index IS NOT NULL AND workspace_index <> ?1", Some(workspace_binding(self.key(), p)?.1))
+            }
+        };
+        self.read(|c, key| {
+            let sql = format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE {cond} ORDER BY updated_at DESC, id DESC LIMIT ?2"
+            );
+            let mut st = c.prepare_cached(&sql)?;
+            let mut rows = st.query(params![arg, limit])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                out.push(session_from_row(key, r)?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// Set (`Some`) or clear (`None`) a session's title. One `SessionRenamed`
+    /// journal event (the title itself is not in the journal).
+    /// Errors: `NotFound`.
+    pub fn rename_session(&self, id: &str, name: Option<String>) -> Result<SessionRecord> {
+        self.write(|t| {
+            let env = name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(id), n));
+            let n = t.tx.execute(
+                "UPDATE sessions SET name_enc = ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1",
+                params![id, env, now_ms()],
+            )?;
+            if n == 0 {
+                return Err(Error::not_found("session", id));
+            }
+            journal::record(t, id, "SessionRenamed", serde_json::json!({ "titled": name.is_some() }))?;
+            load_session(t.tx, t.key, id)
+        })
+    }
+
+    /// Change the model (and provider) of a session; the session id stays
+    /// (seed 002: `/model` keeps the same session). Errors: `NotFound`.
+    pub fn set_session_model(&self, id: &str, model: Option<String>, provider: Option<String>) -> Result<SessionRecord> {
+        check_label("model", &model)?;
+        check_label("provider", &provider)?;
+        self.write(|t| {
+            let n = t.tx.execute(
+                "UPDATE sessions SET model = ?2, provider = ?3 WHERE id = ?1",
+                params![id, model, provider],
+            )?;
+            if n == 0 {
+                return Err(Error::not_found("session", id));
+            }
+            journal::record(t, id, "SessionModelChanged", serde_json::json!({ "model": model, "provider": provider }))?;
+            load_session(t.tx, t.key, id)
+        })
+    }
+
+    /// Set the work mode. Errors: `NotFound`.
+    pub fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Result<SessionRecord> {
+        check_label("work mode", &work_mode)?;
+        self.write(|t| {
+            let n = t.tx.execute("UPDATE sessions SET work_mode = ?2 WHERE id = ?1", params![id, work_mode])?;
+            if n == 0 {
+                return Err(Error::not_found("session", id));
+            }
+            journal::record(t, id, "SessionWorkModeChanged", serde_json::json!({ "work_mode": work_mode }))?;
+            load_session(t.tx, t.key, id)
+        })
+    }
+
+    /// Delete a session with its transcript, token ledger and context
+    /// extensions. Its journal stays (the record of what happened; journal
+    /// payloads hold no user content) and gains a `SessionDeleted` event.
+    /// Errors: `NotFound`.
+    pub fn delete_session(&self, id: &str) -> Result<()> {
+        self.write(|t| {
+            let n = t.tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+            if n == 0 {
+                return Err(Error::not_found("session", id));
+            }
+            let entries = t.tx.execute("DELETE FROM transcript_entries WHERE session_id = ?1", [id])?;
+            t.tx.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
+            t.tx.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
+            journal::record(t, id, "SessionDeleted", serde_json::json!({ "entries": entries }))?;
+            Ok(())
+        })
+    }
+
+    /// Resolve a full id, a unique id prefix, or an exact title.
+    /// Errors: `NotFound`; `Conflict` listing the candidates when a prefix
+    /// or title matches more than one session.
+    pub fn find_session(&self, id_prefix_or_title: &str) -> Result<SessionRecord> {
+        let needle = id_prefix_or_title;
+        if needle.is_empty() {
+            return Err(Error::invalid("empty session reference"));
+        }
+        self.read(|c, key| {
+            if let Ok(s) = load_session(c, key, needle) {
+                return Ok(s);
+            }
+            // Prefix match on the plaintext id (range scan on the primary key).
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE id >= ?1 AND id < ?1 || char(1114111) ORDER BY id LIMIT 11"
+            ))?;
+            let mut rows = st.query([needle])?;
+            let mut hits = Vec::new();
+            while let Some(r) = rows.next()? {
+                hits.push(session_from_row(key, r)?);
+            }
+            if hits.len() == 1 {
+                return Ok(hits.remove(0));
+            }
+            if hits.len() > 1 {
+                let ids: Vec<_> = hits.iter().map(|s| s.id.as_str()).collect();
+                return Err(Error::conflict(format!("ambiguous session prefix; candidates: {}", ids.join(", "))));
+            }
+            // Exact title: titles are encrypted, so decrypt names (newest first).
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE name_enc IS NOT NULL ORDER BY updated_at DESC, id DESC"
+            ))?;
+            let mut rows = st.query([])?;
+            let mut titled = Vec::new();
+            while let Some(r) = rows.next()? {
+                let s = session_from_row(key, r)?;
+                if s.name.as_deref() == Some(needle) {
+                    titled.push(s);
+                }
+            }
+            match titled.len() {
+                // The reference may be a title (user content): only echo it when it is id-shaped.
+                0 => Err(Error::not_found("session", if validate_id("session", needle).is_ok() { needle } else { "<title>" })),
+                1 => Ok(titled.remove(0)),
+                _ => {
+                    let ids: Vec<_> = titled.iter().map(|s| s.id.as_str()).collect();
+                    Err(Error::conflict(format!("several sessions have that title; candidates: {}", ids.join(", "))))
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,177 @@
+//! Transcript entries: gapless per-session seq, encrypted content (AAD
+//! `transcript:<sid>:<seq>:content`), paged reads.
+//!
+//! Source: seed 000, "SessionStore" (`appendTranscript`, `getTranscript`)
+//! and "Saved Transcript vs. Active Context": entries are never rewritten.
+
+use rusqlite::params;
+
+use super::{now_ms, ContentFormat, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
+use crate::crypto;
+use crate::error::{Error, Result};
+use crate::journal;
+
+/// Largest page `get_transcript` returns in one call.
+pub const MAX_PAGE: u32 = 10_000;
+
+fn content_record(sid: &str, seq: u64) -> String {
+    format!("transcript:{sid}:{seq}:content")
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Test hook: fail the write right after the first row insert.
+    pub(crate) static FAIL_AFTER_FIRST_INSERT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -> Result<Vec<TranscriptEntry>> {
+    let last: Option<i64> = t
+        .tx
+        .query_row("SELECT entry_count FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
+    if last.is_none() {
+        return Err(Error::not_found("session", session_id));
+    }
+    let mut seq: i64 = t.tx.query_row(
+        "SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = ?1",
+        [session_id],
+        |r| r.get(0),
+    )?;
+    let now = now_ms();
+    let mut out = Vec::with_capacity(entries.len());
+    let mut latest = 0i64;
+    {
+        let mut ins = t.tx.prepare_cached(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        for e in entries {
+            seq += 1;
+            let created = e.created_at_ms.unwrap_or(now);
+            latest = latest.max(created);
+            let env = crypto::seal_str(t.key, &content_record(session_id, seq as u64), &e.content);
+            ins.execute(params![
+                session_id,
+                seq,
+                e.role.as_str(),
+                e.format.as_str(),
+                env,
+                created,
+                e.tokens.map(|v| v as i64),
+                e.source_line.map(|v| v as i64)
+            ])?;
+            #[cfg(test)]
+            if FAIL_AFTER_FIRST_INSERT.with(|f| f.get()) {
+                return Err(Error::Database("injected failure after the first insert".into()));
+            }
+            out.push(TranscriptEntry {
+                session_id: session_id.to_string(),
+                seq: seq as u64,
+                role: e.role,
+                format: e.format,
+                content: e.content.clone(),
+                created_at_ms: created,
+                tokens: e.tokens,
+                source_line: e.source_line,
+            });
+        }
+    }
+    t.tx.execute(
+        "UPDATE sessions SET entry_count = entry_count + ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1",
+        params![session_id, entries.len() as i64, latest.max(now)],
+    )?;
+    let first = out.first().map(|e| e.seq).unwrap_or(0);
+    journal::record(
+        t,
+        session_id,
+        "TranscriptAppended",
+        serde_json::json!({ "from_seq": first, "count": entries.len() }),
+    )?;
+    Ok(out)
+}
+
+impl SessionStore {
+    /// Append one entry; returns it with its gapless per-session seq.
+    /// Errors: `NotFound` (session), `Busy`.
+    pub fn append_transcript(&self, session_id: &str, role: Role, content: String) -> Result<TranscriptEntry> {
+        let mut v = self.append_entries(session_id, vec![NewEntry::text(role, content)])?;
+        Ok(v.pop().expect("one entry in, one out"))
+    }
+
+    /// Append several entries in one transaction (all or none), with one
+    /// `TranscriptAppended` journal event. Errors: as `append_transcript`.
+    pub fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>) -> Result<Vec<TranscriptEntry>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.write(|t| append_in_tx(t, session_id, &entries))
+    }
+
+    /// Up to `limit` entries with `seq >= from_seq`, in seq order. Page
+    /// through a large session with `from_seq = last.seq + 1`; at most
+    /// [`MAX_PAGE`] entries are decrypted per call.
+    /// Errors: `NotFound` (session), `AuthenticationFailed`, `InvalidInput` (limit 0 or above MAX_PAGE).
+    pub fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<TranscriptEntry>> {
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
+        }
+        self.read(|c, key| {
+            let exists: i64 = c.query_row("SELECT COUNT(*) FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))?;
+            if exists == 0 {
+                return Err(Error::not_found("session", session_id));
+            }
+            let mut st = c.prepare_cached(
+                "SELECT seq, role, format, content_enc, created_at, tokens, source_line FROM transcript_entries
+                 WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+            )?;
+            let mut rows = st.query(params![session_id, from_seq as i64, limit as i64])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                let seq = r.get::<_, i64>(0)? as u64;
+                let role: String = r.get(1)?;
+                let format: String = r.get(2)?;
+                let env: String = r.get(3)?;
+                out.push(TranscriptEntry {
+                    session_id: session_id.to_string(),
+                    seq,
+                    role: Role::parse(&role).map_err(|_| Error::corrupt("unknown role in transcript"))?,
+                    format: ContentFormat::parse(&format).map_err(|_| Error::corrupt("unknown content format"))?,
+                    content: crypto::open_str(key, &content_record(session_id, seq), &env)?,
+                    created_at_ms: r.get(4)?,
+                    tokens: r.get::<_, Option<i64>>(5)?.map(|v| v as u64),
+                    source_line: r.get::<_, Option<i64>>(6)?.map(|v| v as u64),
+                });
+            }
+            Ok(out)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_support::temp_store;
+
+    #[test]
+    fn a_write_failing_after_the_first_insert_leaves_no_rows_and_no_lock() {
+        let (_d, s) = temp_store();
+        let a = s.create_session(None, None).unwrap();
+        s.append_transcript(&a.id, Role::User, "kept".into()).unwrap();
+        let journal_before = s.journal_events(&a.id, 1, 100).unwrap().len();
+        FAIL_AFTER_FIRST_INSERT.with(|f| f.set(true));
+        let e = s.append_entries(&a.id, vec![NewEntry::text(Role::User, "a"), NewEntry::text(Role::User, "b")]).unwrap_err();
+        FAIL_AFTER_FIRST_INSERT.with(|f| f.set(false));
+        assert_eq!(e.kind(), crate::ErrorKind::Database);
+        let t = s.get_transcript(&a.id, 1, 100).unwrap();
+        assert_eq!(t.iter().map(|e| e.content.as_str()).collect::<Vec<_>>(), vec!["kept"]);
+        assert_eq!(s.get_session(&a.id).unwrap().entry_count, 1);
+        assert_eq!(s.journal_events(&a.id, 1, 100).unwrap().len(), journal_before);
+        // No write lock held: another connection can write immediately.
+        let other = rusqlite::Connection::open(s.path()).unwrap();
+        other.busy_timeout(std::time::Duration::from_millis(0)).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE; COMMIT;").unwrap();
+        // And the next append gets seq 2 (no gap).
+        assert_eq!(s.append_transcript(&a.id, Role::User, "next".into()).unwrap().seq, 2);
+    }
+}

@@ -1,0 +1,268 @@
+//! Owned record types of the public API (no lifetimes, no generics), shared
+//! by every binding.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Who wrote a transcript entry (seed 000 `TranscriptRole`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The person.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool's output.
+    Tool,
+    /// System prompt or notice.
+    System,
+}
+
+impl Role {
+    /// The stored name: `user`, `assistant`, `tool`, `system`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::System => "system",
+        }
+    }
+
+    /// Parse a stored name. Errors: `InvalidInput` for anything else.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "user" => Ok(Role::User),
+            "assistant" => Ok(Role::Assistant),
+            "tool" => Ok(Role::Tool),
+            "system" => Ok(Role::System),
+            _ => Err(Error::invalid("role must be one of user, assistant, tool, system")),
+        }
+    }
+}
+
+impl std::str::FromStr for Role {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Role::parse(s)
+    }
+}
+
+/// How a transcript entry's `content` is to be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ContentFormat {
+    /// Plain text.
+    #[default]
+    Text,
+    /// A JSON array of content blocks (thClaws/Anthropic shape: `text`,
+    /// `thinking`, `tool_use`, `tool_result`, `image`), as imported.
+    Blocks,
+}
+
+impl ContentFormat {
+    /// The stored name: `text` or `blocks`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContentFormat::Text => "text",
+            ContentFormat::Blocks => "blocks",
+        }
+    }
+
+    /// Parse a stored name. Errors: `InvalidInput`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "text" => Ok(ContentFormat::Text),
+            "blocks" => Ok(ContentFormat::Blocks),
+            _ => Err(Error::invalid("content format must be `text` or `blocks`")),
+        }
+    }
+}
+
+/// A session's metadata, decrypted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// Session id (uuid v7 for new sessions; the source id for imports).
+    pub id: String,
+    /// Title; `None` = untitled (listed by id).
+    pub name: Option<String>,
+    /// Canonical workspace path the session is bound to, if any.
+    pub workspace_path: Option<String>,
+    /// Model name (e.g. `claude-sonnet-4-6`).
+    pub model: Option<String>,
+    /// Provider name (e.g. `anthropic`).
+    pub provider: Option<String>,
+    /// Work mode (host-defined, e.g. `plan`, `build`).
+    pub work_mode: Option<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: i64,
+    /// Last activity time, milliseconds since the Unix epoch.
+    pub updated_at_ms: i64,
+    /// Number of transcript entries.
+    pub entry_count: u64,
+    /// The session this one was forked from.
+    pub forked_from: Option<String>,
+    /// The last seq of the parent copied into this fork.
+    pub forked_at_seq: Option<u64>,
+}
+
+/// Arguments of [`crate::store::SessionStore::create_session_with`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewSession {
+    /// Explicit id (imports keep the source id); `None` = a new uuid v7.
+    /// Ids are 1..=128 characters with no whitespace, control character or `:`.
+    pub id: Option<String>,
+    /// Title.
+    pub name: Option<String>,
+    /// Workspace path (made canonical before it is stored and indexed).
+    pub workspace_path: Option<String>,
+    /// Model name.
+    pub model: Option<String>,
+    /// Provider name.
+    pub provider: Option<String>,
+    /// Work mode.
+    pub work_mode: Option<String>,
+    /// Creation time (ms since epoch); `None` = now.
+    pub created_at_ms: Option<i64>,
+    /// Fork origin: parent session id.
+    pub forked_from: Option<String>,
+    /// Fork origin: last parent seq included.
+    pub forked_at_seq: Option<u64>,
+}
+
+/// One transcript entry, decrypted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TranscriptEntry {
+    /// Owning session.
+    pub session_id: String,
+    /// Gapless per-session sequence number, from 1.
+    pub seq: u64,
+    /// Author role.
+    pub role: Role,
+    /// How to read `content`.
+    pub format: ContentFormat,
+    /// The content, verbatim.
+    pub content: String,
+    /// Time written, ms since epoch.
+    pub created_at_ms: i64,
+    /// Token count of this entry if the host or importer supplied one.
+    pub tokens: Option<u64>,
+    /// Line number in the imported source file, if imported.
+    pub source_line: Option<u64>,
+}
+
+/// Arguments of an append (see [`crate::store::SessionStore::append_entries`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewEntry {
+    /// Author role.
+    pub role: Role,
+    /// Content, stored verbatim (encrypted).
+    pub content: String,
+    /// How to read `content`.
+    #[serde(default)]
+    pub format: ContentFormat,
+    /// Time written (ms since epoch); `None` = now.
+    #[serde(default)]
+    pub created_at_ms: Option<i64>,
+    /// Host-supplied token count.
+    #[serde(default)]
+    pub tokens: Option<u64>,
+    /// Source line for imports.
+    #[serde(default)]
+    pub source_line: Option<u64>,
+}
+
+impl NewEntry {
+    /// A plain-text entry written now.
+    pub fn text(role: Role, content: impl Into<String>) -> Self {
+        NewEntry { role, content: content.into(), format: ContentFormat::Text, created_at_ms: None, tokens: None, source_line: None }
+    }
+}
+
+/// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Input (prompt) tokens.
+    pub input: u64,
+    /// Output (completion) tokens.
+    pub output: u64,
+    /// Cached input tokens (a subset of, or in addition to, `input` as the provider reports).
+    pub cached: u64,
+    /// Model that served the call.
+    pub model: Option<String>,
+    /// Provider that served the call.
+    pub provider: Option<String>,
+}
+
+/// Sums of a session's ledger (seed 000 `tokenTotals`), in tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenTotals {
+    /// Sum of input tokens.
+    pub input: u64,
+    /// Sum of output tokens.
+    pub output: u64,
+    /// Sum of cached tokens.
+    pub cached: u64,
+}
+
+/// One context extension (pins, exclusions, compaction records...), decrypted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextExtensionRecord {
+    /// Owning session.
+    pub session_id: String,
+    /// Per-session number, from 1, gapless.
+    pub n: u64,
+    /// Kind (plaintext, not user content): e.g. `pin`, `unpin`, `exclude`, `compaction`.
+    pub kind: String,
+    /// The envelope body (JSON text), decrypted.
+    pub body: String,
+    /// Time written, ms since epoch.
+    pub created_at_ms: i64,
+}
+
+/// Which sessions `list_sessions_for_workspace` returns (seed 000 "Global vs. Local").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorkspaceFilter {
+    /// Bound to this workspace path.
+    Current(String),
+    /// Bound to any workspace other than this one.
+    Other(String),
+    /// Bound to no workspace.
+    Unbound,
+    /// Every session.
+    All,
+}
+
+/// Figures for `sessiondb doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreStats {
+    /// Database file path.
+    pub path: String,
+    /// The key backend the data key came from.
+    pub key_backend: String,
+    /// `PRAGMA user_version`.
+    pub schema_version: u32,
+    /// Number of sessions.
+    pub sessions: u64,
+    /// Number of transcript entries.
+    pub transcript_entries: u64,
+    /// Number of journal events.
+    pub journal_events: u64,
+    /// Operations dispatched without a terminal event.
+    pub open_operations: u64,
+    /// Size of the database file in bytes.
+    pub db_bytes: u64,
+    /// Size of the `-wal` file in bytes (0 if absent).
+    pub wal_bytes: u64,
+}
+
+/// Validate an id used in record ids and AAD.
+pub(crate) fn validate_id(what: &str, id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > 128 || id.chars().any(|c| c == ':' || c.is_whitespace() || c.is_control()) {
+        return Err(Error::invalid(format!(
+            "{what} id must be 1..=128 characters without whitespace, control characters or `:`"
+        )));
+    }
+    Ok(())
+}
