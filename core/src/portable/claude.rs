@@ -86,7 +86,7 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
             let id = match (is_side, obj.get("agentId").and_then(Value::as_str)) {
                 (true, Some(agent)) => {
                     extra.insert("sidechain_of".into(), sid.clone().into());
-                    format!("{sid}:agent:{agent}")
+                    format!("{sid}.agent.{agent}")
                 }
                 _ => sid,
             };

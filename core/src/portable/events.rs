@@ -123,7 +123,7 @@ impl Collector {
     }
 
     /// The sessions read, main first. Each sidechain gets the id
-    /// `<main id>:sidechain:<root uuid>` and `source.sidechain_of = main id`.
+    /// `<main id>.sidechain.<root uuid>` and `source.sidechain_of = main id`.
     /// A file with no id gets `fallback_id` (e.g. the file stem).
     pub fn finish(mut self, fallback_id: &str) -> Vec<PortableSession> {
         if self.sessions.is_empty() {
@@ -145,7 +145,7 @@ impl Collector {
                         }
                     }
                     Thread::Sidechain(root) => {
-                        s.id = format!("{main_id}:sidechain:{root}");
+                        s.id = format!("{main_id}.sidechain.{root}");
                         s.source.sidechain_of = Some(main_id.clone());
                     }
                 }

@@ -358,7 +358,7 @@ pub struct SourceInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PortableSession {
     /// Source session id (thClaws `sess-<hex>`, Codex uuid, Claude `sessionId`;
-    /// a sidechain gets `<main id>:sidechain:<root uuid>`).
+    /// a sidechain gets `<main id>.sidechain.<root uuid>` (store ids may not contain `:`)).
     pub id: String,
     /// Human title (latest `rename` wins; Claude `summary`).
     pub title: Option<String>,
