@@ -135,9 +135,20 @@ impl SessionStore {
         if opts.path.is_none() || !dir.exists() {
             paths::ensure_private_dir(dir)?;
         }
-        let mut conn = open_connection(&path, opts.busy_timeout_ms)?;
-        let has_data = has_key_check(&conn)?;
+        // A database that does not exist yet is not created until a key is in hand.
+        let existed = std::fs::metadata(&path).map(|m| m.len() > 0).unwrap_or(false);
+        let (conn, has_data) = if existed {
+            let conn = open_connection(&path, opts.busy_timeout_ms)?;
+            let has = has_key_check(&conn)?;
+            (Some(conn), has)
+        } else {
+            (None, false)
+        };
         let resolved = keys::resolve_key(&opts.key, &opts.app, has_data)?;
+        let mut conn = match conn {
+            Some(c) => c,
+            None => open_connection(&path, opts.busy_timeout_ms)?,
+        };
         schema::migrate(&mut conn)?;
         verify_or_init_key_check(&mut conn, &resolved.key, &resolved.backend)?;
         paths::restrict_db_files(&path)?;

@@ -1,0 +1,86 @@
+//! The OS credential store for real: a gnome-keyring Secret Service on a
+//! private D-Bus session, started by `scripts/with-secret-service.sh`, which
+//! sets `SESSIONDB_SECRET_SERVICE` to `unlocked`, `locked` or `none`.
+//! `scripts/test-all.sh` runs this file in all three modes; run alone
+//! without the script, it skips and says so.
+#![cfg(target_os = "linux")]
+
+use sessiondb::keys::{KeyProvider, KeyringProvider, KEY_ACCOUNT};
+use sessiondb::*;
+
+fn open_os(path: &std::path::Path, app: &str) -> Result<SessionStore> {
+    SessionStore::open(OpenOptions { path: Some(path.to_path_buf()), app: app.into(), key: KeySource::OsKeyring, ..Default::default() })
+}
+
+const LOCKTEST_APP: &str = "sessiondb-locktest";
+
+#[test]
+fn os_keyring_secret_service() {
+    let Ok(mode) = std::env::var("SESSIONDB_SECRET_SERVICE") else {
+        eprintln!("SKIP: not under scripts/with-secret-service.sh (no private Secret Service)");
+        return;
+    };
+    match mode.as_str() {
+        "unlocked" | "existing" => unlocked(),
+        "locked" => locked(),
+        "none" => none(),
+        other => panic!("unknown SESSIONDB_SECRET_SERVICE={other}"),
+    }
+}
+
+fn unlocked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    let app = format!("sessiondb-test-{}", std::process::id());
+    // First open: a 32-byte key is created in the Secret Service.
+    let s = open_os(&db, &app).unwrap();
+    assert_eq!(s.key_backend(), "Secret Service (D-Bus)");
+    let id = s.create_session(Some("kept".into()), None).unwrap().id;
+    drop(s);
+    let provider = KeyringProvider::native(&app).unwrap();
+    let stored = provider.get_key().unwrap().expect("key stored under service=<app>, account=session-data-key");
+    assert_eq!(stored.len(), 32);
+    // Reopen reads the same key.
+    assert_eq!(open_os(&db, &app).unwrap().get_session(&id).unwrap().name.as_deref(), Some("kept"));
+    // Remove the key: the database exists, so it is RecoveryLocked and no new key appears.
+    let store = dbus_secret_service_keyring_store::Store::new().unwrap();
+    keyring_core::Entry::new_in_store(&(store.clone() as std::sync::Arc<keyring_core::CredentialStore>), &app, KEY_ACCOUNT)
+        .unwrap()
+        .delete_credential()
+        .unwrap();
+    let e = open_os(&db, &app).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::RecoveryLocked, "{e}");
+    assert_eq!(provider.get_key().unwrap(), None, "no new key was written");
+    // Prepare the locked-keyring test of the next run, when asked to.
+    if let Ok(lockdir) = std::env::var("SESSIONDB_LOCKTEST_DIR") {
+        let p = std::path::Path::new(&lockdir).join("sessions.db");
+        let s = open_os(&p, LOCKTEST_APP).unwrap();
+        s.create_session(Some("behind a lock".into()), None).unwrap();
+    }
+}
+
+fn locked() {
+    // A fresh database cannot store its key in a locked collection: an error, not a silent key.
+    let dir = tempfile::tempdir().unwrap();
+    let e = open_os(&dir.path().join("sessions.db"), "sessiondb-locked-fresh").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable, "{e}");
+    // An existing database whose key sits in the locked collection: KeyStoreUnavailable, never RecoveryLocked.
+    let Ok(lockdir) = std::env::var("SESSIONDB_LOCKTEST_DIR") else {
+        eprintln!("SKIP (part): SESSIONDB_LOCKTEST_DIR unset, the key-behind-a-lock case needs the unlocked run first");
+        return;
+    };
+    let p = std::path::Path::new(&lockdir).join("sessions.db");
+    let before = std::fs::read(&p).unwrap();
+    let e = open_os(&p, LOCKTEST_APP).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable, "{e}");
+    assert_eq!(std::fs::read(&p).unwrap(), before, "nothing changed");
+}
+
+fn none() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open_os(&dir.path().join("sessions.db"), "sessiondb-none").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("Secret Service (D-Bus)") && msg.contains("with-secret-service.sh"), "{msg}");
+    assert!(!dir.path().join("sessions.db").exists(), "no database file is created without a key");
+}
