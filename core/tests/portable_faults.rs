@@ -302,7 +302,7 @@ fn writer_output_is_lf_only_valid_utf8_with_real_thclaws_keys() {
     assert!(!text.contains('\r'), "CR inside strings is escaped");
     let l: Vec<&str> = text.lines().collect();
     assert_eq!(l[0], r#"{"type":"header","id":"sess-1","model":"openai/gpt-5","cwd":"","created_at":1700000000}"#);
-    assert_eq!(l[3], r#"{"type":"assistant","content":[{"content":"hm","type":"thinking"},{"text":"x\r\ny","type":"text"}],"timestamp":1700000001}"#);
+    assert_eq!(l[3], r#"{"type":"assistant","content":[{"type":"thinking","content":"hm"},{"type":"text","text":"x\r\ny"}],"timestamp":1700000001}"#);
     let mut f = tempfile::NamedTempFile::new().unwrap();
     f.write_all(text.as_bytes()).unwrap();
 }

@@ -10,6 +10,7 @@ pub mod claude;
 pub mod codex;
 pub mod detect;
 pub mod events;
+pub mod import;
 mod lines;
 pub mod model;
 pub mod thclaws;
@@ -18,6 +19,10 @@ pub use claude::read_claude;
 pub use codex::read_codex;
 pub use detect::{detect_format, find_jsonl_files};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
+pub use import::{
+    export_thclaws, fork_session, import_file, import_paths, load_portable, recent_sessions, resolve_session, sanitize_id, sidebar_sessions, FileImport,
+    ForkOptions, ImportProgress, ImportReport, ImportStatus, SessionImport,
+};
 pub use lines::parse_iso8601_ms;
 pub use model::{
     Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SourceFormat, SourceInfo, Turn, Usage,

@@ -214,6 +214,59 @@ impl Block {
     }
 }
 
+/// Serializes to the same JSON as [`Block::to_json`], with fields in the
+/// order real thClaws writes them (`type` first), without building a map.
+impl Serialize for Block {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Block::Text { text } => {
+                let mut m = ser.serialize_map(Some(2))?;
+                m.serialize_entry("type", "text")?;
+                m.serialize_entry("text", text)?;
+                m.end()
+            }
+            Block::Thinking { text, signature } => {
+                let mut m = ser.serialize_map(None)?;
+                m.serialize_entry("type", "thinking")?;
+                m.serialize_entry("content", text)?;
+                if let Some(sig) = signature {
+                    m.serialize_entry("signature", sig)?;
+                }
+                m.end()
+            }
+            Block::ToolUse { id, name, input, thought_signature } => {
+                let mut m = ser.serialize_map(None)?;
+                m.serialize_entry("type", "tool_use")?;
+                m.serialize_entry("id", id)?;
+                m.serialize_entry("name", name)?;
+                m.serialize_entry("input", input)?;
+                if let Some(sig) = thought_signature {
+                    m.serialize_entry("thought_signature", sig)?;
+                }
+                m.end()
+            }
+            Block::ToolResult { tool_use_id, content, is_error } => {
+                let mut m = ser.serialize_map(None)?;
+                m.serialize_entry("type", "tool_result")?;
+                m.serialize_entry("tool_use_id", tool_use_id)?;
+                m.serialize_entry("content", content)?;
+                if *is_error {
+                    m.serialize_entry("is_error", &true)?;
+                }
+                m.end()
+            }
+            Block::Image { source } => {
+                let mut m = ser.serialize_map(Some(2))?;
+                m.serialize_entry("type", "image")?;
+                m.serialize_entry("source", source)?;
+                m.end()
+            }
+            Block::Other(v) => v.serialize(ser),
+        }
+    }
+}
+
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
@@ -242,7 +295,7 @@ impl Turn {
 
     /// The blocks as a JSON array text (the store's `Blocks` content form).
     pub fn blocks_json(&self) -> String {
-        Value::Array(self.blocks.iter().map(Block::to_json).collect()).to_string()
+        serde_json::to_string(&self.blocks).expect("blocks serialize to JSON")
     }
 
     /// Number of [`Block::ToolUse`] blocks.

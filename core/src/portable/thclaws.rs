@@ -55,7 +55,7 @@ pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Eve
                 if let Some(shell) = obj.remove("shell") {
                     extra.insert("shell".into(), shell);
                 }
-                Event::Meta(Meta { id: str_field(&mut obj, "id"), model, provider, cwd: str_field(&mut obj, "cwd"), created_at_ms: created, extra })
+                Event::Meta(Meta { id: str_field(&mut obj, "id"), model, provider, cwd: str_field(&mut obj, "cwd").filter(|c| !c.is_empty()), created_at_ms: created, extra })
             }
             "user" | "assistant" | "system" => Event::Turn(turn_from(Role::parse(&ty).expect("matched"), obj, n)),
             "message" => match obj.get("role").and_then(Value::as_str).and_then(Role::parse) {
@@ -142,7 +142,7 @@ struct HeaderLine<'a> {
 struct TurnLine<'a> {
     #[serde(rename = "type")]
     ty: &'static str,
-    content: Vec<Value>,
+    content: &'a [Block],
     timestamp: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     provider: Option<&'a str>,
@@ -151,9 +151,48 @@ struct TurnLine<'a> {
 }
 
 #[derive(serde::Serialize)]
-struct CompactionMessage {
+struct CompactionMessage<'a> {
     role: &'static str,
-    content: Vec<Value>,
+    content: &'a [Block],
+}
+
+/// `plan_snapshot` / `goal_snapshot` / `rename` / `provider_state` / `compaction`
+/// lines, `type` first as thClaws writes them.
+#[derive(serde::Serialize)]
+struct PlanLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    plan: &'a Value,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct GoalLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    goal: &'a Value,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct RenameLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    title: &'a str,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct ProviderStateLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    provider_session_id: &'a Option<String>,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct CompactionLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    messages: Vec<CompactionMessage<'a>>,
+    replaces_count: u64,
+    timestamp: i64,
 }
 
 fn secs(ms: Option<i64>, fallback: i64) -> i64 {
@@ -197,10 +236,9 @@ pub fn write_thclaws<W: Write>(session: &PortableSession, mut out: W) -> Result<
     };
     let header = HeaderLine { ty: "header", id: &session.id, model: &model, cwd: session.cwd.as_deref().unwrap_or(""), created_at: created };
     emit(&header, &mut rep)?;
-    let plan = serde_json::json!({"type": "plan_snapshot", "plan": session.plan.clone().unwrap_or(Value::Null), "timestamp": created});
-    emit(&plan, &mut rep)?;
-    let goal = serde_json::json!({"type": "goal_snapshot", "goal": session.goal.clone().unwrap_or(Value::Null), "timestamp": created});
-    emit(&goal, &mut rep)?;
+    let null = Value::Null;
+    emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
     let mut last_ts = created;
     let mut comps = session.compactions.iter().peekable();
     for (i, t) in session.turns.iter().enumerate() {
@@ -210,7 +248,7 @@ pub fn write_thclaws<W: Write>(session: &PortableSession, mut out: W) -> Result<
         last_ts = secs(t.timestamp_ms, last_ts);
         let line = TurnLine {
             ty: thclaws_type(t.role),
-            content: t.blocks.iter().map(Block::to_json).collect(),
+            content: &t.blocks,
             timestamp: last_ts,
             provider: t.provider.as_deref(),
             model: t.model.as_deref(),
@@ -222,10 +260,10 @@ pub fn write_thclaws<W: Write>(session: &PortableSession, mut out: W) -> Result<
         write_compaction(c, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
     }
     if let Some(title) = &session.title {
-        emit(&serde_json::json!({"type": "rename", "title": title, "timestamp": last_ts}), &mut rep)?;
+        emit(&RenameLine { ty: "rename", title, timestamp: last_ts }, &mut rep)?;
     }
     if let Some(ps) = &session.provider_state {
-        emit(&serde_json::json!({"type": "provider_state", "provider_session_id": ps, "timestamp": last_ts}), &mut rep)?;
+        emit(&ProviderStateLine { ty: "provider_state", provider_session_id: ps, timestamp: last_ts }, &mut rep)?;
     }
     out.flush().map_err(|e| Error::io("writing a thClaws session file", e))?;
     Ok(rep)
@@ -237,15 +275,14 @@ fn write_compaction(
     emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>,
     rep: &mut WriteReport,
 ) -> Result<()> {
-    let messages: Vec<CompactionMessage> =
-        c.messages.iter().map(|m| CompactionMessage { role: thclaws_type(m.role), content: m.blocks.iter().map(Block::to_json).collect() }).collect();
-    let v = serde_json::json!({
-        "type": "compaction",
-        "messages": messages,
-        "replaces_count": c.replaces_count.unwrap_or(c.at_turn as u64),
-        "timestamp": secs(c.timestamp_ms, last_ts),
-    });
-    emit(&v, rep)
+    let messages = c.messages.iter().map(|m| CompactionMessage { role: thclaws_type(m.role), content: &m.blocks }).collect();
+    let line = CompactionLine {
+        ty: "compaction",
+        messages,
+        replaces_count: c.replaces_count.unwrap_or(c.at_turn as u64),
+        timestamp: secs(c.timestamp_ms, last_ts),
+    };
+    emit(&line, rep)
 }
 
 mod erased {
@@ -333,7 +370,7 @@ pub fn append_turns(path: &Path, turns: &[Turn]) -> Result<TailRepair> {
         last = secs(t.timestamp_ms, last);
         let line = TurnLine {
             ty: thclaws_type(t.role),
-            content: t.blocks.iter().map(Block::to_json).collect(),
+            content: &t.blocks,
             timestamp: last,
             provider: t.provider.as_deref(),
             model: t.model.as_deref(),
