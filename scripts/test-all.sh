@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every test of the project: the Rust workspace (under a private, real
+# Secret Service), the OS-keyring test in its locked and no-service modes,
+# and the binding suites as they land. Installs what it needs first.
+# Usage: scripts/test-all.sh        (CI: .ci/run calls exactly this)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/sessiondb-target}"
+export CARGO_TERM_COLOR=never
+step() { printf '\n=== %s\n' "$*"; }
+
+step "system packages"
+bash scripts/install-system-deps.sh
+python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
+
+step "rust: cargo test --workspace (real Secret Service, unlocked)"
+KR_DATA="$(mktemp -d)"; LOCKTEST="$(mktemp -d)"
+trap 'rm -rf "$KR_DATA" "$LOCKTEST"' EXIT
+export SESSIONDB_KEYRING_DATA_DIR="$KR_DATA" SESSIONDB_LOCKTEST_DIR="$LOCKTEST"
+scripts/with-secret-service.sh --unlocked cargo test --workspace --locked
+
+step "rust: OS keyring with the collection locked"
+scripts/with-secret-service.sh --locked cargo test -q --locked -p sessiondb --test os_keyring
+step "rust: OS keyring with no Secret Service"
+scripts/with-secret-service.sh --none cargo test -q --locked -p sessiondb --test os_keyring
+unset SESSIONDB_KEYRING_DATA_DIR SESSIONDB_LOCKTEST_DIR
+
+for suite in scripts/test-python.sh scripts/test-node.sh scripts/test-kotlin.sh scripts/test-swift.sh; do
+  if [ -f "$suite" ]; then
+    step "$suite"
+    bash "$suite"
+  fi
+done
+step "all test suites passed"
