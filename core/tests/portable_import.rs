@@ -233,7 +233,10 @@ fn find_by_id_prefix_title_and_last_with_ambiguity_listing_candidates() {
     assert_eq!(e.kind(), ErrorKind::Conflict);
     assert!(e.to_string().contains("sess-abc1") && e.to_string().contains("sess-abc2"));
     assert_eq!(resolve_session(&st, "nope", None).unwrap_err().kind(), ErrorKind::NotFound);
-    st.append_transcript("sess-abc2", sessiondb::store::Role::User, "later".into()).unwrap();
+    // Activity moves in steps of a second (store ACTIVITY_GRANULARITY_MS): write one a minute later.
+    let mut later = sessiondb::store::NewEntry::text(sessiondb::store::Role::User, "later");
+    later.created_at_ms = Some(sessiondb::store::now_ms() + 60_000);
+    st.append_entries("sess-abc2", vec![later]).unwrap();
     assert_eq!(resolve_session(&st, "last", Some(ws.to_str().unwrap())).unwrap().id, "sess-abc2");
     assert_eq!(resolve_session(&st, "last", Some("/nowhere-else")).unwrap_err().kind(), ErrorKind::NotFound);
     let side = sidebar_sessions(&st).unwrap();
