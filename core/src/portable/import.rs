@@ -12,10 +12,13 @@
 //!   source metadata and unknown lines → context extensions of kinds
 //!   `plan_snapshot`, `goal_snapshot`, `provider_state`, `compaction`,
 //!   `import_source`, `import_raw_line`;
-//! - per source file: a row in `import_sources` (schema v3): keyed hash of
-//!   the canonical path ([`crate::crypto::keyed_hash`], domain
-//!   `import-source`), the path encrypted, how many lines and bytes were
-//!   consumed, and a keyed hash of the file's first 4 KiB.
+//! - per source file: a progress record in the store's `meta` table, keyed
+//!   `import-source:<keyed hash of the canonical path>`
+//!   ([`crate::crypto::keyed_hash`], domain `import-source`), its value an
+//!   `EncryptedField` (AAD = the key) of `{format, session_id, path,
+//!   head_hash, lines, bytes, updated_at_ms}`: how many lines and bytes were
+//!   consumed, and a keyed hash of the file's first (up to) 4 KiB. No schema
+//!   migration is needed.
 //!
 //! Idempotence: a file whose length equals the bytes consumed adds nothing;
 //! a grown file is read again with only lines after the consumed ones
@@ -171,6 +174,37 @@ struct Progress {
     bytes: u64,
 }
 
+/// Per-source-file import progress, kept encrypted in the store's `meta`
+/// table under the key `import-source:<keyed hash of the canonical path>`
+/// (AAD = that key), so no schema change is needed.
+#[derive(Serialize, serde::Deserialize)]
+struct ProgressRecord {
+    format: String,
+    session_id: String,
+    path: String,
+    head_hash: String,
+    lines: u64,
+    bytes: u64,
+    updated_at_ms: i64,
+}
+
+const PROGRESS_PREFIX: &str = "import-source:";
+
+fn load_progress(store: &SessionStore, index: &str) -> Result<Option<Progress>> {
+    let key = format!("{PROGRESS_PREFIX}{index}");
+    let env: Option<String> = store.read(|c, _| Ok(c.query_row("SELECT value FROM meta WHERE key = ?1", [&key], |r| r.get(0)).optional()?))?;
+    let Some(env) = env else { return Ok(None) };
+    let text = crypto::open_str(store.key(), &key, &env)?;
+    let rec: ProgressRecord = serde_json::from_str(&text).map_err(|_| Error::corrupt("import progress record is not valid JSON"))?;
+    let format = match rec.format.as_str() {
+        "thclaws" => SourceFormat::Thclaws,
+        "codex" => SourceFormat::Codex,
+        "claude-code" => SourceFormat::ClaudeCode,
+        _ => return Err(Error::corrupt("import progress record has an unknown format")),
+    };
+    Ok(Some(Progress { format, session_id: rec.session_id, head_hash: rec.head_hash, lines: rec.lines, bytes: rec.bytes }))
+}
+
 fn source_index(store: &SessionStore, canonical: &str) -> String {
     crypto::keyed_hash(store.key(), SOURCE_DOMAIN, canonical.as_bytes())
 }
@@ -191,21 +225,7 @@ pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceForma
     let canonical_s = canonical.to_string_lossy().into_owned();
     let index = source_index(store, &canonical_s);
     let len = std::fs::metadata(&canonical).map_err(|e| Error::io("reading session file metadata", e))?.len();
-    let prev: Option<Progress> = store.read(|c, _| {
-        Ok(c.query_row("SELECT format, session_id, head_hash, lines, bytes FROM import_sources WHERE source_index = ?1", [&index], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get::<_, i64>(4)?))
-        })
-        .optional()?)
-    })?
-    .and_then(|(f, s, h, l, b)| {
-        let format = match f.as_str() {
-            "thclaws" => SourceFormat::Thclaws,
-            "codex" => SourceFormat::Codex,
-            "claude-code" => SourceFormat::ClaudeCode,
-            _ => return None,
-        };
-        Some(Progress { format, session_id: s, head_hash: h, lines: l as u64, bytes: b as u64 })
-    });
+    let prev: Option<Progress> = load_progress(store, &index)?;
     let mut out = FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Imported, from_line: 1, sessions: Vec::new(), read: None };
     let format = match (format, &prev) {
         (Some(f), _) => f,
@@ -241,15 +261,19 @@ pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceForma
     if let Some(main_id) = main_id {
         let head = head_hash(store, &canonical, report.bytes)?;
         let entries: u64 = sessions.iter().map(|s| s.entries).sum();
+        let record = ProgressRecord {
+            format: format.as_str().to_owned(),
+            session_id: main_id.clone(),
+            path: canonical_s.clone(),
+            head_hash: head,
+            lines: consumed_lines,
+            bytes: report.bytes,
+            updated_at_ms: crate::store::now_ms(),
+        };
         store.write(|t| {
-            let now = crate::store::now_ms();
-            let path_env = crypto::seal_str(t.key, &format!("import:{index}:path"), &canonical_s);
-            t.tx.execute(
-                "INSERT INTO import_sources (source_index, format, session_id, path_enc, head_hash, lines, bytes, imported_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
-                 ON CONFLICT(source_index) DO UPDATE SET head_hash = ?5, lines = ?6, bytes = ?7, updated_at = ?8",
-                rusqlite::params![index, format.as_str(), main_id, path_env, head, consumed_lines as i64, report.bytes as i64, now],
-            )?;
+            let key = format!("{PROGRESS_PREFIX}{index}");
+            let env = crypto::seal_str(t.key, &key, &serde_json::to_string(&record).expect("progress record serializes"));
+            t.tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", rusqlite::params![key, env])?;
             crate::journal::record(
                 t,
                 &main_id,

@@ -103,25 +103,6 @@ ALTER TABLE transcript_entries ADD COLUMN tokens INTEGER;
 ALTER TABLE transcript_entries ADD COLUMN source_line INTEGER;
 ";
 
-/// Version 3: import provenance (portable sessions, `crate::portable::import`):
-/// one row per imported source file, keyed by a keyed hash of its canonical
-/// path (the path itself only encrypted), with how far it was imported so a
-/// re-import adds nothing and a grown file adds only its new lines.
-const V3: &str = "
-CREATE TABLE import_sources (
-  source_index TEXT PRIMARY KEY,
-  format       TEXT NOT NULL,
-  session_id   TEXT NOT NULL,
-  path_enc     TEXT NOT NULL,
-  head_hash    TEXT NOT NULL,
-  lines        INTEGER NOT NULL,
-  bytes        INTEGER NOT NULL,
-  imported_at  INTEGER NOT NULL,
-  updated_at   INTEGER NOT NULL
-);
-CREATE INDEX import_sources_by_session ON import_sources(session_id);
-";
-
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -136,7 +117,6 @@ pub struct Migration {
 pub const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, description: "sessions, transcript, tokens, context extensions, journal", sql: V1 },
     Migration { version: 2, description: "open operations, journal indexes, fork origin, entry tokens", sql: V2 },
-    Migration { version: 3, description: "import provenance: per source file progress", sql: V3 },
 ];
 
 /// The schema version this build writes.
