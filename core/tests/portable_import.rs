@@ -125,7 +125,7 @@ fn importing_a_tree_detects_formats_and_a_second_pass_adds_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let st = store(dir.path());
     let mut calls = 0;
-    let r = import_paths(&st, &[root.clone()], &mut |_| calls += 1).unwrap();
+    let r = import_paths(&st, std::slice::from_ref(&root), &mut |_| calls += 1).unwrap();
     assert_eq!(r.files.len(), 9);
     assert_eq!(calls, 9);
     assert!(r.files.iter().all(|f| f.status == ImportStatus::Imported));

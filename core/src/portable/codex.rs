@@ -217,7 +217,7 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                         }
                     }
                 }
-                let raw = (!p.is_empty()).then(|| Value::Object(p));
+                let raw = (!p.is_empty()).then_some(Value::Object(p));
                 sink.event(&main, Event::Compaction(Compaction { at_turn: 0, source_line: n, timestamp_ms: ts, summary, replaces_count: None, messages, raw }))?;
             }
             _ => {

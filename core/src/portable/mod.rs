@@ -3,8 +3,16 @@
 //! `samples/README.md` for the real formats, which win over the seed's prose).
 //!
 //! Layer A (pure, no store): readers stream [`Event`]s into an
-//! [`EventSink`]; [`read_path`] collects them into [`PortableSession`]s with
-//! a [`ReadReport`]; [`write_thclaws`] writes one back out.
+//! [`EventSink`] with bounded memory; [`read_path`] collects them into
+//! [`PortableSession`]s with a [`ReadReport`]; [`write_thclaws`] writes one
+//! back out; [`repair_tail`] / [`append_turns`] make appends safe.
+//!
+//! Layer B ([`import`]): [`import_paths`] / [`import_file`] write sessions
+//! into the encrypted [`crate::store::SessionStore`] idempotently (a grown
+//! file adds only its new lines); [`export_thclaws`] writes any stored
+//! session back as thClaws JSONL; [`resolve_session`] (id, prefix, title,
+//! `last`), [`recent_sessions`], [`sidebar_sessions`] and [`fork_session`]
+//! implement seed 002's `/load`, `/sessions`, sidebar and `/fork`.
 
 pub mod claude;
 pub mod codex;

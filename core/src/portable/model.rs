@@ -123,7 +123,7 @@ impl Block {
                 }
             },
             "thinking" | "reasoning" => {
-                let key = if m.get("content").map_or(false, Value::is_string) { "content" } else { "thinking" };
+                let key = if m.get("content").is_some_and(Value::is_string) { "content" } else { "thinking" };
                 match m.remove(key) {
                     Some(Value::String(text)) => {
                         let signature = match m.remove("signature") {
