@@ -306,3 +306,18 @@ fn writer_output_is_lf_only_valid_utf8_with_real_thclaws_keys() {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     f.write_all(text.as_bytes()).unwrap();
 }
+
+#[test]
+fn strict_export_writes_only_thclaws_block_types() {
+    use sessiondb::portable::{write_thclaws_with, WriteOptions};
+    let mut s = PortableSession { id: "s".into(), ..Default::default() };
+    let other = serde_json::json!({"type":"web_search_call","status":"completed"});
+    s.turns.push(Turn::new(Role::Assistant, vec![Block::Other(other.clone())], Some(0), 0));
+    let mut lossless = Vec::new();
+    write_thclaws(&s, &mut lossless).unwrap();
+    assert_eq!(read(&lossless).0.turns[0].blocks, [Block::Other(other)]);
+    let mut strict = Vec::new();
+    write_thclaws_with(&s, &mut strict, &WriteOptions { only_thclaws_blocks: true }).unwrap();
+    let back = read(&strict).0;
+    assert!(matches!(&back.turns[0].blocks[0], Block::Text { text } if text.starts_with("[web_search_call block] ")));
+}

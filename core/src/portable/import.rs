@@ -32,7 +32,7 @@
 
 use super::events::{Event, EventSink, Meta, Thread};
 use super::model::{Block, Compaction, PortableSession, ReadReport, Role, SourceFormat, SourceInfo, Turn, Usage};
-use super::{detect_format, fallback_id, find_jsonl_files, read_stream, write_thclaws, ReadOptions, WriteReport};
+use super::{detect_format, fallback_id, find_jsonl_files, read_stream, write_thclaws, write_thclaws_with, ReadOptions, WriteOptions, WriteReport};
 use crate::crypto;
 use crate::store::{ContentFormat, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
 use crate::{Error, Result};
@@ -677,6 +677,12 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
 /// to `out`. Errors: as [`load_portable`], and `Io` from `out`.
 pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) -> Result<WriteReport> {
     write_thclaws(&load_portable(store, session_id)?, out)
+}
+
+/// [`export_thclaws`] with writer options (e.g. only thClaws block types).
+/// Errors: as [`export_thclaws`].
+pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
+    write_thclaws_with(&load_portable(store, session_id)?, out, opts)
 }
 
 /// Resolve a session reference as seed 002's `/load` and `--resume` do:

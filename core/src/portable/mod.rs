@@ -28,14 +28,14 @@ pub use codex::read_codex;
 pub use detect::{detect_format, find_jsonl_files};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use import::{
-    export_thclaws, fork_session, import_file, import_paths, load_portable, recent_sessions, resolve_session, sanitize_id, sidebar_sessions, FileImport,
+    export_thclaws, export_thclaws_with, fork_session, import_file, import_paths, load_portable, recent_sessions, resolve_session, sanitize_id, sidebar_sessions, FileImport,
     ForkOptions, ImportProgress, ImportReport, ImportStatus, SessionImport,
 };
 pub use lines::parse_iso8601_ms;
 pub use model::{
     Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SourceFormat, SourceInfo, Turn, Usage,
 };
-pub use thclaws::{append_turns, read_thclaws, repair_tail, write_thclaws, TailRepair, WriteReport};
+pub use thclaws::{append_turns, read_thclaws, repair_tail, write_thclaws, write_thclaws_with, TailRepair, WriteOptions, WriteReport};
 
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader};

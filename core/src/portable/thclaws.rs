@@ -216,8 +216,49 @@ fn thclaws_type(role: Role) -> &'static str {
 /// only; valid UTF-8 with no lone surrogate (guaranteed by serde_json over
 /// Rust strings; U+2028/U+2029 are written raw, they are not line breaks).
 /// The header `model` is `provider/model` when the model lacks the prefix.
+///
+/// Lossless: a [`Block::Other`] (a block type thClaws does not define, e.g.
+/// a Codex `web_search_call`) is written verbatim, so export then import
+/// gives the same turns. Use [`write_thclaws_with`] and
+/// [`WriteOptions::only_thclaws_blocks`] for a file an older thClaws build
+/// that rejects unknown block types must read.
 /// Errors: [`Error::Io`] from `out`.
-pub fn write_thclaws<W: Write>(session: &PortableSession, mut out: W) -> Result<WriteReport> {
+pub fn write_thclaws<W: Write>(session: &PortableSession, out: W) -> Result<WriteReport> {
+    write_thclaws_with(session, out, &WriteOptions::default())
+}
+
+/// Options of [`write_thclaws_with`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Write every [`Block::Other`] as a `text` block holding
+    /// `[<type> block] <its JSON>` instead of verbatim, so the file holds
+    /// only the block types thClaws defines (text, thinking, tool_use,
+    /// tool_result, image). Not lossless on re-import.
+    pub only_thclaws_blocks: bool,
+}
+
+fn strict_blocks(blocks: &[Block]) -> Vec<Block> {
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Other(v) => {
+                let ty = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
+                Block::Text { text: format!("[{ty} block] {v}") }
+            }
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// [`write_thclaws`] with options. Errors: [`Error::Io`] from `out`.
+pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts: &WriteOptions) -> Result<WriteReport> {
+    fn fix<'b>(strict: bool, b: &'b [Block]) -> std::borrow::Cow<'b, [Block]> {
+        if strict && b.iter().any(|x| matches!(x, Block::Other(_))) {
+            std::borrow::Cow::Owned(strict_blocks(b))
+        } else {
+            std::borrow::Cow::Borrowed(b)
+        }
+    }
     let mut rep = WriteReport::default();
     let mut emit = |v: &dyn erased::Ser, rep: &mut WriteReport| -> Result<()> {
         let mut line = v.to_vec();
@@ -243,12 +284,13 @@ pub fn write_thclaws<W: Write>(session: &PortableSession, mut out: W) -> Result<
     let mut comps = session.compactions.iter().peekable();
     for (i, t) in session.turns.iter().enumerate() {
         while let Some(c) = comps.next_if(|c| c.at_turn <= i) {
-            write_compaction(c, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
+            write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
         }
         last_ts = secs(t.timestamp_ms, last_ts);
+        let blocks = fix(opts.only_thclaws_blocks, &t.blocks);
         let line = TurnLine {
             ty: thclaws_type(t.role),
-            content: &t.blocks,
+            content: &blocks,
             timestamp: last_ts,
             provider: t.provider.as_deref(),
             model: t.model.as_deref(),
@@ -257,7 +299,7 @@ pub fn write_thclaws<W: Write>(session: &PortableSession, mut out: W) -> Result<
         rep.turns += 1;
     }
     for c in comps {
-        write_compaction(c, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
+        write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
     }
     if let Some(title) = &session.title {
         emit(&RenameLine { ty: "rename", title, timestamp: last_ts }, &mut rep)?;
@@ -272,10 +314,17 @@ pub fn write_thclaws<W: Write>(session: &PortableSession, mut out: W) -> Result<
 fn write_compaction(
     c: &Compaction,
     last_ts: i64,
+    strict: bool,
     emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>,
     rep: &mut WriteReport,
 ) -> Result<()> {
-    let messages = c.messages.iter().map(|m| CompactionMessage { role: thclaws_type(m.role), content: &m.blocks }).collect();
+    let owned: Vec<Vec<Block>> = if strict { c.messages.iter().map(|m| strict_blocks(&m.blocks)).collect() } else { Vec::new() };
+    let messages = c
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| CompactionMessage { role: thclaws_type(m.role), content: if strict { &owned[i] } else { &m.blocks } })
+        .collect();
     let line = CompactionLine {
         ty: "compaction",
         messages,
