@@ -49,6 +49,11 @@ const BATCH_BYTES: usize = 8 << 20;
 /// Transcript page size when exporting.
 const EXPORT_PAGE: u32 = 1000;
 const SOURCE_DOMAIN: &str = "import-source";
+/// Context-extension kind of a compaction checkpoint read from a source file
+/// (thClaws `compaction`, Codex `compacted`, Claude `compact_boundary`). It is
+/// not the `compaction` kind of context governance (a sessiondb plan), so
+/// `/context` replay ignores it; export writes it back as a `compaction` line.
+pub const SOURCE_COMPACTION_KIND: &str = "source_compaction";
 const HEAD_BYTES: usize = 4096;
 
 /// What happened to one source file.
@@ -522,7 +527,7 @@ impl EventSink for ImportSink<'_> {
                 let t = &mut self.targets[i].1;
                 let body = compaction_body(&c, t.next_seq_base);
                 Self::flush(self.store, t)?;
-                self.store.append_context_extension(&t.id, "compaction", &body.to_string())?;
+                self.store.append_context_extension(&t.id, SOURCE_COMPACTION_KIND, &body.to_string())?;
                 t.stats.context_extensions += 1;
             }
             Event::Other(o) => {
@@ -642,7 +647,7 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
             "goal_snapshot" => s.goal = body.get("goal").cloned(),
             "import_source" if s.cwd.is_none() => s.cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned),
             "provider_state" => s.provider_state = Some(body.get("provider_session_id").and_then(Value::as_str).map(str::to_owned)),
-            "compaction" => {
+            SOURCE_COMPACTION_KIND => {
                 let messages = body
                     .get("messages")
                     .and_then(Value::as_array)
