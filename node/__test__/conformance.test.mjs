@@ -2,7 +2,8 @@
 // case whose op this binding can execute; prints how many ran.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sdb } from './helpers.mjs'
@@ -32,7 +33,20 @@ function errorOf(e) {
 const sync = (f) => { try { return f() } catch (e) { return errorOf(e) } }
 const hex = (h) => Buffer.from(h, 'hex')
 
+const SAMPLES = join(ROOT, '..', 'shared', 'samples')
+const KEYS = ['session_id', 'entries', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens', 'cached_tokens']
+
 const RUNNERS = {
+  async import_file(c, t) {
+    if (!existsSync(SAMPLES)) return t.skip('../shared/samples is absent')
+    const st = await sdb.SessionStore.open({ path: join(mkdtempSync(join(tmpdir(), 'sessiondb-conf-')), 's.db'), key: Buffer.alloc(32, 8) })
+    const path = join(SAMPLES, c.input.sample)
+    const rep = await st.importFile(path)
+    const again = await st.importFile(path)
+    await st.close()
+    assert.deepEqual([again.status, again.sessions], ['up_to_date', []])
+    return { format: rep.format, status: rep.status, sessions: rep.sessions.map((x) => Object.fromEntries(KEYS.map((k) => [k, x[k]]))) }
+  },
   async decrypt_field(c) {
     const env = typeof c.envelope === 'string' ? c.envelope : JSON.stringify(c.envelope)
     try {
@@ -79,8 +93,9 @@ for (const f of files(CONF)) {
     total++
     const op = c.op || c.function || doc.function
     const run = RUNNERS[op]
-    test(`${rel} :: ${c.name}`, { skip: run ? false : `op ${op} not bound in Node yet` }, async () => {
-      const got = await run(c)
+    test(`${rel} :: ${c.name}`, { skip: run ? false : `op ${op} not bound in Node yet` }, async (t) => {
+      const got = await run(c, t)
+      if (got === undefined) return
       if ('error' in c) {
         assert.equal(got.error, c.error)
         if (c.breakdown) assert.deepEqual(got.breakdown, c.breakdown)

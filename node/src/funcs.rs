@@ -188,3 +188,8 @@ pub fn bench_core(path: String, key: Buffer, items: Vec<String>, page: u32) -> A
         Ok(vec![append, t.elapsed().as_secs_f64()])
     })
 }
+
+/// A source format name ('thclaws', 'codex', 'claude-code') as the core enum.
+pub fn source_format(s: &str) -> sessiondb::Result<sessiondb::portable::SourceFormat> {
+    serde_json::from_value(Value::String(s.to_string())).map_err(|_| Error::invalid("format must be one of thclaws, codex, claude-code"))
+}

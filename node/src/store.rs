@@ -323,6 +323,35 @@ impl SessionStore {
         })
     }
 
+    // --- portable sessions (sessiondb::portable, thClaws JSONL)
+
+    /// Import one session file (`format` 'thclaws' | 'codex' | 'claude-code', default: detect); resolves to the import report.
+    #[napi(ts_return_type = "Promise<any>")]
+    pub fn import_file(&self, path: String, format: Option<String>) -> napi::Result<AsyncTask<Job<Json>>> {
+        let format = format.map(|f| crate::funcs::source_format(&f)).transpose().map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).and_then(ser).map(Json)))
+    }
+
+    /// The session as thClaws JSONL text (what real thClaws reads).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn export_thclaws(&self, session_id: String) -> AsyncTask<Job<String>> {
+        let s = self.inner.clone();
+        job(move || {
+            let mut buf = Vec::new();
+            sessiondb::portable::export_thclaws(&s, &session_id, &mut buf)?;
+            String::from_utf8(buf).map_err(|_| Error::corrupt("export is not UTF-8"))
+        })
+    }
+
+    /// Fork a session: entries up to `atSeq` (default all), or one system entry with `summary`.
+    #[napi(ts_return_type = "Promise<Session>")]
+    pub fn fork_session(&self, session_id: String, at_seq: Option<i64>, summary: Option<String>) -> napi::Result<AsyncTask<Job<Session>>> {
+        let at_seq = at_seq.map(|v| u(v, "atSeq")).transpose().map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || sessiondb::portable::fork_session(&s, &session_id, sessiondb::portable::ForkOptions { at_seq, summary }).map(Into::into)))
+    }
+
     /// Run the recovery pass now (it also runs at open).
     #[napi(ts_return_type = "Promise<RecoveryReport>")]
     pub fn recover(&self) -> AsyncTask<Job<RecoveryReport>> {

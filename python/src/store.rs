@@ -497,6 +497,38 @@ impl SessionStore {
         crate::json::ser(py, &o)
     }
 
+    // --- portable sessions (sessiondb::portable, thClaws JSONL)
+
+    /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
+    /// transcript; `format` "thclaws" | "codex" | "claude-code", None =
+    /// detect). Returns the import report as a dict.
+    #[pyo3(signature = (path, format = None))]
+    fn import_file<'py>(&self, py: Python<'py>, path: PathBuf, format: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+        let format = format.map(crate::funcs::source_format).transpose().map_err(py_err(py))?;
+        let r = py.detach(|| sessiondb::portable::import_file(&self.inner, &path, format)).map_err(py_err(py))?;
+        crate::json::ser(py, &r)
+    }
+
+    /// The session as thClaws JSONL text (what real thClaws reads).
+    fn export_thclaws(&self, py: Python<'_>, session_id: &str) -> PyResult<String> {
+        let out = py
+            .detach(|| {
+                let mut buf = Vec::new();
+                sessiondb::portable::export_thclaws(&self.inner, session_id, &mut buf)?;
+                String::from_utf8(buf).map_err(|_| Error::corrupt("export is not UTF-8"))
+            })
+            .map_err(py_err(py))?;
+        Ok(out)
+    }
+
+    /// Fork a session (seed 002 `/fork`): entries up to `at_seq` (default
+    /// all), or one `system` entry with `summary`. Raises NotFoundError, InvalidInputError.
+    #[pyo3(signature = (session_id, at_seq = None, summary = None))]
+    fn fork_session(&self, py: Python<'_>, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> PyResult<Session> {
+        let opts = sessiondb::portable::ForkOptions { at_seq, summary };
+        py.detach(|| sessiondb::portable::fork_session(&self.inner, session_id, opts)).map(Into::into).map_err(py_err(py))
+    }
+
     /// Run the recovery pass now (it also runs at open).
     fn recover(&self, py: Python<'_>) -> PyResult<RecoveryReport> {
         py.detach(|| self.inner.recover()).map(Into::into).map_err(py_err(py))

@@ -96,7 +96,30 @@ def run_compact_context(case):
     return plan
 
 
+SAMPLES = ROOT.parent / "shared" / "samples"
+KEYS = ("session_id", "entries", "tool_calls", "tool_results", "input_tokens", "output_tokens", "cached_tokens")
+
+
+def run_import_file(case, tmp_path_factory=None):
+    if not SAMPLES.exists():
+        pytest.skip("../shared/samples is absent")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        with sessiondb.SessionStore(os.path.join(d, "s.db"), key=bytes([8] * 32)) as st:
+            path = str(SAMPLES / case["input"]["sample"])
+            rep = st.import_file(path)
+            again = st.import_file(path)
+    assert (again["status"], again["sessions"]) == ("up_to_date", [])
+    return {
+        "format": rep["format"],
+        "status": rep["status"],
+        "sessions": [{k: x[k] for k in KEYS} for x in rep["sessions"]],
+    }
+
+
 RUNNERS = {
+    "import_file": run_import_file,
     "effective_context_capacity": run_capacity,
     "meter": run_meter,
     "count_tokens": run_count_tokens,
