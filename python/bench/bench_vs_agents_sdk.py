@@ -20,6 +20,7 @@ import tempfile
 import time
 
 import sessiondb
+import sessiondb._native
 
 N = int(os.environ.get("BENCH_N", "10000"))
 KEY = bytes(range(32))
@@ -77,7 +78,7 @@ def main():
             ttl=86_400,
         )
         enc = asyncio.run(bench_agents(enc_session))
-        core = sessiondb._bench_core(os.path.join(d, "core.db"), KEY, ITEMS, 1000)
+        core = sessiondb._native._bench_core(os.path.join(d, "core.db"), KEY, ITEMS, 1000)
 
     rate = lambda s: N / s  # noqa: E731
     print(f"{N} items of 1 KiB, one committed append per item, then read all back")
