@@ -101,7 +101,7 @@ pub struct NewEntry {
 }
 
 impl NewEntry {
-    pub fn to_core(self) -> sessiondb::Result<sessiondb::NewEntry> {
+    pub fn into_core(self) -> sessiondb::Result<sessiondb::NewEntry> {
         Ok(sessiondb::NewEntry {
             role: sessiondb::Role::parse(&self.role)?,
             content: self.content,
@@ -127,7 +127,7 @@ pub struct TokenUsage {
 }
 
 impl TokenUsage {
-    pub fn to_core(self) -> sessiondb::Result<sessiondb::TokenUsage> {
+    pub fn into_core(self) -> sessiondb::Result<sessiondb::TokenUsage> {
         Ok(sessiondb::TokenUsage {
             input: u(self.input.unwrap_or(0), "input")?,
             output: u(self.output.unwrap_or(0), "output")?,

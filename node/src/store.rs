@@ -226,7 +226,7 @@ impl SessionStore {
     /// Append several entries in one transaction (all or none).
     #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
     pub fn append_entries(&self, session_id: String, entries: Vec<NewEntry>) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
-        let entries = entries.into_iter().map(NewEntry::to_core).collect::<sessiondb::Result<Vec<_>>>().map_err(to_napi)?;
+        let entries = entries.into_iter().map(NewEntry::into_core).collect::<sessiondb::Result<Vec<_>>>().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.append_entries(&session_id, entries).map(map)))
     }
@@ -242,7 +242,7 @@ impl SessionStore {
     /// Add one token-ledger record.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> napi::Result<AsyncTask<Job<()>>> {
-        let usage = usage.to_core().map_err(to_napi)?;
+        let usage = usage.into_core().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.record_tokens(&session_id, usage)))
     }
