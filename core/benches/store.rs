@@ -28,6 +28,7 @@ fn baseline_conn(path: &std::path::Path) -> Connection {
     c.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
     c.pragma_update(None, "synchronous", "NORMAL").unwrap();
     c.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024).unwrap();
+    c.pragma_update(None, "cache_size", sessiondb::store::CACHE_SIZE_KIB).unwrap();
     c.execute_batch("CREATE TABLE t (session_id TEXT NOT NULL, seq INTEGER NOT NULL, content_enc TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID")
         .unwrap();
     c
@@ -67,32 +68,44 @@ fn main() {
         base_append.as_secs_f64() / our_append.as_secs_f64()
     );
 
-    // --- read back: baseline raw select + decrypt of every row.
-    let t = Instant::now();
-    let mut st = base.prepare("SELECT seq, content_enc FROM t WHERE session_id = 's' ORDER BY seq").unwrap();
-    let mut rows = st.query([]).unwrap();
-    let mut total = 0usize;
-    while let Some(r) = rows.next().unwrap() {
-        let seq: i64 = r.get(0).unwrap();
-        let env: String = r.get(1).unwrap();
-        total += crypto::open_str(&k, &format!("transcript:s:{seq}:content"), &env).unwrap().len();
-    }
-    let base_read = t.elapsed();
-    drop(rows);
-    drop(st);
-    let t = Instant::now();
-    let mut ours = 0usize;
-    let mut from = 1;
-    loop {
-        let page = store.get_transcript(&sid, from, 10_000).unwrap();
-        if page.is_empty() {
-            break;
+    // --- read back, alternating ours and the baseline (raw select + decrypt), median of 5 each.
+    let read_base = || {
+        let t = Instant::now();
+        let mut st = base.prepare_cached("SELECT seq, content_enc FROM t WHERE session_id = 's' ORDER BY seq").unwrap();
+        let mut rows = st.query([]).unwrap();
+        let mut total = 0usize;
+        while let Some(r) = rows.next().unwrap() {
+            let seq: i64 = r.get(0).unwrap();
+            let env: String = r.get(1).unwrap();
+            total += crypto::open_str(&k, &format!("transcript:s:{seq}:content"), &env).unwrap().len();
         }
-        from = page.last().unwrap().seq + 1;
-        ours += page.iter().map(|e| e.content.len()).sum::<usize>();
+        (t.elapsed(), total)
+    };
+    let read_ours = || {
+        let t = Instant::now();
+        let mut total = 0usize;
+        let mut from = 1;
+        loop {
+            let page = store.get_transcript(&sid, from, 10_000).unwrap();
+            if page.is_empty() {
+                break;
+            }
+            from = page.last().unwrap().seq + 1;
+            total += page.iter().map(|e| e.content.len()).sum::<usize>();
+        }
+        (t.elapsed(), total)
+    };
+    let (mut base_times, mut our_times) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let (d, a) = read_ours();
+        our_times.push(d);
+        let (e, b) = read_base();
+        base_times.push(e);
+        assert_eq!(a, b);
     }
-    let our_read = t.elapsed();
-    assert_eq!(ours, total);
+    base_times.sort();
+    our_times.sort();
+    let (base_read, our_read) = (base_times[2], our_times[2]);
     println!(
         "get_transcript      {n} entries: {:>9.0}/s   baseline raw select+decrypt {:>9.0}/s   ratio {:.2} (goal >= 0.80)",
         rate(n, our_read),
@@ -134,11 +147,32 @@ fn main() {
             tx.commit().unwrap();
             c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
         }
-        let t = Instant::now();
-        let s = SessionStore::open(OpenOptions::at(&p, KeySource::Bytes(key()))).unwrap();
-        let first = t.elapsed();
-        assert_eq!(s.open_recovery_report().marked_unknown.len(), 10);
-        drop(s);
+        let mut firsts = Vec::new();
+        for round in 0..5 {
+            if round > 0 {
+                // Plant 10 more operations of a dead owner (raw SQL, not timed).
+                let c = Connection::open(&p).unwrap();
+                let env = crypto::seal_str(&k, "journal:bench:payload", "{}");
+                for j in 0..10 {
+                    let op = format!("op{round}-{j}");
+                    let v: i64 = c.query_row("SELECT MAX(rowid) + 1 FROM journal", [], |r| r.get(0)).unwrap();
+                    c.execute(
+                        "INSERT INTO journal (rowid, event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
+                         VALUES (?1, ?2, 's0', ?3, ?1, ?4, 'EffectDispatchCommitted', ?5, '{}', '2026-01-01T00:00:00.000Z')",
+                        params![v, format!("{op}.dispatch"), 2_000_000 + v, op, env],
+                    )
+                    .unwrap();
+                    c.execute("INSERT INTO open_operations VALUES (?1, 's0', 'deadowner', ?2)", params![op, format!("{op}.dispatch")]).unwrap();
+                }
+            }
+            let t = Instant::now();
+            let s = SessionStore::open(OpenOptions::at(&p, KeySource::Bytes(key()))).unwrap();
+            firsts.push(t.elapsed());
+            assert_eq!(s.open_recovery_report().marked_unknown.len(), 10);
+            drop(s);
+        }
+        firsts.sort();
+        let first = firsts[2];
         let mut again = Vec::new();
         for _ in 0..5 {
             let t = Instant::now();
@@ -147,7 +181,7 @@ fn main() {
         }
         again.sort();
         println!(
-            "open+recovery       {events:>9} journal events: first open (marks 10 ops) {:>8.2} ms, later opens median {:>6.2} ms",
+            "open+recovery       {events:>9} journal events: open that marks 10 ops, median of 5 {:>8.2} ms; open with none open {:>6.2} ms",
             first.as_secs_f64() * 1e3,
             again[2].as_secs_f64() * 1e3
         );

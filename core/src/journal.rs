@@ -6,7 +6,7 @@
 //!   `journal:<event_id>:payload`) of the event's JSON payload;
 //!   `envelope_json` is plaintext metadata `{"v":1,"owner":...}` (no user content).
 //! * `append` allocates `(session_id, seq)` (max+1, never reused) and the
-//!   store-wide `aggregate_version` (max+1) in the same transaction as the
+//!   store-wide `aggregate_version` (max+1, also the row's rowid) in the same transaction as the
 //!   rows the event describes. The same `event_id` again is a no-op that
 //!   returns the original seq; with another payload it is `Conflict`.
 //! * Operations: `EffectDispatchCommitted` then exactly one terminal event.
@@ -216,34 +216,39 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
         }
     }
 
-    let seq: i64 = t.tx.query_row(
-        "SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE session_id = ?1",
-        [&ev.session_id],
-        |r| r.get(0),
-    )?;
-    let version: i64 = t.tx.query_row("SELECT COALESCE(MAX(aggregate_version), 0) + 1 FROM journal", [], |r| r.get(0))?;
-    let payload_env = crypto::seal_str(t.key, &record_id(&ev.event_id), &payload_text);
-    let envelope = serde_json::json!({ "v": 1, "owner": t.owner }).to_string();
-    t.tx.execute(
-        "INSERT INTO journal (event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![ev.event_id, ev.session_id, seq, version, op, ev.kind, payload_env, envelope, rfc3339_now()],
-    )?;
+    insert_event(t, &ev.event_id, &ev.session_id, &ev.kind, op, &payload_text)
+}
+
+/// Insert one event row: allocate `(session_id, seq)` and `aggregate_version`
+/// and encrypt the payload. The caller has validated ids and checked for a
+/// duplicate `event_id`.
+fn insert_event(t: &Tx<'_>, event_id: &str, session_id: &str, kind: &str, op: &str, payload_text: &str) -> Result<AppendOutcome> {
+    let seq: i64 = t
+        .tx
+        .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE session_id = ?1")?
+        .query_row([session_id], |r| r.get(0))?;
+    // aggregate_version doubles as the row's rowid, so the next one is an
+    // O(log n) seek on the table itself and needs no extra index.
+    let version: i64 = t
+        .tx
+        .prepare_cached("SELECT COALESCE(MAX(rowid), 0) + 1 FROM journal")?
+        .query_row([], |r| r.get(0))?;
+    let payload_env = crypto::seal_str(t.key, &record_id(event_id), payload_text);
+    t.tx.prepare_cached(
+        "INSERT INTO journal (rowid, event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
+         VALUES (?4, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![event_id, session_id, seq, version, op, kind, payload_env, t.envelope_json, rfc3339_now()])?;
     Ok(AppendOutcome { seq: seq as u64, aggregate_version: version as u64, duplicate: false })
 }
 
-/// Append a store-generated event (fresh uuid v7 id).
+/// Append a store-generated event describing a state change of
+/// `session_id` (a fresh uuid v7 event id, so no duplicate check). `kind`
+/// is one of the store's own kinds, never a lifecycle kind.
 pub(crate) fn record(t: &Tx<'_>, session_id: &str, kind: &str, payload: serde_json::Value) -> Result<AppendOutcome> {
-    append_in_tx(
-        t,
-        &NewEvent {
-            event_id: uuid::Uuid::now_v7().simple().to_string(),
-            session_id: session_id.to_string(),
-            kind: kind.to_string(),
-            operation_id: None,
-            payload,
-        },
-    )
+    debug_assert!(kind != EFFECT_DISPATCH_COMMITTED && !TERMINAL_KINDS.contains(&kind));
+    let event_id = uuid::Uuid::now_v7().simple().to_string();
+    insert_event(t, &event_id, session_id, kind, "", &payload.to_string())
 }
 
 impl SessionStore {

@@ -7,11 +7,13 @@
 //! [`context`] (capacity, meter, compaction), [`restore`] (restore
 //! boundary), [`portable`] (JSONL import/export).
 
+pub mod context;
 pub mod crypto;
 pub mod error;
 pub mod journal;
 pub mod keys;
 pub mod paths;
+pub mod restore;
 pub mod store;
 
 pub use crypto::{DataKey, EncryptedField};

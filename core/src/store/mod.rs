@@ -35,6 +35,8 @@ use crate::paths;
 pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 10_000;
 /// `journal_size_limit` in bytes: the WAL is truncated to this after a checkpoint.
 pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+/// `cache_size` (negative = KiB): 16 MiB of page cache per connection.
+pub const CACHE_SIZE_KIB: i64 = -16_384;
 const KEY_CHECK_RECORD: &str = "meta:key-check";
 const KEY_CHECK_PLAINTEXT: &[u8] = b"sessiondb key-check v1";
 
@@ -91,6 +93,7 @@ pub struct SessionStore {
     path: PathBuf,
     key_backend: String,
     instance_id: String,
+    envelope_json: String,
     pid: u32,
     busy_timeout_ms: u64,
     last_recovery: Mutex<crate::journal::RecoveryReport>,
@@ -112,6 +115,8 @@ pub(crate) struct Tx<'a> {
     pub tx: &'a Transaction<'a>,
     pub key: &'a DataKey,
     pub owner: &'a str,
+    /// Plaintext journal `envelope_json` of this handle: `{"v":1,"owner":...}`.
+    pub envelope_json: &'a str,
 }
 
 impl SessionStore {
@@ -160,6 +165,7 @@ impl SessionStore {
             key: resolved.key,
             path,
             key_backend: resolved.backend,
+            envelope_json: serde_json::json!({ "v": 1, "owner": instance_id }).to_string(),
             instance_id,
             pid: std::process::id(),
             busy_timeout_ms: opts.busy_timeout_ms,
@@ -231,7 +237,7 @@ impl SessionStore {
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(|e| busy_or(e, busy))?;
-            let out = f(&Tx { tx: &tx, key: &self.key, owner: &self.instance_id })?;
+            let out = f(&Tx { tx: &tx, key: &self.key, owner: &self.instance_id, envelope_json: &self.envelope_json })?;
             tx.commit().map_err(|e| busy_or(e, busy))?;
             Ok(out)
         })
@@ -319,6 +325,7 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     }
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
+    conn.pragma_update(None, "cache_size", CACHE_SIZE_KIB)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
     Ok(conn)

@@ -78,11 +78,9 @@ CREATE TABLE context_extensions (
 ) WITHOUT ROWID;
 ";
 
-/// Version 2: open-operation index for O(open operations) recovery, the
-/// global version index, fork origin and per-entry token counts/provenance.
+/// Version 2: open-operation index for O(open operations) recovery, fork origin and per-entry token counts/provenance.
 /// Backfills `open_operations` from an existing journal.
 const V2: &str = "
-CREATE INDEX journal_by_version ON journal(aggregate_version);
 CREATE INDEX journal_by_operation ON journal(operation_id) WHERE operation_id <> '';
 CREATE TABLE open_operations (
   operation_id        TEXT PRIMARY KEY,

@@ -4,12 +4,16 @@
 //! Source: seed 000, "SessionStore" (`appendTranscript`, `getTranscript`)
 //! and "Saved Transcript vs. Active Context": entries are never rewritten.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use super::{now_ms, ContentFormat, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
 use crate::crypto;
 use crate::error::{Error, Result};
 use crate::journal;
+
+/// `updated_at` advances on append only when it is at least this far behind
+/// (milliseconds): "most recently active" ordering has 1-second resolution.
+pub const ACTIVITY_GRANULARITY_MS: i64 = 1000;
 
 /// Largest page `get_transcript` returns in one call.
 pub const MAX_PAGE: u32 = 10_000;
@@ -25,19 +29,13 @@ thread_local! {
 }
 
 pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -> Result<Vec<TranscriptEntry>> {
-    let last: Option<i64> = t
+    // entry_count is the last seq: entries are only ever appended, in this same transaction.
+    let (mut seq, updated_at): (i64, i64) = t
         .tx
-        .query_row("SELECT entry_count FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))
-        .map(Some)
-        .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
-    if last.is_none() {
-        return Err(Error::not_found("session", session_id));
-    }
-    let mut seq: i64 = t.tx.query_row(
-        "SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = ?1",
-        [session_id],
-        |r| r.get(0),
-    )?;
+        .prepare_cached("SELECT entry_count, updated_at FROM sessions WHERE id = ?1")?
+        .query_row([session_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?
+        .ok_or_else(|| Error::not_found("session", session_id))?;
     let now = now_ms();
     let mut out = Vec::with_capacity(entries.len());
     let mut latest = 0i64;
@@ -77,10 +75,17 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -
             });
         }
     }
-    t.tx.execute(
-        "UPDATE sessions SET entry_count = entry_count + ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1",
-        params![session_id, entries.len() as i64, latest.max(now)],
-    )?;
+    // The activity clock (`updated_at`, which orders listings) moves in steps
+    // of at least ACTIVITY_GRANULARITY_MS, so most appends leave the two
+    // session indexes untouched and write fewer pages.
+    let active = latest.max(now);
+    if active - updated_at >= ACTIVITY_GRANULARITY_MS {
+        t.tx.prepare_cached("UPDATE sessions SET entry_count = entry_count + ?2, updated_at = ?3 WHERE id = ?1")?
+            .execute(params![session_id, entries.len() as i64, active])?;
+    } else {
+        t.tx.prepare_cached("UPDATE sessions SET entry_count = entry_count + ?2 WHERE id = ?1")?
+            .execute(params![session_id, entries.len() as i64])?;
+    }
     let first = out.first().map(|e| e.seq).unwrap_or(0);
     journal::record(
         t,

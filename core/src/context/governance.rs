@@ -1,0 +1,405 @@
+//! Persistence of context governance: pins, exclusions and compaction
+//! records as context extensions, and their replay after a restart (what
+//! `/context` shows: which turns are verbatim, compacted or excluded).
+//!
+//! Source: seed 000, "Context Compaction" ("Use /context to inspect which
+//! turns are verbatim, compacted, or excluded") and "Session Restoration
+//! Boundary" ("Pinned turns and compaction history" are restored).
+//!
+//! # Stored shape
+//! Each decision is one context extension (body encrypted by the store),
+//! replayed in `n` order:
+//!
+//! | kind | body (JSON) | effect on the listed seqs |
+//! |---|---|---|
+//! | `pin` | `{"seqs": [3, 4]}` | pinned; a compacted turn becomes verbatim again |
+//! | `unpin` | `{"seqs": [3]}` | no longer pinned (stays verbatim until the next compaction) |
+//! | `exclude` | `{"seqs": [7]}` | left out of the next request |
+//! | `include` | `{"seqs": [7]}` | back in (verbatim, or compacted if it was) |
+//! | `compaction` | a [`CompactionPlan`] | each transformed seq is compacted, with its summary |
+//!
+//! A body of the form `{"seq": 3}` is accepted for the first four kinds.
+//! Extensions of any other kind are not governance and are ignored here.
+//! The transcript itself is never modified.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::planner::{CompactionPlan, ContextItem, ItemKind, Transformation};
+use super::tokens::count_tokens;
+use crate::error::{Error, Result};
+use crate::store::{ContentFormat, ContextExtensionRecord, Role, SessionStore, TranscriptEntry};
+
+/// Extension kind of a pin.
+pub const KIND_PIN: &str = "pin";
+/// Extension kind of an unpin.
+pub const KIND_UNPIN: &str = "unpin";
+/// Extension kind of an exclusion.
+pub const KIND_EXCLUDE: &str = "exclude";
+/// Extension kind that reverses an exclusion.
+pub const KIND_INCLUDE: &str = "include";
+/// Extension kind of a recorded compaction plan.
+pub const KIND_COMPACTION: &str = "compaction";
+/// Every governance kind, in the table's order.
+pub const GOVERNANCE_KINDS: [&str; 5] = [KIND_PIN, KIND_UNPIN, KIND_EXCLUDE, KIND_INCLUDE, KIND_COMPACTION];
+
+/// What the next request does with a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnState {
+    /// Sent as stored.
+    Verbatim,
+    /// Sent as its compaction summary.
+    Compacted,
+    /// Not sent.
+    Excluded,
+}
+
+/// One turn as `/context` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnGovernance {
+    /// Transcript seq.
+    pub seq: u64,
+    /// Verbatim, compacted or excluded (exclusion wins over compaction).
+    pub state: TurnState,
+    /// Pinned by the user.
+    pub pinned: bool,
+    /// The compaction record in force for this turn, if any (kept while
+    /// the turn is excluded, so `include` brings the summary back).
+    pub compaction: Option<Transformation>,
+}
+
+/// One recorded compaction (history entry).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionHistoryEntry {
+    /// The context extension's number.
+    pub n: u64,
+    /// When it was recorded, ms since the Unix epoch.
+    pub created_at_ms: i64,
+    /// The plan as recorded.
+    pub plan: CompactionPlan,
+}
+
+/// The replayed governance state of a session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextGovernance {
+    /// Pinned seqs.
+    pub pinned: BTreeSet<u64>,
+    /// Excluded seqs.
+    pub excluded: BTreeSet<u64>,
+    /// The compaction record in force per seq (the latest one, unless a
+    /// later pin made the turn verbatim again).
+    pub compacted: BTreeMap<u64, Transformation>,
+    /// Every recorded compaction, oldest first.
+    pub history: Vec<CompactionHistoryEntry>,
+}
+
+#[derive(Deserialize)]
+struct SeqsBody {
+    #[serde(default)]
+    seqs: Vec<u64>,
+    #[serde(default)]
+    seq: Option<u64>,
+}
+
+impl ContextGovernance {
+    /// Replay context extensions (any kinds, in `n` order as
+    /// [`SessionStore::list_context_extensions`] returns them); kinds other
+    /// than [`GOVERNANCE_KINDS`] are skipped.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] when a governance extension's body does not have the
+    /// documented shape (the message names its `n` and kind, never content).
+    pub fn replay(records: &[ContextExtensionRecord]) -> Result<Self> {
+        let mut g = ContextGovernance::default();
+        for r in records {
+            let bad = || Error::corrupt(format!("context extension {} of kind `{}` has an unexpected body", r.n, r.kind));
+            match r.kind.as_str() {
+                KIND_PIN | KIND_UNPIN | KIND_EXCLUDE | KIND_INCLUDE => {
+                    let body: SeqsBody = serde_json::from_str(&r.body).map_err(|_| bad())?;
+                    for seq in body.seqs.into_iter().chain(body.seq) {
+                        match r.kind.as_str() {
+                            KIND_PIN => {
+                                g.pinned.insert(seq);
+                                g.compacted.remove(&seq);
+                            }
+                            KIND_UNPIN => {
+                                g.pinned.remove(&seq);
+                            }
+                            KIND_EXCLUDE => {
+                                g.excluded.insert(seq);
+                            }
+                            _ => {
+                                g.excluded.remove(&seq);
+                            }
+                        }
+                    }
+                }
+                KIND_COMPACTION => {
+                    let plan: CompactionPlan = serde_json::from_str(&r.body).map_err(|_| bad())?;
+                    for t in &plan.transformations {
+                        g.compacted.insert(t.seq, t.clone());
+                    }
+                    g.history.push(CompactionHistoryEntry { n: r.n, created_at_ms: r.created_at_ms, plan });
+                }
+                _ => {}
+            }
+        }
+        Ok(g)
+    }
+
+    /// The state of one turn (exclusion wins, then compaction, else verbatim).
+    pub fn state_of(&self, seq: u64) -> TurnState {
+        if self.excluded.contains(&seq) {
+            TurnState::Excluded
+        } else if self.compacted.contains_key(&seq) {
+            TurnState::Compacted
+        } else {
+            TurnState::Verbatim
+        }
+    }
+
+    /// Per-turn view of seqs `1..=entry_count` (transcript seqs are gapless from 1).
+    pub fn turns(&self, entry_count: u64) -> Vec<TurnGovernance> {
+        (1..=entry_count)
+            .map(|seq| TurnGovernance {
+                seq,
+                state: self.state_of(seq),
+                pinned: self.pinned.contains(&seq),
+                compaction: self.compacted.get(&seq).cloned(),
+            })
+            .collect()
+    }
+}
+
+/// Replay a session's governance extensions after a restart.
+///
+/// # Errors
+/// `NotFound` (session), `AuthenticationFailed` (a body was altered or
+/// moved), `Corrupt` (see [`ContextGovernance::replay`]).
+pub fn recover_context_governance(store: &SessionStore, session_id: &str) -> Result<ContextGovernance> {
+    ContextGovernance::replay(&store.list_context_extensions(session_id)?)
+}
+
+fn check_seqs(store: &SessionStore, session_id: &str, seqs: &[u64]) -> Result<String> {
+    let count = store.get_session(session_id)?.entry_count;
+    if seqs.is_empty() {
+        return Err(Error::invalid("no seqs given"));
+    }
+    if let Some(bad) = seqs.iter().find(|s| **s == 0 || **s > count) {
+        return Err(Error::invalid(format!("seq {bad} is not in the transcript (1..={count})")));
+    }
+    Ok(serde_json::json!({ "seqs": seqs }).to_string())
+}
+
+/// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
+/// `include`) on transcript seqs; returns the extension number `n`.
+///
+/// # Errors
+/// `InvalidInput` (another kind, no seqs, a seq outside `1..=entry_count`),
+/// `NotFound` (session), `Busy`.
+pub fn record_turn_decision(store: &SessionStore, session_id: &str, kind: &str, seqs: &[u64]) -> Result<u64> {
+    if ![KIND_PIN, KIND_UNPIN, KIND_EXCLUDE, KIND_INCLUDE].contains(&kind) {
+        return Err(Error::invalid("turn decision kind must be pin, unpin, exclude or include"));
+    }
+    let body = check_seqs(store, session_id, seqs)?;
+    store.append_context_extension(session_id, kind, &body)
+}
+
+/// Record a compaction plan (kind `compaction`); returns the extension
+/// number `n`. A plan without transformations is not recorded (returns `None`).
+///
+/// # Errors
+/// `NotFound` (session), `Busy`.
+pub fn record_compaction(store: &SessionStore, session_id: &str, plan: &CompactionPlan) -> Result<Option<u64>> {
+    if plan.transformations.is_empty() {
+        store.get_session(session_id)?;
+        return Ok(None);
+    }
+    let body = serde_json::to_string(plan).expect("a plan serializes");
+    store.append_context_extension(session_id, KIND_COMPACTION, &body).map(Some)
+}
+
+/// Tool-call ids and the item kind of a stored entry: for `blocks` content,
+/// `tool_use` blocks (`id`) make a [`ItemKind::ToolCall`] and `tool_result`
+/// blocks (`tool_use_id`) a [`ItemKind::ToolResult`]; role `tool` is a tool
+/// result, role `system` is [`ItemKind::System`], anything else a message.
+fn kind_and_calls(entry: &TranscriptEntry) -> (ItemKind, Vec<String>) {
+    let mut calls = Vec::new();
+    let mut kind = match entry.role {
+        Role::System => ItemKind::System,
+        Role::Tool => ItemKind::ToolResult,
+        Role::User | Role::Assistant => ItemKind::Message,
+    };
+    if entry.format == ContentFormat::Blocks {
+        if let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str::<serde_json::Value>(&entry.content) {
+            for b in &blocks {
+                match b.get("type").and_then(|t| t.as_str()) {
+                    Some("tool_use") => {
+                        if let Some(id) = b.get("id").and_then(|v| v.as_str()) {
+                            calls.push(id.to_string());
+                            if kind == ItemKind::Message {
+                                kind = ItemKind::ToolCall;
+                            }
+                        }
+                    }
+                    Some("tool_result") => {
+                        if let Some(id) = b.get("tool_use_id").and_then(|v| v.as_str()) {
+                            calls.push(id.to_string());
+                            if kind != ItemKind::System {
+                                kind = ItemKind::ToolResult;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    (kind, calls)
+}
+
+/// Build the active context for the planner from stored entries and the
+/// replayed governance: excluded turns are left out; compacted turns carry
+/// their summary (`compacted = true`, `tokens = tokens_after`); pinned turns
+/// are marked; tokens are the entry's host count when present, else
+/// [`count_tokens`]`(model, content)`. Pure.
+pub fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem> {
+    entries
+        .iter()
+        .filter(|e| !governance.excluded.contains(&e.seq))
+        .map(|e| {
+            let (kind, call_ids) = kind_and_calls(e);
+            let pinned = governance.pinned.contains(&e.seq);
+            match governance.compacted.get(&e.seq) {
+                Some(t) => ContextItem {
+                    seq: e.seq,
+                    role: e.role.as_str().to_string(),
+                    kind,
+                    tokens: t.tokens_after,
+                    pinned,
+                    text: t.summary.clone(),
+                    call_ids,
+                    compacted: true,
+                },
+                None => ContextItem {
+                    seq: e.seq,
+                    role: e.role.as_str().to_string(),
+                    kind,
+                    tokens: count_tokens(model, &e.content, e.tokens).tokens,
+                    pinned,
+                    text: e.content.clone(),
+                    call_ids,
+                    compacted: false,
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::{compact_context, CompactionOptions};
+    use crate::store::test_support::temp_store;
+    use crate::store::NewEntry;
+
+    #[test]
+    fn governance_survives_reopen_and_replays_in_order() {
+        let (dir, store) = temp_store();
+        let s = store.create_session(None, None).unwrap();
+        let mut entries = Vec::new();
+        for i in 0..8 {
+            let role = if i % 2 == 0 { Role::User } else { Role::Assistant };
+            entries.push(NewEntry { tokens: Some(100), ..NewEntry::text(role, format!("turn {i}")) });
+        }
+        store.append_entries(&s.id, entries).unwrap();
+        record_turn_decision(&store, &s.id, KIND_PIN, &[2]).unwrap();
+        record_turn_decision(&store, &s.id, KIND_EXCLUDE, &[5]).unwrap();
+
+        let all = store.get_transcript(&s.id, 1, 100).unwrap();
+        let g = recover_context_governance(&store, &s.id).unwrap();
+        let items = active_context_items(&all, &g, "claude-sonnet-4");
+        assert_eq!(items.iter().map(|i| i.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 6, 7, 8]);
+        // Recent window = from user seq 3 on; 2 is pinned; only 1 may compact (100 -> 5 tokens).
+        let plan = compact_context(&items, 1000, Some(50), &CompactionOptions::default()).unwrap();
+        assert_eq!((plan.compacted_seqs(), plan.tokens_after, plan.reached_target), (vec![1], 605, false));
+        assert_eq!(record_compaction(&store, &s.id, &plan).unwrap(), Some(3));
+        record_turn_decision(&store, &s.id, KIND_UNPIN, &[2]).unwrap();
+        record_turn_decision(&store, &s.id, KIND_EXCLUDE, &[1]).unwrap();
+        record_turn_decision(&store, &s.id, KIND_INCLUDE, &[1]).unwrap();
+        store.append_context_extension(&s.id, "artifact", r#"{"path":"x"}"#).unwrap();
+        let path = store.path().to_path_buf();
+        drop(store);
+
+        let key = crate::DataKey::from_bytes(&[42u8; 32]).unwrap();
+        let store = SessionStore::open(crate::OpenOptions::at(path, crate::KeySource::Bytes(key))).unwrap();
+        let g = recover_context_governance(&store, &s.id).unwrap();
+        let states: Vec<(u64, TurnState, bool)> = g.turns(8).iter().map(|t| (t.seq, t.state, t.pinned)).collect();
+        assert_eq!(
+            states,
+            vec![
+                (1, TurnState::Compacted, false),
+                (2, TurnState::Verbatim, false),
+                (3, TurnState::Verbatim, false),
+                (4, TurnState::Verbatim, false),
+                (5, TurnState::Excluded, false),
+                (6, TurnState::Verbatim, false),
+                (7, TurnState::Verbatim, false),
+                (8, TurnState::Verbatim, false),
+            ]
+        );
+        assert_eq!(g.history.len(), 1);
+        assert_eq!(g.history[0].n, 3);
+        assert_eq!(g.compacted[&1].summary, "[user] turn 0");
+        // The saved transcript is never modified: seq 1 is still verbatim in storage.
+        assert_eq!(store.get_transcript(&s.id, 1, 1).unwrap()[0].content, "turn 0");
+        // Planning again on the recovered context keeps 1 compacted and, 2 being unpinned now, compacts 2.
+        let all = store.get_transcript(&s.id, 1, 100).unwrap();
+        let items = active_context_items(&all, &g, "claude-sonnet-4");
+        assert_eq!((items[0].compacted, items[0].tokens, items[0].text.as_str()), (true, 5, "[user] turn 0"));
+        let again = compact_context(&items, 1000, Some(50), &CompactionOptions::default()).unwrap();
+        assert_eq!(again.compacted_seqs(), vec![2]);
+        drop(dir);
+    }
+
+    #[test]
+    fn pin_after_compaction_makes_the_turn_verbatim() {
+        let rec = |n: u64, kind: &str, body: &str| ContextExtensionRecord {
+            session_id: "s".into(),
+            n,
+            kind: kind.into(),
+            body: body.into(),
+            created_at_ms: 0,
+        };
+        let plan = r#"{"capacity":10,"target_percent":70,"target_tokens":7,"tokens_before":20,"tokens_after":5,"reached_target":true,
+            "transformations":[{"seq":1,"action":"summarized","tokens_before":15,"tokens_after":1,"summary":"[user] x"}]}"#;
+        let g = ContextGovernance::replay(&[rec(1, "compaction", plan), rec(2, "pin", r#"{"seq":1}"#)]).unwrap();
+        assert_eq!(g.state_of(1), TurnState::Verbatim);
+        assert!(g.pinned.contains(&1));
+        let err = ContextGovernance::replay(&[rec(1, "pin", r#"{"seqs":"no"}"#)]).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Corrupt);
+    }
+
+    #[test]
+    fn blocks_with_tool_use_and_tool_result_are_linked() {
+        let e = |seq, role, content: &str| TranscriptEntry {
+            session_id: "s".into(),
+            seq,
+            role,
+            format: ContentFormat::Blocks,
+            content: content.into(),
+            created_at_ms: 0,
+            tokens: Some(10),
+            source_line: None,
+        };
+        let entries = vec![
+            e(1, Role::Assistant, r#"[{"type":"text","text":"hi"},{"type":"tool_use","id":"A"},{"type":"tool_use","id":"B"}]"#),
+            e(2, Role::User, r#"[{"type":"tool_result","tool_use_id":"A"},{"type":"tool_result","tool_use_id":"B"}]"#),
+        ];
+        let items = active_context_items(&entries, &ContextGovernance::default(), "");
+        assert_eq!((items[0].kind, items[0].call_ids.clone()), (ItemKind::ToolCall, vec!["A".to_string(), "B".to_string()]));
+        assert_eq!((items[1].kind, items[1].call_ids.clone()), (ItemKind::ToolResult, vec!["A".to_string(), "B".to_string()]));
+    }
+}

@@ -1,0 +1,573 @@
+//! The compaction planner: which items of the active context become short
+//! deterministic summaries so the next request fits.
+//!
+//! Source: seed 000, "Context Compaction" (targets ≤ 70% after compaction,
+//! summaries up to 240 characters, transformation records, Irreducible
+//! Context Overflow) and seed 002, "Compaction" (old tool results become
+//! `[tool result: N bytes, truncated to preview]`).
+//!
+//! The planner is pure: it reads a slice of [`ContextItem`]s and returns a
+//! [`CompactionPlan`]. It never touches storage; the saved transcript is
+//! never modified. A host sends [`CompactionPlan::apply`]'s output to the
+//! model and may record the plan as a `compaction` context extension.
+//!
+//! # Rules
+//! 1. **Units.** Items that share a call id (`call_ids`) form one unit: a tool
+//!    call and its result, or an assistant message with parallel calls and all
+//!    their results. A unit is compacted whole or not at all, so no tool
+//!    result is ever separated from its call.
+//! 2. **Protected** (always verbatim): `System` items, pinned items, and the
+//!    recent window: from the `recent_user_turns`-th last user message
+//!    (role `user`, kind `Message`) to the end. With fewer user messages than
+//!    that, the window starts at the first user message; with none, it is
+//!    empty; with `recent_user_turns = 0` it is empty. A unit with any
+//!    protected member is protected whole.
+//! 3. **Order.** Units are visited oldest first (by their earliest item) and
+//!    compacted until `tokens × 100 ≤ capacity × target_percent` (the target;
+//!    default 70). Compacting a unit may overshoot below the target.
+//! 4. **Summaries.** Every not-yet-compacted member of a compacted unit is
+//!    replaced by [`summarize_item`] (≤ 240 characters); its new token count is
+//!    [`count_tokens`](super::count_tokens)`(options.model, summary)`. A unit
+//!    whose summaries would not be smaller in total is left verbatim.
+//!    Items already marked `compacted` are never summarized again.
+//! 5. **Overflow.** If, with every compactable unit compacted, the context is
+//!    still above `capacity`, the result is [`Error::ContextOverflow`] with
+//!    the breakdown of what is left (see [`ContextOverflowBreakdown`] for the
+//!    categories). If it fits `capacity` but not the target, the plan is
+//!    returned with `reached_target = false`.
+//! 6. **Idempotent.** Planning again on `plan.apply(items)` yields no
+//!    transformations and the same token total.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::tokens::{count_with, encoding_for_model};
+use crate::error::{ContextOverflowBreakdown, Error, Result};
+
+/// Maximum length of a summary, in Unicode scalar values (seed 000: "up to
+/// 240 characters").
+pub const SUMMARY_MAX_CHARS: usize = 240;
+/// Default compaction target, percent of capacity (seed 000: "≤70%").
+pub const DEFAULT_TARGET_PERCENT: u8 = 70;
+/// Default number of recent user turns kept verbatim.
+pub const DEFAULT_RECENT_USER_TURNS: usize = 2;
+
+/// What an item of the active context is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// A user or assistant message without tool calls.
+    Message,
+    /// An assistant message that makes one or more tool calls.
+    ToolCall,
+    /// The result of one tool call.
+    ToolResult,
+    /// A system prompt or system notice (always protected).
+    System,
+}
+
+/// One item of the active model context, in the order it would be sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextItem {
+    /// Transcript sequence number; strictly increasing along the slice.
+    pub seq: u64,
+    /// `user`, `assistant`, `tool`, `system`... (`user` + `Message` counts as a user turn).
+    pub role: String,
+    /// What the item is.
+    pub kind: ItemKind,
+    /// Tokens the item costs in the request (host count or [`count_tokens`](super::count_tokens)).
+    pub tokens: u64,
+    /// Pinned by the user: always verbatim.
+    #[serde(default)]
+    pub pinned: bool,
+    /// The item's text (for a tool call: the serialized calls). Read only to summarize.
+    #[serde(default)]
+    pub text: String,
+    /// Tool-call ids linking calls and results; a message with parallel calls carries several.
+    #[serde(default)]
+    pub call_ids: Vec<String>,
+    /// Already a summary from an earlier compaction; never summarized again.
+    #[serde(default)]
+    pub compacted: bool,
+}
+
+/// Planner options.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CompactionOptions {
+    /// User turns kept verbatim at the end of the context (default 2); see rule 2 of the module docs.
+    pub recent_user_turns: usize,
+    /// Model whose tokenizer counts the summaries (`None`: the estimate `⌈UTF-8 bytes / 3⌉`).
+    pub model: Option<String>,
+}
+
+impl Default for CompactionOptions {
+    fn default() -> Self {
+        CompactionOptions { recent_user_turns: DEFAULT_RECENT_USER_TURNS, model: None }
+    }
+}
+
+/// What compaction did to one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionAction {
+    /// A message or tool call replaced by a summary.
+    Summarized,
+    /// A tool result replaced by `[tool result: N bytes, truncated to preview] …`.
+    ToolResultPreview,
+}
+
+/// The transformation record of one compacted item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transformation {
+    /// The item's seq.
+    pub seq: u64,
+    /// What was done.
+    pub action: CompactionAction,
+    /// Tokens before (the item's `tokens`).
+    pub tokens_before: u64,
+    /// Tokens of `summary`.
+    pub tokens_after: u64,
+    /// The replacement text, at most 240 characters.
+    pub summary: String,
+}
+
+/// The result of [`compact_context`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionPlan {
+    /// Effective Context Capacity planned against (tokens).
+    pub capacity: u64,
+    /// Target utilization (percent).
+    pub target_percent: u8,
+    /// `⌊capacity × target_percent / 100⌋` (tokens): the plan aims at `tokens_after ≤ target_tokens`.
+    pub target_tokens: u64,
+    /// Sum of the items' tokens before the plan.
+    pub tokens_before: u64,
+    /// Sum after the plan is applied.
+    pub tokens_after: u64,
+    /// `tokens_after ≤ target_tokens`. `false` means every compactable unit
+    /// was compacted and the context fits capacity but not the target.
+    pub reached_target: bool,
+    /// One record per compacted item, in seq order. Empty: nothing to do.
+    pub transformations: Vec<Transformation>,
+}
+
+impl CompactionPlan {
+    /// Seqs of the compacted items, ascending.
+    pub fn compacted_seqs(&self) -> Vec<u64> {
+        self.transformations.iter().map(|t| t.seq).collect()
+    }
+
+    /// The active context after the plan: each transformed item gets
+    /// `text = summary`, `tokens = tokens_after`, `compacted = true`; all
+    /// other items are returned unchanged. Items whose seq the plan does not
+    /// mention are copied as they are.
+    pub fn apply(&self, items: &[ContextItem]) -> Vec<ContextItem> {
+        let mut out = items.to_vec();
+        let mut t = self.transformations.iter().peekable();
+        for item in out.iter_mut() {
+            while t.peek().is_some_and(|x| x.seq < item.seq) {
+                t.next();
+            }
+            if let Some(x) = t.peek().filter(|x| x.seq == item.seq) {
+                item.text = x.summary.clone();
+                item.tokens = x.tokens_after;
+                item.compacted = true;
+                t.next();
+            }
+        }
+        out
+    }
+}
+
+fn is_extender(c: char) -> bool {
+    matches!(c,
+        '\u{0300}'..='\u{036F}'   // combining diacritics
+        | '\u{1AB0}'..='\u{1AFF}'
+        | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{200C}'..='\u{200D}' // ZWNJ, ZWJ
+        | '\u{20D0}'..='\u{20FF}' // combining marks for symbols (keycap)
+        | '\u{3099}'..='\u{309A}' // kana voicing marks
+        | '\u{FE00}'..='\u{FE0F}' // variation selectors
+        | '\u{FE20}'..='\u{FE2F}'
+        | '\u{1F3FB}'..='\u{1F3FF}' // emoji skin tones
+        | '\u{E0020}'..='\u{E007F}' // emoji tag sequences
+        | '\u{E0100}'..='\u{E01EF}')
+}
+
+fn is_regional_indicator(c: char) -> bool {
+    ('\u{1F1E6}'..='\u{1F1FF}').contains(&c)
+}
+
+/// Cut `s` to at most `max` Unicode scalar values; when it is cut, the kept
+/// part ends with `…` (counted in `max`). The cut never lands inside a UTF-8
+/// sequence, and is moved back so it does not split an emoji ZWJ sequence,
+/// a skin-tone or variation-selector modifier, a combining mark, or a flag
+/// (regional-indicator pair): an approximation of grapheme-cluster boundaries
+/// that needs no segmentation tables.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    // Byte offsets of the first `max` chars; `None` when `s` has at most `max` chars.
+    let Some((cut_at_max, _)) = s.char_indices().nth(max) else {
+        return s.to_string();
+    };
+    if max == 0 {
+        return String::new();
+    }
+    let head = &s[..cut_at_max];
+    // `kept` = head minus its last char (room for the ellipsis); back off
+    // while the next char would extend the last kept one.
+    let mut kept = &head[..head.char_indices().next_back().map_or(0, |(i, _)| i)];
+    let mut next = head[kept.len()..].chars().next();
+    while let (Some(last), Some(n)) = (kept.chars().next_back(), next) {
+        let split_flag = is_regional_indicator(n)
+            && is_regional_indicator(last)
+            && kept.chars().rev().take_while(|c| is_regional_indicator(*c)).count() % 2 == 1;
+        if is_extender(n) || last == '\u{200D}' || split_flag {
+            kept = &kept[..kept.len() - last.len_utf8()];
+            next = Some(last);
+        } else {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(kept.len() + '…'.len_utf8());
+    out.push_str(kept);
+    out.push('…');
+    out
+}
+
+/// The deterministic summary of one item (seed 000: at most 240 characters).
+///
+/// * tool result: `[tool result: N bytes, truncated to preview] <preview>`,
+///   `N` = UTF-8 byte length of the full text (seed 002);
+/// * tool call: `[<role> tool call <id>,<id>] <preview>`;
+/// * message / system: `[<role>] <preview>`;
+///
+/// where `<preview>` is the text with every run of whitespace collapsed to
+/// one space, and the whole line is cut by [`truncate_chars`] to
+/// [`SUMMARY_MAX_CHARS`].
+pub fn summarize_item(item: &ContextItem) -> String {
+    let mut line = match item.kind {
+        ItemKind::ToolResult => format!("[tool result: {} bytes, truncated to preview]", item.text.len()),
+        ItemKind::ToolCall => format!("[{} tool call {}]", item.role, item.call_ids.join(",")),
+        ItemKind::Message | ItemKind::System => format!("[{}]", item.role),
+    };
+    // Collapse whitespace, stopping once the line is certainly longer than the cap.
+    let mut len = line.chars().count();
+    for word in item.text.split_whitespace() {
+        if len > SUMMARY_MAX_CHARS {
+            break;
+        }
+        line.push(' ');
+        line.push_str(word);
+        len += 1 + word.chars().count();
+    }
+    truncate_chars(&line, SUMMARY_MAX_CHARS)
+}
+
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    let mut root = i;
+    while parent[root] != root {
+        root = parent[root];
+    }
+    while parent[i] != root {
+        let next = parent[i];
+        parent[i] = root;
+        i = next;
+    }
+    root
+}
+
+/// Why an item cannot be compacted (the overflow breakdown's categories).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Protection {
+    None,
+    System,
+    Pinned,
+    Recent,
+}
+
+/// Plan the compaction of the active context (seed 000, "Context Compaction";
+/// rules in the module docs).
+///
+/// * `items`: the active context in request order, seqs strictly increasing.
+/// * `capacity`: Effective Context Capacity (tokens), > 0.
+/// * `target_percent`: 0–100, default [`DEFAULT_TARGET_PERCENT`] (70).
+/// * `options`: recent-window size and the summary tokenizer.
+///
+/// Runs in O(n α(n)) plus the summaries actually written. Call it when
+/// [`should_compact`](super::should_compact) says so, or on demand (`/compact`);
+/// when the context is already at or below the target the plan is empty.
+///
+/// # Errors
+/// * [`Error::InvalidInput`]: capacity 0, target above 100, seqs not
+///   strictly increasing.
+/// * [`Error::ContextOverflow`]: even with every compactable unit compacted
+///   the context exceeds `capacity`. The breakdown assigns every remaining
+///   token to one category, first match wins: `system` (kind `System`),
+///   `pinned`, `recent` (the recent window), `tool_results` (tool results
+///   kept because their unit is protected), `other` (everything else that
+///   remains: calls or messages tied to a protected unit, items already
+///   compacted, units whose summary would not be smaller, and the summaries
+///   themselves). `protected_total` is their sum; `remedies` are plain
+///   sentences, most useful first.
+pub fn compact_context(
+    items: &[ContextItem],
+    capacity: u64,
+    target_percent: Option<u8>,
+    options: &CompactionOptions,
+) -> Result<CompactionPlan> {
+    if capacity == 0 {
+        return Err(Error::invalid("capacity is 0 tokens"));
+    }
+    let target_percent = target_percent.unwrap_or(DEFAULT_TARGET_PERCENT);
+    if target_percent > 100 {
+        return Err(Error::invalid(format!("target percent {target_percent} is above 100")));
+    }
+    if let Some(w) = items.windows(2).find(|w| w[0].seq >= w[1].seq) {
+        return Err(Error::invalid(format!(
+            "context item seqs must be strictly increasing (seq {} is followed by {})",
+            w[0].seq, w[1].seq
+        )));
+    }
+    let cap = u128::from(capacity);
+    let target_tokens = u64::try_from(cap * u128::from(target_percent) / 100).expect("≤ capacity");
+    let tokens_before: u128 = items.iter().map(|i| u128::from(i.tokens)).sum();
+    let within_target = |total: u128| total * 100 <= cap * u128::from(target_percent);
+
+    let mut plan = CompactionPlan {
+        capacity,
+        target_percent,
+        target_tokens,
+        tokens_before: u64::try_from(tokens_before).unwrap_or(u64::MAX),
+        tokens_after: u64::try_from(tokens_before).unwrap_or(u64::MAX),
+        reached_target: within_target(tokens_before),
+        transformations: Vec::new(),
+    };
+    if plan.reached_target {
+        return Ok(plan);
+    }
+
+    let n = items.len();
+    // Units: union-find over shared call ids; the root is the unit's oldest index.
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut owner: HashMap<&str, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        for id in &item.call_ids {
+            match owner.get(id.as_str()) {
+                Some(&j) => {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                    if a != b {
+                        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+                        parent[hi] = lo;
+                    }
+                }
+                None => {
+                    owner.insert(id.as_str(), i);
+                }
+            }
+        }
+    }
+    // Members of each unit as linked lists in index order.
+    let root: Vec<usize> = (0..n).map(|i| find(&mut parent, i)).collect();
+    let mut next = vec![usize::MAX; n];
+    let mut tail = vec![usize::MAX; n];
+    for (i, &r) in root.iter().enumerate() {
+        if tail[r] != usize::MAX {
+            next[tail[r]] = i;
+        }
+        tail[r] = i;
+    }
+
+    // Recent window start.
+    let recent_start = if options.recent_user_turns == 0 {
+        n
+    } else {
+        let mut seen = 0usize;
+        let mut start = n;
+        for (i, item) in items.iter().enumerate().rev() {
+            if item.kind == ItemKind::Message && item.role == "user" {
+                seen += 1;
+                start = i;
+                if seen == options.recent_user_turns {
+                    break;
+                }
+            }
+        }
+        start
+    };
+    let protection = |i: usize| -> Protection {
+        let item = &items[i];
+        if item.kind == ItemKind::System {
+            Protection::System
+        } else if item.pinned {
+            Protection::Pinned
+        } else if i >= recent_start {
+            Protection::Recent
+        } else {
+            Protection::None
+        }
+    };
+    let mut unit_protected = vec![false; n];
+    for i in 0..n {
+        if protection(i) != Protection::None {
+            unit_protected[root[i]] = true;
+        }
+    }
+
+    // Greedy, oldest unit first.
+    let encoding = options.model.as_deref().and_then(encoding_for_model);
+    let mut total = tokens_before;
+    let mut summary_of: Vec<Option<usize>> = vec![None; n]; // index into plan.transformations
+    let mut pending: Vec<(usize, Transformation)> = Vec::new();
+    for r in 0..n {
+        if within_target(total) {
+            break;
+        }
+        if root[r] != r || unit_protected[r] {
+            continue;
+        }
+        pending.clear();
+        let (mut before, mut after) = (0u128, 0u128);
+        let mut i = r;
+        while i != usize::MAX {
+            let item = &items[i];
+            if !item.compacted {
+                let summary = summarize_item(item);
+                let tokens_after = count_with(encoding, &summary);
+                before += u128::from(item.tokens);
+                after += u128::from(tokens_after);
+                pending.push((i, Transformation {
+                    seq: item.seq,
+                    action: if item.kind == ItemKind::ToolResult {
+                        CompactionAction::ToolResultPreview
+                    } else {
+                        CompactionAction::Summarized
+                    },
+                    tokens_before: item.tokens,
+                    tokens_after,
+                    summary,
+                }));
+            }
+            i = next[i];
+        }
+        if pending.is_empty() || after >= before {
+            continue; // already compacted, or summaries would not save anything
+        }
+        total -= before - after;
+        for (i, t) in pending.drain(..) {
+            summary_of[i] = Some(plan.transformations.len());
+            plan.transformations.push(t);
+        }
+    }
+
+    if total > cap {
+        let mut b = ContextOverflowBreakdown {
+            capacity,
+            system: 0,
+            pinned: 0,
+            recent: 0,
+            tool_results: 0,
+            other: 0,
+            protected_total: 0,
+            remedies: Vec::new(),
+        };
+        for i in 0..n {
+            let tokens = match summary_of[i] {
+                Some(t) => plan.transformations[t].tokens_after,
+                None => items[i].tokens,
+            };
+            let slot = match protection(i) {
+                Protection::System => &mut b.system,
+                Protection::Pinned => &mut b.pinned,
+                Protection::Recent => &mut b.recent,
+                Protection::None if unit_protected[root[i]] && items[i].kind == ItemKind::ToolResult => {
+                    &mut b.tool_results
+                }
+                Protection::None => &mut b.other,
+            };
+            *slot = slot.saturating_add(tokens);
+        }
+        b.protected_total = u64::try_from(total).unwrap_or(u64::MAX);
+        b.remedies = remedies(&b, options.recent_user_turns);
+        return Err(Error::ContextOverflow(Box::new(b)));
+    }
+
+    plan.transformations.sort_unstable_by_key(|t| t.seq);
+    plan.tokens_after = u64::try_from(total).expect("total ≤ capacity");
+    plan.reached_target = within_target(total);
+    Ok(plan)
+}
+
+/// Remedies for an Irreducible Context Overflow, most useful first; each
+/// names only categories and token counts, never content.
+fn remedies(b: &ContextOverflowBreakdown, recent_user_turns: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    if b.pinned > 0 {
+        out.push(format!("Unpin turns that no longer need to be verbatim (pinned: {} tokens).", b.pinned));
+    }
+    if b.tool_results > 0 {
+        out.push(format!("Exclude large tool results from the next request (tool results: {} tokens).", b.tool_results));
+    }
+    if b.recent > 0 && recent_user_turns > 1 {
+        out.push(format!(
+            "Keep fewer recent turns verbatim (recent: {} tokens in the last {recent_user_turns} user turns).",
+            b.recent
+        ));
+    }
+    if b.recent > 0 {
+        out.push(format!("Exclude or shorten large recent turns (recent: {} tokens).", b.recent));
+    }
+    if b.system > 0 {
+        out.push(format!("Shorten the system prompt (system: {} tokens).", b.system));
+    }
+    out.push(format!("Switch to a model with a larger context window (needed: {} tokens, capacity: {} tokens).", b.protected_total, b.capacity));
+    out.push("Start a new session that references this one.".to_string());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(seq: u64, role: &str, kind: ItemKind, tokens: u64, text: &str, call_ids: &[&str]) -> ContextItem {
+        ContextItem {
+            seq,
+            role: role.into(),
+            kind,
+            tokens,
+            pinned: false,
+            text: text.into(),
+            call_ids: call_ids.iter().map(|s| s.to_string()).collect(),
+            compacted: false,
+        }
+    }
+
+    #[test]
+    fn truncation_never_splits_multibyte_or_emoji_sequences() {
+        assert_eq!(truncate_chars("abc", 3), "abc");
+        assert_eq!(truncate_chars("abcd", 3), "ab…");
+        assert_eq!(truncate_chars("日本語テキスト", 4), "日本語…");
+        // family emoji: man ZWJ woman ZWJ girl (5 scalars), cut inside it.
+        assert_eq!(truncate_chars("ab👨\u{200D}👩\u{200D}👧", 5), "ab…");
+        // thumbs up + skin tone: the modifier stays with its base.
+        assert_eq!(truncate_chars("a👍🏽b", 3), "a…");
+        // flags: 🇯🇵🇫🇷 must not become 🇯🇵🇫.
+        assert_eq!(truncate_chars("🇯🇵🇫🇷x", 4), "🇯🇵…");
+    }
+
+    #[test]
+    fn tool_result_summary_states_full_size() {
+        let it = item(3, "tool", ItemKind::ToolResult, 900, "line one\n\n  line two", &["A"]);
+        assert_eq!(summarize_item(&it), "[tool result: 20 bytes, truncated to preview] line one line two");
+    }
+
+    #[test]
+    fn nothing_to_do_below_target() {
+        let items = vec![item(1, "user", ItemKind::Message, 70, "hi", &[])];
+        let plan = compact_context(&items, 100, None, &CompactionOptions::default()).unwrap();
+        assert!(plan.transformations.is_empty());
+        assert!(plan.reached_target);
+        assert_eq!(plan.tokens_after, 70);
+    }
+}
