@@ -10,11 +10,14 @@
 //!
 //! * [`store::SessionStore`]: the store object (sessions, transcript, token
 //!   ledger, context extensions, journal, recovery);
+//! * [`context`]: capacity, meter, token counts, compaction planner,
+//!   governance records, the restore boundary and envelope helpers;
 //! * [`keys::KeyProvider`]: the key source a host implements;
 //! * [`error::SessionDbError`]: one variant per core error kind.
 
 uniffi::setup_scaffolding!();
 
+pub mod context;
 pub mod error;
 pub mod keys;
 pub mod store;

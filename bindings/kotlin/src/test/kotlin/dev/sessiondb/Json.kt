@@ -14,6 +14,25 @@ object Json {
         return v
     }
 
+    /** Compact JSON text of a value made of the types [parse] returns. */
+    fun write(v: Any?): String = when (v) {
+        null -> "null"
+        is String -> buildString {
+            append('"')
+            for (c in v) when {
+                c == '"' -> append("\\\"")
+                c == '\\' -> append("\\\\")
+                c == '\n' -> append("\\n")
+                c < ' ' -> append(String.format("\\u%04x", c.code))
+                else -> append(c)
+            }
+            append('"')
+        }
+        is Map<*, *> -> v.entries.joinToString(",", "{", "}") { write(it.key as String) + ":" + write(it.value) }
+        is List<*> -> v.joinToString(",", "[", "]") { write(it) }
+        else -> v.toString()
+    }
+
     private class Parser(val s: String) {
         var i = 0
         fun ws() { while (i < s.length && s[i].isWhitespace()) i++ }
