@@ -54,6 +54,18 @@ case "$what" in
   all) gen kotlin; gen swift ;;
   *) echo "usage: $0 [kotlin|swift|all]" >&2; exit 2 ;;
 esac
+if [ -f "$OUT/swift/SessionDB.swift" ]; then
+  # uniffi 0.32 writes Swift error cases UpperCamelCase (its ErrorTemplate
+  # applies `class_name` to variant names; a uniffi.toml rename cannot change
+  # that), while Swift enum cases, and every other enum here, are
+  # lowerCamelCase: SessionDbError.recoveryLocked. Rewrite the 13 case names
+  # where they appear as a case (`case X(`, `.X(`, `.X:`); no other type or
+  # case in the module has these names, and swiftc checks the result.
+  kinds=RecoveryLocked/KeyMismatch/KeyStoreUnavailable/NotFound/Conflict/AuthenticationFailed/Corrupt/Busy/InvalidInput/Io/Database/ContextOverflow/Closed
+  perl -pi -e 'BEGIN { %k = map { $_ => lcfirst($_) } split m{/}, shift } s/(\bcase |\bcase let |\.)(RecoveryLocked|KeyMismatch|KeyStoreUnavailable|NotFound|Conflict|AuthenticationFailed|Corrupt|Busy|InvalidInput|Io|Database|ContextOverflow|Closed)\b(?=[(:\s,])/$1$k{$2}/g' "$kinds" "$OUT/swift/SessionDB.swift"
+  n="$(grep -cE '^    case (recoveryLocked|keyMismatch|keyStoreUnavailable|notFound|conflict|authenticationFailed|corrupt|busy|invalidInput|io|database|contextOverflow|closed)\(' "$OUT/swift/SessionDB.swift" || true)"
+  [ "$n" = 13 ] || { echo "gen-bindings: expected 13 lowerCamelCase SessionDbError cases in SessionDB.swift, found $n" >&2; exit 1; }
+fi
 if [ -d "$OUT/swift" ]; then
   # swiftc looks for `module.modulemap` in every -I directory.
   for m in "$OUT"/swift/*.modulemap; do

@@ -17,7 +17,7 @@ use crate::types::{parse_json, JournalEvent, NewEvent, OpenOperation, RecoveryRe
 /// The encrypted, journaled session store (one SQLite file).
 ///
 /// Thread-safe: share one instance between threads. After `close()` every
-/// call fails with `SessionDbError.Closed` (Kotlin `SessionDbException.Closed`).
+/// call fails with `SessionDbError.closed` (Swift) / `SessionDbException.Closed` (Kotlin).
 /// In Kotlin the store is also `AutoCloseable`: `use { }` / `close()` free
 /// the native handle (which closes the store when no call is running);
 /// `closeStore()` closes it at once.
