@@ -4,7 +4,7 @@
 //! (default: the OS state path of seed 000). Exit codes: 0 ok, 1 other
 //! error, 2 invalid input/usage, 3 not found, 4 conflict, 5 busy, 6 corrupt
 //! or authentication failure, 7 I/O, 10 recovery locked, 11 key mismatch,
-//! 12 key store unavailable.
+//! 12 key store unavailable, 13 irreducible context overflow.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -118,6 +118,35 @@ enum Cmd {
     },
     /// Run the recovery pass now.
     Recover,
+    /// Context meter (`Ctx N%`) and per-turn state (verbatim / compacted / excluded).
+    Context {
+        session: String,
+        /// Raw context window of the model, tokens.
+        #[arg(long, default_value_t = 128_000)]
+        window: u64,
+        /// Output reserve, tokens (default: 8% of the window).
+        #[arg(long)]
+        reserve: Option<u64>,
+        /// Model (tokenizer, output cap); default: the session's.
+        #[arg(long)]
+        model: Option<String>,
+    },
+    /// Plan compaction to the target (default 70%) and record it (`--dry-run`: only show).
+    Compact {
+        session: String,
+        #[arg(long, default_value_t = 128_000)]
+        window: u64,
+        #[arg(long)]
+        reserve: Option<u64>,
+        #[arg(long)]
+        model: Option<String>,
+        /// Target utilization after compaction, percent.
+        #[arg(long)]
+        target: Option<u8>,
+        /// Show the plan without recording it.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
@@ -337,6 +366,50 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                 outln!("left alone (owner alive): {}", r.skipped_live.max(again.skipped_live));
             }
         }
+        Cmd::Context { session, window, reserve, model } => {
+            let s = open(g)?;
+            let id = s.find_session(session)?.id;
+            let st = sessiondb::context::context_status(&s, &id, *window, *reserve, model.clone())?;
+            if g.json {
+                print_json(&st);
+            } else {
+                let m = &st.meter;
+                outln!(
+                    "{} ({}) · {} of {} tokens · model {}{}",
+                    m.label,
+                    m.band.name(),
+                    m.active_tokens,
+                    st.capacity,
+                    st.model.as_deref().unwrap_or("(estimate)"),
+                    if m.overflow { " · OVER CAPACITY" } else { "" }
+                );
+                for t in &st.turns {
+                    outln!("  #{:<6} {:?}{}", t.seq, t.state, if t.pinned { " (pinned)" } else { "" });
+                }
+            }
+        }
+        Cmd::Compact { session, window, reserve, model, target, dry_run } => {
+            let s = open(g)?;
+            let id = s.find_session(session)?.id;
+            let plan = sessiondb::context::compact_session(&s, &id, *window, *reserve, model.clone(), *target, *dry_run)?;
+            if g.json {
+                print_json(&plan);
+            } else {
+                outln!(
+                    "{} {} turn(s): {} → {} tokens (capacity {}, target {}%){}",
+                    if *dry_run { "would compact" } else { "compacted" },
+                    plan.transformations.len(),
+                    plan.tokens_before,
+                    plan.tokens_after,
+                    plan.capacity,
+                    plan.target_percent,
+                    if plan.reached_target { "" } else { " · target not reached" }
+                );
+                for t in &plan.transformations {
+                    outln!("  #{:<6} {:?} {} → {} tokens", t.seq, t.action, t.tokens_before, t.tokens_after);
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -352,6 +425,7 @@ fn exit_code(kind: ErrorKind) -> u8 {
         ErrorKind::RecoveryLocked => 10,
         ErrorKind::KeyMismatch => 11,
         ErrorKind::KeyStoreUnavailable => 12,
+        ErrorKind::ContextOverflow => 13,
         _ => 1,
     }
 }
@@ -362,6 +436,15 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sessiondb: {e}");
+            if let sessiondb::Error::ContextOverflow(b) = &e {
+                eprintln!(
+                    "  protected tokens: system {} · pinned {} · recent {} · tool results {} · other {} (total {}, capacity {})",
+                    b.system, b.pinned, b.recent, b.tool_results, b.other, b.protected_total, b.capacity
+                );
+                for r in &b.remedies {
+                    eprintln!("  - {r}");
+                }
+            }
             ExitCode::from(exit_code(e.kind()))
         }
     }

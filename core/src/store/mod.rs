@@ -26,6 +26,11 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, Transactio
 
 pub use types::*;
 
+/// Largest page `get_transcript` returns (for callers paging a whole session).
+pub fn transcript_max_page() -> u32 {
+    transcript::MAX_PAGE
+}
+
 use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
 use crate::keys::{self, KeySource};

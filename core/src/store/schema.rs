@@ -43,18 +43,21 @@ CREATE TABLE sessions (
   provider        TEXT,
   work_mode       TEXT,
   created_at      INTEGER NOT NULL,
-  updated_at      INTEGER NOT NULL,
-  entry_count     INTEGER NOT NULL DEFAULT 0
+  updated_at      INTEGER NOT NULL
 );
 CREATE INDEX sessions_by_updated ON sessions(updated_at DESC, id);
 CREATE INDEX sessions_by_workspace ON sessions(workspace_index, updated_at DESC, id);
+-- content_enc is the last column on purpose: a 1 KiB envelope spills into an
+-- overflow page, and columns stored after it would be read through that chain.
 CREATE TABLE transcript_entries (
   session_id  TEXT NOT NULL,
   seq         INTEGER NOT NULL,
   role        TEXT NOT NULL,
   format      TEXT NOT NULL DEFAULT 'text',
-  content_enc TEXT NOT NULL,
   created_at  INTEGER NOT NULL,
+  tokens      INTEGER,
+  source_line INTEGER,
+  content_enc TEXT NOT NULL,
   PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
 CREATE TABLE token_ledger (
@@ -78,7 +81,7 @@ CREATE TABLE context_extensions (
 ) WITHOUT ROWID;
 ";
 
-/// Version 2: open-operation index for O(open operations) recovery, fork origin and per-entry token counts/provenance.
+/// Version 2: open-operation index for O(open operations) recovery and fork origin.
 /// Backfills `open_operations` from an existing journal.
 const V2: &str = "
 CREATE INDEX journal_by_operation ON journal(operation_id) WHERE operation_id <> '';
@@ -99,8 +102,6 @@ INSERT INTO open_operations (operation_id, session_id, owner, dispatched_event_i
         AND t.payload_kind IN ('OperationSucceeded','OperationFailed','OperationBlocked','OperationCancelled','OperationUnknownOutcome'));
 ALTER TABLE sessions ADD COLUMN forked_from TEXT;
 ALTER TABLE sessions ADD COLUMN forked_at_seq INTEGER;
-ALTER TABLE transcript_entries ADD COLUMN tokens INTEGER;
-ALTER TABLE transcript_entries ADD COLUMN source_line INTEGER;
 ";
 
 /// One numbered migration.

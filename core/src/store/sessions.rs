@@ -13,7 +13,9 @@ use crate::journal;
 use crate::paths;
 
 pub(crate) const SESSION_COLUMNS: &str =
-    "id, name_enc, workspace_enc, model, provider, work_mode, created_at, updated_at, entry_count, forked_from, forked_at_seq";
+    "id, name_enc, workspace_enc, model, provider, work_mode, created_at, updated_at,
+     (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = sessions.id),
+     forked_from, forked_at_seq";
 
 fn name_record(id: &str) -> String {
     format!("session:{id}:name")
@@ -112,8 +114,8 @@ impl SessionStore {
             };
             t.tx.execute(
                 "INSERT INTO sessions (id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
-                                       created_at, updated_at, entry_count, forked_from, forked_at_seq)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, 0, ?9, ?10)",
+                                       created_at, updated_at, forked_from, forked_at_seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
                 params![
                     id,
                     name_env,

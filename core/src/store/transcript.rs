@@ -29,13 +29,17 @@ thread_local! {
 }
 
 pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -> Result<Vec<TranscriptEntry>> {
-    // entry_count is the last seq: entries are only ever appended, in this same transaction.
-    let (mut seq, updated_at): (i64, i64) = t
+    let updated_at: i64 = t
         .tx
-        .prepare_cached("SELECT entry_count, updated_at FROM sessions WHERE id = ?1")?
-        .query_row([session_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .prepare_cached("SELECT updated_at FROM sessions WHERE id = ?1")?
+        .query_row([session_id], |r| r.get(0))
         .optional()?
         .ok_or_else(|| Error::not_found("session", session_id))?;
+    // Seqs are gapless from 1, so the entry count of a session is its last seq.
+    let mut seq: i64 = t
+        .tx
+        .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = ?1")?
+        .query_row([session_id], |r| r.get(0))?;
     let now = now_ms();
     let mut out = Vec::with_capacity(entries.len());
     let mut latest = 0i64;
@@ -76,15 +80,11 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -
         }
     }
     // The activity clock (`updated_at`, which orders listings) moves in steps
-    // of at least ACTIVITY_GRANULARITY_MS, so most appends leave the two
-    // session indexes untouched and write fewer pages.
+    // of at least ACTIVITY_GRANULARITY_MS, so most appends leave the session
+    // row and its two indexes untouched and write fewer pages.
     let active = latest.max(now);
     if active - updated_at >= ACTIVITY_GRANULARITY_MS {
-        t.tx.prepare_cached("UPDATE sessions SET entry_count = entry_count + ?2, updated_at = ?3 WHERE id = ?1")?
-            .execute(params![session_id, entries.len() as i64, active])?;
-    } else {
-        t.tx.prepare_cached("UPDATE sessions SET entry_count = entry_count + ?2 WHERE id = ?1")?
-            .execute(params![session_id, entries.len() as i64])?;
+        t.tx.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?.execute(params![session_id, active])?;
     }
     let first = out.first().map(|e| e.seq).unwrap_or(0);
     journal::record(
