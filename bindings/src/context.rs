@@ -4,7 +4,7 @@
 //! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
 
 use sessiondb::context::{
-    self as core_ctx, Band, CapacityBreakdown, CompactionAction, CompactionHistoryEntry, CompactionPlan, ContextItem,
+    self as core_ctx, Band, CapacityBreakdown, CompactionAction, ContextStatus, CompactionHistoryEntry, CompactionPlan, ContextItem,
     ContextMeter, CountMethod, Encoding, ItemKind, ModelLimits, TokenCount, Transformation, TurnGovernance, TurnState,
 };
 use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
@@ -177,6 +177,19 @@ pub struct CompactionPlan {
     pub reached_target: bool,
     /// One record per compacted item, in seq order. Empty: nothing to do.
     pub transformations: Vec<Transformation>,
+}
+
+/// Where a stored session's context stands (what `/context` shows).
+#[uniffi::remote(Record)]
+pub struct ContextStatus {
+    /// Model whose tokenizer and output limit were used (`null`/`nil`: estimate, no cap).
+    pub model: Option<String>,
+    /// Effective Context Capacity in tokens.
+    pub capacity: u64,
+    /// Active-context utilization (never cumulative usage).
+    pub meter: ContextMeter,
+    /// Per-turn state: verbatim, compacted or excluded, and pinned.
+    pub turns: Vec<TurnGovernance>,
 }
 
 /// Planner options.
@@ -470,6 +483,39 @@ impl SessionStore {
     /// Errors: `NotFound`.
     pub fn record_compaction(&self, session_id: String, plan: CompactionPlan) -> Result<Option<u64>> {
         Ok(core_ctx::record_compaction(self.core(), &session_id, &plan)?)
+    }
+
+    /// Meter and per-turn state of a stored session (`/context`) for a model
+    /// with a `rawWindow`-token context window and an optional output
+    /// reserve (tokens). `model` defaults to the session's model; it picks
+    /// the tokenizer and caps the reserve by the model's known maximum output.
+    /// Errors: `NotFound`, `InvalidInput` (window 0 or too small).
+    #[uniffi::method(default(output_reserve = None, model = None))]
+    pub fn context_status(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+    ) -> Result<ContextStatus> {
+        Ok(core_ctx::context_status(self.core(), &session_id, raw_window, output_reserve, model)?)
+    }
+
+    /// Plan compaction of a stored session's active context down to
+    /// `targetPercent` (default 70) of capacity (`/compact`); unless
+    /// `dryRun`, record the plan. The saved transcript is never modified.
+    /// Errors: `NotFound`, `InvalidInput`, `ContextOverflow` (with the breakdown).
+    #[uniffi::method(default(output_reserve = None, model = None, target_percent = None, dry_run = false))]
+    pub fn compact_session(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+        target_percent: Option<u8>,
+        dry_run: bool,
+    ) -> Result<CompactionPlan> {
+        Ok(core_ctx::compact_session(self.core(), &session_id, raw_window, output_reserve, model, target_percent, dry_run)?)
     }
 
     /// Open a saved session: its knowledge (transcript, model, work mode,

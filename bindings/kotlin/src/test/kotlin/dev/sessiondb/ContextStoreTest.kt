@@ -47,6 +47,14 @@ class ContextStoreTest {
             assertEquals(TurnState.EXCLUDED, turns[1].state)
             assertEquals(TurnState.COMPACTED, turns.first { it.seq == plan.transformations[0].seq }.state)
 
+            val status = store.contextStatus(s.id, 128_000uL)
+            assertEquals("gpt-4o", status.model)
+            assertEquals(115_200uL, status.capacity)
+            assertEquals(6, status.turns.size)
+            assertTrue(status.meter.label.startsWith("Ctx "))
+            val dry = store.compactSession(s.id, 128_000uL, dryRun = true)
+            assertTrue(dry.transformations.isEmpty(), "a small context is below the target")
+
             val opened = store.openSavedSession(s.id)
             assertEquals(6, opened.transcript.size)
             assertEquals("gpt-4o", opened.session.model)
