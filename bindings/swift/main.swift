@@ -187,6 +187,30 @@ test("meter of a 128k window") {
     try expectEqual(m.band, .orange)
 }
 
+// The README's Swift example, as written there, around a stand-in keychain.
+final class FakeKeychain: @unchecked Sendable {
+    var items: [String: Data] = [:]
+    func load(_ name: String) throws -> Data? { items[name] }
+    func save(_ name: String, _ key: Data) throws { items[name] = key }
+}
+let keychain = FakeKeychain()
+final class KeychainKeys: KeyProvider {             // the app keeps the data key itself
+    func getKey() throws -> Data? { try keychain.load("sessiondb") }   // nil: no key yet
+    func setKey(key: Data) throws { try keychain.save("sessiondb", key) }
+    func backendName() -> String { "Apple Keychain" }
+}
+
+test("README example") {
+    let dbPath = tempDb()
+    let projectDir = (dbPath as NSString).deletingLastPathComponent
+    let store = try SessionStore.open(path: dbPath, keyProvider: KeychainKeys())
+    let s = try store.createSession(name: "Fix the parser", workspacePath: projectDir)
+    _ = try store.appendTranscript(sessionId: s.id, role: .user, content: "Why does the lexer drop the last token?")
+    print(try store.contextStatus(sessionId: s.id, rawWindow: 128_000).meter.label)  // Ctx 0%
+    try expectEqual(try store.contextStatus(sessionId: s.id, rawWindow: 128_000).meter.label, "Ctx 0%")
+    store.close()
+}
+
 // MARK: error kinds
 
 test("missing session is notFound") {
