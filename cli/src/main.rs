@@ -6,7 +6,7 @@
 //! or authentication failure, 7 I/O, 10 recovery locked, 11 key mismatch,
 //! 12 key store unavailable, 13 irreducible context overflow.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -118,6 +118,34 @@ enum Cmd {
     },
     /// Run the recovery pass now.
     Recover,
+    /// Import agent session files or directory trees (thClaws, Codex, Claude Code; format detected).
+    Import {
+        /// Files or directories (e.g. ~/.codex/sessions, ~/.claude/projects, .thclaws/sessions).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Export a session as thClaws JSONL.
+    Export {
+        session: String,
+        /// Output file (`-` for stdout).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Find a session to continue: `last` (this workspace's most recent), an id, a prefix or a title.
+    Resume {
+        #[arg(default_value = "last")]
+        session: String,
+    },
+    /// Fork a session: a copy up to --at SEQ, or a new session seeded with --summary.
+    Fork {
+        session: String,
+        #[arg(long)]
+        at: Option<u64>,
+        #[arg(long)]
+        summary: Option<String>,
+    },
+    /// The sidebar: last 10 sessions, titled first.
+    Sidebar,
     /// Context meter (`Ctx N%`) and per-turn state (verbatim / compacted / excluded).
     Context {
         session: String,
@@ -364,6 +392,106 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                     outln!("  {sid} {op}");
                 }
                 outln!("left alone (owner alive): {}", r.skipped_live.max(again.skipped_live));
+            }
+        }
+        Cmd::Import { paths } => {
+            let s = open(g)?;
+            let bar = if std::io::stderr().is_terminal() && !g.json {
+                let b = indicatif::ProgressBar::new(0);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {msg}")
+                        .expect("static template"),
+                );
+                Some(b)
+            } else {
+                None
+            };
+            let report = sessiondb::portable::import_paths(&s, paths, &mut |p| {
+                if let Some(b) = &bar {
+                    b.set_length(p.bytes_total);
+                    b.set_position(p.bytes_done);
+                    b.set_message(format!("{}/{} files", p.files_done, p.files_total));
+                }
+            })?;
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            if g.json {
+                print_json(&report);
+            } else {
+                for f in &report.files {
+                    let fmt = f.format.map(|x| format!("{x:?}")).unwrap_or_else(|| "-".into());
+                    outln!("{} [{fmt}] {:?}", f.path.display(), f.status);
+                    for si in &f.sessions {
+                        outln!(
+                            "  {}{}: {} turns, {} tool calls, {} tool results, tokens in {} / out {} / cached {}",
+                            si.session_id,
+                            if si.created { " (new)" } else { "" },
+                            si.entries,
+                            si.tool_calls,
+                            si.tool_results,
+                            si.input_tokens,
+                            si.output_tokens,
+                            si.cached_tokens
+                        );
+                    }
+                    if let Some(r) = &f.read {
+                        if !r.skipped.is_empty() {
+                            outln!("  {} line(s) skipped: {:?}", r.skipped.len(), r.skipped.iter().map(|x| x.line).collect::<Vec<_>>());
+                        }
+                    }
+                }
+                outln!("{} file(s), {} turn(s) imported", report.files.len(), report.entries());
+            }
+        }
+        Cmd::Export { session, output } => {
+            let s = open(g)?;
+            let id = s.find_session(session)?.id;
+            let rep = if output.as_os_str() == "-" {
+                sessiondb::portable::export_thclaws(&s, &id, std::io::stdout().lock())?
+            } else {
+                let f = std::fs::File::create(output).map_err(|e| sessiondb::Error::io("creating the export file", e))?;
+                let rep = sessiondb::portable::export_thclaws(&s, &id, std::io::BufWriter::new(f))?;
+                eprintln!("exported {} turn(s), {} line(s), {} bytes → {}", rep.turns, rep.lines, rep.bytes, output.display());
+                rep
+            };
+            let _ = rep;
+        }
+        Cmd::Resume { session } => {
+            let s = open(g)?;
+            let rec = sessiondb::portable::resolve_session(&s, session, Some(&cwd()?))?;
+            if g.json {
+                print_json(&rec);
+            } else {
+                match &rec.name {
+                    Some(t) => outln!("loaded {t} ({}) ({} message(s))", rec.id, rec.entry_count),
+                    None => outln!("loaded {} ({} message(s))", rec.id, rec.entry_count),
+                }
+            }
+        }
+        Cmd::Fork { session, at, summary } => {
+            let s = open(g)?;
+            let id = s.find_session(session)?.id;
+            let rec = sessiondb::portable::fork_session(
+                &s,
+                &id,
+                sessiondb::portable::ForkOptions { at_seq: *at, summary: summary.clone() },
+            )?;
+            if g.json {
+                print_json(&rec);
+            } else {
+                outln!("{}", rec.id);
+            }
+        }
+        Cmd::Sidebar => {
+            let s = open(g)?;
+            let rows = sessiondb::portable::sidebar_sessions(&s)?;
+            if g.json {
+                print_json(&rows);
+            } else {
+                for r in &rows {
+                    outln!("{}", session_line(r));
+                }
             }
         }
         Cmd::Context { session, window, reserve, model } => {

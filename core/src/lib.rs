@@ -13,6 +13,7 @@ pub mod error;
 pub mod journal;
 pub mod keys;
 pub mod paths;
+pub mod portable;
 pub mod restore;
 pub mod store;
 

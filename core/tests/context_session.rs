@@ -41,3 +41,21 @@ fn status_then_compaction_then_status_after_reopen() {
     assert_eq!(e.kind(), ErrorKind::ContextOverflow);
     assert_eq!(context_status(&s, "nope", 12_000, None, None).unwrap_err().kind(), ErrorKind::NotFound);
 }
+
+#[test]
+fn imported_source_compactions_do_not_break_context_replay() {
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/samples/codex/excerpts/localpush_rollout-2026-02-23T12-54-34_lines1780-1796_compacted.jsonl");
+    if !samples.exists() {
+        eprintln!("SKIP: ../shared/samples is absent");
+        return;
+    }
+    let (_d, s) = store();
+    let rep = sessiondb::portable::import_file(&s, &samples, None).unwrap();
+    let id = rep.sessions[0].session_id.clone();
+    let kinds: Vec<String> = s.list_context_extensions(&id).unwrap().into_iter().map(|x| x.kind).collect();
+    assert!(kinds.contains(&"source_compaction".to_string()), "{kinds:?}");
+    let st = context_status(&s, &id, 400_000, None, None).unwrap();
+    assert_eq!(st.turns.len(), 3);
+    assert!(st.turns.iter().all(|t| t.state == TurnState::Verbatim));
+}

@@ -82,7 +82,8 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -
     // The activity clock (`updated_at`, which orders listings) moves in steps
     // of at least ACTIVITY_GRANULARITY_MS, so most appends leave the session
     // row and its two indexes untouched and write fewer pages.
-    let active = latest.max(now);
+    // Entries carrying their own time (imports) move the clock to that time, not to now.
+    let active = latest;
     if active - updated_at >= ACTIVITY_GRANULARITY_MS {
         t.tx.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?.execute(params![session_id, active])?;
     }

@@ -1,0 +1,120 @@
+//! The `sessiondb` binary end to end with a key file (no OS keyring).
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("key"), "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n").unwrap();
+        Env { dir }
+    }
+    fn run_in(&self, cwd: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_sessiondb"));
+        c.current_dir(cwd)
+            .arg("--db")
+            .arg(self.dir.path().join("db/sessions.db"))
+            .arg("--key-file")
+            .arg(self.dir.path().join("key"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        if let Some(s) = stdin {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+        } else {
+            drop(child.stdin.take());
+        }
+        child.wait_with_output().unwrap()
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_in(self.dir.path(), args, None)
+    }
+    fn ok(&self, args: &[&str]) -> String {
+        let o = self.run(args);
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    }
+}
+
+#[test]
+fn new_append_list_show_rename_journal_delete() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--name", "first"]).trim().to_string();
+    assert_eq!(String::from_utf8(e.run_in(e.dir.path(), &["append", &id], Some("from stdin")).stdout).unwrap().trim(), "1");
+    assert_eq!(e.ok(&["append", &id, "--role", "assistant", "reply"]).trim(), "2");
+    let list: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "list"])).unwrap();
+    assert_eq!(list[0]["id"], id.as_str());
+    assert_eq!(list[0]["entry_count"], 2);
+    assert_eq!(list[0]["name"], "first");
+    let other: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "list", "--other"])).unwrap();
+    assert_eq!(other.as_array().unwrap().len(), 0, "bound to the cwd, not another workspace");
+    let show: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "show", &id[..13]])).unwrap();
+    assert_eq!(show["transcript"][0]["content"], "from stdin");
+    assert_eq!(show["transcript"][1]["role"], "assistant");
+    assert_eq!(e.ok(&["rename", &id, "second"]).trim(), "session renamed → second");
+    assert_eq!(e.ok(&["rename", "second"]).trim(), "session title cleared");
+    let journal: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "journal", &id])).unwrap();
+    let kinds: Vec<&str> = journal.as_array().unwrap().iter().map(|j| j["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["SessionCreated", "TranscriptAppended", "TranscriptAppended", "SessionRenamed", "SessionRenamed"]);
+    e.ok(&["delete", &id]);
+    assert_eq!(e.run(&["show", &id]).status.code(), Some(3));
+}
+
+#[test]
+fn exit_codes_a_shell_user_can_act_on() {
+    let e = Env::new();
+    let id = e.ok(&["new"]).trim().to_string();
+    assert_eq!(e.run(&["show", "nope"]).status.code(), Some(3));
+    assert_eq!(e.run(&["append", &id, "--role", "bogus", "x"]).status.code(), Some(2));
+    std::fs::write(e.dir.path().join("key"), "BBECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=").unwrap();
+    let o = e.run(&["list"]);
+    assert_eq!(o.status.code(), Some(11));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("key mismatch"));
+    std::fs::write(e.dir.path().join("key"), "short").unwrap();
+    assert_eq!(e.run(&["list"]).status.code(), Some(2));
+}
+
+#[test]
+fn context_and_compact_report_overflow_with_exit_13() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--unbound"]).trim().to_string();
+    for i in 0..6 {
+        let body = format!("turn {i} ").repeat(300);
+        e.run_in(e.dir.path(), &["append", &id, "--role", if i % 2 == 0 { "user" } else { "assistant" }], Some(&body));
+    }
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", &id, "--window", "8000"])).unwrap();
+    // capacity = 8000 - 640 - 2048 = 5312
+    assert_eq!(st["capacity"], 5312);
+    assert_eq!(st["turns"].as_array().unwrap().len(), 6);
+    let o = e.run(&["compact", &id, "--window", "3000"]);
+    assert_eq!(o.status.code(), Some(13), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("protected tokens"));
+}
+
+#[test]
+fn import_samples_then_export_round_trips() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
+    if !samples.exists() {
+        eprintln!("SKIP: ../shared/samples is absent");
+        return;
+    }
+    let e = Env::new();
+    let rep: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "import", samples.to_str().unwrap()])).unwrap();
+    assert_eq!(rep["files"].as_array().unwrap().len(), 9);
+    let again: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "import", samples.to_str().unwrap()])).unwrap();
+    assert!(again["files"].as_array().unwrap().iter().all(|f| f["status"] == "up_to_date"), "{again}");
+    let out = e.dir.path().join("out.jsonl");
+    e.ok(&["export", "sess-18b0133eac539936", "-o", out.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let turns = text.lines().filter(|l| l.starts_with("{\"type\":\"user\"") || l.starts_with("{\"type\":\"assistant\"")).count();
+    assert_eq!(turns, 102);
+    let show: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "resume", "sess-18b0133e"])).unwrap();
+    assert_eq!(show["entry_count"], 102);
+}

@@ -1,0 +1,109 @@
+//! Format detection per file, and directory walking.
+//!
+//! Detection reads up to the first 16 non-blank lines: a Codex envelope
+//! (`payload` with `session_meta`/`response_item`/`event_msg`/`turn_context`/
+//! `compacted`, or the legacy `record_type`), a Claude Code line (`uuid`,
+//! `parentUuid`, `sessionId`, or a `summary`/`file-history-snapshot`/
+//! `queue-operation` record), or a thClaws line (`header`, `plan_snapshot`,
+//! `goal_snapshot`, `message`, or `user`/`assistant` with a `content` array
+//! and no `uuid`). When the content does not tell, the path does
+//! (`.thclaws/`, `rollout-*.jsonl`, `.claude/projects/`).
+
+use super::model::SourceFormat;
+use crate::{Error, Result};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// Guess the format of one JSONL file. `Ok(None)` when neither the content
+/// nor the path says. Errors: [`Error::Io`] opening or reading it.
+pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
+    let mut r = BufReader::new(f);
+    let mut buf = Vec::new();
+    let mut seen = 0;
+    while seen < 16 {
+        buf.clear();
+        let n = r.read_until(b'\n', &mut buf).map_err(|e| Error::io("reading a session file", e))?;
+        if n == 0 {
+            break;
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        seen += 1;
+        if let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(&buf) {
+            if let Some(f) = detect_line(&o) {
+                return Ok(Some(f));
+            }
+        }
+    }
+    Ok(detect_by_path(path))
+}
+
+fn detect_line(o: &serde_json::Map<String, Value>) -> Option<SourceFormat> {
+    let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+    if o.contains_key("payload") && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted") {
+        return Some(SourceFormat::Codex);
+    }
+    if o.contains_key("record_type") {
+        return Some(SourceFormat::Codex);
+    }
+    if o.contains_key("uuid") || o.contains_key("parentUuid") || o.contains_key("sessionId") {
+        return Some(SourceFormat::ClaudeCode);
+    }
+    if matches!(ty, "summary" | "file-history-snapshot" | "queue-operation" | "last-prompt") {
+        return Some(SourceFormat::ClaudeCode);
+    }
+    if matches!(ty, "header" | "plan_snapshot" | "goal_snapshot" | "message" | "rename" | "compaction" | "provider_state") {
+        return Some(SourceFormat::Thclaws);
+    }
+    if matches!(ty, "user" | "assistant" | "system") && o.get("content").is_some_and(Value::is_array) {
+        return Some(SourceFormat::Thclaws);
+    }
+    None
+}
+
+fn detect_by_path(path: &Path) -> Option<SourceFormat> {
+    let s = path.to_string_lossy().replace('\\', "/");
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if s.contains("/.thclaws/") || name.starts_with("sess-") {
+        Some(SourceFormat::Thclaws)
+    } else if name.starts_with("rollout-") || s.contains("/.codex/") {
+        Some(SourceFormat::Codex)
+    } else if s.contains("/.claude/") {
+        Some(SourceFormat::ClaudeCode)
+    } else {
+        None
+    }
+}
+
+/// Every `*.jsonl` file under `root` (or `root` itself when it is a file),
+/// sorted by path. Symbolic links to directories are not followed (no loops).
+/// Errors: [`Error::Io`] when `root` cannot be read.
+pub fn find_jsonl_files(root: &Path) -> Result<Vec<PathBuf>> {
+    let meta = std::fs::metadata(root).map_err(|e| Error::io("reading an import path", e))?;
+    if meta.is_file() {
+        return Ok(vec![root.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if dir == root => return Err(Error::io("reading an import directory", e)),
+            Err(_) => continue,
+        };
+        for entry in rd.flatten() {
+            let Ok(ft) = entry.file_type() else { continue };
+            let p = entry.path();
+            if ft.is_dir() {
+                stack.push(p);
+            } else if (ft.is_file() || ft.is_symlink()) && p.extension().is_some_and(|e| e == "jsonl") && p.is_file() {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,98 @@
+//! Portable sessions: thClaws JSONL read/write, Codex and Claude Code
+//! importers, format detection (DESIGN.md "Portable sessions"; seed 002;
+//! `samples/README.md` for the real formats, which win over the seed's prose).
+//!
+//! Layer A (pure, no store): readers stream [`Event`]s into an
+//! [`EventSink`] with bounded memory; [`read_path`] collects them into
+//! [`PortableSession`]s with a [`ReadReport`]; [`write_thclaws`] writes one
+//! back out; [`repair_tail`] / [`append_turns`] make appends safe.
+//!
+//! Layer B ([`import`]): [`import_paths`] / [`import_file`] write sessions
+//! into the encrypted [`crate::store::SessionStore`] idempotently (a grown
+//! file adds only its new lines); [`export_thclaws`] writes any stored
+//! session back as thClaws JSONL; [`resolve_session`] (id, prefix, title,
+//! `last`), [`recent_sessions`], [`sidebar_sessions`] and [`fork_session`]
+//! implement seed 002's `/load`, `/sessions`, sidebar and `/fork`.
+
+pub mod claude;
+pub mod codex;
+pub mod detect;
+pub mod events;
+pub mod import;
+mod lines;
+pub mod model;
+pub mod thclaws;
+
+pub use claude::read_claude;
+pub use codex::read_codex;
+pub use detect::{detect_format, find_jsonl_files};
+pub use events::{Collector, Event, EventSink, Meta, Thread};
+pub use import::{
+    export_thclaws, export_thclaws_with, fork_session, import_file, import_paths, load_portable, recent_sessions, resolve_session, sanitize_id, sidebar_sessions, FileImport,
+    ForkOptions, ImportProgress, ImportReport, ImportStatus, SessionImport,
+};
+pub use lines::parse_iso8601_ms;
+pub use model::{
+    Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SourceFormat, SourceInfo, Turn, Usage,
+};
+pub use thclaws::{append_turns, read_thclaws, repair_tail, write_thclaws, write_thclaws_with, TailRepair, WriteOptions, WriteReport};
+
+use crate::{Error, Result};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// Options for the streaming readers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// 1-based line from which events are emitted; earlier lines were
+    /// imported before and only update reader state (0 or 1: emit all).
+    pub emit_from_line: u64,
+}
+
+/// Sessions read from one file, with the report.
+#[derive(Debug, Clone)]
+pub struct ReadOutcome {
+    /// The main session first, then Claude Code sidechains.
+    pub sessions: Vec<PortableSession>,
+    /// What was read, skipped and counted.
+    pub report: ReadReport,
+}
+
+/// Stream `input` of a known `format` into `sink`.
+/// Errors: I/O and sink errors; bad lines only go to the report.
+pub fn read_stream<R: BufRead>(format: SourceFormat, input: R, opts: &ReadOptions, sink: &mut dyn EventSink) -> Result<ReadReport> {
+    match format {
+        SourceFormat::Thclaws => read_thclaws(input, opts, sink),
+        SourceFormat::Codex => read_codex(input, opts, sink),
+        SourceFormat::ClaudeCode => read_claude(input, opts, sink),
+    }
+}
+
+/// Read one file into sessions, detecting its format unless `format` is given.
+///
+/// A file with no session id gets one from its name: a Codex rollout's
+/// trailing uuid, otherwise the file stem.
+/// Errors: [`Error::Io`]; [`Error::InvalidInput`] when the format cannot be detected.
+pub fn read_path(path: &Path, format: Option<SourceFormat>) -> Result<ReadOutcome> {
+    let format = match format {
+        Some(f) => f,
+        None => detect_format(path)?.ok_or_else(|| Error::invalid("the file is not a recognised session format (thClaws, Codex rollout or Claude Code)"))?,
+    };
+    let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
+    let mut sink = Collector::new(format, Some(path.to_path_buf()));
+    let report = read_stream(format, BufReader::with_capacity(256 * 1024, f), &ReadOptions::default(), &mut sink)?;
+    Ok(ReadOutcome { sessions: sink.finish(&fallback_id(path)), report })
+}
+
+/// The id a session file implies by its name: a Codex `rollout-<ts>-<uuid>`
+/// gives the uuid (36 chars), anything else its file stem.
+pub fn fallback_id(path: &Path) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if stem.starts_with("rollout-") && stem.len() >= 36 {
+        let tail = &stem[stem.len() - 36..];
+        if tail.chars().filter(|c| *c == '-').count() == 4 {
+            return tail.to_owned();
+        }
+    }
+    stem
+}

@@ -1,0 +1,435 @@
+//! thClaws JSONL: reader, writer, tail repair.
+//!
+//! Real format (`samples/README.md`, "3. thClaws"; thClaws
+//! `crates/core/src/session.rs`), which wins over seed 002's prose:
+//! - `header{id, model:"provider/model", cwd, created_at: unix seconds}`
+//! - `user|assistant|system{content:[blocks], timestamp: secs, provider?, model?}`
+//! - `plan_snapshot{plan, timestamp}`, `goal_snapshot{goal, timestamp}` (latest wins)
+//! - `compaction{messages:[{role,content}], replaces_count, timestamp}` (resets history)
+//! - `rename{title, timestamp}`, `provider_state{provider_session_id, timestamp}`
+//!
+//! The reader also takes seed 002's forms: `{"type":"message","role":..}`
+//! and a header with `created` (ISO string). Unknown line types are kept
+//! verbatim ([`OtherLine`]) and counted, never fatal.
+
+use super::events::{Event, EventSink, Meta, Thread};
+use super::lines::{json_time_ms, Line, LineReader};
+use super::model::{Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SourceFormat, Turn};
+use super::ReadOptions;
+use crate::{Error, Result};
+use serde_json::{Map, Value};
+use std::fs::OpenOptions;
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// Stream a thClaws JSONL file into `sink` (thread [`Thread::Main`]).
+///
+/// Lines numbered below `opts.emit_from_line` are counted but not parsed
+/// (they were imported before), except line 1 when it is the header.
+/// Errors: only I/O errors and errors returned by the sink; bad lines are
+/// reported in the returned [`ReadReport`].
+pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn EventSink) -> Result<ReadReport> {
+    let mut report = ReadReport { format: Some(SourceFormat::Thclaws), ..Default::default() };
+    let mut lines = LineReader::new(input);
+    let main = Thread::Main;
+    while let Some(line) = lines.next(&mut report, opts.emit_from_line)? {
+        let n = lines.line;
+        let Line::Object(mut obj) = line else {
+            report.already_imported_lines += 1;
+            continue;
+        };
+        let ty = obj.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+        let kind = if ty.is_empty() { "<no type>".to_owned() } else { ty.clone() };
+        report.kind(&kind);
+        if n < opts.emit_from_line && ty != "header" {
+            report.already_imported_lines += 1;
+            continue;
+        }
+        let ts = json_time_ms(obj.get("timestamp"));
+        let ev = match ty.as_str() {
+            "header" => {
+                let model = str_field(&mut obj, "model");
+                let provider = model.as_deref().and_then(|m| m.split_once('/')).map(|(p, _)| p.to_owned());
+                let created = json_time_ms(obj.get("created_at")).or_else(|| json_time_ms(obj.get("created")));
+                let mut extra = Map::new();
+                if let Some(shell) = obj.remove("shell") {
+                    extra.insert("shell".into(), shell);
+                }
+                Event::Meta(Meta { id: str_field(&mut obj, "id"), model, provider, cwd: str_field(&mut obj, "cwd").filter(|c| !c.is_empty()), created_at_ms: created, extra })
+            }
+            "user" | "assistant" | "system" => Event::Turn(turn_from(Role::parse(&ty).expect("matched"), obj, n)),
+            "message" => match obj.get("role").and_then(Value::as_str).and_then(Role::parse) {
+                Some(role) => Event::Turn(turn_from(role, obj, n)),
+                None => {
+                    report.kept_raw(&kind);
+                    Event::Other(OtherLine { line: n, kind, raw: Value::Object(obj) })
+                }
+            },
+            "rename" => Event::Title { title: str_field(&mut obj, "title").filter(|t| !t.is_empty()), line: n },
+            "plan_snapshot" => Event::Plan { plan: obj.remove("plan").unwrap_or(Value::Null), line: n },
+            "goal_snapshot" => Event::Goal { goal: obj.remove("goal").unwrap_or(Value::Null), line: n },
+            "provider_state" => Event::ProviderState { provider_session_id: str_field(&mut obj, "provider_session_id"), line: n },
+            "compaction" => {
+                let messages = match obj.remove("messages") {
+                    Some(Value::Array(a)) => a
+                        .into_iter()
+                        .filter_map(|m| match m {
+                            Value::Object(mut m) => {
+                                let role = m.get("role").and_then(Value::as_str).and_then(Role::parse).unwrap_or(Role::User);
+                                m.remove("timestamp");
+                                Some(turn_from(role, m, n))
+                            }
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let replaces_count = obj.get("replaces_count").and_then(Value::as_u64);
+                Event::Compaction(Compaction { at_turn: 0, source_line: n, timestamp_ms: ts, summary: None, replaces_count, messages, raw: None })
+            }
+            _ => {
+                report.kept_raw(&kind);
+                Event::Other(OtherLine { line: n, kind, raw: Value::Object(obj) })
+            }
+        };
+        sink.event(&main, ev)?;
+    }
+    Ok(report)
+}
+
+fn str_field(obj: &mut Map<String, Value>, k: &str) -> Option<String> {
+    match obj.remove(k) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn turn_from(role: Role, mut obj: Map<String, Value>, line: u64) -> Turn {
+    let blocks = match obj.remove("content") {
+        Some(Value::Array(a)) => a.into_iter().map(Block::from_json).collect(),
+        Some(Value::String(text)) => vec![Block::Text { text }],
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![Block::Other(other)],
+    };
+    let mut t = Turn::new(role, blocks, json_time_ms(obj.get("timestamp")), line);
+    t.model = str_field(&mut obj, "model");
+    t.provider = str_field(&mut obj, "provider");
+    t
+}
+
+/// What [`write_thclaws`] wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteReport {
+    /// Lines written (header included).
+    pub lines: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Turns written (compaction messages not included).
+    pub turns: u64,
+}
+
+#[derive(serde::Serialize)]
+struct HeaderLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    id: &'a str,
+    model: &'a str,
+    cwd: &'a str,
+    created_at: i64,
+}
+
+#[derive(serde::Serialize)]
+struct TurnLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    content: &'a [Block],
+    timestamp: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+}
+
+#[derive(serde::Serialize)]
+struct CompactionMessage<'a> {
+    role: &'static str,
+    content: &'a [Block],
+}
+
+/// `plan_snapshot` / `goal_snapshot` / `rename` / `provider_state` / `compaction`
+/// lines, `type` first as thClaws writes them.
+#[derive(serde::Serialize)]
+struct PlanLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    plan: &'a Value,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct GoalLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    goal: &'a Value,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct RenameLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    title: &'a str,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct ProviderStateLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    provider_session_id: &'a Option<String>,
+    timestamp: i64,
+}
+#[derive(serde::Serialize)]
+struct CompactionLine<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    messages: Vec<CompactionMessage<'a>>,
+    replaces_count: u64,
+    timestamp: i64,
+}
+
+fn secs(ms: Option<i64>, fallback: i64) -> i64 {
+    ms.map_or(fallback, |m| m.div_euclid(1000))
+}
+
+fn thclaws_type(role: Role) -> &'static str {
+    match role {
+        Role::User | Role::Tool => "user",
+        Role::Assistant => "assistant",
+        Role::System => "system",
+    }
+}
+
+/// Write `session` in the real thClaws format: header, `plan_snapshot`,
+/// `goal_snapshot`, then turns with `compaction` lines at their positions,
+/// then `rename` (when titled) and `provider_state` (when set).
+///
+/// Timestamps are written in Unix seconds (ms ÷ 1000, floored); a turn
+/// without one gets the previous turn's (or the header's). `\n` line ends
+/// only; valid UTF-8 with no lone surrogate (guaranteed by serde_json over
+/// Rust strings; U+2028/U+2029 are written raw, they are not line breaks).
+/// The header `model` is `provider/model` when the model lacks the prefix.
+///
+/// Lossless: a [`Block::Other`] (a block type thClaws does not define, e.g.
+/// a Codex `web_search_call`) is written verbatim, so export then import
+/// gives the same turns. Use [`write_thclaws_with`] and
+/// [`WriteOptions::only_thclaws_blocks`] for a file an older thClaws build
+/// that rejects unknown block types must read.
+/// Errors: [`Error::Io`] from `out`.
+pub fn write_thclaws<W: Write>(session: &PortableSession, out: W) -> Result<WriteReport> {
+    write_thclaws_with(session, out, &WriteOptions::default())
+}
+
+/// Options of [`write_thclaws_with`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Write every [`Block::Other`] as a `text` block holding
+    /// `[<type> block] <its JSON>` instead of verbatim, so the file holds
+    /// only the block types thClaws defines (text, thinking, tool_use,
+    /// tool_result, image). Not lossless on re-import.
+    pub only_thclaws_blocks: bool,
+}
+
+fn strict_blocks(blocks: &[Block]) -> Vec<Block> {
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Other(v) => {
+                let ty = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
+                Block::Text { text: format!("[{ty} block] {v}") }
+            }
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// [`write_thclaws`] with options. Errors: [`Error::Io`] from `out`.
+pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts: &WriteOptions) -> Result<WriteReport> {
+    fn fix<'b>(strict: bool, b: &'b [Block]) -> std::borrow::Cow<'b, [Block]> {
+        if strict && b.iter().any(|x| matches!(x, Block::Other(_))) {
+            std::borrow::Cow::Owned(strict_blocks(b))
+        } else {
+            std::borrow::Cow::Borrowed(b)
+        }
+    }
+    let mut rep = WriteReport::default();
+    let mut emit = |v: &dyn erased::Ser, rep: &mut WriteReport| -> Result<()> {
+        let mut line = v.to_vec();
+        line.push(b'\n');
+        out.write_all(&line).map_err(|e| Error::io("writing a thClaws session file", e))?;
+        rep.lines += 1;
+        rep.bytes += line.len() as u64;
+        Ok(())
+    };
+    let created = secs(session.created_at_ms, 0);
+    let model = match (&session.provider, &session.model) {
+        (Some(p), Some(m)) if !m.starts_with(&format!("{p}/")) => format!("{p}/{m}"),
+        (_, Some(m)) => m.clone(),
+        (Some(p), None) => p.clone(),
+        (None, None) => String::new(),
+    };
+    let header = HeaderLine { ty: "header", id: &session.id, model: &model, cwd: session.cwd.as_deref().unwrap_or(""), created_at: created };
+    emit(&header, &mut rep)?;
+    let null = Value::Null;
+    emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    let mut last_ts = created;
+    let mut comps = session.compactions.iter().peekable();
+    for (i, t) in session.turns.iter().enumerate() {
+        while let Some(c) = comps.next_if(|c| c.at_turn <= i) {
+            write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
+        }
+        last_ts = secs(t.timestamp_ms, last_ts);
+        let blocks = fix(opts.only_thclaws_blocks, &t.blocks);
+        let line = TurnLine {
+            ty: thclaws_type(t.role),
+            content: &blocks,
+            timestamp: last_ts,
+            provider: t.provider.as_deref(),
+            model: t.model.as_deref(),
+        };
+        emit(&line, &mut rep)?;
+        rep.turns += 1;
+    }
+    for c in comps {
+        write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
+    }
+    if let Some(title) = &session.title {
+        emit(&RenameLine { ty: "rename", title, timestamp: last_ts }, &mut rep)?;
+    }
+    if let Some(ps) = &session.provider_state {
+        emit(&ProviderStateLine { ty: "provider_state", provider_session_id: ps, timestamp: last_ts }, &mut rep)?;
+    }
+    out.flush().map_err(|e| Error::io("writing a thClaws session file", e))?;
+    Ok(rep)
+}
+
+fn write_compaction(
+    c: &Compaction,
+    last_ts: i64,
+    strict: bool,
+    emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>,
+    rep: &mut WriteReport,
+) -> Result<()> {
+    let owned: Vec<Vec<Block>> = if strict { c.messages.iter().map(|m| strict_blocks(&m.blocks)).collect() } else { Vec::new() };
+    let messages = c
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| CompactionMessage { role: thclaws_type(m.role), content: if strict { &owned[i] } else { &m.blocks } })
+        .collect();
+    let line = CompactionLine {
+        ty: "compaction",
+        messages,
+        replaces_count: c.replaces_count.unwrap_or(c.at_turn as u64),
+        timestamp: secs(c.timestamp_ms, last_ts),
+    };
+    emit(&line, rep)
+}
+
+mod erased {
+    /// Object-safe "serialize to JSON bytes".
+    pub trait Ser {
+        fn to_vec(&self) -> Vec<u8>;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn to_vec(&self) -> Vec<u8> {
+            serde_json::to_vec(self).expect("in-memory JSON serialization of owned data cannot fail")
+        }
+    }
+}
+
+/// What [`repair_tail`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TailRepair {
+    /// Bytes of a torn last line that were cut off.
+    pub truncated_bytes: u64,
+    /// True when a complete last line lacked `\n` and one was added.
+    pub added_newline: bool,
+}
+
+/// Make a JSONL file safe to append to: a torn last line (no `\n`, does not
+/// parse as JSON — cut mid-object or mid UTF-8 sequence) is truncated away;
+/// a complete last line without `\n` gets one. A missing file is left alone.
+///
+/// Source: issue 4 item 2 ("the tail is repaired before anything is appended").
+/// Errors: [`Error::Io`].
+pub fn repair_tail(path: &Path) -> Result<TailRepair> {
+    let mut f = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(TailRepair::default()),
+        Err(e) => return Err(Error::io("opening a session file for repair", e)),
+    };
+    let len = f.metadata().map_err(|e| Error::io("reading session file metadata", e))?.len();
+    if len == 0 {
+        return Ok(TailRepair::default());
+    }
+    // Find the last '\n' by scanning backwards in chunks.
+    let mut end = len;
+    let mut last_nl: Option<u64> = None;
+    let mut chunk = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start)).map_err(|e| Error::io("reading a session file tail", e))?;
+        f.read_exact(&mut chunk[..n]).map_err(|e| Error::io("reading a session file tail", e))?;
+        if let Some(p) = chunk[..n].iter().rposition(|&b| b == b'\n') {
+            last_nl = Some(start + p as u64);
+            break;
+        }
+        end = start;
+    }
+    let tail_start = last_nl.map_or(0, |p| p + 1);
+    if tail_start == len {
+        return Ok(TailRepair::default());
+    }
+    let mut tail = Vec::with_capacity((len - tail_start) as usize);
+    f.seek(SeekFrom::Start(tail_start)).map_err(|e| Error::io("reading a session file tail", e))?;
+    f.read_to_end(&mut tail).map_err(|e| Error::io("reading a session file tail", e))?;
+    let complete = tail.iter().all(|b| b.is_ascii_whitespace())
+        || matches!(serde_json::from_slice::<Value>(&tail), Ok(Value::Object(_)))
+        || super::lines::fix_lone_surrogates(&tail).is_some_and(|t| matches!(serde_json::from_slice::<Value>(&t), Ok(Value::Object(_))));
+    if complete {
+        f.seek(SeekFrom::End(0)).map_err(|e| Error::io("repairing a session file tail", e))?;
+        f.write_all(b"\n").map_err(|e| Error::io("repairing a session file tail", e))?;
+        f.sync_data().map_err(|e| Error::io("repairing a session file tail", e))?;
+        Ok(TailRepair { truncated_bytes: 0, added_newline: true })
+    } else {
+        f.set_len(tail_start).map_err(|e| Error::io("repairing a session file tail", e))?;
+        f.sync_data().map_err(|e| Error::io("repairing a session file tail", e))?;
+        Ok(TailRepair { truncated_bytes: len - tail_start, added_newline: false })
+    }
+}
+
+/// Append turns to a thClaws file after [`repair_tail`], one line each,
+/// then fsync. Returns the repair that was needed.
+/// Errors: [`Error::Io`].
+pub fn append_turns(path: &Path, turns: &[Turn]) -> Result<TailRepair> {
+    let repair = repair_tail(path)?;
+    let mut buf = Vec::new();
+    let mut last = 0;
+    for t in turns {
+        last = secs(t.timestamp_ms, last);
+        let line = TurnLine {
+            ty: thclaws_type(t.role),
+            content: &t.blocks,
+            timestamp: last,
+            provider: t.provider.as_deref(),
+            model: t.model.as_deref(),
+        };
+        serde_json::to_writer(&mut buf, &line).expect("in-memory JSON serialization cannot fail");
+        buf.push(b'\n');
+    }
+    let mut f = OpenOptions::new().append(true).create(true).open(path).map_err(|e| Error::io("opening a session file for append", e))?;
+    f.write_all(&buf).map_err(|e| Error::io("appending to a session file", e))?;
+    f.sync_data().map_err(|e| Error::io("appending to a session file", e))?;
+    Ok(repair)
+}
+
