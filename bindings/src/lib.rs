@@ -12,6 +12,8 @@
 //!   ledger, context extensions, journal, recovery);
 //! * [`context`]: capacity, meter, token counts, compaction planner,
 //!   governance records, the restore boundary and envelope helpers;
+//! * [`portable`]: JSONL import (thClaws, Codex, Claude Code), thClaws
+//!   export, fork, resolve;
 //! * [`keys::KeyProvider`]: the key source a host implements;
 //! * [`error::SessionDbError`]: one variant per core error kind.
 
@@ -20,6 +22,7 @@ uniffi::setup_scaffolding!();
 pub mod context;
 pub mod error;
 pub mod keys;
+pub mod portable;
 pub mod store;
 pub mod types;
 
