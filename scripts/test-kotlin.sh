@@ -9,6 +9,8 @@
 # Needs: cargo, a JDK 17+, mvn (scripts/install-system-deps.sh installs them).
 # Maven's repository is the default ~/.m2 (kept between runs; filled from Maven
 # Central on a fresh machine). Extra Maven flags: MVN_FLAGS (e.g. "-o").
+# The sample-import cases read ../shared/samples beside the clone (or
+# SESSIONDB_SAMPLES_DIR) and are skipped with a message when it is absent.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -21,7 +23,8 @@ bash scripts/gen-bindings.sh kotlin
 log="$ROOT/bindings/out/kotlin-mvn.log"
 rc=0
 # shellcheck disable=SC2086
-(cd bindings/kotlin && nice -n 10 mvn -B -ntp ${MVN_FLAGS:-} test) > "$log" 2>&1 || rc=$?
+(cd bindings/kotlin && nice -n 10 mvn -B -ntp ${MVN_FLAGS:-} \
+  ${SESSIONDB_SAMPLES_DIR:+-Dsessiondb.samples.dir="$SESSIONDB_SAMPLES_DIR"} test) > "$log" 2>&1 || rc=$?
 grep -E '^\[(kotlin|conformance)\]|Tests run:|BUILD|ERROR|FAIL' "$log" | grep -v '^\[INFO\] *$' || true
 if [ "$rc" != 0 ]; then
   echo "test-kotlin: mvn failed (exit $rc); log: $log; tail:" >&2

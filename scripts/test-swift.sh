@@ -25,6 +25,10 @@ cp "$OUT"/swift/SessionDB.swift "$OUT"/swift/SessionDBFFI.h "$OUT"/swift/module.
 cp "$OUT"/lib/libsessiondb_ffi.so "$STAGE/"
 cp bindings/swift/*.swift "$STAGE/"
 cp -r tests/conformance "$STAGE/conformance"
+# Real sample files for the import cases: outside the project (../shared/samples
+# beside the clone); the cases are skipped with a message when absent.
+SAMPLES="${SESSIONDB_SAMPLES_DIR:-$ROOT/../shared/samples}"
+if [ -d "$SAMPLES" ]; then cp -r "$SAMPLES" "$STAGE/samples"; else echo "test-swift: $SAMPLES absent: import cases skipped" >&2; fi
 
 # The Linux library links libdbus-1 (the Secret Service key store), so the
 # root needs its runtime package too; swift-root.sh adds missing packages to
@@ -39,6 +43,6 @@ bash scripts/swift-root.sh run "$STAGE" sh -ec '
   echo "test-swift: compiling tests"
   swiftc -module-name SessionDBTests -I . -L . -lSessionDB -lsessiondb_ffi \
     -Xlinker -rpath -Xlinker /work main.swift Json.swift -o tests
-  ./tests conformance
+  ./tests conformance samples
 '
 echo "test-swift: passed in $((SECONDS - start))s"
