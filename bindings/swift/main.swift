@@ -459,6 +459,44 @@ func runContext(_ function: String, _ name: String, _ i: J, _ c: J) throws -> J?
             }
             return .object(v)
         }
+    case "read_thclaws":
+        let bytes: Data
+        if let t = i["text"].str { bytes = Data(t.utf8) } else { bytes = Data(base64Encoded: i["base64"].str!)! }
+        let r = try readThclaws(data: bytes, fallbackId: "fallback")
+        let s = r.session
+        let reasons: (SkipReason) -> String = {
+            switch $0 {
+            case .tornTail: return "torn_tail"
+            case .invalidUtf8: return "invalid_utf8"
+            case .invalidJson: return "invalid_json"
+            case .notAnObject: return "not_an_object"
+            }
+        }
+        return .object([
+            "id": .string(s.id), "title": optS(s.title), "model": optS(s.model), "provider": optS(s.provider), "cwd": optS(s.cwd),
+            "created_at_ms": s.createdAtMs.map { .int($0) } ?? .null,
+            "roles": .array(s.turns.map { .string($0.role) }),
+            "texts": try texts(s.turns), "active_texts": try texts(s.activeTurns),
+            "tool_calls": u(s.toolCalls), "tool_results": u(s.toolResults), "plan_steps": u(s.planSteps),
+            "compactions": u(s.compactions), "lines": u(r.report.lines), "bytes": u(r.report.bytes),
+            "skipped": .array(r.report.skipped.map { .object(["line": u($0.line), "reason": .string(reasons($0.reason))]) }),
+            "surrogates_replaced": .array(r.report.surrogatesReplaced.map(u)),
+            "missing_final_newline": .bool(r.report.missingFinalNewline),
+            "kept_raw": .object(r.report.keptRaw.mapValues(u)),
+            "other_lines": u(s.otherLines),
+        ])
+    case "write_thclaws":
+        let m = i["session"]
+        let text = try writeThclaws(session: NewPortableSession(
+            id: m["id"].str!, title: m["title"].str, model: m["model"].str, provider: m["provider"].str, cwd: m["cwd"].str,
+            createdAtMs: m["created_at_ms"].int,
+            turns: m["turns"].arr.map {
+                PortableTurn(role: $0["role"].str!, blocksJson: $0["blocks"].description, timestampMs: $0["timestamp_ms"].int,
+                             model: $0["model"].str, provider: $0["provider"].str)
+            }
+        ))
+        try expect(text.hasSuffix("\n"), "\(name): ends with a newline")
+        return .object(["lines": .array(text.split(separator: "\n", omittingEmptySubsequences: true).map { .string(String($0)) })])
     case "import_file":
         guard let samples = samplesDir else { return nil }
         let store = try SessionStore.openWithKey(path: tempDb(), key: Data(repeating: 8, count: 32))
@@ -502,11 +540,18 @@ let samplesDir: String? = {
     return FileManager.default.fileExists(atPath: d, isDirectory: &isDir) && isDir.boolValue ? d : nil
 }()
 
-/// Functions whose cases this binding does not run, and why.
-let notBound = [
-    "read_thclaws": "the pure thClaws reader is not exposed (hosts use SessionStore.importFile)",
-    "write_thclaws": "the pure thClaws writer is not exposed (hosts use SessionStore.exportThclaws)",
-]
+/// Functions whose cases this binding does not run, and why (none today).
+let notBound: [String: String] = [:]
+
+func texts(_ turns: [PortableTurn]) throws -> J {
+    var out: [J] = []
+    for t in turns {
+        for b in try J.parse(t.blocksJson).arr where b["type"].str == "text" { out.append(b["text"]) }
+    }
+    return .array(out)
+}
+
+func optS(_ s: String?) -> J { s.map { .string($0) } ?? .null }
 
 func hex(_ s: String) -> Data {
     let b = Array(s.utf8)

@@ -15,15 +15,12 @@ class ConformanceTest {
     private val dir = File(System.getProperty("sessiondb.conformance.dir") ?: "../../tests/conformance")
     private val samples = File(System.getProperty("sessiondb.samples.dir") ?: "../../../shared/samples")
 
-    /**
-     * Functions whose cases this binding does not run, and why. The pure
-     * thClaws reader/writer (PortableSession, blocks as JSON values) is not
-     * exposed to hosts: they import and export through the store.
-     */
-    private val notBound = mapOf(
-        "read_thclaws" to "the pure thClaws reader is not exposed (hosts use SessionStore.importFile)",
-        "write_thclaws" to "the pure thClaws writer is not exposed (hosts use SessionStore.exportThclaws)",
-    )
+    /** Functions whose cases this binding does not run, and why (none today). */
+    private val notBound = mapOf<String, String>()
+
+    private fun texts(turns: List<PortableTurn>): List<String> = turns.flatMap { t ->
+        list(Json.parse(t.blocksJson)).map { obj(it) }.filter { it["type"] == "text" }.map { it["text"] as String }
+    }
 
     @Suppress("UNCHECKED_CAST")
     private fun obj(v: Any?) = v as Map<String, Any?>
@@ -139,6 +136,51 @@ class ConformanceTest {
                 v["second_run"] = second
             }
             v
+        }
+        "read_thclaws" -> {
+            val bytes = (i["text"] as String?)?.toByteArray(Charsets.UTF_8)
+                ?: java.util.Base64.getDecoder().decode(i["base64"] as String)
+            val r = readThclaws(bytes, "fallback")
+            val s = r.session
+            mapOf(
+                "id" to s.id, "title" to s.title, "model" to s.model, "provider" to s.provider, "cwd" to s.cwd,
+                "created_at_ms" to s.createdAtMs,
+                "roles" to s.turns.map { it.role },
+                "texts" to texts(s.turns),
+                "active_texts" to texts(s.activeTurns),
+                "tool_calls" to s.toolCalls.toLong(), "tool_results" to s.toolResults.toLong(),
+                "plan_steps" to s.planSteps.toLong(), "compactions" to s.compactions.toLong(),
+                "lines" to r.report.lines.toLong(), "bytes" to r.report.bytes.toLong(),
+                "skipped" to r.report.skipped.map {
+                    mapOf("line" to it.line.toLong(), "reason" to when (it.reason) {
+                        SkipReason.TornTail -> "torn_tail"
+                        SkipReason.InvalidUtf8 -> "invalid_utf8"
+                        is SkipReason.InvalidJson -> "invalid_json"
+                        SkipReason.NotAnObject -> "not_an_object"
+                    })
+                },
+                "surrogates_replaced" to r.report.surrogatesReplaced.map { it.toLong() },
+                "missing_final_newline" to r.report.missingFinalNewline,
+                "kept_raw" to r.report.keptRaw.mapValues { it.value.toLong() },
+                "other_lines" to s.otherLines.toLong(),
+            )
+        }
+        "write_thclaws" -> {
+            val m = obj(i["session"])
+            val text = writeThclaws(
+                NewPortableSession(
+                    id = m["id"] as String, title = m["title"] as String?, model = m["model"] as String?,
+                    provider = m["provider"] as String?, cwd = m["cwd"] as String?, createdAtMs = m["created_at_ms"] as Long?,
+                    turns = list(m["turns"]).map { obj(it) }.map {
+                        PortableTurn(
+                            role = it["role"] as String, blocksJson = Json.write(it["blocks"]), timestampMs = it["timestamp_ms"] as Long?,
+                            model = it["model"] as String?, provider = it["provider"] as String?,
+                        )
+                    },
+                ),
+            )
+            assertTrue(text.endsWith("\n"), "$name: ends with a newline")
+            mapOf("lines" to text.split("\n").filter { it.isNotEmpty() })
         }
         "import_file" -> {
             if (!samples.isDirectory) {
