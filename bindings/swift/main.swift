@@ -203,11 +203,14 @@ final class KeychainKeys: KeyProvider {             // the app keeps the data ke
 test("README example") {
     let dbPath = tempDb()
     let projectDir = (dbPath as NSString).deletingLastPathComponent
+    let exportDir = projectDir
     let store = try SessionStore.open(path: dbPath, keyProvider: KeychainKeys())
     let s = try store.createSession(name: "Fix the parser", workspacePath: projectDir)
     _ = try store.appendTranscript(sessionId: s.id, role: .user, content: "Why does the lexer drop the last token?")
     print(try store.contextStatus(sessionId: s.id, rawWindow: 128_000).meter.label)  // Ctx 0%
     try expectEqual(try store.contextStatus(sessionId: s.id, rawWindow: 128_000).meter.label, "Ctx 0%")
+    _ = try store.exportThclawsToFile(sessionId: s.id, path: "\(exportDir)/\(s.id).jsonl")
+    try expect(try String(contentsOfFile: "\(exportDir)/\(s.id).jsonl", encoding: .utf8).contains("Why does the lexer"))
     store.close()
 }
 

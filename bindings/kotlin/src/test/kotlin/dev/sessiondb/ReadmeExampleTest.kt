@@ -1,6 +1,7 @@
 package dev.sessiondb
 
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import java.io.File
 
@@ -22,10 +23,13 @@ class ReadmeExampleTest {
     fun readmeExampleRuns() {
         val dbPath = tempDb()
         val projectDir = File(dbPath).parent
+        val exportDir = projectDir
         SessionStore.open(path = dbPath, keyProvider = KeystoreKeys()).use { store ->
             val s = store.createSession(name = "Fix the parser", workspacePath = projectDir)
             store.appendTranscript(s.id, Role.USER, "Why does the lexer drop the last token?")
             println(store.contextStatus(s.id, rawWindow = 128_000uL).meter.label)   // Ctx 0%
+            store.exportThclawsToFile(s.id, "$exportDir/${s.id}.jsonl")             // thClaws JSONL
+            assertTrue(File("$exportDir/${s.id}.jsonl").readText().contains("Why does the lexer"))
             assertEquals("Ctx 0%", store.contextStatus(s.id, rawWindow = 128_000uL).meter.label)
         }
     }
