@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sessiondb::portable::{self as core_pt, ImportStatus, SessionImport, SkipReason, SkippedLine, SourceFormat, WriteReport};
 use sessiondb::SessionRecord;
@@ -204,6 +205,13 @@ pub struct ForkOptions {
     pub summary: Option<String>,
 }
 
+/// Progress of `importPaths`, implemented by the host (e.g. a progress bar).
+#[uniffi::export(with_foreign)]
+pub trait ImportProgressListener: Send + Sync {
+    /// Called after each file: files finished of the total, bytes of finished files of the total.
+    fn on_progress(&self, files_done: u64, files_total: u64, bytes_done: u64, bytes_total: u64);
+}
+
 /// The format of a session file from its first lines, or `null`/`nil` when
 /// it is none of thClaws, Codex rollout or Claude Code. Errors: `Io`.
 #[uniffi::export]
@@ -223,11 +231,23 @@ impl SessionStore {
     }
 
     /// Import every session file under `paths` (files or directory trees;
-    /// `*.jsonl` inside directories), one report per file in walk order.
+    /// `*.jsonl` inside directories), one report per file in walk order;
+    /// `progress` is called after each file. Problems with one file are in
+    /// its report and the rest go on.
     /// Errors: `Io` when a given path cannot be read at all.
-    pub fn import_paths(&self, paths: Vec<String>) -> Result<Vec<FileImport>> {
+    #[uniffi::method(default(progress = None))]
+    pub fn import_paths(
+        &self,
+        paths: Vec<String>,
+        progress: Option<Arc<dyn ImportProgressListener>>,
+    ) -> Result<Vec<FileImport>> {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
-        Ok(core_pt::import_paths(self.core(), &paths, &mut |_| {})?.files.into_iter().map(Into::into).collect())
+        let mut report = |p: core_pt::ImportProgress| {
+            if let Some(l) = &progress {
+                l.on_progress(p.files_done as u64, p.files_total as u64, p.bytes_done, p.bytes_total);
+            }
+        };
+        Ok(core_pt::import_paths(self.core(), &paths, &mut report)?.files.into_iter().map(Into::into).collect())
     }
 
     /// Export a stored session as thClaws JSONL (what real thClaws reads).

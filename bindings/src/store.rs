@@ -26,10 +26,13 @@ pub struct SessionStore {
     inner: sessiondb::SessionStore,
 }
 
-fn options(path: Option<String>, app: Option<String>, key: KeySource) -> OpenOptions {
+fn options(path: Option<String>, app: Option<String>, busy_timeout_ms: Option<u64>, key: KeySource) -> OpenOptions {
     let mut o = OpenOptions { path: path.map(PathBuf::from), key, ..OpenOptions::default() };
     if let Some(app) = app {
         o.app = app;
+    }
+    if let Some(ms) = busy_timeout_ms {
+        o.busy_timeout_ms = ms;
     }
     o
 }
@@ -49,31 +52,44 @@ impl SessionStore {
     /// * `app`: app name (state directory, key service); default `sessiondb`.
     /// * `keyProvider`: asked for the key; on a new database it receives 32
     ///   fresh bytes through `setKey`.
+    /// * `busyTimeoutMs`: how long a write waits for another writer before
+    ///   failing with `Busy` (milliseconds; default 10,000).
     ///
     /// Errors: `RecoveryLocked` (database exists, provider has no key: no
     /// key is written), `KeyMismatch`, `KeyStoreUnavailable` (the provider
     /// threw), `Io`, `Corrupt`, `InvalidInput`.
-    #[uniffi::constructor(default(path = None, app = None))]
-    pub fn open(path: Option<String>, app: Option<String>, key_provider: Arc<dyn KeyProvider>) -> Result<Arc<Self>> {
-        open(options(path, app, KeySource::Provider(Arc::new(HostKeyProvider(key_provider)))))
+    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None))]
+    pub fn open(
+        path: Option<String>,
+        app: Option<String>,
+        key_provider: Arc<dyn KeyProvider>,
+        busy_timeout_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
+        open(options(path, app, busy_timeout_ms, KeySource::Provider(Arc::new(HostKeyProvider(key_provider)))))
     }
 
-    /// Open a store with a 32-byte data key the host already holds.
+    /// Open a store with a 32-byte data key the host already holds
+    /// (`path`, `app`, `busyTimeoutMs` as for `open`).
     /// Errors: `InvalidInput` (not 32 bytes), `KeyMismatch`, `Io`, `Corrupt`.
-    #[uniffi::constructor(default(app = None))]
-    pub fn open_with_key(path: Option<String>, key: Vec<u8>, app: Option<String>) -> Result<Arc<Self>> {
+    #[uniffi::constructor(default(app = None, busy_timeout_ms = None))]
+    pub fn open_with_key(
+        path: Option<String>,
+        key: Vec<u8>,
+        app: Option<String>,
+        busy_timeout_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
         let key = DataKey::from_bytes(&key)?;
-        open(options(path, app, KeySource::Bytes(key)))
+        open(options(path, app, busy_timeout_ms, KeySource::Bytes(key)))
     }
 
     /// Open a store whose data key lives in the OS credential store
     /// (Keychain, Credential Manager, Secret Service) under service `app`,
-    /// account `session-data-key`.
+    /// account `session-data-key` (`path`, `busyTimeoutMs` as for `open`).
     /// Errors: `KeyStoreUnavailable` (no store, locked, denied),
     /// `RecoveryLocked`, `KeyMismatch`, `Io`, `Corrupt`.
-    #[uniffi::constructor(default(path = None, app = None))]
-    pub fn open_with_os_keyring(path: Option<String>, app: Option<String>) -> Result<Arc<Self>> {
-        open(options(path, app, KeySource::OsKeyring))
+    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None))]
+    pub fn open_with_os_keyring(path: Option<String>, app: Option<String>, busy_timeout_ms: Option<u64>) -> Result<Arc<Self>> {
+        open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
     }
 
     /// The database file path.

@@ -102,6 +102,14 @@ final class Tally: @unchecked Sendable {
     func read<T>(_ f: (Counts) -> T) -> T { lock.lock(); defer { lock.unlock() }; return f(counts) }
 }
 
+/// Records importPaths progress.
+final class Progress: ImportProgressListener, @unchecked Sendable {
+    var seen: [(UInt64, UInt64)] = []
+    func onProgress(filesDone: UInt64, filesTotal: UInt64, bytesDone: UInt64, bytesTotal: UInt64) {
+        seen.append((filesDone, filesTotal))
+    }
+}
+
 func tempDb() -> String {
     let dir = NSTemporaryDirectory() + "sdb-swift-" + UUID().uuidString
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -240,6 +248,9 @@ test("portable: import, export, fork and resolve round trip") {
     try expectEqual(fork.forkedFrom, "sess-00000000000000aa")
     try expectEqual(fork.entryCount, 1)
     try expectEqual(try store.resolveSession(reference: "sess-0000").id, "sess-00000000000000aa")
+    let listener = Progress()
+    try expectEqual(try store.importPaths(paths: [dir], progress: listener).count, 2)
+    try expectEqual(listener.seen.map { [$0.0, $0.1] }, [[1, 2], [2, 2]])
 }
 
 // MARK: error kinds

@@ -2,14 +2,15 @@ package dev.sessiondb
 
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import java.io.File
 
 /**
  * Every error kind the host can provoke, as its own Kotlin class with the
- * core's fields. Busy and Database cannot be provoked from a host (no
- * transaction stays open across calls; SQLite must fail in another way).
+ * core's fields: 12 of 13. Database (an SQLite failure that is none of the
+ * others) cannot be provoked from a host.
  */
 class ErrorKindsTest {
     private val key = ByteArray(32) { 9 }
@@ -93,6 +94,37 @@ class ErrorKindsTest {
             assertTrue(e.reason.contains("payloadJson"))
             assertThrows<SessionDbException.InvalidInput> { store.createSessionWith(NewSession(id = "has space")) }
             assertThrows<SessionDbException.InvalidInput> { meter(1uL, 0uL) }
+        }
+    }
+
+    /** Another process (Python's sqlite3) holds the write lock longer than the busy timeout. */
+    @Test
+    fun writerHoldingTheLockPastTheTimeoutIsBusy() {
+        val python = listOf("python3", "-c", "import sqlite3").let {
+            runCatching { ProcessBuilder(it).start().waitFor() == 0 }.getOrDefault(false)
+        }
+        assumeTrue(python, "python3 with sqlite3 is needed to hold the lock from another process")
+        val path = tempDb()
+        SessionStore.openWithKey(path, key, busyTimeoutMs = 100uL).use { store ->
+            val s = store.createSession(null, null)
+            val holder = ProcessBuilder(
+                "python3", "-c",
+                "import sqlite3, sys, time\n" +
+                    "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n" +
+                    "c.execute('BEGIN IMMEDIATE')\n" +
+                    "print('locked', flush=True)\n" +
+                    "sys.stdin.readline()\n",
+                path,
+            ).start()
+            try {
+                assertEquals("locked", holder.inputStream.bufferedReader().readLine())
+                val e = assertThrows<SessionDbException.Busy> { store.appendTranscript(s.id, Role.USER, "x") }
+                assertEquals(100uL, e.timeoutMs)
+            } finally {
+                holder.outputStream.close()
+                holder.waitFor()
+            }
+            assertEquals(1uL, store.appendTranscript(s.id, Role.USER, "after the lock").seq)
         }
     }
 

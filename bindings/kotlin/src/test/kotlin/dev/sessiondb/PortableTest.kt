@@ -40,7 +40,14 @@ class PortableTest {
             assertEquals(1uL, fork.entryCount)
             assertEquals(imported.sessionId, store.resolveSession("sess-0000", null).id)
             assertEquals(2, store.recentSessions().size)
-            assertEquals(2, store.importPaths(listOf(src.parentFile.path)).size, "both .jsonl files in the directory")
+            val seen = mutableListOf<Pair<ULong, ULong>>()
+            val listener = object : ImportProgressListener {
+                override fun onProgress(filesDone: ULong, filesTotal: ULong, bytesDone: ULong, bytesTotal: ULong) {
+                    seen += filesDone to filesTotal
+                }
+            }
+            assertEquals(2, store.importPaths(listOf(src.parentFile.path), listener).size, "both .jsonl files in the directory")
+            assertEquals(listOf(1uL to 2uL, 2uL to 2uL), seen)
         }
     }
 }
