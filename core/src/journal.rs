@@ -52,6 +52,19 @@ pub enum OperationOutcome {
 }
 
 impl OperationOutcome {
+    /// Parse the lowercase name hosts use: `succeeded`, `failed`, `blocked`,
+    /// `cancelled`, `unknown`. Errors: `InvalidInput`.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "succeeded" => OperationOutcome::Succeeded,
+            "failed" => OperationOutcome::Failed,
+            "blocked" => OperationOutcome::Blocked,
+            "cancelled" => OperationOutcome::Cancelled,
+            "unknown" => OperationOutcome::UnknownOutcome,
+            _ => return Err(Error::invalid("outcome must be one of succeeded, failed, blocked, cancelled, unknown")),
+        })
+    }
+
     /// The journal `payload_kind`.
     pub fn kind(self) -> &'static str {
         match self {
