@@ -139,7 +139,7 @@ pub enum Error {
     ContextOverflow(Box<ContextOverflowBreakdown>),
 
     /// The store was closed (or used in a forked child); open it again.
-    #[error("store closed: this handle was closed; open the store again")]
+    #[error("store closed: this handle was closed, or it is used in a child process after fork() (a handle belongs to the process that opened it); open the store again")]
     Closed,
 }
 

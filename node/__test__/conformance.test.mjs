@@ -1,0 +1,114 @@
+// Language-neutral conformance cases (tests/conformance/**/*.json): every
+// case whose op this binding can execute; prints how many ran.
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { sdb } from './helpers.mjs'
+
+const ROOT = process.env.SESSIONDB_REPO || join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const CONF = join(ROOT, 'tests', 'conformance')
+
+function files(dir) {
+  let out = []
+  for (const n of readdirSync(dir).sort()) {
+    const p = join(dir, n)
+    if (statSync(p).isDirectory()) out = out.concat(files(p))
+    else if (n.endsWith('.json')) out.push(p)
+  }
+  return out
+}
+
+function errorOf(e) {
+  if (!(e instanceof sdb.SessionDBError)) throw e
+  const out = { error: e.kind }
+  if (e instanceof sdb.ContextOverflowError) {
+    out.breakdown = { capacity: e.capacity, system: e.system, pinned: e.pinned, recent: e.recent, tool_results: e.toolResults, other: e.other, protected_total: e.protectedTotal, remedies: e.remedies }
+  }
+  return out
+}
+
+const sync = (f) => { try { return f() } catch (e) { return errorOf(e) } }
+const hex = (h) => Buffer.from(h, 'hex')
+
+const SAMPLES = join(ROOT, '..', 'shared', 'samples')
+const KEYS = ['session_id', 'entries', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens', 'cached_tokens']
+
+const RUNNERS = {
+  async import_file(c, t) {
+    if (!existsSync(SAMPLES)) return t.skip('../shared/samples is absent')
+    const st = await sdb.SessionStore.open({ path: join(mkdtempSync(join(tmpdir(), 'sessiondb-conf-')), 's.db'), key: Buffer.alloc(32, 8) })
+    const path = join(SAMPLES, c.input.sample)
+    const rep = await st.importFile(path)
+    const again = await st.importFile(path)
+    await st.close()
+    assert.deepEqual([again.status, again.sessions], ['up_to_date', []])
+    return { format: rep.format, status: rep.status, sessions: rep.sessions.map((x) => Object.fromEntries(KEYS.map((k) => [k, x[k]]))) }
+  },
+  async decrypt_field(c) {
+    const env = typeof c.envelope === 'string' ? c.envelope : JSON.stringify(c.envelope)
+    try {
+      return { plaintext: (await sdb.decryptField(hex(c.key_hex), c.record_id, env)).toString('utf8') }
+    } catch (e) {
+      return errorOf(e)
+    }
+  },
+  async workspace_index(c) {
+    return { index: await sdb.workspaceIndex(hex(c.key_hex), c.path) }
+  },
+  aad: (c) => ({ aad: sdb.envelopeAad(c.record_id) }),
+  effective_context_capacity: ({ input: i }) => sync(() => sdb.capacityBreakdown(i.raw, i.output_reserve, i.model_max_output)),
+  meter: ({ input: i }) => sync(() => ({ ...sdb.meter(i.active_tokens, i.capacity), should_compact: sdb.shouldCompact(i.active_tokens, i.capacity) })),
+  count_tokens: ({ input: i }) => sdb.countTokens(i.model, i.text, i.host_count),
+  compact_context(c) {
+    const i = c.input
+    const args = [i.capacity, i.target_percent, i.options]
+    let plan
+    try {
+      plan = sdb.compactContext(i.items, ...args)
+    } catch (e) {
+      return errorOf(e)
+    }
+    const again = sdb.compactContext(sdb.applyCompaction(plan, i.items), ...args)
+    assert.deepEqual(again.transformations, [], 'idempotent')
+    assert.equal(again.tokens_after, plan.tokens_after)
+    plan.second_run = again
+    const want = c.expect && c.expect.second_run
+    if (want) {
+      for (const [k, v] of Object.entries(want)) assert.deepEqual(again[k], v, `second_run.${k}`)
+      plan.second_run = want
+    }
+    return plan
+  },
+}
+
+let ran = 0
+let total = 0
+for (const f of files(CONF)) {
+  const doc = JSON.parse(readFileSync(f, 'utf8'))
+  const rel = relative(CONF, f)
+  for (const c of doc.cases || []) {
+    total++
+    const op = c.op || c.function || doc.function
+    const run = RUNNERS[op]
+    test(`${rel} :: ${c.name}`, { skip: run ? false : `op ${op} not bound in Node yet` }, async (t) => {
+      const got = await run(c, t)
+      if (got === undefined) return
+      if ('error' in c) {
+        assert.equal(got.error, c.error)
+        if (c.breakdown) assert.deepEqual(got.breakdown, c.breakdown)
+      } else {
+        if (!('error' in c.expect)) assert.equal(got.error, undefined, JSON.stringify(got))
+        for (const [k, v] of Object.entries(c.expect)) assert.deepEqual(got[k], v, `${rel} ${c.name}: field ${k}`)
+      }
+      ran++
+    })
+  }
+}
+
+after(() => {
+  console.log(`conformance: ${ran} of ${total} cases run by Node`)
+  if (process.env.SESSIONDB_CONFORMANCE_COUNT_FILE) writeFileSync(process.env.SESSIONDB_CONFORMANCE_COUNT_FILE, `${ran} ${total}\n`)
+})

@@ -1,0 +1,120 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { writeFileSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { spawn } from 'node:child_process'
+import { sdb, KEY, OTHER_KEY, tempDb, MemoryKeyProvider } from './helpers.mjs'
+
+test('every core error kind has its Error subclass with its code', () => {
+  const kinds = sdb.errorKinds()
+  const names = {
+    RecoveryLocked: 'RecoveryLockedError', KeyMismatch: 'KeyMismatchError', KeyStoreUnavailable: 'KeyStoreUnavailableError',
+    NotFound: 'NotFoundError', Conflict: 'ConflictError', AuthenticationFailed: 'AuthenticationError', Corrupt: 'CorruptError',
+    Busy: 'BusyError', InvalidInput: 'InvalidInputError', Io: 'IoError', Database: 'DatabaseError',
+    ContextOverflow: 'ContextOverflowError', Closed: 'ClosedError',
+  }
+  assert.deepEqual(kinds.map((k) => k.name), Object.keys(names))
+  for (const { name, code } of kinds) {
+    const cls = sdb[names[name]]
+    assert.equal(cls.code, code)
+    const e = new cls('m')
+    assert.ok(e instanceof sdb.SessionDBError && e instanceof Error)
+    assert.deepEqual([e.code, e.kind, e.name], [code, name, names[name]])
+  }
+})
+
+test('NotFound with its exact message', async () => {
+  const st = await sdb.SessionStore.open({ path: tempDb(), key: KEY })
+  const e = await st.getSession('missing-id').catch((x) => x)
+  assert.ok(e instanceof sdb.NotFoundError)
+  assert.equal(e.message, 'not found: session `missing-id`')
+  assert.equal(e.code, 'ERR_NOT_FOUND')
+  await st.close()
+})
+
+test('a wrong key is KeyMismatchError', async () => {
+  const path = tempDb()
+  await (await sdb.SessionStore.open({ path, key: KEY })).close()
+  const e = await sdb.SessionStore.open({ path, key: OTHER_KEY }).catch((x) => x)
+  assert.ok(e instanceof sdb.KeyMismatchError)
+  assert.deepEqual([e.code, e.backend], ['ERR_KEY_MISMATCH', 'host-provided key bytes'])
+})
+
+test('a provider without a key for an existing database is RecoveryLockedError, and no key is written', async () => {
+  const path = tempDb()
+  await (await sdb.SessionStore.open({ path, key: KEY })).close()
+  const p = new MemoryKeyProvider(null)
+  const e = await sdb.SessionStore.open({ path, keyProvider: p }).catch((x) => x)
+  assert.ok(e instanceof sdb.RecoveryLockedError, String(e))
+  assert.equal(e.code, 'ERR_RECOVERY_LOCKED')
+  assert.deepEqual([p.gets, p.sets], [1, 0])
+})
+
+test('invalid input: short key, key and provider together', async () => {
+  assert.throws(() => sdb.SessionStore.open({ path: tempDb(), key: Buffer.alloc(5) }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: a data key is 32 bytes, got 5')
+  assert.throws(() => sdb.SessionStore.open({ path: tempDb(), key: KEY, keyProvider: new MemoryKeyProvider() }), sdb.InvalidInputError)
+})
+
+test('not a database is CorruptError; a path under a file is IoError', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sessiondb-node-'))
+  writeFileSync(join(dir, 'junk.db'), Buffer.alloc(4096, 'x'))
+  await assert.rejects(sdb.SessionStore.open({ path: join(dir, 'junk.db'), key: KEY }), sdb.CorruptError)
+  writeFileSync(join(dir, 'file'), 'x')
+  const e = await sdb.SessionStore.open({ path: join(dir, 'file', 'sub', 's.db'), key: KEY }).catch((x) => x)
+  assert.ok(e instanceof sdb.IoError, String(e))
+  assert.equal(e.code, 'ERR_IO')
+})
+
+test('a key provider that throws is KeyStoreUnavailableError naming it', async () => {
+  const path = tempDb()
+  const locked = { getKey() { throw new Error('keychain locked') }, setKey() {}, backendName: 'Test Vault' }
+  const e = await sdb.SessionStore.open({ path, keyProvider: locked }).catch((x) => x)
+  assert.ok(e instanceof sdb.KeyStoreUnavailableError, String(e))
+  assert.equal(e.backend, 'Test Vault')
+  assert.match(e.message, /getKey\(\) threw: keychain locked/)
+})
+
+test('busy: another process holds the write lock past busyTimeoutMs', async (t) => {
+  const path = tempDb()
+  const st = await sdb.SessionStore.open({ path, key: KEY, busyTimeoutMs: 50 })
+  const s = await st.createSession('busy')
+  // Another process (POSIX locks do not separate two SQLite copies in one process).
+  const holder = spawn('python3', ['-c', [
+    'import sqlite3, sys',
+    'c = sqlite3.connect(sys.argv[1], isolation_level=None)',
+    'c.execute("BEGIN IMMEDIATE")',
+    'print("locked", flush=True)',
+    'sys.stdin.readline()',
+    'c.execute("ROLLBACK")',
+  ].join('\n'), path], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const ready = await new Promise((res) => {
+    holder.stdout.once('data', (d) => res(String(d).trim()))
+    holder.once('error', () => res('no python3'))
+    holder.once('exit', () => res('exited'))
+  })
+  if (ready !== 'locked') {
+    await st.close()
+    t.skip(`cannot hold the lock from another process: ${ready}`)
+    return
+  }
+  try {
+    const e = await st.appendTranscript(s.id, 'user', 'x').catch((x) => x)
+    assert.ok(e instanceof sdb.BusyError, String(e))
+    assert.deepEqual([e.code, e.timeoutMs], ['ERR_BUSY', 50])
+  } finally {
+    holder.stdin.write('go\n')
+    await new Promise((res) => holder.once('exit', res))
+  }
+  assert.equal((await st.appendTranscript(s.id, 'user', 'x')).seq, 1)
+  await st.close()
+})
+
+test('ContextOverflowError carries the breakdown', () => {
+  const items = [{ seq: 1, role: 'system', kind: 'system', tokens: 2000, text: 'sys' }]
+  const e = (() => { try { sdb.compactContext(items, 1000) } catch (x) { return x } })()
+  assert.ok(e instanceof sdb.ContextOverflowError, String(e))
+  assert.deepEqual([e.code, e.capacity, e.system, e.pinned, e.recent, e.toolResults, e.other, e.protectedTotal],
+    ['ERR_CONTEXT_OVERFLOW', 1000, 2000, 0, 0, 0, 0, 2000])
+  assert.equal(e.remedies[0], 'Shorten the system prompt (system: 2000 tokens).')
+})

@@ -1,0 +1,65 @@
+//! One generic libuv-pool task: every disk or crypto call runs as
+//! `AsyncTask<Job<T>>`, so the JS thread only converts values. A panic in
+//! the core becomes a rejected promise, never an abort of the host.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
+use napi::{Env, Task};
+
+type Work<T> = Box<dyn FnOnce() -> napi::Result<T> + Send>;
+
+pub struct Job<T: Send + 'static> {
+    work: Option<Work<T>>,
+}
+
+impl<T> Task for Job<T>
+where
+    T: ToNapiValue + TypeName + Send + 'static,
+{
+    type Output = T;
+    type JsValue = T;
+
+    fn compute(&mut self) -> napi::Result<T> {
+        let work = self.work.take().ok_or_else(|| napi::Error::from_reason("sessiondb task ran twice"))?;
+        match catch_unwind(AssertUnwindSafe(work)) {
+            Ok(r) => r,
+            Err(_) => Err(napi::Error::from_reason("sessiondb: internal panic in the native core (please report it)")),
+        }
+    }
+
+    fn resolve(&mut self, _env: Env, output: T) -> napi::Result<T> {
+        Ok(output)
+    }
+}
+
+/// Run `f` (a core call) on the libuv pool; the core error is mapped.
+pub fn job<T, F>(f: F) -> AsyncTask<Job<T>>
+where
+    T: ToNapiValue + TypeName + Send + 'static,
+    F: FnOnce() -> sessiondb::Result<T> + Send + 'static,
+{
+    AsyncTask::new(Job { work: Some(Box::new(move || crate::errors::r(f()))) })
+}
+
+/// A JSON value (the serde form of a core type) as a task result.
+pub struct Json(pub serde_json::Value);
+
+impl TypeName for Json {
+    fn type_name() -> &'static str {
+        "any"
+    }
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::Unknown
+    }
+}
+
+// napi's `ToNapiValue` is an unsafe trait method by design (raw env and
+// value handles); this only forwards to serde_json::Value's implementation.
+#[allow(unsafe_code)]
+impl ToNapiValue for Json {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> napi::Result<napi::sys::napi_value> {
+        // SAFETY: same contract as the caller's: `env` is the live env of this call.
+        unsafe { serde_json::Value::to_napi_value(env, val.0) }
+    }
+}

@@ -1,0 +1,11 @@
+//! `sessiondb` for Node: napi-rs v3 bindings of the sessiondb core. Thin:
+//! each function converts arguments, runs the core call on the libuv pool
+//! (`AsyncTask`) when it touches disk or crypto, and maps the error.
+//! `index.js` turns errors into `Error` subclasses with `code`.
+
+mod errors;
+mod funcs;
+mod job;
+mod keys;
+mod records;
+mod store;

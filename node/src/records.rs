@@ -1,0 +1,311 @@
+//! Record types as plain JS objects (`#[napi(object)]`), camelCase fields.
+//! Counts and times are JS numbers (exact below 2^53); times are ms since
+//! the Unix epoch. Conversions only.
+
+use napi_derive::napi;
+use serde_json::Value;
+
+fn n(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// A non-negative JS number as a core `u64`. Errors: `InvalidInput`.
+pub fn u(v: i64, what: &str) -> sessiondb::Result<u64> {
+    u64::try_from(v).map_err(|_| sessiondb::Error::invalid(format!("{what} must be >= 0")))
+}
+
+/// A session's metadata (decrypted).
+#[napi(object)]
+pub struct Session {
+    pub id: String,
+    pub name: Option<String>,
+    pub workspace_path: Option<String>,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub work_mode: Option<String>,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+    pub entry_count: i64,
+    pub forked_from: Option<String>,
+    pub forked_at_seq: Option<i64>,
+}
+
+impl From<sessiondb::SessionRecord> for Session {
+    fn from(r: sessiondb::SessionRecord) -> Self {
+        Session {
+            id: r.id,
+            name: r.name,
+            workspace_path: r.workspace_path,
+            model: r.model,
+            provider: r.provider,
+            work_mode: r.work_mode,
+            created_at_ms: r.created_at_ms,
+            updated_at_ms: r.updated_at_ms,
+            entry_count: n(r.entry_count),
+            forked_from: r.forked_from,
+            forked_at_seq: r.forked_at_seq.map(n),
+        }
+    }
+}
+
+/// Fields of `createSession` beyond name and workspace.
+#[napi(object)]
+#[derive(Default)]
+pub struct CreateSessionOptions {
+    pub id: Option<String>,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub work_mode: Option<String>,
+    pub created_at_ms: Option<i64>,
+    pub forked_from: Option<String>,
+    pub forked_at_seq: Option<i64>,
+}
+
+/// One transcript entry (decrypted). `role`: user|assistant|tool|system; `format`: text|blocks.
+#[napi(object)]
+pub struct TranscriptEntry {
+    pub session_id: String,
+    pub seq: i64,
+    pub role: String,
+    pub format: String,
+    pub content: String,
+    pub created_at_ms: i64,
+    pub tokens: Option<i64>,
+    pub source_line: Option<i64>,
+}
+
+impl From<sessiondb::TranscriptEntry> for TranscriptEntry {
+    fn from(e: sessiondb::TranscriptEntry) -> Self {
+        TranscriptEntry {
+            session_id: e.session_id,
+            seq: n(e.seq),
+            role: e.role.as_str().to_string(),
+            format: e.format.as_str().to_string(),
+            content: e.content,
+            created_at_ms: e.created_at_ms,
+            tokens: e.tokens.map(n),
+            source_line: e.source_line.map(n),
+        }
+    }
+}
+
+/// One entry to append (`appendEntries`). `format` defaults to `text`, `createdAtMs` to now.
+#[napi(object)]
+pub struct NewEntry {
+    pub role: String,
+    pub content: String,
+    pub format: Option<String>,
+    pub created_at_ms: Option<i64>,
+    pub tokens: Option<i64>,
+    pub source_line: Option<i64>,
+}
+
+impl NewEntry {
+    pub fn to_core(self) -> sessiondb::Result<sessiondb::NewEntry> {
+        Ok(sessiondb::NewEntry {
+            role: sessiondb::Role::parse(&self.role)?,
+            content: self.content,
+            format: match &self.format {
+                Some(f) => sessiondb::ContentFormat::parse(f)?,
+                None => sessiondb::ContentFormat::Text,
+            },
+            created_at_ms: self.created_at_ms,
+            tokens: self.tokens.map(|t| u(t, "tokens")).transpose()?,
+            source_line: self.source_line.map(|t| u(t, "sourceLine")).transpose()?,
+        })
+    }
+}
+
+/// One token-ledger record, in tokens.
+#[napi(object)]
+pub struct TokenUsage {
+    pub input: Option<i64>,
+    pub output: Option<i64>,
+    pub cached: Option<i64>,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+}
+
+impl TokenUsage {
+    pub fn to_core(self) -> sessiondb::Result<sessiondb::TokenUsage> {
+        Ok(sessiondb::TokenUsage {
+            input: u(self.input.unwrap_or(0), "input")?,
+            output: u(self.output.unwrap_or(0), "output")?,
+            cached: u(self.cached.unwrap_or(0), "cached")?,
+            model: self.model,
+            provider: self.provider,
+        })
+    }
+}
+
+/// Sums of a session's token ledger, in tokens.
+#[napi(object)]
+pub struct TokenTotals {
+    pub input: i64,
+    pub output: i64,
+    pub cached: i64,
+}
+
+impl From<sessiondb::TokenTotals> for TokenTotals {
+    fn from(t: sessiondb::TokenTotals) -> Self {
+        TokenTotals { input: n(t.input), output: n(t.output), cached: n(t.cached) }
+    }
+}
+
+/// One context extension; `body` is JSON text.
+#[napi(object)]
+pub struct ContextExtension {
+    pub session_id: String,
+    pub n: i64,
+    pub kind: String,
+    pub body: String,
+    pub created_at_ms: i64,
+}
+
+impl From<sessiondb::ContextExtensionRecord> for ContextExtension {
+    fn from(r: sessiondb::ContextExtensionRecord) -> Self {
+        ContextExtension { session_id: r.session_id, n: n(r.n), kind: r.kind, body: r.body, created_at_ms: r.created_at_ms }
+    }
+}
+
+/// A journal event to append.
+#[napi(object)]
+pub struct NewEvent {
+    pub event_id: String,
+    pub session_id: String,
+    pub kind: String,
+    pub operation_id: Option<String>,
+    pub payload: Value,
+}
+
+/// One journal event (decrypted); `createdAt` is RFC 3339 UTC.
+#[napi(object)]
+pub struct JournalEvent {
+    pub event_id: String,
+    pub session_id: String,
+    pub seq: i64,
+    pub aggregate_version: i64,
+    pub operation_id: Option<String>,
+    pub kind: String,
+    pub payload: Value,
+    pub created_at: String,
+}
+
+impl From<sessiondb::JournalEvent> for JournalEvent {
+    fn from(e: sessiondb::JournalEvent) -> Self {
+        JournalEvent {
+            event_id: e.event_id,
+            session_id: e.session_id,
+            seq: n(e.seq),
+            aggregate_version: n(e.aggregate_version),
+            operation_id: e.operation_id,
+            kind: e.kind,
+            payload: e.payload,
+            created_at: e.created_at,
+        }
+    }
+}
+
+/// What a journal append did; `duplicate` = the event id was already there.
+#[napi(object)]
+pub struct AppendOutcome {
+    pub seq: i64,
+    pub aggregate_version: i64,
+    pub duplicate: bool,
+}
+
+impl From<sessiondb::AppendOutcome> for AppendOutcome {
+    fn from(o: sessiondb::AppendOutcome) -> Self {
+        AppendOutcome { seq: n(o.seq), aggregate_version: n(o.aggregate_version), duplicate: o.duplicate }
+    }
+}
+
+/// An operation marked unknown by a recovery pass.
+#[napi(object)]
+pub struct OperationRef {
+    pub session_id: String,
+    pub operation_id: String,
+}
+
+/// What a recovery pass did.
+#[napi(object)]
+pub struct RecoveryReport {
+    pub marked_unknown: Vec<OperationRef>,
+    pub skipped_live: i64,
+}
+
+impl From<sessiondb::RecoveryReport> for RecoveryReport {
+    fn from(r: sessiondb::RecoveryReport) -> Self {
+        RecoveryReport {
+            marked_unknown: r
+                .marked_unknown
+                .into_iter()
+                .map(|(session_id, operation_id)| OperationRef { session_id, operation_id })
+                .collect(),
+            skipped_live: n(r.skipped_live),
+        }
+    }
+}
+
+/// An operation dispatched without a terminal event.
+#[napi(object)]
+pub struct OpenOperation {
+    pub session_id: String,
+    pub operation_id: String,
+    pub owner: String,
+}
+
+/// Store figures; sizes in bytes.
+#[napi(object)]
+pub struct StoreStats {
+    pub path: String,
+    pub key_backend: String,
+    pub schema_version: u32,
+    pub sessions: i64,
+    pub transcript_entries: i64,
+    pub journal_events: i64,
+    pub open_operations: i64,
+    pub db_bytes: i64,
+    pub wal_bytes: i64,
+}
+
+impl From<sessiondb::StoreStats> for StoreStats {
+    fn from(s: sessiondb::StoreStats) -> Self {
+        StoreStats {
+            path: s.path,
+            key_backend: s.key_backend,
+            schema_version: s.schema_version,
+            sessions: n(s.sessions),
+            transcript_entries: n(s.transcript_entries),
+            journal_events: n(s.journal_events),
+            open_operations: n(s.open_operations),
+            db_bytes: n(s.db_bytes),
+            wal_bytes: n(s.wal_bytes),
+        }
+    }
+}
+
+/// A host key source: `getKey()` returns the 32 stored key bytes or null
+/// (no key yet) and must throw when the store is locked or unreachable;
+/// `setKey(key)` persists a new key. Both are called synchronously.
+#[napi(object, object_from_js = true, object_to_js = false)]
+pub struct KeyProvider {
+    #[napi(ts_type = "() => Buffer | Uint8Array | null")]
+    pub get_key: crate::keys::GetKeyFn,
+    #[napi(ts_type = "(key: Buffer) => void")]
+    pub set_key: crate::keys::SetKeyFn,
+    /// Names the backend in error messages.
+    pub backend_name: Option<String>,
+}
+
+/// How to open a store. Key: `key` (32 bytes), else `keyProvider`, else the OS keyring.
+#[napi(object, object_to_js = false)]
+pub struct OpenOptions {
+    /// Database file; default: the default path for `app`.
+    pub path: Option<String>,
+    pub key: Option<napi::bindgen_prelude::Buffer>,
+    pub key_provider: Option<KeyProvider>,
+    pub app: Option<String>,
+    pub busy_timeout_ms: Option<u32>,
+    pub recover: Option<bool>,
+}

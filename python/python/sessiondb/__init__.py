@@ -1,0 +1,140 @@
+"""sessiondb: the encrypted, journaled, crash-safe store for AI agent sessions.
+
+Python bindings of the Rust core (pyo3). Every call that touches disk or
+crypto releases the GIL; a :class:`SessionStore` may be shared between
+threads. Errors are :class:`SessionDBError` subclasses (see
+:mod:`sessiondb.errors`).
+
+Example::
+
+    import sessiondb
+
+    with sessiondb.SessionStore("sessions.db", key=key_bytes) as store:
+        s = store.create_session("refactor auth", workspace_path=".")
+        store.append_transcript(s.id, "user", "hello")
+        for entry in store.iter_transcript(s.id):
+            print(entry.seq, entry.role, entry.content)
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Protocol
+
+from . import errors
+from ._native import (
+    AppendOutcome,
+    ContextExtension,
+    JournalEvent,
+    NewEntry,
+    OpenOperation,
+    RecoveryReport,
+    Session,
+    SessionStore,
+    StoreStats,
+    TokenTotals,
+    TranscriptEntry,
+    TranscriptIterator,
+    __version__,
+    apply_compaction,
+    canonical_workspace,
+    capacity_breakdown,
+    compact_context,
+    count_tokens,
+    effective_context_capacity,
+    effective_context_capacity_for_model,
+    estimate_tokens,
+    known_model_limits,
+    meter,
+    should_compact,
+    decrypt_field,
+    default_db_path,
+    encrypt_field,
+    envelope_aad,
+    error_kinds,
+    workspace_index,
+)
+from .errors import (
+    AuthenticationError,
+    BusyError,
+    ClosedError,
+    ConflictError,
+    ContextOverflowError,
+    CorruptError,
+    DatabaseError,
+    FileNotFoundIoError,
+    InvalidInputError,
+    IoError,
+    KeyMismatchError,
+    KeyStoreUnavailableError,
+    NotFoundError,
+    PermissionIoError,
+    RecoveryLockedError,
+    SessionDBError,
+)
+
+
+class KeyProvider(Protocol):
+    """A host key source (``SessionStore(key_provider=...)``).
+
+    ``get_key`` returns the 32 stored key bytes, or ``None`` when there is no
+    key yet; it must *raise* when the store is locked or unreachable (never
+    return ``None`` for that). ``set_key`` persists a freshly generated key
+    (called once, when a new database is created). An optional
+    ``backend_name`` (str or method) names the backend in error messages.
+    """
+
+    def get_key(self) -> Optional[bytes]: ...
+
+    def set_key(self, key: bytes) -> None: ...
+
+
+__all__ = [
+    "AppendOutcome",
+    "AuthenticationError",
+    "BusyError",
+    "ClosedError",
+    "ConflictError",
+    "ContextExtension",
+    "ContextOverflowError",
+    "CorruptError",
+    "DatabaseError",
+    "FileNotFoundIoError",
+    "InvalidInputError",
+    "IoError",
+    "JournalEvent",
+    "KeyMismatchError",
+    "KeyProvider",
+    "KeyStoreUnavailableError",
+    "NewEntry",
+    "NotFoundError",
+    "OpenOperation",
+    "PermissionIoError",
+    "RecoveryLockedError",
+    "RecoveryReport",
+    "Session",
+    "SessionDBError",
+    "SessionStore",
+    "StoreStats",
+    "TokenTotals",
+    "TranscriptEntry",
+    "TranscriptIterator",
+    "__version__",
+    "apply_compaction",
+    "canonical_workspace",
+    "capacity_breakdown",
+    "compact_context",
+    "count_tokens",
+    "effective_context_capacity",
+    "effective_context_capacity_for_model",
+    "estimate_tokens",
+    "known_model_limits",
+    "meter",
+    "should_compact",
+    "decrypt_field",
+    "default_db_path",
+    "encrypt_field",
+    "envelope_aad",
+    "error_kinds",
+    "errors",
+    "workspace_index",
+]

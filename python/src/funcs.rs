@@ -1,0 +1,99 @@
+//! Module-level functions: paths, the envelope primitives the crypto
+//! conformance cases exercise, error kinds, and a core-only timing helper
+//! for the benchmark. Each calls one core function.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use sessiondb::crypto::{self, EncryptedField};
+use sessiondb::{paths, DataKey, ErrorKind, KeySource, OpenOptions, Role};
+
+use crate::errors::py_err;
+
+/// Default database path for `app` (seed 000 `sessionsDbPath()`).
+#[pyfunction]
+#[pyo3(signature = (app = "sessiondb"))]
+pub fn default_db_path(py: Python<'_>, app: &str) -> PyResult<String> {
+    paths::default_db_path(app).map(|p| p.to_string_lossy().into_owned()).map_err(py_err(py))
+}
+
+/// Canonical form of a workspace path (absolute, symlinks resolved, NFC...),
+/// relative paths taken against the current directory.
+#[pyfunction]
+pub fn canonical_workspace(py: Python<'_>, path: &str) -> PyResult<String> {
+    let cwd = std::env::current_dir().map_err(|e| crate::errors::to_py(py, sessiondb::Error::io("reading the current directory", e)))?;
+    py.detach(|| paths::canonical_workspace(path, &cwd)).map_err(py_err(py))
+}
+
+/// `(name, code, python class name)` of every core error kind.
+#[pyfunction]
+pub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {
+    ErrorKind::ALL.iter().map(|k| (k.name(), k.code(), crate::errors::class_name(*k))).collect()
+}
+
+/// The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`.
+#[pyfunction]
+pub fn envelope_aad(record_id: &str) -> String {
+    crypto::aad_for(record_id, crypto::ENVELOPE_VERSION, crypto::ALG_AES_256_GCM)
+}
+
+/// Decrypt an `EncryptedField` envelope (JSON text) written for
+/// `record_id`. Raises AuthenticationError, CorruptError, InvalidInputError.
+#[pyfunction]
+pub fn decrypt_field<'py>(py: Python<'py>, key: &[u8], record_id: &str, envelope_json: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let out = py
+        .detach(|| {
+            let key = DataKey::from_bytes(key)?;
+            let field = EncryptedField::from_json(envelope_json)?;
+            crypto::decrypt_field(&key, record_id, &field)
+        })
+        .map_err(py_err(py))?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Encrypt `plaintext` for `record_id` with a fresh random nonce; returns the envelope JSON text.
+#[pyfunction]
+pub fn encrypt_field(py: Python<'_>, key: &[u8], record_id: &str, plaintext: &[u8]) -> PyResult<String> {
+    py.detach(|| DataKey::from_bytes(key).map(|k| crypto::encrypt_field(&k, record_id, plaintext).to_json()))
+        .map_err(py_err(py))
+}
+
+/// Hex HMAC-SHA-256 workspace index of an already canonical path.
+#[pyfunction]
+pub fn workspace_index(py: Python<'_>, key: &[u8], canonical_path: &str) -> PyResult<String> {
+    DataKey::from_bytes(key).map(|k| crypto::workspace_index(&k, canonical_path)).map_err(py_err(py))
+}
+
+/// Benchmark helper: the same work as `bench_vs_agents_sdk.py`'s sessiondb
+/// run, in Rust only (append each item with `append_transcript`, then read
+/// everything back in pages of `page`). Returns `(append_s, read_s)`.
+#[pyfunction]
+pub fn _bench_core(py: Python<'_>, path: PathBuf, key: &[u8], items: Vec<String>, page: u32) -> PyResult<(f64, f64)> {
+    py.detach(|| -> sessiondb::Result<(f64, f64)> {
+        let store = sessiondb::SessionStore::open(OpenOptions::at(path, KeySource::Bytes(DataKey::from_bytes(key)?)))?;
+        let sid = store.create_session(None, None)?.id;
+        let t = std::time::Instant::now();
+        for it in items {
+            store.append_transcript(&sid, Role::User, it)?;
+        }
+        let append = t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        let mut from = 1;
+        loop {
+            let got = store.get_transcript(&sid, from, page)?;
+            match got.last() {
+                Some(l) => from = l.seq + 1,
+                None => break,
+            }
+        }
+        Ok((append, t.elapsed().as_secs_f64()))
+    })
+    .map_err(py_err(py))
+}
+
+/// A source format name ("thclaws", "codex", "claude-code") as the core enum.
+pub fn source_format(s: &str) -> sessiondb::Result<sessiondb::portable::SourceFormat> {
+    serde_json::from_value(serde_json::Value::String(s.to_string()))
+        .map_err(|_| sessiondb::Error::invalid("format must be one of thclaws, codex, claude-code"))
+}

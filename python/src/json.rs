@@ -1,0 +1,39 @@
+//! JSON values across the boundary through Python's own `json` module
+//! (payloads are JSON in the core: `serde_json::Value`).
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyModule;
+
+static JSON: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+fn json_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    JSON.get_or_try_init(py, || py.import("json").map(Bound::unbind)).map(|m| m.bind(py))
+}
+
+/// A JSON-serialisable Python value -> `serde_json::Value` (`TypeError` if not serialisable).
+pub fn from_py(v: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    let text: String = json_module(v.py())?.call_method1("dumps", (v,))?.extract()?;
+    serde_json::from_str(&text).map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not JSON: {e}")))
+}
+
+/// `serde_json::Value` -> the Python value `json.loads` gives.
+pub fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    json_module(py)?.call_method1("loads", (v.to_string(),))
+}
+
+/// A core value with a serde form -> the Python value of that JSON
+/// (dicts with the core's field names).
+pub fn ser<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_json::to_value(v)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("serializing a core value: {e}")))?;
+    to_py(py, &value)
+}
+
+/// A Python value (dicts, lists...) -> a core value by its serde form.
+/// Errors: `InvalidInputError` naming the field that does not fit.
+pub fn de<T: serde::de::DeserializeOwned>(v: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    let value = from_py(v)?;
+    serde_json::from_value(value)
+        .map_err(|e| crate::errors::to_py(v.py(), sessiondb::Error::invalid(format!("{what}: {e}"))))
+}

@@ -1,0 +1,44 @@
+//! `sessiondb._native`: the pyo3 bindings of the sessiondb core. Thin: each
+//! method converts arguments, calls the core with the GIL released, and maps
+//! the error to a `sessiondb.errors` class. The public Python API is the
+//! `sessiondb` package (python/python/sessiondb), which re-exports these.
+
+mod context;
+mod errors;
+mod funcs;
+mod json;
+mod keys;
+mod records;
+mod store;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+mod _native {
+    #[pymodule_export]
+    use crate::records::{
+        AppendOutcome, ContextExtension, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
+        TranscriptEntry,
+    };
+    #[pymodule_export]
+    use crate::store::{NewEntry, SessionStore, TranscriptIterator};
+    #[pymodule_export]
+    use crate::funcs::{
+        _bench_core, canonical_workspace, decrypt_field, default_db_path, encrypt_field, envelope_aad, error_kinds,
+        workspace_index,
+    };
+
+    #[pymodule_export]
+    use crate::context::{
+        apply_compaction, capacity_breakdown, compact_context, count_tokens, effective_context_capacity,
+        effective_context_capacity_for_model, estimate_tokens, known_model_limits, meter, should_compact,
+    };
+
+    use super::*;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        Ok(())
+    }
+}

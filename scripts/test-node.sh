@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Node binding: build the addon with the napi CLI, `npm pack` the package,
+# install the tarball (not the source tree) into a fresh directory, and run
+# the node:test suites against that install, including every conformance
+# case the binding can execute. Works from a fresh clone.
+# Usage: scripts/test-node.sh   (env: SESSIONDB_NODE_RELEASE=1 for a release build)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/sessiondb-target}"
+cd "$ROOT/node"
+
+echo "--- npm ci (napi CLI)"
+npm ci --no-audit --no-fund --loglevel=error
+
+profile=()
+[ "${SESSIONDB_NODE_RELEASE:-0}" = 1 ] && profile=(--release)
+echo "--- napi build --platform ${profile[*]:-(debug)}"
+npx napi build --platform "${profile[@]}" --js native.js --dts native.d.ts
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+echo "--- npm pack + install the tarball into a fresh directory"
+npm pack --silent --pack-destination "$WORK" >/dev/null
+TGZ="$(ls "$WORK"/sessiondb-*.tgz)"
+tar -tzf "$TGZ" | sed 's/^/    /'
+mkdir "$WORK/app"
+(cd "$WORK/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error "$TGZ")
+PKG="$WORK/app/node_modules/sessiondb"
+node -e "const s=require('$PKG'); if (typeof s.SessionStore.open !== 'function') process.exit(1); console.log('sessiondb from', require.resolve('$PKG'))"
+
+echo "--- node --test against the installed package"
+cp -r "$ROOT/node/__test__" "$WORK/app/__test__"
+cd "$WORK/app"
+export SESSIONDB_PKG="$PKG" SESSIONDB_REPO="$ROOT" SESSIONDB_CONFORMANCE_COUNT_FILE="$WORK/conformance-count"
+node --test __test__/
+read -r ran total < "$WORK/conformance-count"
+echo "node: conformance cases run: $ran of $total"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Python binding: build the wheel with maturin, install it (not the source
+# tree) into a fresh virtualenv, check the stubs against the built module
+# (mypy stubtest), and run pytest, including every conformance case the
+# binding can execute. Works from a fresh clone; venvs live under the cache
+# dir, never in the repo.
+# Usage: scripts/test-python.sh   (env: SESSIONDB_PY_RELEASE=1 for a release wheel)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/sessiondb-target}"
+CACHE="${SESSIONDB_PY_CACHE:-$HOME/.cache/sessiondb-py}"
+PY="${PYTHON:-python3}"
+mkdir -p "$CACHE"
+
+BUILD_VENV="$CACHE/build-venv"
+if [ ! -x "$BUILD_VENV/bin/maturin" ]; then
+  "$PY" -m venv "$BUILD_VENV"
+  "$BUILD_VENV/bin/pip" install -q --upgrade pip
+  "$BUILD_VENV/bin/pip" install -q 'maturin>=1.7,<2'
+fi
+
+WHEELS="$(mktemp -d)"; TEST_VENV="$(mktemp -d "$CACHE/test-venv.XXXXXX")"; WORK="$(mktemp -d)"
+trap 'rm -rf "$WHEELS" "$TEST_VENV" "$WORK"' EXIT
+
+profile=()
+[ "${SESSIONDB_PY_RELEASE:-0}" = 1 ] && profile=(--release)
+echo "--- maturin build ${profile[*]:-(debug)}"
+"$BUILD_VENV/bin/maturin" build "${profile[@]}" -q --auditwheel warn -m python/Cargo.toml -o "$WHEELS" -i "$PY"
+ls "$WHEELS"
+
+echo "--- fresh virtualenv with the built wheel"
+"$PY" -m venv "$TEST_VENV"
+"$TEST_VENV/bin/pip" install -q --upgrade pip
+"$TEST_VENV/bin/pip" install -q "$WHEELS"/sessiondb-*.whl pytest mypy
+
+# Run from an empty directory so `import sessiondb` can only mean the install.
+cd "$WORK"
+"$TEST_VENV/bin/python" -c 'import sessiondb, sys; print("sessiondb", sessiondb.__version__, "from", sessiondb.__file__); assert "site-packages" in sessiondb.__file__'
+
+echo "--- stubtest (stubs vs the built module)"
+MYPY_CACHE_DIR="$WORK/.mypy_cache" "$TEST_VENV/bin/python" -m mypy.stubtest sessiondb \
+  --allowlist "$ROOT/python/stubtest-allowlist.txt"
+
+echo "--- pytest"
+export SESSIONDB_REPO="$ROOT" SESSIONDB_CONFORMANCE_COUNT_FILE="$WORK/conformance-count"
+"$TEST_VENV/bin/python" -m pytest -q -rs -p no:cacheprovider --rootdir "$ROOT/python/tests" "$ROOT/python/tests"
+read -r ran total < "$WORK/conformance-count"
+echo "python: conformance cases run: $ran of $total"
