@@ -463,7 +463,7 @@ pub fn compact_context(
 /// The active context after `plan`: each transformed item gets its summary
 /// (`compacted = true`, `tokens = tokensAfter`); the others are unchanged.
 #[uniffi::export]
-pub fn apply_compaction_plan(plan: CompactionPlan, items: Vec<ContextItem>) -> Vec<ContextItem> {
+pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> Vec<ContextItem> {
     plan.apply(&items)
 }
 
@@ -612,8 +612,21 @@ pub fn workspace_index(key: Vec<u8>, canonical_path: String) -> Result<String> {
     Ok(sessiondb::crypto::workspace_index(&key, &canonical_path))
 }
 
-/// The AAD of an envelope: `recordId + ":v" + version + ":" + alg`.
+/// The AAD of a version-1 envelope for `recordId`: `recordId:v1:aes-256-gcm`.
 #[uniffi::export]
-pub fn aad_for(record_id: String, version: u32, alg: String) -> String {
-    sessiondb::crypto::aad_for(&record_id, version, &alg)
+pub fn envelope_aad(record_id: String) -> String {
+    sessiondb::crypto::aad_for(
+        &record_id,
+        sessiondb::crypto::ENVELOPE_VERSION,
+        sessiondb::crypto::ALG_AES_256_GCM,
+    )
+}
+
+/// Encrypt `plaintext` for `recordId` with a fresh random nonce; returns the
+/// envelope JSON text `{"n","c","t","v","alg"}` (seed 000).
+/// Errors: `InvalidInput` (key not 32 bytes).
+#[uniffi::export]
+pub fn encrypt_field(key: Vec<u8>, record_id: String, plaintext: Vec<u8>) -> Result<String> {
+    let key = sessiondb::DataKey::from_bytes(&key)?;
+    Ok(sessiondb::crypto::encrypt_field(&key, &record_id, &plaintext).to_json())
 }

@@ -188,15 +188,6 @@ pub struct WriteReport {
     pub turns: u64,
 }
 
-/// A thClaws JSONL export held in memory.
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct ThclawsExport {
-    /// The JSONL text (one line per record, each ending in `\n`).
-    pub jsonl: String,
-    /// What was written.
-    pub report: WriteReport,
-}
-
 /// How to fork a session.
 #[derive(Debug, Clone, Default, uniffi::Record)]
 pub struct ForkOptions {
@@ -262,23 +253,18 @@ impl SessionStore {
             .collect())
     }
 
-    /// Export a stored session as thClaws JSONL (what real thClaws reads).
+    /// A stored session as thClaws JSONL text (what real thClaws reads).
     /// `onlyThclawsBlocks`: write non-thClaws block types as text (for older
     /// thClaws builds; not lossless). Errors: `NotFound`, `AuthenticationFailed`.
     #[uniffi::method(default(only_thclaws_blocks = false))]
-    pub fn export_thclaws(
-        &self,
-        session_id: String,
-        only_thclaws_blocks: bool,
-    ) -> Result<ThclawsExport> {
+    pub fn export_thclaws(&self, session_id: String, only_thclaws_blocks: bool) -> Result<String> {
         let mut out = Vec::new();
         let opts = core_pt::WriteOptions {
             only_thclaws_blocks,
         };
-        let report = core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
-        let jsonl = String::from_utf8(out)
-            .map_err(|_| sessiondb::Error::corrupt("export produced invalid UTF-8"))?;
-        Ok(ThclawsExport { jsonl, report })
+        core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
+        Ok(String::from_utf8(out)
+            .map_err(|_| sessiondb::Error::corrupt("export produced invalid UTF-8"))?)
     }
 
     /// Export a stored session as thClaws JSONL into the file at `path`

@@ -379,3 +379,35 @@ pub fn default_db_path(app: Option<String>) -> Result<String> {
         .to_string_lossy()
         .into_owned())
 }
+
+/// The canonical form of a workspace path (absolute, symlinks resolved where
+/// the path exists, separators normalised, NFC): what sessions are bound to
+/// and indexed by. Relative paths are taken from the current directory.
+/// Errors: `InvalidInput` (empty path), `Io` (no current directory).
+#[uniffi::export]
+pub fn canonical_workspace(path: String) -> Result<String> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| sessiondb::Error::io("reading the current directory", e))?;
+    Ok(sessiondb::paths::canonical_workspace(&path, &cwd)?)
+}
+
+/// A core error kind: its conformance name and Node-style code.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ErrorKindInfo {
+    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).
+    pub name: String,
+    /// The code, e.g. `ERR_RECOVERY_LOCKED`.
+    pub code: String,
+}
+
+/// Every core error kind, in declaration order (13).
+#[uniffi::export]
+pub fn error_kinds() -> Vec<ErrorKindInfo> {
+    sessiondb::ErrorKind::ALL
+        .iter()
+        .map(|k| ErrorKindInfo {
+            name: k.name().to_string(),
+            code: k.code().to_string(),
+        })
+        .collect()
+}
