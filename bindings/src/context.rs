@@ -4,8 +4,9 @@
 //! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
 
 use sessiondb::context::{
-    self as core_ctx, Band, CapacityBreakdown, CompactionAction, ContextStatus, CompactionHistoryEntry, CompactionPlan, ContextItem,
-    ContextMeter, CountMethod, Encoding, ItemKind, ModelLimits, TokenCount, Transformation, TurnGovernance, TurnState,
+    self as core_ctx, Band, CapacityBreakdown, CompactionAction, CompactionHistoryEntry,
+    CompactionPlan, ContextItem, ContextMeter, ContextStatus, CountMethod, Encoding, ItemKind,
+    ModelLimits, TokenCount, Transformation, TurnGovernance, TurnState,
 };
 use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
 
@@ -205,7 +206,10 @@ pub struct CompactionOptions {
 
 impl From<CompactionOptions> for core_ctx::CompactionOptions {
     fn from(o: CompactionOptions) -> Self {
-        core_ctx::CompactionOptions { recent_user_turns: o.recent_user_turns as usize, model: o.model }
+        core_ctx::CompactionOptions {
+            recent_user_turns: o.recent_user_turns as usize,
+            model: o.model,
+        }
     }
 }
 
@@ -351,14 +355,30 @@ impl From<sessiondb::restore::OpenedSession> for OpenedSession {
 /// not configured/unknown. Errors: `InvalidInput` (raw 0, modelMaxOutput 0,
 /// result ≤ 0). Never guesses a window.
 #[uniffi::export(default(output_reserve = None, model_max_output = None))]
-pub fn effective_context_capacity(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> Result<u64> {
-    Ok(core_ctx::effective_context_capacity(raw, output_reserve, model_max_output)?)
+pub fn effective_context_capacity(
+    raw: u64,
+    output_reserve: Option<u64>,
+    model_max_output: Option<u64>,
+) -> Result<u64> {
+    Ok(core_ctx::effective_context_capacity(
+        raw,
+        output_reserve,
+        model_max_output,
+    )?)
 }
 
 /// Every term of the Effective Context Capacity (see `effectiveContextCapacity`).
 #[uniffi::export(default(output_reserve = None, model_max_output = None))]
-pub fn capacity_breakdown(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> Result<CapacityBreakdown> {
-    Ok(core_ctx::capacity_breakdown(raw, output_reserve, model_max_output)?)
+pub fn capacity_breakdown(
+    raw: u64,
+    output_reserve: Option<u64>,
+    model_max_output: Option<u64>,
+) -> Result<CapacityBreakdown> {
+    Ok(core_ctx::capacity_breakdown(
+        raw,
+        output_reserve,
+        model_max_output,
+    )?)
 }
 
 /// Published limits of a known model (case-insensitive prefix match), or
@@ -371,8 +391,14 @@ pub fn known_model_limits(model: String) -> Option<ModelLimits> {
 /// Effective Context Capacity of a known model, with the optional output
 /// reserve capped by its maximum output. Errors: `InvalidInput` (unknown model).
 #[uniffi::export(default(output_reserve = None))]
-pub fn effective_context_capacity_for_model(model: String, output_reserve: Option<u64>) -> Result<u64> {
-    Ok(core_ctx::effective_context_capacity_for_model(&model, output_reserve)?)
+pub fn effective_context_capacity_for_model(
+    model: String,
+    output_reserve: Option<u64>,
+) -> Result<u64> {
+    Ok(core_ctx::effective_context_capacity_for_model(
+        &model,
+        output_reserve,
+    )?)
 }
 
 /// Read the meter: `N = ⌊100 × activeTokens / capacity⌋`, label `Ctx N%`,
@@ -426,13 +452,18 @@ pub fn compact_context(
     options: Option<CompactionOptions>,
 ) -> Result<CompactionPlan> {
     let options = options.map(Into::into).unwrap_or_default();
-    Ok(core_ctx::compact_context(&items, capacity, target_percent, &options)?)
+    Ok(core_ctx::compact_context(
+        &items,
+        capacity,
+        target_percent,
+        &options,
+    )?)
 }
 
 /// The active context after `plan`: each transformed item gets its summary
 /// (`compacted = true`, `tokens = tokensAfter`); the others are unchanged.
 #[uniffi::export]
-pub fn apply_compaction_plan(plan: CompactionPlan, items: Vec<ContextItem>) -> Vec<ContextItem> {
+pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> Vec<ContextItem> {
     plan.apply(&items)
 }
 
@@ -453,7 +484,11 @@ pub fn truncate_chars(text: String, max_chars: u32) -> String {
 /// governance (excluded turns left out, compacted turns as summaries,
 /// tokens = host count or `countTokens(model, content)`).
 #[uniffi::export]
-pub fn active_context_items(entries: Vec<TranscriptEntry>, governance: ContextGovernance, model: String) -> Vec<ContextItem> {
+pub fn active_context_items(
+    entries: Vec<TranscriptEntry>,
+    governance: ContextGovernance,
+    model: String,
+) -> Vec<ContextItem> {
     core_ctx::active_context_items(&entries, &governance.into(), &model)
 }
 
@@ -474,15 +509,33 @@ impl SessionStore {
     /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
     /// `include`) on transcript seqs; returns the extension number `n`.
     /// Errors: `InvalidInput` (other kind, no seqs, seq out of range), `NotFound`.
-    pub fn record_turn_decision(&self, session_id: String, kind: String, seqs: Vec<u64>) -> Result<u64> {
-        Ok(core_ctx::record_turn_decision(self.core(), &session_id, &kind, &seqs)?)
+    pub fn record_turn_decision(
+        &self,
+        session_id: String,
+        kind: String,
+        seqs: Vec<u64>,
+    ) -> Result<u64> {
+        Ok(core_ctx::record_turn_decision(
+            self.core(),
+            &session_id,
+            &kind,
+            &seqs,
+        )?)
     }
 
     /// Record a compaction plan; returns its extension number, or
     /// `null`/`nil` for a plan without transformations (not recorded).
     /// Errors: `NotFound`.
-    pub fn record_compaction(&self, session_id: String, plan: CompactionPlan) -> Result<Option<u64>> {
-        Ok(core_ctx::record_compaction(self.core(), &session_id, &plan)?)
+    pub fn record_compaction(
+        &self,
+        session_id: String,
+        plan: CompactionPlan,
+    ) -> Result<Option<u64>> {
+        Ok(core_ctx::record_compaction(
+            self.core(),
+            &session_id,
+            &plan,
+        )?)
     }
 
     /// Meter and per-turn state of a stored session (`/context`) for a model
@@ -498,7 +551,13 @@ impl SessionStore {
         output_reserve: Option<u64>,
         model: Option<String>,
     ) -> Result<ContextStatus> {
-        Ok(core_ctx::context_status(self.core(), &session_id, raw_window, output_reserve, model)?)
+        Ok(core_ctx::context_status(
+            self.core(),
+            &session_id,
+            raw_window,
+            output_reserve,
+            model,
+        )?)
     }
 
     /// Plan compaction of a stored session's active context down to
@@ -515,7 +574,15 @@ impl SessionStore {
         target_percent: Option<u8>,
         dry_run: bool,
     ) -> Result<CompactionPlan> {
-        Ok(core_ctx::compact_session(self.core(), &session_id, raw_window, output_reserve, model, target_percent, dry_run)?)
+        Ok(core_ctx::compact_session(
+            self.core(),
+            &session_id,
+            raw_window,
+            output_reserve,
+            model,
+            target_percent,
+            dry_run,
+        )?)
     }
 
     /// Open a saved session: its knowledge (transcript, model, work mode,
@@ -545,8 +612,21 @@ pub fn workspace_index(key: Vec<u8>, canonical_path: String) -> Result<String> {
     Ok(sessiondb::crypto::workspace_index(&key, &canonical_path))
 }
 
-/// The AAD of an envelope: `recordId + ":v" + version + ":" + alg`.
+/// The AAD of a version-1 envelope for `recordId`: `recordId:v1:aes-256-gcm`.
 #[uniffi::export]
-pub fn aad_for(record_id: String, version: u32, alg: String) -> String {
-    sessiondb::crypto::aad_for(&record_id, version, &alg)
+pub fn envelope_aad(record_id: String) -> String {
+    sessiondb::crypto::aad_for(
+        &record_id,
+        sessiondb::crypto::ENVELOPE_VERSION,
+        sessiondb::crypto::ALG_AES_256_GCM,
+    )
+}
+
+/// Encrypt `plaintext` for `recordId` with a fresh random nonce; returns the
+/// envelope JSON text `{"n","c","t","v","alg"}` (seed 000).
+/// Errors: `InvalidInput` (key not 32 bytes).
+#[uniffi::export]
+pub fn encrypt_field(key: Vec<u8>, record_id: String, plaintext: Vec<u8>) -> Result<String> {
+    let key = sessiondb::DataKey::from_bytes(&key)?;
+    Ok(sessiondb::crypto::encrypt_field(&key, &record_id, &plaintext).to_json())
 }

@@ -154,20 +154,39 @@ impl From<Error> for SessionDbError {
     fn from(e: Error) -> Self {
         let detail = e.to_string();
         match e {
-            Error::RecoveryLocked { backend, service } => SessionDbError::RecoveryLocked { backend, service, detail },
+            Error::RecoveryLocked { backend, service } => SessionDbError::RecoveryLocked {
+                backend,
+                service,
+                detail,
+            },
             Error::KeyMismatch { backend } => SessionDbError::KeyMismatch { backend, detail },
-            Error::KeyStoreUnavailable { backend, reason, remedy } => {
-                SessionDbError::KeyStoreUnavailable { backend, reason, remedy, detail }
-            }
-            Error::NotFound { what, id } => SessionDbError::NotFound { what: what.to_string(), id, detail },
+            Error::KeyStoreUnavailable {
+                backend,
+                reason,
+                remedy,
+            } => SessionDbError::KeyStoreUnavailable {
+                backend,
+                reason,
+                remedy,
+                detail,
+            },
+            Error::NotFound { what, id } => SessionDbError::NotFound {
+                what: what.to_string(),
+                id,
+                detail,
+            },
             Error::Conflict { reason } => SessionDbError::Conflict { reason, detail },
-            Error::AuthenticationFailed { record } => SessionDbError::AuthenticationFailed { record, detail },
+            Error::AuthenticationFailed { record } => {
+                SessionDbError::AuthenticationFailed { record, detail }
+            }
             Error::Corrupt { reason } => SessionDbError::Corrupt { reason, detail },
             Error::Busy { timeout_ms } => SessionDbError::Busy { timeout_ms, detail },
             Error::InvalidInput { reason } => SessionDbError::InvalidInput { reason, detail },
-            Error::Io { step, source } => {
-                SessionDbError::Io { step: step.to_string(), os_kind: format!("{:?}", source.kind()), detail }
-            }
+            Error::Io { step, source } => SessionDbError::Io {
+                step: step.to_string(),
+                os_kind: format!("{:?}", source.kind()),
+                detail,
+            },
             Error::Database(reason) => SessionDbError::Database { reason, detail },
             Error::ContextOverflow(b) => SessionDbError::ContextOverflow {
                 capacity: b.capacity,
@@ -183,7 +202,10 @@ impl From<Error> for SessionDbError {
             Error::Closed => SessionDbError::Closed { detail },
             // `Error` is non_exhaustive; a kind added to the core without a
             // variant here still reaches the host, as a database error.
-            other => SessionDbError::Database { reason: other.to_string(), detail },
+            other => SessionDbError::Database {
+                reason: other.to_string(),
+                detail,
+            },
         }
     }
 }
@@ -194,7 +216,8 @@ impl From<Error> for SessionDbError {
 impl From<uniffi::UnexpectedUniFFICallbackError> for SessionDbError {
     fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
         let reason = format!("the host key provider failed: {}", e.reason);
-        let remedy = "fix the host key provider (return the key, or null/nil when there is none)".to_string();
+        let remedy = "fix the host key provider (return the key, or null/nil when there is none)"
+            .to_string();
         SessionDbError::KeyStoreUnavailable {
             backend: "host key provider".into(),
             detail: format!("key store unavailable: host key provider: {reason}. {remedy}"),
@@ -219,29 +242,43 @@ mod tests {
 
     fn sample(kind: ErrorKind) -> Error {
         match kind {
-            ErrorKind::RecoveryLocked => Error::RecoveryLocked { backend: "b".into(), service: "s".into() },
-            ErrorKind::KeyMismatch => Error::KeyMismatch { backend: "b".into() },
-            ErrorKind::KeyStoreUnavailable => {
-                Error::KeyStoreUnavailable { backend: "b".into(), reason: "r".into(), remedy: "m".into() }
-            }
+            ErrorKind::RecoveryLocked => Error::RecoveryLocked {
+                backend: "b".into(),
+                service: "s".into(),
+            },
+            ErrorKind::KeyMismatch => Error::KeyMismatch {
+                backend: "b".into(),
+            },
+            ErrorKind::KeyStoreUnavailable => Error::KeyStoreUnavailable {
+                backend: "b".into(),
+                reason: "r".into(),
+                remedy: "m".into(),
+            },
             ErrorKind::NotFound => Error::not_found("session", "x"),
             ErrorKind::Conflict => Error::conflict("c"),
-            ErrorKind::AuthenticationFailed => Error::AuthenticationFailed { record: "session:x:name".into() },
+            ErrorKind::AuthenticationFailed => Error::AuthenticationFailed {
+                record: "session:x:name".into(),
+            },
             ErrorKind::Corrupt => Error::corrupt("c"),
             ErrorKind::Busy => Error::Busy { timeout_ms: 10 },
             ErrorKind::InvalidInput => Error::invalid("i"),
-            ErrorKind::Io => Error::io("step", std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
+            ErrorKind::Io => Error::io(
+                "step",
+                std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            ),
             ErrorKind::Database => Error::Database("d".into()),
-            ErrorKind::ContextOverflow => Error::ContextOverflow(Box::new(ContextOverflowBreakdown {
-                capacity: 100,
-                system: 90,
-                pinned: 20,
-                recent: 0,
-                tool_results: 0,
-                other: 0,
-                protected_total: 110,
-                remedies: vec!["unpin".into()],
-            })),
+            ErrorKind::ContextOverflow => {
+                Error::ContextOverflow(Box::new(ContextOverflowBreakdown {
+                    capacity: 100,
+                    system: 90,
+                    pinned: 20,
+                    recent: 0,
+                    tool_results: 0,
+                    other: 0,
+                    protected_total: 110,
+                    remedies: vec!["unpin".into()],
+                }))
+            }
             ErrorKind::Closed => Error::Closed,
             other => panic!("a core error kind without a sample here: {other}"),
         }
@@ -280,14 +317,23 @@ mod tests {
     #[test]
     fn overflow_breakdown_and_io_kind_are_fields() {
         match SessionDbError::from(sample(ErrorKind::ContextOverflow)) {
-            SessionDbError::ContextOverflow { system, pinned, protected_total, remedies, .. } => {
+            SessionDbError::ContextOverflow {
+                system,
+                pinned,
+                protected_total,
+                remedies,
+                ..
+            } => {
                 assert_eq!((system, pinned, protected_total), (90, 20, 110));
                 assert_eq!(remedies, vec!["unpin".to_string()]);
             }
             other => panic!("{other:?}"),
         }
         match SessionDbError::from(sample(ErrorKind::Io)) {
-            SessionDbError::Io { step, os_kind, .. } => assert_eq!((step.as_str(), os_kind.as_str()), ("step", "PermissionDenied")),
+            SessionDbError::Io { step, os_kind, .. } => assert_eq!(
+                (step.as_str(), os_kind.as_str()),
+                ("step", "PermissionDenied")
+            ),
             other => panic!("{other:?}"),
         }
     }

@@ -32,11 +32,15 @@ pub(crate) struct HostKeyProvider(pub Arc<dyn KeyProvider>);
 
 impl sessiondb::KeyProvider for HostKeyProvider {
     fn get_key(&self) -> sessiondb::Result<Option<Vec<u8>>> {
-        self.0.get_key().map_err(|e| to_core(e, &self.0.backend_name()))
+        self.0
+            .get_key()
+            .map_err(|e| to_core(e, &self.0.backend_name()))
     }
 
     fn set_key(&self, key: &[u8]) -> sessiondb::Result<()> {
-        self.0.set_key(key.to_vec()).map_err(|e| to_core(e, &self.0.backend_name()))
+        self.0
+            .set_key(key.to_vec())
+            .map_err(|e| to_core(e, &self.0.backend_name()))
     }
 
     fn backend_name(&self) -> String {
@@ -48,16 +52,26 @@ impl sessiondb::KeyProvider for HostKeyProvider {
 /// kinds keep their meaning; anything else means the host's store failed.
 fn to_core(e: SessionDbError, backend: &str) -> Error {
     match e {
-        SessionDbError::RecoveryLocked { backend, service, .. } => Error::RecoveryLocked { backend, service },
+        SessionDbError::RecoveryLocked {
+            backend, service, ..
+        } => Error::RecoveryLocked { backend, service },
         SessionDbError::KeyMismatch { backend, .. } => Error::KeyMismatch { backend },
-        SessionDbError::KeyStoreUnavailable { backend, reason, remedy, .. } => {
-            Error::KeyStoreUnavailable { backend, reason, remedy }
-        }
+        SessionDbError::KeyStoreUnavailable {
+            backend,
+            reason,
+            remedy,
+            ..
+        } => Error::KeyStoreUnavailable {
+            backend,
+            reason,
+            remedy,
+        },
         SessionDbError::Closed { .. } => Error::Closed,
         other => Error::KeyStoreUnavailable {
             backend: backend.to_string(),
             reason: format!("the key provider failed: {other}"),
-            remedy: "fix the host key provider (return the key, or null/nil when there is none)".into(),
+            remedy: "fix the host key provider (return the key, or null/nil when there is none)"
+                .into(),
         },
     }
 }

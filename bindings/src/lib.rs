@@ -17,6 +17,8 @@
 //! * [`keys::KeyProvider`]: the key source a host implements;
 //! * [`error::SessionDbError`]: one variant per core error kind.
 
+#![warn(missing_docs)]
+
 uniffi::setup_scaffolding!();
 
 pub mod context;

@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sessiondb::portable::{self as core_pt, ImportStatus, SessionImport, SkipReason, SkippedLine, SourceFormat, WriteReport};
+use sessiondb::portable::{
+    self as core_pt, ImportStatus, SessionImport, SkipReason, SkippedLine, SourceFormat,
+    WriteReport,
+};
 use sessiondb::SessionRecord;
 
 use crate::error::Result;
@@ -185,15 +188,6 @@ pub struct WriteReport {
     pub turns: u64,
 }
 
-/// A thClaws JSONL export held in memory.
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct ThclawsExport {
-    /// The JSONL text (one line per record, each ending in `\n`).
-    pub jsonl: String,
-    /// What was written.
-    pub report: WriteReport,
-}
-
 /// How to fork a session.
 #[derive(Debug, Clone, Default, uniffi::Record)]
 pub struct ForkOptions {
@@ -244,33 +238,53 @@ impl SessionStore {
         let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
         let mut report = |p: core_pt::ImportProgress| {
             if let Some(l) = &progress {
-                l.on_progress(p.files_done as u64, p.files_total as u64, p.bytes_done, p.bytes_total);
+                l.on_progress(
+                    p.files_done as u64,
+                    p.files_total as u64,
+                    p.bytes_done,
+                    p.bytes_total,
+                );
             }
         };
-        Ok(core_pt::import_paths(self.core(), &paths, &mut report)?.files.into_iter().map(Into::into).collect())
+        Ok(core_pt::import_paths(self.core(), &paths, &mut report)?
+            .files
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
-    /// Export a stored session as thClaws JSONL (what real thClaws reads).
+    /// A stored session as thClaws JSONL text (what real thClaws reads).
     /// `onlyThclawsBlocks`: write non-thClaws block types as text (for older
     /// thClaws builds; not lossless). Errors: `NotFound`, `AuthenticationFailed`.
     #[uniffi::method(default(only_thclaws_blocks = false))]
-    pub fn export_thclaws(&self, session_id: String, only_thclaws_blocks: bool) -> Result<ThclawsExport> {
+    pub fn export_thclaws(&self, session_id: String, only_thclaws_blocks: bool) -> Result<String> {
         let mut out = Vec::new();
-        let opts = core_pt::WriteOptions { only_thclaws_blocks };
-        let report = core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
-        let jsonl = String::from_utf8(out).map_err(|_| sessiondb::Error::corrupt("export produced invalid UTF-8"))?;
-        Ok(ThclawsExport { jsonl, report })
+        let opts = core_pt::WriteOptions {
+            only_thclaws_blocks,
+        };
+        core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
+        Ok(String::from_utf8(out)
+            .map_err(|_| sessiondb::Error::corrupt("export produced invalid UTF-8"))?)
     }
 
     /// Export a stored session as thClaws JSONL into the file at `path`
     /// (created or truncated). Errors: `NotFound`, `Io`, `AuthenticationFailed`.
     #[uniffi::method(default(only_thclaws_blocks = false))]
-    pub fn export_thclaws_to_file(&self, session_id: String, path: String, only_thclaws_blocks: bool) -> Result<WriteReport> {
-        let file = std::fs::File::create(&path).map_err(|e| sessiondb::Error::io("creating the export file", e))?;
+    pub fn export_thclaws_to_file(
+        &self,
+        session_id: String,
+        path: String,
+        only_thclaws_blocks: bool,
+    ) -> Result<WriteReport> {
+        let file = std::fs::File::create(&path)
+            .map_err(|e| sessiondb::Error::io("creating the export file", e))?;
         let mut out = std::io::BufWriter::new(file);
-        let opts = core_pt::WriteOptions { only_thclaws_blocks };
+        let opts = core_pt::WriteOptions {
+            only_thclaws_blocks,
+        };
         let report = core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
-        std::io::Write::flush(&mut out).map_err(|e| sessiondb::Error::io("writing the export file", e))?;
+        std::io::Write::flush(&mut out)
+            .map_err(|e| sessiondb::Error::io("writing the export file", e))?;
         Ok(report)
     }
 
@@ -278,7 +292,10 @@ impl SessionStore {
     /// `forkedFrom`/`forkedAtSeq` recorded, seeded with `summary` or a copy of
     /// the entries up to `atSeq`. Errors: `NotFound`, `InvalidInput`.
     pub fn fork_session(&self, session_id: String, options: ForkOptions) -> Result<SessionRecord> {
-        let opts = core_pt::ForkOptions { at_seq: options.at_seq, summary: options.summary };
+        let opts = core_pt::ForkOptions {
+            at_seq: options.at_seq,
+            summary: options.summary,
+        };
         Ok(core_pt::fork_session(self.core(), &session_id, opts)?)
     }
 
@@ -286,8 +303,16 @@ impl SessionStore {
     /// recent session bound to `workspace`; otherwise an id, unique id prefix
     /// or exact title. Errors: `NotFound`; `Conflict` when ambiguous.
     #[uniffi::method(default(workspace = None))]
-    pub fn resolve_session(&self, reference: String, workspace: Option<String>) -> Result<SessionRecord> {
-        Ok(core_pt::resolve_session(self.core(), &reference, workspace.as_deref())?)
+    pub fn resolve_session(
+        &self,
+        reference: String,
+        workspace: Option<String>,
+    ) -> Result<SessionRecord> {
+        Ok(core_pt::resolve_session(
+            self.core(),
+            &reference,
+            workspace.as_deref(),
+        )?)
     }
 
     /// The 20 most recently active sessions (seed 002 `/sessions`).
@@ -430,7 +455,10 @@ pub fn read_thclaws(data: Vec<u8>, fallback_id: String) -> Result<ThclawsRead> {
         .into_iter()
         .next()
         .ok_or_else(|| sessiondb::Error::invalid("the data holds no thClaws session"))?;
-    Ok(ThclawsRead { session: session.into(), report: report.into() })
+    Ok(ThclawsRead {
+        session: session.into(),
+        report: report.into(),
+    })
 }
 
 /// Write a session as thClaws JSONL text (what real thClaws reads).
@@ -439,11 +467,19 @@ pub fn read_thclaws(data: Vec<u8>, fallback_id: String) -> Result<ThclawsRead> {
 pub fn write_thclaws(session: NewPortableSession) -> Result<String> {
     let mut turns = Vec::with_capacity(session.turns.len());
     for t in session.turns {
-        let role = core_pt::Role::parse(&t.role)
-            .ok_or_else(|| sessiondb::Error::invalid("turn role must be user, assistant, system or tool"))?;
+        let role = core_pt::Role::parse(&t.role).ok_or_else(|| {
+            sessiondb::Error::invalid("turn role must be user, assistant, system or tool")
+        })?;
         let blocks = match serde_json::from_str::<serde_json::Value>(&t.blocks_json) {
-            Ok(serde_json::Value::Array(a)) => a.into_iter().map(core_pt::Block::from_json).collect(),
-            _ => return Err(sessiondb::Error::invalid("blocksJson must be a JSON array of block objects").into()),
+            Ok(serde_json::Value::Array(a)) => {
+                a.into_iter().map(core_pt::Block::from_json).collect()
+            }
+            _ => {
+                return Err(sessiondb::Error::invalid(
+                    "blocksJson must be a JSON array of block objects",
+                )
+                .into())
+            }
         };
         let mut turn = core_pt::Turn::new(role, blocks, t.timestamp_ms, 0);
         turn.model = t.model;
@@ -462,5 +498,6 @@ pub fn write_thclaws(session: NewPortableSession) -> Result<String> {
     };
     let mut out = Vec::new();
     core_pt::write_thclaws(&s, &mut out)?;
-    Ok(String::from_utf8(out).map_err(|_| sessiondb::Error::corrupt("writer produced invalid UTF-8"))?)
+    Ok(String::from_utf8(out)
+        .map_err(|_| sessiondb::Error::corrupt("writer produced invalid UTF-8"))?)
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use sessiondb::journal::{AppendOutcome, OperationOutcome};
 use sessiondb::{
-    ContextExtensionRecord, DataKey, KeySource, NewEntry, NewSession, OpenOptions, Role, SessionRecord, StoreStats,
-    TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
+    ContextExtensionRecord, DataKey, KeySource, NewEntry, NewSession, OpenOptions, Role,
+    SessionRecord, StoreStats, TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
 use crate::error::Result;
@@ -26,8 +26,17 @@ pub struct SessionStore {
     inner: sessiondb::SessionStore,
 }
 
-fn options(path: Option<String>, app: Option<String>, busy_timeout_ms: Option<u64>, key: KeySource) -> OpenOptions {
-    let mut o = OpenOptions { path: path.map(PathBuf::from), key, ..OpenOptions::default() };
+fn options(
+    path: Option<String>,
+    app: Option<String>,
+    busy_timeout_ms: Option<u64>,
+    key: KeySource,
+) -> OpenOptions {
+    let mut o = OpenOptions {
+        path: path.map(PathBuf::from),
+        key,
+        ..OpenOptions::default()
+    };
     if let Some(app) = app {
         o.app = app;
     }
@@ -38,7 +47,9 @@ fn options(path: Option<String>, app: Option<String>, busy_timeout_ms: Option<u6
 }
 
 fn open(opts: OpenOptions) -> Result<Arc<SessionStore>> {
-    Ok(Arc::new(SessionStore { inner: sessiondb::SessionStore::open(opts)? }))
+    Ok(Arc::new(SessionStore {
+        inner: sessiondb::SessionStore::open(opts)?,
+    }))
 }
 
 #[uniffi::export]
@@ -65,7 +76,12 @@ impl SessionStore {
         key_provider: Arc<dyn KeyProvider>,
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
-        open(options(path, app, busy_timeout_ms, KeySource::Provider(Arc::new(HostKeyProvider(key_provider)))))
+        open(options(
+            path,
+            app,
+            busy_timeout_ms,
+            KeySource::Provider(Arc::new(HostKeyProvider(key_provider))),
+        ))
     }
 
     /// Open a store with a 32-byte data key the host already holds
@@ -88,7 +104,11 @@ impl SessionStore {
     /// Errors: `KeyStoreUnavailable` (no store, locked, denied),
     /// `RecoveryLocked`, `KeyMismatch`, `Io`, `Corrupt`.
     #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None))]
-    pub fn open_with_os_keyring(path: Option<String>, app: Option<String>, busy_timeout_ms: Option<u64>) -> Result<Arc<Self>> {
+    pub fn open_with_os_keyring(
+        path: Option<String>,
+        app: Option<String>,
+        busy_timeout_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
         open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
     }
 
@@ -128,7 +148,11 @@ impl SessionStore {
     /// Create a session titled `name` (`null`/`nil` = untitled), bound to
     /// `workspacePath` (made canonical) if given. Errors: `InvalidInput`, `Closed`.
     #[uniffi::method(default(name = None, workspace_path = None))]
-    pub fn create_session(&self, name: Option<String>, workspace_path: Option<String>) -> Result<SessionRecord> {
+    pub fn create_session(
+        &self,
+        name: Option<String>,
+        workspace_path: Option<String>,
+    ) -> Result<SessionRecord> {
         Ok(self.inner.create_session(name, workspace_path)?)
     }
 
@@ -153,7 +177,11 @@ impl SessionStore {
     /// unbound, all), most recently active first, at most `limit`.
     /// Errors: `InvalidInput` (bad path).
     #[uniffi::method(default(limit = None))]
-    pub fn list_sessions_for_workspace(&self, filter: WorkspaceFilter, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
+    pub fn list_sessions_for_workspace(
+        &self,
+        filter: WorkspaceFilter,
+        limit: Option<u32>,
+    ) -> Result<Vec<SessionRecord>> {
         Ok(self.inner.list_sessions_for_workspace(filter, limit)?)
     }
 
@@ -164,7 +192,12 @@ impl SessionStore {
 
     /// Change a session's model and provider; the id stays (seed 002
     /// `/model`). Errors: `NotFound`.
-    pub fn set_session_model(&self, id: String, model: Option<String>, provider: Option<String>) -> Result<SessionRecord> {
+    pub fn set_session_model(
+        &self,
+        id: String,
+        model: Option<String>,
+        provider: Option<String>,
+    ) -> Result<SessionRecord> {
         Ok(self.inner.set_session_model(&id, model, provider)?)
     }
 
@@ -186,20 +219,34 @@ impl SessionStore {
     }
 
     /// Append one plain-text entry. Errors: `NotFound` (session), `InvalidInput`, `Closed`.
-    pub fn append_transcript(&self, session_id: String, role: Role, content: String) -> Result<TranscriptEntry> {
+    pub fn append_transcript(
+        &self,
+        session_id: String,
+        role: Role,
+        content: String,
+    ) -> Result<TranscriptEntry> {
         Ok(self.inner.append_transcript(&session_id, role, content)?)
     }
 
     /// Append entries in one transaction (all or none); seqs are gapless.
     /// Errors: `NotFound` (session), `InvalidInput`, `Closed`.
-    pub fn append_entries(&self, session_id: String, entries: Vec<NewEntry>) -> Result<Vec<TranscriptEntry>> {
+    pub fn append_entries(
+        &self,
+        session_id: String,
+        entries: Vec<NewEntry>,
+    ) -> Result<Vec<TranscriptEntry>> {
         Ok(self.inner.append_entries(&session_id, entries)?)
     }
 
     /// Entries of a session from `fromSeq` (inclusive, seqs start at 1), at
     /// most `limit` (≤ 10,000). Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`.
     #[uniffi::method(default(from_seq = 1, limit = 10000))]
-    pub fn get_transcript(&self, session_id: String, from_seq: u64, limit: u32) -> Result<Vec<TranscriptEntry>> {
+    pub fn get_transcript(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> Result<Vec<TranscriptEntry>> {
         Ok(self.inner.get_transcript(&session_id, from_seq, limit)?)
     }
 
@@ -215,12 +262,22 @@ impl SessionStore {
 
     /// Append a context extension (`kind` plaintext, `bodyJson` encrypted);
     /// returns its number `n`. Errors: `NotFound`, `InvalidInput`.
-    pub fn append_context_extension(&self, session_id: String, kind: String, body_json: String) -> Result<u64> {
-        Ok(self.inner.append_context_extension(&session_id, &kind, &body_json)?)
+    pub fn append_context_extension(
+        &self,
+        session_id: String,
+        kind: String,
+        body_json: String,
+    ) -> Result<u64> {
+        Ok(self
+            .inner
+            .append_context_extension(&session_id, &kind, &body_json)?)
     }
 
     /// A session's context extensions in `n` order. Errors: `NotFound`, `AuthenticationFailed`.
-    pub fn list_context_extensions(&self, session_id: String) -> Result<Vec<ContextExtensionRecord>> {
+    pub fn list_context_extensions(
+        &self,
+        session_id: String,
+    ) -> Result<Vec<ContextExtensionRecord>> {
         Ok(self.inner.list_context_extensions(&session_id)?)
     }
 
@@ -233,8 +290,17 @@ impl SessionStore {
 
     /// Record that an operation's effect was dispatched (owned by this
     /// handle). `payloadJson` is JSON text. Errors: `Conflict` (dispatched twice), `InvalidInput`.
-    pub fn dispatch_operation(&self, session_id: String, operation_id: String, payload_json: String) -> Result<AppendOutcome> {
-        Ok(self.inner.dispatch_operation(&session_id, &operation_id, parse_json(&payload_json, "payloadJson")?)?)
+    pub fn dispatch_operation(
+        &self,
+        session_id: String,
+        operation_id: String,
+        payload_json: String,
+    ) -> Result<AppendOutcome> {
+        Ok(self.inner.dispatch_operation(
+            &session_id,
+            &operation_id,
+            parse_json(&payload_json, "payloadJson")?,
+        )?)
     }
 
     /// Record an operation's terminal event (idempotent for the same outcome
@@ -247,13 +313,25 @@ impl SessionStore {
         payload_json: String,
     ) -> Result<AppendOutcome> {
         let payload = parse_json(&payload_json, "payloadJson")?;
-        Ok(self.inner.complete_operation(&session_id, &operation_id, outcome, payload)?)
+        Ok(self
+            .inner
+            .complete_operation(&session_id, &operation_id, outcome, payload)?)
     }
 
     /// Journal events of a session from `fromSeq` (inclusive), at most `limit`.
     #[uniffi::method(default(from_seq = 1, limit = 10000))]
-    pub fn journal_events(&self, session_id: String, from_seq: u64, limit: u32) -> Result<Vec<JournalEvent>> {
-        Ok(self.inner.journal_events(&session_id, from_seq, limit)?.into_iter().map(Into::into).collect())
+    pub fn journal_events(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> Result<Vec<JournalEvent>> {
+        Ok(self
+            .inner
+            .journal_events(&session_id, from_seq, limit)?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
     /// Operations dispatched without a terminal event.
@@ -262,7 +340,11 @@ impl SessionStore {
             .inner
             .open_operations()?
             .into_iter()
-            .map(|(session_id, operation_id, owner)| OpenOperation { session_id, operation_id, owner })
+            .map(|(session_id, operation_id, owner)| OpenOperation {
+                session_id,
+                operation_id,
+                owner,
+            })
             .collect())
     }
 
@@ -293,5 +375,39 @@ impl SessionStore {
 #[uniffi::export(default(app = None))]
 pub fn default_db_path(app: Option<String>) -> Result<String> {
     let app = app.unwrap_or_else(|| sessiondb::paths::DEFAULT_APP.to_string());
-    Ok(sessiondb::paths::default_db_path(&app)?.to_string_lossy().into_owned())
+    Ok(sessiondb::paths::default_db_path(&app)?
+        .to_string_lossy()
+        .into_owned())
+}
+
+/// The canonical form of a workspace path (absolute, symlinks resolved where
+/// the path exists, separators normalised, NFC): what sessions are bound to
+/// and indexed by. Relative paths are taken from the current directory.
+/// Errors: `InvalidInput` (empty path), `Io` (no current directory).
+#[uniffi::export]
+pub fn canonical_workspace(path: String) -> Result<String> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| sessiondb::Error::io("reading the current directory", e))?;
+    Ok(sessiondb::paths::canonical_workspace(&path, &cwd)?)
+}
+
+/// A core error kind: its conformance name and Node-style code.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ErrorKindInfo {
+    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).
+    pub name: String,
+    /// The code, e.g. `ERR_RECOVERY_LOCKED`.
+    pub code: String,
+}
+
+/// Every core error kind, in declaration order (13).
+#[uniffi::export]
+pub fn error_kinds() -> Vec<ErrorKindInfo> {
+    sessiondb::ErrorKind::ALL
+        .iter()
+        .map(|k| ErrorKindInfo {
+            name: k.name().to_string(),
+            code: k.code().to_string(),
+        })
+        .collect()
 }

@@ -8,8 +8,8 @@
 
 use sessiondb::journal::{AppendOutcome, OperationOutcome};
 use sessiondb::{
-    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, Role, SessionRecord, StoreStats, TokenTotals, TokenUsage,
-    TranscriptEntry, WorkspaceFilter,
+    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, Role, SessionRecord, StoreStats,
+    TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
@@ -345,7 +345,10 @@ impl From<sessiondb::RecoveryReport> for RecoveryReport {
             marked_unknown: r
                 .marked_unknown
                 .into_iter()
-                .map(|(session_id, operation_id)| MarkedOperation { session_id, operation_id })
+                .map(|(session_id, operation_id)| MarkedOperation {
+                    session_id,
+                    operation_id,
+                })
                 .collect(),
             skipped_live: r.skipped_live,
         }

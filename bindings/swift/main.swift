@@ -188,6 +188,16 @@ test("governance and restore: fresh authority") {
     try expect(!opened.authority.fullAccess && !opened.authority.sensitiveTransfer && opened.authority.temporaryApprovals.isEmpty)
 }
 
+test("envelopes round trip, error kinds listed, workspaces canonical") {
+    let k = Data(repeating: 3, count: 32)
+    let env = try encryptField(key: k, recordId: "session:s1:name", plaintext: Data("títle".utf8))
+    try expectEqual(String(decoding: try decryptField(key: k, recordId: "session:s1:name", envelopeJson: env), as: UTF8.self), "títle")
+    try expectEqual(envelopeAad(recordId: "session:s1:name"), "session:s1:name:v1:aes-256-gcm")
+    try expectEqual(errorKinds().map { $0.name }.count, 13)
+    try expectEqual(errorKinds().first?.code, "ERR_RECOVERY_LOCKED")
+    try expectEqual(try canonicalWorkspace(path: "/a/./b/"), "/a/b")
+}
+
 test("meter of a 128k window") {
     try expectEqual(try effectiveContextCapacity(raw: 128_000), 115_200)
     let m = try meter(activeTokens: 100_000, capacity: 115_200)
@@ -240,10 +250,10 @@ test("portable: import, export, fork and resolve round trip") {
     try expectEqual(rep.status, .imported)
     try expectEqual(rep.sessions.map { $0.entries }, [2])
     try expectEqual(try store.importFile(path: src).status, .upToDate)
-    let export = try store.exportThclaws(sessionId: "sess-00000000000000aa")
-    try expect(export.jsonl.hasPrefix("{\"type\":\"header\",\"id\":\"sess-00000000000000aa\""))
-    try expectEqual(try store.exportThclawsToFile(sessionId: "sess-00000000000000aa", path: dir + "/export.jsonl"), export.report)
-    try expectEqual(try String(contentsOfFile: dir + "/export.jsonl", encoding: .utf8), export.jsonl)
+    let jsonl = try store.exportThclaws(sessionId: "sess-00000000000000aa")
+    try expect(jsonl.hasPrefix("{\"type\":\"header\",\"id\":\"sess-00000000000000aa\""))
+    try expectEqual(try store.exportThclawsToFile(sessionId: "sess-00000000000000aa", path: dir + "/export.jsonl").turns, 2)
+    try expectEqual(try String(contentsOfFile: dir + "/export.jsonl", encoding: .utf8), jsonl)
     let fork = try store.forkSession(sessionId: "sess-00000000000000aa", options: ForkOptions(atSeq: 1))
     try expectEqual(fork.forkedFrom, "sess-00000000000000aa")
     try expectEqual(fork.entryCount, 1)
@@ -460,7 +470,7 @@ func runContext(_ function: String, _ name: String, _ i: J, _ c: J) throws -> J?
             }
             let plan = try compactContext(items: items, capacity: cap, targetPercent: target, options: options)
             // Idempotence is part of every successful case.
-            let again = try compactContext(items: applyCompactionPlan(plan: plan, items: items), capacity: cap, targetPercent: target, options: options)
+            let again = try compactContext(items: applyCompaction(plan: plan, items: items), capacity: cap, targetPercent: target, options: options)
             try expect(again.transformations.isEmpty, "\(name): second run compacted \(again.transformations.map { $0.seq })")
             try expectEqual(again.tokensAfter, plan.tokensAfter, "\(name): second run tokens")
             var v = planValue(plan)
@@ -583,7 +593,7 @@ func runOp(_ c: J) throws -> J? {
     case "workspace_index":
         return try guarded { .object(["index": .string(try workspaceIndex(key: hex(c["key_hex"].str!), canonicalPath: c["path"].str!))]) }
     case "aad":
-        return .object(["aad": .string(aadFor(recordId: c["record_id"].str!, version: 1, alg: "aes-256-gcm"))])
+        return .object(["aad": .string(envelopeAad(recordId: c["record_id"].str!))])
     default:
         return nil
     }

@@ -123,7 +123,7 @@ class ConformanceTest {
             }
             val plan = compactContext(items, cap, target, options)
             // Idempotence is part of every successful case.
-            val again = compactContext(applyCompactionPlan(plan, items), cap, target, options)
+            val again = compactContext(applyCompaction(plan, items), cap, target, options)
             assertTrue(again.transformations.isEmpty(), "$name: second run compacted ${again.transformations.map { it.seq }}")
             assertEquals(plan.tokensAfter, again.tokensAfter, "$name: second run tokens")
             val v = planValue(plan).toMutableMap()
@@ -230,7 +230,7 @@ class ConformanceTest {
             mapOf("plaintext" to String(pt, Charsets.UTF_8))
         }
         "workspace_index" -> guarded { mapOf("index" to workspaceIndex(hex(case["key_hex"] as String), case["path"] as String)) }
-        "aad" -> mapOf("aad" to aadFor(case["record_id"] as String, 1u, "aes-256-gcm"))
+        "aad" -> mapOf("aad" to envelopeAad(case["record_id"] as String))
         else -> null
     }
 

@@ -16,6 +16,15 @@ class ErrorKindsTest {
     private val key = ByteArray(32) { 9 }
 
     @Test
+    fun errorKindsListsThe13CoreKindsInOrder() {
+        val kinds = errorKinds()
+        assertEquals(13, kinds.size)
+        assertEquals("RecoveryLocked", kinds[0].name)
+        assertEquals("ERR_RECOVERY_LOCKED", kinds[0].code)
+        assertEquals("Closed", kinds[12].name)
+    }
+
+    @Test
     fun missingSessionIsNotFound() {
         SessionStore.openWithKey(tempDb(), key).use { store ->
             val e = assertThrows<SessionDbException.NotFound> { store.getSession("missing") }

@@ -28,12 +28,13 @@ class PortableTest {
             assertEquals(3uL, rep.read!!.lines)
             assertEquals(ImportStatus.UpToDate, store.importFile(src.path, null).status)
 
-            val export = store.exportThclaws(imported.sessionId)
-            assertEquals(export.report.lines.toInt(), export.jsonl.lines().filter { it.isNotEmpty() }.size)
-            assertTrue(export.jsonl.startsWith("{\"type\":\"header\",\"id\":\"sess-00000000000000aa\""))
+            val jsonl = store.exportThclaws(imported.sessionId)
+            assertTrue(jsonl.startsWith("{\"type\":\"header\",\"id\":\"sess-00000000000000aa\""))
             val out = File(File(db).parentFile, "export.jsonl")
-            assertEquals(export.report, store.exportThclawsToFile(imported.sessionId, out.path))
-            assertEquals(export.jsonl, out.readText())
+            val report = store.exportThclawsToFile(imported.sessionId, out.path)
+            assertEquals(jsonl, out.readText())
+            assertEquals(report.lines.toInt(), jsonl.lines().filter { it.isNotEmpty() }.size)
+            assertEquals(2uL, report.turns)
 
             val fork = store.forkSession(imported.sessionId, ForkOptions(atSeq = 1uL))
             assertEquals(imported.sessionId, fork.forkedFrom)

@@ -165,6 +165,15 @@ class StoreTest {
     @Test
     fun defaultDbPathEndsWithAppAndFileName() {
         assertTrue(defaultDbPath("myapp").endsWith("/myapp/sessions.db"))
+    }
+
+    @Test
+    fun envelopesRoundTripAndWorkspacesAreCanonical() {
+        val key = ByteArray(32) { 3 }
+        val env = encryptField(key, "session:s1:name", "títle".toByteArray())
+        assertEquals("títle", String(decryptField(key, "session:s1:name", env)))
+        assertEquals("session:s1:name:v1:aes-256-gcm", envelopeAad("session:s1:name"))
+        assertEquals("/a/b", canonicalWorkspace("/a/./b/"))
         assertNull(null)
     }
 }
