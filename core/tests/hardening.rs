@@ -189,3 +189,14 @@ fn an_owner_lock_that_cannot_be_opened_counts_as_alive() {
     assert_eq!(other.open_recovery_report().skipped_live, 1);
     assert!(other.open_recovery_report().marked_unknown.is_empty());
 }
+
+#[test]
+fn host_names_of_outcomes_and_scopes_parse_in_the_core() {
+    assert_eq!(OperationOutcome::parse("unknown").unwrap(), OperationOutcome::UnknownOutcome);
+    assert_eq!(OperationOutcome::parse("cancelled").unwrap().kind(), "OperationCancelled");
+    assert_eq!(OperationOutcome::parse("Succeeded").unwrap_err().kind(), ErrorKind::InvalidInput);
+    assert_eq!(WorkspaceFilter::from_scope("other", Some("/w".into())).unwrap(), WorkspaceFilter::Other("/w".into()));
+    assert_eq!(WorkspaceFilter::from_scope("all", None).unwrap(), WorkspaceFilter::All);
+    assert_eq!(WorkspaceFilter::from_scope("current", None).unwrap_err().kind(), ErrorKind::InvalidInput);
+    assert_eq!(WorkspaceFilter::from_scope("mine", None).unwrap_err().kind(), ErrorKind::InvalidInput);
+}
