@@ -181,8 +181,10 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
     match &g.key_file {
         None => Ok(KeySource::OsKeyring),
         Some(f) => {
-            let text = std::fs::read_to_string(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
-            Ok(KeySource::Bytes(DataKey::from_base64(text.trim())?))
+            let bytes = std::fs::read(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
+            let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (e.g. `head -c 32 /dev/urandom | base64`)");
+            let text = String::from_utf8(bytes).map_err(|_| bad())?;
+            Ok(KeySource::Bytes(DataKey::from_base64(text.trim()).map_err(|_| bad())?))
         }
     }
 }
@@ -199,7 +201,13 @@ fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
 }
 
 fn cwd() -> Result<String, sessiondb::Error> {
-    Ok(std::env::current_dir().map_err(|e| sessiondb::Error::io("reading the current directory", e))?.to_string_lossy().into_owned())
+    utf8_path(&std::env::current_dir().map_err(|e| sessiondb::Error::io("reading the current directory", e))?)
+}
+
+/// A workspace path as UTF-8 (the canonical form is UTF-8; a lossy
+/// conversion could make two directories collide).
+fn utf8_path(p: &std::path::Path) -> Result<String, sessiondb::Error> {
+    p.to_str().map(str::to_owned).ok_or_else(|| sessiondb::Error::invalid("workspace paths must be valid UTF-8"))
 }
 
 fn print_json<T: serde::Serialize>(v: &T) {
@@ -216,7 +224,7 @@ fn session_line(s: &SessionRecord) -> String {
     let label = s.name.clone().unwrap_or_else(|| s.id.clone());
     format!(
         "{}  {} · {} · {} msg · {}",
-        &s.id[..s.id.len().min(13)],
+        s.id.chars().take(13).collect::<String>(),
         label,
         s.model.as_deref().unwrap_or("-"),
         s.entry_count,
@@ -259,7 +267,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                 None
             } else {
                 Some(match workspace {
-                    Some(w) => w.to_string_lossy().into_owned(),
+                    Some(w) => utf8_path(w)?,
                     None => cwd()?,
                 })
             };
@@ -282,9 +290,13 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                 Some(c) => c.clone(),
                 None => {
                     let mut buf = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut buf)
-                        .map_err(|e| sessiondb::Error::io("reading stdin (content must be UTF-8)", e))?;
+                    std::io::stdin().read_to_string(&mut buf).map_err(|e| {
+                        if e.kind() == std::io::ErrorKind::InvalidData {
+                            sessiondb::Error::invalid("content on stdin must be UTF-8")
+                        } else {
+                            sessiondb::Error::io("reading stdin", e)
+                        }
+                    })?;
                     buf
                 }
             };
@@ -306,7 +318,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                 WorkspaceFilter::Other(cwd()?)
             } else {
                 WorkspaceFilter::Current(match workspace {
-                    Some(w) => w.to_string_lossy().into_owned(),
+                    Some(w) => utf8_path(w)?,
                     None => cwd()?,
                 })
             };

@@ -118,3 +118,37 @@ fn import_samples_then_export_round_trips() {
     let show: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "resume", "sess-18b0133e"])).unwrap();
     assert_eq!(show["entry_count"], 102);
 }
+
+#[test]
+fn unicode_session_ids_are_cut_on_character_boundaries_in_listings() {
+    let e = Env::new();
+    let f = e.dir.path().join("sess.jsonl");
+    std::fs::write(
+        &f,
+        "{\"type\":\"header\",\"id\":\"ééééééééééé-1\",\"model\":\"m\",\"cwd\":\"/w\",\"created_at\":1700000000}\n\
+         {\"type\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"timestamp\":1700000001}\n",
+    )
+    .unwrap();
+    e.ok(&["import", f.to_str().unwrap()]);
+    let out = e.ok(&["list", "--all"]);
+    assert!(out.starts_with("ééééééééééé-1"), "{out}");
+}
+
+#[test]
+fn invalid_utf8_on_stdin_and_a_binary_key_file_are_invalid_input() {
+    let e = Env::new();
+    let id = e.ok(&["new"]).trim().to_string();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sessiondb"));
+    c.arg("--db").arg(e.dir.path().join("db/sessions.db")).arg("--key-file").arg(e.dir.path().join("key"));
+    let mut child = c.args(["append", &id]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&[0x66, 0xff, 0xfe]).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(e.dir.path().join("key"), [0xffu8; 32]).unwrap();
+    let o = e.run(&["list"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--key-file"));
+}

@@ -52,6 +52,19 @@ pub enum OperationOutcome {
 }
 
 impl OperationOutcome {
+    /// Parse the lowercase name hosts use: `succeeded`, `failed`, `blocked`,
+    /// `cancelled`, `unknown`. Errors: `InvalidInput`.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "succeeded" => OperationOutcome::Succeeded,
+            "failed" => OperationOutcome::Failed,
+            "blocked" => OperationOutcome::Blocked,
+            "cancelled" => OperationOutcome::Cancelled,
+            "unknown" => OperationOutcome::UnknownOutcome,
+            _ => return Err(Error::invalid("outcome must be one of succeeded, failed, blocked, cancelled, unknown")),
+        })
+    }
+
     /// The journal `payload_kind`.
     pub fn kind(self) -> &'static str {
         match self {
@@ -118,6 +131,38 @@ pub struct RecoveryReport {
     pub marked_unknown: Vec<(String, String)>,
     /// Open operations left alone because their owner is alive.
     pub skipped_live: u64,
+    /// Operations that could not be marked, as `(session_id, operation_id, error kind)`;
+    /// they stay open and the next pass tries again. Never fails the open.
+    pub failed: Vec<(String, String, String)>,
+}
+
+/// Deepest nesting of a journal payload (serde_json reads at most 128 levels back).
+pub const MAX_PAYLOAD_DEPTH: usize = 64;
+/// Longest operation id: its lifecycle event ids add `.dispatch` / `.terminal`
+/// and must stay within the 128-character id limit.
+pub const MAX_OPERATION_ID_LEN: usize = 118;
+
+fn validate_operation_id(op: &str) -> Result<()> {
+    validate_id("operation", op)?;
+    if op.len() > MAX_OPERATION_ID_LEN {
+        return Err(Error::invalid(format!("operation id must be at most {MAX_OPERATION_ID_LEN} characters")));
+    }
+    Ok(())
+}
+
+fn json_depth(v: &serde_json::Value) -> usize {
+    // Iterative, so a hostile payload cannot overflow the stack here.
+    let mut max = 0;
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        max = max.max(d);
+        match v {
+            serde_json::Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+            serde_json::Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+            _ => {}
+        }
+    }
+    max
 }
 
 fn record_id(event_id: &str) -> String {
@@ -138,7 +183,21 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
     }
     let op = ev.operation_id.as_deref().unwrap_or("");
     if !op.is_empty() {
-        validate_id("operation", op)?;
+        validate_operation_id(op)?;
+    }
+    // `<op>.dispatch` and `<op>.terminal` are the lifecycle helpers' ids (and the
+    // recovery pass's): nothing else may take them.
+    for (suffix, lifecycle) in [(".dispatch", &[EFFECT_DISPATCH_COMMITTED][..]), (".terminal", &TERMINAL_KINDS[..])] {
+        if let Some(stem) = ev.event_id.strip_suffix(suffix) {
+            if stem != op || !lifecycle.contains(&ev.kind.as_str()) {
+                return Err(Error::invalid(format!(
+                    "event ids ending in `{suffix}` are reserved for the lifecycle events of operation `<stem>`"
+                )));
+            }
+        }
+    }
+    if json_depth(&ev.payload) > MAX_PAYLOAD_DEPTH {
+        return Err(Error::invalid(format!("journal payloads may nest at most {MAX_PAYLOAD_DEPTH} levels")));
     }
     let payload_text = serde_json::to_string(&ev.payload).expect("a JSON value serializes");
 
@@ -179,7 +238,11 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
         }
         let seen: Option<String> = t
             .tx
-            .query_row("SELECT payload_kind FROM journal WHERE operation_id = ?1 LIMIT 1", [op], |r| r.get(0))
+            .query_row(
+                "SELECT payload_kind FROM journal WHERE operation_id = ?1 AND payload_kind = 'EffectDispatchCommitted' LIMIT 1",
+                [op],
+                |r| r.get(0),
+            )
             .optional()?;
         if seen.is_some() {
             return Err(Error::conflict(format!("operation `{op}` was already dispatched")));
@@ -203,7 +266,8 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
             Some(_) => return Err(Error::conflict(format!("operation `{op}` belongs to another session"))),
             None => {
                 let seen: i64 = t.tx.query_row(
-                    "SELECT COUNT(*) FROM journal WHERE operation_id = ?1",
+                    "SELECT COUNT(*) FROM journal WHERE operation_id = ?1 AND payload_kind IN
+                       ('OperationSucceeded','OperationFailed','OperationBlocked','OperationCancelled','OperationUnknownOutcome')",
                     [op],
                     |r| r.get(0),
                 )?;
@@ -297,7 +361,7 @@ impl SessionStore {
                 "SELECT event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, created_at
                  FROM journal WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
             )?;
-            let rows = st.query_map(params![session_id, from_seq as i64, limit as i64], |r| {
+            let rows = st.query_map(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
@@ -381,12 +445,16 @@ impl SessionStore {
                         },
                     )?;
                     Ok(true)
-                })?;
-                if marked {
-                    report.marked_unknown.push((session_id, op));
+                });
+                match marked {
+                    Ok(true) => report.marked_unknown.push((session_id, op)),
+                    Ok(false) => {}
+                    Err(e @ (Error::Closed | Error::Busy { .. })) => return Err(e),
+                    Err(e) => report.failed.push((session_id, op, e.kind().name().to_string())),
                 }
             }
         }
+        crate::store::sweep_stale_owner_locks(&lock_dir, self.instance_id());
         Ok(report)
     }
 }

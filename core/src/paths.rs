@@ -230,7 +230,8 @@ pub fn ensure_private_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// On Unix, set `file` (and its `-wal`/`-shm` siblings if present) to mode 0600.
+/// On Unix, remove group and other permissions from `file` and its
+/// `-wal`/`-shm` siblings (a new file ends up 0600).
 pub fn restrict_db_files(file: &Path) -> Result<()> {
     #[cfg(unix)]
     {
@@ -239,9 +240,13 @@ pub fn restrict_db_files(file: &Path) -> Result<()> {
             let mut name = file.as_os_str().to_os_string();
             name.push(suffix);
             let p = PathBuf::from(name);
-            if p.exists() {
-                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600))
-                    .map_err(|e| Error::io("setting the database file to mode 0600", e))?;
+            if let Ok(meta) = std::fs::metadata(&p) {
+                // Drop group/other bits; never add a bit the owner took away (a read-only file stays read-only).
+                let mode = meta.permissions().mode() & 0o777;
+                if mode & 0o077 != 0 {
+                    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode & 0o700))
+                        .map_err(|e| Error::io("restricting the database file to its owner", e))?;
+                }
             }
         }
     }

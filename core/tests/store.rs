@@ -111,10 +111,10 @@ fn context_extensions_number_from_one_and_round_trip() {
     let s = open_at(&p, 1);
     let a = s.create_session(None, None).unwrap();
     assert_eq!(s.append_context_extension(&a.id, "pin", r#"{"seq":3}"#).unwrap(), 1);
-    assert_eq!(s.append_context_extension(&a.id, "compaction", r#"{"seqs":[1,2]}"#).unwrap(), 2);
+    assert_eq!(s.append_context_extension(&a.id, "artifact_manifest", r#"{"files":["a.rs"]}"#).unwrap(), 2);
     let l = s.list_context_extensions(&a.id).unwrap();
     assert_eq!(l.iter().map(|e| (e.n, e.kind.as_str(), e.body.as_str())).collect::<Vec<_>>(),
-        vec![(1, "pin", r#"{"seq":3}"#), (2, "compaction", r#"{"seqs":[1,2]}"#)]);
+        vec![(1, "pin", r#"{"seq":3}"#), (2, "artifact_manifest", r#"{"files":["a.rs"]}"#)]);
     assert_eq!(s.append_context_extension(&a.id, "pin", "not json").unwrap_err().kind(), ErrorKind::InvalidInput);
     assert_eq!(s.list_context_extensions(&a.id).unwrap().len(), 2, "bad input changed nothing");
 }

@@ -149,6 +149,22 @@ impl ContextGovernance {
         Ok(g)
     }
 
+    /// Check that `body` has the shape its governance `kind` needs (other
+    /// kinds pass). Called by the store before a context extension is
+    /// written, so a bad body can never make a session's governance unreadable.
+    ///
+    /// # Errors
+    /// `InvalidInput` naming the kind.
+    pub fn validate_body(kind: &str, body: &str) -> Result<()> {
+        let rec = ContextExtensionRecord { session_id: String::new(), n: 0, kind: kind.to_string(), body: body.to_string(), created_at_ms: 0 };
+        Self::replay(std::slice::from_ref(&rec))
+            .map(|_| ())
+            .map_err(|_| Error::invalid(format!("a `{kind}` context extension body must be {}", match kind {
+                KIND_COMPACTION => "a compaction plan",
+                _ => "{\"seqs\": [seq, ...]} or {\"seq\": seq} with seqs >= 1",
+            })))
+    }
+
     /// The state of one turn (exclusion wins, then compaction, else verbatim).
     pub fn state_of(&self, seq: u64) -> TurnState {
         if self.excluded.contains(&seq) {

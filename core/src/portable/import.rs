@@ -412,7 +412,7 @@ impl<'a> ImportSink<'a> {
         if let Some(title) = self.title.take() {
             let i = self.target(&Thread::Main)?;
             let id = self.targets[i].1.id.clone();
-            self.store.rename_session(&id, title.map(|t| clip(&t, 1024)))?;
+            self.store.rename_session(&id, title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty()))?;
         }
         let store = self.store;
         let model = self.meta.model.clone();
@@ -477,7 +477,7 @@ impl EventSink for ImportSink<'_> {
                 } else {
                     let i = self.target(thread)?;
                     let id = self.targets[i].1.id.clone();
-                    self.store.rename_session(&id, title.map(|t| clip(&t, 1024)))?;
+                    self.store.rename_session(&id, title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty()))?;
                 }
             }
             Event::Turn(turn) => {

@@ -18,7 +18,8 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, kind: &str, body_json: 
         return Err(Error::invalid("context extension kind must be 1..=64 ASCII letters, digits, `_`, `-` or `.`"));
     }
     serde_json::from_str::<serde_json::Value>(body_json)
-        .map_err(|_| Error::invalid("context extension body must be JSON text"))?;
+        .map_err(|_| Error::invalid("context extension body must be JSON text (nested at most 128 levels)"))?;
+    crate::context::ContextGovernance::validate_body(kind, body_json)?;
     let n: i64 = t.tx.query_row("SELECT COUNT(*) FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))?;
     if n == 0 {
         return Err(Error::not_found("session", session_id));

@@ -231,7 +231,11 @@ impl SessionStore {
         }
         let mut guard = self.lock_state();
         let open = guard.as_mut().ok_or(Error::Closed)?;
-        f(open)
+        let busy = self.busy_timeout_ms;
+        f(open).map_err(|e| match e {
+            Error::Busy { .. } => Error::Busy { timeout_ms: busy },
+            other => other,
+        })
     }
 
     /// Run `f` in one `BEGIN IMMEDIATE` transaction; commit only if it returns `Ok`.
@@ -324,6 +328,7 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     })?;
     // busy_timeout first: every later statement may meet another writer.
     conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
+    refuse_foreign_database(&conn)?;
     let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(Error::Database(format!("could not switch to WAL mode (got `{mode}`)")));
@@ -334,6 +339,26 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
     Ok(conn)
+}
+
+/// A database at schema version 0 that already has tables was written by
+/// something else: refuse it (and leave it untouched) rather than adding our
+/// tables to it.
+fn refuse_foreign_database(conn: &Connection) -> Result<()> {
+    if schema::current_version(conn)? != 0 {
+        return Ok(());
+    }
+    let tables: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+        [],
+        |r| r.get(0),
+    )?;
+    if tables > 0 {
+        return Err(Error::corrupt(
+            "this file is an SQLite database of another program, not a sessiondb database; it was left untouched",
+        ));
+    }
+    Ok(())
 }
 
 fn has_key_check(conn: &Connection) -> Result<bool> {
@@ -348,17 +373,25 @@ fn has_key_check(conn: &Connection) -> Result<bool> {
 }
 
 fn verify_or_init_key_check(conn: &mut Connection, key: &DataKey, backend: &str) -> Result<()> {
+    let verify = |json: &str| -> Result<()> {
+        let field = crypto::EncryptedField::from_json(json)?;
+        match crypto::decrypt_field(key, KEY_CHECK_RECORD, &field) {
+            Ok(p) if &p[..] == KEY_CHECK_PLAINTEXT => Ok(()),
+            _ => Err(Error::KeyMismatch { backend: backend.to_string() }),
+        }
+    };
+    // The common case reads only, so opening never waits for another writer.
+    let stored: Option<String> =
+        conn.query_row("SELECT value FROM meta WHERE key='key_check'", [], |r| r.get(0)).optional()?;
+    if let Some(json) = stored {
+        return verify(&json);
+    }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let stored: Option<String> =
         tx.query_row("SELECT value FROM meta WHERE key='key_check'", [], |r| r.get(0)).optional()?;
     match stored {
-        Some(json) => {
-            let field = crypto::EncryptedField::from_json(&json)?;
-            match crypto::decrypt_field(key, KEY_CHECK_RECORD, &field) {
-                Ok(p) if &p[..] == KEY_CHECK_PLAINTEXT => {}
-                _ => return Err(Error::KeyMismatch { backend: backend.to_string() }),
-            }
-        }
+        // Another process initialised it while we waited for the lock.
+        Some(json) => verify(&json)?,
         None => {
             let field = crypto::encrypt_field(key, KEY_CHECK_RECORD, KEY_CHECK_PLAINTEXT);
             tx.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [field.to_json()])?;
@@ -382,10 +415,11 @@ fn acquire_owner_lock(db: &Path, instance_id: &str) -> Result<OwnerLock> {
     let dir = owner_lock_dir(db);
     paths::ensure_private_dir(&dir)?;
     let path = dir.join(format!("{instance_id}.lock"));
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let file = opts
         .open(&path)
         .map_err(|e| Error::io("creating the owner lock file", e))?;
     file.try_lock().map_err(|e| match e {
@@ -411,7 +445,9 @@ pub(crate) fn owner_is_alive(lock_dir: &Path, instance_id: &str) -> bool {
     let path = lock_dir.join(format!("{instance_id}.lock"));
     let file = match std::fs::OpenOptions::new().write(true).open(&path) {
         Ok(f) => f,
-        Err(_) => return false,
+        // Only a missing file proves the owner is gone; a file we may not open
+        // (permissions) could belong to a live owner, so it counts as alive.
+        Err(e) => return e.kind() != std::io::ErrorKind::NotFound,
     };
     match file.try_lock() {
         Ok(()) => {
@@ -421,6 +457,19 @@ pub(crate) fn owner_is_alive(lock_dir: &Path, instance_id: &str) -> bool {
         }
         Err(std::fs::TryLockError::WouldBlock) => true,
         Err(std::fs::TryLockError::Error(_)) => true,
+    }
+}
+
+/// Remove lock files left by handles that ended without closing (killed
+/// processes); locked files (live handles) and our own are kept.
+pub(crate) fn sweep_stale_owner_locks(lock_dir: &Path, own_id: &str) {
+    let Ok(entries) = std::fs::read_dir(lock_dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".lock")) else { continue };
+        if id != own_id {
+            owner_is_alive(lock_dir, id);
+        }
     }
 }
 

@@ -67,6 +67,20 @@ fn check_label(what: &str, v: &Option<String>) -> Result<()> {
     Ok(())
 }
 
+/// Longest title in bytes.
+pub const MAX_TITLE_BYTES: usize = 1024;
+
+fn check_title(name: &Option<String>) -> Result<()> {
+    if let Some(t) = name {
+        if t.is_empty() || t.len() > MAX_TITLE_BYTES || t.chars().any(char::is_control) {
+            return Err(Error::invalid(format!(
+                "a title must be 1..={MAX_TITLE_BYTES} bytes without control characters (use no title to clear it)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Canonical path and its HMAC index, for a workspace argument.
 pub(crate) fn workspace_binding(key: &DataKey, path: &str) -> Result<(String, String)> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
@@ -88,6 +102,7 @@ impl SessionStore {
     pub fn create_session_with(&self, new: NewSession) -> Result<SessionRecord> {
         let id = new.id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
         validate_id("session", &id)?;
+        check_title(&new.name)?;
         check_label("model", &new.model)?;
         check_label("provider", &new.provider)?;
         check_label("work mode", &new.work_mode)?;
@@ -181,6 +196,7 @@ impl SessionStore {
     /// journal event (the title itself is not in the journal).
     /// Errors: `NotFound`.
     pub fn rename_session(&self, id: &str, name: Option<String>) -> Result<SessionRecord> {
+        check_title(&name)?;
         self.write(|t| {
             let env = name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(id), n));
             let n = t.tx.execute(

@@ -51,17 +51,16 @@ impl SessionStore {
             if n == 0 {
                 return Err(Error::not_found("session", session_id));
             }
-            Ok(c.query_row(
-                "SELECT COALESCE(SUM(input),0), COALESCE(SUM(output),0), COALESCE(SUM(cached),0) FROM token_ledger WHERE session_id = ?1",
-                [session_id],
-                |r| {
-                    Ok(TokenTotals {
-                        input: r.get::<_, i64>(0)? as u64,
-                        output: r.get::<_, i64>(1)? as u64,
-                        cached: r.get::<_, i64>(2)? as u64,
-                    })
-                },
-            )?)
+            // Sums saturate at u64::MAX instead of failing with SQLite's integer overflow.
+            let mut st = c.prepare_cached("SELECT input, output, cached FROM token_ledger WHERE session_id = ?1")?;
+            let mut rows = st.query([session_id])?;
+            let mut t = TokenTotals::default();
+            while let Some(r) = rows.next()? {
+                t.input = t.input.saturating_add(r.get::<_, i64>(0)? as u64);
+                t.output = t.output.saturating_add(r.get::<_, i64>(1)? as u64);
+                t.cached = t.cached.saturating_add(r.get::<_, i64>(2)? as u64);
+            }
+            Ok(t)
         })
     }
 }

@@ -131,7 +131,7 @@ impl SessionStore {
                 "SELECT seq, role, format, content_enc, created_at, tokens, source_line FROM transcript_entries
                  WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
             )?;
-            let mut rows = st.query(params![session_id, from_seq as i64, limit as i64])?;
+            let mut rows = st.query(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64])?;
             let mut out = Vec::new();
             while let Some(r) = rows.next()? {
                 let seq = r.get::<_, i64>(0)? as u64;

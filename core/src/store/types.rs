@@ -234,6 +234,21 @@ pub enum WorkspaceFilter {
     All,
 }
 
+impl WorkspaceFilter {
+    /// Build a filter from the scope names hosts use: `current` and `other`
+    /// (both need `path`), `unbound`, `all`. Errors: `InvalidInput`.
+    pub fn from_scope(scope: &str, path: Option<String>) -> Result<Self> {
+        let need = |p: Option<String>| p.ok_or_else(|| Error::invalid(format!("scope `{scope}` needs a workspace path")));
+        Ok(match scope {
+            "current" => WorkspaceFilter::Current(need(path)?),
+            "other" => WorkspaceFilter::Other(need(path)?),
+            "unbound" => WorkspaceFilter::Unbound,
+            "all" => WorkspaceFilter::All,
+            _ => return Err(Error::invalid("scope must be one of current, other, unbound, all")),
+        })
+    }
+}
+
 /// Figures for `sessiondb doctor`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoreStats {

@@ -1,0 +1,632 @@
+//! Context governance (seed 000, "Context Utilization Meter" and "Context
+//! Compaction"), the restore boundary ("Session Restoration Boundary") and
+//! the envelope helpers of the conformance cases. Thin wrappers over
+//! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
+
+use sessiondb::context::{
+    self as core_ctx, Band, CapacityBreakdown, CompactionAction, CompactionHistoryEntry,
+    CompactionPlan, ContextItem, ContextMeter, ContextStatus, CountMethod, Encoding, ItemKind,
+    ModelLimits, TokenCount, Transformation, TurnGovernance, TurnState,
+};
+use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
+
+use crate::error::Result;
+use crate::store::SessionStore;
+
+/// Every term of the Effective Context Capacity formula, in tokens.
+#[uniffi::remote(Record)]
+pub struct CapacityBreakdown {
+    /// Raw context window of the model (tokens).
+    pub raw: u64,
+    /// Tokens kept free for the answer: `max(min(reserve, model max output), ⌈8% raw⌉)`.
+    pub output_reserve: u64,
+    /// Safety margin: `max(2,048, ⌈2% raw⌉)`.
+    pub safety_margin: u64,
+    /// `raw − outputReserve − safetyMargin`, always ≥ 1.
+    pub capacity: u64,
+}
+
+/// Published limits of a model (tokens).
+#[uniffi::remote(Record)]
+pub struct ModelLimits {
+    /// Raw context window (input + output), tokens.
+    pub context_window: u64,
+    /// Maximum output tokens per response.
+    pub max_output: u64,
+}
+
+/// Severity band of the meter: green 0–69 %, amber 70–84 %, orange 85–94 %,
+/// red ≥ 95 % (seed 000, "Context Utilization Meter").
+#[uniffi::remote(Enum)]
+pub enum Band {
+    /// 0–69 %.
+    Green,
+    /// 70–84 %.
+    Amber,
+    /// 85–94 %.
+    Orange,
+    /// 95 % and above.
+    Red,
+}
+
+/// One reading of the context meter.
+#[uniffi::remote(Record)]
+pub struct ContextMeter {
+    /// Active tokens measured (tokens).
+    pub active_tokens: u64,
+    /// Effective Context Capacity measured against (tokens).
+    pub capacity: u64,
+    /// `N = ⌊100 × activeTokens / capacity⌋`; not capped (250 = 2.5× capacity).
+    pub percent: u64,
+    /// The status text, exactly `Ctx N%` (e.g. `Ctx 87%`).
+    pub label: String,
+    /// Severity band of `percent`.
+    pub band: Band,
+    /// `activeTokens > capacity` (exactly 100 % fits and is not overflow).
+    pub overflow: bool,
+}
+
+/// A tiktoken encoding.
+#[uniffi::remote(Enum)]
+pub enum Encoding {
+    /// `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series).
+    O200kBase,
+    /// `cl100k_base` (GPT-4, GPT-3.5, text-embedding-3).
+    Cl100kBase,
+}
+
+/// How a token count was obtained.
+#[uniffi::remote(Enum)]
+pub enum CountMethod {
+    /// Counted with the model's own tokenizer.
+    Exact {
+        /// The encoding used.
+        encoding: Encoding,
+    },
+    /// The documented estimate `⌈UTF-8 bytes / 3⌉`.
+    Estimate,
+    /// The host supplied the count.
+    Host,
+}
+
+/// A token count and how it was obtained.
+#[uniffi::remote(Record)]
+pub struct TokenCount {
+    /// Number of tokens.
+    pub tokens: u64,
+    /// How `tokens` was obtained.
+    pub method: CountMethod,
+}
+
+/// What an item of the active context is.
+#[uniffi::remote(Enum)]
+pub enum ItemKind {
+    /// A user or assistant message without tool calls.
+    Message,
+    /// An assistant message that makes one or more tool calls.
+    ToolCall,
+    /// The result of one tool call.
+    ToolResult,
+    /// A system prompt or system notice (always protected).
+    System,
+}
+
+/// One item of the active model context, in the order it would be sent.
+#[uniffi::remote(Record)]
+pub struct ContextItem {
+    /// Transcript sequence number; strictly increasing along the list.
+    pub seq: u64,
+    /// `user`, `assistant`, `tool`, `system`... (`user` + `Message` counts as a user turn).
+    pub role: String,
+    /// What the item is.
+    pub kind: ItemKind,
+    /// Tokens the item costs in the request.
+    pub tokens: u64,
+    /// Pinned by the user: always verbatim.
+    #[uniffi(default)]
+    pub pinned: bool,
+    /// The item's text (for a tool call: the serialized calls). Read only to summarize.
+    #[uniffi(default)]
+    pub text: String,
+    /// Tool-call ids linking calls and results.
+    #[uniffi(default)]
+    pub call_ids: Vec<String>,
+    /// Already a summary from an earlier compaction; never summarized again.
+    #[uniffi(default)]
+    pub compacted: bool,
+}
+
+/// What compaction did to one item.
+#[uniffi::remote(Enum)]
+pub enum CompactionAction {
+    /// A message or tool call replaced by a summary.
+    Summarized,
+    /// A tool result replaced by `[tool result: N bytes, truncated to preview] …`.
+    ToolResultPreview,
+}
+
+/// The transformation record of one compacted item.
+#[uniffi::remote(Record)]
+pub struct Transformation {
+    /// The item's seq.
+    pub seq: u64,
+    /// What was done.
+    pub action: CompactionAction,
+    /// Tokens before (the item's `tokens`).
+    pub tokens_before: u64,
+    /// Tokens of `summary`.
+    pub tokens_after: u64,
+    /// The replacement text, at most 240 characters.
+    pub summary: String,
+}
+
+/// A compaction plan (the saved transcript is never modified).
+#[uniffi::remote(Record)]
+pub struct CompactionPlan {
+    /// Effective Context Capacity planned against (tokens).
+    pub capacity: u64,
+    /// Target utilization (percent).
+    pub target_percent: u8,
+    /// `⌊capacity × targetPercent / 100⌋` (tokens).
+    pub target_tokens: u64,
+    /// Sum of the items' tokens before the plan.
+    pub tokens_before: u64,
+    /// Sum after the plan is applied.
+    pub tokens_after: u64,
+    /// `tokensAfter ≤ targetTokens`; `false`: everything compactable was
+    /// compacted and the context fits capacity but not the target.
+    pub reached_target: bool,
+    /// One record per compacted item, in seq order. Empty: nothing to do.
+    pub transformations: Vec<Transformation>,
+}
+
+/// Where a stored session's context stands (what `/context` shows).
+#[uniffi::remote(Record)]
+pub struct ContextStatus {
+    /// Model whose tokenizer and output limit were used (`null`/`nil`: estimate, no cap).
+    pub model: Option<String>,
+    /// Effective Context Capacity in tokens.
+    pub capacity: u64,
+    /// Active-context utilization (never cumulative usage).
+    pub meter: ContextMeter,
+    /// Per-turn state: verbatim, compacted or excluded, and pinned.
+    pub turns: Vec<TurnGovernance>,
+}
+
+/// Planner options.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct CompactionOptions {
+    /// User turns kept verbatim at the end of the context (default 2).
+    #[uniffi(default = 2)]
+    pub recent_user_turns: u32,
+    /// Model whose tokenizer counts the summaries (`null`/`nil`: `⌈UTF-8 bytes / 3⌉`).
+    #[uniffi(default)]
+    pub model: Option<String>,
+}
+
+impl From<CompactionOptions> for core_ctx::CompactionOptions {
+    fn from(o: CompactionOptions) -> Self {
+        core_ctx::CompactionOptions {
+            recent_user_turns: o.recent_user_turns as usize,
+            model: o.model,
+        }
+    }
+}
+
+/// What the next request does with a turn.
+#[uniffi::remote(Enum)]
+pub enum TurnState {
+    /// Sent as stored.
+    Verbatim,
+    /// Sent as its compaction summary.
+    Compacted,
+    /// Not sent.
+    Excluded,
+}
+
+/// One turn as `/context` shows it.
+#[uniffi::remote(Record)]
+pub struct TurnGovernance {
+    /// Transcript seq.
+    pub seq: u64,
+    /// Verbatim, compacted or excluded (exclusion wins over compaction).
+    pub state: TurnState,
+    /// Pinned by the user.
+    pub pinned: bool,
+    /// The compaction record in force for this turn, if any.
+    pub compaction: Option<Transformation>,
+}
+
+/// One recorded compaction (history entry).
+#[uniffi::remote(Record)]
+pub struct CompactionHistoryEntry {
+    /// The context extension's number.
+    pub n: u64,
+    /// When it was recorded, ms since the Unix epoch.
+    pub created_at_ms: i64,
+    /// The plan as recorded.
+    pub plan: CompactionPlan,
+}
+
+/// The replayed governance state of a session (pins, exclusions, compactions).
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct ContextGovernance {
+    /// Pinned seqs, ascending.
+    pub pinned: Vec<u64>,
+    /// Excluded seqs, ascending.
+    pub excluded: Vec<u64>,
+    /// The compaction record in force per seq, ascending by seq.
+    pub compacted: Vec<Transformation>,
+    /// Every recorded compaction, oldest first.
+    pub history: Vec<CompactionHistoryEntry>,
+}
+
+impl From<core_ctx::ContextGovernance> for ContextGovernance {
+    fn from(g: core_ctx::ContextGovernance) -> Self {
+        ContextGovernance {
+            pinned: g.pinned.into_iter().collect(),
+            excluded: g.excluded.into_iter().collect(),
+            compacted: g.compacted.into_values().collect(),
+            history: g.history,
+        }
+    }
+}
+
+impl From<ContextGovernance> for core_ctx::ContextGovernance {
+    fn from(g: ContextGovernance) -> Self {
+        core_ctx::ContextGovernance {
+            pinned: g.pinned.into_iter().collect(),
+            excluded: g.excluded.into_iter().collect(),
+            compacted: g.compacted.into_iter().map(|t| (t.seq, t)).collect(),
+            history: g.history,
+        }
+    }
+}
+
+/// A permission profile of the host's agent runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum PermissionProfile {
+    /// Every action asks first: the only profile a restored session starts with.
+    Manual,
+}
+
+/// The authority an opened session runs with: always fresh (never stored).
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct Authority {
+    /// Always `Manual`.
+    pub permission_profile: PermissionProfile,
+    /// Always `false` (Full Access is never restored).
+    pub full_access: bool,
+    /// Always `false` (sensitive-transfer authorization is never restored).
+    pub sensitive_transfer: bool,
+    /// Always empty (temporary approvals are never restored).
+    pub temporary_approvals: Vec<String>,
+}
+
+impl From<sessiondb::restore::Authority> for Authority {
+    fn from(a: sessiondb::restore::Authority) -> Self {
+        Authority {
+            permission_profile: match a.permission_profile() {
+                sessiondb::restore::PermissionProfile::Manual => PermissionProfile::Manual,
+            },
+            full_access: a.full_access(),
+            sensitive_transfer: a.sensitive_transfer(),
+            temporary_approvals: a.temporary_approvals().to_vec(),
+        }
+    }
+}
+
+/// A saved session, opened: its knowledge, restored, and a fresh authority
+/// (seed 000, "Session Restoration Boundary").
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct OpenedSession {
+    /// Metadata (workspace binding kept as stored).
+    pub session: SessionRecord,
+    /// The complete transcript, verbatim, in seq order.
+    pub transcript: Vec<TranscriptEntry>,
+    /// Cumulative token usage (tokens).
+    pub token_totals: TokenTotals,
+    /// Pins, exclusions and compaction history, replayed.
+    pub governance: ContextGovernance,
+    /// Every non-governance context extension (artifacts, plans, tool and
+    /// verification history...), in `n` order.
+    pub other_extensions: Vec<ContextExtensionRecord>,
+    /// Always fresh: Manual, no full access, no grants, no approvals.
+    pub authority: Authority,
+}
+
+impl From<sessiondb::restore::OpenedSession> for OpenedSession {
+    fn from(o: sessiondb::restore::OpenedSession) -> Self {
+        let k = o.knowledge;
+        OpenedSession {
+            session: k.session,
+            transcript: k.transcript,
+            token_totals: k.token_totals,
+            governance: k.governance.into(),
+            other_extensions: k.other_extensions,
+            authority: o.authority.into(),
+        }
+    }
+}
+
+/// Effective Context Capacity in tokens:
+/// `raw − max(min(outputReserve, modelMaxOutput), ⌈8% raw⌉) − max(2048, ⌈2% raw⌉)`;
+/// 128,000 → 115,200. `outputReserve`/`modelMaxOutput`: `null`/`nil` when
+/// not configured/unknown. Errors: `InvalidInput` (raw 0, modelMaxOutput 0,
+/// result ≤ 0). Never guesses a window.
+#[uniffi::export(default(output_reserve = None, model_max_output = None))]
+pub fn effective_context_capacity(
+    raw: u64,
+    output_reserve: Option<u64>,
+    model_max_output: Option<u64>,
+) -> Result<u64> {
+    Ok(core_ctx::effective_context_capacity(
+        raw,
+        output_reserve,
+        model_max_output,
+    )?)
+}
+
+/// Every term of the Effective Context Capacity (see `effectiveContextCapacity`).
+#[uniffi::export(default(output_reserve = None, model_max_output = None))]
+pub fn capacity_breakdown(
+    raw: u64,
+    output_reserve: Option<u64>,
+    model_max_output: Option<u64>,
+) -> Result<CapacityBreakdown> {
+    Ok(core_ctx::capacity_breakdown(
+        raw,
+        output_reserve,
+        model_max_output,
+    )?)
+}
+
+/// Published limits of a known model (case-insensitive prefix match), or
+/// `null`/`nil`: the caller must then pass the window itself.
+#[uniffi::export]
+pub fn known_model_limits(model: String) -> Option<ModelLimits> {
+    core_ctx::known_model_limits(&model)
+}
+
+/// Effective Context Capacity of a known model, with the optional output
+/// reserve capped by its maximum output. Errors: `InvalidInput` (unknown model).
+#[uniffi::export(default(output_reserve = None))]
+pub fn effective_context_capacity_for_model(
+    model: String,
+    output_reserve: Option<u64>,
+) -> Result<u64> {
+    Ok(core_ctx::effective_context_capacity_for_model(
+        &model,
+        output_reserve,
+    )?)
+}
+
+/// Read the meter: `N = ⌊100 × activeTokens / capacity⌋`, label `Ctx N%`,
+/// band, overflow when `activeTokens > capacity` (tokens).
+/// Errors: `InvalidInput` (capacity 0).
+#[uniffi::export]
+pub fn meter(active_tokens: u64, capacity: u64) -> Result<ContextMeter> {
+    Ok(core_ctx::meter(active_tokens, capacity)?)
+}
+
+/// Whether compaction must run before a provider call: `projectedTokens > capacity`.
+#[uniffi::export]
+pub fn should_compact(projected_tokens: u64, capacity: u64) -> bool {
+    core_ctx::should_compact(projected_tokens, capacity)
+}
+
+/// Count the tokens of `text` for `model`: `hostCount` when given (method
+/// `Host`), else the model's tiktoken encoding (`Exact`, o200k/cl100k), else
+/// `⌈UTF-8 bytes / 3⌉` (`Estimate`). Never fails, no network.
+#[uniffi::export(default(host_count = None))]
+pub fn count_tokens(model: String, text: String, host_count: Option<u64>) -> TokenCount {
+    core_ctx::count_tokens(&model, &text, host_count)
+}
+
+/// The documented estimate: `⌈UTF-8 bytes / 3⌉` tokens.
+#[uniffi::export]
+pub fn estimate_tokens(text: String) -> u64 {
+    core_ctx::estimate_tokens(&text)
+}
+
+/// The tiktoken encoding of a model name, or `null`/`nil` when its family
+/// has none.
+#[uniffi::export]
+pub fn encoding_for_model(model: String) -> Option<Encoding> {
+    core_ctx::encoding_for_model(&model)
+}
+
+/// Plan the compaction of the active context (seed 000, "Context
+/// Compaction"): compact the oldest unpinned, unprotected items until the
+/// context is ≤ `targetPercent` (default 70) of `capacity` (tokens); a tool
+/// call is never split from its result; summaries ≤ 240 characters.
+///
+/// Errors: `InvalidInput` (capacity 0, target > 100, seqs not increasing);
+/// `ContextOverflow` with the token breakdown when protected content alone
+/// exceeds capacity.
+#[uniffi::export(default(target_percent = None, options = None))]
+pub fn compact_context(
+    items: Vec<ContextItem>,
+    capacity: u64,
+    target_percent: Option<u8>,
+    options: Option<CompactionOptions>,
+) -> Result<CompactionPlan> {
+    let options = options.map(Into::into).unwrap_or_default();
+    Ok(core_ctx::compact_context(
+        &items,
+        capacity,
+        target_percent,
+        &options,
+    )?)
+}
+
+/// The active context after `plan`: each transformed item gets its summary
+/// (`compacted = true`, `tokens = tokensAfter`); the others are unchanged.
+#[uniffi::export]
+pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> Vec<ContextItem> {
+    plan.apply(&items)
+}
+
+/// The deterministic summary of one item (at most 240 characters).
+#[uniffi::export]
+pub fn summarize_item(item: ContextItem) -> String {
+    core_ctx::summarize_item(&item)
+}
+
+/// Cut `text` to at most `maxChars` Unicode scalar values, ending with `…`
+/// when cut, never inside a character or a common grapheme cluster.
+#[uniffi::export]
+pub fn truncate_chars(text: String, max_chars: u32) -> String {
+    core_ctx::truncate_chars(&text, max_chars as usize)
+}
+
+/// The active context for the planner, from stored entries and replayed
+/// governance (excluded turns left out, compacted turns as summaries,
+/// tokens = host count or `countTokens(model, content)`).
+#[uniffi::export]
+pub fn active_context_items(
+    entries: Vec<TranscriptEntry>,
+    governance: ContextGovernance,
+    model: String,
+) -> Vec<ContextItem> {
+    core_ctx::active_context_items(&entries, &governance.into(), &model)
+}
+
+/// Per-turn view of seqs `1..=entryCount` (exclusion wins, then compaction).
+#[uniffi::export]
+pub fn governance_turns(governance: ContextGovernance, entry_count: u64) -> Vec<TurnGovernance> {
+    core_ctx::ContextGovernance::from(governance).turns(entry_count)
+}
+
+#[uniffi::export]
+impl SessionStore {
+    /// Replay a session's pins, exclusions and compactions (after a restart).
+    /// Errors: `NotFound`, `AuthenticationFailed`, `Corrupt`.
+    pub fn recover_context_governance(&self, session_id: String) -> Result<ContextGovernance> {
+        Ok(core_ctx::recover_context_governance(self.core(), &session_id)?.into())
+    }
+
+    /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
+    /// `include`) on transcript seqs; returns the extension number `n`.
+    /// Errors: `InvalidInput` (other kind, no seqs, seq out of range), `NotFound`.
+    pub fn record_turn_decision(
+        &self,
+        session_id: String,
+        kind: String,
+        seqs: Vec<u64>,
+    ) -> Result<u64> {
+        Ok(core_ctx::record_turn_decision(
+            self.core(),
+            &session_id,
+            &kind,
+            &seqs,
+        )?)
+    }
+
+    /// Record a compaction plan; returns its extension number, or
+    /// `null`/`nil` for a plan without transformations (not recorded).
+    /// Errors: `NotFound`.
+    pub fn record_compaction(
+        &self,
+        session_id: String,
+        plan: CompactionPlan,
+    ) -> Result<Option<u64>> {
+        Ok(core_ctx::record_compaction(
+            self.core(),
+            &session_id,
+            &plan,
+        )?)
+    }
+
+    /// Meter and per-turn state of a stored session (`/context`) for a model
+    /// with a `rawWindow`-token context window and an optional output
+    /// reserve (tokens). `model` defaults to the session's model; it picks
+    /// the tokenizer and caps the reserve by the model's known maximum output.
+    /// Errors: `NotFound`, `InvalidInput` (window 0 or too small).
+    #[uniffi::method(default(output_reserve = None, model = None))]
+    pub fn context_status(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+    ) -> Result<ContextStatus> {
+        Ok(core_ctx::context_status(
+            self.core(),
+            &session_id,
+            raw_window,
+            output_reserve,
+            model,
+        )?)
+    }
+
+    /// Plan compaction of a stored session's active context down to
+    /// `targetPercent` (default 70) of capacity (`/compact`); unless
+    /// `dryRun`, record the plan. The saved transcript is never modified.
+    /// Errors: `NotFound`, `InvalidInput`, `ContextOverflow` (with the breakdown).
+    #[uniffi::method(default(output_reserve = None, model = None, target_percent = None, dry_run = false))]
+    pub fn compact_session(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+        target_percent: Option<u8>,
+        dry_run: bool,
+    ) -> Result<CompactionPlan> {
+        Ok(core_ctx::compact_session(
+            self.core(),
+            &session_id,
+            raw_window,
+            output_reserve,
+            model,
+            target_percent,
+            dry_run,
+        )?)
+    }
+
+    /// Open a saved session: its knowledge (transcript, model, work mode,
+    /// workspace, token totals, governance, other extensions) and a fresh
+    /// authority. Reads only. Errors: `NotFound`, `AuthenticationFailed`, `Corrupt`.
+    pub fn open_saved_session(&self, session_id: String) -> Result<OpenedSession> {
+        Ok(sessiondb::restore::open_saved_session(self.core(), &session_id)?.into())
+    }
+}
+
+/// Decrypt one `EncryptedField` envelope (seed 000 `{"n","c","t","v","alg"}`,
+/// JSON text) written under `recordId` (the AAD), with a 32-byte key.
+/// Errors: `AuthenticationFailed` (altered or moved), `Corrupt` (bad
+/// envelope, unknown version or algorithm), `InvalidInput` (key not 32 bytes).
+#[uniffi::export]
+pub fn decrypt_field(key: Vec<u8>, record_id: String, envelope_json: String) -> Result<Vec<u8>> {
+    let key = sessiondb::DataKey::from_bytes(&key)?;
+    let field = sessiondb::EncryptedField::from_json(&envelope_json)?;
+    Ok(sessiondb::crypto::decrypt_field(&key, &record_id, &field)?.to_vec())
+}
+
+/// The workspace index: lowercase hex HMAC-SHA-256(key, canonical path).
+/// Errors: `InvalidInput` (key not 32 bytes).
+#[uniffi::export]
+pub fn workspace_index(key: Vec<u8>, canonical_path: String) -> Result<String> {
+    let key = sessiondb::DataKey::from_bytes(&key)?;
+    Ok(sessiondb::crypto::workspace_index(&key, &canonical_path))
+}
+
+/// The AAD of a version-1 envelope for `recordId`: `recordId:v1:aes-256-gcm`.
+#[uniffi::export]
+pub fn envelope_aad(record_id: String) -> String {
+    sessiondb::crypto::aad_for(
+        &record_id,
+        sessiondb::crypto::ENVELOPE_VERSION,
+        sessiondb::crypto::ALG_AES_256_GCM,
+    )
+}
+
+/// Encrypt `plaintext` for `recordId` with a fresh random nonce; returns the
+/// envelope JSON text `{"n","c","t","v","alg"}` (seed 000).
+/// Errors: `InvalidInput` (key not 32 bytes).
+#[uniffi::export]
+pub fn encrypt_field(key: Vec<u8>, record_id: String, plaintext: Vec<u8>) -> Result<String> {
+    let key = sessiondb::DataKey::from_bytes(&key)?;
+    Ok(sessiondb::crypto::encrypt_field(&key, &record_id, &plaintext).to_json())
+}

@@ -1,0 +1,503 @@
+//! Portable sessions (seed 002; DESIGN.md "Portable sessions"): import
+//! thClaws JSONL, Codex rollouts and Claude Code transcripts into the store,
+//! export a stored session as thClaws JSONL, fork, resolve, list. Thin
+//! wrappers over `sessiondb::portable`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sessiondb::portable::{
+    self as core_pt, ImportStatus, SessionImport, SkipReason, SkippedLine, SourceFormat,
+    WriteReport,
+};
+use sessiondb::SessionRecord;
+
+use crate::error::Result;
+use crate::store::SessionStore;
+
+/// The file format a session came from.
+#[uniffi::remote(Enum)]
+pub enum SourceFormat {
+    /// thClaws JSONL (seed 002).
+    Thclaws,
+    /// OpenAI Codex rollout.
+    Codex,
+    /// Claude Code transcript.
+    ClaudeCode,
+}
+
+/// What happened to one source file.
+#[uniffi::remote(Enum)]
+pub enum ImportStatus {
+    /// New lines were read (possibly zero turns).
+    Imported,
+    /// Already imported up to its current length: nothing to do.
+    UpToDate,
+    /// Shorter than what was imported, or its first bytes changed: left alone.
+    SourceChanged,
+    /// Not a recognised session format.
+    Unrecognized,
+    /// Reading or storing failed; the message names the step (no content).
+    Failed(String),
+}
+
+/// Per-session figures of one file import.
+#[uniffi::remote(Record)]
+pub struct SessionImport {
+    /// Store session id.
+    pub session_id: String,
+    /// True when this import created the session.
+    pub created: bool,
+    /// Transcript entries appended.
+    pub entries: u64,
+    /// Tool-use blocks in those entries.
+    pub tool_calls: u64,
+    /// Tool-result blocks in those entries.
+    pub tool_results: u64,
+    /// Token-ledger records added.
+    pub usage_records: u64,
+    /// Input tokens added (cached included).
+    pub input_tokens: u64,
+    /// Output tokens added.
+    pub output_tokens: u64,
+    /// Cached input tokens added.
+    pub cached_tokens: u64,
+    /// Context extensions added (plan, goal, compaction, raw lines...).
+    pub context_extensions: u64,
+    /// Turns skipped because the session already holds their source line.
+    pub skipped_already_stored: u64,
+}
+
+/// Why a line was not read.
+#[uniffi::remote(Enum)]
+pub enum SkipReason {
+    /// The last line had no newline and did not parse (a write cut short).
+    TornTail,
+    /// Not valid UTF-8.
+    InvalidUtf8,
+    /// Not valid JSON.
+    InvalidJson {
+        /// 1-based column where parsing failed.
+        column: u64,
+    },
+    /// Valid JSON but not an object.
+    NotAnObject,
+}
+
+/// A line that was skipped.
+#[uniffi::remote(Record)]
+pub struct SkippedLine {
+    /// 1-based line number.
+    pub line: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// What a reader saw in one file: every line is imported or counted here.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct ReadReport {
+    /// Format read.
+    pub format: Option<SourceFormat>,
+    /// Lines seen, skipped ones included.
+    pub lines: u64,
+    /// Bytes up to the end of the last whole line (where an incremental import resumes).
+    pub bytes: u64,
+    /// Every parsed line by kind.
+    pub kinds: HashMap<String, u64>,
+    /// Lines counted but not imported (duplicates, bookkeeping), by kind.
+    pub not_imported: HashMap<String, u64>,
+    /// Lines of unknown kind kept verbatim, by kind.
+    pub kept_raw: HashMap<String, u64>,
+    /// Lines that could not be read, with line numbers and reasons.
+    pub skipped: Vec<SkippedLine>,
+    /// Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD.
+    pub surrogates_replaced: Vec<u64>,
+    /// Blank lines (ignored).
+    pub blank_lines: u64,
+    /// The last line was complete JSON without its final newline.
+    pub missing_final_newline: bool,
+    /// Lines already imported by an earlier import.
+    pub already_imported_lines: u64,
+    /// Claude Code: assistant lines merged into an earlier line of the same message id.
+    pub merged_lines: u64,
+    /// Claude Code: usage figures not counted again for an already counted message id.
+    pub duplicate_usage: u64,
+}
+
+impl From<core_pt::ReadReport> for ReadReport {
+    fn from(r: core_pt::ReadReport) -> Self {
+        ReadReport {
+            format: r.format,
+            lines: r.lines,
+            bytes: r.bytes,
+            kinds: r.kinds.into_iter().collect(),
+            not_imported: r.not_imported.into_iter().collect(),
+            kept_raw: r.kept_raw.into_iter().collect(),
+            skipped: r.skipped,
+            surrogates_replaced: r.surrogates_replaced,
+            blank_lines: r.blank_lines,
+            missing_final_newline: r.missing_final_newline,
+            already_imported_lines: r.already_imported_lines,
+            merged_lines: r.merged_lines,
+            duplicate_usage: r.duplicate_usage,
+        }
+    }
+}
+
+/// The import report of one file.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct FileImport {
+    /// The file as given (after directory walking).
+    pub path: String,
+    /// Detected (or stored) format.
+    pub format: Option<SourceFormat>,
+    /// Outcome.
+    pub status: ImportStatus,
+    /// First line read this time (1 for a first import).
+    pub from_line: u64,
+    /// Sessions written, main first (Claude Code sidechains after it).
+    pub sessions: Vec<SessionImport>,
+    /// The reader's report, when the file was read.
+    pub read: Option<ReadReport>,
+}
+
+impl From<core_pt::FileImport> for FileImport {
+    fn from(f: core_pt::FileImport) -> Self {
+        FileImport {
+            path: f.path.to_string_lossy().into_owned(),
+            format: f.format,
+            status: f.status,
+            from_line: f.from_line,
+            sessions: f.sessions,
+            read: f.read.map(Into::into),
+        }
+    }
+}
+
+/// What an export wrote.
+#[uniffi::remote(Record)]
+pub struct WriteReport {
+    /// Lines written (header included).
+    pub lines: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Turns written (compaction messages not included).
+    pub turns: u64,
+}
+
+/// How to fork a session.
+#[derive(Debug, Clone, Default, uniffi::Record)]
+pub struct ForkOptions {
+    /// Copy entries up to and including this seq (default: all of them).
+    #[uniffi(default)]
+    pub at_seq: Option<u64>,
+    /// Seed the fork with this summary (one `system` entry) instead of copying entries.
+    #[uniffi(default)]
+    pub summary: Option<String>,
+}
+
+/// Progress of `importPaths`, implemented by the host (e.g. a progress bar).
+#[uniffi::export(with_foreign)]
+pub trait ImportProgressListener: Send + Sync {
+    /// Called after each file: files finished of the total, bytes of finished files of the total.
+    fn on_progress(&self, files_done: u64, files_total: u64, bytes_done: u64, bytes_total: u64);
+}
+
+/// The format of a session file from its first lines, or `null`/`nil` when
+/// it is none of thClaws, Codex rollout or Claude Code. Errors: `Io`.
+#[uniffi::export]
+pub fn detect_format(path: String) -> Result<Option<SourceFormat>> {
+    Ok(core_pt::detect_format(Path::new(&path))?)
+}
+
+#[uniffi::export]
+impl SessionStore {
+    /// Import one session file (format detected unless given). Incremental:
+    /// a file imported before resumes after its last imported line.
+    /// Problems with the file are in the report's `status`.
+    /// Errors: `Io` (unreadable), `Closed`.
+    #[uniffi::method(default(format = None))]
+    pub fn import_file(&self, path: String, format: Option<SourceFormat>) -> Result<FileImport> {
+        Ok(core_pt::import_file(self.core(), Path::new(&path), format)?.into())
+    }
+
+    /// Import every session file under `paths` (files or directory trees;
+    /// `*.jsonl` inside directories), one report per file in walk order;
+    /// `progress` is called after each file. Problems with one file are in
+    /// its report and the rest go on.
+    /// Errors: `Io` when a given path cannot be read at all.
+    #[uniffi::method(default(progress = None))]
+    pub fn import_paths(
+        &self,
+        paths: Vec<String>,
+        progress: Option<Arc<dyn ImportProgressListener>>,
+    ) -> Result<Vec<FileImport>> {
+        let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+        let mut report = |p: core_pt::ImportProgress| {
+            if let Some(l) = &progress {
+                l.on_progress(
+                    p.files_done as u64,
+                    p.files_total as u64,
+                    p.bytes_done,
+                    p.bytes_total,
+                );
+            }
+        };
+        Ok(core_pt::import_paths(self.core(), &paths, &mut report)?
+            .files
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    /// A stored session as thClaws JSONL text (what real thClaws reads).
+    /// `onlyThclawsBlocks`: write non-thClaws block types as text (for older
+    /// thClaws builds; not lossless). Errors: `NotFound`, `AuthenticationFailed`.
+    #[uniffi::method(default(only_thclaws_blocks = false))]
+    pub fn export_thclaws(&self, session_id: String, only_thclaws_blocks: bool) -> Result<String> {
+        let mut out = Vec::new();
+        let opts = core_pt::WriteOptions {
+            only_thclaws_blocks,
+        };
+        core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
+        Ok(String::from_utf8(out)
+            .map_err(|_| sessiondb::Error::corrupt("export produced invalid UTF-8"))?)
+    }
+
+    /// Export a stored session as thClaws JSONL into the file at `path`
+    /// (created or truncated). Errors: `NotFound`, `Io`, `AuthenticationFailed`.
+    #[uniffi::method(default(only_thclaws_blocks = false))]
+    pub fn export_thclaws_to_file(
+        &self,
+        session_id: String,
+        path: String,
+        only_thclaws_blocks: bool,
+    ) -> Result<WriteReport> {
+        let file = std::fs::File::create(&path)
+            .map_err(|e| sessiondb::Error::io("creating the export file", e))?;
+        let mut out = std::io::BufWriter::new(file);
+        let opts = core_pt::WriteOptions {
+            only_thclaws_blocks,
+        };
+        let report = core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
+        std::io::Write::flush(&mut out)
+            .map_err(|e| sessiondb::Error::io("writing the export file", e))?;
+        Ok(report)
+    }
+
+    /// Fork a session (seed 002 `/fork`): same model, provider and workspace,
+    /// `forkedFrom`/`forkedAtSeq` recorded, seeded with `summary` or a copy of
+    /// the entries up to `atSeq`. Errors: `NotFound`, `InvalidInput`.
+    pub fn fork_session(&self, session_id: String, options: ForkOptions) -> Result<SessionRecord> {
+        let opts = core_pt::ForkOptions {
+            at_seq: options.at_seq,
+            summary: options.summary,
+        };
+        Ok(core_pt::fork_session(self.core(), &session_id, opts)?)
+    }
+
+    /// Resolve a reference as `/load` and `--resume` do: `last` = the most
+    /// recent session bound to `workspace`; otherwise an id, unique id prefix
+    /// or exact title. Errors: `NotFound`; `Conflict` when ambiguous.
+    #[uniffi::method(default(workspace = None))]
+    pub fn resolve_session(
+        &self,
+        reference: String,
+        workspace: Option<String>,
+    ) -> Result<SessionRecord> {
+        Ok(core_pt::resolve_session(
+            self.core(),
+            &reference,
+            workspace.as_deref(),
+        )?)
+    }
+
+    /// The 20 most recently active sessions (seed 002 `/sessions`).
+    pub fn recent_sessions(&self) -> Result<Vec<SessionRecord>> {
+        Ok(core_pt::recent_sessions(self.core())?)
+    }
+
+    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+    pub fn sidebar_sessions(&self) -> Result<Vec<SessionRecord>> {
+        Ok(core_pt::sidebar_sessions(self.core())?)
+    }
+}
+
+/// One turn of a portable session.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct PortableTurn {
+    /// `user`, `assistant`, `system` or `tool`.
+    pub role: String,
+    /// The content blocks as a JSON array of thClaws block objects
+    /// (`{"type":"text","text":...}`, `thinking`, `tool_use`, `tool_result`, `image`, others verbatim).
+    pub blocks_json: String,
+    /// Time of the turn, ms since the Unix epoch.
+    #[uniffi(default)]
+    pub timestamp_ms: Option<i64>,
+    /// Model that wrote the turn (assistant turns).
+    #[uniffi(default)]
+    pub model: Option<String>,
+    /// Provider of that model.
+    #[uniffi(default)]
+    pub provider: Option<String>,
+}
+
+impl From<&core_pt::Turn> for PortableTurn {
+    fn from(t: &core_pt::Turn) -> Self {
+        let blocks: Vec<serde_json::Value> = t.blocks.iter().map(core_pt::Block::to_json).collect();
+        PortableTurn {
+            role: t.role.as_str().to_string(),
+            blocks_json: serde_json::Value::Array(blocks).to_string(),
+            timestamp_ms: t.timestamp_ms,
+            model: t.model.clone(),
+            provider: t.provider.clone(),
+        }
+    }
+}
+
+/// A session read from a thClaws file (seed 002), with the figures the core derives.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct PortableSession {
+    /// Source session id.
+    pub id: String,
+    /// Title (latest `rename` wins).
+    pub title: Option<String>,
+    /// Model as the source names it (thClaws `provider/model`).
+    pub model: Option<String>,
+    /// Provider.
+    pub provider: Option<String>,
+    /// Working directory as written.
+    pub cwd: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at_ms: Option<i64>,
+    /// Every turn, in order, including turns a later compaction superseded.
+    pub turns: Vec<PortableTurn>,
+    /// The history a thClaws reader resumes with: the last compaction's
+    /// messages, then the turns after it (seed 002, "Compaction").
+    pub active_turns: Vec<PortableTurn>,
+    /// Tool-use blocks over all turns.
+    pub tool_calls: u64,
+    /// Tool-result blocks over all turns.
+    pub tool_results: u64,
+    /// Steps of the latest plan snapshot.
+    pub plan_steps: u64,
+    /// Compaction checkpoints.
+    pub compactions: u64,
+    /// Lines of unknown kind kept verbatim.
+    pub other_lines: u64,
+}
+
+impl From<core_pt::PortableSession> for PortableSession {
+    fn from(s: core_pt::PortableSession) -> Self {
+        PortableSession {
+            turns: s.turns.iter().map(Into::into).collect(),
+            active_turns: s.active_turns().iter().map(Into::into).collect(),
+            tool_calls: s.tool_calls() as u64,
+            tool_results: s.tool_results() as u64,
+            plan_steps: s.plan_steps() as u64,
+            compactions: s.compactions.len() as u64,
+            other_lines: s.other_lines.len() as u64,
+            id: s.id,
+            title: s.title,
+            model: s.model,
+            provider: s.provider,
+            cwd: s.cwd,
+            created_at_ms: s.created_at_ms,
+        }
+    }
+}
+
+/// A thClaws file, read.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct ThclawsRead {
+    /// The session in the file.
+    pub session: PortableSession,
+    /// What the reader saw (lines, torn tail, skipped lines...).
+    pub report: ReadReport,
+}
+
+/// A session to write as thClaws JSONL.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct NewPortableSession {
+    /// Session id.
+    pub id: String,
+    /// Title (written as a final `rename` line).
+    #[uniffi(default)]
+    pub title: Option<String>,
+    /// Model.
+    #[uniffi(default)]
+    pub model: Option<String>,
+    /// Provider.
+    #[uniffi(default)]
+    pub provider: Option<String>,
+    /// Working directory.
+    #[uniffi(default)]
+    pub cwd: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    #[uniffi(default)]
+    pub created_at_ms: Option<i64>,
+    /// The turns, in order.
+    pub turns: Vec<PortableTurn>,
+}
+
+/// Read thClaws JSONL bytes (seed 002; the real format and the seed's
+/// `message` form). A torn last line and bad lines are reported, never fatal.
+/// `fallbackId` names a file without a header id. Errors: `InvalidInput`.
+#[uniffi::export(default(fallback_id = "session"))]
+pub fn read_thclaws(data: Vec<u8>, fallback_id: String) -> Result<ThclawsRead> {
+    let mut sink = core_pt::Collector::new(SourceFormat::Thclaws, None);
+    let report = core_pt::read_thclaws(&data[..], &core_pt::ReadOptions::default(), &mut sink)?;
+    let session = sink
+        .finish(&fallback_id)
+        .into_iter()
+        .next()
+        .ok_or_else(|| sessiondb::Error::invalid("the data holds no thClaws session"))?;
+    Ok(ThclawsRead {
+        session: session.into(),
+        report: report.into(),
+    })
+}
+
+/// Write a session as thClaws JSONL text (what real thClaws reads).
+/// Errors: `InvalidInput` (unknown role, blocks not a JSON array).
+#[uniffi::export]
+pub fn write_thclaws(session: NewPortableSession) -> Result<String> {
+    let mut turns = Vec::with_capacity(session.turns.len());
+    for t in session.turns {
+        let role = core_pt::Role::parse(&t.role).ok_or_else(|| {
+            sessiondb::Error::invalid("turn role must be user, assistant, system or tool")
+        })?;
+        let blocks = match serde_json::from_str::<serde_json::Value>(&t.blocks_json) {
+            Ok(serde_json::Value::Array(a)) => {
+                a.into_iter().map(core_pt::Block::from_json).collect()
+            }
+            _ => {
+                return Err(sessiondb::Error::invalid(
+                    "blocksJson must be a JSON array of block objects",
+                )
+                .into())
+            }
+        };
+        let mut turn = core_pt::Turn::new(role, blocks, t.timestamp_ms, 0);
+        turn.model = t.model;
+        turn.provider = t.provider;
+        turns.push(turn);
+    }
+    let s = core_pt::PortableSession {
+        id: session.id,
+        title: session.title,
+        model: session.model,
+        provider: session.provider,
+        cwd: session.cwd,
+        created_at_ms: session.created_at_ms,
+        turns,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    core_pt::write_thclaws(&s, &mut out)?;
+    Ok(String::from_utf8(out)
+        .map_err(|_| sessiondb::Error::corrupt("writer produced invalid UTF-8"))?)
+}

@@ -1,0 +1,413 @@
+//! `SessionStore`: the encrypted session store as a uniffi object. Each
+//! method converts its arguments, calls the core and maps the error.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use sessiondb::journal::{AppendOutcome, OperationOutcome};
+use sessiondb::{
+    ContextExtensionRecord, DataKey, KeySource, NewEntry, NewSession, OpenOptions, Role,
+    SessionRecord, StoreStats, TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
+};
+
+use crate::error::Result;
+use crate::keys::{HostKeyProvider, KeyProvider};
+use crate::types::{parse_json, JournalEvent, NewEvent, OpenOperation, RecoveryReport};
+
+/// The encrypted, journaled session store (one SQLite file).
+///
+/// Thread-safe: share one instance between threads. After `close()` every
+/// call fails with `SessionDbError.closed` (Swift) / `SessionDbException.Closed` (Kotlin).
+/// In Kotlin the store is also `AutoCloseable`: `use { }` / `close()` free
+/// the native handle (which closes the store when no call is running);
+/// `closeStore()` closes it at once.
+#[derive(uniffi::Object)]
+pub struct SessionStore {
+    inner: sessiondb::SessionStore,
+}
+
+fn options(
+    path: Option<String>,
+    app: Option<String>,
+    busy_timeout_ms: Option<u64>,
+    key: KeySource,
+) -> OpenOptions {
+    let mut o = OpenOptions {
+        path: path.map(PathBuf::from),
+        key,
+        ..OpenOptions::default()
+    };
+    if let Some(app) = app {
+        o.app = app;
+    }
+    if let Some(ms) = busy_timeout_ms {
+        o.busy_timeout_ms = ms;
+    }
+    o
+}
+
+fn open(opts: OpenOptions) -> Result<Arc<SessionStore>> {
+    Ok(Arc::new(SessionStore {
+        inner: sessiondb::SessionStore::open(opts)?,
+    }))
+}
+
+#[uniffi::export]
+impl SessionStore {
+    /// Open (creating if needed) a store whose data key comes from a host
+    /// [`KeyProvider`] (Android Keystore, Apple Keychain...).
+    ///
+    /// * `path`: database file; `null`/`nil` = the default path for `app`
+    ///   (`$XDG_STATE_HOME/<app>/sessions.db`, `~/Library/Application
+    ///   Support/<app>/sessions.db`, `%LOCALAPPDATA%\<app>\sessions.db`).
+    /// * `app`: app name (state directory, key service); default `sessiondb`.
+    /// * `keyProvider`: asked for the key; on a new database it receives 32
+    ///   fresh bytes through `setKey`.
+    /// * `busyTimeoutMs`: how long a write waits for another writer before
+    ///   failing with `Busy` (milliseconds; default 10,000).
+    ///
+    /// Errors: `RecoveryLocked` (database exists, provider has no key: no
+    /// key is written), `KeyMismatch`, `KeyStoreUnavailable` (the provider
+    /// threw), `Io`, `Corrupt`, `InvalidInput`.
+    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None))]
+    pub fn open(
+        path: Option<String>,
+        app: Option<String>,
+        key_provider: Arc<dyn KeyProvider>,
+        busy_timeout_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
+        open(options(
+            path,
+            app,
+            busy_timeout_ms,
+            KeySource::Provider(Arc::new(HostKeyProvider(key_provider))),
+        ))
+    }
+
+    /// Open a store with a 32-byte data key the host already holds
+    /// (`path`, `app`, `busyTimeoutMs` as for `open`).
+    /// Errors: `InvalidInput` (not 32 bytes), `KeyMismatch`, `Io`, `Corrupt`.
+    #[uniffi::constructor(default(app = None, busy_timeout_ms = None))]
+    pub fn open_with_key(
+        path: Option<String>,
+        key: Vec<u8>,
+        app: Option<String>,
+        busy_timeout_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
+        let key = DataKey::from_bytes(&key)?;
+        open(options(path, app, busy_timeout_ms, KeySource::Bytes(key)))
+    }
+
+    /// Open a store whose data key lives in the OS credential store
+    /// (Keychain, Credential Manager, Secret Service) under service `app`,
+    /// account `session-data-key` (`path`, `busyTimeoutMs` as for `open`).
+    /// Errors: `KeyStoreUnavailable` (no store, locked, denied),
+    /// `RecoveryLocked`, `KeyMismatch`, `Io`, `Corrupt`.
+    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None))]
+    pub fn open_with_os_keyring(
+        path: Option<String>,
+        app: Option<String>,
+        busy_timeout_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
+        open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
+    }
+
+    /// The database file path.
+    pub fn path(&self) -> String {
+        self.inner.path().to_string_lossy().into_owned()
+    }
+
+    /// This handle's owner id (recorded on the operations it dispatches).
+    pub fn instance_id(&self) -> String {
+        self.inner.instance_id().to_string()
+    }
+
+    /// Which key backend the data key came from.
+    pub fn key_backend(&self) -> String {
+        self.inner.key_backend().to_string()
+    }
+
+    /// Close the store: the connection is closed (checkpointing the WAL) and
+    /// the owner lock released. Later calls fail with `Closed`; closing twice
+    /// is a no-op. (Kotlin: `closeStore()`.)
+    pub fn close(&self) {
+        self.inner.close()
+    }
+
+    /// True once the store was closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+
+    /// Schema version, counts, file sizes (bytes) and key backend.
+    /// Errors: `Closed`, `Database`.
+    pub fn stats(&self) -> Result<StoreStats> {
+        Ok(self.inner.stats()?)
+    }
+
+    /// Create a session titled `name` (`null`/`nil` = untitled), bound to
+    /// `workspacePath` (made canonical) if given. Errors: `InvalidInput`, `Closed`.
+    #[uniffi::method(default(name = None, workspace_path = None))]
+    pub fn create_session(
+        &self,
+        name: Option<String>,
+        workspace_path: Option<String>,
+    ) -> Result<SessionRecord> {
+        Ok(self.inner.create_session(name, workspace_path)?)
+    }
+
+    /// Create a session with every field (imports, forks).
+    /// Errors: `Conflict` (the id exists), `InvalidInput`, `Closed`.
+    pub fn create_session_with(&self, new: NewSession) -> Result<SessionRecord> {
+        Ok(self.inner.create_session_with(new)?)
+    }
+
+    /// One session. Errors: `NotFound`.
+    pub fn get_session(&self, id: String) -> Result<SessionRecord> {
+        Ok(self.inner.get_session(&id)?)
+    }
+
+    /// Every session, most recently active first, at most `limit` (`null`/`nil` = all).
+    #[uniffi::method(default(limit = None))]
+    pub fn list_sessions(&self, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
+        Ok(self.inner.list_sessions(limit)?)
+    }
+
+    /// Sessions selected by `filter` (current workspace, other workspaces,
+    /// unbound, all), most recently active first, at most `limit`.
+    /// Errors: `InvalidInput` (bad path).
+    #[uniffi::method(default(limit = None))]
+    pub fn list_sessions_for_workspace(
+        &self,
+        filter: WorkspaceFilter,
+        limit: Option<u32>,
+    ) -> Result<Vec<SessionRecord>> {
+        Ok(self.inner.list_sessions_for_workspace(filter, limit)?)
+    }
+
+    /// Set (a string) or clear (`null`/`nil`) a session's title. Errors: `NotFound`.
+    pub fn rename_session(&self, id: String, name: Option<String>) -> Result<SessionRecord> {
+        Ok(self.inner.rename_session(&id, name)?)
+    }
+
+    /// Change a session's model and provider; the id stays (seed 002
+    /// `/model`). Errors: `NotFound`.
+    pub fn set_session_model(
+        &self,
+        id: String,
+        model: Option<String>,
+        provider: Option<String>,
+    ) -> Result<SessionRecord> {
+        Ok(self.inner.set_session_model(&id, model, provider)?)
+    }
+
+    /// Set a session's work mode. Errors: `NotFound`.
+    pub fn set_work_mode(&self, id: String, work_mode: Option<String>) -> Result<SessionRecord> {
+        Ok(self.inner.set_work_mode(&id, work_mode)?)
+    }
+
+    /// Delete a session with its transcript, token ledger and context
+    /// extensions; its journal stays and gains `SessionDeleted`. Errors: `NotFound`.
+    pub fn delete_session(&self, id: String) -> Result<()> {
+        Ok(self.inner.delete_session(&id)?)
+    }
+
+    /// Resolve a full id, a unique id prefix or an exact title.
+    /// Errors: `NotFound`; `Conflict` when it matches more than one session.
+    pub fn find_session(&self, id_prefix_or_title: String) -> Result<SessionRecord> {
+        Ok(self.inner.find_session(&id_prefix_or_title)?)
+    }
+
+    /// Append one plain-text entry. Errors: `NotFound` (session), `InvalidInput`, `Closed`.
+    pub fn append_transcript(
+        &self,
+        session_id: String,
+        role: Role,
+        content: String,
+    ) -> Result<TranscriptEntry> {
+        Ok(self.inner.append_transcript(&session_id, role, content)?)
+    }
+
+    /// Append entries in one transaction (all or none); seqs are gapless.
+    /// Errors: `NotFound` (session), `InvalidInput`, `Closed`.
+    pub fn append_entries(
+        &self,
+        session_id: String,
+        entries: Vec<NewEntry>,
+    ) -> Result<Vec<TranscriptEntry>> {
+        Ok(self.inner.append_entries(&session_id, entries)?)
+    }
+
+    /// Entries of a session from `fromSeq` (inclusive, seqs start at 1), at
+    /// most `limit` (≤ 10,000). Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`.
+    #[uniffi::method(default(from_seq = 1, limit = 10000))]
+    pub fn get_transcript(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> Result<Vec<TranscriptEntry>> {
+        Ok(self.inner.get_transcript(&session_id, from_seq, limit)?)
+    }
+
+    /// Add one record to a session's token ledger. Errors: `NotFound`.
+    pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> Result<()> {
+        Ok(self.inner.record_tokens(&session_id, usage)?)
+    }
+
+    /// Sums of a session's token ledger (tokens). Errors: `NotFound`.
+    pub fn token_totals(&self, session_id: String) -> Result<TokenTotals> {
+        Ok(self.inner.token_totals(&session_id)?)
+    }
+
+    /// Append a context extension (`kind` plaintext, `bodyJson` encrypted);
+    /// returns its number `n`. Errors: `NotFound`, `InvalidInput`.
+    pub fn append_context_extension(
+        &self,
+        session_id: String,
+        kind: String,
+        body_json: String,
+    ) -> Result<u64> {
+        Ok(self
+            .inner
+            .append_context_extension(&session_id, &kind, &body_json)?)
+    }
+
+    /// A session's context extensions in `n` order. Errors: `NotFound`, `AuthenticationFailed`.
+    pub fn list_context_extensions(
+        &self,
+        session_id: String,
+    ) -> Result<Vec<ContextExtensionRecord>> {
+        Ok(self.inner.list_context_extensions(&session_id)?)
+    }
+
+    /// Append one journal event (idempotent by `eventId`: the same event
+    /// again returns the original seq with `duplicate = true`).
+    /// Errors: `Conflict` (same id, other content), `NotFound`, `InvalidInput`.
+    pub fn journal_append(&self, event: NewEvent) -> Result<AppendOutcome> {
+        Ok(self.inner.journal_append(event.try_into()?)?)
+    }
+
+    /// Record that an operation's effect was dispatched (owned by this
+    /// handle). `payloadJson` is JSON text. Errors: `Conflict` (dispatched twice), `InvalidInput`.
+    pub fn dispatch_operation(
+        &self,
+        session_id: String,
+        operation_id: String,
+        payload_json: String,
+    ) -> Result<AppendOutcome> {
+        Ok(self.inner.dispatch_operation(
+            &session_id,
+            &operation_id,
+            parse_json(&payload_json, "payloadJson")?,
+        )?)
+    }
+
+    /// Record an operation's terminal event (idempotent for the same outcome
+    /// and payload). Errors: `NotFound` (never dispatched), `Conflict`, `InvalidInput`.
+    pub fn complete_operation(
+        &self,
+        session_id: String,
+        operation_id: String,
+        outcome: OperationOutcome,
+        payload_json: String,
+    ) -> Result<AppendOutcome> {
+        let payload = parse_json(&payload_json, "payloadJson")?;
+        Ok(self
+            .inner
+            .complete_operation(&session_id, &operation_id, outcome, payload)?)
+    }
+
+    /// Journal events of a session from `fromSeq` (inclusive), at most `limit`.
+    #[uniffi::method(default(from_seq = 1, limit = 10000))]
+    pub fn journal_events(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> Result<Vec<JournalEvent>> {
+        Ok(self
+            .inner
+            .journal_events(&session_id, from_seq, limit)?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    /// Operations dispatched without a terminal event.
+    pub fn open_operations(&self) -> Result<Vec<OpenOperation>> {
+        Ok(self
+            .inner
+            .open_operations()?
+            .into_iter()
+            .map(|(session_id, operation_id, owner)| OpenOperation {
+                session_id,
+                operation_id,
+                owner,
+            })
+            .collect())
+    }
+
+    /// Run the recovery pass (seed 000, "Recovery Pass"): mark every open
+    /// operation whose owner is gone `OperationUnknownOutcome`.
+    pub fn recover(&self) -> Result<RecoveryReport> {
+        Ok(self.inner.recover()?.into())
+    }
+
+    /// The report of the recovery pass run at open.
+    pub fn open_recovery_report(&self) -> RecoveryReport {
+        self.inner.open_recovery_report().into()
+    }
+}
+
+impl SessionStore {
+    /// The core store (for the context and portable wrappers).
+    pub(crate) fn core(&self) -> &sessiondb::SessionStore {
+        &self.inner
+    }
+}
+
+/// The default database path for `app` (`sessiondb` when `null`/`nil`):
+/// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
+/// `~/.local/state`), `~/Library/Application Support/<app>/sessions.db` on
+/// macOS, `%LOCALAPPDATA%\<app>\sessions.db` on Windows (seed 000
+/// `sessionsDbPath()`). Errors: `Io` when no home directory is known.
+#[uniffi::export(default(app = None))]
+pub fn default_db_path(app: Option<String>) -> Result<String> {
+    let app = app.unwrap_or_else(|| sessiondb::paths::DEFAULT_APP.to_string());
+    Ok(sessiondb::paths::default_db_path(&app)?
+        .to_string_lossy()
+        .into_owned())
+}
+
+/// The canonical form of a workspace path (absolute, symlinks resolved where
+/// the path exists, separators normalised, NFC): what sessions are bound to
+/// and indexed by. Relative paths are taken from the current directory.
+/// Errors: `InvalidInput` (empty path), `Io` (no current directory).
+#[uniffi::export]
+pub fn canonical_workspace(path: String) -> Result<String> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| sessiondb::Error::io("reading the current directory", e))?;
+    Ok(sessiondb::paths::canonical_workspace(&path, &cwd)?)
+}
+
+/// A core error kind: its conformance name and Node-style code.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ErrorKindInfo {
+    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).
+    pub name: String,
+    /// The code, e.g. `ERR_RECOVERY_LOCKED`.
+    pub code: String,
+}
+
+/// Every core error kind, in declaration order (13).
+#[uniffi::export]
+pub fn error_kinds() -> Vec<ErrorKindInfo> {
+    sessiondb::ErrorKind::ALL
+        .iter()
+        .map(|k| ErrorKindInfo {
+            name: k.name().to_string(),
+            code: k.code().to_string(),
+        })
+        .collect()
+}

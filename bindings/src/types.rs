@@ -1,0 +1,361 @@
+//! Records and enums of the store API.
+//!
+//! Core types whose fields are all FFI types are exposed as they are
+//! (`#[uniffi::remote]`: the declaration below must match the core's field
+//! for field, so a change in the core that the bindings miss fails to
+//! compile). Types holding JSON values or tuples get an FFI twin here, with a
+//! `From` conversion and nothing else.
+
+use sessiondb::journal::{AppendOutcome, OperationOutcome};
+use sessiondb::{
+    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, Role, SessionRecord, StoreStats,
+    TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
+};
+
+use crate::error::{bad_json, Result, SessionDbError};
+
+/// Who wrote a transcript entry (seed 000 `TranscriptRole`).
+#[uniffi::remote(Enum)]
+pub enum Role {
+    /// The person.
+    User,
+    /// The model.
+    Assistant,
+    /// A tool's output.
+    Tool,
+    /// System prompt or notice.
+    System,
+}
+
+/// How a transcript entry's `content` is to be read.
+#[uniffi::remote(Enum)]
+pub enum ContentFormat {
+    /// Plain text.
+    Text,
+    /// A JSON array of content blocks (thClaws/Anthropic shape: `text`,
+    /// `thinking`, `tool_use`, `tool_result`, `image`), as imported.
+    Blocks,
+}
+
+/// A session's metadata, decrypted.
+#[uniffi::remote(Record)]
+pub struct SessionRecord {
+    /// Session id (uuid v7 for new sessions; the source id for imports).
+    pub id: String,
+    /// Title; `null`/`nil` = untitled (listed by id).
+    pub name: Option<String>,
+    /// Canonical workspace path the session is bound to, if any.
+    pub workspace_path: Option<String>,
+    /// Model name (e.g. `claude-sonnet-4-6`).
+    pub model: Option<String>,
+    /// Provider name (e.g. `anthropic`).
+    pub provider: Option<String>,
+    /// Work mode (host-defined, e.g. `plan`, `build`).
+    pub work_mode: Option<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: i64,
+    /// Last activity time, milliseconds since the Unix epoch.
+    pub updated_at_ms: i64,
+    /// Number of transcript entries.
+    pub entry_count: u64,
+    /// The session this one was forked from.
+    pub forked_from: Option<String>,
+    /// The last seq of the parent copied into this fork.
+    pub forked_at_seq: Option<u64>,
+}
+
+/// Arguments of `createSessionWith` (imports, forks, every field).
+#[uniffi::remote(Record)]
+pub struct NewSession {
+    /// Explicit id (imports keep the source id); `null`/`nil` = a new uuid v7.
+    /// Ids are 1..=128 characters with no whitespace, control character or `:`.
+    #[uniffi(default)]
+    pub id: Option<String>,
+    /// Title.
+    #[uniffi(default)]
+    pub name: Option<String>,
+    /// Workspace path (made canonical before it is stored and indexed).
+    #[uniffi(default)]
+    pub workspace_path: Option<String>,
+    /// Model name.
+    #[uniffi(default)]
+    pub model: Option<String>,
+    /// Provider name.
+    #[uniffi(default)]
+    pub provider: Option<String>,
+    /// Work mode.
+    #[uniffi(default)]
+    pub work_mode: Option<String>,
+    /// Creation time (ms since epoch); `null`/`nil` = now.
+    #[uniffi(default)]
+    pub created_at_ms: Option<i64>,
+    /// Fork origin: parent session id.
+    #[uniffi(default)]
+    pub forked_from: Option<String>,
+    /// Fork origin: last parent seq included.
+    #[uniffi(default)]
+    pub forked_at_seq: Option<u64>,
+}
+
+/// One transcript entry, decrypted.
+#[uniffi::remote(Record)]
+pub struct TranscriptEntry {
+    /// Owning session.
+    pub session_id: String,
+    /// Gapless per-session sequence number, from 1.
+    pub seq: u64,
+    /// Author role.
+    pub role: Role,
+    /// How to read `content`.
+    pub format: ContentFormat,
+    /// The content, verbatim.
+    pub content: String,
+    /// Time written, ms since epoch.
+    pub created_at_ms: i64,
+    /// Token count of this entry if the host or importer supplied one.
+    pub tokens: Option<u64>,
+    /// Line number in the imported source file, if imported.
+    pub source_line: Option<u64>,
+}
+
+/// One entry to append (see `appendEntries`).
+#[uniffi::remote(Record)]
+pub struct NewEntry {
+    /// Author role.
+    pub role: Role,
+    /// Content, stored verbatim (encrypted).
+    pub content: String,
+    /// How to read `content`.
+    pub format: ContentFormat,
+    /// Time written (ms since epoch); `null`/`nil` = now.
+    #[uniffi(default)]
+    pub created_at_ms: Option<i64>,
+    /// Host-supplied token count (tokens).
+    #[uniffi(default)]
+    pub tokens: Option<u64>,
+    /// Source line for imports.
+    #[uniffi(default)]
+    pub source_line: Option<u64>,
+}
+
+/// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
+#[uniffi::remote(Record)]
+pub struct TokenUsage {
+    /// Input (prompt) tokens.
+    pub input: u64,
+    /// Output (completion) tokens.
+    pub output: u64,
+    /// Cached input tokens, as the provider reports them.
+    #[uniffi(default)]
+    pub cached: u64,
+    /// Model that served the call.
+    #[uniffi(default)]
+    pub model: Option<String>,
+    /// Provider that served the call.
+    #[uniffi(default)]
+    pub provider: Option<String>,
+}
+
+/// Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens.
+#[uniffi::remote(Record)]
+pub struct TokenTotals {
+    /// Sum of input tokens.
+    pub input: u64,
+    /// Sum of output tokens.
+    pub output: u64,
+    /// Sum of cached tokens.
+    pub cached: u64,
+}
+
+/// One context extension (pins, exclusions, compaction records, plans...), decrypted.
+#[uniffi::remote(Record)]
+pub struct ContextExtensionRecord {
+    /// Owning session.
+    pub session_id: String,
+    /// Per-session number, from 1, gapless.
+    pub n: u64,
+    /// Kind (plaintext, not user content): e.g. `pin`, `unpin`, `exclude`, `compaction`.
+    pub kind: String,
+    /// The body (JSON text), decrypted.
+    pub body: String,
+    /// Time written, ms since epoch.
+    pub created_at_ms: i64,
+}
+
+/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
+#[uniffi::remote(Enum)]
+pub enum WorkspaceFilter {
+    /// Bound to this workspace path.
+    Current(String),
+    /// Bound to any workspace other than this one.
+    Other(String),
+    /// Bound to no workspace.
+    Unbound,
+    /// Every session.
+    All,
+}
+
+/// Figures for `doctor`: schema version, counts, file sizes, key backend.
+#[uniffi::remote(Record)]
+pub struct StoreStats {
+    /// Database file path.
+    pub path: String,
+    /// The key backend the data key came from.
+    pub key_backend: String,
+    /// `PRAGMA user_version`.
+    pub schema_version: u32,
+    /// Number of sessions.
+    pub sessions: u64,
+    /// Number of transcript entries.
+    pub transcript_entries: u64,
+    /// Number of journal events.
+    pub journal_events: u64,
+    /// Operations dispatched without a terminal event.
+    pub open_operations: u64,
+    /// Size of the database file in bytes.
+    pub db_bytes: u64,
+    /// Size of the `-wal` file in bytes (0 if absent).
+    pub wal_bytes: u64,
+}
+
+/// How an operation ended (its terminal journal event).
+#[uniffi::remote(Enum)]
+pub enum OperationOutcome {
+    /// `OperationSucceeded`
+    Succeeded,
+    /// `OperationFailed`
+    Failed,
+    /// `OperationBlocked`
+    Blocked,
+    /// `OperationCancelled`
+    Cancelled,
+    /// `OperationUnknownOutcome`
+    UnknownOutcome,
+}
+
+/// What a journal append did.
+#[uniffi::remote(Record)]
+pub struct AppendOutcome {
+    /// The event's per-session seq (the original one for a duplicate).
+    pub seq: u64,
+    /// The event's store-wide aggregate_version.
+    pub aggregate_version: u64,
+    /// True if the event was already there (nothing was written).
+    pub duplicate: bool,
+}
+
+/// A journal event to append (idempotent by `eventId`).
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct NewEvent {
+    /// Idempotency key: appending the same id twice is a no-op.
+    pub event_id: String,
+    /// The aggregate (session) this event belongs to.
+    pub session_id: String,
+    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind
+    /// (1..=64 ASCII letters, digits, `_` or `.`).
+    pub kind: String,
+    /// Operation id, required for lifecycle events.
+    #[uniffi(default)]
+    pub operation_id: Option<String>,
+    /// The payload as JSON text (stored encrypted), e.g. `{"tool":"bash"}`.
+    pub payload_json: String,
+}
+
+impl TryFrom<NewEvent> for sessiondb::NewEvent {
+    type Error = SessionDbError;
+    fn try_from(e: NewEvent) -> Result<Self> {
+        Ok(sessiondb::NewEvent {
+            event_id: e.event_id,
+            session_id: e.session_id,
+            kind: e.kind,
+            operation_id: e.operation_id,
+            payload: parse_json(&e.payload_json, "payloadJson")?,
+        })
+    }
+}
+
+/// A stored journal event, decrypted.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct JournalEvent {
+    /// Event id.
+    pub event_id: String,
+    /// Session (aggregate) id.
+    pub session_id: String,
+    /// Per-session seq, from 1, gapless.
+    pub seq: u64,
+    /// Store-wide commit order, from 1.
+    pub aggregate_version: u64,
+    /// Operation id, if any.
+    pub operation_id: Option<String>,
+    /// `payload_kind`.
+    pub kind: String,
+    /// The decrypted payload, as compact JSON text.
+    pub payload_json: String,
+    /// RFC 3339 UTC timestamp with milliseconds.
+    pub created_at: String,
+}
+
+impl From<sessiondb::JournalEvent> for JournalEvent {
+    fn from(e: sessiondb::JournalEvent) -> Self {
+        JournalEvent {
+            event_id: e.event_id,
+            session_id: e.session_id,
+            seq: e.seq,
+            aggregate_version: e.aggregate_version,
+            operation_id: e.operation_id,
+            kind: e.kind,
+            payload_json: e.payload.to_string(),
+            created_at: e.created_at,
+        }
+    }
+}
+
+/// An operation dispatched without a terminal event.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct OpenOperation {
+    /// Session id.
+    pub session_id: String,
+    /// Operation id.
+    pub operation_id: String,
+    /// Instance id of the store handle that dispatched it.
+    pub owner: String,
+}
+
+/// An operation the recovery pass marked `OperationUnknownOutcome`.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct MarkedOperation {
+    /// Session id.
+    pub session_id: String,
+    /// Operation id.
+    pub operation_id: String,
+}
+
+/// What a recovery pass did (seed 000, "Recovery Pass").
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RecoveryReport {
+    /// Operations marked `OperationUnknownOutcome`.
+    pub marked_unknown: Vec<MarkedOperation>,
+    /// Open operations left alone because their owner is alive.
+    pub skipped_live: u64,
+}
+
+impl From<sessiondb::RecoveryReport> for RecoveryReport {
+    fn from(r: sessiondb::RecoveryReport) -> Self {
+        RecoveryReport {
+            marked_unknown: r
+                .marked_unknown
+                .into_iter()
+                .map(|(session_id, operation_id)| MarkedOperation {
+                    session_id,
+                    operation_id,
+                })
+                .collect(),
+            skipped_live: r.skipped_live,
+        }
+    }
+}
+
+/// Parse host-supplied JSON text; `InvalidInput` when it is not JSON.
+pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value> {
+    serde_json::from_str(text).map_err(|_| bad_json(what))
+}
