@@ -42,7 +42,9 @@ test('the event loop is not blocked while the core works', async () => {
   const maxMs = h.max / 1e6
   // The timer kept firing while 200 x 64 KiB were encrypted, written and read back.
   assert.ok(ticks >= Math.min(20, ms / 10), `only ${ticks} timer ticks in ${ms.toFixed(0)} ms`)
-  assert.ok(maxMs < 50, `max event-loop delay ${maxMs.toFixed(1)} ms`)
+  // Blocking would show as one delay about as long as the whole run; the
+  // bound leaves room for OS scheduling on a loaded 2-core CI machine.
+  assert.ok(maxMs < Math.max(100, ms / 4), `max event-loop delay ${maxMs.toFixed(1)} ms over a ${ms.toFixed(0)} ms run`)
   await st.close()
 })
 
