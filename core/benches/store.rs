@@ -25,6 +25,7 @@ fn payload(i: usize) -> String {
 fn baseline_conn(path: &std::path::Path) -> Connection {
     let c = Connection::open(path).unwrap();
     c.busy_timeout(Duration::from_millis(10_000)).unwrap();
+    c.pragma_update(None, "page_size", sessiondb::store::PAGE_SIZE).unwrap();
     c.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
     c.pragma_update(None, "synchronous", "NORMAL").unwrap();
     c.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024).unwrap();
