@@ -22,27 +22,6 @@ pub struct SessionStore {
     pub(crate) inner: Arc<sessiondb::SessionStore>,
 }
 
-fn outcome(s: &str) -> sessiondb::Result<OperationOutcome> {
-    Ok(match s {
-        "succeeded" => OperationOutcome::Succeeded,
-        "failed" => OperationOutcome::Failed,
-        "blocked" => OperationOutcome::Blocked,
-        "cancelled" => OperationOutcome::Cancelled,
-        "unknown" => OperationOutcome::UnknownOutcome,
-        _ => return Err(Error::invalid("outcome must be one of succeeded, failed, blocked, cancelled, unknown")),
-    })
-}
-
-fn filter(scope: &str, path: Option<String>) -> sessiondb::Result<WorkspaceFilter> {
-    let need = |p: Option<String>| p.ok_or_else(|| Error::invalid(format!("scope `{scope}` needs a workspace path")));
-    Ok(match scope {
-        "current" => WorkspaceFilter::Current(need(path)?),
-        "other" => WorkspaceFilter::Other(need(path)?),
-        "unbound" => WorkspaceFilter::Unbound,
-        "all" => WorkspaceFilter::All,
-        _ => return Err(Error::invalid("scope must be one of current, other, unbound, all")),
-    })
-}
 
 fn map<T, U: From<T>>(v: Vec<T>) -> Vec<U> {
     v.into_iter().map(U::from).collect()
@@ -175,7 +154,7 @@ impl SessionStore {
         path: Option<String>,
         limit: Option<u32>,
     ) -> napi::Result<AsyncTask<Job<Vec<Session>>>> {
-        let f = filter(&scope, path).map_err(to_napi)?;
+        let f = WorkspaceFilter::from_scope(&scope, path).map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.list_sessions_for_workspace(f, limit).map(map)))
     }
@@ -299,7 +278,7 @@ impl SessionStore {
         outcome: String,
         payload: Option<Value>,
     ) -> napi::Result<AsyncTask<Job<AppendOutcome>>> {
-        let o = self::outcome(&outcome).map_err(to_napi)?;
+        let o = OperationOutcome::parse(&outcome).map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.complete_operation(&session_id, &operation_id, o, payload.unwrap_or(Value::Null)).map(Into::into)))
     }

@@ -83,27 +83,6 @@ pub struct SessionStore {
     pub(crate) inner: Arc<sessiondb::SessionStore>,
 }
 
-fn outcome(s: &str) -> sessiondb::Result<OperationOutcome> {
-    Ok(match s {
-        "succeeded" => OperationOutcome::Succeeded,
-        "failed" => OperationOutcome::Failed,
-        "blocked" => OperationOutcome::Blocked,
-        "cancelled" => OperationOutcome::Cancelled,
-        "unknown" => OperationOutcome::UnknownOutcome,
-        _ => return Err(Error::invalid("outcome must be one of succeeded, failed, blocked, cancelled, unknown")),
-    })
-}
-
-fn filter(scope: &str, path: Option<String>) -> sessiondb::Result<WorkspaceFilter> {
-    let need = |p: Option<String>| p.ok_or_else(|| Error::invalid(format!("scope `{scope}` needs a workspace path")));
-    Ok(match scope {
-        "current" => WorkspaceFilter::Current(need(path)?),
-        "other" => WorkspaceFilter::Other(need(path)?),
-        "unbound" => WorkspaceFilter::Unbound,
-        "all" => WorkspaceFilter::All,
-        _ => return Err(Error::invalid("scope must be one of current, other, unbound, all")),
-    })
-}
 
 impl SessionStore {
     fn open_with(py: Python<'_>, opts: OpenOptions, provider: Option<Arc<PyKeyProvider>>) -> PyResult<Self> {
@@ -261,7 +240,7 @@ impl SessionStore {
         path: Option<String>,
         limit: Option<u32>,
     ) -> PyResult<Vec<Session>> {
-        let f = filter(scope, path).map_err(py_err(py))?;
+        let f = WorkspaceFilter::from_scope(scope, path).map_err(py_err(py))?;
         py.detach(|| self.inner.list_sessions_for_workspace(f, limit))
             .map(|v| v.into_iter().map(Into::into).collect())
             .map_err(py_err(py))
@@ -410,7 +389,7 @@ impl SessionStore {
         outcome: &str,
         payload: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<AppendOutcome> {
-        let o = self::outcome(outcome).map_err(py_err(py))?;
+        let o = OperationOutcome::parse(outcome).map_err(py_err(py))?;
         let payload = payload.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);
         py.detach(|| self.inner.complete_operation(session_id, operation_id, o, payload)).map(Into::into).map_err(py_err(py))
     }
