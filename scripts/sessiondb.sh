@@ -19,4 +19,6 @@ fi
 export SESSIONDB_KEYRING_DATA_DIR="${SESSIONDB_KEYRING_DATA_DIR:-$HOME/.local/share/sessiondb/headless-keyring}"
 mkdir -p "$SESSIONDB_KEYRING_DATA_DIR" && chmod 700 "$SESSIONDB_KEYRING_DATA_DIR"
 [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] && export SESSIONDB_USE_EXISTING_KEYRING=1
-exec "$ROOT/scripts/with-secret-service.sh" --unlocked "$CARGO_TARGET_DIR/release/sessiondb" "$@"
+# dbus-daemon run as root in a container says it cannot raise its fd limit: harmless, filtered.
+exec "$ROOT/scripts/with-secret-service.sh" --unlocked "$CARGO_TARGET_DIR/release/sessiondb" "$@" \
+  2> >(grep -v --line-buffered 'Failed to set fd limit' >&2)
