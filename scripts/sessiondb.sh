@@ -16,9 +16,4 @@ bash "$ROOT/scripts/install-system-deps.sh" >&2
 if [ ! -x "$CARGO_TARGET_DIR/release/sessiondb" ] || [ -n "$(find "$ROOT/core/src" "$ROOT/cli/src" -newer "$CARGO_TARGET_DIR/release/sessiondb" -name '*.rs' 2>/dev/null | head -1)" ]; then
   (cd "$ROOT" && cargo build --release --locked -q -p sessiondb-cli) >&2
 fi
-export SESSIONDB_KEYRING_DATA_DIR="${SESSIONDB_KEYRING_DATA_DIR:-$HOME/.local/share/sessiondb/headless-keyring}"
-mkdir -p "$SESSIONDB_KEYRING_DATA_DIR" && chmod 700 "$SESSIONDB_KEYRING_DATA_DIR"
-[ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] && export SESSIONDB_USE_EXISTING_KEYRING=1
-# dbus-daemon run as root in a container says it cannot raise its fd limit: harmless, filtered.
-exec "$ROOT/scripts/with-secret-service.sh" --unlocked "$CARGO_TARGET_DIR/release/sessiondb" "$@" \
-  2> >(grep -v --line-buffered 'Failed to set fd limit' >&2)
+exec "$ROOT/scripts/with-keyring.sh" "$CARGO_TARGET_DIR/release/sessiondb" "$@"
