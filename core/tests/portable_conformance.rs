@@ -7,7 +7,7 @@
 
 use base64::Engine;
 use serde_json::{json, Value};
-use sessiondb::portable::{read_thclaws, write_thclaws, Block, Collector, PortableSession, ReadOptions, Role, SourceFormat, Turn};
+use sessiondb::portable::{read_thclaws_digest, write_thclaws_json};
 use std::path::PathBuf;
 
 fn load(file: &str) -> Vec<Value> {
@@ -26,10 +26,6 @@ fn check(name: &str, actual: &Value, expect: &Value) {
     }
 }
 
-fn texts<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
-    turns.flat_map(|t| &t.blocks).filter_map(|b| if let Block::Text { text } = b { Some(text.clone()) } else { None }).collect()
-}
-
 #[test]
 fn read_thclaws_cases() {
     for c in load("read_thclaws.json") {
@@ -39,24 +35,7 @@ fn read_thclaws_cases() {
             (_, Value::String(b)) => base64::engine::general_purpose::STANDARD.decode(b).unwrap(),
             _ => panic!("case `{name}` has no input"),
         };
-        let mut sink = Collector::new(SourceFormat::Thclaws, None);
-        let rep = read_thclaws(&bytes[..], &ReadOptions::default(), &mut sink).unwrap();
-        let s = sink.finish("fallback").remove(0);
-        let skipped: Vec<Value> = rep
-            .skipped
-            .iter()
-            .map(|k| json!({"line": k.line, "reason": serde_json::to_value(&k.reason).unwrap()["reason"].clone()}))
-            .collect();
-        let actual = json!({
-            "id": s.id, "title": s.title, "model": s.model, "provider": s.provider, "cwd": s.cwd, "created_at_ms": s.created_at_ms,
-            "roles": s.turns.iter().map(|t| t.role.as_str()).collect::<Vec<_>>(),
-            "texts": texts(s.turns.iter()),
-            "active_texts": texts(s.active_turns().iter()),
-            "tool_calls": s.tool_calls(), "tool_results": s.tool_results(), "plan_steps": s.plan_steps(),
-            "compactions": s.compactions.len(), "lines": rep.lines, "bytes": rep.bytes, "skipped": skipped,
-            "surrogates_replaced": rep.surrogates_replaced, "missing_final_newline": rep.missing_final_newline,
-            "kept_raw": rep.kept_raw, "other_lines": s.other_lines.len(),
-        });
+        let actual = read_thclaws_digest(&bytes, "fallback").unwrap();
         check(name, &actual, &c["expect"]);
     }
 }
@@ -65,32 +44,7 @@ fn read_thclaws_cases() {
 fn write_thclaws_cases() {
     for c in load("write_thclaws.json") {
         let name = c["name"].as_str().unwrap();
-        let i = &c["input"]["session"];
-        let st = |k: &str| i[k].as_str().map(str::to_owned);
-        let s = PortableSession {
-            id: st("id").unwrap(),
-            title: st("title"),
-            model: st("model"),
-            provider: st("provider"),
-            cwd: st("cwd"),
-            created_at_ms: i["created_at_ms"].as_i64(),
-            turns: i["turns"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| {
-                    let blocks = t["blocks"].as_array().unwrap().iter().cloned().map(Block::from_json).collect();
-                    let mut turn = Turn::new(Role::parse(t["role"].as_str().unwrap()).unwrap(), blocks, t["timestamp_ms"].as_i64(), 0);
-                    turn.model = t["model"].as_str().map(str::to_owned);
-                    turn.provider = t["provider"].as_str().map(str::to_owned);
-                    turn
-                })
-                .collect(),
-            ..Default::default()
-        };
-        let mut out = Vec::new();
-        write_thclaws(&s, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = write_thclaws_json(&c["input"]["session"]).unwrap();
         assert!(text.ends_with('\n'));
         let lines: Vec<&str> = text.split('\n').filter(|l| !l.is_empty()).collect();
         check(name, &json!({ "lines": lines }), &c["expect"]);

@@ -37,6 +37,15 @@ const SAMPLES = join(ROOT, '..', 'shared', 'samples')
 const KEYS = ['session_id', 'entries', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens', 'cached_tokens']
 
 const RUNNERS = {
+  read_thclaws(c) {
+    const data = c.input.text !== undefined ? Buffer.from(c.input.text, 'utf8') : Buffer.from(c.input.base64, 'base64')
+    return sdb.readThclawsDigest(data, 'fallback')
+  },
+  write_thclaws(c) {
+    const text = sdb.writeThclawsJson(c.input.session)
+    assert.ok(text.endsWith('\n'))
+    return { lines: text.split('\n').filter((l) => l.length > 0) }
+  },
   async import_file(c, t) {
     if (!existsSync(SAMPLES)) return t.skip('../shared/samples is absent')
     const st = await sdb.SessionStore.open({ path: join(mkdtempSync(join(tmpdir(), 'sessiondb-conf-')), 's.db'), key: Buffer.alloc(32, 8) })

@@ -193,3 +193,19 @@ pub fn bench_core(path: String, key: Buffer, items: Vec<String>, page: u32) -> A
 pub fn source_format(s: &str) -> sessiondb::Result<sessiondb::portable::SourceFormat> {
     serde_json::from_value(Value::String(s.to_string())).map_err(|_| Error::invalid("format must be one of thclaws, codex, claude-code"))
 }
+
+/// Read thClaws JSONL bytes and return what the reader saw (the shape of
+/// `tests/conformance/portable/read_thclaws.json`: id, roles, texts,
+/// active_texts, tool_calls, skipped, ...). Pure parsing, synchronous.
+#[napi]
+pub fn read_thclaws_digest(data: Buffer, fallback_id: Option<String>) -> napi::Result<Value> {
+    r(sessiondb::portable::read_thclaws_digest(&data, fallback_id.as_deref().unwrap_or("session")))
+}
+
+/// Write a session object `{id, title?, model?, provider?, cwd?, created_at_ms?,
+/// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` as thClaws
+/// JSONL text. Pure, synchronous. Throws InvalidInputError.
+#[napi]
+pub fn write_thclaws_json(session: Value) -> napi::Result<String> {
+    r(sessiondb::portable::write_thclaws_json(&session))
+}

@@ -97,3 +97,22 @@ pub fn source_format(s: &str) -> sessiondb::Result<sessiondb::portable::SourceFo
     serde_json::from_value(serde_json::Value::String(s.to_string()))
         .map_err(|_| sessiondb::Error::invalid("format must be one of thclaws, codex, claude-code"))
 }
+
+/// Read thClaws JSONL bytes and return what the reader saw as a dict (the
+/// shape of `tests/conformance/portable/read_thclaws.json`).
+/// Raises InvalidInputError when the bytes hold no session.
+#[pyfunction]
+#[pyo3(signature = (data, fallback_id = "session"))]
+pub fn read_thclaws_digest<'py>(py: Python<'py>, data: &[u8], fallback_id: &str) -> PyResult<Bound<'py, PyAny>> {
+    let v = py.detach(|| sessiondb::portable::read_thclaws_digest(data, fallback_id)).map_err(py_err(py))?;
+    crate::json::to_py(py, &v)
+}
+
+/// Write a session dict `{id, title?, model?, provider?, cwd?, created_at_ms?,
+/// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` as thClaws
+/// JSONL text. Raises InvalidInputError.
+#[pyfunction]
+pub fn write_thclaws_json(py: Python<'_>, session: &Bound<'_, PyAny>) -> PyResult<String> {
+    let v: serde_json::Value = crate::json::de(session, "session")?;
+    py.detach(|| sessiondb::portable::write_thclaws_json(&v)).map_err(py_err(py))
+}

@@ -25,7 +25,7 @@ mod _native {
     #[pymodule_export]
     use crate::funcs::{
         _bench_core, canonical_workspace, decrypt_field, default_db_path, encrypt_field, envelope_aad, error_kinds,
-        workspace_index,
+        read_thclaws_digest, workspace_index, write_thclaws_json,
     };
 
     #[pymodule_export]

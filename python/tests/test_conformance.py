@@ -118,7 +118,23 @@ def run_import_file(case, tmp_path_factory=None):
     }
 
 
+def run_read_thclaws(case):
+    import base64
+
+    inp = case["input"]
+    data = inp["text"].encode("utf-8") if "text" in inp else base64.b64decode(inp["base64"])
+    return sessiondb.read_thclaws_digest(data, "fallback")
+
+
+def run_write_thclaws(case):
+    text = sessiondb.write_thclaws_json(case["input"]["session"])
+    assert text.endswith("\n")
+    return {"lines": [line for line in text.split("\n") if line]}
+
+
 RUNNERS = {
+    "read_thclaws": run_read_thclaws,
+    "write_thclaws": run_write_thclaws,
     "import_file": run_import_file,
     "effective_context_capacity": run_capacity,
     "meter": run_meter,

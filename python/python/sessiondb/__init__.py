@@ -51,7 +51,9 @@ from ._native import (
     encrypt_field,
     envelope_aad,
     error_kinds,
+    read_thclaws_digest,
     workspace_index,
+    write_thclaws_json,
 )
 from .errors import (
     AuthenticationError,
@@ -136,5 +138,7 @@ __all__ = [
     "envelope_aad",
     "error_kinds",
     "errors",
+    "read_thclaws_digest",
     "workspace_index",
+    "write_thclaws_json",
 ]

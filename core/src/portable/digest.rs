@@ -1,0 +1,79 @@
+//! JSON-level entry points over the thClaws reader and writer, in the shape
+//! of the language-neutral cases in `tests/conformance/portable/`
+//! (`read_thclaws.json`, `write_thclaws.json`), so every host runs those
+//! cases through one thin call.
+
+use serde_json::{json, Value};
+
+use super::{read_thclaws, write_thclaws, Block, Collector, PortableSession, ReadOptions, Role, SourceFormat, Turn};
+use crate::error::{Error, Result};
+
+fn texts<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
+    turns.flat_map(|t| &t.blocks).filter_map(|b| if let Block::Text { text } = b { Some(text.clone()) } else { None }).collect()
+}
+
+/// Read thClaws JSONL `bytes` and describe what the reader saw as JSON:
+/// `id, title, model, provider, cwd, created_at_ms, roles` (every turn's
+/// role), `texts` (every text block), `active_texts` (after the last
+/// compaction), `tool_calls, tool_results, plan_steps, compactions, lines,
+/// bytes` (offset after the last complete line), `skipped` (`[{line,
+/// reason}]`), `surrogates_replaced, missing_final_newline, kept_raw,
+/// other_lines`. `fallback_id` names a file without a header id.
+///
+/// Errors: `InvalidInput` when the bytes hold no session.
+pub fn read_thclaws_digest(bytes: &[u8], fallback_id: &str) -> Result<Value> {
+    let mut sink = Collector::new(SourceFormat::Thclaws, None);
+    let rep = read_thclaws(bytes, &ReadOptions::default(), &mut sink)?;
+    let s = sink.finish(fallback_id).into_iter().next().ok_or_else(|| Error::invalid("the data holds no thClaws session"))?;
+    let skipped: Vec<Value> = rep
+        .skipped
+        .iter()
+        .map(|k| json!({"line": k.line, "reason": serde_json::to_value(&k.reason).unwrap_or_default()["reason"].clone()}))
+        .collect();
+    Ok(json!({
+        "id": s.id, "title": s.title, "model": s.model, "provider": s.provider, "cwd": s.cwd, "created_at_ms": s.created_at_ms,
+        "roles": s.turns.iter().map(|t| t.role.as_str()).collect::<Vec<_>>(),
+        "texts": texts(s.turns.iter()),
+        "active_texts": texts(s.active_turns().iter()),
+        "tool_calls": s.tool_calls(), "tool_results": s.tool_results(), "plan_steps": s.plan_steps(),
+        "compactions": s.compactions.len(), "lines": rep.lines, "bytes": rep.bytes, "skipped": skipped,
+        "surrogates_replaced": rep.surrogates_replaced, "missing_final_newline": rep.missing_final_newline,
+        "kept_raw": rep.kept_raw, "other_lines": s.other_lines.len(),
+    }))
+}
+
+/// Write a session given as JSON `{id, title?, model?, provider?, cwd?,
+/// created_at_ms?, turns: [{role, blocks (thClaws block objects),
+/// timestamp_ms?, model?, provider?}]}` as thClaws JSONL text.
+///
+/// Errors: `InvalidInput` for a missing id, an unknown role or blocks that
+/// are not an array.
+pub fn write_thclaws_json(session: &Value) -> Result<String> {
+    let st = |k: &str| session[k].as_str().map(str::to_owned);
+    let id = st("id").ok_or_else(|| Error::invalid("session.id is required"))?;
+    let mut turns = Vec::new();
+    for t in session["turns"].as_array().ok_or_else(|| Error::invalid("session.turns must be an array"))? {
+        let role = t["role"]
+            .as_str()
+            .and_then(Role::parse)
+            .ok_or_else(|| Error::invalid("turn role must be user, assistant, system or tool"))?;
+        let blocks = t["blocks"].as_array().ok_or_else(|| Error::invalid("turn blocks must be an array"))?;
+        let mut turn = Turn::new(role, blocks.iter().cloned().map(Block::from_json).collect(), t["timestamp_ms"].as_i64(), 0);
+        turn.model = t["model"].as_str().map(str::to_owned);
+        turn.provider = t["provider"].as_str().map(str::to_owned);
+        turns.push(turn);
+    }
+    let s = PortableSession {
+        id,
+        title: st("title"),
+        model: st("model"),
+        provider: st("provider"),
+        cwd: st("cwd"),
+        created_at_ms: session["created_at_ms"].as_i64(),
+        turns,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    write_thclaws(&s, &mut out)?;
+    String::from_utf8(out).map_err(|_| Error::corrupt("the writer produced invalid UTF-8"))
+}
