@@ -50,3 +50,14 @@ fn write_thclaws_cases() {
         check(name, &json!({ "lines": lines }), &c["expect"]);
     }
 }
+
+#[test]
+fn write_thclaws_json_takes_integral_floats_as_hosts_send_them() {
+    // JavaScript sends 1700000000123 as a float; it must not turn into 0.
+    let session = serde_json::json!({"id": "s", "created_at_ms": 1_700_000_000_123.0_f64,
+        "turns": [{"role": "user", "blocks": [{"type": "text", "text": "hi"}], "timestamp_ms": 1_700_000_001_000.0_f64}]});
+    let text = write_thclaws_json(&session).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with("\"created_at\":1700000000}"), "{}", lines[0]);
+    assert_eq!(lines[3], r#"{"type":"user","content":[{"type":"text","text":"hi"}],"timestamp":1700000001}"#);
+}

@@ -8,6 +8,12 @@ use serde_json::{json, Value};
 use super::{read_thclaws, write_thclaws, Block, Collector, PortableSession, ReadOptions, Role, SourceFormat, Turn};
 use crate::error::{Error, Result};
 
+/// An integer from JSON, also when a host sent it as an integral float
+/// (JavaScript numbers above 2^31 arrive that way).
+fn int(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18).map(|f| f as i64))
+}
+
 fn texts<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
     turns.flat_map(|t| &t.blocks).filter_map(|b| if let Block::Text { text } = b { Some(text.clone()) } else { None }).collect()
 }
@@ -58,7 +64,7 @@ pub fn write_thclaws_json(session: &Value) -> Result<String> {
             .and_then(Role::parse)
             .ok_or_else(|| Error::invalid("turn role must be user, assistant, system or tool"))?;
         let blocks = t["blocks"].as_array().ok_or_else(|| Error::invalid("turn blocks must be an array"))?;
-        let mut turn = Turn::new(role, blocks.iter().cloned().map(Block::from_json).collect(), t["timestamp_ms"].as_i64(), 0);
+        let mut turn = Turn::new(role, blocks.iter().cloned().map(Block::from_json).collect(), int(&t["timestamp_ms"]), 0);
         turn.model = t["model"].as_str().map(str::to_owned);
         turn.provider = t["provider"].as_str().map(str::to_owned);
         turns.push(turn);
@@ -69,7 +75,7 @@ pub fn write_thclaws_json(session: &Value) -> Result<String> {
         model: st("model"),
         provider: st("provider"),
         cwd: st("cwd"),
-        created_at_ms: session["created_at_ms"].as_i64(),
+        created_at_ms: int(&session["created_at_ms"]),
         turns,
         ..Default::default()
     };

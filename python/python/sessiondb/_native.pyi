@@ -35,7 +35,9 @@ __all__ = [
     "known_model_limits",
     "meter",
     "should_compact",
+    "read_thclaws_digest",
     "workspace_index",
+    "write_thclaws_json",
 ]
 
 __version__: str
