@@ -200,3 +200,21 @@ fn host_names_of_outcomes_and_scopes_parse_in_the_core() {
     assert_eq!(WorkspaceFilter::from_scope("current", None).unwrap_err().kind(), ErrorKind::InvalidInput);
     assert_eq!(WorkspaceFilter::from_scope("mine", None).unwrap_err().kind(), ErrorKind::InvalidInput);
 }
+
+#[test]
+fn a_token_batch_is_one_transaction_and_one_journal_event() {
+    let (_d, p) = temp();
+    let s = SessionStore::open(OpenOptions::at(&p, key())).unwrap();
+    let id = s.create_session(None, None).unwrap().id;
+    let u = |i: u64| TokenUsage { input: i, output: 2 * i, cached: 1, model: Some("m".into()), provider: None };
+    s.record_tokens_batch(&id, vec![u(1), u(2), u(3)]).unwrap();
+    s.record_tokens_batch(&id, vec![]).unwrap();
+    assert_eq!(s.token_totals(&id).unwrap(), TokenTotals { input: 6, output: 12, cached: 3 });
+    let ev = s.journal_events(&id, 1, 10).unwrap();
+    assert_eq!(ev.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(), ["SessionCreated", "TokensRecorded"]);
+    assert_eq!(ev[1].payload, serde_json::json!({"records": 3, "input": 6, "output": 12, "cached": 3}));
+    // One bad record: nothing of the batch is stored.
+    let e = s.record_tokens_batch(&id, vec![u(1), TokenUsage { input: u64::MAX, ..Default::default() }]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
+    assert_eq!(s.token_totals(&id).unwrap().input, 6);
+}

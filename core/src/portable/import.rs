@@ -419,8 +419,14 @@ impl<'a> ImportSink<'a> {
         let mut out = Vec::new();
         for (_, mut t) in self.targets {
             Self::flush(store, &mut t)?;
+            store.record_tokens_batch(
+                &t.id,
+                t.usage
+                    .iter()
+                    .map(|u| TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model.clone(), provider: t.provider.clone() })
+                    .collect(),
+            )?;
             for u in &t.usage {
-                store.record_tokens(&t.id, TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model.clone(), provider: t.provider.clone() })?;
                 t.stats.usage_records += 1;
                 t.stats.input_tokens += u.input;
                 t.stats.output_tokens += u.output;
