@@ -136,7 +136,7 @@ enum Cmd {
         #[arg(default_value = "last")]
         session: String,
     },
-    /// Fork a session: a copy up to --at SEQ, or a new session seeded with --summary.
+    /// Fork a session: seeded with a summary of its history (default), a copy up to --at SEQ, or --summary TEXT.
     Fork {
         session: String,
         #[arg(long)]

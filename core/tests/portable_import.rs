@@ -278,3 +278,25 @@ fn rename_on_the_store_is_a_rename_line_on_export() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.lines().last().unwrap().starts_with(r#"{"type":"rename","title":"named""#));
 }
+
+#[test]
+fn fork_without_options_is_seeded_with_a_summary_of_the_old_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = sessiondb::SessionStore::open(sessiondb::OpenOptions::at(
+        dir.path().join("s.db"),
+        sessiondb::KeySource::Bytes(sessiondb::DataKey::from_bytes(&[6; 32]).unwrap()),
+    ))
+    .unwrap();
+    let src = st.create_session(Some("refactor auth".into()), None).unwrap();
+    st.append_transcript(&src.id, sessiondb::Role::User, "Rename   the\nlogin handler".into()).unwrap();
+    st.append_transcript(&src.id, sessiondb::Role::Assistant, "é".repeat(300)).unwrap();
+    let f = fork_session(&st, &src.id, ForkOptions { at_seq: None, summary: None }).unwrap();
+    assert_eq!((f.forked_from.as_deref(), f.forked_at_seq, f.entry_count), (Some(src.id.as_str()), Some(2), 1));
+    let seed = &st.get_transcript(&f.id, 1, 10).unwrap()[0];
+    assert_eq!(seed.role, sessiondb::Role::System);
+    let lines: Vec<&str> = seed.content.lines().collect();
+    assert_eq!(lines[0], "Summary of session refactor auth (2 message(s), forked at seq 2).");
+    assert_eq!(lines[1], "[user] Rename the login handler");
+    assert_eq!(lines[2].chars().count(), "[assistant] ".chars().count() + 240);
+    assert!(lines[2].ends_with('…'));
+}

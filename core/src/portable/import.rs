@@ -736,10 +736,45 @@ pub fn sidebar_sessions(store: &SessionStore) -> Result<Vec<SessionRecord>> {
 /// How to fork.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ForkOptions {
-    /// Copy entries up to and including this seq (default: all of them).
+    /// Copy entries up to and including this seq.
     pub at_seq: Option<u64>,
     /// Seed the fork with this summary (one `system` entry) instead of copying entries.
+    /// With neither option, the fork is seeded with [`history_summary`] of the
+    /// whole old history (seed 002 `/fork`).
     pub summary: Option<String>,
+}
+
+/// Turns quoted in a generated fork summary (the most recent ones).
+pub const FORK_SUMMARY_TURNS: usize = 20;
+
+/// A deterministic summary of a session's history up to `at` (its title or id,
+/// message count, and one line per turn for the last [`FORK_SUMMARY_TURNS`]
+/// turns: `[role] text`, whitespace collapsed, cut at 240 characters on a
+/// character boundary; block content contributes its text blocks).
+pub fn history_summary(store: &SessionStore, src: &SessionRecord, at: u64) -> Result<String> {
+    let first = at.saturating_sub(FORK_SUMMARY_TURNS as u64 - 1).max(1);
+    let mut out = format!(
+        "Summary of session {} ({} message(s), forked at seq {at}).",
+        src.name.as_deref().unwrap_or(&src.id),
+        at
+    );
+    if at == 0 {
+        return Ok(out);
+    }
+    if first > 1 {
+        out.push_str(&format!("\n[{} earlier message(s) not quoted]", first - 1));
+    }
+    for e in store.get_transcript(&src.id, first, (at - first + 1) as u32)? {
+        let text = match e.format {
+            ContentFormat::Text => e.content,
+            ContentFormat::Blocks => serde_json::from_str::<Vec<Value>>(&e.content)
+                .map(|blocks| blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" "))
+                .unwrap_or_default(),
+        };
+        let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        out.push_str(&format!("\n[{}] {}", e.role.as_str(), crate::context::truncate_chars(&collapsed, 240)));
+    }
+    Ok(out)
 }
 
 /// Fork a session (seed 002 `/fork`): a new session with the same model,
@@ -764,7 +799,13 @@ pub fn fork_session(store: &SessionStore, session_id: &str, opts: ForkOptions) -
         forked_from: Some(src.id.clone()),
         forked_at_seq: Some(at),
     })?;
-    match opts.summary {
+    let summary = match (opts.summary, opts.at_seq) {
+        (Some(s), _) => Some(s),
+        // Seed 002 `/fork`: a new session seeded with a summary of the old history.
+        (None, None) => Some(history_summary(store, &src, at)?),
+        (None, Some(_)) => None,
+    };
+    match summary {
         Some(summary) => {
             store.append_entries(&fork.id, vec![NewEntry::text(StoreRole::System, summary)])?;
         }

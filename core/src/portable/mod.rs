@@ -30,6 +30,7 @@ pub use digest::{read_thclaws_digest, write_thclaws_json};
 pub use detect::{detect_format, find_jsonl_files};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use import::{
+    history_summary, FORK_SUMMARY_TURNS,
     export_thclaws, export_thclaws_with, fork_session, import_file, import_paths, load_portable, recent_sessions, resolve_session, sanitize_id, sidebar_sessions, FileImport,
     ForkOptions, ImportProgress, ImportReport, ImportStatus, SessionImport,
 };
