@@ -218,3 +218,12 @@ fn a_token_batch_is_one_transaction_and_one_journal_event() {
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
     assert_eq!(s.token_totals(&id).unwrap().input, 6);
 }
+
+#[test]
+fn source_format_names_parse_in_the_core() {
+    use sessiondb::portable::SourceFormat;
+    for f in [SourceFormat::Thclaws, SourceFormat::Codex, SourceFormat::ClaudeCode] {
+        assert_eq!(SourceFormat::parse(f.as_str()).unwrap(), f);
+    }
+    assert_eq!(SourceFormat::parse("claude").unwrap_err().kind(), ErrorKind::InvalidInput);
+}

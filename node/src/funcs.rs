@@ -189,10 +189,6 @@ pub fn bench_core(path: String, key: Buffer, items: Vec<String>, page: u32) -> A
     })
 }
 
-/// A source format name ('thclaws', 'codex', 'claude-code') as the core enum.
-pub fn source_format(s: &str) -> sessiondb::Result<sessiondb::portable::SourceFormat> {
-    serde_json::from_value(Value::String(s.to_string())).map_err(|_| Error::invalid("format must be one of thclaws, codex, claude-code"))
-}
 
 /// Read thClaws JSONL bytes and return what the reader saw (the shape of
 /// `tests/conformance/portable/read_thclaws.json`: id, roles, texts,

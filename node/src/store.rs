@@ -307,7 +307,7 @@ impl SessionStore {
     /// Import one session file (`format` 'thclaws' | 'codex' | 'claude-code', default: detect); resolves to the import report.
     #[napi(ts_return_type = "Promise<any>")]
     pub fn import_file(&self, path: String, format: Option<String>) -> napi::Result<AsyncTask<Job<Json>>> {
-        let format = format.map(|f| crate::funcs::source_format(&f)).transpose().map_err(to_napi)?;
+        let format = format.map(|f| sessiondb::portable::SourceFormat::parse(&f)).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).and_then(ser).map(Json)))
     }

@@ -92,11 +92,6 @@ pub fn _bench_core(py: Python<'_>, path: PathBuf, key: &[u8], items: Vec<String>
     .map_err(py_err(py))
 }
 
-/// A source format name ("thclaws", "codex", "claude-code") as the core enum.
-pub fn source_format(s: &str) -> sessiondb::Result<sessiondb::portable::SourceFormat> {
-    serde_json::from_value(serde_json::Value::String(s.to_string()))
-        .map_err(|_| sessiondb::Error::invalid("format must be one of thclaws, codex, claude-code"))
-}
 
 /// Read thClaws JSONL bytes and return what the reader saw as a dict (the
 /// shape of `tests/conformance/portable/read_thclaws.json`).

@@ -483,7 +483,7 @@ impl SessionStore {
     /// detect). Returns the import report as a dict.
     #[pyo3(signature = (path, format = None))]
     fn import_file<'py>(&self, py: Python<'py>, path: PathBuf, format: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
-        let format = format.map(crate::funcs::source_format).transpose().map_err(py_err(py))?;
+        let format = format.map(sessiondb::portable::SourceFormat::parse).transpose().map_err(py_err(py))?;
         let r = py.detach(|| sessiondb::portable::import_file(&self.inner, &path, format)).map_err(py_err(py))?;
         crate::json::ser(py, &r)
     }

@@ -391,6 +391,17 @@ impl SourceFormat {
             SourceFormat::ClaudeCode => "claude-code",
         }
     }
+
+    /// Parse `thclaws`, `codex` or `claude-code` (what hosts pass).
+    /// Errors: `InvalidInput`.
+    pub fn parse(s: &str) -> crate::Result<Self> {
+        match s {
+            "thclaws" => Ok(SourceFormat::Thclaws),
+            "codex" => Ok(SourceFormat::Codex),
+            "claude-code" => Ok(SourceFormat::ClaudeCode),
+            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code")),
+        }
+    }
 }
 
 /// Where a session came from (provenance).
