@@ -28,8 +28,9 @@ fn baseline_conn(path: &std::path::Path) -> Connection {
     c.pragma_update(None, "page_size", sessiondb::store::PAGE_SIZE).unwrap();
     c.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
     c.pragma_update(None, "synchronous", "NORMAL").unwrap();
-    c.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024).unwrap();
+    c.pragma_update(None, "journal_size_limit", sessiondb::store::JOURNAL_SIZE_LIMIT).unwrap();
     c.pragma_update(None, "cache_size", sessiondb::store::CACHE_SIZE_KIB).unwrap();
+    c.pragma_update(None, "wal_autocheckpoint", sessiondb::store::WAL_AUTOCHECKPOINT_PAGES).unwrap();
     c.execute_batch("CREATE TABLE t (session_id TEXT NOT NULL, seq INTEGER NOT NULL, content_enc TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID")
         .unwrap();
     c

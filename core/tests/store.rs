@@ -454,3 +454,31 @@ fn store_handle_is_send_and_sync_and_usable_from_threads() {
     let all = s.get_transcript(&a.id, 1, 1000).unwrap();
     assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=200).collect::<Vec<_>>());
 }
+
+#[test]
+fn new_databases_use_8_kib_pages_and_a_database_with_other_pages_still_opens() {
+    let (_d, path) = temp();
+    drop(open_at(&path, 1));
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let ps: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    assert_eq!(ps, 8192);
+    assert_eq!(ps, sessiondb::store::PAGE_SIZE);
+    drop(c);
+
+    // A database written by an earlier build with 16 KiB pages keeps them:
+    // page_size only applies to an empty file, and everything still works.
+    let (_d2, old) = temp();
+    {
+        std::fs::create_dir_all(old.parent().unwrap()).unwrap();
+        let c = rusqlite::Connection::open(&old).unwrap();
+        c.pragma_update(None, "page_size", 16_384).unwrap();
+        c.execute_batch("PRAGMA journal_mode=WAL; VACUUM;").unwrap();
+    }
+    let s = open_at(&old, 2);
+    let id = s.create_session(Some("old pages".into()), None).unwrap().id;
+    s.append_transcript(&id, Role::User, "x".repeat(3000)).unwrap();
+    assert_eq!(s.get_transcript(&id, 1, 10).unwrap()[0].content.len(), 3000);
+    drop(s);
+    let c = rusqlite::Connection::open(&old).unwrap();
+    assert_eq!(c.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0)).unwrap(), 16_384);
+}
