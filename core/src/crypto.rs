@@ -234,9 +234,29 @@ pub fn open_detached(
     Ok(buf)
 }
 
-/// Encrypt a UTF-8 string and return the envelope's JSON text.
+/// Encrypt a UTF-8 string and return the envelope's JSON text, exactly what
+/// `encrypt_field(..).to_json()` gives, built in one buffer: the base64
+/// fields are encoded straight into the output and never scanned for
+/// characters that need JSON escaping (standard base64 has none).
 pub fn seal_str(key: &DataKey, record_id: &str, plaintext: &str) -> String {
-    encrypt_field(key, record_id, plaintext.as_bytes()).to_json()
+    let mut nonce = [0u8; NONCE_LEN];
+    rand::thread_rng().fill_bytes(&mut nonce);
+    let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
+    let (mut ct, tag) = seal_detached(key, &nonce, aad.as_bytes(), plaintext.as_bytes());
+    let mut out = String::with_capacity(ct.len().div_ceil(3) * 4 + 96);
+    out.push_str("{\"n\":\"");
+    B64.encode_string(nonce, &mut out);
+    out.push_str("\",\"c\":\"");
+    B64.encode_string(&ct, &mut out);
+    out.push_str("\",\"t\":\"");
+    B64.encode_string(tag, &mut out);
+    out.push_str("\",\"v\":");
+    out.push_str(&ENVELOPE_VERSION.to_string());
+    out.push_str(",\"alg\":\"");
+    out.push_str(ALG_AES_256_GCM);
+    out.push_str("\"}");
+    ct.zeroize();
+    out
 }
 
 /// Parse and decrypt an envelope's JSON text into a UTF-8 string.
@@ -302,6 +322,20 @@ mod tests {
         assert_eq!(B64.decode(f.n.as_bytes()).unwrap().len(), 12);
         assert_eq!(B64.decode(f.t.as_bytes()).unwrap().len(), 16);
         assert_eq!(B64.decode(f.c.as_bytes()).unwrap().len(), 5);
+    }
+
+    #[test]
+    fn seal_str_writes_the_serde_form_of_its_envelope_and_opens_back() {
+        let k = key();
+        for text in ["", "a", "ab", "abc", "naïve 日本語 \u{2028} \"quoted\"", &"x".repeat(4097)] {
+            let json = seal_str(&k, "transcript:s:1:content", text);
+            let f = EncryptedField::from_json(&json).unwrap();
+            assert_eq!(json, serde_json::to_string(&f).unwrap());
+            assert_eq!(B64.decode(f.c.as_bytes()).unwrap().len(), text.len());
+            assert_eq!(open_str(&k, "transcript:s:1:content", &json).unwrap(), text);
+            let e = open_str(&k, "transcript:s:2:content", &json).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::AuthenticationFailed);
+        }
     }
 
     #[test]
