@@ -37,7 +37,17 @@ struct Pending {
     turn: Turn,
     usage: Option<Usage>,
     buffered: Vec<Turn>,
+    /// Byte offset where the message's first line starts.
+    start_offset: u64,
+    /// Line of its latest part.
+    last_line: u64,
 }
+
+/// A split message with no new part for this many lines is complete: Claude
+/// Code writes the parts of one message next to each other, and a thread
+/// that ends on an assistant message (a finished sidechain) must not hold
+/// every later line of the file back from a commit.
+const STALE_LINES: u64 = 256;
 
 #[derive(Default)]
 struct State {
@@ -57,7 +67,18 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
     let mut report = ReadReport { format: Some(SourceFormat::ClaudeCode), ..Default::default() };
     let mut lines = LineReader::new(input);
     let mut st = State::default();
-    while let Some(line) = lines.next(&mut report, 0)? {
+    loop {
+        let stale: Vec<Thread> = st.pending.iter().filter(|(_, p)| p.last_line + STALE_LINES < lines.line).map(|(t, _)| t.clone()).collect();
+        for t in stale {
+            flush(&mut st, &t, sink, &mut report)?;
+        }
+        // Safe up to the line before the oldest message still collecting parts.
+        match st.pending.values().min_by_key(|p| p.turn.source_line) {
+            Some(p) => sink.safe_point(p.turn.source_line - 1, p.start_offset)?,
+            None if lines.line > 0 => sink.safe_point(lines.line, report.bytes)?,
+            None => {}
+        }
+        let Some(line) = lines.next(&mut report, 0)? else { break };
         let n = lines.line;
         let Line::Object(mut obj) = line else { continue };
         let emit = n >= opts.emit_from_line;
@@ -153,6 +174,7 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
                     if usage.is_some() {
                         p.usage = usage;
                     }
+                    p.last_line = n;
                     report.merged_lines += 1;
                     continue;
                 }
@@ -164,7 +186,7 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
                 match msg_id {
                     Some(id) => {
                         t.extra.insert("message_id".into(), id.clone().into());
-                        st.pending.insert(thread.clone(), Pending { msg_id: id, turn: t, usage, buffered: Vec::new() });
+                        st.pending.insert(thread.clone(), Pending { msg_id: id, turn: t, usage, buffered: Vec::new(), start_offset: lines.line_start, last_line: n });
                     }
                     None => sink.event(&thread, Event::Turn(t))?,
                 }

@@ -47,6 +47,8 @@ struct State {
     provider: Option<String>,
     prev_total: Option<Totals>,
     pending: Option<(Side, Turn)>,
+    /// Byte offset where the pending message's first line starts.
+    pending_offset: u64,
 }
 
 /// Stream a Codex rollout into `sink`.
@@ -57,8 +59,15 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
     let mut report = ReadReport { format: Some(SourceFormat::Codex), ..Default::default() };
     let mut lines = LineReader::new(input);
     let main = Thread::Main;
-    let mut st = State { model: None, provider: None, prev_total: None, pending: None };
-    while let Some(line) = lines.next(&mut report, 0)? {
+    let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0 };
+    loop {
+        // Safe up to the line before a message still collecting its items.
+        match &st.pending {
+            Some((_, t)) => sink.safe_point(t.source_line - 1, st.pending_offset)?,
+            None if lines.line > 0 => sink.safe_point(lines.line, report.bytes)?,
+            None => {}
+        }
+        let Some(line) = lines.next(&mut report, 0)? else { break };
         let n = lines.line;
         let Line::Object(mut obj) = line else { continue };
         let emit = n >= opts.emit_from_line;
@@ -142,6 +151,7 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                                 t.provider = st.provider.clone();
                             }
                             st.pending = Some((side, t));
+                            st.pending_offset = lines.line_start;
                         }
                         let t = &mut st.pending.as_mut().expect("set above").1;
                         t.blocks.extend(blocks);

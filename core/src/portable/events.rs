@@ -80,6 +80,17 @@ pub enum Event {
 pub trait EventSink {
     /// Called once per event. An error stops the read and is returned by it.
     fn event(&mut self, thread: &Thread, event: Event) -> Result<()>;
+
+    /// Called between lines: every event of lines `1..=lines` has been
+    /// delivered (events of later lines may have been too: a reader holding
+    /// a split message back passes the line before it). `bytes` is the
+    /// offset just past line `lines`. A read resumed with `emit_from_line =
+    /// lines + 1` repeats no event of a line `<= lines`, so a sink may commit
+    /// the events of those lines together with this position. An error stops
+    /// the read.
+    fn safe_point(&mut self, _lines: u64, _bytes: u64) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// An [`EventSink`] that builds whole [`PortableSession`]s in memory: the

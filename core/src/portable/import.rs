@@ -23,18 +23,24 @@
 //! Idempotence: a file whose length equals the bytes consumed adds nothing;
 //! a grown file is read again with only lines after the consumed ones
 //! emitted. A file that shrank or whose head changed is reported as
-//! [`ImportStatus::SourceChanged`] and not touched. Within a session, turns
-//! whose source line is not above the highest one stored are skipped, which
-//! also protects against a crash between appending entries and recording
-//! progress (tokens of such a crashed read may then be counted twice: the
-//! store's public API gives no single transaction spanning entries, tokens
-//! and progress).
+//! [`ImportStatus::SourceChanged`] and not touched.
+//!
+//! Crash safety: the importer commits in batches (about `BATCH_ENTRIES`
+//! entries or `BATCH_BYTES` of content) at a reader's safe point `L`
+//! ([`EventSink::safe_point`]: every event of lines `<= L` delivered). Each
+//! batch is one transaction holding the entries, token records, context
+//! extensions, renames and snapshots of lines `<= L` and the progress record
+//! saying `L` lines are consumed. A crash leaves the store as after some
+//! batch, so importing again resumes at line `L + 1` and nothing is stored
+//! twice (entries, tokens or extensions). Within a session, turns whose
+//! source line is not above the highest one stored are also skipped (a guard
+//! for stores written before progress was committed with every batch).
 
 use super::events::{Event, EventSink, Meta, Thread};
 use super::model::{Block, Compaction, PortableSession, ReadReport, Role, SourceFormat, SourceInfo, Turn, Usage};
 use super::{detect_format, fallback_id, find_jsonl_files, read_stream, write_thclaws, write_thclaws_with, ReadOptions, WriteOptions, WriteReport};
 use crate::crypto;
-use crate::store::{ContentFormat, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
+use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
 use crate::{Error, Result};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
@@ -257,57 +263,80 @@ pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceForma
         out.from_line = p.lines + 1;
     }
     let file = std::fs::File::open(&canonical).map_err(|e| Error::io("opening a session file", e))?;
-    let mut sink = ImportSink::new(store, format, prev.as_ref().map(|p| p.session_id.clone()), fallback_id(path));
+    let mut sink = ImportSink {
+        store,
+        format,
+        known_main: prev.as_ref().map(|p| p.session_id.clone()),
+        fallback: fallback_id(path),
+        meta: Meta::default(),
+        title: None,
+        targets: Vec::new(),
+        last_ts: None,
+        pending: Vec::new(),
+        pending_entries: 0,
+        pending_bytes: 0,
+        progress: ProgressTarget { key: format!("{PROGRESS_PREFIX}{index}"), format, canonical: canonical.clone(), canonical_s, from_line: out.from_line, full_head: None },
+        committed_lines: prev.as_ref().map(|p| p.lines).unwrap_or(0),
+    };
     let opts = ReadOptions { emit_from_line: out.from_line };
     let report = read_stream(format, BufReader::with_capacity(1 << 20, file), &opts, &mut sink)?;
-    let sessions = sink.finish()?;
     let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
-    let main_id = sessions.first().map(|s| s.session_id.clone()).or(prev.as_ref().map(|p| p.session_id.clone()));
-    if let Some(main_id) = main_id {
-        let head = head_hash(store, &canonical, report.bytes)?;
-        let entries: u64 = sessions.iter().map(|s| s.entries).sum();
-        let record = ProgressRecord {
-            format: format.as_str().to_owned(),
-            session_id: main_id.clone(),
-            path: canonical_s.clone(),
-            head_hash: head,
-            lines: consumed_lines,
-            bytes: report.bytes,
-            updated_at_ms: crate::store::now_ms(),
-        };
-        store.write(|t| {
-            let key = format!("{PROGRESS_PREFIX}{index}");
-            let env = crypto::seal_str(t.key, &key, &serde_json::to_string(&record).expect("progress record serializes"));
-            t.tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", rusqlite::params![key, env])?;
-            crate::journal::record(
-                t,
-                &main_id,
-                "SessionImported",
-                json!({"format": format.as_str(), "from_line": out.from_line, "lines": consumed_lines, "bytes": report.bytes, "entries": entries}),
-            )?;
-            Ok(())
-        })?;
-    }
+    let sessions = sink.finish(consumed_lines, report.bytes)?;
     out.sessions = sessions;
     out.read = Some(report);
     Ok(out)
 }
 
+/// One write the reader asked for, not yet committed, with the source line
+/// it came from (commits take every pending write at or below a safe point).
+struct PendingWrite {
+    line: u64,
+    target: usize,
+    op: Op,
+}
+
+enum Op {
+    Entry { entry: NewEntry, tool_calls: u64, tool_results: u64 },
+    Usage(Usage),
+    Ext { kind: &'static str, body: String },
+    Rename(Option<String>),
+}
+
+/// A latest-wins snapshot (plan, goal, provider state): the newest one read
+/// and whether it is stored yet.
+#[derive(Default)]
+struct Snapshot {
+    latest: Option<(u64, Value)>,
+    stored: bool,
+}
+
 struct Target {
     id: String,
     created: bool,
-    /// Highest source line already stored (turns at or below it are skipped).
+    /// Highest source line already stored (turns at or below it are skipped:
+    /// a guard for stores written before imports committed their progress
+    /// with every batch).
     max_stored_line: u64,
     /// Entries in the session before this read + turns emitted so far.
     next_seq_base: u64,
-    pending: Vec<NewEntry>,
-    pending_bytes: usize,
-    usage: Vec<Usage>,
     stats: SessionImport,
-    plan: Option<Value>,
-    goal: Option<Value>,
-    provider_state: Option<Option<String>>,
+    snapshots: [Snapshot; 3],
     provider: Option<String>,
+    /// Model and provider on the session row.
+    stored_model: Option<String>,
+}
+
+const SNAPSHOT_KINDS: [&str; 3] = ["plan_snapshot", "goal_snapshot", "provider_state"];
+
+/// Where the progress record of the file being imported goes.
+struct ProgressTarget {
+    key: String,
+    format: SourceFormat,
+    canonical: PathBuf,
+    canonical_s: String,
+    from_line: u64,
+    /// Keyed hash of the first HEAD_BYTES of the file, once that many are consumed.
+    full_head: Option<String>,
 }
 
 struct ImportSink<'a> {
@@ -319,13 +348,15 @@ struct ImportSink<'a> {
     title: Option<Option<String>>,
     targets: Vec<(Thread, Target)>,
     last_ts: Option<i64>,
+    pending: Vec<PendingWrite>,
+    pending_entries: usize,
+    pending_bytes: usize,
+    progress: ProgressTarget,
+    /// Lines consumed by the last commit.
+    committed_lines: u64,
 }
 
 impl<'a> ImportSink<'a> {
-    fn new(store: &'a SessionStore, format: SourceFormat, known_main: Option<String>, fallback: String) -> Self {
-        ImportSink { store, format, known_main, fallback, meta: Meta::default(), title: None, targets: Vec::new(), last_ts: None }
-    }
-
     fn main_id(&self) -> String {
         self.known_main.clone().or_else(|| self.meta.id.clone()).map(|s| sanitize_id(&s)).unwrap_or_else(|| sanitize_id(&self.fallback))
     }
@@ -346,9 +377,9 @@ impl<'a> ImportSink<'a> {
             Ok(rec) => (false, rec),
             Err(Error::NotFound { .. }) => {
                 let title = if *thread == Thread::Main { self.title.take().flatten() } else { None };
-                let rec = self.store.create_session_with(NewSession {
+                let new = NewSession {
                     id: Some(id.clone()),
-                    name: title.map(|t| clip(&t, 1024)),
+                    name: title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty()),
                     // A cwd that is not absolute here (a Windows path read on Unix...)
                     // is not bound: it would resolve against our own directory.
                     // It stays in the `import_source` extension.
@@ -359,12 +390,18 @@ impl<'a> ImportSink<'a> {
                     created_at_ms: self.meta.created_at_ms.or(self.last_ts),
                     forked_from: None,
                     forked_at_seq: None,
-                })?;
+                };
                 let mut src = json!({"format": self.format.as_str(), "cwd": self.meta.cwd, "extra": Value::Object(self.meta.extra.clone())});
                 if *thread != Thread::Main {
                     src["sidechain_of"] = Value::String(main.clone());
                 }
-                self.store.append_context_extension(&id, "import_source", &src.to_string())?;
+                let (sid, binding, created_at) = sessions::prepare_session(self.store.key(), &new)?;
+                // The session and its provenance in one transaction.
+                let rec = self.store.write(|t| {
+                    let rec = sessions::create_in_tx(t, &sid, &new, binding.as_ref(), created_at)?;
+                    context_ext::append_in_tx(t, &sid, "import_source", &src.to_string())?;
+                    Ok(rec)
+                })?;
                 (true, rec)
             }
             Err(e) => return Err(e),
@@ -382,77 +419,177 @@ impl<'a> ImportSink<'a> {
                 created,
                 max_stored_line,
                 next_seq_base: rec.entry_count,
-                pending: Vec::new(),
-                pending_bytes: 0,
-                usage: Vec::new(),
                 stats,
-                plan: None,
-                goal: None,
-                provider_state: None,
+                snapshots: Default::default(),
                 provider: rec.provider.clone(),
+                stored_model: rec.model.clone(),
             },
         ));
         Ok(self.targets.len() - 1)
     }
 
-    fn flush(store: &SessionStore, t: &mut Target) -> Result<()> {
-        if !t.pending.is_empty() {
-            let batch = std::mem::take(&mut t.pending);
-            store.append_entries(&t.id, batch)?;
-            t.pending_bytes = 0;
+    fn push(&mut self, line: u64, target: usize, op: Op) {
+        if let Op::Entry { entry, .. } = &op {
+            self.pending_entries += 1;
+            self.pending_bytes += entry.content.len();
+        }
+        self.pending.push(PendingWrite { line, target, op });
+    }
+
+    /// Commit, in one transaction, every pending write from lines `<= upto`
+    /// (in the order they were read), the snapshots read up to there, the
+    /// session model, and the progress record `(lines, bytes)`. A crash
+    /// before it leaves the store as the previous commit did; after it, a
+    /// re-import resumes at line `lines + 1`.
+    fn commit(&mut self, upto: u64, lines: u64, bytes: u64) -> Result<()> {
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|w| w.line <= upto);
+        self.pending = later;
+        self.pending_entries = self.pending.iter().filter(|w| matches!(w.op, Op::Entry { .. })).count();
+        self.pending_bytes = self.pending.iter().map(|w| if let Op::Entry { entry, .. } = &w.op { entry.content.len() } else { 0 }).sum();
+
+        let model = self.meta.model.clone().map(|m| clip(&m, 256));
+        let mut snapshots: Vec<(usize, &'static str, String)> = Vec::new();
+        let mut model_updates: Vec<usize> = Vec::new();
+        for (i, (_, t)) in self.targets.iter().enumerate() {
+            for (k, s) in t.snapshots.iter().enumerate() {
+                if let (Some((line, v)), false) = (&s.latest, s.stored) {
+                    if *line <= upto {
+                        let body = match k {
+                            0 => json!({ "plan": v }),
+                            1 => json!({ "goal": v }),
+                            _ => json!({ "provider_session_id": v }),
+                        };
+                        snapshots.push((i, SNAPSHOT_KINDS[k], body.to_string()));
+                    }
+                }
+            }
+            // The model may be known only after the session was created (a
+            // Codex turn_context follows the first messages) or may have changed.
+            if model.is_some() && t.stored_model != model {
+                model_updates.push(i);
+            }
+        }
+        let head = match &self.progress.full_head {
+            Some(h) => h.clone(),
+            None => {
+                let h = head_hash(self.store, &self.progress.canonical, bytes)?;
+                if bytes >= HEAD_BYTES as u64 {
+                    self.progress.full_head = Some(h.clone());
+                }
+                h
+            }
+        };
+        let main_id = self.targets.first().map(|(_, t)| t.id.clone());
+        let record = main_id.as_ref().map(|id| ProgressRecord {
+            format: self.progress.format.as_str().to_owned(),
+            session_id: id.clone(),
+            path: self.progress.canonical_s.clone(),
+            head_hash: head,
+            lines,
+            bytes,
+            updated_at_ms: crate::store::now_ms(),
+        });
+        let targets = &self.targets;
+        let progress = &self.progress;
+        let from_line = self.committed_lines.max(progress.from_line.saturating_sub(1)) + 1;
+        let entries_now = now.iter().filter(|w| matches!(w.op, Op::Entry { .. })).count();
+        self.store.write(|t| {
+            let mut i = 0;
+            while i < now.len() {
+                let w = &now[i];
+                let sid = &targets[w.target].1.id;
+                // Runs of entries (and of usage) of one session go in one statement group.
+                let run = now[i..].iter().take_while(|x| x.target == w.target && std::mem::discriminant(&x.op) == std::mem::discriminant(&w.op)).count();
+                match &w.op {
+                    Op::Entry { .. } => {
+                        let batch: Vec<&NewEntry> = now[i..i + run].iter().map(|x| if let Op::Entry { entry, .. } = &x.op { entry } else { unreachable!() }).collect();
+                        transcript::append_rows_in_tx(t, sid, &batch)?;
+                    }
+                    Op::Usage(_) => {
+                        let provider = targets[w.target].1.provider.clone();
+                        let usages: Vec<TokenUsage> = now[i..i + run]
+                            .iter()
+                            .map(|x| match &x.op {
+                                Op::Usage(u) => TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model.clone(), provider: provider.clone() },
+                                _ => unreachable!(),
+                            })
+                            .collect();
+                        tokens::record_in_tx(t, sid, &usages)?;
+                    }
+                    Op::Ext { kind, body } => {
+                        context_ext::append_in_tx(t, sid, kind, body)?;
+                    }
+                    Op::Rename(title) => {
+                        sessions::rename_in_tx(t, sid, title.as_deref())?;
+                    }
+                }
+                i += run;
+            }
+            for (ti, kind, body) in &snapshots {
+                context_ext::append_in_tx(t, &targets[*ti].1.id, kind, body)?;
+            }
+            for ti in &model_updates {
+                let tg = &targets[*ti].1;
+                sessions::set_model_in_tx(t, &tg.id, model.as_deref(), tg.provider.as_deref())?;
+            }
+            if let (Some(record), Some(main_id)) = (&record, &main_id) {
+                let env = crypto::seal_str(t.key, &progress.key, &serde_json::to_string(record).expect("progress record serializes"));
+                t.tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", rusqlite::params![progress.key, env])?;
+                crate::journal::record(
+                    t,
+                    main_id,
+                    "SessionImported",
+                    json!({"format": progress.format.as_str(), "from_line": from_line, "lines": lines, "bytes": bytes, "entries": entries_now}),
+                )?;
+            }
+            Ok(())
+        })?;
+        // Committed: count it in the report.
+        self.committed_lines = lines;
+        for w in now {
+            let st = &mut self.targets[w.target].1.stats;
+            match w.op {
+                Op::Entry { tool_calls, tool_results, .. } => {
+                    st.entries += 1;
+                    st.tool_calls += tool_calls;
+                    st.tool_results += tool_results;
+                }
+                Op::Usage(u) => {
+                    st.usage_records += 1;
+                    st.input_tokens += u.input;
+                    st.output_tokens += u.output;
+                    st.cached_tokens += u.cached;
+                }
+                Op::Ext { .. } => st.context_extensions += 1,
+                Op::Rename(_) => {}
+            }
+        }
+        for (ti, kind, _) in &snapshots {
+            let t = &mut self.targets[*ti].1;
+            t.stats.context_extensions += 1;
+            let k = SNAPSHOT_KINDS.iter().position(|x| x == kind).expect("known kind");
+            t.snapshots[k].stored = true;
+        }
+        for ti in model_updates {
+            self.targets[ti].1.stored_model = model.clone();
         }
         Ok(())
     }
 
-    fn finish(mut self) -> Result<Vec<SessionImport>> {
+    /// Commit everything left after the reader's last line.
+    fn finish(mut self, lines: u64, bytes: u64) -> Result<Vec<SessionImport>> {
         if self.targets.is_empty() && (self.meta.id.is_some() || self.known_main.is_none()) {
             // A header-only file still becomes a (empty) session.
             self.target(&Thread::Main)?;
         }
         if let Some(title) = self.title.take() {
             let i = self.target(&Thread::Main)?;
-            let id = self.targets[i].1.id.clone();
-            self.store.rename_session(&id, title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty()))?;
+            self.push(u64::MAX, i, Op::Rename(title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty())));
         }
-        let store = self.store;
-        let model = self.meta.model.clone();
-        let mut out = Vec::new();
-        for (_, mut t) in self.targets {
-            Self::flush(store, &mut t)?;
-            store.record_tokens_batch(
-                &t.id,
-                t.usage
-                    .iter()
-                    .map(|u| TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model.clone(), provider: t.provider.clone() })
-                    .collect(),
-            )?;
-            for u in &t.usage {
-                t.stats.usage_records += 1;
-                t.stats.input_tokens += u.input;
-                t.stats.output_tokens += u.output;
-                t.stats.cached_tokens += u.cached;
-            }
-            for (kind, body) in [
-                ("plan_snapshot", t.plan.take().map(|p| json!({ "plan": p }))),
-                ("goal_snapshot", t.goal.take().map(|g| json!({ "goal": g }))),
-                ("provider_state", t.provider_state.take().map(|p| json!({ "provider_session_id": p }))),
-            ] {
-                if let Some(b) = body {
-                    store.append_context_extension(&t.id, kind, &b.to_string())?;
-                    t.stats.context_extensions += 1;
-                }
-            }
-            // The model may be known only after the session was created (a
-            // Codex turn_context follows the first messages) or may have changed.
-            if let Some(m) = &model {
-                let rec = store.get_session(&t.id)?;
-                if rec.model.as_deref() != Some(clip(m, 256).as_str()) {
-                    store.set_session_model(&t.id, Some(clip(m, 256)), rec.provider)?;
-                }
-            }
-            out.push(t.stats);
+        if lines > self.committed_lines || !self.pending.is_empty() || self.targets.iter().any(|(_, t)| t.snapshots.iter().any(|s| s.latest.is_some() && !s.stored)) {
+            self.commit(u64::MAX, lines, bytes)?;
         }
-        Ok(out)
+        Ok(self.targets.into_iter().map(|(_, t)| t.stats).collect())
     }
 }
 
@@ -477,13 +614,14 @@ impl EventSink for ImportSink<'_> {
                 }
                 self.meta.extra.extend(m.extra);
             }
-            Event::Title { title, .. } => {
+            Event::Title { title, line } => {
                 if *thread == Thread::Main && !self.targets.iter().any(|(t, _)| *t == Thread::Main) {
                     self.title = Some(title);
                 } else {
                     let i = self.target(thread)?;
-                    let id = self.targets[i].1.id.clone();
-                    self.store.rename_session(&id, title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty()))?;
+                    let title = title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty());
+                    sessions::check_title(&title)?;
+                    self.push(line, i, Op::Rename(title));
                 }
             }
             Event::Turn(turn) => {
@@ -497,52 +635,48 @@ impl EventSink for ImportSink<'_> {
                     t.stats.skipped_already_stored += 1;
                     return Ok(());
                 }
-                t.stats.entries += 1;
-                t.stats.tool_calls += turn.tool_calls() as u64;
-                t.stats.tool_results += turn.tool_results() as u64;
                 t.next_seq_base += 1;
-                let e = to_entry(&turn, ts);
-                t.pending_bytes += e.content.len();
-                t.pending.push(e);
-                if t.pending.len() >= BATCH_ENTRIES || t.pending_bytes >= BATCH_BYTES {
-                    Self::flush(self.store, t)?;
-                }
+                let op = Op::Entry { entry: to_entry(&turn, ts), tool_calls: turn.tool_calls() as u64, tool_results: turn.tool_results() as u64 };
+                self.push(turn.source_line, i, op);
             }
             Event::Usage(u) => {
                 let i = self.target(thread)?;
-                let t = &mut self.targets[i].1;
+                let t = &self.targets[i].1;
                 if !t.created && u.source_line <= t.max_stored_line {
                     return Ok(());
                 }
-                t.usage.push(u);
+                self.push(u.source_line, i, Op::Usage(u));
             }
-            Event::Plan { plan, .. } => {
+            Event::Plan { plan, line } => {
                 let i = self.target(thread)?;
-                self.targets[i].1.plan = Some(plan);
+                self.targets[i].1.snapshots[0] = Snapshot { latest: Some((line, plan)), stored: false };
             }
-            Event::Goal { goal, .. } => {
+            Event::Goal { goal, line } => {
                 let i = self.target(thread)?;
-                self.targets[i].1.goal = Some(goal);
+                self.targets[i].1.snapshots[1] = Snapshot { latest: Some((line, goal)), stored: false };
             }
-            Event::ProviderState { provider_session_id, .. } => {
+            Event::ProviderState { provider_session_id, line } => {
                 let i = self.target(thread)?;
-                self.targets[i].1.provider_state = Some(provider_session_id);
+                let v = provider_session_id.map(Value::String).unwrap_or(Value::Null);
+                self.targets[i].1.snapshots[2] = Snapshot { latest: Some((line, v)), stored: false };
             }
             Event::Compaction(c) => {
                 let i = self.target(thread)?;
-                let t = &mut self.targets[i].1;
-                let body = compaction_body(&c, t.next_seq_base);
-                Self::flush(self.store, t)?;
-                self.store.append_context_extension(&t.id, SOURCE_COMPACTION_KIND, &body.to_string())?;
-                t.stats.context_extensions += 1;
+                let body = compaction_body(&c, self.targets[i].1.next_seq_base);
+                self.push(c.source_line, i, Op::Ext { kind: SOURCE_COMPACTION_KIND, body: body.to_string() });
             }
             Event::Other(o) => {
                 let i = self.target(thread)?;
-                let t = &mut self.targets[i].1;
                 let body = json!({"line": o.line, "kind": o.kind, "raw": o.raw});
-                self.store.append_context_extension(&t.id, "import_raw_line", &body.to_string())?;
-                t.stats.context_extensions += 1;
+                self.push(o.line, i, Op::Ext { kind: "import_raw_line", body: body.to_string() });
             }
+        }
+        Ok(())
+    }
+
+    fn safe_point(&mut self, lines: u64, bytes: u64) -> Result<()> {
+        if lines > self.committed_lines && (self.pending_entries >= BATCH_ENTRIES || self.pending_bytes >= BATCH_BYTES) {
+            self.commit(lines, lines, bytes)?;
         }
         Ok(())
     }

@@ -21,6 +21,8 @@ pub(crate) struct LineReader<R> {
     pub line: u64,
     /// Byte offset just past the last line consumed.
     pub offset: u64,
+    /// Byte offset where the last line returned or skipped starts.
+    pub line_start: u64,
 }
 
 /// One line's outcome.
@@ -33,7 +35,7 @@ pub(crate) enum Line {
 
 impl<R: BufRead> LineReader<R> {
     pub(crate) fn new(inner: R) -> Self {
-        LineReader { inner, buf: Vec::with_capacity(64 * 1024), line: 0, offset: 0 }
+        LineReader { inner, buf: Vec::with_capacity(64 * 1024), line: 0, offset: 0, line_start: 0 }
     }
 
     /// The next line, or `None` at end of input. Skipped lines are recorded
@@ -48,6 +50,7 @@ impl<R: BufRead> LineReader<R> {
                 return Ok(None);
             }
             let start = self.offset;
+            self.line_start = start;
             self.line += 1;
             report.lines += 1;
             let terminated = self.buf.last() == Some(&b'\n');

@@ -32,7 +32,12 @@ pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Eve
     let mut report = ReadReport { format: Some(SourceFormat::Thclaws), ..Default::default() };
     let mut lines = LineReader::new(input);
     let main = Thread::Main;
-    while let Some(line) = lines.next(&mut report, opts.emit_from_line)? {
+    loop {
+        // Each line is whole on its own, so every line boundary is a safe point.
+        if lines.line > 0 {
+            sink.safe_point(lines.line, report.bytes)?;
+        }
+        let Some(line) = lines.next(&mut report, opts.emit_from_line)? else { break };
         let n = lines.line;
         let Line::Object(mut obj) = line else {
             report.already_imported_lines += 1;

@@ -10,11 +10,11 @@
 //! * Reads run in a short deferred transaction; none stays open across calls.
 //! * The handle is `Send + Sync`: one connection behind a mutex.
 
-mod context_ext;
+pub(crate) mod context_ext;
 pub mod schema;
-mod sessions;
-mod tokens;
-mod transcript;
+pub(crate) mod sessions;
+pub(crate) mod tokens;
+pub(crate) mod transcript;
 mod types;
 
 use std::fs::File;

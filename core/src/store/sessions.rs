@@ -6,7 +6,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{now_ms, validate_id, NewSession, SessionRecord, SessionStore, WorkspaceFilter};
+use super::{now_ms, validate_id, NewSession, SessionRecord, SessionStore, Tx, WorkspaceFilter};
 use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
 use crate::journal;
@@ -58,7 +58,7 @@ pub(crate) fn load_session(c: &Connection, key: &DataKey, id: &str) -> Result<Se
     }
 }
 
-fn check_label(what: &str, v: &Option<String>) -> Result<()> {
+pub(crate) fn check_label(what: &str, v: &Option<String>) -> Result<()> {
     if let Some(s) = v {
         if s.len() > 256 || s.chars().any(char::is_control) {
             return Err(Error::invalid(format!("{what} must be at most 256 bytes without control characters")));
@@ -70,7 +70,7 @@ fn check_label(what: &str, v: &Option<String>) -> Result<()> {
 /// Longest title in bytes.
 pub const MAX_TITLE_BYTES: usize = 1024;
 
-fn check_title(name: &Option<String>) -> Result<()> {
+pub(crate) fn check_title(name: &Option<String>) -> Result<()> {
     if let Some(t) = name {
         if t.is_empty() || t.len() > MAX_TITLE_BYTES || t.chars().any(char::is_control) {
             return Err(Error::invalid(format!(
@@ -89,6 +89,97 @@ pub(crate) fn workspace_binding(key: &DataKey, path: &str) -> Result<(String, St
     Ok((canonical, index))
 }
 
+/// `(canonical workspace path, HMAC index)` of a session bound to a workspace.
+pub(crate) type WorkspaceBinding = (String, String);
+
+/// Validate a [`NewSession`] and resolve what its row needs: the id (a new
+/// UUIDv7 when none is given), the workspace binding and the creation time.
+/// Errors: `InvalidInput`.
+pub(crate) fn prepare_session(key: &DataKey, new: &NewSession) -> Result<(String, Option<WorkspaceBinding>, i64)> {
+    let id = new.id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    validate_id("session", &id)?;
+    check_title(&new.name)?;
+    check_label("model", &new.model)?;
+    check_label("provider", &new.provider)?;
+    check_label("work mode", &new.work_mode)?;
+    if let Some(parent) = &new.forked_from {
+        validate_id("session", parent)?;
+    }
+    let binding = match &new.workspace_path {
+        Some(p) => Some(workspace_binding(key, p)?),
+        None => None,
+    };
+    Ok((id, binding, new.created_at_ms.unwrap_or_else(now_ms)))
+}
+
+/// Insert a validated session row and its `SessionCreated` event in `t`
+/// (the body of [`SessionStore::create_session_with`], shared with imports
+/// that create a session in the same transaction as its first rows).
+/// Errors: `Conflict` if the id exists.
+pub(crate) fn create_in_tx(t: &Tx<'_>, id: &str, new: &NewSession, binding: Option<&WorkspaceBinding>, created: i64) -> Result<SessionRecord> {
+    let id = id.to_owned();
+    let exists: Option<i64> =
+        t.tx.query_row("SELECT 1 FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
+    if exists.is_some() {
+        return Err(Error::conflict(format!("session `{id}` already exists")));
+    }
+    let name_env = new.name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(&id), n));
+    let (ws_env, ws_idx) = match binding {
+        Some((canonical, idx)) => {
+            (Some(crypto::seal_str(t.key, &workspace_record(&id), canonical)), Some(idx.clone()))
+        }
+        None => (None, None),
+    };
+    t.tx.execute(
+        "INSERT INTO sessions (id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
+                               created_at, updated_at, forked_from, forked_at_seq)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
+        params![
+            id,
+            name_env,
+            ws_env,
+            ws_idx,
+            new.model,
+            new.provider,
+            new.work_mode,
+            created,
+            new.forked_from,
+            new.forked_at_seq.map(|v| v as i64)
+        ],
+    )?;
+    journal::record(
+        t,
+        &id,
+        "SessionCreated",
+        serde_json::json!({ "model": new.model, "provider": new.provider, "bound": binding.is_some(),
+                            "forked_from": new.forked_from, "forked_at_seq": new.forked_at_seq }),
+    )?;
+    load_session(t.tx, t.key, &id)
+}
+
+/// Set or clear the title (already checked) with its `SessionRenamed` event.
+/// Errors: `NotFound`.
+pub(crate) fn rename_in_tx(t: &Tx<'_>, id: &str, name: Option<&str>) -> Result<()> {
+    let env = name.map(|n| crypto::seal_str(t.key, &name_record(id), n));
+    let n = t.tx.execute("UPDATE sessions SET name_enc = ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1", params![id, env, now_ms()])?;
+    if n == 0 {
+        return Err(Error::not_found("session", id));
+    }
+    journal::record(t, id, "SessionRenamed", serde_json::json!({ "titled": name.is_some() }))?;
+    Ok(())
+}
+
+/// Set model and provider (already checked) with a `SessionModelChanged` event.
+/// Errors: `NotFound`.
+pub(crate) fn set_model_in_tx(t: &Tx<'_>, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<()> {
+    let n = t.tx.execute("UPDATE sessions SET model = ?2, provider = ?3 WHERE id = ?1", params![id, model, provider])?;
+    if n == 0 {
+        return Err(Error::not_found("session", id));
+    }
+    journal::record(t, id, "SessionModelChanged", serde_json::json!({ "model": model, "provider": provider }))?;
+    Ok(())
+}
+
 impl SessionStore {
     /// Create a session named `name` (`None` = untitled), bound to
     /// `workspace_path` (made canonical) if given.
@@ -100,59 +191,8 @@ impl SessionStore {
     /// Create a session with every field (imports, forks).
     /// Errors: `Conflict` if the id exists, `InvalidInput`.
     pub fn create_session_with(&self, new: NewSession) -> Result<SessionRecord> {
-        let id = new.id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
-        validate_id("session", &id)?;
-        check_title(&new.name)?;
-        check_label("model", &new.model)?;
-        check_label("provider", &new.provider)?;
-        check_label("work mode", &new.work_mode)?;
-        if let Some(parent) = &new.forked_from {
-            validate_id("session", parent)?;
-        }
-        let binding = match &new.workspace_path {
-            Some(p) => Some(workspace_binding(self.key(), p)?),
-            None => None,
-        };
-        let created = new.created_at_ms.unwrap_or_else(now_ms);
-        self.write(|t| {
-            let exists: Option<i64> =
-                t.tx.query_row("SELECT 1 FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
-            if exists.is_some() {
-                return Err(Error::conflict(format!("session `{id}` already exists")));
-            }
-            let name_env = new.name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(&id), n));
-            let (ws_env, ws_idx) = match &binding {
-                Some((canonical, idx)) => {
-                    (Some(crypto::seal_str(t.key, &workspace_record(&id), canonical)), Some(idx.clone()))
-                }
-                None => (None, None),
-            };
-            t.tx.execute(
-                "INSERT INTO sessions (id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
-                                       created_at, updated_at, forked_from, forked_at_seq)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
-                params![
-                    id,
-                    name_env,
-                    ws_env,
-                    ws_idx,
-                    new.model,
-                    new.provider,
-                    new.work_mode,
-                    created,
-                    new.forked_from,
-                    new.forked_at_seq.map(|v| v as i64)
-                ],
-            )?;
-            journal::record(
-                t,
-                &id,
-                "SessionCreated",
-                serde_json::json!({ "model": new.model, "provider": new.provider, "bound": binding.is_some(),
-                                    "forked_from": new.forked_from, "forked_at_seq": new.forked_at_seq }),
-            )?;
-            load_session(t.tx, t.key, &id)
-        })
+        let (id, binding, created) = prepare_session(self.key(), &new)?;
+        self.write(|t| create_in_tx(t, &id, &new, binding.as_ref(), created))
     }
 
     /// One session. Errors: `NotFound`.
@@ -198,15 +238,7 @@ impl SessionStore {
     pub fn rename_session(&self, id: &str, name: Option<String>) -> Result<SessionRecord> {
         check_title(&name)?;
         self.write(|t| {
-            let env = name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(id), n));
-            let n = t.tx.execute(
-                "UPDATE sessions SET name_enc = ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1",
-                params![id, env, now_ms()],
-            )?;
-            if n == 0 {
-                return Err(Error::not_found("session", id));
-            }
-            journal::record(t, id, "SessionRenamed", serde_json::json!({ "titled": name.is_some() }))?;
+            rename_in_tx(t, id, name.as_deref())?;
             load_session(t.tx, t.key, id)
         })
     }
@@ -217,14 +249,7 @@ impl SessionStore {
         check_label("model", &model)?;
         check_label("provider", &provider)?;
         self.write(|t| {
-            let n = t.tx.execute(
-                "UPDATE sessions SET model = ?2, provider = ?3 WHERE id = ?1",
-                params![id, model, provider],
-            )?;
-            if n == 0 {
-                return Err(Error::not_found("session", id));
-            }
-            journal::record(t, id, "SessionModelChanged", serde_json::json!({ "model": model, "provider": provider }))?;
+            set_model_in_tx(t, id, model.as_deref(), provider.as_deref())?;
             load_session(t.tx, t.key, id)
         })
     }

@@ -28,7 +28,15 @@ thread_local! {
     pub(crate) static FAIL_AFTER_FIRST_INSERT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -> Result<Vec<TranscriptEntry>> {
+/// Append `entries` to a session in `t` with gapless seqs and one
+/// `TranscriptAppended` journal event; returns the seq of the first one and
+/// the time (ms) given to entries without `created_at_ms` (`(0, 0)` when
+/// `entries` is empty, and nothing is written). The entries' content is only
+/// borrowed. Errors: `NotFound` (session).
+pub(crate) fn append_rows_in_tx<E: std::borrow::Borrow<NewEntry>>(t: &Tx<'_>, session_id: &str, entries: &[E]) -> Result<(u64, i64)> {
+    if entries.is_empty() {
+        return Ok((0, 0));
+    }
     let updated_at: i64 = t
         .tx
         .prepare_cached("SELECT updated_at FROM sessions WHERE id = ?1")?
@@ -36,12 +44,12 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -
         .optional()?
         .ok_or_else(|| Error::not_found("session", session_id))?;
     // Seqs are gapless from 1, so the entry count of a session is its last seq.
-    let mut seq: i64 = t
+    let last: i64 = t
         .tx
         .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = ?1")?
         .query_row([session_id], |r| r.get(0))?;
     let now = now_ms();
-    let mut out = Vec::with_capacity(entries.len());
+    let mut seq = last;
     let mut latest = 0i64;
     {
         let mut ins = t.tx.prepare_cached(
@@ -49,6 +57,7 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
         for e in entries {
+            let e = e.borrow();
             seq += 1;
             let created = e.created_at_ms.unwrap_or(now);
             latest = latest.max(created);
@@ -67,34 +76,37 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -
             if FAIL_AFTER_FIRST_INSERT.with(|f| f.get()) {
                 return Err(Error::Database("injected failure after the first insert".into()));
             }
-            out.push(TranscriptEntry {
-                session_id: session_id.to_string(),
-                seq: seq as u64,
-                role: e.role,
-                format: e.format,
-                content: e.content.clone(),
-                created_at_ms: created,
-                tokens: e.tokens,
-                source_line: e.source_line,
-            });
         }
     }
     // The activity clock (`updated_at`, which orders listings) moves in steps
     // of at least ACTIVITY_GRANULARITY_MS, so most appends leave the session
     // row and its two indexes untouched and write fewer pages.
     // Entries carrying their own time (imports) move the clock to that time, not to now.
-    let active = latest;
-    if active - updated_at >= ACTIVITY_GRANULARITY_MS {
-        t.tx.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?.execute(params![session_id, active])?;
+    if latest - updated_at >= ACTIVITY_GRANULARITY_MS {
+        t.tx.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?.execute(params![session_id, latest])?;
     }
-    let first = out.first().map(|e| e.seq).unwrap_or(0);
-    journal::record(
-        t,
-        session_id,
-        "TranscriptAppended",
-        serde_json::json!({ "from_seq": first, "count": entries.len() }),
-    )?;
-    Ok(out)
+    let first = last as u64 + 1;
+    journal::record(t, session_id, "TranscriptAppended", serde_json::json!({ "from_seq": first, "count": entries.len() }))?;
+    Ok((first, now))
+}
+
+/// [`append_rows_in_tx`], returning the stored entries.
+pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -> Result<Vec<TranscriptEntry>> {
+    let (first, now) = append_rows_in_tx(t, session_id, entries)?;
+    Ok(entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| TranscriptEntry {
+            session_id: session_id.to_string(),
+            seq: first + i as u64,
+            role: e.role,
+            format: e.format,
+            content: e.content.clone(),
+            created_at_ms: e.created_at_ms.unwrap_or(now),
+            tokens: e.tokens,
+            source_line: e.source_line,
+        })
+        .collect())
 }
 
 impl SessionStore {
