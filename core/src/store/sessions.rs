@@ -58,7 +58,7 @@ pub(crate) fn load_session(c: &Connection, key: &DataKey, id: &str) -> Result<Se
     }
 }
 
-fn check_label(what: &str, v: &Option<String>) -> Result<()> {
+pub(crate) fn check_label(what: &str, v: &Option<String>) -> Result<()> {
     if let Some(s) = v {
         if s.len() > 256 || s.chars().any(char::is_control) {
             return Err(Error::invalid(format!("{what} must be at most 256 bytes without control characters")));
