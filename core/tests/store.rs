@@ -453,6 +453,11 @@ fn migration_from_v2_keeps_entries_and_gives_them_empty_metadata() {
     let m = s.get_transcript_with_meta("old1", 3, 1).unwrap();
     assert_eq!(m[0].1, meta);
     assert_eq!(m[0].0.content, "new answer");
+    // Export: the old assistant entry falls back to the session model, the new one keeps its own.
+    let ps = sessiondb::portable::load_portable(&s, "old1").unwrap();
+    let models: Vec<_> = ps.turns.iter().map(|t| (t.model.as_deref(), t.provider.as_deref())).collect();
+    assert_eq!(models, [(None, None), (Some("old-model"), Some("old-provider")), (Some("gpt-5.3-codex"), Some("openai"))]);
+    assert_eq!(ps.turns[2].extra["phase"], "final_answer");
     assert_eq!(s.open_recovery_report().marked_unknown, vec![("old1".to_string(), "old-op".to_string())]);
 }
 

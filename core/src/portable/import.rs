@@ -5,7 +5,11 @@
 //! What goes where:
 //! - each turn → one transcript entry (`source_line` = its first source
 //!   line; a single plain text block is stored as `Text`, anything else as
-//!   `Blocks`, the JSON array of thClaws blocks, tool results whole);
+//!   `Blocks`, the JSON array of thClaws blocks, tool results whole), with
+//!   its [`EntryMeta`]: the turn's `model` and `provider` (plaintext
+//!   columns) and its source-specific `extra` (Claude `tool_use_result`,
+//!   `uuid`, `message_id`, `is_meta`; Codex `phase`, `codex_role`...),
+//!   encrypted as `transcript:<sid>:<seq>:meta`;
 //! - each [`Usage`] → one token-ledger record (`provider` = the session's);
 //! - title, model, provider, cwd (the workspace binding), created → the session row;
 //! - plan / goal / provider state (latest of the read), each compaction,
@@ -34,7 +38,7 @@ use super::events::{Event, EventSink, Meta, Thread};
 use super::model::{Block, Compaction, PortableSession, ReadReport, Role, SourceFormat, SourceInfo, Turn, Usage};
 use super::{detect_format, fallback_id, find_jsonl_files, read_stream, write_thclaws, write_thclaws_with, ReadOptions, WriteOptions, WriteReport};
 use crate::crypto;
-use crate::store::{ContentFormat, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
+use crate::store::{ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
 use crate::{Error, Result};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
@@ -300,7 +304,7 @@ struct Target {
     max_stored_line: u64,
     /// Entries in the session before this read + turns emitted so far.
     next_seq_base: u64,
-    pending: Vec<NewEntry>,
+    pending: Vec<(NewEntry, EntryMeta)>,
     pending_bytes: usize,
     usage: Vec<Usage>,
     stats: SessionImport,
@@ -398,7 +402,7 @@ impl<'a> ImportSink<'a> {
     fn flush(store: &SessionStore, t: &mut Target) -> Result<()> {
         if !t.pending.is_empty() {
             let batch = std::mem::take(&mut t.pending);
-            store.append_entries(&t.id, batch)?;
+            store.append_entries_with_meta(&t.id, batch)?;
             t.pending_bytes = 0;
         }
         Ok(())
@@ -501,9 +505,9 @@ impl EventSink for ImportSink<'_> {
                 t.stats.tool_calls += turn.tool_calls() as u64;
                 t.stats.tool_results += turn.tool_results() as u64;
                 t.next_seq_base += 1;
-                let e = to_entry(&turn, ts);
-                t.pending_bytes += e.content.len();
-                t.pending.push(e);
+                let (e, meta) = to_entry(turn, ts);
+                t.pending_bytes += e.content.len() + meta.extra.values().map(json_size).sum::<usize>();
+                t.pending.push((e, meta));
                 if t.pending.len() >= BATCH_ENTRIES || t.pending_bytes >= BATCH_BYTES {
                     Self::flush(self.store, t)?;
                 }
@@ -560,7 +564,20 @@ fn compaction_body(c: &Compaction, at_seq: u64) -> Value {
     })
 }
 
-fn to_entry(turn: &Turn, ts: Option<i64>) -> NewEntry {
+/// About how many bytes `v` takes as JSON (strings and numbers counted,
+/// punctuation roughly): enough to bound a batch without serializing it.
+fn json_size(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 8,
+        Value::String(s) => s.len() + 2,
+        Value::Array(a) => 2 + a.iter().map(json_size).sum::<usize>(),
+        Value::Object(m) => 2 + m.iter().map(|(k, v)| k.len() + 4 + json_size(v)).sum::<usize>(),
+    }
+}
+
+/// The store entry of a turn and its metadata (model and provider clipped
+/// to 256 bytes without control characters, as session names are).
+fn to_entry(turn: Turn, ts: Option<i64>) -> (NewEntry, EntryMeta) {
     let role = match turn.role {
         Role::User => StoreRole::User,
         Role::Assistant => StoreRole::Assistant,
@@ -571,7 +588,8 @@ fn to_entry(turn: &Turn, ts: Option<i64>) -> NewEntry {
         [Block::Text { text }] => (ContentFormat::Text, text.clone()),
         _ => (ContentFormat::Blocks, turn.blocks_json()),
     };
-    NewEntry { role, content, format, created_at_ms: ts, tokens: None, source_line: Some(turn.source_line) }
+    let meta = EntryMeta { model: turn.model.map(|m| clip(&m, 256)), provider: turn.provider.map(|p| clip(&p, 256)), extra: turn.extra };
+    (NewEntry { role, content, format, created_at_ms: ts, tokens: None, source_line: Some(turn.source_line) }, meta)
 }
 
 fn clip(s: &str, max: usize) -> String {
@@ -597,7 +615,9 @@ pub fn sanitize_id(id: &str) -> String {
 
 /// Rebuild a stored session in the neutral model: its entries as turns
 /// (`Text` entries become one text block, `Blocks` entries their blocks; a
-/// `Blocks` entry that is not a JSON array becomes one text block), title,
+/// `Blocks` entry that is not a JSON array becomes one text block) with
+/// their stored [`EntryMeta`] (`model`, `provider`, `extra`; an assistant
+/// entry stored without a model or provider takes the session's), title,
 /// model, provider, workspace (as `cwd`), creation time, and the latest
 /// `plan_snapshot` / `goal_snapshot` / `provider_state` and every
 /// `compaction` context extension.
@@ -617,11 +637,11 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
     };
     let mut from = 1;
     loop {
-        let page = store.get_transcript(session_id, from, EXPORT_PAGE)?;
-        let Some(last) = page.last() else { break };
+        let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE)?;
+        let Some((last, _)) = page.last() else { break };
         from = last.seq + 1;
         let n = page.len();
-        for e in page {
+        for (e, meta) in page {
             let role = match e.role {
                 StoreRole::User => Role::User,
                 StoreRole::Assistant => Role::Assistant,
@@ -636,9 +656,18 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
                 },
             };
             let mut t = Turn::new(role, blocks, Some(e.created_at_ms), e.seq);
+            t.model = meta.model;
+            t.provider = meta.provider;
+            t.extra = meta.extra;
             if role == Role::Assistant {
-                t.model = rec.model.clone();
-                t.provider = rec.provider.clone();
+                // Entries written without metadata (before schema v3, or by a
+                // host) are attributed to the session's model, as before.
+                if t.model.is_none() {
+                    t.model = rec.model.clone();
+                }
+                if t.provider.is_none() {
+                    t.provider = rec.provider.clone();
+                }
             }
             s.turns.push(t);
         }
@@ -812,14 +841,17 @@ pub fn fork_session(store: &SessionStore, session_id: &str, opts: ForkOptions) -
         None => {
             let mut from = 1;
             while from <= at {
-                let page = store.get_transcript(session_id, from, EXPORT_PAGE.min((at - from + 1) as u32))?;
-                let Some(last) = page.last() else { break };
+                let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE.min((at - from + 1) as u32))?;
+                let Some((last, _)) = page.last() else { break };
                 from = last.seq + 1;
                 let entries = page
                     .into_iter()
-                    .map(|e| NewEntry { role: e.role, content: e.content, format: e.format, created_at_ms: Some(e.created_at_ms), tokens: e.tokens, source_line: e.source_line })
+                    .map(|(e, meta)| {
+                        let entry = NewEntry { role: e.role, content: e.content, format: e.format, created_at_ms: Some(e.created_at_ms), tokens: e.tokens, source_line: e.source_line };
+                        (entry, meta)
+                    })
                     .collect();
-                store.append_entries(&fork.id, entries)?;
+                store.append_entries_with_meta(&fork.id, entries)?;
             }
         }
     }
