@@ -22,6 +22,6 @@ pub use error::{ContextOverflowBreakdown, Error, ErrorKind, Result};
 pub use journal::{AppendOutcome, JournalEvent, NewEvent, OperationOutcome, RecoveryReport};
 pub use keys::{KeyProvider, KeySource};
 pub use store::{
-    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
+    ContentFormat, ContextExtensionRecord, EntryMeta, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
     TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };

@@ -300,3 +300,203 @@ fn fork_without_options_is_seeded_with_a_summary_of_the_old_history() {
     assert_eq!(lines[2].chars().count(), "[assistant] ".chars().count() + 240);
     assert!(lines[2].ends_with('…'));
 }
+
+/// Every entry of a session with its metadata, in seq order.
+fn entries_with_meta(st: &SessionStore, id: &str) -> Vec<(sessiondb::TranscriptEntry, sessiondb::EntryMeta)> {
+    let mut out = Vec::new();
+    loop {
+        let page = st.get_transcript_with_meta(id, out.len() as u64 + 1, 1000).unwrap();
+        let n = page.len();
+        out.extend(page);
+        if n < 1000 {
+            return out;
+        }
+    }
+}
+
+/// (session id, entries with a model, that model, its provider, entries with
+/// `tool_use_result`, the roles of those entries)
+type MetaRow = (&'static str, usize, Option<&'static str>, Option<&'static str>, usize);
+
+const MAIN_5C: &str = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7";
+const SIDE_6340: &str = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.sidechain.6340ddef-f656-4b72-a065-82390f637678";
+const SIDE_83E2: &str = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.sidechain.83e2917c-8940-4df6-a5a5-f2514f0d08c5";
+
+const META_EXPECT: &[(&str, &[MetaRow])] = &[
+    ("thclaws/apcball_sess-18b0083aead7f4d7.jsonl", &[("sess-18b0083aead7f4d7", 4, Some("zai/glm-5.1"), Some("zai"), 0)]),
+    ("thclaws/apcball_sess-18b0133eac539936.jsonl", &[("sess-18b0133eac539936", 51, Some("zai/glm-5.1"), Some("zai"), 0)]),
+    ("thclaws/athena_sess-18b1e2cdf829bd8c.jsonl", &[("sess-18b1e2cdf829bd8c", 0, None, None, 0)]),
+    (
+        "codex/localpush_rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
+        &[("019c8bfe-ec25-79e0-97d7-bda6a9c575ff", 6, Some("gpt-5.3-codex"), Some("openai"), 0)],
+    ),
+    (
+        "codex/excerpts/localpush_rollout-2026-02-23T12-54-34_lines1780-1796_compacted.jsonl",
+        // No session_meta in the excerpt: no provider.
+        &[("localpush_rollout-2026-02-23T12-54-34_lines1780-1796_compacted", 2, Some("gpt-5.3-codex"), None, 0)],
+    ),
+    ("claude-code/spotter_short.jsonl", &[("55604662-cf2a-4331-851a-ec234028f8ca", 1, Some("claude-opus-4-6"), Some("anthropic"), 2)]),
+    ("claude-code/spotter_tool_heavy.jsonl", &[("d6e0bada-1959-4eec-a9d2-0bfade768d8f", 4, Some("claude-opus-4-6"), Some("anthropic"), 6)]),
+    (
+        "claude-code/claude-code-viewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+        &[
+            (MAIN_5C, 10, Some("claude-sonnet-4-20250514"), Some("anthropic"), 13),
+            (SIDE_6340, 3, Some("claude-sonnet-4-20250514"), Some("anthropic"), 2),
+            (SIDE_83E2, 7, Some("claude-sonnet-4-20250514"), Some("anthropic"), 6),
+        ],
+    ),
+    (
+        "claude-code/excerpts/claude-code-viewer_fe5e1c67_lines1-8_summary.jsonl",
+        &[("fe5e1c67-53e7-4862-81ae-d0e013e3270b", 1, Some("claude-sonnet-4-20250514"), Some("anthropic"), 2)],
+    ),
+];
+
+fn meta_row(st: &SessionStore, id: &'static str) -> MetaRow {
+    let all = entries_with_meta(st, id);
+    let with_model: Vec<_> = all.iter().filter(|(_, m)| m.model.is_some()).collect();
+    assert!(with_model.iter().all(|(e, _)| e.role == sessiondb::Role::Assistant), "{id}: only assistant entries name a model");
+    let models: std::collections::BTreeSet<_> = with_model.iter().map(|(_, m)| (m.model.clone(), m.provider.clone())).collect();
+    assert!(models.len() <= 1, "{id}: one model per sample session, got {models:?}");
+    let (model, provider) = models.into_iter().next().unwrap_or_default();
+    let leak = |s: Option<String>| s.map(|s| &*Box::leak(s.into_boxed_str()));
+    let results: Vec<_> = all.iter().filter(|(_, m)| m.extra.contains_key("tool_use_result")).collect();
+    for (e, _) in &results {
+        // A tool_use_result rides on the user entry that holds the tool_result block.
+        assert_eq!(e.role, sessiondb::Role::User, "{id} seq {}", e.seq);
+        assert!(e.content.contains(r#""type":"tool_result""#), "{id} seq {}", e.seq);
+    }
+    (id, with_model.len(), leak(model), leak(provider), results.len())
+}
+
+#[test]
+fn every_sample_file_stores_per_entry_model_and_source_fields_exactly() {
+    let Some(root) = samples() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    for (file, rows) in META_EXPECT {
+        let path = root.join(file);
+        import_file(&st, &path, None).unwrap();
+        let got: Vec<MetaRow> = rows.iter().map(|r| meta_row(&st, r.0)).collect();
+        assert_eq!(got, rows.to_vec(), "{file}");
+        // Nothing the reader produced per turn is lost: model, provider and
+        // every `extra` field come back exactly, turn by turn.
+        let direct = read_path(&path, None).unwrap().sessions;
+        for (src, row) in direct.iter().zip(rows.iter()) {
+            let stored = entries_with_meta(&st, row.0);
+            assert_eq!(stored.len(), src.turns.len(), "{file}");
+            for (t, (e, m)) in src.turns.iter().zip(&stored) {
+                assert_eq!(e.source_line, Some(t.source_line));
+                assert_eq!((&m.model, &m.provider, &m.extra), (&t.model, &t.provider, &t.extra), "{file} line {}", t.source_line);
+            }
+        }
+    }
+    // Exact values.
+    let heavy = entries_with_meta(&st, "d6e0bada-1959-4eec-a9d2-0bfade768d8f");
+    let (first_result, meta) = heavy.iter().find(|(_, m)| m.extra.contains_key("tool_use_result")).unwrap();
+    assert_eq!(first_result.source_line, Some(11));
+    assert_eq!(
+        meta.extra["tool_use_result"],
+        serde_json::json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false, "backgroundTaskId": "bae407b"})
+    );
+    assert_eq!(meta.extra["uuid"], "4e7e59aa-c4e9-45ae-9611-55332b338bbd");
+    let short = entries_with_meta(&st, "55604662-cf2a-4331-851a-ec234028f8ca");
+    let rejected: Vec<_> = short.iter().filter_map(|(_, m)| m.extra.get("tool_use_result")).collect();
+    assert_eq!(rejected, [&serde_json::json!("User rejected tool use"); 2]);
+    let assistant = short.iter().find(|(e, _)| e.role == sessiondb::Role::Assistant).unwrap();
+    assert!(assistant.1.extra["message_id"].as_str().unwrap().starts_with("msg_"));
+    // Codex keeps each assistant turn's phase.
+    let codex = entries_with_meta(&st, "019c8bfe-ec25-79e0-97d7-bda6a9c575ff");
+    let phases: Vec<_> = codex.iter().filter_map(|(_, m)| m.extra.get("phase").and_then(|p| p.as_str())).collect();
+    assert_eq!(phases, ["commentary", "commentary", "commentary", "commentary", "commentary", "final_answer"]);
+    let developer = codex.iter().filter(|(_, m)| m.extra.get("codex_role").and_then(|r| r.as_str()) == Some("developer")).count();
+    assert_eq!(developer, 4);
+}
+
+#[test]
+fn per_turn_model_survives_export_and_reimport_and_fork() {
+    let Some(root) = samples() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let other_dir = tempfile::tempdir().unwrap();
+    let again = store(other_dir.path());
+    for (file, rows) in META_EXPECT {
+        import_file(&st, &root.join(file), None).unwrap();
+        for row in rows.iter() {
+            let id = row.0;
+            let mut out = Vec::new();
+            export_thclaws(&st, id, &mut out).unwrap();
+            // Assistant lines carry provider and model after the timestamp, as real thClaws writes them.
+            let text = String::from_utf8(out.clone()).unwrap();
+            let assistant_lines: Vec<serde_json::Value> =
+                text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()).filter(|v| v["type"] == "assistant").collect();
+            assert!(assistant_lines.iter().all(|v| v["model"].is_string()), "{file}");
+            if let Some(l) = text.lines().find(|l| l.starts_with(r#"{"type":"assistant""#)) {
+                let tail = match row.3 {
+                    Some(p) => format!(r#","provider":"{p}","model":"{}"}}"#, row.2.unwrap()),
+                    None => format!(r#","model":"{}"}}"#, row.2.unwrap()),
+                };
+                assert!(l.ends_with(&tail), "{l}");
+            }
+            let exported = other_dir.path().join(format!("{}.jsonl", id.replace('.', "_")));
+            std::fs::write(&exported, &out).unwrap();
+            let r = import_file(&again, &exported, Some(SourceFormat::Thclaws)).unwrap();
+            assert_eq!(r.status, ImportStatus::Imported);
+            let before: Vec<_> = entries_with_meta(&st, id).into_iter().map(|(_, m)| (m.model, m.provider)).collect();
+            let after: Vec<_> = entries_with_meta(&again, id).into_iter().map(|(_, m)| (m.model, m.provider)).collect();
+            assert_eq!(after, before, "{file}: per-turn model and provider after export and re-import");
+            assert_eq!(after.iter().filter(|(m, _)| m.is_some()).count(), row.1, "{file}");
+        }
+    }
+    // A fork at a seq copies each entry's metadata.
+    let src = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
+    let f = fork_session(&st, src, ForkOptions { at_seq: Some(10), summary: None }).unwrap();
+    let a: Vec<_> = entries_with_meta(&st, src).into_iter().take(10).map(|(_, m)| m).collect();
+    let b: Vec<_> = entries_with_meta(&st, &f.id).into_iter().map(|(_, m)| m).collect();
+    assert_eq!(b, a);
+    assert!(b.iter().any(|m| m.extra.contains_key("tool_use_result")));
+}
+
+#[test]
+fn a_claude_tool_use_result_is_never_in_the_database_files_in_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let path = dir.path().join("0d2f7c1e-0000-4000-8000-00000000c1a0.jsonl");
+    let env = |uuid: &str, parent: serde_json::Value| {
+        serde_json::json!({"uuid": uuid, "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": "/tmp",
+            "sessionId": "0d2f7c1e-0000-4000-8000-00000000c1a0", "version": "2.1.38", "timestamp": "2026-02-01T10:00:00.000Z"})
+    };
+    let mut l1 = env("u1", serde_json::Value::Null);
+    l1["type"] = "user".into();
+    l1["message"] = serde_json::json!({"role": "user", "content": "list files"});
+    let mut l2 = env("a1", "u1".into());
+    l2["type"] = "assistant".into();
+    l2["message"] = serde_json::json!({"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-visible-model-name-3e9d",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}],
+        "usage": {"input_tokens": 10, "output_tokens": 2}});
+    let mut l3 = env("u2", "a1".into());
+    l3["type"] = "user".into();
+    l3["message"] = serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]});
+    l3["toolUseResult"] = serde_json::json!({"stdout": "CANARY_TOOL_RESULT_8c1f secret", "stderr": "", "interrupted": false});
+    std::fs::write(&path, format!("{l1}\n{l2}\n{l3}\n")).unwrap();
+    let r = import_file(&st, &path, None).unwrap();
+    assert_eq!(r.format, Some(SourceFormat::ClaudeCode));
+    assert_eq!(r.sessions[0].entries, 3);
+    let stored = entries_with_meta(&st, "0d2f7c1e-0000-4000-8000-00000000c1a0");
+    assert_eq!(stored[2].1.extra["tool_use_result"]["stdout"], "CANARY_TOOL_RESULT_8c1f secret");
+    let scan = |when: &str| {
+        let mut bytes = Vec::new();
+        for suffix in ["", "-wal", "-shm"] {
+            if let Ok(b) = std::fs::read(dir.path().join(format!("sessions.db{suffix}"))) {
+                bytes.extend(b);
+            }
+        }
+        assert!(bytes.len() > 4096, "{when}: the files were read");
+        let found = |s: &str| bytes.windows(s.len()).any(|w| w == s.as_bytes());
+        assert!(!found("CANARY_TOOL_RESULT_8c1f"), "{when}: toolUseResult found in clear");
+        // The model name is allowed in clear and is there: the scan sees the stored rows.
+        assert!(found("claude-visible-model-name-3e9d"), "{when}: model name not found, the scan missed the data");
+    };
+    scan("open (rows in the -wal)");
+    drop(st);
+    scan("closed");
+}

@@ -382,17 +382,33 @@ fn every_older_schema_version_migrates_to_the_latest() {
     }
 }
 
-/// Write a session into a database at an old version with raw SQL of that version.
+/// Write a session into a database at an old version with raw SQL of that
+/// version: key check, session `old1` (model `old-model`), a dispatched
+/// operation of a dead owner, and two transcript entries (no entry metadata
+/// columns before v3).
 fn open_at_version(p: &std::path::Path, version: u32) {
     let c = rusqlite::Connection::open(p).unwrap();
-    assert_eq!(version, 1, "add a writer for each new old version");
+    assert!(version == 1 || version == 2, "add a writer for each new old version");
     let k = key(1);
     let check = sessiondb::crypto::encrypt_field(&k, "meta:key-check", b"sessiondb key-check v1");
     c.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [check.to_json()]).unwrap();
     let name = sessiondb::crypto::seal_str(&k, "session:old1:name", "old title");
-    c.execute("INSERT INTO sessions (id, name_enc, created_at, updated_at) VALUES ('old1', ?1, 1, 1)", [name]).unwrap();
+    c.execute("INSERT INTO sessions (id, name_enc, model, provider, created_at, updated_at) VALUES ('old1', ?1, 'old-model', 'old-provider', 1, 1)", [name])
+        .unwrap();
     let payload = sessiondb::crypto::seal_str(&k, "journal:old-op.dispatch:payload", "{}");
     c.execute("INSERT INTO journal VALUES ('old-op.dispatch','old1',1,1,'old-op','EffectDispatchCommitted',?1,'{\"v\":1,\"owner\":\"deadowner\"}','2026-01-01T00:00:00.000Z')", [payload]).unwrap();
+    if version >= 2 {
+        // v2 keeps the open-operation index the v2 code wrote with the dispatch.
+        c.execute("INSERT INTO open_operations VALUES ('old-op','old1','deadowner','old-op.dispatch')", []).unwrap();
+    }
+    for (seq, role, text) in [(1, "user", "old question"), (2, "assistant", "old answer")] {
+        let env = sessiondb::crypto::seal_str(&k, &format!("transcript:old1:{seq}:content"), text);
+        c.execute(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, content_enc) VALUES ('old1', ?1, ?2, 'text', 1000, 7, ?1, ?3)",
+            rusqlite::params![seq, role, env],
+        )
+        .unwrap();
+    }
 }
 
 #[test]
@@ -407,6 +423,80 @@ fn migration_backfills_open_operations_and_recovery_marks_them() {
     let s = open_at(&p, 1);
     assert_eq!(s.open_recovery_report().marked_unknown, vec![("old1".to_string(), "old-op".to_string())]);
     assert_eq!(s.get_session("old1").unwrap().name.as_deref(), Some("old title"));
+}
+
+#[test]
+fn migration_from_v2_keeps_entries_and_gives_them_empty_metadata() {
+    let (_d, p) = temp();
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    {
+        let mut c = rusqlite::Connection::open(&p).unwrap();
+        assert_eq!(schema::migrate_to(&mut c, 2).unwrap(), 2);
+    }
+    open_at_version(&p, 2);
+    let s = open_at(&p, 1);
+    assert_eq!(schema::current_version(&rusqlite::Connection::open(&p).unwrap()).unwrap(), 3);
+    assert_eq!(s.stats().unwrap().schema_version, 3);
+    // The old entries read back unchanged, with no metadata.
+    let t = s.get_transcript("old1", 1, 10).unwrap();
+    assert_eq!(t.iter().map(|e| (e.seq, e.role, e.content.as_str(), e.tokens, e.source_line)).collect::<Vec<_>>(),
+        [(1, Role::User, "old question", Some(7), Some(1)), (2, Role::Assistant, "old answer", Some(7), Some(2))]);
+    let m = s.get_transcript_with_meta("old1", 1, 10).unwrap();
+    assert_eq!(m.iter().map(|(e, _)| e.clone()).collect::<Vec<_>>(), t);
+    assert!(m.iter().all(|(_, meta)| *meta == EntryMeta::default()));
+    // New entries carry their metadata next to the old ones.
+    let mut extra = serde_json::Map::new();
+    extra.insert("phase".into(), "final_answer".into());
+    let meta = EntryMeta { model: Some("gpt-5.3-codex".into()), provider: Some("openai".into()), extra };
+    let added = s.append_entries_with_meta("old1", vec![(NewEntry::text(Role::Assistant, "new answer"), meta.clone())]).unwrap();
+    assert_eq!(added[0].seq, 3);
+    let m = s.get_transcript_with_meta("old1", 3, 1).unwrap();
+    assert_eq!(m[0].1, meta);
+    assert_eq!(m[0].0.content, "new answer");
+    // Export: the old assistant entry falls back to the session model, the new one keeps its own.
+    let ps = sessiondb::portable::load_portable(&s, "old1").unwrap();
+    let models: Vec<_> = ps.turns.iter().map(|t| (t.model.as_deref(), t.provider.as_deref())).collect();
+    assert_eq!(models, [(None, None), (Some("old-model"), Some("old-provider")), (Some("gpt-5.3-codex"), Some("openai"))]);
+    assert_eq!(ps.turns[2].extra["phase"], "final_answer");
+    assert_eq!(s.open_recovery_report().marked_unknown, vec![("old1".to_string(), "old-op".to_string())]);
+}
+
+#[test]
+fn entry_metadata_round_trips_and_is_bound_to_its_entry() {
+    let (_d, p) = temp();
+    let s = open_at(&p, 1);
+    let a = s.create_session(None, None).unwrap();
+    let meta = |m: &str, v: serde_json::Value| {
+        let mut extra = serde_json::Map::new();
+        extra.insert("tool_use_result".into(), v);
+        EntryMeta { model: Some(m.into()), provider: Some("anthropic".into()), extra }
+    };
+    let m1 = meta("claude-opus-4-6", serde_json::json!({"stdout": "one"}));
+    let m2 = meta("claude-sonnet-4-6", serde_json::json!("User rejected tool use"));
+    s.append_entries_with_meta(
+        &a.id,
+        vec![
+            (NewEntry::text(Role::Assistant, "a"), m1.clone()),
+            (NewEntry::text(Role::User, "b"), EntryMeta::default()),
+            (NewEntry::text(Role::User, "c"), m2.clone()),
+        ],
+    )
+    .unwrap();
+    let got: Vec<_> = s.get_transcript_with_meta(&a.id, 1, 10).unwrap().into_iter().map(|(e, m)| (e.content, m)).collect();
+    assert_eq!(got, [("a".to_string(), m1), ("b".to_string(), EntryMeta::default()), ("c".to_string(), m2)]);
+    // Names are checked as session names are.
+    let bad = EntryMeta { model: Some("x".repeat(257)), ..Default::default() };
+    assert_eq!(s.append_entries_with_meta(&a.id, vec![(NewEntry::text(Role::User, "d"), bad)]).unwrap_err().kind(), ErrorKind::InvalidInput);
+    assert_eq!(s.get_session(&a.id).unwrap().entry_count, 3);
+    // Moving entry 1's sealed metadata onto entry 3 fails authentication;
+    // the plain transcript read does not touch it.
+    drop(s);
+    let c = rusqlite::Connection::open(&p).unwrap();
+    c.execute("UPDATE transcript_entries SET meta_enc = (SELECT meta_enc FROM transcript_entries WHERE seq = 1) WHERE seq = 3", []).unwrap();
+    drop(c);
+    let s = open_at(&p, 1);
+    assert_eq!(s.get_transcript_with_meta(&a.id, 1, 10).unwrap_err().kind(), ErrorKind::AuthenticationFailed);
+    assert_eq!(s.get_transcript(&a.id, 1, 10).unwrap().len(), 3);
 }
 
 #[test]

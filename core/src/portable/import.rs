@@ -5,7 +5,11 @@
 //! What goes where:
 //! - each turn → one transcript entry (`source_line` = its first source
 //!   line; a single plain text block is stored as `Text`, anything else as
-//!   `Blocks`, the JSON array of thClaws blocks, tool results whole);
+//!   `Blocks`, the JSON array of thClaws blocks, tool results whole), with
+//!   its [`EntryMeta`]: the turn's `model` and `provider` (plaintext
+//!   columns) and its source-specific `extra` (Claude `tool_use_result`,
+//!   `uuid`, `message_id`, `is_meta`; Codex `phase`, `codex_role`...),
+//!   encrypted as `transcript:<sid>:<seq>:meta`;
 //! - each [`Usage`] → one token-ledger record (`provider` = the session's);
 //! - title, model, provider, cwd (the workspace binding), created → the session row;
 //! - plan / goal / provider state (latest of the read), each compaction,
@@ -40,7 +44,7 @@ use super::events::{Event, EventSink, Meta, Thread};
 use super::model::{Block, Compaction, PortableSession, ReadReport, Role, SourceFormat, SourceInfo, Turn, Usage};
 use super::{detect_format, fallback_id, find_jsonl_files, read_stream, write_thclaws, write_thclaws_with, ReadOptions, WriteOptions, WriteReport};
 use crate::crypto;
-use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
+use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
 use crate::{Error, Result};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
@@ -296,7 +300,7 @@ struct PendingWrite {
 }
 
 enum Op {
-    Entry { entry: NewEntry, tool_calls: u64, tool_results: u64 },
+    Entry { entry: NewEntry, meta: EntryMeta, tool_calls: u64, tool_results: u64 },
     Usage(Usage),
     Ext { kind: &'static str, body: String },
     Rename(Option<String>),
@@ -429,9 +433,9 @@ impl<'a> ImportSink<'a> {
     }
 
     fn push(&mut self, line: u64, target: usize, op: Op) {
-        if let Op::Entry { entry, .. } = &op {
+        if let Op::Entry { entry, meta, .. } = &op {
             self.pending_entries += 1;
-            self.pending_bytes += entry.content.len();
+            self.pending_bytes += entry_bytes(entry, meta);
         }
         self.pending.push(PendingWrite { line, target, op });
     }
@@ -445,7 +449,7 @@ impl<'a> ImportSink<'a> {
         let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|w| w.line <= upto);
         self.pending = later;
         self.pending_entries = self.pending.iter().filter(|w| matches!(w.op, Op::Entry { .. })).count();
-        self.pending_bytes = self.pending.iter().map(|w| if let Op::Entry { entry, .. } = &w.op { entry.content.len() } else { 0 }).sum();
+        self.pending_bytes = self.pending.iter().map(|w| if let Op::Entry { entry, meta, .. } = &w.op { entry_bytes(entry, meta) } else { 0 }).sum();
 
         let model = self.meta.model.clone().map(|m| clip(&m, 256));
         let mut snapshots: Vec<(usize, &'static str, String)> = Vec::new();
@@ -502,8 +506,14 @@ impl<'a> ImportSink<'a> {
                 let run = now[i..].iter().take_while(|x| x.target == w.target && std::mem::discriminant(&x.op) == std::mem::discriminant(&w.op)).count();
                 match &w.op {
                     Op::Entry { .. } => {
-                        let batch: Vec<&NewEntry> = now[i..i + run].iter().map(|x| if let Op::Entry { entry, .. } = &x.op { entry } else { unreachable!() }).collect();
-                        transcript::append_rows_in_tx(t, sid, &batch)?;
+                        let (batch, metas): (Vec<&NewEntry>, Vec<&EntryMeta>) = now[i..i + run]
+                            .iter()
+                            .map(|x| match &x.op {
+                                Op::Entry { entry, meta, .. } => (entry, meta),
+                                _ => unreachable!("a run holds one kind of write"),
+                            })
+                            .unzip();
+                        transcript::append_rows_in_tx(t, sid, &batch, Some(&metas))?;
                     }
                     Op::Usage(_) => {
                         let provider = targets[w.target].1.provider.clone();
@@ -636,8 +646,9 @@ impl EventSink for ImportSink<'_> {
                     return Ok(());
                 }
                 t.next_seq_base += 1;
-                let op = Op::Entry { entry: to_entry(&turn, ts), tool_calls: turn.tool_calls() as u64, tool_results: turn.tool_results() as u64 };
-                self.push(turn.source_line, i, op);
+                let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
+                let (entry, meta) = to_entry(turn, ts);
+                self.push(line, i, Op::Entry { entry, meta, tool_calls, tool_results });
             }
             Event::Usage(u) => {
                 let i = self.target(thread)?;
@@ -694,7 +705,25 @@ fn compaction_body(c: &Compaction, at_seq: u64) -> Value {
     })
 }
 
-fn to_entry(turn: &Turn, ts: Option<i64>) -> NewEntry {
+/// About how many bytes an entry and its metadata add to a batch.
+fn entry_bytes(e: &NewEntry, m: &EntryMeta) -> usize {
+    e.content.len() + m.extra.values().map(json_size).sum::<usize>()
+}
+
+/// About how many bytes `v` takes as JSON (strings and numbers counted,
+/// punctuation roughly): enough to bound a batch without serializing it.
+fn json_size(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 8,
+        Value::String(s) => s.len() + 2,
+        Value::Array(a) => 2 + a.iter().map(json_size).sum::<usize>(),
+        Value::Object(m) => 2 + m.iter().map(|(k, v)| k.len() + 4 + json_size(v)).sum::<usize>(),
+    }
+}
+
+/// The store entry of a turn and its metadata (model and provider clipped
+/// to 256 bytes without control characters, as session names are).
+fn to_entry(turn: Turn, ts: Option<i64>) -> (NewEntry, EntryMeta) {
     let role = match turn.role {
         Role::User => StoreRole::User,
         Role::Assistant => StoreRole::Assistant,
@@ -705,7 +734,8 @@ fn to_entry(turn: &Turn, ts: Option<i64>) -> NewEntry {
         [Block::Text { text }] => (ContentFormat::Text, text.clone()),
         _ => (ContentFormat::Blocks, turn.blocks_json()),
     };
-    NewEntry { role, content, format, created_at_ms: ts, tokens: None, source_line: Some(turn.source_line) }
+    let meta = EntryMeta { model: turn.model.map(|m| clip(&m, 256)), provider: turn.provider.map(|p| clip(&p, 256)), extra: turn.extra };
+    (NewEntry { role, content, format, created_at_ms: ts, tokens: None, source_line: Some(turn.source_line) }, meta)
 }
 
 fn clip(s: &str, max: usize) -> String {
@@ -731,7 +761,9 @@ pub fn sanitize_id(id: &str) -> String {
 
 /// Rebuild a stored session in the neutral model: its entries as turns
 /// (`Text` entries become one text block, `Blocks` entries their blocks; a
-/// `Blocks` entry that is not a JSON array becomes one text block), title,
+/// `Blocks` entry that is not a JSON array becomes one text block) with
+/// their stored [`EntryMeta`] (`model`, `provider`, `extra`; an assistant
+/// entry stored without a model or provider takes the session's), title,
 /// model, provider, workspace (as `cwd`), creation time, and the latest
 /// `plan_snapshot` / `goal_snapshot` / `provider_state` and every
 /// `compaction` context extension.
@@ -751,11 +783,11 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
     };
     let mut from = 1;
     loop {
-        let page = store.get_transcript(session_id, from, EXPORT_PAGE)?;
-        let Some(last) = page.last() else { break };
+        let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE)?;
+        let Some((last, _)) = page.last() else { break };
         from = last.seq + 1;
         let n = page.len();
-        for e in page {
+        for (e, meta) in page {
             let role = match e.role {
                 StoreRole::User => Role::User,
                 StoreRole::Assistant => Role::Assistant,
@@ -770,9 +802,18 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
                 },
             };
             let mut t = Turn::new(role, blocks, Some(e.created_at_ms), e.seq);
+            t.model = meta.model;
+            t.provider = meta.provider;
+            t.extra = meta.extra;
             if role == Role::Assistant {
-                t.model = rec.model.clone();
-                t.provider = rec.provider.clone();
+                // Entries written without metadata (before schema v3, or by a
+                // host) are attributed to the session's model, as before.
+                if t.model.is_none() {
+                    t.model = rec.model.clone();
+                }
+                if t.provider.is_none() {
+                    t.provider = rec.provider.clone();
+                }
             }
             s.turns.push(t);
         }
@@ -946,14 +987,17 @@ pub fn fork_session(store: &SessionStore, session_id: &str, opts: ForkOptions) -
         None => {
             let mut from = 1;
             while from <= at {
-                let page = store.get_transcript(session_id, from, EXPORT_PAGE.min((at - from + 1) as u32))?;
-                let Some(last) = page.last() else { break };
+                let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE.min((at - from + 1) as u32))?;
+                let Some((last, _)) = page.last() else { break };
                 from = last.seq + 1;
                 let entries = page
                     .into_iter()
-                    .map(|e| NewEntry { role: e.role, content: e.content, format: e.format, created_at_ms: Some(e.created_at_ms), tokens: e.tokens, source_line: e.source_line })
+                    .map(|(e, meta)| {
+                        let entry = NewEntry { role: e.role, content: e.content, format: e.format, created_at_ms: Some(e.created_at_ms), tokens: e.tokens, source_line: e.source_line };
+                        (entry, meta)
+                    })
                     .collect();
-                store.append_entries(&fork.id, entries)?;
+                store.append_entries_with_meta(&fork.id, entries)?;
             }
         }
     }

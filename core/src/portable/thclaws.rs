@@ -221,6 +221,9 @@ fn thclaws_type(role: Role) -> &'static str {
 /// only; valid UTF-8 with no lone surrogate (guaranteed by serde_json over
 /// Rust strings; U+2028/U+2029 are written raw, they are not line breaks).
 /// The header `model` is `provider/model` when the model lacks the prefix.
+/// A turn's own `provider` and `model` (assistant turns: see
+/// [`super::load_portable`]) follow its `timestamp`, as real thClaws writes
+/// them; a turn's `extra` has no thClaws field and is not written.
 ///
 /// Lossless: a [`Block::Other`] (a block type thClaws does not define, e.g.
 /// a Codex `web_search_call`) is written verbatim, so export then import

@@ -104,6 +104,25 @@ ALTER TABLE sessions ADD COLUMN forked_from TEXT;
 ALTER TABLE sessions ADD COLUMN forked_at_seq INTEGER;
 ";
 
+/// Version 3: per-entry metadata of transcript entries (issue 4: "nothing the
+/// source held is dropped silently"): the model and provider that produced
+/// an entry (plaintext, as DESIGN.md allows) and the source's other per-turn
+/// fields (`meta_enc`, an `EncryptedField` with record id
+/// `transcript:<sid>:<seq>:meta`: Claude `toolUseResult`, `uuid`, Codex
+/// `phase`...). Existing entries keep NULL in all three.
+///
+/// `ALTER TABLE ... ADD COLUMN` appends these columns after `content_enc`,
+/// which V1 keeps last on purpose: for an entry whose content overflows,
+/// reading a non-NULL value of these columns walks the overflow chain. So
+/// only the reads that need them select them (`get_transcript_with_meta`,
+/// used by export and fork); `get_transcript` does not. NULLs cost nothing:
+/// their type sits in the record header, before any value.
+const V3: &str = "
+ALTER TABLE transcript_entries ADD COLUMN model TEXT;
+ALTER TABLE transcript_entries ADD COLUMN provider TEXT;
+ALTER TABLE transcript_entries ADD COLUMN meta_enc TEXT;
+";
+
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -118,6 +137,7 @@ pub struct Migration {
 pub const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, description: "sessions, transcript, tokens, context extensions, journal", sql: V1 },
     Migration { version: 2, description: "open operations, journal indexes, fork origin, entry tokens", sql: V2 },
+    Migration { version: 3, description: "per-entry model, provider and encrypted source metadata of transcript entries", sql: V3 },
 ];
 
 /// The schema version this build writes.

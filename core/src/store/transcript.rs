@@ -1,12 +1,20 @@
 //! Transcript entries: gapless per-session seq, encrypted content (AAD
 //! `transcript:<sid>:<seq>:content`), paged reads.
 //!
+//! Per-entry metadata ([`EntryMeta`], schema v3): `model` and `provider` in
+//! plaintext columns, the source's other fields sealed with record id
+//! `transcript:<sid>:<seq>:meta`. Those columns come after `content_enc`
+//! (see `schema::V3`), so only [`SessionStore::get_transcript_with_meta`]
+//! selects them.
+//!
 //! Source: seed 000, "SessionStore" (`appendTranscript`, `getTranscript`)
 //! and "Saved Transcript vs. Active Context": entries are never rewritten.
 
+use std::borrow::Borrow;
+
 use rusqlite::{params, OptionalExtension};
 
-use super::{now_ms, ContentFormat, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
+use super::{now_ms, ContentFormat, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
 use crate::crypto;
 use crate::error::{Error, Result};
 use crate::journal;
@@ -22,6 +30,11 @@ fn content_record(sid: &str, seq: u64) -> String {
     format!("transcript:{sid}:{seq}:content")
 }
 
+/// Record id (AAD) of an entry's encrypted source metadata (`EntryMeta::extra`).
+fn meta_record(sid: &str, seq: u64) -> String {
+    format!("transcript:{sid}:{seq}:meta")
+}
+
 #[cfg(test)]
 thread_local! {
     /// Test hook: fail the write right after the first row insert.
@@ -29,13 +42,30 @@ thread_local! {
 }
 
 /// Append `entries` to a session in `t` with gapless seqs and one
-/// `TranscriptAppended` journal event; returns the seq of the first one and
+/// `TranscriptAppended` journal event; `metas`, when given, holds one
+/// [`EntryMeta`] per entry (same order; entries whose metadata is empty take
+/// the insert of entries without any). Returns the seq of the first entry and
 /// the time (ms) given to entries without `created_at_ms` (`(0, 0)` when
-/// `entries` is empty, and nothing is written). The entries' content is only
-/// borrowed. Errors: `NotFound` (session).
-pub(crate) fn append_rows_in_tx<E: std::borrow::Borrow<NewEntry>>(t: &Tx<'_>, session_id: &str, entries: &[E]) -> Result<(u64, i64)> {
+/// `entries` is empty, and nothing is written). Entries and metadata are
+/// only borrowed. Errors: `NotFound` (session); `InvalidInput` (metadata
+/// count or a bad model/provider name).
+pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
+    t: &Tx<'_>,
+    session_id: &str,
+    entries: &[E],
+    metas: Option<&[M]>,
+) -> Result<(u64, i64)> {
     if entries.is_empty() {
         return Ok((0, 0));
+    }
+    if let Some(m) = metas {
+        if m.len() != entries.len() {
+            return Err(Error::invalid("one EntryMeta per entry is required"));
+        }
+        for x in m {
+            super::sessions::check_label("model", &x.borrow().model)?;
+            super::sessions::check_label("provider", &x.borrow().provider)?;
+        }
     }
     let updated_at: i64 = t
         .tx
@@ -56,22 +86,47 @@ pub(crate) fn append_rows_in_tx<E: std::borrow::Borrow<NewEntry>>(t: &Tx<'_>, se
             "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
-        for e in entries {
+        let mut ins_meta = t.tx.prepare_cached(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?;
+        for (i, e) in entries.iter().enumerate() {
             let e = e.borrow();
             seq += 1;
             let created = e.created_at_ms.unwrap_or(now);
             latest = latest.max(created);
             let env = crypto::seal_str(t.key, &content_record(session_id, seq as u64), &e.content);
-            ins.execute(params![
-                session_id,
-                seq,
-                e.role.as_str(),
-                e.format.as_str(),
-                env,
-                created,
-                e.tokens.map(|v| v as i64),
-                e.source_line.map(|v| v as i64)
-            ])?;
+            match metas.map(|m| m[i].borrow()).filter(|m| !m.is_empty()) {
+                None => ins.execute(params![
+                    session_id,
+                    seq,
+                    e.role.as_str(),
+                    e.format.as_str(),
+                    env,
+                    created,
+                    e.tokens.map(|v| v as i64),
+                    e.source_line.map(|v| v as i64)
+                ])?,
+                Some(m) => {
+                    let meta_env = (!m.extra.is_empty()).then(|| {
+                        let json = serde_json::to_string(&m.extra).expect("a JSON map serializes");
+                        crypto::seal_str(t.key, &meta_record(session_id, seq as u64), &json)
+                    });
+                    ins_meta.execute(params![
+                        session_id,
+                        seq,
+                        e.role.as_str(),
+                        e.format.as_str(),
+                        env,
+                        created,
+                        e.tokens.map(|v| v as i64),
+                        e.source_line.map(|v| v as i64),
+                        m.model,
+                        m.provider,
+                        meta_env
+                    ])?
+                }
+            };
             #[cfg(test)]
             if FAIL_AFTER_FIRST_INSERT.with(|f| f.get()) {
                 return Err(Error::Database("injected failure after the first insert".into()));
@@ -91,8 +146,8 @@ pub(crate) fn append_rows_in_tx<E: std::borrow::Borrow<NewEntry>>(t: &Tx<'_>, se
 }
 
 /// [`append_rows_in_tx`], returning the stored entries.
-pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry]) -> Result<Vec<TranscriptEntry>> {
-    let (first, now) = append_rows_in_tx(t, session_id, entries)?;
+pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry], metas: Option<&[EntryMeta]>) -> Result<Vec<TranscriptEntry>> {
+    let (first, now) = append_rows_in_tx(t, session_id, entries, metas)?;
     Ok(entries
         .iter()
         .enumerate()
@@ -123,7 +178,20 @@ impl SessionStore {
         if entries.is_empty() {
             return Ok(Vec::new());
         }
-        self.write(|t| append_in_tx(t, session_id, &entries))
+        self.write(|t| append_in_tx(t, session_id, &entries, None))
+    }
+
+    /// [`Self::append_entries`] with per-entry metadata (model, provider,
+    /// source fields; see [`EntryMeta`]), one per entry. Returns the entries
+    /// as `append_entries` does.
+    /// Errors: as `append_entries`; `InvalidInput` for a model or provider
+    /// name over 256 bytes or with control characters.
+    pub fn append_entries_with_meta(&self, session_id: &str, entries: Vec<(NewEntry, EntryMeta)>) -> Result<Vec<TranscriptEntry>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (entries, metas): (Vec<NewEntry>, Vec<EntryMeta>) = entries.into_iter().unzip();
+        self.write(|t| append_in_tx(t, session_id, &entries, Some(&metas)))
     }
 
     /// Up to `limit` entries with `seq >= from_seq`, in seq order. Page
@@ -131,6 +199,57 @@ impl SessionStore {
     /// [`MAX_PAGE`] entries are decrypted per call.
     /// Errors: `NotFound` (session), `AuthenticationFailed`, `InvalidInput` (limit 0 or above MAX_PAGE).
     pub fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<TranscriptEntry>> {
+        self.read_entries(
+            session_id,
+            from_seq,
+            limit,
+            "SELECT seq, role, format, content_enc, created_at, tokens, source_line FROM transcript_entries
+             WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+            |_, _, e| Ok(e),
+        )
+    }
+
+    /// [`Self::get_transcript`] with each entry's [`EntryMeta`] (all `None` /
+    /// empty for entries written without). Slower on large entries than
+    /// `get_transcript`: the metadata columns sit after the content (see
+    /// `schema::V3`). Errors: as `get_transcript`; `Corrupt` when decrypted
+    /// metadata is not a JSON object.
+    pub fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<(TranscriptEntry, EntryMeta)>> {
+        // model, provider and meta_enc follow content_enc in the record (added
+        // by migration v3): only this read selects them, not get_transcript.
+        self.read_entries(
+            session_id,
+            from_seq,
+            limit,
+            "SELECT seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc FROM transcript_entries
+             WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+            |r, key, e| {
+                let extra = match r.get::<_, Option<String>>(9)? {
+                    None => serde_json::Map::new(),
+                    Some(env) => {
+                        let json = crypto::open_str(key, &meta_record(session_id, e.seq), &env)?;
+                        match serde_json::from_str(&json) {
+                            Ok(serde_json::Value::Object(m)) => m,
+                            _ => return Err(Error::corrupt("transcript entry metadata is not a JSON object")),
+                        }
+                    }
+                };
+                let meta = EntryMeta { model: r.get(7)?, provider: r.get(8)?, extra };
+                Ok((e, meta))
+            },
+        )
+    }
+
+    /// Run `sql` (selecting the seven entry columns first, then any others
+    /// `f` reads) over one page and map each decrypted entry through `f`.
+    fn read_entries<T>(
+        &self,
+        session_id: &str,
+        from_seq: u64,
+        limit: u32,
+        sql: &str,
+        mut f: impl FnMut(&rusqlite::Row<'_>, &crypto::DataKey, TranscriptEntry) -> Result<T>,
+    ) -> Result<Vec<T>> {
         if limit == 0 || limit > MAX_PAGE {
             return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
         }
@@ -139,10 +258,7 @@ impl SessionStore {
             if exists == 0 {
                 return Err(Error::not_found("session", session_id));
             }
-            let mut st = c.prepare_cached(
-                "SELECT seq, role, format, content_enc, created_at, tokens, source_line FROM transcript_entries
-                 WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
-            )?;
+            let mut st = c.prepare_cached(sql)?;
             let mut rows = st.query(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64])?;
             let mut out = Vec::new();
             while let Some(r) = rows.next()? {
@@ -150,7 +266,7 @@ impl SessionStore {
                 let role: String = r.get(1)?;
                 let format: String = r.get(2)?;
                 let env: String = r.get(3)?;
-                out.push(TranscriptEntry {
+                let entry = TranscriptEntry {
                     session_id: session_id.to_string(),
                     seq,
                     role: Role::parse(&role).map_err(|_| Error::corrupt("unknown role in transcript"))?,
@@ -159,7 +275,8 @@ impl SessionStore {
                     created_at_ms: r.get(4)?,
                     tokens: r.get::<_, Option<i64>>(5)?.map(|v| v as u64),
                     source_line: r.get::<_, Option<i64>>(6)?.map(|v| v as u64),
-                });
+                };
+                out.push(f(r, key, entry)?);
             }
             Ok(out)
         })

@@ -180,6 +180,36 @@ impl NewEntry {
     }
 }
 
+/// Per-entry metadata kept beside a transcript entry (schema v3): who
+/// produced it and what else its source line held. Written with
+/// [`crate::store::SessionStore::append_entries_with_meta`], read back with
+/// [`crate::store::SessionStore::get_transcript_with_meta`]; the plain
+/// [`NewEntry`] / [`TranscriptEntry`] API (and every binding) is unchanged.
+///
+/// On disk: `model` and `provider` are plaintext columns (names, as DESIGN.md
+/// allows); `extra` is user and tool data, sealed as one `EncryptedField`
+/// with record id `transcript:<sid>:<seq>:meta`. An empty `extra` is not stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryMeta {
+    /// Model that produced the entry, as the source names it (at most 256 bytes).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Provider that served it (at most 256 bytes).
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// Source-specific fields kept verbatim (Claude `tool_use_result`, `uuid`,
+    /// `message_id`, `is_meta`; Codex `phase`, `codex_role`...).
+    #[serde(default)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl EntryMeta {
+    /// True when there is nothing to store.
+    pub fn is_empty(&self) -> bool {
+        self.model.is_none() && self.provider.is_none() && self.extra.is_empty()
+    }
+}
+
 /// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenUsage {
