@@ -33,13 +33,50 @@ function errorOf(e) {
 const sync = (f) => { try { return f() } catch (e) { return errorOf(e) } }
 const hex = (h) => Buffer.from(h, 'hex')
 
+// Case inputs and expectations use the core's snake_case names; the typed
+// records use camelCase fields, mapped here by plain field access.
+const itemIn = (x) => ({ seq: x.seq, role: x.role, kind: x.kind, tokens: x.tokens, pinned: x.pinned, text: x.text, callIds: x.call_ids, compacted: x.compacted })
+const optionsIn = (o) => (o == null ? o : { recentUserTurns: o.recent_user_turns, model: o.model })
+const transformationOut = (t) => ({ seq: t.seq, action: t.action, tokens_before: t.tokensBefore, tokens_after: t.tokensAfter, summary: t.summary })
+const planOut = (p) => ({
+  capacity: p.capacity,
+  target_percent: p.targetPercent,
+  target_tokens: p.targetTokens,
+  tokens_before: p.tokensBefore,
+  tokens_after: p.tokensAfter,
+  reached_target: p.reachedTarget,
+  transformations: p.transformations.map(transformationOut),
+  compacted_seqs: p.compactedSeqs,
+})
+const digestOut = (d) => ({
+  id: d.id,
+  title: d.title,
+  model: d.model,
+  provider: d.provider,
+  cwd: d.cwd,
+  created_at_ms: d.createdAtMs,
+  roles: d.roles,
+  texts: d.texts,
+  active_texts: d.activeTexts,
+  tool_calls: d.toolCalls,
+  tool_results: d.toolResults,
+  plan_steps: d.planSteps,
+  compactions: d.compactions,
+  lines: d.lines,
+  bytes: d.bytes,
+  skipped: d.skipped.map((s) => ({ line: s.line, reason: s.reason })),
+  surrogates_replaced: d.surrogatesReplaced,
+  missing_final_newline: d.missingFinalNewline,
+  kept_raw: d.keptRaw,
+  other_lines: d.otherLines,
+})
+
 const SAMPLES = join(ROOT, '..', 'shared', 'samples')
-const KEYS = ['session_id', 'entries', 'tool_calls', 'tool_results', 'input_tokens', 'output_tokens', 'cached_tokens']
 
 const RUNNERS = {
   read_thclaws(c) {
     const data = c.input.text !== undefined ? Buffer.from(c.input.text, 'utf8') : Buffer.from(c.input.base64, 'base64')
-    return sdb.readThclawsDigest(data, 'fallback')
+    return digestOut(sdb.readThclawsDigest(data, 'fallback'))
   },
   write_thclaws(c) {
     const text = sdb.writeThclawsJson(c.input.session)
@@ -54,7 +91,11 @@ const RUNNERS = {
     const again = await st.importFile(path)
     await st.close()
     assert.deepEqual([again.status, again.sessions], ['up_to_date', []])
-    return { format: rep.format, status: rep.status, sessions: rep.sessions.map((x) => Object.fromEntries(KEYS.map((k) => [k, x[k]]))) }
+    return {
+      format: rep.format,
+      status: rep.status,
+      sessions: rep.sessions.map((x) => ({ session_id: x.sessionId, entries: x.entries, tool_calls: x.toolCalls, tool_results: x.toolResults, input_tokens: x.inputTokens, output_tokens: x.outputTokens, cached_tokens: x.cachedTokens })),
+    }
   },
   async decrypt_field(c) {
     const env = typeof c.envelope === 'string' ? c.envelope : JSON.stringify(c.envelope)
@@ -68,28 +109,41 @@ const RUNNERS = {
     return { index: await sdb.workspaceIndex(hex(c.key_hex), c.path) }
   },
   aad: (c) => ({ aad: sdb.envelopeAad(c.record_id) }),
-  effective_context_capacity: ({ input: i }) => sync(() => sdb.capacityBreakdown(i.raw, i.output_reserve, i.model_max_output)),
-  meter: ({ input: i }) => sync(() => ({ ...sdb.meter(i.active_tokens, i.capacity), should_compact: sdb.shouldCompact(i.active_tokens, i.capacity) })),
-  count_tokens: ({ input: i }) => sdb.countTokens(i.model, i.text, i.host_count),
+  effective_context_capacity: ({ input: i }) =>
+    sync(() => {
+      const b = sdb.capacityBreakdown(i.raw, i.output_reserve, i.model_max_output)
+      return { raw: b.raw, output_reserve: b.outputReserve, safety_margin: b.safetyMargin, capacity: b.capacity }
+    }),
+  meter: ({ input: i }) =>
+    sync(() => {
+      const m = sdb.meter(i.active_tokens, i.capacity)
+      return { active_tokens: m.activeTokens, capacity: m.capacity, percent: m.percent, label: m.label, band: m.band, overflow: m.overflow, should_compact: sdb.shouldCompact(i.active_tokens, i.capacity) }
+    }),
+  count_tokens: ({ input: i }) => {
+    const t = sdb.countTokens(i.model, i.text, i.host_count)
+    return { tokens: t.tokens, method: t.method, encoding: t.encoding }
+  },
   compact_context(c) {
     const i = c.input
-    const args = [i.capacity, i.target_percent, i.options]
+    const items = i.items.map(itemIn)
+    const args = [i.capacity, i.target_percent, optionsIn(i.options)]
     let plan
     try {
-      plan = sdb.compactContext(i.items, ...args)
+      plan = sdb.compactContext(items, ...args)
     } catch (e) {
       return errorOf(e)
     }
-    const again = sdb.compactContext(sdb.applyCompaction(plan, i.items), ...args)
+    const again = sdb.compactContext(sdb.applyCompaction(plan, items), ...args)
     assert.deepEqual(again.transformations, [], 'idempotent')
-    assert.equal(again.tokens_after, plan.tokens_after)
-    plan.second_run = again
+    assert.equal(again.tokensAfter, plan.tokensAfter)
+    const out = planOut(plan)
+    out.second_run = planOut(again)
     const want = c.expect && c.expect.second_run
     if (want) {
-      for (const [k, v] of Object.entries(want)) assert.deepEqual(again[k], v, `second_run.${k}`)
-      plan.second_run = want
+      for (const [k, v] of Object.entries(want)) assert.deepEqual(out.second_run[k], v, `second_run.${k}`)
+      out.second_run = want
     }
-    return plan
+    return out
   },
 }
 

@@ -2,16 +2,68 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sdb, openTemp } from './helpers.mjs'
 
-test('capacity, meter, tokens are synchronous pure functions', () => {
+// Results are typed plain objects (camelCase fields, interfaces in native.d.ts):
+// exact values, deep equality of equal results, inequality of different ones.
+
+test('capacity, meter, tokens are synchronous pure functions with typed results', () => {
   assert.equal(sdb.effectiveContextCapacity(128000), 115200)
-  assert.deepEqual(sdb.capacityBreakdown(128000), { raw: 128000, output_reserve: 10240, safety_margin: 2560, capacity: 115200 })
+  assert.deepEqual(sdb.capacityBreakdown(128000), { raw: 128000, outputReserve: 10240, safetyMargin: 2560, capacity: 115200 })
+  assert.notDeepEqual(sdb.capacityBreakdown(128000), sdb.capacityBreakdown(128001))
   assert.throws(() => sdb.effectiveContextCapacity(0), sdb.InvalidInputError)
-  assert.deepEqual(sdb.meter(80640, 115200), { active_tokens: 80640, capacity: 115200, percent: 70, label: 'Ctx 70%', band: 'amber', overflow: false })
+  assert.throws(() => sdb.capacityBreakdown(0), sdb.InvalidInputError)
+  const m = sdb.meter(80640, 115200)
+  assert.deepEqual(m, { activeTokens: 80640, capacity: 115200, percent: 70, label: 'Ctx 70%', band: 'amber', overflow: false })
+  assert.deepEqual(m, sdb.meter(80640, 115200))
+  assert.notDeepEqual(m, sdb.meter(80639, 115200))
+  assert.equal(sdb.meter(80639, 115200).band, 'green')
+  assert.throws(() => sdb.meter(1, 0), sdb.InvalidInputError)
   assert.equal(sdb.shouldCompact(115201, 115200), true)
   assert.equal(sdb.shouldCompact(115200, 115200), false)
   assert.deepEqual(sdb.countTokens('gpt-4o', 'hello world', 7), { tokens: 7, method: 'host' })
   assert.deepEqual(sdb.countTokens('gpt-4o', 'hello world'), { tokens: 2, method: 'exact', encoding: 'o200k_base' })
+  assert.deepEqual(sdb.countTokens('gpt-4o', 'hello world'), sdb.countTokens('gpt-4o-mini', 'hello world'))
+  assert.notDeepEqual(sdb.countTokens('gpt-4o', 'hello world'), sdb.countTokens('gpt-4', 'hello world'))
+  assert.deepEqual(sdb.countTokens('claude-sonnet-4', 'abcd'), { tokens: 2, method: 'estimate' })
   assert.equal(sdb.estimateTokens('abcdef'), 2)
+  assert.deepEqual(sdb.knownModelLimits('gpt-4o-2024-08-06'), { contextWindow: 128000, maxOutput: 16384 })
+  assert.notDeepEqual(sdb.knownModelLimits('gpt-4o'), sdb.knownModelLimits('gpt-5'))
+  assert.equal(sdb.knownModelLimits('my-local-llm'), null)
+})
+
+const ITEMS = [
+  { seq: 1, role: 'user', kind: 'message', tokens: 300, text: 'Please refactor the parser' },
+  { seq: 2, role: 'assistant', kind: 'message', tokens: 400, text: 'Done.' },
+  { seq: 3, role: 'user', kind: 'message', tokens: 100, text: 'thanks' },
+]
+
+test('compactContext and applyCompaction: typed plan and items', () => {
+  const plan = sdb.compactContext(ITEMS, 1000, 50, { recentUserTurns: 1 })
+  assert.deepEqual(plan, {
+    capacity: 1000,
+    targetPercent: 50,
+    targetTokens: 500,
+    tokensBefore: 800,
+    tokensAfter: 117,
+    reachedTarget: true,
+    transformations: [
+      { seq: 1, action: 'summarized', tokensBefore: 300, tokensAfter: 11, summary: '[user] Please refactor the parser' },
+      { seq: 2, action: 'summarized', tokensBefore: 400, tokensAfter: 6, summary: '[assistant] Done.' },
+    ],
+    compactedSeqs: [1, 2],
+  })
+  assert.deepEqual(plan, sdb.compactContext(ITEMS, 1000, 50, { recentUserTurns: 1 }))
+  assert.notDeepEqual(plan, sdb.compactContext(ITEMS, 1000, 70, { recentUserTurns: 1 }))
+  const applied = sdb.applyCompaction(plan, ITEMS)
+  assert.deepEqual(applied, [
+    { seq: 1, role: 'user', kind: 'message', tokens: 11, pinned: false, text: '[user] Please refactor the parser', callIds: [], compacted: true },
+    { seq: 2, role: 'assistant', kind: 'message', tokens: 6, pinned: false, text: '[assistant] Done.', callIds: [], compacted: true },
+    { seq: 3, role: 'user', kind: 'message', tokens: 100, pinned: false, text: 'thanks', callIds: [], compacted: false },
+  ])
+  // Running again on the applied items changes nothing.
+  const again = sdb.compactContext(applied, 1000, 50, { recentUserTurns: 1 })
+  assert.deepEqual([again.transformations, again.tokensAfter, again.compactedSeqs], [[], 117, []])
+  assert.throws(() => sdb.compactContext([{ seq: 1, role: 'user', kind: 'speech', tokens: 10 }], 1000), sdb.InvalidInputError)
+  assert.throws(() => sdb.compactContext(ITEMS, -1), sdb.InvalidInputError)
 })
 
 test('store context status, compaction, governance, restore', async () => {
@@ -20,19 +72,47 @@ test('store context status, compaction, governance, restore', async () => {
   for (let i = 1; i <= 10; i++) await st.appendEntries(s.id, [{ role: i % 2 ? 'user' : 'assistant', content: `turn ${i}`, tokens: 1000 }])
   const status = await st.contextStatus(s.id, 16000)
   assert.deepEqual([status.model, status.capacity], ['gpt-4o', 12672])
-  assert.deepEqual(status.meter, { active_tokens: 10000, capacity: 12672, percent: 78, label: 'Ctx 78%', band: 'amber', overflow: false })
+  assert.deepEqual(status.meter, { activeTokens: 10000, capacity: 12672, percent: 78, label: 'Ctx 78%', band: 'amber', overflow: false })
+  assert.deepEqual(status.turns[0], { seq: 1, state: 'verbatim', pinned: false })
+  assert.equal(status.turns.length, 10)
+  assert.deepEqual(status, await st.contextStatus(s.id, 16000))
+  assert.notDeepEqual(status, await st.contextStatus(s.id, 32000))
+
   const dry = await st.compactSession(s.id, 16000, null, null, null, true)
   assert.deepEqual(await st.listContextExtensions(s.id), [])
   const plan = await st.compactSession(s.id, 16000)
   assert.deepEqual(plan, dry)
-  assert.deepEqual([plan.tokens_before, plan.tokens_after, plan.target_tokens, plan.compacted_seqs], [10000, 8011, 8870, [1, 2]])
+  assert.deepEqual([plan.tokensBefore, plan.tokensAfter, plan.targetTokens, plan.compactedSeqs], [10000, 8011, 8870, [1, 2]])
+  const t1 = { seq: 1, action: 'summarized', tokensBefore: 1000, tokensAfter: 5, summary: '[user] turn 1' }
+  assert.deepEqual(plan.transformations[0], t1)
+  const after = await st.contextStatus(s.id, 16000)
+  assert.deepEqual(after.turns[0], { seq: 1, state: 'compacted', pinned: false, compaction: t1 })
+  assert.equal(after.meter.label, 'Ctx 63%')
+
   const gov = await st.recoverContextGovernance(s.id)
+  assert.deepEqual([gov.pinned, gov.excluded], [[], []])
   assert.deepEqual(Object.keys(gov.compacted), ['1', '2'])
+  assert.deepEqual(gov.compacted['1'], t1)
+  assert.deepEqual(gov.history.map((h) => h.n), [1])
+  assert.deepEqual(gov.history[0].plan, plan)
+  assert.deepEqual(gov, await st.recoverContextGovernance(s.id))
   assert.equal(await st.recordTurnDecision(s.id, 'pin', [10]), 2)
+  const gov2 = await st.recoverContextGovernance(s.id)
+  assert.deepEqual(gov2.pinned, [10])
+  assert.notDeepEqual(gov2, gov)
+
   const opened = await st.openSavedSession(s.id)
-  assert.deepEqual(opened.authority, { permission_profile: 'manual', full_access: false, sensitive_transfer: false, temporary_approvals: [] })
-  assert.deepEqual(opened.knowledge.transcript.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-  assert.deepEqual(opened.knowledge.governance.pinned, [10])
+  assert.deepEqual(opened.authority, { permissionProfile: 'manual', fullAccess: false, sensitiveTransfer: false, temporaryApprovals: [] })
+  const k = opened.knowledge
+  assert.deepEqual(k.session, await st.getSession(s.id))
+  assert.deepEqual(k.transcript, await st.getTranscript(s.id))
+  assert.deepEqual(k.transcript.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+  assert.deepEqual(k.tokenTotals, await st.tokenTotals(s.id))
+  assert.deepEqual(k.governance, gov2)
+  assert.deepEqual(k.otherExtensions, [])
+  assert.deepEqual(opened, await st.openSavedSession(s.id))
+  await st.appendTranscript(s.id, 'user', 'turn 11')
+  assert.notDeepEqual(await st.openSavedSession(s.id), opened)
   await assert.rejects(st.openSavedSession('missing'), sdb.NotFoundError)
   await st.close()
 })

@@ -18,7 +18,33 @@ test('export to thClaws JSONL, import it back, fork', async () => {
   writeFileSync(f, text)
   await st.deleteSession(s.id)
   const rep = await st.importFile(f, 'thclaws')
-  assert.deepEqual([rep.format, rep.status, rep.sessions[0].session_id, rep.sessions[0].entries], ['thclaws', 'imported', 'p1', 2])
+  assert.deepEqual([rep.path, rep.format, rep.status, rep.error, rep.fromLine], [f, 'thclaws', 'imported', undefined, 1])
+  assert.deepEqual(rep.sessions, [
+    { sessionId: 'p1', created: true, entries: 2, toolCalls: 0, toolResults: 0, usageRecords: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, contextExtensions: 3, skippedAlreadyStored: 0 },
+  ])
+  assert.deepEqual(rep.read, {
+    format: 'thclaws',
+    lines: lines.length,
+    bytes: Buffer.byteLength(text),
+    kinds: { header: 1, plan_snapshot: 1, goal_snapshot: 1, user: 1, assistant: 1, rename: 1 },
+    notImported: {},
+    keptRaw: {},
+    skipped: [],
+    surrogatesReplaced: [],
+    blankLines: 0,
+    missingFinalNewline: false,
+    alreadyImportedLines: 0,
+    mergedLines: 0,
+    duplicateUsage: 0,
+  })
+  const again = await st.importFile(f, 'thclaws')
+  assert.deepEqual([again.status, again.sessions, again.error], ['up_to_date', [], undefined])
+  assert.notDeepEqual(again, rep)
+  assert.deepEqual(again, await st.importFile(f, 'thclaws'))
+  const junk = join(dirname(st.path), 'junk.jsonl')
+  writeFileSync(junk, '{"hello": 1}\n')
+  const un = await st.importFile(junk)
+  assert.deepEqual(un, { path: junk, status: 'unrecognized', fromLine: 1, sessions: [] })
   const got = []
   for await (const e of st.iterTranscript('p1')) got.push(e.content)
   assert.deepEqual(got, ['hello', 'hi there'])
@@ -26,4 +52,38 @@ test('export to thClaws JSONL, import it back, fork', async () => {
   assert.deepEqual([fork.forkedFrom, fork.forkedAtSeq, fork.entryCount], ['p1', 1, 1])
   assert.throws(() => st.importFile(f, 'word'), sdb.InvalidInputError)
   await st.close()
+})
+
+test('readThclawsDigest is typed', () => {
+  const text =
+    '{"type":"header","id":"sess-1","model":"zai/glm-5.1","cwd":"/w","created_at":1700000000}\n' +
+    '{"type":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}\n' +
+    '{not json}\n' +
+    '{"type":"turn_usage","n":1}\n' +
+    '{"type":"assistant","content":[{"type":"text","text":"yo"}],"timestamp":2}'
+  const d = sdb.readThclawsDigest(Buffer.from(text), 'fallback')
+  assert.deepEqual(d, {
+    id: 'sess-1',
+    model: 'zai/glm-5.1',
+    provider: 'zai',
+    cwd: '/w',
+    createdAtMs: 1700000000000,
+    roles: ['user', 'assistant'],
+    texts: ['hi', 'yo'],
+    activeTexts: ['hi', 'yo'],
+    toolCalls: 0,
+    toolResults: 0,
+    planSteps: 0,
+    compactions: 0,
+    lines: 5,
+    bytes: Buffer.byteLength(text),
+    skipped: [{ line: 3, reason: 'invalid_json' }],
+    surrogatesReplaced: [],
+    missingFinalNewline: true,
+    keptRaw: { turn_usage: 1 },
+    otherLines: 1,
+  })
+  assert.deepEqual(d, sdb.readThclawsDigest(Buffer.from(text), 'other'))
+  assert.notDeepEqual(d, sdb.readThclawsDigest(Buffer.from(text + '\n'), 'fallback'))
+  assert.deepEqual([sdb.readThclawsDigest(Buffer.from(''), 'x').id, sdb.readThclawsDigest(Buffer.from(''), 'x').lines], ['x', 0])
 })

@@ -1,26 +1,25 @@
 //! Module functions. Pure ones (capacity, meter, token counts, the
 //! compaction planner, AAD) are synchronous; those that read the disk or
-//! run crypto return Promises. Context results are the core's serde form
-//! (snake_case keys), the shapes the conformance cases use.
+//! run crypto return Promises. Results are typed objects (`crate::results`).
 
 use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use serde_json::Value;
-use sessiondb::context::{self, CompactionOptions, CompactionPlan, ContextItem};
+use sessiondb::context;
 use sessiondb::crypto::{self, EncryptedField};
 use sessiondb::{paths, DataKey, Error, ErrorKind, KeySource, OpenOptions, Role};
 
 use crate::errors::{r, to_napi};
 use crate::job::{job, Job};
 use crate::records::u;
-use crate::store::ser;
+use crate::results::{CapacityBreakdown, CompactionOptions, CompactionPlan, ContextItem, ContextMeter, ModelLimits, ThclawsDigest, TokenCount};
 
 fn u_opt(v: Option<i64>, what: &str) -> napi::Result<Option<u64>> {
     v.map(|x| u(x, what)).transpose().map_err(to_napi)
 }
 
-fn de<T: serde::de::DeserializeOwned>(v: Value, what: &str) -> napi::Result<T> {
-    serde_json::from_value(v).map_err(|e| to_napi(Error::invalid(format!("{what}: {e}"))))
+fn items_core(items: Vec<ContextItem>) -> napi::Result<Vec<context::ContextItem>> {
+    r(items.into_iter().map(ContextItem::into_core).collect())
 }
 
 /// Name, code (`ERR_*`) of every core error kind, in declaration order.
@@ -90,12 +89,12 @@ pub fn effective_context_capacity(raw: i64, output_reserve: Option<i64>, model_m
         .map(|c| c as i64))
 }
 
-/// Every term of the capacity: `{raw, output_reserve, safety_margin, capacity}`.
-#[napi(ts_return_type = "{ raw: number; output_reserve: number; safety_margin: number; capacity: number }")]
-pub fn capacity_breakdown(raw: i64, output_reserve: Option<i64>, model_max_output: Option<i64>) -> napi::Result<Value> {
+/// Every term of the capacity, in tokens. Throws InvalidInputError.
+#[napi]
+pub fn capacity_breakdown(raw: i64, output_reserve: Option<i64>, model_max_output: Option<i64>) -> napi::Result<CapacityBreakdown> {
     let raw = u(raw, "raw").map_err(to_napi)?;
     r(context::capacity_breakdown(raw, u_opt(output_reserve, "outputReserve")?, u_opt(model_max_output, "modelMaxOutput")?)
-        .and_then(ser))
+        .map(Into::into))
 }
 
 /// Capacity for a known model name.
@@ -104,20 +103,17 @@ pub fn effective_context_capacity_for_model(model: String, output_reserve: Optio
     r(context::effective_context_capacity_for_model(&model, u_opt(output_reserve, "outputReserve")?).map(|c| c as i64))
 }
 
-/// Known limits of a model (`{context_window, max_output}`), or null.
-#[napi(ts_return_type = "any")]
-pub fn known_model_limits(model: String) -> napi::Result<Value> {
-    match context::known_model_limits(&model) {
-        Some(l) => r(ser(l)),
-        None => Ok(Value::Null),
-    }
+/// Known limits of a model (tokens), or null.
+#[napi]
+pub fn known_model_limits(model: String) -> Option<ModelLimits> {
+    context::known_model_limits(&model).map(Into::into)
 }
 
-/// The meter: `{active_tokens, capacity, percent, label, band, overflow}`.
-#[napi(ts_return_type = "{ active_tokens: number; capacity: number; percent: number; label: string; band: 'green' | 'amber' | 'orange' | 'red'; overflow: boolean }")]
-pub fn meter(active_tokens: i64, capacity: i64) -> napi::Result<Value> {
+/// The meter: `percent`, `label` (`Ctx N%`), `band`, `overflow`... Throws InvalidInputError (capacity 0).
+#[napi]
+pub fn meter(active_tokens: i64, capacity: i64) -> napi::Result<ContextMeter> {
     let (a, c) = (u(active_tokens, "activeTokens").map_err(to_napi)?, u(capacity, "capacity").map_err(to_napi)?);
-    r(context::meter(a, c).and_then(ser))
+    r(context::meter(a, c).map(Into::into))
 }
 
 /// True when the projected context exceeds the capacity.
@@ -127,10 +123,10 @@ pub fn should_compact(projected_tokens: i64, capacity: i64) -> napi::Result<bool
     Ok(context::should_compact(p, c))
 }
 
-/// Token count: `{tokens, method: 'exact'|'estimate'|'host', encoding?}`; a host count always wins.
-#[napi(ts_return_type = "{ tokens: number; method: 'exact' | 'estimate' | 'host'; encoding?: string }")]
-pub fn count_tokens(model: String, text: String, host_count: Option<i64>) -> napi::Result<Value> {
-    r(ser(context::count_tokens(&model, &text, u_opt(host_count, "hostCount")?)))
+/// Token count of `text` for `model`: `tokens`, `method`, `encoding` (exact counts); a host count always wins.
+#[napi]
+pub fn count_tokens(model: String, text: String, host_count: Option<i64>) -> napi::Result<TokenCount> {
+    Ok(context::count_tokens(&model, &text, u_opt(host_count, "hostCount")?).into())
 }
 
 /// The documented estimate (no tokenizer), in tokens.
@@ -139,32 +135,27 @@ pub fn estimate_tokens(text: String) -> i64 {
     context::estimate_tokens(&text) as i64
 }
 
-pub fn plan_value(plan: &CompactionPlan) -> sessiondb::Result<Value> {
-    let mut v = ser(plan)?;
-    v["compacted_seqs"] = serde_json::json!(plan.compacted_seqs());
-    Ok(v)
-}
-
-/// Plan compaction of `items` (`{seq, role, kind, tokens, text, pinned?, call_ids?, compacted?}`)
-/// down to `targetPercent` (default 70) of `capacity`. Throws ContextOverflowError, InvalidInputError.
-#[napi(ts_return_type = "any")]
-pub fn compact_context(items: Value, capacity: i64, target_percent: Option<u32>, options: Option<Value>) -> napi::Result<Value> {
-    let items: Vec<ContextItem> = de(items, "context items")?;
-    let options: CompactionOptions = match options {
-        Some(v) if !v.is_null() => de(v, "compaction options")?,
-        _ => CompactionOptions::default(),
-    };
+/// Plan compaction of `items` down to `targetPercent` (default 70) of
+/// `capacity`. Throws ContextOverflowError (with the breakdown), InvalidInputError.
+#[napi]
+pub fn compact_context(
+    items: Vec<ContextItem>,
+    capacity: i64,
+    target_percent: Option<u32>,
+    options: Option<CompactionOptions>,
+) -> napi::Result<CompactionPlan> {
+    let items = items_core(items)?;
+    let options = options.map(Into::into).unwrap_or_default();
     let capacity = u(capacity, "capacity").map_err(to_napi)?;
     let target = target_percent.map(|t| u8::try_from(t).map_err(|_| to_napi(Error::invalid("targetPercent must be 0..=100")))).transpose()?;
-    r(context::compact_context(&items, capacity, target, &options).and_then(|p| plan_value(&p)))
+    r(context::compact_context(&items, capacity, target, &options).map(Into::into))
 }
 
 /// `items` with `plan` applied (compacted items replaced by their summaries).
-#[napi(ts_return_type = "any[]")]
-pub fn apply_compaction(plan: Value, items: Value) -> napi::Result<Value> {
-    let plan: CompactionPlan = de(plan, "compaction plan")?;
-    let items: Vec<ContextItem> = de(items, "context items")?;
-    r(ser(plan.apply(&items)))
+#[napi]
+pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> napi::Result<Vec<ContextItem>> {
+    let plan = r(plan.into_core())?;
+    Ok(plan.apply(&items_core(items)?).into_iter().map(Into::into).collect())
 }
 
 /// Benchmark helper: the same work as bench/bench.mjs's sessiondb run, in
@@ -190,18 +181,18 @@ pub fn bench_core(path: String, key: Buffer, items: Vec<String>, page: u32) -> A
 }
 
 
-/// Read thClaws JSONL bytes and return what the reader saw (the shape of
-/// `tests/conformance/portable/read_thclaws.json`: id, roles, texts,
-/// active_texts, tool_calls, skipped, ...). Pure parsing, synchronous.
+/// Read thClaws JSONL bytes and return what the reader saw (the fields of
+/// `tests/conformance/portable/read_thclaws.json`). Pure parsing, synchronous.
+/// Throws InvalidInputError when the bytes hold no session.
 #[napi]
-pub fn read_thclaws_digest(data: Buffer, fallback_id: Option<String>) -> napi::Result<Value> {
-    r(sessiondb::portable::read_thclaws_digest(&data, fallback_id.as_deref().unwrap_or("session")))
+pub fn read_thclaws_digest(data: Buffer, fallback_id: Option<String>) -> napi::Result<ThclawsDigest> {
+    r(sessiondb::portable::read_thclaws_digest(&data, fallback_id.as_deref().unwrap_or("session")).map(Into::into))
 }
 
 /// Write a session object `{id, title?, model?, provider?, cwd?, created_at_ms?,
 /// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` as thClaws
 /// JSONL text. Pure, synchronous. Throws InvalidInputError.
-#[napi]
+#[napi(ts_args_type = "session: { id: string; title?: string | null; model?: string | null; provider?: string | null; cwd?: string | null; created_at_ms?: number | null; turns: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; blocks: Array<Record<string, unknown>>; timestamp_ms?: number | null; model?: string | null; provider?: string | null }> }")]
 pub fn write_thclaws_json(session: Value) -> napi::Result<String> {
     r(sessiondb::portable::write_thclaws_json(&session))
 }

@@ -41,25 +41,3 @@ where
 {
     AsyncTask::new(Job { work: Some(Box::new(move || crate::errors::r(f()))) })
 }
-
-/// A JSON value (the serde form of a core type) as a task result.
-pub struct Json(pub serde_json::Value);
-
-impl TypeName for Json {
-    fn type_name() -> &'static str {
-        "any"
-    }
-    fn value_type() -> napi::ValueType {
-        napi::ValueType::Unknown
-    }
-}
-
-// napi's `ToNapiValue` is an unsafe trait method by design (raw env and
-// value handles); this only forwards to serde_json::Value's implementation.
-#[allow(unsafe_code)]
-impl ToNapiValue for Json {
-    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> napi::Result<napi::sys::napi_value> {
-        // SAFETY: same contract as the caller's: `env` is the live env of this call.
-        unsafe { serde_json::Value::to_napi_value(env, val.0) }
-    }
-}

@@ -8,4 +8,5 @@ mod funcs;
 mod job;
 mod keys;
 mod records;
+mod results;
 mod store;

@@ -5,7 +5,8 @@
 use napi_derive::napi;
 use serde_json::Value;
 
-fn n(v: u64) -> i64 {
+/// A core count as a JS number (saturating).
+pub fn n(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 

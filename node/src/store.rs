@@ -12,9 +12,10 @@ use sessiondb::journal::OperationOutcome;
 use sessiondb::{DataKey, Error, KeySource, NewSession, Role, WorkspaceFilter};
 
 use crate::errors::to_napi;
-use crate::job::{job, Job, Json};
+use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
+use crate::results::{CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]
@@ -305,11 +306,11 @@ impl SessionStore {
     // --- portable sessions (sessiondb::portable, thClaws JSONL)
 
     /// Import one session file (`format` 'thclaws' | 'codex' | 'claude-code', default: detect); resolves to the import report.
-    #[napi(ts_return_type = "Promise<any>")]
-    pub fn import_file(&self, path: String, format: Option<String>) -> napi::Result<AsyncTask<Job<Json>>> {
+    #[napi(ts_return_type = "Promise<FileImport>")]
+    pub fn import_file(&self, path: String, format: Option<String>) -> napi::Result<AsyncTask<Job<FileImport>>> {
         let format = format.map(|f| sessiondb::portable::SourceFormat::parse(&f)).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
-        Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).and_then(ser).map(Json)))
+        Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).map(Into::into)))
     }
 
     /// The session as thClaws JSONL text (what real thClaws reads).
@@ -338,19 +339,19 @@ impl SessionStore {
         job(move || s.recover().map(Into::into))
     }
 
-    // --- context governance and restore (results: the core's serde form)
+    // --- context governance and restore
 
-    /// Where a stored session's context stands: `{model, capacity, meter, turns}`.
-    #[napi(ts_return_type = "Promise<any>")]
-    pub fn context_status(&self, session_id: String, raw_window: i64, output_reserve: Option<i64>, model: Option<String>) -> napi::Result<AsyncTask<Job<Json>>> {
+    /// Where a stored session's context stands: `model`, `capacity`, `meter`, `turns`.
+    #[napi(ts_return_type = "Promise<ContextStatus>")]
+    pub fn context_status(&self, session_id: String, raw_window: i64, output_reserve: Option<i64>, model: Option<String>) -> napi::Result<AsyncTask<Job<ContextStatus>>> {
         let raw = u(raw_window, "rawWindow").map_err(to_napi)?;
         let reserve = output_reserve.map(|v| u(v, "outputReserve")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
-        Ok(job(move || sessiondb::context::context_status(&s, &session_id, raw, reserve, model).and_then(ser).map(Json)))
+        Ok(job(move || sessiondb::context::context_status(&s, &session_id, raw, reserve, model).map(Into::into)))
     }
 
     /// Plan (and unless `dryRun`, record) compaction of a stored session; the transcript is never modified.
-    #[napi(ts_return_type = "Promise<any>")]
+    #[napi(ts_return_type = "Promise<CompactionPlan>")]
     #[allow(clippy::too_many_arguments)]
     pub fn compact_session(
         &self,
@@ -360,22 +361,21 @@ impl SessionStore {
         model: Option<String>,
         target_percent: Option<u32>,
         dry_run: Option<bool>,
-    ) -> napi::Result<AsyncTask<Job<Json>>> {
+    ) -> napi::Result<AsyncTask<Job<CompactionPlan>>> {
         let raw = u(raw_window, "rawWindow").map_err(to_napi)?;
         let reserve = output_reserve.map(|v| u(v, "outputReserve")).transpose().map_err(to_napi)?;
         let target = target_percent.map(|t| u8::try_from(t).map_err(|_| to_napi(Error::invalid("targetPercent must be 0..=100")))).transpose()?;
         let s = self.inner.clone();
         Ok(job(move || {
-            let plan = sessiondb::context::compact_session(&s, &session_id, raw, reserve, model, target, dry_run.unwrap_or(false))?;
-            crate::funcs::plan_value(&plan).map(Json)
+            sessiondb::context::compact_session(&s, &session_id, raw, reserve, model, target, dry_run.unwrap_or(false)).map(Into::into)
         }))
     }
 
     /// Pins, exclusions and compaction history of a session, replayed.
-    #[napi(ts_return_type = "Promise<any>")]
-    pub fn recover_context_governance(&self, session_id: String) -> AsyncTask<Job<Json>> {
+    #[napi(ts_return_type = "Promise<ContextGovernance>")]
+    pub fn recover_context_governance(&self, session_id: String) -> AsyncTask<Job<ContextGovernance>> {
         let s = self.inner.clone();
-        job(move || sessiondb::context::recover_context_governance(&s, &session_id).and_then(ser).map(Json))
+        job(move || sessiondb::context::recover_context_governance(&s, &session_id).map(Into::into))
     }
 
     /// Record a turn decision (`kind`: pin|unpin|exclude|include) for `seqs`; resolves to the extension number.
@@ -386,15 +386,10 @@ impl SessionStore {
         Ok(job(move || sessiondb::context::record_turn_decision(&s, &session_id, &kind, &seqs).map(|n| n as i64)))
     }
 
-    /// Open a saved session: `{knowledge, authority}` with a fresh authority. Reads only.
-    #[napi(ts_return_type = "Promise<any>")]
-    pub fn open_saved_session(&self, session_id: String) -> AsyncTask<Job<Json>> {
+    /// Open a saved session: its `knowledge` and a fresh `authority` (Manual, no grants). Reads only.
+    #[napi(ts_return_type = "Promise<OpenedSession>")]
+    pub fn open_saved_session(&self, session_id: String) -> AsyncTask<Job<OpenedSession>> {
         let s = self.inner.clone();
-        job(move || sessiondb::restore::open_saved_session(&s, &session_id).and_then(ser).map(Json))
+        job(move || sessiondb::restore::open_saved_session(&s, &session_id).map(Into::into))
     }
-}
-
-/// A core value's serde form.
-pub fn ser<T: serde::Serialize>(v: T) -> sessiondb::Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::Database(format!("serializing a core value: {e}")))
 }

@@ -22,18 +22,24 @@ pub fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py,
     json_module(py)?.call_method1("loads", (v.to_string(),))
 }
 
-/// A core value with a serde form -> the Python value of that JSON
-/// (dicts with the core's field names).
-pub fn ser<'py, T: serde::Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
-    let value = serde_json::to_value(v)
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("serializing a core value: {e}")))?;
-    to_py(py, &value)
-}
-
 /// A Python value (dicts, lists...) -> a core value by its serde form.
 /// Errors: `InvalidInputError` naming the field that does not fit.
 pub fn de<T: serde::de::DeserializeOwned>(v: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
     let value = from_py(v)?;
     serde_json::from_value(value)
         .map_err(|e| crate::errors::to_py(v.py(), sessiondb::Error::invalid(format!("{what}: {e}"))))
+}
+
+/// The serde name of a unit enum variant of the core (`"amber"`, `"tool_call"`...).
+pub fn enum_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// A core unit enum from its serde name. Errors: `InvalidInput` naming `what`.
+pub fn enum_parse<T: serde::de::DeserializeOwned>(name: &str, what: &str) -> sessiondb::Result<T> {
+    serde_json::from_value(serde_json::Value::String(name.to_owned()))
+        .map_err(|_| sessiondb::Error::invalid(format!("{what} is not one of its known values")))
 }

@@ -9,6 +9,7 @@ mod funcs;
 mod json;
 mod keys;
 mod records;
+mod results;
 mod store;
 
 use pyo3::prelude::*;
@@ -19,6 +20,12 @@ mod _native {
     use crate::records::{
         AppendOutcome, ContextExtension, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
         TranscriptEntry,
+    };
+    #[pymodule_export]
+    use crate::results::{
+        Authority, CapacityBreakdown, CompactionHistoryEntry, CompactionPlan, ContextGovernance, ContextItem, ContextMeter,
+        ContextStatus, DigestSkippedLine, FileImport, ModelLimits, OpenedSession, ReadReport, SavedSessionState,
+        SessionImport, SkippedLine, ThclawsDigest, TokenCount, Transformation, TurnGovernance,
     };
     #[pymodule_export]
     use crate::store::{NewEntry, SessionStore, TranscriptIterator};

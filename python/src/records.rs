@@ -1,11 +1,12 @@
 //! Typed result classes: one frozen Python class per core record type, with
 //! read-only attributes, `__repr__` and `__eq__`. Conversions only.
 
+use pyo3::intern;
 use pyo3::prelude::*;
-
+use pyo3::types::{PyDict, PyList};
 
 /// `Name(field=repr, ...)` from the object's own attributes.
-fn repr_of(obj: &Bound<'_, PyAny>, name: &str, fields: &[&str]) -> PyResult<String> {
+pub(crate) fn repr_of(obj: &Bound<'_, PyAny>, name: &str, fields: &[&str]) -> PyResult<String> {
     let mut parts = Vec::with_capacity(fields.len());
     for f in fields {
         parts.push(format!("{f}={}", obj.getattr(*f)?.repr()?));
@@ -13,6 +14,42 @@ fn repr_of(obj: &Bound<'_, PyAny>, name: &str, fields: &[&str]) -> PyResult<Stri
     Ok(format!("{name}({})", parts.join(", ")))
 }
 
+/// An attribute value as plain Python data: a record becomes its
+/// `to_dict()`, lists and dicts are converted item by item, the rest is
+/// returned as is.
+fn plain<'py>(v: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = v.py();
+    if let Ok(list) = v.cast::<PyList>() {
+        let out = PyList::empty(py);
+        for x in list.iter() {
+            out.append(plain(x)?)?;
+        }
+        return Ok(out.into_any());
+    }
+    if let Ok(dict) = v.cast::<PyDict>() {
+        let out = PyDict::new(py);
+        for (k, x) in dict.iter() {
+            out.set_item(k, plain(x)?)?;
+        }
+        return Ok(out.into_any());
+    }
+    if v.hasattr(intern!(py, "to_dict"))? {
+        return v.call_method0(intern!(py, "to_dict"));
+    }
+    Ok(v)
+}
+
+/// `{field: plain value}` of the object's own attributes (`to_dict()`).
+pub(crate) fn dict_of<'py>(obj: &Bound<'py, PyAny>, fields: &[&str]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(obj.py());
+    for f in fields {
+        d.set_item(*f, plain(obj.getattr(*f)?)?)?;
+    }
+    Ok(d)
+}
+
+/// A frozen record class: read-only attributes, `==`, `__repr__` and
+/// `to_dict()` (the attributes as plain dicts, lists and scalars).
 macro_rules! record {
     ($(#[$m:meta])* $name:ident = $pyname:literal { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
         $(#[$m])*
@@ -23,11 +60,17 @@ macro_rules! record {
         #[pymethods]
         impl $name {
             fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-                repr_of(slf.as_any(), $pyname, &[$(stringify!($field)),*])
+                $crate::records::repr_of(slf.as_any(), $pyname, &[$(stringify!($field)),*])
+            }
+
+            /// The record as plain data: `{attribute: value}`, nested records as dicts.
+            fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+                $crate::records::dict_of(slf.as_any(), &[$(stringify!($field)),*])
             }
         }
     };
 }
+pub(crate) use record;
 
 record! {
     /// A session's metadata (decrypted). Times in ms since the Unix epoch.
@@ -180,6 +223,9 @@ impl From<sessiondb::StoreStats> for StoreStats {
     }
 }
 
+const JOURNAL_EVENT_FIELDS: &[&str] =
+    &["event_id", "session_id", "seq", "aggregate_version", "operation_id", "kind", "payload", "created_at"];
+
 /// One journal event (decrypted). `payload` is the JSON value (dict, list...);
 /// `created_at` an RFC 3339 UTC timestamp.
 #[pyclass(frozen, eq, module = "sessiondb", name = "JournalEvent")]
@@ -221,11 +267,11 @@ impl JournalEvent {
         &self.0.created_at
     }
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        repr_of(
-            slf.as_any(),
-            "JournalEvent",
-            &["event_id", "session_id", "seq", "aggregate_version", "operation_id", "kind", "payload", "created_at"],
-        )
+        repr_of(slf.as_any(), "JournalEvent", JOURNAL_EVENT_FIELDS)
+    }
+    /// The event as plain data: `{attribute: value}`.
+    fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        dict_of(slf.as_any(), JOURNAL_EVENT_FIELDS)
     }
 }
 

@@ -16,6 +16,7 @@ use sessiondb::{
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
+use crate::results::{CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
 
 /// One entry to append (`SessionStore.append_entries`). `role`:
 /// user|assistant|tool|system; `format`: text|blocks; times in ms since the
@@ -415,50 +416,47 @@ impl SessionStore {
 
     // --- context governance and restore (sessiondb::context, sessiondb::restore)
 
-    /// Where a stored session's context stands: dict `model`, `capacity`,
+    /// Where a stored session's context stands: `model`, `capacity`,
     /// `meter`, `turns`. `raw_window` in tokens. Raises NotFoundError, InvalidInputError.
     #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None))]
-    fn context_status<'py>(
+    fn context_status(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         session_id: &str,
         raw_window: u64,
         output_reserve: Option<u64>,
         model: Option<String>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let s = py
-            .detach(|| sessiondb::context::context_status(&self.inner, session_id, raw_window, output_reserve, model))
-            .map_err(py_err(py))?;
-        crate::json::ser(py, &s)
+    ) -> PyResult<ContextStatus> {
+        py.detach(|| sessiondb::context::context_status(&self.inner, session_id, raw_window, output_reserve, model))
+            .map(Into::into)
+            .map_err(py_err(py))
     }
 
     /// Plan (and unless `dry_run`, record) compaction of a stored session
-    /// like `/compact`; the transcript is never modified. Returns the plan
-    /// dict. Raises ContextOverflowError, NotFoundError, InvalidInputError.
+    /// like `/compact`; the transcript is never modified. Returns the plan.
+    /// Raises ContextOverflowError, NotFoundError, InvalidInputError.
     #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None, target_percent = None, dry_run = false))]
     #[allow(clippy::too_many_arguments)]
-    fn compact_session<'py>(
+    fn compact_session(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         session_id: &str,
         raw_window: u64,
         output_reserve: Option<u64>,
         model: Option<String>,
         target_percent: Option<u8>,
         dry_run: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let plan = py
-            .detach(|| {
-                sessiondb::context::compact_session(&self.inner, session_id, raw_window, output_reserve, model, target_percent, dry_run)
-            })
-            .map_err(py_err(py))?;
-        crate::context::plan_dict(py, &plan)
+    ) -> PyResult<CompactionPlan> {
+        py.detach(|| {
+            sessiondb::context::compact_session(&self.inner, session_id, raw_window, output_reserve, model, target_percent, dry_run)
+        })
+        .map(Into::into)
+        .map_err(py_err(py))
     }
 
-    /// Pins, exclusions and compaction history of a session, replayed (dict).
-    fn recover_context_governance<'py>(&self, py: Python<'py>, session_id: &str) -> PyResult<Bound<'py, PyAny>> {
-        let g = py.detach(|| sessiondb::context::recover_context_governance(&self.inner, session_id)).map_err(py_err(py))?;
-        crate::json::ser(py, &g)
+    /// Pins, exclusions and compaction history of a session, replayed.
+    fn recover_context_governance(&self, py: Python<'_>, session_id: &str) -> PyResult<ContextGovernance> {
+        py.detach(|| sessiondb::context::recover_context_governance(&self.inner, session_id)).map(Into::into).map_err(py_err(py))
     }
 
     /// Record a turn decision (`kind`: pin, unpin, exclude, include) for
@@ -467,25 +465,23 @@ impl SessionStore {
         py.detach(|| sessiondb::context::record_turn_decision(&self.inner, session_id, kind, &seqs)).map_err(py_err(py))
     }
 
-    /// Open a saved session (seed 000 "Session Restoration Boundary"): dict
+    /// Open a saved session (seed 000 "Session Restoration Boundary"):
     /// `knowledge` (session, transcript, token_totals, governance,
     /// other_extensions) and a fresh `authority` (Manual, no full access,
     /// no grants). Reads only.
-    fn open_saved_session<'py>(&self, py: Python<'py>, session_id: &str) -> PyResult<Bound<'py, PyAny>> {
-        let o = py.detach(|| sessiondb::restore::open_saved_session(&self.inner, session_id)).map_err(py_err(py))?;
-        crate::json::ser(py, &o)
+    fn open_saved_session(&self, py: Python<'_>, session_id: &str) -> PyResult<OpenedSession> {
+        py.detach(|| sessiondb::restore::open_saved_session(&self.inner, session_id)).map(Into::into).map_err(py_err(py))
     }
 
     // --- portable sessions (sessiondb::portable, thClaws JSONL)
 
     /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
     /// transcript; `format` "thclaws" | "codex" | "claude-code", None =
-    /// detect). Returns the import report as a dict.
+    /// detect). Returns the file's import report.
     #[pyo3(signature = (path, format = None))]
-    fn import_file<'py>(&self, py: Python<'py>, path: PathBuf, format: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+    fn import_file(&self, py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<FileImport> {
         let format = format.map(sessiondb::portable::SourceFormat::parse).transpose().map_err(py_err(py))?;
-        let r = py.detach(|| sessiondb::portable::import_file(&self.inner, &path, format)).map_err(py_err(py))?;
-        crate::json::ser(py, &r)
+        py.detach(|| sessiondb::portable::import_file(&self.inner, &path, format)).map(Into::into).map_err(py_err(py))
     }
 
     /// The session as thClaws JSONL text (what real thClaws reads).

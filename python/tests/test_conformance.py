@@ -55,7 +55,7 @@ def _error(e):
 def run_capacity(case):
     i = case["input"]
     try:
-        return sessiondb.capacity_breakdown(i["raw"], i["output_reserve"], i["model_max_output"])
+        return sessiondb.capacity_breakdown(i["raw"], i["output_reserve"], i["model_max_output"]).to_dict()
     except sessiondb.SessionDBError as e:
         return _error(e)
 
@@ -63,7 +63,7 @@ def run_capacity(case):
 def run_meter(case):
     i = case["input"]
     try:
-        m = sessiondb.meter(i["active_tokens"], i["capacity"])
+        m = sessiondb.meter(i["active_tokens"], i["capacity"]).to_dict()
     except sessiondb.SessionDBError as e:
         return _error(e)
     m["should_compact"] = sessiondb.should_compact(i["active_tokens"], i["capacity"])
@@ -72,7 +72,7 @@ def run_meter(case):
 
 def run_count_tokens(case):
     i = case["input"]
-    return sessiondb.count_tokens(i["model"], i["text"], i.get("host_count"))
+    return sessiondb.count_tokens(i["model"], i["text"], i.get("host_count")).to_dict()
 
 
 def run_compact_context(case):
@@ -84,16 +84,18 @@ def run_compact_context(case):
         return _error(e)
     # Idempotence is part of every successful case (as in the Rust runner).
     applied = sessiondb.apply_compaction(plan, i["items"])
+    assert all(isinstance(x, sessiondb.ContextItem) for x in applied)
     again = sessiondb.compact_context(applied, *args[1:])
-    assert again["transformations"] == [], again["compacted_seqs"]
-    assert again["tokens_after"] == plan["tokens_after"]
-    plan["second_run"] = again
+    assert again.transformations == [], again.compacted_seqs
+    assert again.tokens_after == plan.tokens_after
+    out = plan.to_dict()
+    out["second_run"] = again.to_dict()
     want = case.get("expect", {}).get("second_run")
     if want is not None:
         for k, v in want.items():
-            assert again[k] == v, f"second_run.{k}"
-        plan["second_run"] = want
-    return plan
+            assert out["second_run"][k] == v, f"second_run.{k}"
+        out["second_run"] = want
+    return out
 
 
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -110,11 +112,11 @@ def run_import_file(case, tmp_path_factory=None):
             path = str(SAMPLES / case["input"]["sample"])
             rep = st.import_file(path)
             again = st.import_file(path)
-    assert (again["status"], again["sessions"]) == ("up_to_date", [])
+    assert (again.status, again.sessions) == ("up_to_date", [])
     return {
-        "format": rep["format"],
-        "status": rep["status"],
-        "sessions": [{k: x[k] for k in KEYS} for x in rep["sessions"]],
+        "format": rep.format,
+        "status": rep.status,
+        "sessions": [{k: getattr(x, k) for k in KEYS} for x in rep.sessions],
     }
 
 
@@ -123,7 +125,7 @@ def run_read_thclaws(case):
 
     inp = case["input"]
     data = inp["text"].encode("utf-8") if "text" in inp else base64.b64decode(inp["base64"])
-    return sessiondb.read_thclaws_digest(data, "fallback")
+    return sessiondb.read_thclaws_digest(data, "fallback").to_dict()
 
 
 def run_write_thclaws(case):

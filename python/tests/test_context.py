@@ -1,22 +1,48 @@
 """Context governance and restore through the binding (thin wrappers: exact
-values for each entry point; the conformance cases cover the math)."""
+values for each entry point; the conformance cases cover the math). Every
+result is a typed frozen record: attributes, repr, ==, to_dict()."""
 
 import pytest
 
 import sessiondb
+from sessiondb import (
+    Authority,
+    CapacityBreakdown,
+    CompactionPlan,
+    ContextGovernance,
+    ContextItem,
+    ContextMeter,
+    ContextStatus,
+    ModelLimits,
+    OpenedSession,
+    TokenCount,
+    Transformation,
+    TurnGovernance,
+)
 
 
 def test_capacity_and_meter():
     assert sessiondb.effective_context_capacity(128_000) == 115_200
-    assert sessiondb.capacity_breakdown(128_000) == {
-        "raw": 128_000,
-        "output_reserve": 10_240,
-        "safety_margin": 2_560,
-        "capacity": 115_200,
-    }
+    b = sessiondb.capacity_breakdown(128_000)
+    assert isinstance(b, CapacityBreakdown)
+    assert (b.raw, b.output_reserve, b.safety_margin, b.capacity) == (128_000, 10_240, 2_560, 115_200)
+    assert b.to_dict() == {"raw": 128_000, "output_reserve": 10_240, "safety_margin": 2_560, "capacity": 115_200}
+    assert repr(b) == "CapacityBreakdown(raw=128000, output_reserve=10240, safety_margin=2560, capacity=115200)"
+    assert b == sessiondb.capacity_breakdown(128_000)
+    assert b != sessiondb.capacity_breakdown(128_001)
     with pytest.raises(sessiondb.InvalidInputError):
         sessiondb.effective_context_capacity(0)
-    assert sessiondb.meter(80_640, 115_200) == {
+    m = sessiondb.meter(80_640, 115_200)
+    assert isinstance(m, ContextMeter)
+    assert (m.active_tokens, m.capacity, m.percent, m.label, m.band, m.overflow) == (
+        80_640,
+        115_200,
+        70,
+        "Ctx 70%",
+        "amber",
+        False,
+    )
+    assert m.to_dict() == {
         "active_tokens": 80_640,
         "capacity": 115_200,
         "percent": 70,
@@ -24,14 +50,114 @@ def test_capacity_and_meter():
         "band": "amber",
         "overflow": False,
     }
+    assert repr(m) == (
+        "ContextMeter(active_tokens=80640, capacity=115200, percent=70, label='Ctx 70%', band='amber', overflow=False)"
+    )
+    assert m == sessiondb.meter(80_640, 115_200)
+    assert m != sessiondb.meter(80_639, 115_200)
+    assert sessiondb.meter(80_639, 115_200).band == "green"
+    with pytest.raises(AttributeError):
+        m.percent = 1  # frozen
     assert sessiondb.should_compact(115_201, 115_200) is True
     assert sessiondb.should_compact(115_200, 115_200) is False
 
 
+def test_known_model_limits():
+    lim = sessiondb.known_model_limits("gpt-4o-2024-08-06")
+    assert isinstance(lim, ModelLimits)
+    assert (lim.context_window, lim.max_output) == (128_000, 16_384)
+    assert repr(lim) == "ModelLimits(context_window=128000, max_output=16384)"
+    assert lim == sessiondb.known_model_limits("gpt-4o")
+    assert lim != sessiondb.known_model_limits("gpt-5")
+    assert sessiondb.known_model_limits("my-local-llm") is None
+
+
 def test_token_counts():
-    assert sessiondb.count_tokens("gpt-4o", "hello world", 7) == {"tokens": 7, "method": "host"}
-    assert sessiondb.count_tokens("gpt-4o", "hello world") == {"tokens": 2, "method": "exact", "encoding": "o200k_base"}
+    host = sessiondb.count_tokens("gpt-4o", "hello world", 7)
+    assert isinstance(host, TokenCount)
+    assert (host.tokens, host.method, host.encoding) == (7, "host", None)
+    exact = sessiondb.count_tokens("gpt-4o", "hello world")
+    assert (exact.tokens, exact.method, exact.encoding) == (2, "exact", "o200k_base")
+    assert repr(exact) == "TokenCount(tokens=2, method='exact', encoding='o200k_base')"
+    assert exact == sessiondb.count_tokens("gpt-4o-mini", "hello world")
+    assert exact != sessiondb.count_tokens("gpt-4", "hello world")  # cl100k_base
+    est = sessiondb.count_tokens("claude-sonnet-4", "abcd")
+    assert (est.tokens, est.method, est.encoding) == (2, "estimate", None)
     assert sessiondb.estimate_tokens("abcdef") == 2
+
+
+ITEMS = [
+    {"seq": 1, "role": "user", "kind": "message", "tokens": 300, "text": "Please refactor the parser"},
+    {"seq": 2, "role": "assistant", "kind": "message", "tokens": 400, "text": "Done."},
+    {"seq": 3, "role": "user", "kind": "message", "tokens": 100, "text": "thanks"},
+]
+
+
+def test_compact_context_plan_and_apply_are_typed():
+    plan = sessiondb.compact_context(ITEMS, 1000, 50, {"recent_user_turns": 1})
+    assert isinstance(plan, CompactionPlan)
+    assert (
+        plan.capacity,
+        plan.target_percent,
+        plan.target_tokens,
+        plan.tokens_before,
+        plan.tokens_after,
+        plan.reached_target,
+        plan.compacted_seqs,
+    ) == (1000, 50, 500, 800, 117, True, [1, 2])
+    t = plan.transformations[0]
+    assert isinstance(t, Transformation)
+    assert (t.seq, t.action, t.tokens_before, t.tokens_after, t.summary) == (
+        1,
+        "summarized",
+        300,
+        11,
+        "[user] Please refactor the parser",
+    )
+    assert t == sessiondb.compact_context(ITEMS, 1000, 50, {"recent_user_turns": 1}).transformations[0]
+    assert t != plan.transformations[1]
+    assert repr(t) == (
+        "Transformation(seq=1, action='summarized', tokens_before=300, tokens_after=11, "
+        "summary='[user] Please refactor the parser')"
+    )
+    assert plan.transformations[1].to_dict() == {
+        "seq": 2,
+        "action": "summarized",
+        "tokens_before": 400,
+        "tokens_after": 6,
+        "summary": "[assistant] Done.",
+    }
+    assert repr(plan).startswith("CompactionPlan(capacity=1000, target_percent=50, ")
+    assert plan == sessiondb.compact_context(ITEMS, 1000, 50, {"recent_user_turns": 1})
+    assert plan != sessiondb.compact_context(ITEMS, 1000, 70, {"recent_user_turns": 1})
+    d = plan.to_dict()
+    assert d["compacted_seqs"] == [1, 2] and d["transformations"][0]["summary"] == "[user] Please refactor the parser"
+
+    applied = sessiondb.apply_compaction(plan, ITEMS)
+    assert [type(x) for x in applied] == [ContextItem] * 3
+    assert applied[0] == ContextItem(1, "user", "message", 11, text="[user] Please refactor the parser", compacted=True)
+    assert applied[2] == ContextItem(3, "user", "message", 100, text="thanks")
+    assert applied[2].to_dict() == {
+        "seq": 3,
+        "role": "user",
+        "kind": "message",
+        "tokens": 100,
+        "pinned": False,
+        "text": "thanks",
+        "call_ids": [],
+        "compacted": False,
+    }
+    # The text may be user content: repr shows its length only.
+    assert repr(applied[2]) == (
+        "ContextItem(seq=3, role='user', kind='message', tokens=100, pinned=False, text=<6 chars>, "
+        "call_ids=[], compacted=False)"
+    )
+    # Typed items and the dict form of a plan are accepted too; running again changes nothing.
+    again = sessiondb.compact_context(applied, 1000, 50, {"recent_user_turns": 1})
+    assert (again.transformations, again.tokens_after) == ([], 117)
+    assert sessiondb.apply_compaction(plan.to_dict(), [x.to_dict() for x in applied]) == applied
+    with pytest.raises(sessiondb.InvalidInputError):
+        sessiondb.compact_context([ContextItem(1, "user", "speech", 10)], 1000)
 
 
 def test_irreducible_overflow_has_breakdown_attributes():
@@ -48,6 +174,8 @@ def test_irreducible_overflow_has_breakdown_attributes():
     )
     assert (e.pinned, e.recent, e.tool_results, e.other) == (0, 0, 0, 0)
     assert e.remedies[0] == "Shorten the system prompt (system: 2000 tokens)."
+    with pytest.raises(sessiondb.ContextOverflowError):
+        sessiondb.compact_context([ContextItem(1, "system", "system", 2000, text="sys")], 1000)
     with pytest.raises(sessiondb.InvalidInputError):
         sessiondb.compact_context([{"seq": 1}], 1000)
 
@@ -57,53 +185,82 @@ def test_store_context_status_compact_and_restore(store):
     for i in range(1, 11):
         store.append_entries(s.id, [sessiondb.NewEntry("user" if i % 2 else "assistant", f"turn {i}", tokens=1000)])
     st = store.context_status(s.id, 16_000)
-    assert (st["model"], st["capacity"]) == ("gpt-4o", 12_672)
-    assert st["meter"] == {
-        "active_tokens": 10_000,
-        "capacity": 12_672,
-        "percent": 78,
-        "label": "Ctx 78%",
-        "band": "amber",
-        "overflow": False,
-    }
-    assert st["turns"][0] == {"seq": 1, "state": "verbatim", "pinned": False, "compaction": None}
-    assert len(st["turns"]) == 10
+    assert isinstance(st, ContextStatus)
+    assert (st.model, st.capacity) == ("gpt-4o", 12_672)
+    assert st.meter == sessiondb.meter(10_000, 12_672)
+    assert (st.meter.percent, st.meter.label, st.meter.band, st.meter.overflow) == (78, "Ctx 78%", "amber", False)
+    assert isinstance(st.turns[0], TurnGovernance)
+    assert (st.turns[0].seq, st.turns[0].state, st.turns[0].pinned, st.turns[0].compaction) == (1, "verbatim", False, None)
+    assert st.turns[0].to_dict() == {"seq": 1, "state": "verbatim", "pinned": False, "compaction": None}
+    assert repr(st.turns[0]) == "TurnGovernance(seq=1, state='verbatim', pinned=False, compaction=None)"
+    assert len(st.turns) == 10
+    assert repr(st).startswith("ContextStatus(model='gpt-4o', capacity=12672, meter=ContextMeter(")
+    assert st == store.context_status(s.id, 16_000)
+    assert st != store.context_status(s.id, 32_000)
 
     dry = store.compact_session(s.id, 16_000, dry_run=True)
     assert store.list_context_extensions(s.id) == []  # a dry run writes nothing
     plan = store.compact_session(s.id, 16_000)
+    assert isinstance(plan, CompactionPlan)
     assert plan == dry
-    assert (plan["tokens_before"], plan["tokens_after"], plan["target_tokens"], plan["compacted_seqs"]) == (
+    assert (plan.tokens_before, plan.tokens_after, plan.target_tokens, plan.compacted_seqs) == (
         10_000,
         8_011,
         8_870,
         [1, 2],
     )
-    assert plan["transformations"][0] == {
-        "seq": 1,
-        "action": "summarized",
-        "summary": "[user] turn 1",
-        "tokens_before": 1000,
-        "tokens_after": 5,
-    }
+    t1 = plan.transformations[0]
+    assert (t1.seq, t1.action, t1.summary, t1.tokens_before, t1.tokens_after) == (1, "summarized", "[user] turn 1", 1000, 5)
+    after = store.context_status(s.id, 16_000)
+    assert (after.turns[0].state, after.turns[0].compaction) == ("compacted", t1)
+    assert after.meter.label == "Ctx 63%"
+    assert after != st
+
     gov = store.recover_context_governance(s.id)
-    assert sorted(gov["compacted"]) == ["1", "2"]  # JSON object keys
-    assert [h["n"] for h in gov["history"]] == [1]
+    assert isinstance(gov, ContextGovernance)
+    assert (gov.pinned, gov.excluded) == ([], [])
+    assert sorted(gov.compacted) == [1, 2]
+    assert gov.compacted[1] == t1
+    assert [h.n for h in gov.history] == [1]
+    assert gov.history[0].plan == plan
+    assert repr(gov).startswith("ContextGovernance(pinned=[], excluded=[], compacted={1: Transformation(seq=1, ")
+    assert gov == store.recover_context_governance(s.id)
     assert store.record_turn_decision(s.id, "pin", [10]) == 2
-    assert store.recover_context_governance(s.id)["pinned"] == [10]
+    gov2 = store.recover_context_governance(s.id)
+    assert gov2.pinned == [10]
+    assert gov2 != gov
+    assert gov2.to_dict()["compacted"][2]["summary"] == plan.transformations[1].summary
     # The saved transcript is never modified by compaction.
     assert [e.content for e in store.iter_transcript(s.id)] == [f"turn {i}" for i in range(1, 11)]
 
     opened = store.open_saved_session(s.id)
-    assert opened["authority"] == {
+    assert isinstance(opened, OpenedSession)
+    a = opened.authority
+    assert isinstance(a, Authority)
+    assert (a.permission_profile, a.full_access, a.sensitive_transfer, a.temporary_approvals) == ("manual", False, False, [])
+    assert repr(a) == "Authority(permission_profile='manual', full_access=False, sensitive_transfer=False, temporary_approvals=[])"
+    assert a.to_dict() == {
         "permission_profile": "manual",
         "full_access": False,
         "sensitive_transfer": False,
         "temporary_approvals": [],
     }
-    k = opened["knowledge"]
-    assert (k["session"]["id"], k["session"]["model"]) == (s.id, "gpt-4o")
-    assert [e["seq"] for e in k["transcript"]] == list(range(1, 11))
-    assert k["governance"]["pinned"] == [10]
+    k = opened.knowledge
+    assert isinstance(k, sessiondb.SavedSessionState)
+    assert k.session == store.get_session(s.id)
+    assert (k.session.id, k.session.model) == (s.id, "gpt-4o")
+    assert k.transcript == store.get_transcript(s.id)
+    assert [e.seq for e in k.transcript] == list(range(1, 11))
+    assert k.token_totals == store.token_totals(s.id)
+    assert k.governance == gov2
+    assert k.other_extensions == []
+    assert repr(opened).startswith("OpenedSession(knowledge=SavedSessionState(session=Session(id=")
+    assert opened == store.open_saved_session(s.id)
+    store.append_transcript(s.id, "user", "turn 11")
+    assert store.open_saved_session(s.id) != opened
+    d = opened.to_dict()
+    assert d["authority"]["permission_profile"] == "manual"
+    assert d["knowledge"]["session"]["id"] == s.id
+    assert [e["seq"] for e in d["knowledge"]["transcript"]] == list(range(1, 11))
     with pytest.raises(sessiondb.NotFoundError):
         store.open_saved_session("missing")

@@ -21,15 +21,86 @@ def test_export_import_round_trip_and_fork(store, tmp_path):
     f.write_text(text, encoding="utf-8")
     store.delete_session(s.id)
     rep = store.import_file(str(f), "thclaws")
-    assert (rep["format"], rep["status"], rep["sessions"][0]["session_id"], rep["sessions"][0]["entries"]) == (
+    assert isinstance(rep, sessiondb.FileImport)
+    assert (rep.path, rep.format, rep.status, rep.error, rep.from_line) == (str(f), "thclaws", "imported", None, 1)
+    (si,) = rep.sessions
+    assert isinstance(si, sessiondb.SessionImport)
+    assert si.to_dict() == {
+        "session_id": "p1",
+        "created": True,
+        "entries": 2,
+        "tool_calls": 0,
+        "tool_results": 0,
+        "usage_records": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cached_tokens": 0,
+        "context_extensions": 3,
+        "skipped_already_stored": 0,
+    }
+    assert repr(si).startswith("SessionImport(session_id='p1', created=True, entries=2, ")
+    r = rep.read
+    assert isinstance(r, sessiondb.ReadReport)
+    assert (r.format, r.lines, r.bytes, r.skipped, r.missing_final_newline, r.blank_lines) == (
         "thclaws",
-        "imported",
-        "p1",
-        2,
+        len(lines),
+        len(text.encode("utf-8")),
+        [],
+        False,
+        0,
     )
+    assert r.kinds == {"header": 1, "plan_snapshot": 1, "goal_snapshot": 1, "user": 1, "assistant": 1, "rename": 1}
+    assert (r.not_imported, r.kept_raw, r.surrogates_replaced, r.already_imported_lines) == ({}, {}, [], 0)
+    assert repr(rep).startswith(f"FileImport(path={str(f)!r}, format='thclaws', status='imported', error=None, ")
+    again = store.import_file(str(f), "thclaws")
+    assert (again.status, again.sessions, again.error) == ("up_to_date", [], None)
+    assert again != rep
+    assert again == store.import_file(str(f), "thclaws")
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text('{"hello": 1}\n', encoding="utf-8")
+    un = store.import_file(str(junk))
+    assert (un.format, un.status, un.error, un.sessions, un.read) == (None, "unrecognized", None, [], None)
     imported = store.get_session("p1")
     assert [e.content for e in store.iter_transcript(imported.id)] == ["hello", "hi there"]
     fork = store.fork_session("p1", at_seq=1)
     assert (fork.forked_from, fork.forked_at_seq, fork.entry_count) == ("p1", 1, 1)
     with pytest.raises(sessiondb.InvalidInputError):
         store.import_file(str(f), "word")
+
+
+def test_read_thclaws_digest_is_typed():
+    text = (
+        '{"type":"header","id":"sess-1","model":"zai/glm-5.1","cwd":"/w","created_at":1700000000}\n'
+        '{"type":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}\n'
+        "{not json}\n"
+        '{"type":"turn_usage","n":1}\n'
+        '{"type":"assistant","content":[{"type":"text","text":"yo"}],"timestamp":2}'
+    )
+    d = sessiondb.read_thclaws_digest(text.encode("utf-8"), "fallback")
+    assert isinstance(d, sessiondb.ThclawsDigest)
+    assert (d.id, d.title, d.model, d.provider, d.cwd, d.created_at_ms) == (
+        "sess-1",
+        None,
+        "zai/glm-5.1",
+        "zai",
+        "/w",
+        1_700_000_000_000,
+    )
+    assert (d.roles, d.texts, d.active_texts) == (["user", "assistant"], ["hi", "yo"], ["hi", "yo"])
+    assert (d.tool_calls, d.tool_results, d.plan_steps, d.compactions, d.lines, d.bytes) == (
+        0,
+        0,
+        0,
+        0,
+        5,
+        len(text.encode("utf-8")),
+    )
+    (skip,) = d.skipped
+    assert isinstance(skip, sessiondb.DigestSkippedLine)
+    assert (skip.line, skip.reason) == (3, "invalid_json")
+    assert repr(skip) == "DigestSkippedLine(line=3, reason='invalid_json')"
+    assert (d.surrogates_replaced, d.missing_final_newline, d.kept_raw, d.other_lines) == ([], True, {"turn_usage": 1}, 1)
+    assert d.to_dict()["skipped"] == [{"line": 3, "reason": "invalid_json"}]
+    assert repr(d).startswith("ThclawsDigest(id='sess-1', title=None, model='zai/glm-5.1', ")
+    assert d == sessiondb.read_thclaws_digest(text.encode("utf-8"), "other")
+    assert d != sessiondb.read_thclaws_digest(text.encode("utf-8") + b"\n", "fallback")

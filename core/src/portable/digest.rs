@@ -3,7 +3,10 @@
 //! (`read_thclaws.json`, `write_thclaws.json`), so every host runs those
 //! cases through one thin call.
 
-use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
 
 use super::{read_thclaws, write_thclaws, Block, Collector, PortableSession, ReadOptions, Role, SourceFormat, Turn};
 use crate::error::{Error, Result};
@@ -18,34 +21,101 @@ fn texts<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
     turns.flat_map(|t| &t.blocks).filter_map(|b| if let Block::Text { text } = b { Some(text.clone()) } else { None }).collect()
 }
 
-/// Read thClaws JSONL `bytes` and describe what the reader saw as JSON:
-/// `id, title, model, provider, cwd, created_at_ms, roles` (every turn's
-/// role), `texts` (every text block), `active_texts` (after the last
-/// compaction), `tool_calls, tool_results, plan_steps, compactions, lines,
-/// bytes` (offset after the last complete line), `skipped` (`[{line,
-/// reason}]`), `surrogates_replaced, missing_final_newline, kept_raw,
-/// other_lines`. `fallback_id` names a file without a header id.
+/// A line the thClaws reader skipped, as the digest reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DigestSkippedLine {
+    /// 1-based line number.
+    pub line: u64,
+    /// `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object` (the
+    /// `reason` tag of [`super::SkipReason`]).
+    pub reason: String,
+}
+
+/// What the thClaws reader saw in one file (the fields of
+/// `tests/conformance/portable/read_thclaws.json`); its serde form is the
+/// JSON those cases compare.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ThclawsDigest {
+    /// Session id (header `id`, else the fallback id).
+    pub id: String,
+    /// Title (latest `rename`).
+    pub title: Option<String>,
+    /// Model as the file names it.
+    pub model: Option<String>,
+    /// Provider.
+    pub provider: Option<String>,
+    /// Working directory.
+    pub cwd: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at_ms: Option<i64>,
+    /// Every turn's role, in order.
+    pub roles: Vec<String>,
+    /// Every text block, in order.
+    pub texts: Vec<String>,
+    /// Text blocks of the active history (after the last compaction).
+    pub active_texts: Vec<String>,
+    /// Tool-use blocks.
+    pub tool_calls: u64,
+    /// Tool-result blocks.
+    pub tool_results: u64,
+    /// Steps of the latest plan.
+    pub plan_steps: u64,
+    /// Compaction checkpoints.
+    pub compactions: u64,
+    /// Lines seen, skipped ones included.
+    pub lines: u64,
+    /// Offset after the last complete line.
+    pub bytes: u64,
+    /// Lines that could not be read.
+    pub skipped: Vec<DigestSkippedLine>,
+    /// Lines where a lone surrogate escape became U+FFFD.
+    pub surrogates_replaced: Vec<u64>,
+    /// The last line was complete JSON without its final `\n`.
+    pub missing_final_newline: bool,
+    /// Lines of unknown kind kept verbatim, by kind.
+    pub kept_raw: BTreeMap<String, u64>,
+    /// Lines of unknown kind kept in the session.
+    pub other_lines: u64,
+}
+
+/// Read thClaws JSONL `bytes` and describe what the reader saw
+/// ([`ThclawsDigest`]). `fallback_id` names a file without a header id.
 ///
 /// Errors: `InvalidInput` when the bytes hold no session.
-pub fn read_thclaws_digest(bytes: &[u8], fallback_id: &str) -> Result<Value> {
+pub fn read_thclaws_digest(bytes: &[u8], fallback_id: &str) -> Result<ThclawsDigest> {
     let mut sink = Collector::new(SourceFormat::Thclaws, None);
     let rep = read_thclaws(bytes, &ReadOptions::default(), &mut sink)?;
     let s = sink.finish(fallback_id).into_iter().next().ok_or_else(|| Error::invalid("the data holds no thClaws session"))?;
-    let skipped: Vec<Value> = rep
+    let skipped = rep
         .skipped
         .iter()
-        .map(|k| json!({"line": k.line, "reason": serde_json::to_value(&k.reason).unwrap_or_default()["reason"].clone()}))
+        .map(|k| DigestSkippedLine {
+            line: k.line,
+            reason: serde_json::to_value(&k.reason).unwrap_or_default()["reason"].as_str().unwrap_or_default().to_owned(),
+        })
         .collect();
-    Ok(json!({
-        "id": s.id, "title": s.title, "model": s.model, "provider": s.provider, "cwd": s.cwd, "created_at_ms": s.created_at_ms,
-        "roles": s.turns.iter().map(|t| t.role.as_str()).collect::<Vec<_>>(),
-        "texts": texts(s.turns.iter()),
-        "active_texts": texts(s.active_turns().iter()),
-        "tool_calls": s.tool_calls(), "tool_results": s.tool_results(), "plan_steps": s.plan_steps(),
-        "compactions": s.compactions.len(), "lines": rep.lines, "bytes": rep.bytes, "skipped": skipped,
-        "surrogates_replaced": rep.surrogates_replaced, "missing_final_newline": rep.missing_final_newline,
-        "kept_raw": rep.kept_raw, "other_lines": s.other_lines.len(),
-    }))
+    Ok(ThclawsDigest {
+        roles: s.turns.iter().map(|t| t.role.as_str().to_owned()).collect(),
+        texts: texts(s.turns.iter()),
+        active_texts: texts(s.active_turns().iter()),
+        tool_calls: s.tool_calls() as u64,
+        tool_results: s.tool_results() as u64,
+        plan_steps: s.plan_steps() as u64,
+        compactions: s.compactions.len() as u64,
+        lines: rep.lines,
+        bytes: rep.bytes,
+        skipped,
+        surrogates_replaced: rep.surrogates_replaced,
+        missing_final_newline: rep.missing_final_newline,
+        kept_raw: rep.kept_raw,
+        other_lines: s.other_lines.len() as u64,
+        id: s.id,
+        title: s.title,
+        model: s.model,
+        provider: s.provider,
+        cwd: s.cwd,
+        created_at_ms: s.created_at_ms,
+    })
 }
 
 /// Write a session given as JSON `{id, title?, model?, provider?, cwd?,

@@ -26,7 +26,7 @@ pub mod thclaws;
 
 pub use claude::read_claude;
 pub use codex::read_codex;
-pub use digest::{read_thclaws_digest, write_thclaws_json};
+pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
 pub use detect::{detect_format, find_jsonl_files};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use import::{

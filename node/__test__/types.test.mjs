@@ -1,0 +1,115 @@
+// The installed package's TypeScript declarations: the napi-generated
+// native.d.ts declares an interface for every record and no result is `any`
+// (only JSON payloads of journal events are); typed use of the package
+// compiles with tsc --strict (the TypeScript the napi CLI brings along).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
+const require = createRequire(import.meta.url)
+const PKG = dirname(require.resolve(join(process.env.SESSIONDB_PKG || '..', 'package.json')))
+const dts = readFileSync(join(PKG, 'native.d.ts'), 'utf8')
+const flat = dts.replace(/\s+/g, ' ')
+
+test('native.d.ts declares the record interfaces', () => {
+  for (const name of [
+    'CapacityBreakdown', 'ModelLimits', 'ContextMeter', 'TokenCount', 'Transformation', 'CompactionPlan', 'ContextItem',
+    'CompactionOptions', 'TurnGovernance', 'ContextStatus', 'CompactionHistoryEntry', 'ContextGovernance', 'Authority',
+    'SavedSessionState', 'OpenedSession', 'SessionImport', 'SkippedLine', 'ReadReport', 'FileImport', 'DigestSkippedLine',
+    'ThclawsDigest',
+  ]) {
+    assert.match(dts, new RegExp(`export interface ${name} \\{`), name)
+  }
+  assert.match(flat, /export interface ContextStatus \{ model\?: string capacity: number meter: ContextMeter turns: Array<TurnGovernance> \}/)
+  assert.match(flat, /band: 'green' \| 'amber' \| 'orange' \| 'red'/)
+  assert.match(flat, /compacted: Record<string, Transformation>/)
+})
+
+test('native.d.ts: typed results, `any` only for JSON payloads', () => {
+  for (const sig of [
+    /contextStatus\([^)]*\): Promise<ContextStatus>/,
+    /compactSession\([^)]*\): Promise<CompactionPlan>/,
+    /recoverContextGovernance\(sessionId: string\): Promise<ContextGovernance>/,
+    /openSavedSession\(sessionId: string\): Promise<OpenedSession>/,
+    /importFile\([^)]*\): Promise<FileImport>/,
+    /function capacityBreakdown\([^)]*\): CapacityBreakdown/,
+    /function knownModelLimits\(model: string\): ModelLimits \| null/,
+    /function meter\(activeTokens: number, capacity: number\): ContextMeter/,
+    /function countTokens\([^)]*\): TokenCount/,
+    /function compactContext\(items: Array<ContextItem>, [^)]*options\?: CompactionOptions[^)]*\): CompactionPlan/,
+    /function applyCompaction\(plan: CompactionPlan, items: Array<ContextItem>\): Array<ContextItem>/,
+    /function readThclawsDigest\([^)]*\): ThclawsDigest/,
+  ]) {
+    assert.match(flat, sig)
+  }
+  const anyLines = dts.split('\n').filter((l) => /:\s*any\b|<any>|\bany\[\]|\| any\b/.test(l))
+  assert.deepEqual(anyLines.filter((l) => !/payload/.test(l)), [])
+})
+
+test('index.d.ts re-exports native.d.ts and errors.d.ts', () => {
+  const index = readFileSync(join(PKG, 'index.d.ts'), 'utf8')
+  assert.match(index, /export \* from '\.\/native'/)
+  assert.match(index, /export \* from '\.\/errors'/)
+})
+
+const ROOT = process.env.SESSIONDB_REPO || join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const TSC = join(ROOT, 'node', 'node_modules', 'typescript', 'bin', 'tsc')
+
+const CHECK_TS = `import * as sdb from 'sessiondb'
+
+declare const store: sdb.SessionStore
+
+export async function main(): Promise<void> {
+  const st: sdb.ContextStatus = await store.contextStatus('id', 128000)
+  const label: string = st.meter.label
+  const band: 'green' | 'amber' | 'orange' | 'red' = st.meter.band
+  // @ts-expect-error a typed record, not any
+  st.meter.nope
+  const plan: sdb.CompactionPlan = sdb.compactContext([{ seq: 1, role: 'user', kind: 'message', tokens: 1 }], 100, null, { recentUserTurns: 0 })
+  const items: sdb.ContextItem[] = sdb.applyCompaction(plan, [])
+  const t: sdb.Transformation | undefined = plan.transformations[0]
+  const planned: sdb.CompactionPlan = await store.compactSession('id', 16000, null, null, null, true)
+  const opened: sdb.OpenedSession = await store.openSavedSession('id')
+  const first: sdb.TranscriptEntry | undefined = opened.knowledge.transcript[0]
+  const manual: 'manual' = opened.authority.permissionProfile
+  const gov: sdb.ContextGovernance = await store.recoverContextGovernance('id')
+  const c: sdb.Transformation | undefined = gov.compacted['1']
+  const rep: sdb.FileImport = await store.importFile('f.jsonl')
+  const entries: number[] = rep.sessions.map((s) => s.entries)
+  const d: sdb.ThclawsDigest = sdb.readThclawsDigest(new Uint8Array() as Buffer)
+  const tc: sdb.TokenCount = sdb.countTokens('gpt-4o', 'hi')
+  const m: sdb.ModelLimits | null = sdb.knownModelLimits('gpt-4o')
+  const b: sdb.CapacityBreakdown = sdb.capacityBreakdown(128000)
+  // @ts-expect-error the kind is a union of the core's names
+  sdb.compactContext([{ seq: 1, role: 'user', kind: 'speech', tokens: 1 }], 100)
+  void [label, band, items, t, planned, first, manual, c, entries, d, tc, m, b]
+}
+`
+
+test('typed use of the package compiles with tsc --strict', { skip: existsSync(TSC) ? false : `no TypeScript at ${TSC}` }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sessiondb-ts-'))
+  writeFileSync(join(dir, 'check.ts'), CHECK_TS)
+  // No @types/node here: the one Node type the declarations use.
+  writeFileSync(join(dir, 'globals.d.ts'), 'declare class Buffer extends Uint8Array {}\n')
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: 'es2022',
+    module: 'commonjs',
+    moduleResolution: 'bundler',
+    lib: ['es2022', 'esnext.disposable'],
+    types: [],
+    paths: { sessiondb: [join(PKG, 'index.d.ts')] },
+  }
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['check.ts', 'globals.d.ts'] }))
+  try {
+    execFileSync(process.execPath, [TSC, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' })
+  } catch (e) {
+    assert.fail(`tsc: ${e.stdout}${e.stderr}`)
+  }
+})

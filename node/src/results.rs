@@ -1,0 +1,580 @@
+//! Typed results of context governance (`sessiondb::context`), the restore
+//! boundary (`sessiondb::restore`) and portable sessions
+//! (`sessiondb::portable`) as plain JS objects (`#[napi(object)]`,
+//! camelCase fields), converted field by field from the core structs; the
+//! generated `native.d.ts` declares an interface for each. Enum values are
+//! the core's serde names (`'amber'`, `'tool_call'`, `'up_to_date'`...).
+//! Counts are JS numbers (exact below 2^53). Conversions only.
+
+use std::collections::BTreeMap;
+
+use napi_derive::napi;
+use sessiondb::context as core_ctx;
+use sessiondb::portable as core_pt;
+
+use crate::records::{n, u, ContextExtension, Session, TokenTotals, TranscriptEntry};
+
+/// The serde name of a unit enum variant of the core.
+fn enum_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// A core unit enum from its serde name. Errors: `InvalidInput` naming `what`.
+fn enum_parse<T: serde::de::DeserializeOwned>(name: &str, what: &str) -> sessiondb::Result<T> {
+    serde_json::from_value(serde_json::Value::String(name.to_owned()))
+        .map_err(|_| sessiondb::Error::invalid(format!("{what} is not one of its known values")))
+}
+
+fn counts(m: BTreeMap<String, u64>) -> BTreeMap<String, i64> {
+    m.into_iter().map(|(k, v)| (k, n(v))).collect()
+}
+
+fn seqs(v: impl IntoIterator<Item = u64>) -> Vec<i64> {
+    v.into_iter().map(n).collect()
+}
+
+// --- context: capacity, meter, tokens
+
+/// Every term of the Effective Context Capacity, in tokens.
+#[napi(object, object_from_js = false)]
+pub struct CapacityBreakdown {
+    pub raw: i64,
+    pub output_reserve: i64,
+    pub safety_margin: i64,
+    pub capacity: i64,
+}
+
+impl From<core_ctx::CapacityBreakdown> for CapacityBreakdown {
+    fn from(b: core_ctx::CapacityBreakdown) -> Self {
+        CapacityBreakdown { raw: n(b.raw), output_reserve: n(b.output_reserve), safety_margin: n(b.safety_margin), capacity: n(b.capacity) }
+    }
+}
+
+/// Published limits of a model, in tokens.
+#[napi(object, object_from_js = false)]
+pub struct ModelLimits {
+    pub context_window: i64,
+    pub max_output: i64,
+}
+
+impl From<core_ctx::ModelLimits> for ModelLimits {
+    fn from(l: core_ctx::ModelLimits) -> Self {
+        ModelLimits { context_window: n(l.context_window), max_output: n(l.max_output) }
+    }
+}
+
+/// One reading of the context meter: `label` is `Ctx N%`; `overflow` = activeTokens > capacity.
+#[napi(object, object_from_js = false)]
+pub struct ContextMeter {
+    pub active_tokens: i64,
+    pub capacity: i64,
+    pub percent: i64,
+    pub label: String,
+    #[napi(ts_type = "'green' | 'amber' | 'orange' | 'red'")]
+    pub band: String,
+    pub overflow: bool,
+}
+
+impl From<core_ctx::ContextMeter> for ContextMeter {
+    fn from(m: core_ctx::ContextMeter) -> Self {
+        ContextMeter {
+            active_tokens: n(m.active_tokens),
+            capacity: n(m.capacity),
+            percent: n(m.percent),
+            label: m.label,
+            band: m.band.name().to_owned(),
+            overflow: m.overflow,
+        }
+    }
+}
+
+/// A token count; `encoding` only for exact counts.
+#[napi(object, object_from_js = false)]
+pub struct TokenCount {
+    pub tokens: i64,
+    #[napi(ts_type = "'exact' | 'estimate' | 'host'")]
+    pub method: String,
+    #[napi(ts_type = "'o200k_base' | 'cl100k_base'")]
+    pub encoding: Option<String>,
+}
+
+impl From<core_ctx::TokenCount> for TokenCount {
+    fn from(c: core_ctx::TokenCount) -> Self {
+        let (method, encoding) = match c.method {
+            core_ctx::CountMethod::Exact { encoding } => ("exact", Some(encoding.name().to_owned())),
+            core_ctx::CountMethod::Estimate => ("estimate", None),
+            core_ctx::CountMethod::Host => ("host", None),
+        };
+        TokenCount { tokens: n(c.tokens), method: method.to_owned(), encoding }
+    }
+}
+
+// --- context: compaction
+
+/// The transformation record of one compacted item; `summary` at most 240 characters.
+#[napi(object)]
+pub struct Transformation {
+    pub seq: i64,
+    #[napi(ts_type = "'summarized' | 'tool_result_preview'")]
+    pub action: String,
+    pub tokens_before: i64,
+    pub tokens_after: i64,
+    pub summary: String,
+}
+
+impl From<core_ctx::Transformation> for Transformation {
+    fn from(t: core_ctx::Transformation) -> Self {
+        Transformation {
+            seq: n(t.seq),
+            action: enum_name(&t.action),
+            tokens_before: n(t.tokens_before),
+            tokens_after: n(t.tokens_after),
+            summary: t.summary,
+        }
+    }
+}
+
+impl Transformation {
+    fn into_core(self) -> sessiondb::Result<core_ctx::Transformation> {
+        Ok(core_ctx::Transformation {
+            seq: u(self.seq, "seq")?,
+            action: enum_parse(&self.action, "transformation action")?,
+            tokens_before: u(self.tokens_before, "tokensBefore")?,
+            tokens_after: u(self.tokens_after, "tokensAfter")?,
+            summary: self.summary,
+        })
+    }
+}
+
+/// A compaction plan (tokens); `compactedSeqs` are the seqs of `transformations`.
+/// The saved transcript is never modified.
+#[napi(object)]
+pub struct CompactionPlan {
+    pub capacity: i64,
+    pub target_percent: u32,
+    pub target_tokens: i64,
+    pub tokens_before: i64,
+    pub tokens_after: i64,
+    pub reached_target: bool,
+    pub transformations: Vec<Transformation>,
+    pub compacted_seqs: Vec<i64>,
+}
+
+impl From<core_ctx::CompactionPlan> for CompactionPlan {
+    fn from(p: core_ctx::CompactionPlan) -> Self {
+        let compacted_seqs = seqs(p.compacted_seqs());
+        CompactionPlan {
+            capacity: n(p.capacity),
+            target_percent: u32::from(p.target_percent),
+            target_tokens: n(p.target_tokens),
+            tokens_before: n(p.tokens_before),
+            tokens_after: n(p.tokens_after),
+            reached_target: p.reached_target,
+            transformations: p.transformations.into_iter().map(Into::into).collect(),
+            compacted_seqs,
+        }
+    }
+}
+
+impl CompactionPlan {
+    pub fn into_core(self) -> sessiondb::Result<core_ctx::CompactionPlan> {
+        Ok(core_ctx::CompactionPlan {
+            capacity: u(self.capacity, "capacity")?,
+            target_percent: u8::try_from(self.target_percent).map_err(|_| sessiondb::Error::invalid("targetPercent must be 0..=100"))?,
+            target_tokens: u(self.target_tokens, "targetTokens")?,
+            tokens_before: u(self.tokens_before, "tokensBefore")?,
+            tokens_after: u(self.tokens_after, "tokensAfter")?,
+            reached_target: self.reached_target,
+            transformations: self.transformations.into_iter().map(Transformation::into_core).collect::<sessiondb::Result<_>>()?,
+        })
+    }
+}
+
+/// One item of the active model context, in the order it would be sent
+/// (`compactContext` input, `applyCompaction` output). Missing optional
+/// fields are `false` / `''` / `[]`.
+#[napi(object)]
+pub struct ContextItem {
+    pub seq: i64,
+    /// `user`, `assistant`, `tool`, `system`...
+    pub role: String,
+    #[napi(ts_type = "'message' | 'tool_call' | 'tool_result' | 'system'")]
+    pub kind: String,
+    pub tokens: i64,
+    pub pinned: Option<bool>,
+    pub text: Option<String>,
+    /// Tool-call ids linking calls and results.
+    pub call_ids: Option<Vec<String>>,
+    /// Already a summary from an earlier compaction.
+    pub compacted: Option<bool>,
+}
+
+impl From<core_ctx::ContextItem> for ContextItem {
+    fn from(i: core_ctx::ContextItem) -> Self {
+        ContextItem {
+            seq: n(i.seq),
+            role: i.role,
+            kind: enum_name(&i.kind),
+            tokens: n(i.tokens),
+            pinned: Some(i.pinned),
+            text: Some(i.text),
+            call_ids: Some(i.call_ids),
+            compacted: Some(i.compacted),
+        }
+    }
+}
+
+impl ContextItem {
+    pub fn into_core(self) -> sessiondb::Result<core_ctx::ContextItem> {
+        Ok(core_ctx::ContextItem {
+            seq: u(self.seq, "seq")?,
+            role: self.role,
+            kind: enum_parse(&self.kind, "context item kind")?,
+            tokens: u(self.tokens, "tokens")?,
+            pinned: self.pinned.unwrap_or(false),
+            text: self.text.unwrap_or_default(),
+            call_ids: self.call_ids.unwrap_or_default(),
+            compacted: self.compacted.unwrap_or(false),
+        })
+    }
+}
+
+/// Planner options: user turns kept verbatim (default 2), model whose
+/// tokenizer counts the summaries (default: the estimate ⌈UTF-8 bytes / 3⌉).
+#[napi(object, object_to_js = false)]
+pub struct CompactionOptions {
+    pub recent_user_turns: Option<u32>,
+    pub model: Option<String>,
+}
+
+impl From<CompactionOptions> for core_ctx::CompactionOptions {
+    fn from(o: CompactionOptions) -> Self {
+        let d = core_ctx::CompactionOptions::default();
+        core_ctx::CompactionOptions {
+            recent_user_turns: o.recent_user_turns.map_or(d.recent_user_turns, |t| t as usize),
+            model: o.model,
+        }
+    }
+}
+
+// --- context: governance and status
+
+/// One turn as `/context` shows it; `compaction` is the record in force for this turn, if any.
+#[napi(object, object_from_js = false)]
+pub struct TurnGovernance {
+    pub seq: i64,
+    #[napi(ts_type = "'verbatim' | 'compacted' | 'excluded'")]
+    pub state: String,
+    pub pinned: bool,
+    pub compaction: Option<Transformation>,
+}
+
+impl From<core_ctx::TurnGovernance> for TurnGovernance {
+    fn from(t: core_ctx::TurnGovernance) -> Self {
+        TurnGovernance { seq: n(t.seq), state: enum_name(&t.state), pinned: t.pinned, compaction: t.compaction.map(Into::into) }
+    }
+}
+
+/// Where a stored session's context stands (`/context`): `model` picks the
+/// tokenizer (absent: estimate), `capacity` in tokens.
+#[napi(object, object_from_js = false)]
+pub struct ContextStatus {
+    pub model: Option<String>,
+    pub capacity: i64,
+    pub meter: ContextMeter,
+    pub turns: Vec<TurnGovernance>,
+}
+
+impl From<core_ctx::ContextStatus> for ContextStatus {
+    fn from(s: core_ctx::ContextStatus) -> Self {
+        ContextStatus { model: s.model, capacity: n(s.capacity), meter: s.meter.into(), turns: s.turns.into_iter().map(Into::into).collect() }
+    }
+}
+
+/// One recorded compaction: context extension number, time (ms since the Unix epoch), plan.
+#[napi(object, object_from_js = false)]
+pub struct CompactionHistoryEntry {
+    pub n: i64,
+    pub created_at_ms: i64,
+    pub plan: CompactionPlan,
+}
+
+impl From<core_ctx::CompactionHistoryEntry> for CompactionHistoryEntry {
+    fn from(h: core_ctx::CompactionHistoryEntry) -> Self {
+        CompactionHistoryEntry { n: n(h.n), created_at_ms: h.created_at_ms, plan: h.plan.into() }
+    }
+}
+
+/// Pins, exclusions and compactions of a session, replayed: seqs ascending;
+/// `compacted` maps a seq to the compaction record in force for it.
+#[napi(object, object_from_js = false)]
+pub struct ContextGovernance {
+    pub pinned: Vec<i64>,
+    pub excluded: Vec<i64>,
+    pub compacted: BTreeMap<String, Transformation>,
+    pub history: Vec<CompactionHistoryEntry>,
+}
+
+impl From<core_ctx::ContextGovernance> for ContextGovernance {
+    fn from(g: core_ctx::ContextGovernance) -> Self {
+        ContextGovernance {
+            pinned: seqs(g.pinned),
+            excluded: seqs(g.excluded),
+            compacted: g.compacted.into_iter().map(|(k, t)| (k.to_string(), t.into())).collect(),
+            history: g.history.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+// --- restore boundary
+
+/// The authority of an opened session: always fresh (Manual, no full
+/// access, no sensitive-transfer grant, no temporary approvals).
+#[napi(object, object_from_js = false)]
+pub struct Authority {
+    #[napi(ts_type = "'manual'")]
+    pub permission_profile: String,
+    pub full_access: bool,
+    pub sensitive_transfer: bool,
+    pub temporary_approvals: Vec<String>,
+}
+
+impl From<sessiondb::restore::Authority> for Authority {
+    fn from(a: sessiondb::restore::Authority) -> Self {
+        Authority {
+            permission_profile: enum_name(&a.permission_profile()),
+            full_access: a.full_access(),
+            sensitive_transfer: a.sensitive_transfer(),
+            temporary_approvals: a.temporary_approvals().to_vec(),
+        }
+    }
+}
+
+/// A saved session's knowledge, as stored.
+#[napi(object, object_from_js = false)]
+pub struct SavedSessionState {
+    pub session: Session,
+    pub transcript: Vec<TranscriptEntry>,
+    pub token_totals: TokenTotals,
+    pub governance: ContextGovernance,
+    /// Every non-governance context extension, in `n` order.
+    pub other_extensions: Vec<ContextExtension>,
+}
+
+impl From<sessiondb::restore::SavedSessionState> for SavedSessionState {
+    fn from(k: sessiondb::restore::SavedSessionState) -> Self {
+        SavedSessionState {
+            session: k.session.into(),
+            transcript: k.transcript.into_iter().map(Into::into).collect(),
+            token_totals: k.token_totals.into(),
+            governance: k.governance.into(),
+            other_extensions: k.other_extensions.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// A saved session, opened (seed 000 "Session Restoration Boundary").
+#[napi(object, object_from_js = false)]
+pub struct OpenedSession {
+    pub knowledge: SavedSessionState,
+    pub authority: Authority,
+}
+
+impl From<sessiondb::restore::OpenedSession> for OpenedSession {
+    fn from(o: sessiondb::restore::OpenedSession) -> Self {
+        OpenedSession { knowledge: o.knowledge.into(), authority: o.authority.into() }
+    }
+}
+
+// --- portable sessions
+
+/// Per-session figures of one file import.
+#[napi(object, object_from_js = false)]
+pub struct SessionImport {
+    pub session_id: String,
+    pub created: bool,
+    pub entries: i64,
+    pub tool_calls: i64,
+    pub tool_results: i64,
+    pub usage_records: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cached_tokens: i64,
+    pub context_extensions: i64,
+    pub skipped_already_stored: i64,
+}
+
+impl From<core_pt::SessionImport> for SessionImport {
+    fn from(s: core_pt::SessionImport) -> Self {
+        SessionImport {
+            session_id: s.session_id,
+            created: s.created,
+            entries: n(s.entries),
+            tool_calls: n(s.tool_calls),
+            tool_results: n(s.tool_results),
+            usage_records: n(s.usage_records),
+            input_tokens: n(s.input_tokens),
+            output_tokens: n(s.output_tokens),
+            cached_tokens: n(s.cached_tokens),
+            context_extensions: n(s.context_extensions),
+            skipped_already_stored: n(s.skipped_already_stored),
+        }
+    }
+}
+
+/// A line a reader skipped; `column` (1-based) only for `invalid_json`.
+#[napi(object, object_from_js = false)]
+pub struct SkippedLine {
+    pub line: i64,
+    pub offset: i64,
+    #[napi(ts_type = "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'")]
+    pub reason: String,
+    pub column: Option<i64>,
+}
+
+impl From<core_pt::SkippedLine> for SkippedLine {
+    fn from(s: core_pt::SkippedLine) -> Self {
+        let (reason, column) = match s.reason {
+            core_pt::SkipReason::TornTail => ("torn_tail", None),
+            core_pt::SkipReason::InvalidUtf8 => ("invalid_utf8", None),
+            core_pt::SkipReason::InvalidJson { column } => ("invalid_json", Some(n(column))),
+            core_pt::SkipReason::NotAnObject => ("not_an_object", None),
+        };
+        SkippedLine { line: n(s.line), offset: n(s.offset), reason: reason.to_owned(), column }
+    }
+}
+
+/// What a reader saw in one file: every line is imported or counted here
+/// (`kinds`, `notImported`, `keptRaw` map a line kind to a count).
+#[napi(object, object_from_js = false)]
+pub struct ReadReport {
+    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code'")]
+    pub format: Option<String>,
+    pub lines: i64,
+    pub bytes: i64,
+    pub kinds: BTreeMap<String, i64>,
+    pub not_imported: BTreeMap<String, i64>,
+    pub kept_raw: BTreeMap<String, i64>,
+    pub skipped: Vec<SkippedLine>,
+    pub surrogates_replaced: Vec<i64>,
+    pub blank_lines: i64,
+    pub missing_final_newline: bool,
+    pub already_imported_lines: i64,
+    pub merged_lines: i64,
+    pub duplicate_usage: i64,
+}
+
+impl From<core_pt::ReadReport> for ReadReport {
+    fn from(r: core_pt::ReadReport) -> Self {
+        ReadReport {
+            format: r.format.map(|f| f.as_str().to_owned()),
+            lines: n(r.lines),
+            bytes: n(r.bytes),
+            kinds: counts(r.kinds),
+            not_imported: counts(r.not_imported),
+            kept_raw: counts(r.kept_raw),
+            skipped: r.skipped.into_iter().map(Into::into).collect(),
+            surrogates_replaced: seqs(r.surrogates_replaced),
+            blank_lines: n(r.blank_lines),
+            missing_final_newline: r.missing_final_newline,
+            already_imported_lines: n(r.already_imported_lines),
+            merged_lines: n(r.merged_lines),
+            duplicate_usage: n(r.duplicate_usage),
+        }
+    }
+}
+
+/// The import report of one file; a `failed` status carries its message (no content) in `error`.
+#[napi(object, object_from_js = false)]
+pub struct FileImport {
+    pub path: String,
+    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code'")]
+    pub format: Option<String>,
+    #[napi(ts_type = "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'")]
+    pub status: String,
+    pub error: Option<String>,
+    pub from_line: i64,
+    pub sessions: Vec<SessionImport>,
+    pub read: Option<ReadReport>,
+}
+
+impl From<core_pt::FileImport> for FileImport {
+    fn from(f: core_pt::FileImport) -> Self {
+        let (status, error) = match f.status {
+            core_pt::ImportStatus::Failed(msg) => ("failed".to_owned(), Some(msg)),
+            other => (enum_name(&other), None),
+        };
+        FileImport {
+            path: f.path.to_string_lossy().into_owned(),
+            format: f.format.map(|x| x.as_str().to_owned()),
+            status,
+            error,
+            from_line: n(f.from_line),
+            sessions: f.sessions.into_iter().map(Into::into).collect(),
+            read: f.read.map(Into::into),
+        }
+    }
+}
+
+/// A line the thClaws reader skipped (`reason` as in `SkippedLine`).
+#[napi(object, object_from_js = false)]
+pub struct DigestSkippedLine {
+    pub line: i64,
+    #[napi(ts_type = "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'")]
+    pub reason: String,
+}
+
+/// What the thClaws reader saw in one file (`readThclawsDigest`).
+#[napi(object, object_from_js = false)]
+pub struct ThclawsDigest {
+    pub id: String,
+    pub title: Option<String>,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub cwd: Option<String>,
+    pub created_at_ms: Option<i64>,
+    pub roles: Vec<String>,
+    pub texts: Vec<String>,
+    pub active_texts: Vec<String>,
+    pub tool_calls: i64,
+    pub tool_results: i64,
+    pub plan_steps: i64,
+    pub compactions: i64,
+    pub lines: i64,
+    pub bytes: i64,
+    pub skipped: Vec<DigestSkippedLine>,
+    pub surrogates_replaced: Vec<i64>,
+    pub missing_final_newline: bool,
+    pub kept_raw: BTreeMap<String, i64>,
+    pub other_lines: i64,
+}
+
+impl From<core_pt::ThclawsDigest> for ThclawsDigest {
+    fn from(d: core_pt::ThclawsDigest) -> Self {
+        ThclawsDigest {
+            id: d.id,
+            title: d.title,
+            model: d.model,
+            provider: d.provider,
+            cwd: d.cwd,
+            created_at_ms: d.created_at_ms,
+            roles: d.roles,
+            texts: d.texts,
+            active_texts: d.active_texts,
+            tool_calls: n(d.tool_calls),
+            tool_results: n(d.tool_results),
+            plan_steps: n(d.plan_steps),
+            compactions: n(d.compactions),
+            lines: n(d.lines),
+            bytes: n(d.bytes),
+            skipped: d.skipped.into_iter().map(|s| DigestSkippedLine { line: n(s.line), reason: s.reason }).collect(),
+            surrogates_replaced: seqs(d.surrogates_replaced),
+            missing_final_newline: d.missing_final_newline,
+            kept_raw: counts(d.kept_raw),
+            other_lines: n(d.other_lines),
+        }
+    }
+}
