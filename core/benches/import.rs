@@ -53,7 +53,7 @@ fn gen_thclaws(path: &Path) -> u64 {
             {"type":"tool_use","id":format!("call_{n}"),"name":"Bash","input":{"command":format!("ls -la /tmp/{n}")}}
         ],"timestamp":ts,"provider":"zai","model":"zai/glm-5.1"}), &mut written);
         line(&mut w, serde_json::json!({"type":"user","content":[{"type":"tool_result","tool_use_id":format!("call_{n}"),"content":filler(n+3, 4000)}],"timestamp":ts}), &mut written);
-        if n % 50 == 0 {
+        if n.is_multiple_of(50) {
             line(&mut w, serde_json::json!({"type":"plan_snapshot","plan":{"id":"p","steps":[{"id":"1","title":"t","description":"d","status":"in_progress"}]},"timestamp":ts}), &mut written);
         }
         n += 1;

@@ -31,13 +31,13 @@ fn child_process_entry() {
             loop {
                 i += 1;
                 let op = format!("op-{}-{i}", std::process::id());
-                if i % 7 == 0 {
+                if i.is_multiple_of(7) {
                     store.dispatch_operation(&sid, &op, serde_json::json!({"i": i})).unwrap();
                 }
                 let e = store.append_transcript(&sid, Role::User, format!("entry from {}", std::process::id())).unwrap();
                 use std::io::Write;
                 writeln!(out.lock(), "ACK {}", e.seq).unwrap();
-                if i % 7 == 0 && i % 2 == 0 {
+                if i.is_multiple_of(7) && i.is_multiple_of(2) {
                     store.complete_operation(&sid, &op, OperationOutcome::Succeeded, serde_json::json!({})).unwrap();
                 }
             }

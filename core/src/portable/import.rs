@@ -281,11 +281,42 @@ pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceForma
         pending_bytes: 0,
         progress: ProgressTarget { key: format!("{PROGRESS_PREFIX}{index}"), format, canonical: canonical.clone(), canonical_s, from_line: out.from_line, full_head: None },
         committed_lines: prev.as_ref().map(|p| p.lines).unwrap_or(0),
+        writer: None,
     };
     let opts = ReadOptions { emit_from_line: out.from_line };
-    let report = read_stream(format, BufReader::with_capacity(1 << 20, file), &opts, &mut sink)?;
-    let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
-    let sessions = sink.finish(consumed_lines, report.bytes)?;
+    // Two threads: this one reads, parses and encrypts; the writer commits
+    // the batches (SQLite, journal) one behind. A failing writer stops the
+    // reader at its next batch, and its error is the one returned.
+    let (report, sessions) = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
+        let writer = std::thread::Builder::new()
+            .name("sessiondb-import-writer".into())
+            .spawn_scoped(scope, move || -> Result<()> {
+                for batch in rx {
+                    apply_batch(store, batch)?;
+                }
+                Ok(())
+            })
+            .map_err(|e| Error::io("starting the import writer thread", e))?;
+        sink.writer = Some(tx);
+        // `finish` (or the drop on error) closes the queue before the join.
+        let read = match read_stream(format, BufReader::with_capacity(1 << 20, file), &opts, &mut sink) {
+            Ok(report) => {
+                let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
+                let bytes = report.bytes;
+                sink.finish(consumed_lines, bytes).map(|sessions| (report, sessions))
+            }
+            Err(e) => {
+                drop(sink);
+                Err(e)
+            }
+        };
+        let written = writer.join().unwrap_or_else(|_| Err(Error::Database("the import writer panicked".into())));
+        match (read, written) {
+            (_, Err(e)) => Err(e),
+            (read, Ok(())) => read,
+        }
+    })?;
     out.sessions = sessions;
     out.read = Some(report);
     Ok(out)
@@ -300,10 +331,51 @@ struct PendingWrite {
 }
 
 enum Op {
-    Entry { entry: NewEntry, meta: EntryMeta, tool_calls: u64, tool_results: u64 },
+    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64 },
     Usage(Usage),
     Ext { kind: &'static str, body: String },
     Rename(Option<String>),
+}
+
+/// One transaction's worth of import writes, prepared on the reading thread.
+struct Batch {
+    writes: Vec<BatchWrite>,
+}
+
+enum BatchWrite {
+    /// Entries with consecutive seqs from `first_seq`, their content already
+    /// sealed for those seqs.
+    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<String> },
+    Usage { sid: String, usages: Vec<TokenUsage> },
+    Ext { sid: String, kind: &'static str, body: String },
+    Rename { sid: String, title: Option<String> },
+    Model { sid: String, model: Option<String>, provider: Option<String> },
+    /// The progress record (sealed, under `key` in `meta`) and its `SessionImported` event.
+    Progress { sid: String, key: String, record: String, event: Value },
+}
+
+/// Write one batch in one transaction.
+fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
+    store.write(|t| {
+        for w in &batch.writes {
+            match w {
+                BatchWrite::Entries { sid, first_seq, entries, metas, sealed } => {
+                    transcript::append_rows_in_tx(t, sid, entries, Some(metas), Some((*first_seq, sealed)))?;
+                }
+                BatchWrite::Usage { sid, usages } => tokens::record_in_tx(t, sid, usages)?,
+                BatchWrite::Ext { sid, kind, body } => {
+                    context_ext::append_in_tx(t, sid, kind, body)?;
+                }
+                BatchWrite::Rename { sid, title } => sessions::rename_in_tx(t, sid, title.as_deref())?,
+                BatchWrite::Model { sid, model, provider } => sessions::set_model_in_tx(t, sid, model.as_deref(), provider.as_deref())?,
+                BatchWrite::Progress { sid, key, record, event } => {
+                    t.tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", rusqlite::params![key, record])?;
+                    crate::journal::record(t, sid, "SessionImported", event.clone())?;
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// A latest-wins snapshot (plan, goal, provider state): the newest one read
@@ -358,6 +430,8 @@ struct ImportSink<'a> {
     progress: ProgressTarget,
     /// Lines consumed by the last commit.
     committed_lines: u64,
+    /// The writer thread's queue; `None` = write on this thread.
+    writer: Option<std::sync::mpsc::SyncSender<Batch>>,
 }
 
 impl<'a> ImportSink<'a> {
@@ -440,22 +514,71 @@ impl<'a> ImportSink<'a> {
         self.pending.push(PendingWrite { line, target, op });
     }
 
-    /// Commit, in one transaction, every pending write from lines `<= upto`
-    /// (in the order they were read), the snapshots read up to there, the
-    /// session model, and the progress record `(lines, bytes)`. A crash
+    /// Commit every pending write from lines `<= upto` (in the order they
+    /// were read), the snapshots read up to there, the session model, and
+    /// the progress record `(lines, bytes)`, as one transaction: a crash
     /// before it leaves the store as the previous commit did; after it, a
-    /// re-import resumes at line `lines + 1`.
+    /// re-import resumes at line `lines + 1`. The batch is prepared here
+    /// (content encrypted with the seqs it will get) and written by the
+    /// writer thread when there is one, so reading the next lines overlaps
+    /// the SQLite work of this batch.
     fn commit(&mut self, upto: u64, lines: u64, bytes: u64) -> Result<()> {
+        let batch = self.prepare(upto, lines, bytes)?;
+        match &self.writer {
+            Some(tx) => tx.send(batch).map_err(|_| Error::Database("the import writer stopped".into())),
+            None => apply_batch(self.store, batch),
+        }
+    }
+
+    fn prepare(&mut self, upto: u64, lines: u64, bytes: u64) -> Result<Batch> {
         let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|w| w.line <= upto);
         self.pending = later;
         self.pending_entries = self.pending.iter().filter(|w| matches!(w.op, Op::Entry { .. })).count();
         self.pending_bytes = self.pending.iter().map(|w| if let Op::Entry { entry, meta, .. } = &w.op { entry_bytes(entry, meta) } else { 0 }).sum();
 
+        let key = self.store.key();
+        let mut writes: Vec<BatchWrite> = Vec::new();
+        let mut entries_now = 0u64;
+        for w in now {
+            let tg = &mut self.targets[w.target].1;
+            let st = &mut tg.stats;
+            match w.op {
+                Op::Entry { entry, meta, seq, tool_calls, tool_results } => {
+                    st.entries += 1;
+                    st.tool_calls += tool_calls;
+                    st.tool_results += tool_results;
+                    entries_now += 1;
+                    let sealed = transcript::seal_content(key, &tg.id, seq, &entry.content);
+                    match writes.last_mut() {
+                        Some(BatchWrite::Entries { sid, entries, metas, sealed: s, .. }) if *sid == tg.id => {
+                            entries.push(entry);
+                            metas.push(meta);
+                            s.push(sealed);
+                        }
+                        _ => writes.push(BatchWrite::Entries { sid: tg.id.clone(), first_seq: seq, entries: vec![entry], metas: vec![meta], sealed: vec![sealed] }),
+                    }
+                }
+                Op::Usage(u) => {
+                    st.usage_records += 1;
+                    st.input_tokens += u.input;
+                    st.output_tokens += u.output;
+                    st.cached_tokens += u.cached;
+                    let usage = TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model, provider: tg.provider.clone() };
+                    match writes.last_mut() {
+                        Some(BatchWrite::Usage { sid, usages }) if *sid == tg.id => usages.push(usage),
+                        _ => writes.push(BatchWrite::Usage { sid: tg.id.clone(), usages: vec![usage] }),
+                    }
+                }
+                Op::Ext { kind, body } => {
+                    st.context_extensions += 1;
+                    writes.push(BatchWrite::Ext { sid: tg.id.clone(), kind, body });
+                }
+                Op::Rename(title) => writes.push(BatchWrite::Rename { sid: tg.id.clone(), title }),
+            }
+        }
         let model = self.meta.model.clone().map(|m| clip(&m, 256));
-        let mut snapshots: Vec<(usize, &'static str, String)> = Vec::new();
-        let mut model_updates: Vec<usize> = Vec::new();
-        for (i, (_, t)) in self.targets.iter().enumerate() {
-            for (k, s) in t.snapshots.iter().enumerate() {
+        for (_, t) in self.targets.iter_mut() {
+            for (k, s) in t.snapshots.iter_mut().enumerate() {
                 if let (Some((line, v)), false) = (&s.latest, s.stored) {
                     if *line <= upto {
                         let body = match k {
@@ -463,14 +586,17 @@ impl<'a> ImportSink<'a> {
                             1 => json!({ "goal": v }),
                             _ => json!({ "provider_session_id": v }),
                         };
-                        snapshots.push((i, SNAPSHOT_KINDS[k], body.to_string()));
+                        writes.push(BatchWrite::Ext { sid: t.id.clone(), kind: SNAPSHOT_KINDS[k], body: body.to_string() });
+                        t.stats.context_extensions += 1;
+                        s.stored = true;
                     }
                 }
             }
             // The model may be known only after the session was created (a
             // Codex turn_context follows the first messages) or may have changed.
             if model.is_some() && t.stored_model != model {
-                model_updates.push(i);
+                writes.push(BatchWrite::Model { sid: t.id.clone(), model: model.clone(), provider: t.provider.clone() });
+                t.stored_model = model.clone();
             }
         }
         let head = match &self.progress.full_head {
@@ -483,107 +609,27 @@ impl<'a> ImportSink<'a> {
                 h
             }
         };
-        let main_id = self.targets.first().map(|(_, t)| t.id.clone());
-        let record = main_id.as_ref().map(|id| ProgressRecord {
-            format: self.progress.format.as_str().to_owned(),
-            session_id: id.clone(),
-            path: self.progress.canonical_s.clone(),
-            head_hash: head,
-            lines,
-            bytes,
-            updated_at_ms: crate::store::now_ms(),
-        });
-        let targets = &self.targets;
-        let progress = &self.progress;
-        let from_line = self.committed_lines.max(progress.from_line.saturating_sub(1)) + 1;
-        let entries_now = now.iter().filter(|w| matches!(w.op, Op::Entry { .. })).count();
-        self.store.write(|t| {
-            let mut i = 0;
-            while i < now.len() {
-                let w = &now[i];
-                let sid = &targets[w.target].1.id;
-                // Runs of entries (and of usage) of one session go in one statement group.
-                let run = now[i..].iter().take_while(|x| x.target == w.target && std::mem::discriminant(&x.op) == std::mem::discriminant(&w.op)).count();
-                match &w.op {
-                    Op::Entry { .. } => {
-                        let (batch, metas): (Vec<&NewEntry>, Vec<&EntryMeta>) = now[i..i + run]
-                            .iter()
-                            .map(|x| match &x.op {
-                                Op::Entry { entry, meta, .. } => (entry, meta),
-                                _ => unreachable!("a run holds one kind of write"),
-                            })
-                            .unzip();
-                        transcript::append_rows_in_tx(t, sid, &batch, Some(&metas))?;
-                    }
-                    Op::Usage(_) => {
-                        let provider = targets[w.target].1.provider.clone();
-                        let usages: Vec<TokenUsage> = now[i..i + run]
-                            .iter()
-                            .map(|x| match &x.op {
-                                Op::Usage(u) => TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model.clone(), provider: provider.clone() },
-                                _ => unreachable!(),
-                            })
-                            .collect();
-                        tokens::record_in_tx(t, sid, &usages)?;
-                    }
-                    Op::Ext { kind, body } => {
-                        context_ext::append_in_tx(t, sid, kind, body)?;
-                    }
-                    Op::Rename(title) => {
-                        sessions::rename_in_tx(t, sid, title.as_deref())?;
-                    }
-                }
-                i += run;
-            }
-            for (ti, kind, body) in &snapshots {
-                context_ext::append_in_tx(t, &targets[*ti].1.id, kind, body)?;
-            }
-            for ti in &model_updates {
-                let tg = &targets[*ti].1;
-                sessions::set_model_in_tx(t, &tg.id, model.as_deref(), tg.provider.as_deref())?;
-            }
-            if let (Some(record), Some(main_id)) = (&record, &main_id) {
-                let env = crypto::seal_str(t.key, &progress.key, &serde_json::to_string(record).expect("progress record serializes"));
-                t.tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", rusqlite::params![progress.key, env])?;
-                crate::journal::record(
-                    t,
-                    main_id,
-                    "SessionImported",
-                    json!({"format": progress.format.as_str(), "from_line": from_line, "lines": lines, "bytes": bytes, "entries": entries_now}),
-                )?;
-            }
-            Ok(())
-        })?;
-        // Committed: count it in the report.
+        if let Some((_, main)) = self.targets.first() {
+            let p = &self.progress;
+            let record = ProgressRecord {
+                format: p.format.as_str().to_owned(),
+                session_id: main.id.clone(),
+                path: p.canonical_s.clone(),
+                head_hash: head,
+                lines,
+                bytes,
+                updated_at_ms: crate::store::now_ms(),
+            };
+            let from_line = self.committed_lines.max(p.from_line.saturating_sub(1)) + 1;
+            writes.push(BatchWrite::Progress {
+                sid: main.id.clone(),
+                key: p.key.clone(),
+                record: crypto::seal_str(key, &p.key, &serde_json::to_string(&record).expect("progress record serializes")),
+                event: json!({"format": p.format.as_str(), "from_line": from_line, "lines": lines, "bytes": bytes, "entries": entries_now}),
+            });
+        }
         self.committed_lines = lines;
-        for w in now {
-            let st = &mut self.targets[w.target].1.stats;
-            match w.op {
-                Op::Entry { tool_calls, tool_results, .. } => {
-                    st.entries += 1;
-                    st.tool_calls += tool_calls;
-                    st.tool_results += tool_results;
-                }
-                Op::Usage(u) => {
-                    st.usage_records += 1;
-                    st.input_tokens += u.input;
-                    st.output_tokens += u.output;
-                    st.cached_tokens += u.cached;
-                }
-                Op::Ext { .. } => st.context_extensions += 1,
-                Op::Rename(_) => {}
-            }
-        }
-        for (ti, kind, _) in &snapshots {
-            let t = &mut self.targets[*ti].1;
-            t.stats.context_extensions += 1;
-            let k = SNAPSHOT_KINDS.iter().position(|x| x == kind).expect("known kind");
-            t.snapshots[k].stored = true;
-        }
-        for ti in model_updates {
-            self.targets[ti].1.stored_model = model.clone();
-        }
-        Ok(())
+        Ok(Batch { writes })
     }
 
     /// Commit everything left after the reader's last line.
@@ -645,10 +691,13 @@ impl EventSink for ImportSink<'_> {
                     t.stats.skipped_already_stored += 1;
                     return Ok(());
                 }
+                // Entries are committed in the order they are pushed, so this
+                // is the seq the entry gets (checked when it is written).
                 t.next_seq_base += 1;
+                let seq = t.next_seq_base;
                 let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
                 let (entry, meta) = to_entry(turn, ts);
-                self.push(line, i, Op::Entry { entry, meta, tool_calls, tool_results });
+                self.push(line, i, Op::Entry { entry, meta, seq, tool_calls, tool_results });
             }
             Event::Usage(u) => {
                 let i = self.target(thread)?;

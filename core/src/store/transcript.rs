@@ -30,6 +30,12 @@ fn content_record(sid: &str, seq: u64) -> String {
     format!("transcript:{sid}:{seq}:content")
 }
 
+/// The content envelope of entry `seq` of session `sid` (AAD record id
+/// `transcript:<sid>:<seq>:content`).
+pub(crate) fn seal_content(key: &crate::crypto::DataKey, sid: &str, seq: u64, content: &str) -> String {
+    crypto::seal_str(key, &content_record(sid, seq), content)
+}
+
 /// Record id (AAD) of an entry's encrypted source metadata (`EntryMeta::extra`).
 fn meta_record(sid: &str, seq: u64) -> String {
     format!("transcript:{sid}:{seq}:meta")
@@ -49,11 +55,18 @@ thread_local! {
 /// `entries` is empty, and nothing is written). Entries and metadata are
 /// only borrowed. Errors: `NotFound` (session); `InvalidInput` (metadata
 /// count or a bad model/provider name).
+///
+/// `sealed`, when given, is `(first seq, envelopes)`: each entry's content
+/// already sealed by [`seal_content`] for the seq it was expected to get
+/// (work done off the writing thread). They are used only when the session's
+/// next seq is that first seq; otherwise (another writer appended in
+/// between) the content is sealed again for the seqs it actually gets.
 pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     t: &Tx<'_>,
     session_id: &str,
     entries: &[E],
     metas: Option<&[M]>,
+    sealed: Option<(u64, &[String])>,
 ) -> Result<(u64, i64)> {
     if entries.is_empty() {
         return Ok((0, 0));
@@ -78,6 +91,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
         .tx
         .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = ?1")?
         .query_row([session_id], |r| r.get(0))?;
+    let sealed = sealed.filter(|(first, env)| *first == last as u64 + 1 && env.len() == entries.len()).map(|(_, env)| env);
     let now = now_ms();
     let mut seq = last;
     let mut latest = 0i64;
@@ -95,7 +109,10 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
             seq += 1;
             let created = e.created_at_ms.unwrap_or(now);
             latest = latest.max(created);
-            let env = crypto::seal_str(t.key, &content_record(session_id, seq as u64), &e.content);
+            let env = match sealed {
+                Some(env) => std::borrow::Cow::Borrowed(env[i].as_str()),
+                None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq as u64, &e.content)),
+            };
             match metas.map(|m| m[i].borrow()).filter(|m| !m.is_empty()) {
                 None => ins.execute(params![
                     session_id,
@@ -147,7 +164,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
 
 /// [`append_rows_in_tx`], returning the stored entries.
 pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry], metas: Option<&[EntryMeta]>) -> Result<Vec<TranscriptEntry>> {
-    let (first, now) = append_rows_in_tx(t, session_id, entries, metas)?;
+    let (first, now) = append_rows_in_tx(t, session_id, entries, metas, None)?;
     Ok(entries
         .iter()
         .enumerate()
