@@ -306,6 +306,34 @@ mod tests {
     use crate::store::test_support::temp_store;
 
     #[test]
+    fn presealed_content_is_used_only_for_the_seqs_it_was_sealed_for() {
+        let (_d, s) = temp_store();
+        let a = s.create_session(None, None).unwrap();
+        let entries = vec![NewEntry::text(Role::User, "one"), NewEntry::text(Role::User, "two")];
+        let sealed: Vec<String> = ["one", "two"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 1 + i as u64, c)).collect();
+        // Expected seqs 1 and 2, and they are free: the envelopes are stored as given.
+        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)))).unwrap();
+        assert_eq!(first, 1);
+        let stored: Vec<String> = s
+            .read(|c, _| {
+                let mut st = c.prepare("SELECT content_enc FROM transcript_entries WHERE session_id = ?1 ORDER BY seq")?;
+                let rows = st.query_map([&a.id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        assert_eq!(stored, sealed);
+        // Sealed for seqs 3 and 4, but another writer took seq 3 first: the
+        // content is sealed again for 4 and 5, and reads back.
+        let sealed: Vec<String> = ["three", "four"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 3 + i as u64, c)).collect();
+        s.append_transcript(&a.id, Role::Assistant, "interloper".into()).unwrap();
+        let entries = vec![NewEntry::text(Role::User, "three"), NewEntry::text(Role::User, "four")];
+        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)))).unwrap();
+        assert_eq!(first, 4);
+        let got: Vec<(u64, String)> = s.get_transcript(&a.id, 1, 10).unwrap().into_iter().map(|e| (e.seq, e.content)).collect();
+        assert_eq!(got, vec![(1, "one".into()), (2, "two".into()), (3, "interloper".into()), (4, "three".into()), (5, "four".into())]);
+    }
+
+    #[test]
     fn a_write_failing_after_the_first_insert_leaves_no_rows_and_no_lock() {
         let (_d, s) = temp_store();
         let a = s.create_session(None, None).unwrap();
