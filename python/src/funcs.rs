@@ -66,16 +66,24 @@ pub fn workspace_index(py: Python<'_>, key: &[u8], canonical_path: &str) -> PyRe
 }
 
 /// Benchmark helper: the same work as `bench_vs_agents_sdk.py`'s sessiondb
-/// run, in Rust only (append each item with `append_transcript`, then read
-/// everything back in pages of `page`). Returns `(append_s, read_s)`.
+/// run, in Rust only: append the items (one `append_transcript` per item, or
+/// `append_entries` of `batch` items per call when `batch > 1`), then read
+/// everything back in pages of `page`. Returns `(append_s, read_s)`.
 #[pyfunction]
-pub fn _bench_core(py: Python<'_>, path: PathBuf, key: &[u8], items: Vec<String>, page: u32) -> PyResult<(f64, f64)> {
+#[pyo3(signature = (path, key, items, page, batch = 1))]
+pub fn _bench_core(py: Python<'_>, path: PathBuf, key: &[u8], items: Vec<String>, page: u32, batch: usize) -> PyResult<(f64, f64)> {
     py.detach(|| -> sessiondb::Result<(f64, f64)> {
         let store = sessiondb::SessionStore::open(OpenOptions::at(path, KeySource::Bytes(DataKey::from_bytes(key)?)))?;
         let sid = store.create_session(None, None)?.id;
         let t = std::time::Instant::now();
-        for it in items {
-            store.append_transcript(&sid, Role::User, it)?;
+        if batch <= 1 {
+            for it in items {
+                store.append_transcript(&sid, Role::User, it)?;
+            }
+        } else {
+            for chunk in items.chunks(batch) {
+                store.append_entries(&sid, chunk.iter().map(|c| sessiondb::NewEntry::text(Role::User, c.clone())).collect())?;
+            }
         }
         let append = t.elapsed().as_secs_f64();
         let t = std::time::Instant::now();
