@@ -24,6 +24,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 
+pub use transcript::{ACTIVITY_GRANULARITY_MS, MAX_PAGE};
 pub use types::*;
 
 /// Largest page `get_transcript` returns (for callers paging a whole session).
