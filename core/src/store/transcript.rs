@@ -49,8 +49,8 @@ thread_local! {
 
 /// Append `entries` to a session in `t` with gapless seqs and one
 /// `TranscriptAppended` journal event; `metas`, when given, holds one
-/// [`EntryMeta`] per entry (same order; entries whose metadata is empty take
-/// the insert of entries without any). Returns the seq of the first entry and
+/// [`EntryMeta`] per entry (same order; an empty `extra` stores no
+/// `meta_enc`). Returns the seq of the first entry and
 /// the time (ms) given to entries without `created_at_ms` (`(0, 0)` when
 /// `entries` is empty, and nothing is written). Entries and metadata are
 /// only borrowed. Errors: `NotFound` (session); `InvalidInput` (metadata
@@ -97,10 +97,6 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     let mut latest = 0i64;
     {
         let mut ins = t.tx.prepare_cached(
-            "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )?;
-        let mut ins_meta = t.tx.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?;
@@ -113,37 +109,24 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
                 Some(env) => std::borrow::Cow::Borrowed(env[i].as_str()),
                 None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq as u64, &e.content)),
             };
-            match metas.map(|m| m[i].borrow()).filter(|m| !m.is_empty()) {
-                None => ins.execute(params![
-                    session_id,
-                    seq,
-                    e.role.as_str(),
-                    e.format.as_str(),
-                    env,
-                    created,
-                    e.tokens.map(|v| v as i64),
-                    e.source_line.map(|v| v as i64)
-                ])?,
-                Some(m) => {
-                    let meta_env = (!m.extra.is_empty()).then(|| {
-                        let json = serde_json::to_string(&m.extra).expect("a JSON map serializes");
-                        crypto::seal_str(t.key, &meta_record(session_id, seq as u64), &json)
-                    });
-                    ins_meta.execute(params![
-                        session_id,
-                        seq,
-                        e.role.as_str(),
-                        e.format.as_str(),
-                        env,
-                        created,
-                        e.tokens.map(|v| v as i64),
-                        e.source_line.map(|v| v as i64),
-                        m.model,
-                        m.provider,
-                        meta_env
-                    ])?
-                }
-            };
+            let meta = metas.map(|m| m[i].borrow());
+            let meta_env = meta.filter(|m| !m.extra.is_empty()).map(|m| {
+                let json = serde_json::to_string(&m.extra).expect("a JSON map serializes");
+                crypto::seal_str(t.key, &meta_record(session_id, seq as u64), &json)
+            });
+            ins.execute(params![
+                session_id,
+                seq,
+                e.role.as_str(),
+                e.format.as_str(),
+                env,
+                created,
+                e.tokens.map(|v| v as i64),
+                e.source_line.map(|v| v as i64),
+                meta.and_then(|m| m.model.as_deref()),
+                meta.and_then(|m| m.provider.as_deref()),
+                meta_env
+            ])?;
             #[cfg(test)]
             if FAIL_AFTER_FIRST_INSERT.with(|f| f.get()) {
                 return Err(Error::Database("injected failure after the first insert".into()));
