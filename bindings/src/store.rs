@@ -12,7 +12,10 @@ use sessiondb::{
 
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
-use crate::types::{parse_json, JournalEvent, NewEvent, OpenOperation, RecoveryReport};
+use crate::types::{
+    parse_json, JournalEvent, NewEntryWithMeta, NewEvent, OpenOperation, RecoveryReport,
+    TranscriptEntryWithMeta,
+};
 
 /// The encrypted, journaled session store (one SQLite file).
 ///
@@ -248,6 +251,42 @@ impl SessionStore {
         limit: u32,
     ) -> Result<Vec<TranscriptEntry>> {
         Ok(self.inner.get_transcript(&session_id, from_seq, limit)?)
+    }
+
+    /// [`Self::append_entries`] with per-entry metadata, one transaction
+    /// (all or none). Errors: `NotFound` (session), `InvalidInput` (a model
+    /// or provider name over 256 bytes or with control characters,
+    /// `extraJson` not a JSON object), `Closed`.
+    pub fn append_entries_with_meta(
+        &self,
+        session_id: String,
+        entries: Vec<NewEntryWithMeta>,
+    ) -> Result<Vec<TranscriptEntry>> {
+        let entries = entries
+            .into_iter()
+            .map(|x| Ok((x.entry, x.meta.try_into()?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.inner.append_entries_with_meta(&session_id, entries)?)
+    }
+
+    /// [`Self::get_transcript`] with each entry's metadata. Errors:
+    /// `NotFound`, `InvalidInput`, `AuthenticationFailed`, `Corrupt`.
+    #[uniffi::method(default(from_seq = 1, limit = 10000))]
+    pub fn get_transcript_with_meta(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> Result<Vec<TranscriptEntryWithMeta>> {
+        Ok(self
+            .inner
+            .get_transcript_with_meta(&session_id, from_seq, limit)?
+            .into_iter()
+            .map(|(entry, meta)| TranscriptEntryWithMeta {
+                entry,
+                meta: meta.into(),
+            })
+            .collect())
     }
 
     /// Add one record to a session's token ledger. Errors: `NotFound`.

@@ -138,6 +138,68 @@ pub struct NewEntry {
     pub source_line: Option<u64>,
 }
 
+/// Per-entry metadata (see `appendEntriesWithMeta`, `getTranscriptWithMeta`):
+/// the model and provider that produced an entry and the source's other
+/// fields as one JSON object (Claude `tool_use_result`, `uuid`; Codex
+/// `phase`...).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct EntryMeta {
+    /// Model that produced the entry (at most 256 bytes).
+    #[uniffi(default)]
+    pub model: Option<String>,
+    /// Provider that served it (at most 256 bytes).
+    #[uniffi(default)]
+    pub provider: Option<String>,
+    /// The source-specific fields as compact JSON object text (`{}` when
+    /// there are none; stored encrypted).
+    #[uniffi(default = "{}")]
+    pub extra_json: String,
+}
+
+impl From<sessiondb::EntryMeta> for EntryMeta {
+    fn from(m: sessiondb::EntryMeta) -> Self {
+        EntryMeta {
+            model: m.model,
+            provider: m.provider,
+            extra_json: serde_json::Value::Object(m.extra).to_string(),
+        }
+    }
+}
+
+impl TryFrom<EntryMeta> for sessiondb::EntryMeta {
+    type Error = SessionDbError;
+    fn try_from(m: EntryMeta) -> Result<Self> {
+        match parse_json(&m.extra_json, "extraJson")? {
+            serde_json::Value::Object(extra) => Ok(sessiondb::EntryMeta {
+                model: m.model,
+                provider: m.provider,
+                extra,
+            }),
+            _ => Err(SessionDbError::from(sessiondb::Error::invalid(
+                "extraJson is not a JSON object",
+            ))),
+        }
+    }
+}
+
+/// One entry to append with its metadata (`appendEntriesWithMeta`).
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct NewEntryWithMeta {
+    /// The entry.
+    pub entry: NewEntry,
+    /// Its metadata.
+    pub meta: EntryMeta,
+}
+
+/// One transcript entry with its metadata (`getTranscriptWithMeta`).
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct TranscriptEntryWithMeta {
+    /// The entry, decrypted.
+    pub entry: TranscriptEntry,
+    /// Its metadata (empty for entries written without).
+    pub meta: EntryMeta,
+}
+
 /// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
 #[uniffi::remote(Record)]
 pub struct TokenUsage {

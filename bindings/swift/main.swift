@@ -644,5 +644,64 @@ test("every conformance case passes") {
     }
 }
 
+// MARK: per-entry metadata
+
+test("appendEntriesWithMeta / getTranscriptWithMeta round trip, exact values") {
+    let store = try SessionStore.openWithKey(path: tempDb(), key: key9)
+    defer { store.close() }
+    let s = try store.createSessionWith(new: NewSession(id: "m1", name: "meta"))
+    let extra = #"{"phase":"final_answer","tool_use_result":{"stdout":"ok","exit":0,"nested":{"a":[1,2,null],"b":true}}}"#
+    // As the core returns it: compact, keys in order.
+    let extraOut = #"{"phase":"final_answer","tool_use_result":{"exit":0,"nested":{"a":[1,2,null],"b":true},"stdout":"ok"}}"#
+    let out = try store.appendEntriesWithMeta(sessionId: s.id, entries: [
+        NewEntryWithMeta(entry: NewEntry(role: .assistant, content: "answer", format: .text, createdAtMs: 1000, tokens: 4),
+                         meta: EntryMeta(model: "gpt-5", provider: "openai", extraJson: extra)),
+        NewEntryWithMeta(entry: NewEntry(role: .user, content: "thanks", format: .text, createdAtMs: 2000), meta: EntryMeta()),
+    ])
+    try expectEqual(out, [
+        TranscriptEntry(sessionId: "m1", seq: 1, role: .assistant, format: .text, content: "answer", createdAtMs: 1000, tokens: 4, sourceLine: nil),
+        TranscriptEntry(sessionId: "m1", seq: 2, role: .user, format: .text, content: "thanks", createdAtMs: 2000, tokens: nil, sourceLine: nil),
+    ])
+    try expectEqual(EntryMeta(), EntryMeta(model: nil, provider: nil, extraJson: "{}"))
+    try expectEqual(try store.getTranscriptWithMeta(sessionId: s.id), [
+        TranscriptEntryWithMeta(entry: out[0], meta: EntryMeta(model: "gpt-5", provider: "openai", extraJson: extraOut)),
+        TranscriptEntryWithMeta(entry: out[1], meta: EntryMeta()),
+    ])
+    try expectEqual(try J.parse(try store.getTranscriptWithMeta(sessionId: s.id, fromSeq: 1, limit: 1)[0].meta.extraJson), try J.parse(extra))
+    let plain = try store.appendTranscript(sessionId: s.id, role: .system, content: "note")
+    try expectEqual(try store.getTranscriptWithMeta(sessionId: s.id, fromSeq: 3), [TranscriptEntryWithMeta(entry: plain, meta: EntryMeta())])
+}
+
+test("bad metadata is invalidInput; 256 bytes is the limit") {
+    let store = try SessionStore.openWithKey(path: tempDb(), key: key9)
+    defer { store.close() }
+    let s = try store.createSession(name: "meta")
+    func one(_ m: EntryMeta) -> [NewEntryWithMeta] { [NewEntryWithMeta(entry: NewEntry(role: .assistant, content: "x", format: .text), meta: m)] }
+    try expectError("InvalidInput") { try store.appendEntriesWithMeta(sessionId: s.id, entries: one(EntryMeta(model: String(repeating: "m", count: 257)))) }
+    try expectError("InvalidInput") { try store.appendEntriesWithMeta(sessionId: s.id, entries: one(EntryMeta(extraJson: "[1]"))) }
+    try expectEqual(try store.appendEntriesWithMeta(sessionId: s.id, entries: one(EntryMeta(model: String(repeating: "m", count: 256)))).map { $0.seq }, [1])
+    try expectError("NotFound") { try store.getTranscriptWithMeta(sessionId: "nope") }
+}
+
+test("Claude sample import keeps each turn's model and tool_use_result") {
+    guard let dir = samplesDir else { print("      skipped: the samples directory is absent"); return }
+    let store = try SessionStore.openWithKey(path: tempDb(), key: key9)
+    defer { store.close() }
+    let rep = try store.importFile(path: dir + "/claude-code/spotter_tool_heavy.jsonl", format: nil)
+    try expectEqual(rep.sessions.map { $0.sessionId }, ["d6e0bada-1959-4eec-a9d2-0bfade768d8f"])
+    let rows = try store.getTranscriptWithMeta(sessionId: rep.sessions[0].sessionId)
+    try expectEqual(UInt64(rows.count), rep.sessions[0].entries)
+    let models = rows.compactMap { r in r.meta.model.map { "\($0)/\(r.meta.provider ?? "-")" } }
+    try expectEqual(models, Array(repeating: "claude-opus-4-6/anthropic", count: 4))
+    var results: [(TranscriptEntry, J)] = []
+    for r in rows {
+        if let v = try J.parse(r.meta.extraJson).obj?["tool_use_result"] { results.append((r.entry, v)) }
+    }
+    try expectEqual(results.count, 6)
+    try expectEqual(results[0].0.role, .user)
+    try expectEqual(results[0].0.sourceLine, 11)
+    try expectEqual(results[0].1, try J.parse(#"{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false,"backgroundTaskId":"bae407b"}"#))
+}
+
 print("\(passed) passed, \(failed) failed")
 exit(failed == 0 ? 0 : 1)

@@ -21,13 +21,14 @@ test('native.d.ts declares the record interfaces', () => {
     'CapacityBreakdown', 'ModelLimits', 'ContextMeter', 'TokenCount', 'Transformation', 'CompactionPlan', 'ContextItem',
     'CompactionOptions', 'TurnGovernance', 'ContextStatus', 'CompactionHistoryEntry', 'ContextGovernance', 'Authority',
     'SavedSessionState', 'OpenedSession', 'SessionImport', 'SkippedLine', 'ReadReport', 'FileImport', 'DigestSkippedLine',
-    'ThclawsDigest',
+    'ThclawsDigest', 'EntryMeta', 'NewEntryWithMeta', 'TranscriptEntryWithMeta',
   ]) {
     assert.match(dts, new RegExp(`export interface ${name} \\{`), name)
   }
   assert.match(flat, /export interface ContextStatus \{ model\?: string capacity: number meter: ContextMeter turns: Array<TurnGovernance> \}/)
   assert.match(flat, /band: 'green' \| 'amber' \| 'orange' \| 'red'/)
   assert.match(flat, /compacted: Record<string, Transformation>/)
+  assert.match(flat, /export interface EntryMeta \{ model\?: string provider\?: string extra\?: Record<string, unknown> \}/)
 })
 
 test('native.d.ts: typed results, `any` only for JSON payloads', () => {
@@ -37,6 +38,8 @@ test('native.d.ts: typed results, `any` only for JSON payloads', () => {
     /recoverContextGovernance\(sessionId: string\): Promise<ContextGovernance>/,
     /openSavedSession\(sessionId: string\): Promise<OpenedSession>/,
     /importFile\([^)]*\): Promise<FileImport>/,
+    /appendEntriesWithMeta\(sessionId: string, entries: Array<NewEntryWithMeta>\): Promise<TranscriptEntry\[\]>/,
+    /getTranscriptWithMeta\(sessionId: string, fromSeq\?: number \| undefined \| null, limit\?: number \| undefined \| null\): Promise<TranscriptEntryWithMeta\[\]>/,
     /function capacityBreakdown\([^)]*\): CapacityBreakdown/,
     /function knownModelLimits\(model: string\): ModelLimits \| null/,
     /function meter\(activeTokens: number, capacity: number\): ContextMeter/,
@@ -85,9 +88,13 @@ export async function main(): Promise<void> {
   const tc: sdb.TokenCount = sdb.countTokens('gpt-4o', 'hi')
   const m: sdb.ModelLimits | null = sdb.knownModelLimits('gpt-4o')
   const b: sdb.CapacityBreakdown = sdb.capacityBreakdown(128000)
+  const written: sdb.TranscriptEntry[] = await store.appendEntriesWithMeta('id', [{ entry: { role: 'user', content: 'hi' }, meta: { model: 'gpt-5', extra: { phase: 'x' } } }])
+  const withMeta: sdb.TranscriptEntryWithMeta[] = await store.getTranscriptWithMeta('id')
+  const extra: Record<string, unknown> | undefined = withMeta[0]?.meta.extra
+  const seq: number | undefined = withMeta[0]?.entry.seq
   // @ts-expect-error the kind is a union of the core's names
   sdb.compactContext([{ seq: 1, role: 'user', kind: 'speech', tokens: 1 }], 100)
-  void [label, band, items, t, planned, first, manual, c, entries, d, tc, m, b]
+  void [label, band, items, t, planned, first, manual, c, entries, d, tc, m, b, written, extra, seq]
 }
 `
 

@@ -117,6 +117,53 @@ impl NewEntry {
     }
 }
 
+/// Per-entry metadata: the model and provider that produced an entry and
+/// the source's other fields (`extra`, JSON values under the core's keys,
+/// which are not camelCased: Claude `tool_use_result`, `uuid`; Codex
+/// `phase`...). Input: every field may be left out; output: `extra` is
+/// always set (`{}` when empty).
+#[napi(object)]
+pub struct EntryMeta {
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    // A `Value` checked in `into_core`: napi's own map conversion would turn
+    // an array or a string into an object of its indexes.
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub extra: Option<Value>,
+}
+
+impl From<sessiondb::EntryMeta> for EntryMeta {
+    fn from(m: sessiondb::EntryMeta) -> Self {
+        EntryMeta { model: m.model, provider: m.provider, extra: Some(Value::Object(m.extra)) }
+    }
+}
+
+impl EntryMeta {
+    /// Errors: `InvalidInput` when `extra` is not a JSON object.
+    pub fn into_core(self) -> sessiondb::Result<sessiondb::EntryMeta> {
+        let extra = match self.extra {
+            None | Some(Value::Null) => serde_json::Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(sessiondb::Error::invalid("meta.extra must be an object")),
+        };
+        Ok(sessiondb::EntryMeta { model: self.model, provider: self.provider, extra })
+    }
+}
+
+/// One entry to append with its metadata (`appendEntriesWithMeta`).
+#[napi(object, object_to_js = false)]
+pub struct NewEntryWithMeta {
+    pub entry: NewEntry,
+    pub meta: EntryMeta,
+}
+
+/// One transcript entry with its metadata (`getTranscriptWithMeta`).
+#[napi(object, object_from_js = false)]
+pub struct TranscriptEntryWithMeta {
+    pub entry: TranscriptEntry,
+    pub meta: EntryMeta,
+}
+
 /// One token-ledger record, in tokens.
 #[napi(object)]
 pub struct TokenUsage {

@@ -219,6 +219,42 @@ impl SessionStore {
         Ok(job(move || s.get_transcript(&session_id, from, limit.unwrap_or(1000)).map(map)))
     }
 
+    /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
+    /// transaction (all or none). Rejects with NotFoundError,
+    /// InvalidInputError (e.g. a model or provider name over 256 bytes).
+    #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
+    pub fn append_entries_with_meta(
+        &self,
+        session_id: String,
+        entries: Vec<NewEntryWithMeta>,
+    ) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
+        let entries = entries
+            .into_iter()
+            .map(|x| Ok((x.entry.into_core()?, x.meta.into_core()?)))
+            .collect::<sessiondb::Result<Vec<_>>>()
+            .map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || s.append_entries_with_meta(&session_id, entries).map(map)))
+    }
+
+    /// `getTranscript` with each entry's metadata: `[{ entry, meta }]`
+    /// (`meta` = `{ extra: {} }` for entries written without).
+    #[napi(ts_return_type = "Promise<TranscriptEntryWithMeta[]>")]
+    pub fn get_transcript_with_meta(
+        &self,
+        session_id: String,
+        from_seq: Option<i64>,
+        limit: Option<u32>,
+    ) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntryWithMeta>>>> {
+        let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || {
+            s.get_transcript_with_meta(&session_id, from, limit.unwrap_or(1000)).map(|v| {
+                v.into_iter().map(|(e, m)| TranscriptEntryWithMeta { entry: e.into(), meta: m.into() }).collect()
+            })
+        }))
+    }
+
     /// Add one token-ledger record.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> napi::Result<AsyncTask<Job<()>>> {

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 mod _native {
     #[pymodule_export]
     use crate::records::{
-        AppendOutcome, ContextExtension, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
+        AppendOutcome, ContextExtension, EntryMeta, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
         TranscriptEntry,
     };
     #[pymodule_export]

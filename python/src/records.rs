@@ -275,3 +275,49 @@ impl JournalEvent {
     }
 }
 
+
+const ENTRY_META_FIELDS: &[&str] = &["model", "provider", "extra"];
+
+/// Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
+/// the model and provider that produced the entry and the source's other
+/// fields (`extra`, a dict of JSON values: Claude `tool_use_result`, Codex
+/// `phase`...). Empty metadata is `EntryMeta()`.
+#[pyclass(frozen, eq, module = "sessiondb", name = "EntryMeta")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryMeta(pub sessiondb::EntryMeta);
+
+#[pymethods]
+impl EntryMeta {
+    /// `extra`: a dict of JSON-serialisable values (None = empty).
+    /// Raises InvalidInputError when `extra` is not a dict (JSON object),
+    /// TypeError when it is not JSON-serialisable.
+    #[new]
+    #[pyo3(signature = (model = None, provider = None, extra = None))]
+    fn new(model: Option<String>, provider: Option<String>, extra: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let extra = match extra {
+            None => serde_json::Map::new(),
+            Some(v) => crate::json::de(v, "extra")?,
+        };
+        Ok(EntryMeta(sessiondb::EntryMeta { model, provider, extra }))
+    }
+    #[getter]
+    fn model(&self) -> Option<&str> {
+        self.0.model.as_deref()
+    }
+    #[getter]
+    fn provider(&self) -> Option<&str> {
+        self.0.provider.as_deref()
+    }
+    /// The source fields as a new dict (JSON values) on each read.
+    #[getter]
+    fn extra<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::json::to_py(py, &serde_json::Value::Object(self.0.extra.clone()))
+    }
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(slf.as_any(), "EntryMeta", ENTRY_META_FIELDS)
+    }
+    /// The metadata as plain data: `{"model", "provider", "extra"}`.
+    fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        dict_of(slf.as_any(), ENTRY_META_FIELDS)
+    }
+}

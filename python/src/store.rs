@@ -300,6 +300,43 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
+    /// `append_entries` with per-entry metadata: `entries` is a list of
+    /// `(NewEntry, EntryMeta)` pairs, one transaction (all or none).
+    /// Raises NotFoundError, InvalidInputError (e.g. a model or provider
+    /// name over 256 bytes or with control characters).
+    fn append_entries_with_meta(
+        &self,
+        py: Python<'_>,
+        session_id: &str,
+        entries: Vec<(PyRef<'_, NewEntry>, PyRef<'_, EntryMeta>)>,
+    ) -> PyResult<Vec<TranscriptEntry>> {
+        let entries = entries
+            .iter()
+            .map(|(e, m)| Ok((e.to_core()?, m.0.clone())))
+            .collect::<sessiondb::Result<Vec<_>>>()
+            .map_err(py_err(py))?;
+        py.detach(|| self.inner.append_entries_with_meta(session_id, entries))
+            .map(|v| v.into_iter().map(Into::into).collect())
+            .map_err(py_err(py))
+    }
+
+    /// `get_transcript` with each entry's metadata: a list of
+    /// `(TranscriptEntry, EntryMeta)` pairs (empty `EntryMeta()` for entries
+    /// written without). Raises NotFoundError, AuthenticationError,
+    /// InvalidInputError, CorruptError.
+    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
+    fn get_transcript_with_meta(
+        &self,
+        py: Python<'_>,
+        session_id: &str,
+        from_seq: u64,
+        limit: u32,
+    ) -> PyResult<Vec<(TranscriptEntry, EntryMeta)>> {
+        py.detach(|| self.inner.get_transcript_with_meta(session_id, from_seq, limit))
+            .map(|v| v.into_iter().map(|(e, m)| (e.into(), EntryMeta(m))).collect())
+            .map_err(py_err(py))
+    }
+
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     /// Raises NotFoundError, AuthenticationError, InvalidInputError.
     #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]

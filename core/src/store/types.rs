@@ -183,8 +183,8 @@ impl NewEntry {
 /// Per-entry metadata kept beside a transcript entry (schema v3): who
 /// produced it and what else its source line held. Written with
 /// [`crate::store::SessionStore::append_entries_with_meta`], read back with
-/// [`crate::store::SessionStore::get_transcript_with_meta`]; the plain
-/// [`NewEntry`] / [`TranscriptEntry`] API (and every binding) is unchanged.
+/// [`crate::store::SessionStore::get_transcript_with_meta`] (exposed by every
+/// binding); the plain [`NewEntry`] / [`TranscriptEntry`] API is unchanged.
 ///
 /// On disk: `model` and `provider` are plaintext columns (names, as DESIGN.md
 /// allows); `extra` is user and tool data, sealed as one `EncryptedField`

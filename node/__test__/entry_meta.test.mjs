@@ -1,0 +1,78 @@
+// Per-entry metadata: appendEntriesWithMeta / getTranscriptWithMeta, exact values.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { sdb, openTemp } from './helpers.mjs'
+
+const ROOT = process.env.SESSIONDB_REPO || join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const TOOL_HEAVY = join(ROOT, '..', 'shared', 'samples', 'claude-code', 'spotter_tool_heavy.jsonl')
+
+const EXTRA = { phase: 'final_answer', tool_use_result: { stdout: 'ok', exit: 0, nested: { a: [1, 2, null], b: true } } }
+
+test('appendEntriesWithMeta / getTranscriptWithMeta round trip', async () => {
+  const st = await openTemp()
+  const s = await st.createSession('meta', null, { id: 'm1' })
+  const out = await st.appendEntriesWithMeta(s.id, [
+    { entry: { role: 'assistant', content: 'answer', tokens: 4, createdAtMs: 1000 }, meta: { model: 'gpt-5', provider: 'openai', extra: EXTRA } },
+    { entry: { role: 'user', content: 'thanks', createdAtMs: 2000 }, meta: {} },
+  ])
+  assert.deepEqual(out.map((e) => [e.seq, e.role, e.content, e.tokens, e.createdAtMs]), [
+    [1, 'assistant', 'answer', 4, 1000],
+    [2, 'user', 'thanks', undefined, 2000],
+  ])
+  const got = await st.getTranscriptWithMeta(s.id)
+  assert.deepEqual(got, [
+    { entry: out[0], meta: { model: 'gpt-5', provider: 'openai', extra: EXTRA } },
+    { entry: out[1], meta: { extra: {} } },
+  ])
+  assert.deepEqual(await st.getTranscriptWithMeta(s.id, 2, 1), [{ entry: out[1], meta: { extra: {} } }])
+  assert.deepEqual(await st.getTranscript(s.id), out)
+  // Written without metadata: read back with an empty one.
+  const plain = await st.appendTranscript(s.id, 'system', 'note')
+  assert.deepEqual(await st.getTranscriptWithMeta(s.id, 3), [{ entry: plain, meta: { extra: {} } }])
+  assert.deepEqual(await st.appendEntriesWithMeta(s.id, []), [])
+  await st.close()
+})
+
+test('metadata errors: a 257-byte model name is InvalidInputError', async () => {
+  const st = await openTemp()
+  const s = await st.createSession('meta')
+  const e = await st.appendEntriesWithMeta(s.id, [{ entry: { role: 'assistant', content: 'x' }, meta: { model: 'm'.repeat(257) } }]).catch((x) => x)
+  assert.ok(e instanceof sdb.InvalidInputError, String(e))
+  assert.equal(e.code, 'ERR_INVALID_INPUT')
+  await assert.rejects(st.appendEntriesWithMeta(s.id, [{ entry: { role: 'assistant', content: 'x' }, meta: { provider: 'p'.repeat(257) } }]), sdb.InvalidInputError)
+  // 256 bytes is the limit; the failed calls wrote nothing.
+  const [ok] = await st.appendEntriesWithMeta(s.id, [{ entry: { role: 'assistant', content: 'x' }, meta: { model: 'm'.repeat(256) } }])
+  assert.equal(ok.seq, 1)
+  assert.deepEqual((await st.getTranscriptWithMeta(s.id))[0].meta, { model: 'm'.repeat(256), extra: {} })
+  await assert.rejects(st.appendEntriesWithMeta('nope', [{ entry: { role: 'user', content: 'x' }, meta: {} }]), sdb.NotFoundError)
+  await assert.rejects(st.getTranscriptWithMeta('nope'), sdb.NotFoundError)
+  await assert.rejects(st.getTranscriptWithMeta(s.id, 1, 0), sdb.InvalidInputError)
+  for (const extra of [[1], 'str', 5]) {
+    assert.throws(() => st.appendEntriesWithMeta(s.id, [{ entry: { role: 'user', content: 'x' }, meta: { extra } }]), sdb.InvalidInputError, JSON.stringify(extra))
+  }
+  // Arguments are converted on the JS thread: a bad role throws before any Promise.
+  assert.throws(() => st.appendEntriesWithMeta(s.id, [{ entry: { role: 'robot', content: 'x' }, meta: {} }]), sdb.InvalidInputError)
+  await st.close()
+})
+
+test('Claude sample import keeps each turn\'s model and tool_use_result', async (t) => {
+  if (!existsSync(TOOL_HEAVY)) return t.skip(`${TOOL_HEAVY} is absent`)
+  const st = await openTemp()
+  const rep = await st.importFile(TOOL_HEAVY)
+  const [si] = rep.sessions
+  assert.equal(si.sessionId, 'd6e0bada-1959-4eec-a9d2-0bfade768d8f')
+  const rows = await st.getTranscriptWithMeta(si.sessionId, 1, 10000)
+  assert.equal(rows.length, si.entries)
+  const models = rows.filter((r) => r.meta.model !== undefined).map((r) => [r.meta.model, r.meta.provider])
+  assert.deepEqual(models, Array(4).fill(['claude-opus-4-6', 'anthropic']))
+  const results = rows.filter((r) => 'tool_use_result' in r.meta.extra)
+  assert.equal(results.length, 6)
+  assert.deepEqual([results[0].entry.role, results[0].entry.sourceLine], ['user', 11])
+  assert.deepEqual(results[0].meta.extra.tool_use_result, {
+    stdout: '', stderr: '', interrupted: false, isImage: false, noOutputExpected: false, backgroundTaskId: 'bae407b',
+  })
+  await st.close()
+})

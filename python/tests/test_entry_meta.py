@@ -1,0 +1,103 @@
+"""Per-entry metadata (EntryMeta): append_entries_with_meta / get_transcript_with_meta, exact values."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+import sessiondb
+from sessiondb import EntryMeta, NewEntry
+
+ROOT = Path(os.environ.get("SESSIONDB_REPO", Path(__file__).resolve().parents[2]))
+TOOL_HEAVY = ROOT.parent / "shared" / "samples" / "claude-code" / "spotter_tool_heavy.jsonl"
+
+EXTRA = {"phase": "final_answer", "tool_use_result": {"stdout": "ok", "exit": 0, "nested": {"a": [1, 2, None], "b": True}}}
+
+
+def test_entry_meta_record():
+    m = EntryMeta("claude-opus-4-6", "anthropic", EXTRA)
+    assert (m.model, m.provider, m.extra) == ("claude-opus-4-6", "anthropic", EXTRA)
+    assert m.to_dict() == {"model": "claude-opus-4-6", "provider": "anthropic", "extra": EXTRA}
+    assert repr(EntryMeta(model="m", extra={"k": [1]})) == "EntryMeta(model='m', provider=None, extra={'k': [1]})"
+    assert EntryMeta() == EntryMeta(None, None, {})
+    assert (EntryMeta().model, EntryMeta().provider, EntryMeta().extra) == (None, None, {})
+    assert m == EntryMeta(model="claude-opus-4-6", provider="anthropic", extra=dict(EXTRA))
+    assert m != EntryMeta(model="claude-opus-4-6", provider="anthropic")
+    m.extra["phase"] = "changed"  # a new dict on each read: the record stays frozen
+    assert m.extra == EXTRA
+    with pytest.raises(AttributeError):
+        m.model = "x"  # type: ignore[misc]
+    with pytest.raises(sessiondb.InvalidInputError):
+        EntryMeta(extra=[1, 2])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        EntryMeta(extra={"k": object()})
+
+
+def test_append_and_read_with_meta_exact(store):
+    s = store.create_session("meta", id="m1")
+    out = store.append_entries_with_meta(
+        s.id,
+        [
+            (NewEntry("assistant", "answer", tokens=4, created_at_ms=1000), EntryMeta("gpt-5", "openai", EXTRA)),
+            (NewEntry("user", "thanks", created_at_ms=2000), EntryMeta()),
+        ],
+    )
+    assert [(e.seq, e.role, e.content, e.tokens, e.created_at_ms) for e in out] == [
+        (1, "assistant", "answer", 4, 1000),
+        (2, "user", "thanks", None, 2000),
+    ]
+    got = store.get_transcript_with_meta(s.id)
+    assert got == [(out[0], EntryMeta("gpt-5", "openai", EXTRA)), (out[1], EntryMeta())]
+    assert [type(x) for x in got[0]] == [sessiondb.TranscriptEntry, EntryMeta]
+    assert got[0][1].to_dict() == {"model": "gpt-5", "provider": "openai", "extra": EXTRA}
+    assert got[1][1].to_dict() == {"model": None, "provider": None, "extra": {}}
+    assert store.get_transcript_with_meta(s.id, from_seq=2, limit=1) == [(out[1], EntryMeta())]
+    assert store.get_transcript(s.id) == out
+    # Entries written without metadata read back with an empty one.
+    plain = store.append_transcript(s.id, "system", "note")
+    assert store.get_transcript_with_meta(s.id, from_seq=3) == [(plain, EntryMeta())]
+    assert store.append_entries_with_meta(s.id, []) == []
+
+
+def test_meta_errors(store):
+    s = store.create_session("meta")
+    with pytest.raises(sessiondb.InvalidInputError):
+        store.append_entries_with_meta(s.id, [(NewEntry("assistant", "x"), EntryMeta(model="m" * 257))])
+    with pytest.raises(sessiondb.InvalidInputError):
+        store.append_entries_with_meta(s.id, [(NewEntry("assistant", "x"), EntryMeta(provider="p" * 257))])
+    # 256 bytes is the limit, not over it; the failed calls wrote nothing.
+    (e,) = store.append_entries_with_meta(s.id, [(NewEntry("assistant", "x"), EntryMeta(model="m" * 256))])
+    assert e.seq == 1
+    assert store.get_transcript_with_meta(s.id)[0][1] == EntryMeta(model="m" * 256)
+    with pytest.raises(sessiondb.NotFoundError):
+        store.append_entries_with_meta("nope", [(NewEntry("user", "x"), EntryMeta())])
+    with pytest.raises(sessiondb.NotFoundError):
+        store.get_transcript_with_meta("nope")
+    with pytest.raises(sessiondb.InvalidInputError):
+        store.get_transcript_with_meta(s.id, limit=0)
+    with pytest.raises(TypeError):
+        store.append_entries_with_meta(s.id, [NewEntry("user", "x")])  # type: ignore[list-item]
+
+
+def test_claude_sample_import_keeps_model_and_tool_use_result(store):
+    if not TOOL_HEAVY.exists():
+        pytest.skip(f"{TOOL_HEAVY} is absent")
+    rep = store.import_file(str(TOOL_HEAVY))
+    (si,) = rep.sessions
+    assert si.session_id == "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
+    rows = store.get_transcript_with_meta(si.session_id, limit=10_000)
+    assert len(rows) == si.entries
+    models = [(m.model, m.provider) for _, m in rows if m.model is not None]
+    assert models == [("claude-opus-4-6", "anthropic")] * 4
+    results = [(e, m.extra["tool_use_result"]) for e, m in rows if "tool_use_result" in m.extra]
+    assert len(results) == 6
+    first, value = results[0]
+    assert (first.role, first.source_line) == ("user", 11)
+    assert value == {
+        "stdout": "",
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+        "backgroundTaskId": "bae407b",
+    }
