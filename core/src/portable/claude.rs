@@ -111,19 +111,19 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
                 }
                 _ => sid,
             };
-            if emit {
-                sink.event(
-                    &Thread::Main,
-                    Event::Meta(Meta {
-                        id: Some(id),
-                        model: None,
-                        provider: Some("anthropic".into()),
-                        cwd: obj.get("cwd").and_then(Value::as_str).map(str::to_owned),
-                        created_at_ms: json_time_ms(obj.get("timestamp")),
-                        extra,
-                    }),
-                )?;
-            }
+            // Session facts are sent even for lines already imported: a
+            // resumed import needs them for sessions it looks up or creates.
+            sink.event(
+                &Thread::Main,
+                Event::Meta(Meta {
+                    id: Some(id),
+                    model: None,
+                    provider: Some("anthropic".into()),
+                    cwd: obj.get("cwd").and_then(Value::as_str).map(str::to_owned),
+                    created_at_ms: json_time_ms(obj.get("timestamp")),
+                    extra,
+                }),
+            )?;
         }
         let thread = if conversational { thread_of(&mut st, &obj) } else { Thread::Main };
         let ts = json_time_ms(obj.get("timestamp"));

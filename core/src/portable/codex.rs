@@ -118,17 +118,15 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                     created_at_ms: take_str(&mut p, "timestamp").and_then(|s| parse_iso8601_ms(&s)).or(ts),
                     extra: p,
                 };
-                if emit {
-                    sink.event(&main, Event::Meta(meta))?;
-                }
+                // Session facts are sent even for lines already imported: a
+                // resumed import needs them for sessions it looks up or creates.
+                sink.event(&main, Event::Meta(meta))?;
             }
             "turn_context" => {
                 if let Some(m) = payload.get("model").and_then(Value::as_str) {
                     if st.model.as_deref() != Some(m) {
                         st.model = Some(m.to_owned());
-                        if emit {
-                            sink.event(&main, Event::Meta(Meta { model: st.model.clone(), ..Default::default() }))?;
-                        }
+                        sink.event(&main, Event::Meta(Meta { model: st.model.clone(), ..Default::default() }))?;
                     }
                 }
                 if emit {

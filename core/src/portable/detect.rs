@@ -32,7 +32,12 @@ pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
             continue;
         }
         seen += 1;
-        if let Ok(Value::Object(o)) = serde_json::from_slice::<Value>(&buf) {
+        // Lines with a lone surrogate escape parse once repaired, as the readers do.
+        let parsed = serde_json::from_slice::<Value>(&buf).or_else(|e| match super::lines::fix_lone_surrogates(&buf) {
+            Some(fixed) => serde_json::from_slice::<Value>(&fixed),
+            None => Err(e),
+        });
+        if let Ok(Value::Object(o)) = parsed {
             if let Some(f) = detect_line(&o) {
                 return Ok(Some(f));
             }

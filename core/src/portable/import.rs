@@ -204,20 +204,25 @@ struct ProgressRecord {
 }
 
 const PROGRESS_PREFIX: &str = "import-source:";
+/// `meta` key prefix of the per-session count of source lines imported.
+const LINES_PREFIX: &str = "import-lines:";
 
 fn load_progress(store: &SessionStore, index: &str) -> Result<Option<Progress>> {
     let key = format!("{PROGRESS_PREFIX}{index}");
     let env: Option<String> = store.read(|c, _| Ok(c.query_row("SELECT value FROM meta WHERE key = ?1", [&key], |r| r.get(0)).optional()?))?;
     let Some(env) = env else { return Ok(None) };
-    let text = crypto::open_str(store.key(), &key, &env)?;
-    let rec: ProgressRecord = serde_json::from_str(&text).map_err(|_| Error::corrupt("import progress record is not valid JSON"))?;
+    parse_progress(&crypto::open_str(store.key(), &key, &env)?).map(Some)
+}
+
+fn parse_progress(text: &str) -> Result<Progress> {
+    let rec: ProgressRecord = serde_json::from_str(text).map_err(|_| Error::corrupt("import progress record is not valid JSON"))?;
     let format = match rec.format.as_str() {
         "thclaws" => SourceFormat::Thclaws,
         "codex" => SourceFormat::Codex,
         "claude-code" => SourceFormat::ClaudeCode,
         _ => return Err(Error::corrupt("import progress record has an unknown format")),
     };
-    Ok(Some(Progress { format, session_id: rec.session_id, head_hash: rec.head_hash, lines: rec.lines, bytes: rec.bytes }))
+    Ok(Progress { format, session_id: rec.session_id, head_hash: rec.head_hash, lines: rec.lines, bytes: rec.bytes })
 }
 
 fn source_index(store: &SessionStore, canonical: &str) -> String {
@@ -233,14 +238,48 @@ fn head_hash(store: &SessionStore, path: &Path, upto: u64) -> Result<String> {
 
 /// Import one file (format detected unless given). Idempotent: see the module docs.
 ///
-/// Errors: [`Error::Io`] reading the file; store errors (`Busy`, `Database`...).
+/// Two imports of one file at once (two processes, or two handles) never
+/// store a line twice: every batch checks, in its transaction, that the
+/// file's progress record is still the one its import started from; if
+/// another import moved it, the batch rolls back and this import starts
+/// over from the new progress (after a short pause, up to
+/// `CONCURRENT_IMPORT_ATTEMPTS` times, then `Conflict`).
+///
+/// Errors: [`Error::Io`] reading the file; store errors (`Busy`, `Database`...);
+/// `Conflict` when another import of the same file kept moving ahead.
 /// An unrecognised file is `Ok` with [`ImportStatus::Unrecognized`].
 pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceFormat>) -> Result<FileImport> {
+    let mut attempt = 0;
+    loop {
+        match import_file_once(store, path, format) {
+            Err(Error::Conflict { reason }) if reason == CONCURRENT_IMPORT && attempt < CONCURRENT_IMPORT_ATTEMPTS => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// `Conflict` reason of a batch whose file another import moved ahead.
+const CONCURRENT_IMPORT: &str = "another import of this file committed first";
+const CONCURRENT_IMPORT_ATTEMPTS: u32 = 500;
+
+fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceFormat>) -> Result<FileImport> {
     let canonical = std::fs::canonicalize(path).map_err(|e| Error::io("resolving a session file path", e))?;
     let canonical_s = canonical.to_string_lossy().into_owned();
     let index = source_index(store, &canonical_s);
     let len = std::fs::metadata(&canonical).map_err(|e| Error::io("reading session file metadata", e))?.len();
-    let prev: Option<Progress> = load_progress(store, &index)?;
+    let mut prev: Option<Progress> = load_progress(store, &index)?;
+    if let Some(p) = &prev {
+        // The session this file was imported into was deleted since: the
+        // file is imported again from its first line.
+        if let Err(Error::NotFound { .. }) = store.get_session(&p.session_id) {
+            let key = format!("{PROGRESS_PREFIX}{index}");
+            store.write(|t| Ok(t.tx.execute("DELETE FROM meta WHERE key = ?1", [&key])?))?;
+            prev = None;
+        }
+    }
     let mut out = FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Imported, from_line: 1, sessions: Vec::new(), read: None };
     let format = match (format, &prev) {
         (Some(f), _) => f,
@@ -274,6 +313,7 @@ pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceForma
         fallback: fallback_id(path),
         meta: Meta::default(),
         title: None,
+        models: std::collections::HashMap::new(),
         targets: Vec::new(),
         last_ts: None,
         pending: Vec::new(),
@@ -281,12 +321,25 @@ pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceForma
         pending_bytes: 0,
         progress: ProgressTarget { key: format!("{PROGRESS_PREFIX}{index}"), format, canonical: canonical.clone(), canonical_s, from_line: out.from_line, full_head: None },
         committed_lines: prev.as_ref().map(|p| p.lines).unwrap_or(0),
+        committed_bytes: prev.as_ref().map(|p| p.bytes).unwrap_or(0),
+        expected_progress: prev.as_ref().map(|p| p.lines),
         writer: None,
     };
     let opts = ReadOptions { emit_from_line: out.from_line };
     // Two threads: this one reads, parses and encrypts; the writer commits
     // the batches (SQLite, journal) one behind. A failing writer stops the
     // reader at its next batch, and its error is the one returned.
+    let to_read = len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes));
+    if to_read <= BATCH_BYTES as u64 {
+        // One batch or so: no second thread (its start and hand-offs cost
+        // more than they save on small files).
+        let report = read_stream(format, BufReader::with_capacity(1 << 20, file), &opts, &mut sink)?;
+        let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
+        let bytes = report.bytes;
+        out.sessions = sink.finish(consumed_lines, bytes)?;
+        out.read = Some(report);
+        return Ok(out);
+    }
     let (report, sessions) = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
         let writer = std::thread::Builder::new()
@@ -343,6 +396,9 @@ struct Batch {
 }
 
 enum BatchWrite {
+    /// The progress record must still say `expected` lines (`None`: absent),
+    /// else another import of the file got ahead: `Conflict`, roll back.
+    CheckProgress { key: String, expected: Option<u64> },
     /// Entries with consecutive seqs from `first_seq`, their content already
     /// sealed for those seqs.
     Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<String> },
@@ -350,6 +406,10 @@ enum BatchWrite {
     Ext { sid: String, kind: &'static str, body: String },
     Rename { sid: String, title: Option<String> },
     Model { sid: String, model: Option<String>, provider: Option<String> },
+    /// Lines of the source file now in session `sid` (`import-lines:<sid>`
+    /// in `meta`, a plain count): a later import of the same file from
+    /// another path skips them.
+    Lines { sid: String, lines: u64 },
     /// The progress record (sealed, under `key` in `meta`) and its `SessionImported` event.
     Progress { sid: String, key: String, record: String, event: Value },
 }
@@ -359,6 +419,16 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
     store.write(|t| {
         for w in &batch.writes {
             match w {
+                BatchWrite::CheckProgress { key, expected } => {
+                    let env: Option<String> = t.tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?;
+                    let stored = match env {
+                        Some(env) => Some(parse_progress(&crypto::open_str(t.key, key, &env)?)?.lines),
+                        None => None,
+                    };
+                    if stored != *expected {
+                        return Err(Error::conflict(CONCURRENT_IMPORT));
+                    }
+                }
                 BatchWrite::Entries { sid, first_seq, entries, metas, sealed } => {
                     transcript::append_rows_in_tx(t, sid, entries, Some(metas), Some((*first_seq, sealed)))?;
                 }
@@ -368,6 +438,12 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                 }
                 BatchWrite::Rename { sid, title } => sessions::rename_in_tx(t, sid, title.as_deref())?,
                 BatchWrite::Model { sid, model, provider } => sessions::set_model_in_tx(t, sid, model.as_deref(), provider.as_deref())?,
+                BatchWrite::Lines { sid, lines } => {
+                    t.tx.execute(
+                        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = CAST(MAX(CAST(value AS INTEGER), CAST(?2 AS INTEGER)) AS TEXT)",
+                        rusqlite::params![format!("{LINES_PREFIX}{sid}"), lines.to_string()],
+                    )?;
+                }
                 BatchWrite::Progress { sid, key, record, event } => {
                     t.tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", rusqlite::params![key, record])?;
                     crate::journal::record(t, sid, "SessionImported", event.clone())?;
@@ -421,15 +497,22 @@ struct ImportSink<'a> {
     known_main: Option<String>,
     fallback: String,
     meta: Meta,
-    title: Option<Option<String>>,
+    /// Latest model read per thread (a Claude sidechain runs its own model).
+    models: std::collections::HashMap<Thread, String>,
+    /// A title read before the main session was looked up: `(title, line)`.
+    title: Option<(Option<String>, u64)>,
     targets: Vec<(Thread, Target)>,
     last_ts: Option<i64>,
     pending: Vec<PendingWrite>,
     pending_entries: usize,
     pending_bytes: usize,
     progress: ProgressTarget,
-    /// Lines consumed by the last commit.
+    /// Lines and bytes consumed by the last commit.
     committed_lines: u64,
+    committed_bytes: u64,
+    /// Lines of the file's progress record as this import last left it
+    /// (`None`: no record); each batch checks it before writing.
+    expected_progress: Option<u64>,
     /// The writer thread's queue; `None` = write on this thread.
     writer: Option<std::sync::mpsc::SyncSender<Batch>>,
 }
@@ -454,7 +537,7 @@ impl<'a> ImportSink<'a> {
         let (created, rec) = match self.store.get_session(&id) {
             Ok(rec) => (false, rec),
             Err(Error::NotFound { .. }) => {
-                let title = if *thread == Thread::Main { self.title.take().flatten() } else { None };
+                let title = if *thread == Thread::Main { self.title.take().and_then(|(t, _)| t) } else { None };
                 let new = NewSession {
                     id: Some(id.clone()),
                     name: title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty()),
@@ -462,7 +545,7 @@ impl<'a> ImportSink<'a> {
                     // is not bound: it would resolve against our own directory.
                     // It stays in the `import_source` extension.
                     workspace_path: self.meta.cwd.clone().filter(|c| !c.is_empty() && Path::new(c).is_absolute()),
-                    model: self.meta.model.clone().map(|m| clip(&m, 256)),
+                    model: self.models.get(thread).cloned().or_else(|| self.meta.model.clone()).map(|m| clip(&m, 256)),
                     provider: self.meta.provider.clone().map(|p| clip(&p, 256)),
                     work_mode: None,
                     created_at_ms: self.meta.created_at_ms.or(self.last_ts),
@@ -475,21 +558,34 @@ impl<'a> ImportSink<'a> {
                 }
                 let (sid, binding, created_at) = sessions::prepare_session(self.store.key(), &new)?;
                 // The session and its provenance in one transaction.
-                let rec = self.store.write(|t| {
+                let made = self.store.write(|t| {
                     let rec = sessions::create_in_tx(t, &sid, &new, binding.as_ref(), created_at)?;
                     context_ext::append_in_tx(t, &sid, "import_source", &src.to_string())?;
                     Ok(rec)
-                })?;
-                (true, rec)
+                });
+                match made {
+                    Ok(rec) => (true, rec),
+                    // Another import of the same source created it just now.
+                    Err(Error::Conflict { .. }) => (false, self.store.get_session(&id)?),
+                    Err(e) => return Err(e),
+                }
             }
             Err(e) => return Err(e),
         };
-        let max_stored_line = if rec.entry_count > 0 {
-            self.store.get_transcript(&id, rec.entry_count, 1)?.first().and_then(|e| e.source_line).unwrap_or(0)
-        } else {
+        let max_stored_line = if created {
             0
+        } else {
+            let last_entry = if rec.entry_count > 0 { self.store.get_transcript(&id, rec.entry_count, 1)?.first().and_then(|e| e.source_line).unwrap_or(0) } else { 0 };
+            // Lines of a source file already imported into this session, from
+            // whatever path (a rollout moved to `archived_sessions/`, a copy).
+            let key = format!("{LINES_PREFIX}{id}");
+            let lines: Option<String> = self.store.read(|c, _| Ok(c.query_row("SELECT value FROM meta WHERE key = ?1", [&key], |r| r.get(0)).optional()?))?;
+            last_entry.max(lines.and_then(|v| v.parse().ok()).unwrap_or(0))
         };
         let stats = SessionImport { session_id: id.clone(), created, context_extensions: u64::from(created), ..Default::default() };
+        // A title read before an existing main session was looked up is a
+        // rename at its own line (committed with the lines around it).
+        let parked = if *thread == Thread::Main { self.title.take() } else { None };
         self.targets.push((
             thread.clone(),
             Target {
@@ -503,10 +599,19 @@ impl<'a> ImportSink<'a> {
                 stored_model: rec.model.clone(),
             },
         ));
-        Ok(self.targets.len() - 1)
+        let i = self.targets.len() - 1;
+        if let Some((title, line)) = parked {
+            self.push(line, i, Op::Rename(title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty())));
+        }
+        Ok(i)
     }
 
     fn push(&mut self, line: u64, target: usize, op: Op) {
+        let t = &self.targets[target].1;
+        if !t.created && line <= t.max_stored_line && !matches!(op, Op::Entry { .. }) {
+            // Already in the session (imported before from this or another path).
+            return;
+        }
         if let Op::Entry { entry, meta, .. } = &op {
             self.pending_entries += 1;
             self.pending_bytes += entry_bytes(entry, meta);
@@ -537,7 +642,7 @@ impl<'a> ImportSink<'a> {
         self.pending_bytes = self.pending.iter().map(|w| if let Op::Entry { entry, meta, .. } = &w.op { entry_bytes(entry, meta) } else { 0 }).sum();
 
         let key = self.store.key();
-        let mut writes: Vec<BatchWrite> = Vec::new();
+        let mut writes: Vec<BatchWrite> = vec![BatchWrite::CheckProgress { key: self.progress.key.clone(), expected: self.expected_progress }];
         let mut entries_now = 0u64;
         for w in now {
             let tg = &mut self.targets[w.target].1;
@@ -576,8 +681,8 @@ impl<'a> ImportSink<'a> {
                 Op::Rename(title) => writes.push(BatchWrite::Rename { sid: tg.id.clone(), title }),
             }
         }
-        let model = self.meta.model.clone().map(|m| clip(&m, 256));
-        for (_, t) in self.targets.iter_mut() {
+        for (thread, t) in self.targets.iter_mut() {
+            let model = self.models.get(thread).map(|m| clip(m, 256));
             for (k, s) in t.snapshots.iter_mut().enumerate() {
                 if let (Some((line, v)), false) = (&s.latest, s.stored) {
                     if *line <= upto {
@@ -628,21 +733,37 @@ impl<'a> ImportSink<'a> {
                 event: json!({"format": p.format.as_str(), "from_line": from_line, "lines": lines, "bytes": bytes, "entries": entries_now}),
             });
         }
+        for (_, t) in &self.targets {
+            writes.push(BatchWrite::Lines { sid: t.id.clone(), lines });
+        }
+        if !self.targets.is_empty() {
+            self.expected_progress = Some(lines);
+        }
         self.committed_lines = lines;
+        self.committed_bytes = bytes;
         Ok(Batch { writes })
+    }
+
+    /// Keep snapshot `k` (plan, goal, provider state) read at `line`, unless
+    /// the session already holds that line.
+    fn snapshot(&mut self, target: usize, k: usize, line: u64, v: Value) {
+        let t = &mut self.targets[target].1;
+        if t.created || line > t.max_stored_line {
+            t.snapshots[k] = Snapshot { latest: Some((line, v)), stored: false };
+        }
     }
 
     /// Commit everything left after the reader's last line.
     fn finish(mut self, lines: u64, bytes: u64) -> Result<Vec<SessionImport>> {
-        if self.targets.is_empty() && (self.meta.id.is_some() || self.known_main.is_none()) {
-            // A header-only file still becomes a (empty) session.
+        if self.targets.is_empty() {
+            // A header-only file still becomes a (empty) session, and a file
+            // that grew only by lines that make no event (bookkeeping lines, a
+            // completed last newline) still gets its progress recorded.
             self.target(&Thread::Main)?;
         }
-        if let Some(title) = self.title.take() {
-            let i = self.target(&Thread::Main)?;
-            self.push(u64::MAX, i, Op::Rename(title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty())));
-        }
-        if lines > self.committed_lines || !self.pending.is_empty() || self.targets.iter().any(|(_, t)| t.snapshots.iter().any(|s| s.latest.is_some() && !s.stored)) {
+        // (A title still parked is pushed by `target` with its line.)
+        // A last line that only gained its newline moves the bytes, not the lines.
+        if lines > self.committed_lines || bytes > self.committed_bytes || !self.pending.is_empty() || self.targets.iter().any(|(_, t)| t.snapshots.iter().any(|s| s.latest.is_some() && !s.stored)) {
             self.commit(u64::MAX, lines, bytes)?;
         }
         Ok(self.targets.into_iter().map(|(_, t)| t.stats).collect())
@@ -653,6 +774,13 @@ impl EventSink for ImportSink<'_> {
     fn event(&mut self, thread: &Thread, event: Event) -> Result<()> {
         match event {
             Event::Meta(m) => {
+                if let Some(model) = &m.model {
+                    self.models.insert(thread.clone(), model.clone());
+                }
+                if *thread != Thread::Main {
+                    // Only a model is thread-specific; the rest is the file's.
+                    return Ok(());
+                }
                 if self.meta.id.is_none() {
                     self.meta.id = m.id;
                 }
@@ -671,8 +799,12 @@ impl EventSink for ImportSink<'_> {
                 self.meta.extra.extend(m.extra);
             }
             Event::Title { title, line } => {
-                if *thread == Thread::Main && !self.targets.iter().any(|(t, _)| *t == Thread::Main) {
-                    self.title = Some(title);
+                let main_known = self.targets.iter().any(|(t, _)| *t == Thread::Main);
+                if *thread == Thread::Main && !main_known && self.known_main.is_none() {
+                    // The main session's id may not be known yet (a Claude
+                    // summary line comes before the first sessionId): it
+                    // takes this title when it is created or looked up.
+                    self.title = Some((title, line));
                 } else {
                     let i = self.target(thread)?;
                     let title = title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty());
@@ -699,26 +831,23 @@ impl EventSink for ImportSink<'_> {
                 let (entry, meta) = to_entry(turn, ts);
                 self.push(line, i, Op::Entry { entry, meta, seq, tool_calls, tool_results });
             }
-            Event::Usage(u) => {
+            Event::Usage(mut u) => {
+                u.model = u.model.map(|m| clip(&m, 256));
                 let i = self.target(thread)?;
-                let t = &self.targets[i].1;
-                if !t.created && u.source_line <= t.max_stored_line {
-                    return Ok(());
-                }
                 self.push(u.source_line, i, Op::Usage(u));
             }
             Event::Plan { plan, line } => {
                 let i = self.target(thread)?;
-                self.targets[i].1.snapshots[0] = Snapshot { latest: Some((line, plan)), stored: false };
+                self.snapshot(i, 0, line, plan);
             }
             Event::Goal { goal, line } => {
                 let i = self.target(thread)?;
-                self.targets[i].1.snapshots[1] = Snapshot { latest: Some((line, goal)), stored: false };
+                self.snapshot(i, 1, line, goal);
             }
             Event::ProviderState { provider_session_id, line } => {
                 let i = self.target(thread)?;
                 let v = provider_session_id.map(Value::String).unwrap_or(Value::Null);
-                self.targets[i].1.snapshots[2] = Snapshot { latest: Some((line, v)), stored: false };
+                self.snapshot(i, 2, line, v);
             }
             Event::Compaction(c) => {
                 let i = self.target(thread)?;
@@ -727,7 +856,7 @@ impl EventSink for ImportSink<'_> {
             }
             Event::Other(o) => {
                 let i = self.target(thread)?;
-                let body = json!({"line": o.line, "kind": o.kind, "raw": o.raw});
+                let body = json!({"line": o.line, "kind": o.kind, "raw": fit_depth(o.raw, MAX_NESTED_DEPTH - 1)});
                 self.push(o.line, i, Op::Ext { kind: "import_raw_line", body: body.to_string() });
             }
         }
@@ -749,9 +878,38 @@ fn compaction_body(c: &Compaction, at_seq: u64) -> Value {
         "timestamp_ms": c.timestamp_ms,
         "summary": c.summary,
         "replaces_count": c.replaces_count,
-        "messages": c.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.blocks.iter().map(Block::to_json).collect::<Vec<_>>()})).collect::<Vec<_>>(),
-        "raw": c.raw,
+        "messages": fit_depth(
+            Value::Array(c.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.blocks.iter().map(Block::to_json).collect::<Vec<_>>()})).collect()),
+            MAX_NESTED_DEPTH - 1
+        ),
+        "raw": c.raw.clone().map(|r| fit_depth(r, MAX_NESTED_DEPTH - 1)),
     })
+}
+
+/// Deepest nesting of arrays and objects serde_json reads back (its
+/// recursion limit of 128 stops at the 128th level), and so the deepest
+/// context-extension body the store takes.
+const MAX_NESTED_DEPTH: usize = 127;
+
+/// Arrays and objects nested in `v` (a scalar is 0).
+fn json_depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(json_depth).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(json_depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `v` itself when it nests at most `max` levels, else its JSON text: a
+/// source value already near the reader's limit, wrapped in an extension
+/// body, would nest one level too deep to be stored and read back. Nothing
+/// is dropped; the value is kept as text.
+fn fit_depth(v: Value, max: usize) -> Value {
+    if json_depth(&v) > max {
+        Value::String(v.to_string())
+    } else {
+        v
+    }
 }
 
 /// About how many bytes an entry and its metadata add to a batch.
