@@ -162,5 +162,5 @@ fn compaction_cases() {
         };
         n += check("compaction.json", &case, actual);
     }
-    assert_eq!(n, 16);
+    assert_eq!(n, 17);
 }

@@ -102,20 +102,24 @@ fn protected_units(gens: &[Gen], recent_user_turns: usize) -> HashSet<usize> {
         .collect()
 }
 
+/// Whether the planner may summarize `g`: its summary is smaller than it.
+fn shrinks(g: &Gen) -> bool {
+    estimate_tokens(&summarize_item(&g.item)) < g.item.tokens
+}
+
 /// The smallest total any plan could reach: protected units and already
-/// compacted items as they are, every other unit summarized when that shrinks it.
+/// compacted items as they are, every other item summarized when its
+/// summary is smaller (a summary never replaces a smaller item).
 fn minimal_total(gens: &[Gen], protected: &HashSet<usize>) -> u64 {
-    let mut units: BTreeMap<usize, (u64, u64, u64)> = BTreeMap::new(); // fixed, open_before, open_after
-    for g in gens {
-        let e = units.entry(g.unit).or_default();
-        if protected.contains(&g.unit) || g.item.compacted {
-            e.0 += g.item.tokens;
-        } else {
-            e.1 += g.item.tokens;
-            e.2 += estimate_tokens(&summarize_item(&g.item));
-        }
-    }
-    units.values().map(|(fixed, before, after)| fixed + (*before).min(*after)).sum()
+    gens.iter()
+        .map(|g| {
+            if protected.contains(&g.unit) || g.item.compacted {
+                g.item.tokens
+            } else {
+                g.item.tokens.min(estimate_tokens(&summarize_item(&g.item)))
+            }
+        })
+        .sum()
 }
 
 proptest! {
@@ -166,14 +170,20 @@ proptest! {
                     }
                 }
                 prop_assert_eq!(total, plan.tokens_after);
-                // pairs (and parallel batches) are never split
+                // pairs (and parallel batches) are compacted together: in a
+                // unit, either nothing or every item whose summary is smaller
                 for unit in gens.iter().map(|g| g.unit).collect::<HashSet<_>>() {
-                    let open: Vec<bool> = gens.iter()
+                    let open: Vec<(bool, bool)> = gens.iter()
                         .filter(|g| g.unit == unit && !g.item.compacted)
-                        .map(|g| by_seq.contains_key(&g.item.seq))
+                        .map(|g| (by_seq.contains_key(&g.item.seq), shrinks(g)))
                         .collect();
-                    prop_assert!(open.iter().all(|c| *c) || open.iter().all(|c| !*c), "unit {} split: {:?}", unit, open);
+                    prop_assert!(
+                        open.iter().all(|(c, _)| !*c) || open.iter().all(|(c, s)| c == s),
+                        "unit {} split: {:?}", unit, open
+                    );
                 }
+                // no transformation makes its item bigger
+                prop_assert!(plan.transformations.iter().all(|t| t.tokens_after < t.tokens_before));
                 // idempotent
                 let applied = plan.apply(&items);
                 let again = compact_context(&applied, capacity, target, &options).expect("second run");

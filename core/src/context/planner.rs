@@ -432,9 +432,12 @@ pub fn compact_context(
         let mut i = r;
         while i != usize::MAX {
             let item = &items[i];
-            if !item.compacted {
-                let summary = summarize_item(item);
-                let tokens_after = count_with(encoding, &summary);
+            // An item whose summary would not be smaller (a short tool call
+            // whose result is long) stays as it is: compacting it would
+            // only grow the context.
+            let summary = (!item.compacted).then(|| summarize_item(item));
+            let tokens_after = summary.as_deref().map_or(0, |s| count_with(encoding, s));
+            if let Some(summary) = summary.filter(|_| tokens_after < item.tokens) {
                 before += u128::from(item.tokens);
                 after += u128::from(tokens_after);
                 pending.push((i, Transformation {
