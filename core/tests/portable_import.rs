@@ -500,3 +500,19 @@ fn a_claude_tool_use_result_is_never_in_the_database_files_in_clear() {
     drop(st);
     scan("closed");
 }
+
+/// Was a bug: a Codex rollout excerpt without its `session_meta` line got the
+/// import time as its creation time and no workspace, although its first
+/// `turn_context` line carries both.
+#[test]
+fn a_codex_excerpt_without_session_meta_takes_cwd_and_time_from_its_first_turn_context() {
+    let Some(root) = samples() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let f = root.join("codex/excerpts/localpush_rollout-2026-02-23T12-54-34_lines1780-1796_compacted.jsonl");
+    let r = import_file(&st, &f, None).unwrap();
+    let s = st.get_session(&r.sessions[0].session_id).unwrap();
+    assert_eq!(s.workspace_path.as_deref(), Some("/redacted/path/59b923df4d"));
+    // 2026-02-24T09:50:10.494Z, the first line's timestamp.
+    assert_eq!(s.created_at_ms, 1_771_926_610_494);
+}

@@ -49,6 +49,8 @@ struct State {
     pending: Option<(Side, Turn)>,
     /// Byte offset where the pending message's first line starts.
     pending_offset: u64,
+    /// A turn_context was read (its cwd and time were sent).
+    context_seen: bool,
 }
 
 /// Stream a Codex rollout into `sink`.
@@ -59,7 +61,7 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
     let mut report = ReadReport { format: Some(SourceFormat::Codex), ..Default::default() };
     let mut lines = LineReader::new(input);
     let main = Thread::Main;
-    let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0 };
+    let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0, context_seen: false };
     loop {
         // Safe up to the line before a message still collecting its items.
         match &st.pending {
@@ -123,11 +125,23 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                 sink.event(&main, Event::Meta(meta))?;
             }
             "turn_context" => {
+                let mut meta = Meta::default();
                 if let Some(m) = payload.get("model").and_then(Value::as_str) {
                     if st.model.as_deref() != Some(m) {
                         st.model = Some(m.to_owned());
-                        sink.event(&main, Event::Meta(Meta { model: st.model.clone(), ..Default::default() }))?;
+                        meta.model = st.model.clone();
                     }
+                }
+                if !st.context_seen {
+                    // A rollout excerpt may start without its session_meta: the
+                    // first turn_context still gives the workspace and a time
+                    // (the sink keeps the first cwd and time it gets).
+                    st.context_seen = true;
+                    meta.cwd = payload.get("cwd").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_owned);
+                    meta.created_at_ms = ts;
+                }
+                if meta != Meta::default() {
+                    sink.event(&main, Event::Meta(meta))?;
                 }
                 if emit {
                     report.not_imported(&kind);
