@@ -177,6 +177,25 @@ enum Cmd {
     },
 }
 
+/// Why a command failed: a core error, or a failure the CLI words itself
+/// (its exit code and message; see `exit_code` for the codes).
+enum Failure {
+    Core(sessiondb::Error),
+    Cli { code: u8, message: String },
+}
+
+impl From<sessiondb::Error> for Failure {
+    fn from(e: sessiondb::Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+impl Failure {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Failure::Cli { code: exit_code(kind), message: message.into() }
+    }
+}
+
 fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
     match &g.key_file {
         None => Ok(KeySource::OsKeyring),
@@ -198,6 +217,31 @@ fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
 
 fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
     SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, ..Default::default() })
+}
+
+/// Text the user typed, shown in a message: control characters escaped.
+fn shown(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
+}
+
+/// `find_session`, with a not-found message naming what the user typed (the
+/// core never echoes a title).
+fn find(s: &SessionStore, reference: &str) -> Result<SessionRecord, Failure> {
+    s.find_session(reference).map_err(|e| not_found_as_typed(e, reference))
+}
+
+fn not_found_as_typed(e: sessiondb::Error, reference: &str) -> Failure {
+    if e.kind() == ErrorKind::NotFound {
+        Failure::new(
+            ErrorKind::NotFound,
+            format!(
+                "not found: session `{}` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)",
+                shown(reference)
+            ),
+        )
+    } else {
+        Failure::Core(e)
+    }
 }
 
 fn cwd() -> Result<String, sessiondb::Error> {
@@ -232,7 +276,7 @@ fn session_line(s: &SessionRecord) -> String {
     )
 }
 
-fn run(cli: Cli) -> Result<(), sessiondb::Error> {
+fn run(cli: Cli) -> Result<(), Failure> {
     let g = &cli.global;
     match &cli.cmd {
         Cmd::Path => {
@@ -300,7 +344,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                     buf
                 }
             };
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let e = s.append_transcript(&id, role, content)?;
             if g.json {
                 print_json(&e);
@@ -335,7 +379,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Show { session, limit } => {
             let s = open(g)?;
-            let rec = s.find_session(session)?;
+            let rec = find(&s, session)?;
             let entries = s.get_transcript(&rec.id, 1, (*limit).clamp(1, 10_000))?;
             let totals = s.token_totals(&rec.id)?;
             if g.json {
@@ -354,7 +398,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Rename { session, title } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let rec = s.rename_session(&id, title.clone())?;
             match &rec.name {
                 Some(t) => outln!("session renamed → {t}"),
@@ -363,17 +407,18 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Delete { session } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             s.delete_session(&id)?;
             outln!("deleted {id}");
         }
         Cmd::Journal { session, from, limit } => {
             let s = open(g)?;
-            // Journal events may exist for deleted sessions: try the id as given first.
+            // Resolved like every other command; a deleted session's journal
+            // is kept, so its exact id still shows it.
             let id = match s.find_session(session) {
                 Ok(r) => r.id,
-                Err(e) if e.kind() == ErrorKind::NotFound => session.clone(),
-                Err(e) => return Err(e),
+                Err(e) if e.kind() == ErrorKind::NotFound && !s.journal_events(session, 1, 1)?.is_empty() => session.clone(),
+                Err(e) => return Err(not_found_as_typed(e, session)),
             };
             let ev = s.journal_events(&id, *from, (*limit).max(1))?;
             if g.json {
@@ -458,7 +503,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Export { session, output } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let rep = if output.as_os_str() == "-" {
                 sessiondb::portable::export_thclaws(&s, &id, std::io::stdout().lock())?
             } else {
@@ -471,7 +516,19 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Resume { session } => {
             let s = open(g)?;
-            let rec = sessiondb::portable::resolve_session(&s, session, Some(&cwd()?))?;
+            let here = cwd()?;
+            let rec = sessiondb::portable::resolve_session(&s, session, Some(&here)).map_err(|e| {
+                if session == "last" && e.kind() == ErrorKind::NotFound {
+                    Failure::new(
+                        ErrorKind::NotFound,
+                        format!(
+                            "no session is bound to this workspace ({here}); `sessiondb list --all` lists every session, then `sessiondb resume ID` (an id, id prefix or title) picks one"
+                        ),
+                    )
+                } else {
+                    not_found_as_typed(e, session)
+                }
+            })?;
             if g.json {
                 print_json(&rec);
             } else {
@@ -483,7 +540,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Fork { session, at, summary } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let rec = sessiondb::portable::fork_session(
                 &s,
                 &id,
@@ -508,7 +565,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Context { session, window, reserve, model } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let st = sessiondb::context::context_status(&s, &id, *window, *reserve, model.clone())?;
             if g.json {
                 print_json(&st);
@@ -530,7 +587,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Compact { session, window, reserve, model, target, dry_run } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let plan = sessiondb::context::compact_session(&s, &id, *window, *reserve, model.clone(), *target, *dry_run)?;
             if g.json {
                 print_json(&plan);
@@ -574,7 +631,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(Failure::Cli { code, message }) => {
+            eprintln!("sessiondb: {message}");
+            ExitCode::from(code)
+        }
+        Err(Failure::Core(e)) => {
             eprintln!("sessiondb: {e}");
             if let sessiondb::Error::ContextOverflow(b) = &e {
                 eprintln!(

@@ -36,6 +36,11 @@ impl Env {
     fn run(&self, args: &[&str]) -> Output {
         self.run_in(self.dir.path(), args, None)
     }
+    /// Exit code and stderr of a command.
+    fn fails(&self, args: &[&str]) -> (Option<i32>, String) {
+        let o = self.run(args);
+        (o.status.code(), String::from_utf8(o.stderr).unwrap())
+    }
     fn ok(&self, args: &[&str]) -> String {
         let o = self.run(args);
         assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
@@ -151,4 +156,58 @@ fn invalid_utf8_on_stdin_and_a_binary_key_file_are_invalid_input() {
     let o = e.run(&["list"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--key-file"));
+}
+
+#[test]
+fn journal_resolves_the_session_like_every_other_command() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--name", "kept"]).trim().to_string();
+    assert_eq!(
+        e.fails(&["journal", "nonexistent"]),
+        (Some(3), "sessiondb: not found: session `nonexistent` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)\n".into())
+    );
+    let (code, err) = e.fails(&["journal", "no such title"]);
+    assert_eq!(code, Some(3));
+    assert!(err.contains("not found: session `no such title`"), "{err}");
+    // By title, like `show`; and a deleted session's journal is kept, so its exact id still shows it.
+    assert!(e.ok(&["journal", "kept"]).contains("SessionCreated"));
+    e.ok(&["delete", &id]);
+    let out = e.ok(&["journal", &id]);
+    assert!(out.contains("SessionCreated") && out.contains("SessionDeleted"), "{out}");
+    assert_eq!(e.fails(&["journal", "kept"]).0, Some(3), "the title went with the session");
+}
+
+#[test]
+fn not_found_names_what_the_user_typed() {
+    let e = Env::new();
+    e.ok(&["new", "--name", "there"]);
+    for args in [&["show", "a:b"][..], &["export", "a:b", "-o", "-"], &["rename", "a:b", "t"], &["resume", "a:b"], &["context", "a:b"]] {
+        assert_eq!(
+            e.fails(args),
+            (Some(3), "sessiondb: not found: session `a:b` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)\n".into()),
+            "{args:?}"
+        );
+    }
+    assert!(e.fails(&["show", "the title\twith a tab"]).1.contains("session `the title\\twith a tab`"));
+}
+
+#[test]
+fn resume_with_no_session_in_this_workspace_says_so() {
+    let e = Env::new();
+    let elsewhere = e.dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    e.ok(&["new", "--name", "bound here"]);
+    let here = std::fs::canonicalize(&elsewhere).unwrap();
+    for args in [&["resume"][..], &["resume", "last"]] {
+        let o = e.run_in(&elsewhere, args, None);
+        assert_eq!(o.status.code(), Some(3));
+        assert_eq!(
+            String::from_utf8(o.stderr).unwrap(),
+            format!(
+                "sessiondb: no session is bound to this workspace ({}); `sessiondb list --all` lists every session, then `sessiondb resume ID` (an id, id prefix or title) picks one\n",
+                here.display()
+            )
+        );
+    }
+    assert!(e.ok(&["resume"]).starts_with("loaded bound here"));
 }
