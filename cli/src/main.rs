@@ -215,8 +215,27 @@ fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
     }
 }
 
+/// Open the database, creating it (and its directory and data key) when it
+/// does not exist yet: for the commands that write.
 fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
     SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, ..Default::default() })
+}
+
+/// Open a database that must already exist: for the commands that only read
+/// (and `recover`, which has nothing to do without one). A missing file is
+/// exit 3 and nothing is created (no directory, no file, no data key).
+fn open_existing(g: &Global) -> Result<SessionStore, Failure> {
+    let path = db_path(g)?;
+    if let Ok(false) = path.try_exists() {
+        return Err(Failure::new(
+            ErrorKind::NotFound,
+            format!(
+                "no database at {}; nothing was created (`sessiondb import PATH...` or `sessiondb new` creates it)",
+                path.display()
+            ),
+        ));
+    }
+    Ok(open(g)?)
 }
 
 /// Text the user typed, shown in a message: control characters escaped.
@@ -288,7 +307,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Doctor => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let st = s.stats()?;
             if g.json {
                 print_json(&st);
@@ -353,7 +372,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::List { workspace, other, unbound, all, limit } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let filter = if *all {
                 WorkspaceFilter::All
             } else if *unbound {
@@ -378,7 +397,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Show { session, limit } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let rec = find(&s, session)?;
             let entries = s.get_transcript(&rec.id, 1, (*limit).clamp(1, 10_000))?;
             let totals = s.token_totals(&rec.id)?;
@@ -412,7 +431,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             outln!("deleted {id}");
         }
         Cmd::Journal { session, from, limit } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             // Resolved like every other command; a deleted session's journal
             // is kept, so its exact id still shows it.
             let id = match s.find_session(session) {
@@ -437,7 +456,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Recover => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let mut r = s.open_recovery_report();
             let again = s.recover()?;
             r.marked_unknown.extend(again.marked_unknown);
@@ -502,7 +521,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Export { session, output } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let id = find(&s, session)?.id;
             let rep = if output.as_os_str() == "-" {
                 sessiondb::portable::export_thclaws(&s, &id, std::io::stdout().lock())?
@@ -515,7 +534,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let _ = rep;
         }
         Cmd::Resume { session } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let here = cwd()?;
             let rec = sessiondb::portable::resolve_session(&s, session, Some(&here)).map_err(|e| {
                 if session == "last" && e.kind() == ErrorKind::NotFound {
@@ -553,7 +572,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Sidebar => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let rows = sessiondb::portable::sidebar_sessions(&s)?;
             if g.json {
                 print_json(&rows);
@@ -564,7 +583,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Context { session, window, reserve, model } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let id = find(&s, session)?.id;
             let st = sessiondb::context::context_status(&s, &id, *window, *reserve, model.clone())?;
             if g.json {

@@ -36,6 +36,9 @@ impl Env {
     fn run(&self, args: &[&str]) -> Output {
         self.run_in(self.dir.path(), args, None)
     }
+    fn db(&self) -> std::path::PathBuf {
+        self.dir.path().join("db/sessions.db")
+    }
     /// Exit code and stderr of a command.
     fn fails(&self, args: &[&str]) -> (Option<i32>, String) {
         let o = self.run(args);
@@ -158,6 +161,18 @@ fn invalid_utf8_on_stdin_and_a_binary_key_file_are_invalid_input() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--key-file"));
 }
 
+/// A thClaws file of one session `id` with one user turn.
+fn thclaws_file(path: &Path, id: &str) {
+    std::fs::write(
+        path,
+        format!(
+            "{{\"type\":\"header\",\"id\":\"{id}\",\"model\":\"m\",\"cwd\":\"/w\",\"created_at\":1700000000}}\n\
+             {{\"type\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"hi\"}}],\"timestamp\":1700000001}}\n"
+        ),
+    )
+    .unwrap();
+}
+
 #[test]
 fn journal_resolves_the_session_like_every_other_command() {
     let e = Env::new();
@@ -210,4 +225,69 @@ fn resume_with_no_session_in_this_workspace_says_so() {
         );
     }
     assert!(e.ok(&["resume"]).starts_with("loaded bound here"));
+}
+
+#[test]
+fn read_only_commands_on_a_missing_database_exit_3_and_create_nothing() {
+    let e = Env::new();
+    let db = e.db();
+    let want = format!("no database at {}", db.display());
+    let out = e.dir.path().join("out.jsonl");
+    let out_s = out.to_str().unwrap();
+    for args in [
+        &["doctor"][..],
+        &["list"],
+        &["list", "--all"],
+        &["show", "x"],
+        &["export", "x", "-o", out_s],
+        &["context", "x"],
+        &["journal", "x"],
+        &["resume"],
+        &["resume", "x"],
+        &["sidebar"],
+        &["recover"],
+    ] {
+        let (code, err) = e.fails(args);
+        assert_eq!(code, Some(3), "{args:?}: {err}");
+        assert!(err.starts_with(&format!("sessiondb: {want};")), "{args:?}: {err}");
+        assert!(!db.parent().unwrap().exists(), "{args:?} created the database directory");
+        assert!(!out.exists(), "{args:?} created the export file");
+    }
+    // `path` only prints it; a command that writes creates it.
+    assert_eq!(e.ok(&["path"]).trim(), db.to_str().unwrap());
+    let id = e.ok(&["new", "--unbound"]).trim().to_string();
+    assert!(db.exists());
+    assert!(e.ok(&["doctor"]).contains("sessions        1"));
+    assert!(e.ok(&["list", "--all"]).starts_with(&id[..13]));
+}
+
+#[test]
+fn the_default_path_is_created_by_a_first_import_not_by_a_read() {
+    let e = Env::new();
+    let state = e.dir.path().join("state");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sessiondb"))
+            .current_dir(e.dir.path())
+            .env_remove("SESSIONDB_DB")
+            .env_remove("SESSIONDB_APP")
+            .env("XDG_STATE_HOME", &state)
+            .env("HOME", e.dir.path())
+            .arg("--key-file")
+            .arg(e.dir.path().join("key"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let db = state.join("sessiondb/sessions.db");
+    let o = run(&["list", "--all"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("no database at {}", db.display())));
+    assert!(!state.exists(), "a read created the state directory");
+    let f = e.dir.path().join("first.jsonl");
+    thclaws_file(&f, "sess-first-run");
+    let o = run(&["import", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(db.exists());
+    let o = run(&["list", "--all"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("sess-first-ru"), "{o:?}");
 }
