@@ -196,6 +196,34 @@ impl Failure {
     }
 }
 
+/// The exit status of `import`, once the whole report is printed: 7 (I/O)
+/// when a file failed, else 2 (invalid input) when a file named on the
+/// command line is not a session file. Unrecognized files found by walking
+/// a directory are only reported.
+fn import_outcome(paths: &[PathBuf], report: &sessiondb::portable::ImportReport) -> Result<(), Failure> {
+    use sessiondb::portable::ImportStatus;
+    let named: Vec<&PathBuf> = paths.iter().filter(|p| !p.is_dir()).collect();
+    let failed: Vec<_> = report.files.iter().filter(|f| matches!(f.status, ImportStatus::Failed(_))).collect();
+    let unrecognized: Vec<_> =
+        report.files.iter().filter(|f| f.status == ImportStatus::Unrecognized && named.contains(&&f.path)).collect();
+    let list = |files: &[&sessiondb::portable::FileImport]| files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>().join(", ");
+    let mut lines = Vec::new();
+    if !failed.is_empty() {
+        lines.push(format!("{} file(s) failed to import (see the report above): {}", failed.len(), list(&failed)));
+    }
+    if !unrecognized.is_empty() {
+        lines.push(format!(
+            "invalid input: not a thClaws, Codex or Claude Code session file: {}",
+            list(&unrecognized)
+        ));
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let kind = if failed.is_empty() { ErrorKind::InvalidInput } else { ErrorKind::Io };
+    Err(Failure::new(kind, lines.join("\nsessiondb: ")))
+}
+
 fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
     match &g.key_file {
         None => Ok(KeySource::OsKeyring),
@@ -497,7 +525,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             } else {
                 for f in &report.files {
                     let fmt = f.format.map(|x| format!("{x:?}")).unwrap_or_else(|| "-".into());
-                    outln!("{} [{fmt}] {:?}", f.path.display(), f.status);
+                    match &f.status {
+                        sessiondb::portable::ImportStatus::Failed(why) => outln!("{} [{fmt}] Failed: {why}", f.path.display()),
+                        st => outln!("{} [{fmt}] {st:?}", f.path.display()),
+                    }
                     for si in &f.sessions {
                         outln!(
                             "  {}{}: {} turns, {} tool calls, {} tool results, tokens in {} / out {} / cached {}",
@@ -519,6 +550,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 }
                 outln!("{} file(s), {} turn(s) imported", report.files.len(), report.entries());
             }
+            import_outcome(paths, &report)?;
         }
         Cmd::Export { session, output } => {
             let s = open_existing(g)?;

@@ -291,3 +291,66 @@ fn the_default_path_is_created_by_a_first_import_not_by_a_read() {
     let o = run(&["list", "--all"]);
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("sess-first-ru"), "{o:?}");
 }
+
+#[test]
+fn import_reports_a_path_it_cannot_read_imports_the_rest_and_exits_7() {
+    let e = Env::new();
+    let good = e.dir.path().join("good.jsonl");
+    thclaws_file(&good, "sess-good");
+    let missing = e.dir.path().join("nonexistent/x");
+    let o = e.run(&["import", good.to_str().unwrap(), missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(7));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let m = missing.display();
+    assert!(out.contains(&format!("{} [Thclaws] Imported\n", good.display())), "{out}");
+    assert!(
+        out.contains(&format!("{m} [-] Failed: `{m}`: I/O error while reading an import path: No such file or directory (os error 2)\n")),
+        "{out}"
+    );
+    assert!(out.ends_with("2 file(s), 1 turn(s) imported\n"), "{out}");
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), format!("sessiondb: 1 file(s) failed to import (see the report above): {m}\n"));
+    assert_eq!(e.ok(&["show", "sess-good", "--json"]).matches("\"content\": \"hi\"").count(), 1, "the good file was imported");
+    // --json: the whole report, and the same exit code.
+    let o = e.run(&["--json", "import", missing.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(7));
+    let rep: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["files"][0]["status"]["failed"], format!("`{m}`: I/O error while reading an import path: No such file or directory (os error 2)"));
+    assert_eq!(rep["files"][1]["status"], "up_to_date");
+}
+
+#[test]
+fn import_exits_2_for_an_unrecognized_file_named_on_the_command_line_but_not_one_found_in_a_tree() {
+    let e = Env::new();
+    let tree = e.dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    thclaws_file(&tree.join("a.jsonl"), "sess-tree-a");
+    let odd = tree.join("notes.jsonl");
+    std::fs::write(&odd, "{\"hello\":\"world\"}\n").unwrap();
+    let tree_s = tree.to_str().unwrap();
+    // Found by walking: informational.
+    let out = e.ok(&["import", tree_s]);
+    assert!(out.contains(&format!("{} [-] Unrecognized\n", odd.display())), "{out}");
+    // A second run: every recognised file is up to date.
+    let out = e.ok(&["import", tree_s]);
+    assert!(out.contains(&format!("{} [Thclaws] UpToDate\n", tree.join("a.jsonl").display())), "{out}");
+    // Named explicitly: the whole report, then exit 2.
+    let o = e.run(&["import", tree.join("a.jsonl").to_str().unwrap(), odd.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains("UpToDate") && out.contains(&format!("{} [-] Unrecognized\n", odd.display())), "{out}");
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        format!("sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n", odd.display())
+    );
+    // A failed file as well: the I/O code wins, both are said.
+    let (code, err) = e.fails(&["import", odd.to_str().unwrap(), "/nonexistent/x"]);
+    assert_eq!(code, Some(7));
+    assert_eq!(
+        err,
+        format!(
+            "sessiondb: 1 file(s) failed to import (see the report above): /nonexistent/x\n\
+             sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n",
+            odd.display()
+        )
+    );
+}
