@@ -92,8 +92,8 @@ enum Cmd {
         /// Every session.
         #[arg(long, group = "filter")]
         all: bool,
-        /// At most this many rows.
-        #[arg(long, default_value_t = 20)]
+        /// At most this many rows (at least 1).
+        #[arg(long, default_value_t = 20, value_parser = at_least_one)]
         limit: u32,
     },
     /// Show a session and its transcript.
@@ -222,6 +222,15 @@ fn import_outcome(paths: &[PathBuf], report: &sessiondb::portable::ImportReport)
     }
     let kind = if failed.is_empty() { ErrorKind::InvalidInput } else { ErrorKind::Io };
     Err(Failure::new(kind, lines.join("\nsessiondb: ")))
+}
+
+/// `--limit` of `list`: 0 rows is never what was meant.
+fn at_least_one(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(0) => Err("must be at least 1 (the most sessions to list)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
@@ -401,23 +410,25 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Cmd::List { workspace, other, unbound, all, limit } => {
             let s = open_existing(g)?;
-            let filter = if *all {
-                WorkspaceFilter::All
+            let (filter, none) = if *all {
+                (WorkspaceFilter::All, "no sessions in this database".to_string())
             } else if *unbound {
-                WorkspaceFilter::Unbound
+                (WorkspaceFilter::Unbound, "no sessions without a workspace (try --all)".to_string())
             } else if *other {
-                WorkspaceFilter::Other(cwd()?)
+                (WorkspaceFilter::Other(cwd()?), "no sessions bound to other workspaces (try --all)".to_string())
             } else {
-                WorkspaceFilter::Current(match workspace {
+                let ws = match workspace {
                     Some(w) => utf8_path(w)?,
                     None => cwd()?,
-                })
+                };
+                let none = format!("no sessions bound to {ws} (try --all)");
+                (WorkspaceFilter::Current(ws), none)
             };
             let rows = s.list_sessions_for_workspace(filter, Some(*limit))?;
             if g.json {
                 print_json(&rows);
             } else if rows.is_empty() {
-                eprintln!("no sessions (try --all)");
+                eprintln!("{none}");
             } else {
                 for r in &rows {
                     outln!("{}", session_line(r));

@@ -354,3 +354,20 @@ fn import_exits_2_for_an_unrecognized_file_named_on_the_command_line_but_not_one
         )
     );
 }
+
+#[test]
+fn list_limit_0_is_invalid_and_an_empty_list_only_suggests_all_without_it() {
+    let e = Env::new();
+    let id = e.ok(&["new"]).trim().to_string();
+    let (code, err) = e.fails(&["list", "--limit", "0", "--all"]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("error: invalid value '0' for '--limit <LIMIT>': must be at least 1 (the most sessions to list)\n"), "{err}");
+    e.ok(&["delete", &id]);
+    let o = e.run(&["list", "--all"]);
+    assert_eq!((o.status.code(), String::from_utf8(o.stderr).unwrap()), (Some(0), "no sessions in this database\n".into()));
+    let here = std::fs::canonicalize(e.dir.path()).unwrap();
+    let o = e.run(&["list"]);
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), format!("no sessions bound to {} (try --all)\n", here.display()));
+    let o = e.run(&["list", "--unbound"]);
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), "no sessions without a workspace (try --all)\n");
+}
