@@ -148,26 +148,17 @@ enum Cmd {
     Sidebar,
     /// Context meter (`Ctx N%`) and per-turn state (verbatim / compacted / excluded).
     Context {
+        /// Session id, id prefix or title.
         session: String,
-        /// Raw context window of the model, tokens.
-        #[arg(long, default_value_t = 128_000)]
-        window: u64,
-        /// Output reserve, tokens (default: 8% of the window).
-        #[arg(long)]
-        reserve: Option<u64>,
-        /// Model (tokenizer, output cap); default: the session's.
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        window: WindowArgs,
     },
     /// Plan compaction to the target (default 70%) and record it (`--dry-run`: only show).
     Compact {
+        /// Session id, id prefix or title.
         session: String,
-        #[arg(long, default_value_t = 128_000)]
-        window: u64,
-        #[arg(long)]
-        reserve: Option<u64>,
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        window: WindowArgs,
         /// Target utilization after compaction, percent.
         #[arg(long)]
         target: Option<u8>,
@@ -230,6 +221,63 @@ fn at_least_one(s: &str) -> Result<u32, String> {
         Ok(0) => Err("must be at least 1 (the most sessions to list)".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Default `--window`: 128,000 tokens (gpt-4o's window).
+const DEFAULT_WINDOW: u64 = 128_000;
+
+/// The model's window for `context` and `compact`.
+#[derive(Args)]
+struct WindowArgs {
+    /// The model's raw context window in tokens (input + output); pass your model's.
+    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_WINDOW)]
+    window: u64,
+    /// Tokens kept free for the model's answer; the larger of this and 8% of the window
+    /// is reserved [default: 8% of the window].
+    #[arg(long, value_name = "TOKENS")]
+    reserve: Option<u64>,
+    /// Model name: picks the tokenizer and caps --reserve at the model's known maximum
+    /// output [default: the session's model].
+    #[arg(long)]
+    model: Option<String>,
+}
+
+impl WindowArgs {
+    /// The model to count with (`--model` or the session's) after checking
+    /// that the window leaves room for context; the message says how large
+    /// the window must be.
+    fn check(&self, session: &SessionRecord) -> Result<Option<String>, Failure> {
+        use sessiondb::context::{capacity_breakdown, known_model_limits};
+        let model = self.model.clone().or_else(|| session.model.clone());
+        let max_output = model.as_deref().and_then(known_model_limits).map(|l| l.max_output);
+        let fits = |w: u64| capacity_breakdown(w, self.reserve, max_output).is_ok();
+        if fits(self.window) {
+            return Ok(model);
+        }
+        let reserve = match self.reserve.map(|r| max_output.map_or(r, |m| r.min(m))) {
+            None => "8% of the window".to_string(),
+            Some(r) => format!("the larger of {r} tokens and 8% of the window"),
+        };
+        if !fits(u64::MAX) {
+            return Err(sessiondb::Error::invalid(format!("--reserve {} leaves no room for context in any window", self.reserve.unwrap_or_default())).into());
+        }
+        // The windows that leave room form a range up from the smallest one
+        // (the capacity never falls while it is small), so bisect for it.
+        let (mut lo, mut hi) = (self.window, u64::MAX);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Err(sessiondb::Error::invalid(format!(
+            "--window must be at least {hi} tokens (got {}): smaller windows leave no room for context after the output reserve ({reserve}) and the safety margin (the larger of 2048 tokens and 2% of the window); it is the model's raw context window, default {DEFAULT_WINDOW}",
+            self.window
+        ))
+        .into())
     }
 }
 
@@ -625,10 +673,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 }
             }
         }
-        Cmd::Context { session, window, reserve, model } => {
+        Cmd::Context { session, window } => {
             let s = open_existing(g)?;
-            let id = find(&s, session)?.id;
-            let st = sessiondb::context::context_status(&s, &id, *window, *reserve, model.clone())?;
+            let rec = find(&s, session)?;
+            let model = window.check(&rec)?;
+            let st = sessiondb::context::context_status(&s, &rec.id, window.window, window.reserve, model)?;
             if g.json {
                 print_json(&st);
             } else {
@@ -647,10 +696,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 }
             }
         }
-        Cmd::Compact { session, window, reserve, model, target, dry_run } => {
+        Cmd::Compact { session, window, target, dry_run } => {
             let s = open(g)?;
-            let id = find(&s, session)?.id;
-            let plan = sessiondb::context::compact_session(&s, &id, *window, *reserve, model.clone(), *target, *dry_run)?;
+            let rec = find(&s, session)?;
+            let model = window.check(&rec)?;
+            let plan = sessiondb::context::compact_session(&s, &rec.id, window.window, window.reserve, model, *target, *dry_run)?;
             if g.json {
                 print_json(&plan);
             } else {

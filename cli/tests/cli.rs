@@ -371,3 +371,41 @@ fn list_limit_0_is_invalid_and_an_empty_list_only_suggests_all_without_it() {
     let o = e.run(&["list", "--unbound"]);
     assert_eq!(String::from_utf8(o.stderr).unwrap(), "no sessions without a workspace (try --all)\n");
 }
+
+#[test]
+fn a_bad_window_says_how_large_it_must_be_and_the_help_describes_the_options() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--unbound"]).trim().to_string();
+    let msg = |min: u64, got: u64, reserve: &str| {
+        format!(
+            "sessiondb: invalid input: --window must be at least {min} tokens (got {got}): smaller windows leave no room for context after the output reserve ({reserve}) and the safety margin (the larger of 2048 tokens and 2% of the window); it is the model's raw context window, default 128000\n"
+        )
+    };
+    for cmd in ["context", "compact"] {
+        assert_eq!(e.fails(&[cmd, &id, "--window", "0"]), (Some(2), msg(2228, 0, "8% of the window")), "{cmd}");
+        assert_eq!(e.fails(&[cmd, &id, "--window", "2227"]), (Some(2), msg(2228, 2227, "8% of the window")), "{cmd}");
+        assert_eq!(
+            e.fails(&[cmd, &id, "--window", "9000", "--reserve", "9000"]),
+            (Some(2), msg(11049, 9000, "the larger of 9000 tokens and 8% of the window")),
+            "{cmd}"
+        );
+    }
+    // The smallest windows named are accepted: 2228 - 179 - 2048 = 1 and 11049 - 9000 - 2048 = 1.
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", &id, "--window", "2228"])).unwrap();
+    assert_eq!(st["capacity"], 1);
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", &id, "--window", "11049", "--reserve", "9000"])).unwrap();
+    assert_eq!(st["capacity"], 1);
+    // Omitted: 128000 (capacity 115200).
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", &id])).unwrap();
+    assert_eq!(st["capacity"], 115_200);
+    for cmd in ["context", "compact"] {
+        let help = e.ok(&[cmd, "--help"]);
+        for want in [
+            "--window <TOKENS>      The model's raw context window in tokens (input + output); pass your model's [default: 128000]",
+            "--reserve <TOKENS>     Tokens kept free for the model's answer; the larger of this and 8% of the window is reserved [default: 8% of the window]",
+            "--model <MODEL>        Model name: picks the tokenizer and caps --reserve at the model's known maximum output [default: the session's model]",
+        ] {
+            assert!(help.contains(want), "{cmd} --help lacks {want:?}:\n{help}");
+        }
+    }
+}
