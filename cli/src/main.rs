@@ -1,7 +1,8 @@
 //! `sessiondb`: the command-line tool over the sessiondb core.
 //!
 //! Every read command takes `--json`; `--db PATH` picks a database file
-//! (default: the OS state path of seed 000). Exit codes: 0 ok, 1 other
+//! (default: the OS state path of seed 000); the commands that only read
+//! (and `recover`) need it to exist, the others create it. Exit codes: 0 ok, 1 other
 //! error, 2 invalid input/usage, 3 not found, 4 conflict, 5 busy, 6 corrupt
 //! or authentication failure, 7 I/O, 10 recovery locked, 11 key mismatch,
 //! 12 key store unavailable, 13 irreducible context overflow.
