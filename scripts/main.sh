@@ -19,7 +19,10 @@ if [ ${#paths[@]} -eq 0 ]; then
 fi
 [ ${#paths[@]} -gt 0 ] || { echo "main.sh: nothing to import; pass a path (e.g. ~/.codex/sessions)" >&2; exit 2; }
 echo "+ sessiondb path";             "$S" path
-echo "+ sessiondb import ${paths[*]}"; "$S" import "${paths[@]}"
+# import exits 7 (a file failed) or 2 (a named file is not a session file) after
+# its whole report: still list what was imported, then exit with that status.
+import_rc=0
+echo "+ sessiondb import ${paths[*]}"; "$S" import "${paths[@]}" || import_rc=$?
 echo "+ sessiondb list --all";       "$S" list --all --limit 20
 id="$("$S" --json list --all --limit 1 | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r[0]["id"] if r else "")')"
 if [ -n "$id" ]; then
@@ -29,3 +32,4 @@ if [ -n "$id" ]; then
   head -c 400 "$out"; echo; rm -f "$out"
 fi
 echo "+ sessiondb doctor";           "$S" doctor
+exit "$import_rc"

@@ -227,8 +227,9 @@ impl SessionStore {
     /// Import every session file under `paths` (files or directory trees;
     /// `*.jsonl` inside directories), one report per file in walk order;
     /// `progress` is called after each file. Problems with one file are in
-    /// its report and the rest go on.
-    /// Errors: `Io` when a given path cannot be read at all.
+    /// its report and the rest go on; a given path that cannot be read or
+    /// walked at all is a report of that path with status `Failed` (the
+    /// message names the path).
     #[uniffi::method(default(progress = None))]
     pub fn import_paths(
         &self,

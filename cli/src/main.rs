@@ -1,7 +1,8 @@
 //! `sessiondb`: the command-line tool over the sessiondb core.
 //!
 //! Every read command takes `--json`; `--db PATH` picks a database file
-//! (default: the OS state path of seed 000). Exit codes: 0 ok, 1 other
+//! (default: the OS state path of seed 000); the commands that only read
+//! (and `recover`) need it to exist, the others create it. Exit codes: 0 ok, 1 other
 //! error, 2 invalid input/usage, 3 not found, 4 conflict, 5 busy, 6 corrupt
 //! or authentication failure, 7 I/O, 10 recovery locked, 11 key mismatch,
 //! 12 key store unavailable, 13 irreducible context overflow.
@@ -92,8 +93,8 @@ enum Cmd {
         /// Every session.
         #[arg(long, group = "filter")]
         all: bool,
-        /// At most this many rows.
-        #[arg(long, default_value_t = 20)]
+        /// At most this many rows (at least 1).
+        #[arg(long, default_value_t = 20, value_parser = at_least_one)]
         limit: u32,
     },
     /// Show a session and its transcript.
@@ -148,26 +149,17 @@ enum Cmd {
     Sidebar,
     /// Context meter (`Ctx N%`) and per-turn state (verbatim / compacted / excluded).
     Context {
+        /// Session id, id prefix or title.
         session: String,
-        /// Raw context window of the model, tokens.
-        #[arg(long, default_value_t = 128_000)]
-        window: u64,
-        /// Output reserve, tokens (default: 8% of the window).
-        #[arg(long)]
-        reserve: Option<u64>,
-        /// Model (tokenizer, output cap); default: the session's.
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        window: WindowArgs,
     },
     /// Plan compaction to the target (default 70%) and record it (`--dry-run`: only show).
     Compact {
+        /// Session id, id prefix or title.
         session: String,
-        #[arg(long, default_value_t = 128_000)]
-        window: u64,
-        #[arg(long)]
-        reserve: Option<u64>,
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        window: WindowArgs,
         /// Target utilization after compaction, percent.
         #[arg(long)]
         target: Option<u8>,
@@ -175,6 +167,119 @@ enum Cmd {
         #[arg(long)]
         dry_run: bool,
     },
+}
+
+/// Why a command failed: a core error, or a failure the CLI words itself
+/// (its exit code and message; see `exit_code` for the codes).
+enum Failure {
+    Core(sessiondb::Error),
+    Cli { code: u8, message: String },
+}
+
+impl From<sessiondb::Error> for Failure {
+    fn from(e: sessiondb::Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+impl Failure {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Failure::Cli { code: exit_code(kind), message: message.into() }
+    }
+}
+
+/// The exit status of `import`, once the whole report is printed: 7 (I/O)
+/// when a file failed, else 2 (invalid input) when a file named on the
+/// command line is not a session file. Unrecognized files found by walking
+/// a directory are only reported.
+fn import_outcome(paths: &[PathBuf], report: &sessiondb::portable::ImportReport) -> Result<(), Failure> {
+    use sessiondb::portable::ImportStatus;
+    let named: Vec<&PathBuf> = paths.iter().filter(|p| !p.is_dir()).collect();
+    let failed: Vec<_> = report.files.iter().filter(|f| matches!(f.status, ImportStatus::Failed(_))).collect();
+    let unrecognized: Vec<_> =
+        report.files.iter().filter(|f| f.status == ImportStatus::Unrecognized && named.contains(&&f.path)).collect();
+    let list = |files: &[&sessiondb::portable::FileImport]| files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>().join(", ");
+    let mut lines = Vec::new();
+    if !failed.is_empty() {
+        lines.push(format!("{} file(s) failed to import (see the report above): {}", failed.len(), list(&failed)));
+    }
+    if !unrecognized.is_empty() {
+        lines.push(format!(
+            "invalid input: not a thClaws, Codex or Claude Code session file: {}",
+            list(&unrecognized)
+        ));
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let kind = if failed.is_empty() { ErrorKind::InvalidInput } else { ErrorKind::Io };
+    Err(Failure::new(kind, lines.join("\nsessiondb: ")))
+}
+
+/// `--limit` of `list`: 0 rows is never what was meant.
+fn at_least_one(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(0) => Err("must be at least 1 (the most sessions to list)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Default `--window`: 128,000 tokens (gpt-4o's window).
+const DEFAULT_WINDOW: u64 = 128_000;
+
+/// The model's window for `context` and `compact`.
+#[derive(Args)]
+struct WindowArgs {
+    /// The model's raw context window in tokens (input + output); pass your model's.
+    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_WINDOW)]
+    window: u64,
+    /// Tokens kept free for the model's answer; the larger of this and 8% of the window
+    /// is reserved [default: 8% of the window].
+    #[arg(long, value_name = "TOKENS")]
+    reserve: Option<u64>,
+    /// Model name: picks the tokenizer and caps --reserve at the model's known maximum
+    /// output [default: the session's model].
+    #[arg(long)]
+    model: Option<String>,
+}
+
+impl WindowArgs {
+    /// The model to count with (`--model` or the session's) after checking
+    /// that the window leaves room for context; the message says how large
+    /// the window must be.
+    fn check(&self, session: &SessionRecord) -> Result<Option<String>, Failure> {
+        use sessiondb::context::{capacity_breakdown, known_model_limits};
+        let model = self.model.clone().or_else(|| session.model.clone());
+        let max_output = model.as_deref().and_then(known_model_limits).map(|l| l.max_output);
+        let fits = |w: u64| capacity_breakdown(w, self.reserve, max_output).is_ok();
+        if fits(self.window) {
+            return Ok(model);
+        }
+        let reserve = match self.reserve.map(|r| max_output.map_or(r, |m| r.min(m))) {
+            None => "8% of the window".to_string(),
+            Some(r) => format!("the larger of {r} tokens and 8% of the window"),
+        };
+        if !fits(u64::MAX) {
+            return Err(sessiondb::Error::invalid(format!("--reserve {} leaves no room for context in any window", self.reserve.unwrap_or_default())).into());
+        }
+        // The windows that leave room form a range up from the smallest one
+        // (the capacity never falls while it is small), so bisect for it.
+        let (mut lo, mut hi) = (self.window, u64::MAX);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Err(sessiondb::Error::invalid(format!(
+            "--window must be at least {hi} tokens (got {}): smaller windows leave no room for context after the output reserve ({reserve}) and the safety margin (the larger of 2048 tokens and 2% of the window); it is the model's raw context window, default {DEFAULT_WINDOW}",
+            self.window
+        ))
+        .into())
+    }
 }
 
 fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
@@ -196,8 +301,52 @@ fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
     }
 }
 
+/// Open the database, creating it (and its directory and data key) when it
+/// does not exist yet: for the commands that write.
 fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
     SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, ..Default::default() })
+}
+
+/// Open a database that must already exist: for the commands that only read
+/// (and `recover`, which has nothing to do without one). A missing file is
+/// exit 3 and nothing is created (no directory, no file, no data key).
+fn open_existing(g: &Global) -> Result<SessionStore, Failure> {
+    let path = db_path(g)?;
+    if let Ok(false) = path.try_exists() {
+        return Err(Failure::new(
+            ErrorKind::NotFound,
+            format!(
+                "no database at {}; nothing was created (`sessiondb import PATH...` or `sessiondb new` creates it)",
+                path.display()
+            ),
+        ));
+    }
+    Ok(open(g)?)
+}
+
+/// Text the user typed, shown in a message: control characters escaped.
+fn shown(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
+}
+
+/// `find_session`, with a not-found message naming what the user typed (the
+/// core never echoes a title).
+fn find(s: &SessionStore, reference: &str) -> Result<SessionRecord, Failure> {
+    s.find_session(reference).map_err(|e| not_found_as_typed(e, reference))
+}
+
+fn not_found_as_typed(e: sessiondb::Error, reference: &str) -> Failure {
+    if e.kind() == ErrorKind::NotFound {
+        Failure::new(
+            ErrorKind::NotFound,
+            format!(
+                "not found: session `{}` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)",
+                shown(reference)
+            ),
+        )
+    } else {
+        Failure::Core(e)
+    }
 }
 
 fn cwd() -> Result<String, sessiondb::Error> {
@@ -232,7 +381,7 @@ fn session_line(s: &SessionRecord) -> String {
     )
 }
 
-fn run(cli: Cli) -> Result<(), sessiondb::Error> {
+fn run(cli: Cli) -> Result<(), Failure> {
     let g = &cli.global;
     match &cli.cmd {
         Cmd::Path => {
@@ -244,7 +393,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
             }
         }
         Cmd::Doctor => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let st = s.stats()?;
             if g.json {
                 print_json(&st);
@@ -300,7 +449,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                     buf
                 }
             };
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let e = s.append_transcript(&id, role, content)?;
             if g.json {
                 print_json(&e);
@@ -309,24 +458,26 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
             }
         }
         Cmd::List { workspace, other, unbound, all, limit } => {
-            let s = open(g)?;
-            let filter = if *all {
-                WorkspaceFilter::All
+            let s = open_existing(g)?;
+            let (filter, none) = if *all {
+                (WorkspaceFilter::All, "no sessions in this database".to_string())
             } else if *unbound {
-                WorkspaceFilter::Unbound
+                (WorkspaceFilter::Unbound, "no sessions without a workspace (try --all)".to_string())
             } else if *other {
-                WorkspaceFilter::Other(cwd()?)
+                (WorkspaceFilter::Other(cwd()?), "no sessions bound to other workspaces (try --all)".to_string())
             } else {
-                WorkspaceFilter::Current(match workspace {
+                let ws = match workspace {
                     Some(w) => utf8_path(w)?,
                     None => cwd()?,
-                })
+                };
+                let none = format!("no sessions bound to {ws} (try --all)");
+                (WorkspaceFilter::Current(ws), none)
             };
             let rows = s.list_sessions_for_workspace(filter, Some(*limit))?;
             if g.json {
                 print_json(&rows);
             } else if rows.is_empty() {
-                eprintln!("no sessions (try --all)");
+                eprintln!("{none}");
             } else {
                 for r in &rows {
                     outln!("{}", session_line(r));
@@ -334,8 +485,8 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
             }
         }
         Cmd::Show { session, limit } => {
-            let s = open(g)?;
-            let rec = s.find_session(session)?;
+            let s = open_existing(g)?;
+            let rec = find(&s, session)?;
             let entries = s.get_transcript(&rec.id, 1, (*limit).clamp(1, 10_000))?;
             let totals = s.token_totals(&rec.id)?;
             if g.json {
@@ -354,7 +505,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Rename { session, title } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let rec = s.rename_session(&id, title.clone())?;
             match &rec.name {
                 Some(t) => outln!("session renamed → {t}"),
@@ -363,17 +514,18 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Delete { session } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             s.delete_session(&id)?;
             outln!("deleted {id}");
         }
         Cmd::Journal { session, from, limit } => {
-            let s = open(g)?;
-            // Journal events may exist for deleted sessions: try the id as given first.
+            let s = open_existing(g)?;
+            // Resolved like every other command; a deleted session's journal
+            // is kept, so its exact id still shows it.
             let id = match s.find_session(session) {
                 Ok(r) => r.id,
-                Err(e) if e.kind() == ErrorKind::NotFound => session.clone(),
-                Err(e) => return Err(e),
+                Err(e) if e.kind() == ErrorKind::NotFound && !s.journal_events(session, 1, 1)?.is_empty() => session.clone(),
+                Err(e) => return Err(not_found_as_typed(e, session)),
             };
             let ev = s.journal_events(&id, *from, (*limit).max(1))?;
             if g.json {
@@ -392,7 +544,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
             }
         }
         Cmd::Recover => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let mut r = s.open_recovery_report();
             let again = s.recover()?;
             r.marked_unknown.extend(again.marked_unknown);
@@ -433,7 +585,10 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
             } else {
                 for f in &report.files {
                     let fmt = f.format.map(|x| format!("{x:?}")).unwrap_or_else(|| "-".into());
-                    outln!("{} [{fmt}] {:?}", f.path.display(), f.status);
+                    match &f.status {
+                        sessiondb::portable::ImportStatus::Failed(why) => outln!("{} [{fmt}] Failed: {why}", f.path.display()),
+                        st => outln!("{} [{fmt}] {st:?}", f.path.display()),
+                    }
                     for si in &f.sessions {
                         outln!(
                             "  {}{}: {} turns, {} tool calls, {} tool results, tokens in {} / out {} / cached {}",
@@ -455,10 +610,11 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                 }
                 outln!("{} file(s), {} turn(s) imported", report.files.len(), report.entries());
             }
+            import_outcome(paths, &report)?;
         }
         Cmd::Export { session, output } => {
-            let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let s = open_existing(g)?;
+            let id = find(&s, session)?.id;
             let rep = if output.as_os_str() == "-" {
                 sessiondb::portable::export_thclaws(&s, &id, std::io::stdout().lock())?
             } else {
@@ -470,8 +626,20 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
             let _ = rep;
         }
         Cmd::Resume { session } => {
-            let s = open(g)?;
-            let rec = sessiondb::portable::resolve_session(&s, session, Some(&cwd()?))?;
+            let s = open_existing(g)?;
+            let here = cwd()?;
+            let rec = sessiondb::portable::resolve_session(&s, session, Some(&here)).map_err(|e| {
+                if session == "last" && e.kind() == ErrorKind::NotFound {
+                    Failure::new(
+                        ErrorKind::NotFound,
+                        format!(
+                            "no session is bound to this workspace ({here}); `sessiondb list --all` lists every session, then `sessiondb resume ID` (an id, id prefix or title) picks one"
+                        ),
+                    )
+                } else {
+                    not_found_as_typed(e, session)
+                }
+            })?;
             if g.json {
                 print_json(&rec);
             } else {
@@ -483,7 +651,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
         }
         Cmd::Fork { session, at, summary } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
+            let id = find(&s, session)?.id;
             let rec = sessiondb::portable::fork_session(
                 &s,
                 &id,
@@ -496,7 +664,7 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
             }
         }
         Cmd::Sidebar => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let rows = sessiondb::portable::sidebar_sessions(&s)?;
             if g.json {
                 print_json(&rows);
@@ -506,10 +674,11 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                 }
             }
         }
-        Cmd::Context { session, window, reserve, model } => {
-            let s = open(g)?;
-            let id = s.find_session(session)?.id;
-            let st = sessiondb::context::context_status(&s, &id, *window, *reserve, model.clone())?;
+        Cmd::Context { session, window } => {
+            let s = open_existing(g)?;
+            let rec = find(&s, session)?;
+            let model = window.check(&rec)?;
+            let st = sessiondb::context::context_status(&s, &rec.id, window.window, window.reserve, model)?;
             if g.json {
                 print_json(&st);
             } else {
@@ -528,10 +697,11 @@ fn run(cli: Cli) -> Result<(), sessiondb::Error> {
                 }
             }
         }
-        Cmd::Compact { session, window, reserve, model, target, dry_run } => {
+        Cmd::Compact { session, window, target, dry_run } => {
             let s = open(g)?;
-            let id = s.find_session(session)?.id;
-            let plan = sessiondb::context::compact_session(&s, &id, *window, *reserve, model.clone(), *target, *dry_run)?;
+            let rec = find(&s, session)?;
+            let model = window.check(&rec)?;
+            let plan = sessiondb::context::compact_session(&s, &rec.id, window.window, window.reserve, model, *target, *dry_run)?;
             if g.json {
                 print_json(&plan);
             } else {
@@ -574,7 +744,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(Failure::Cli { code, message }) => {
+            eprintln!("sessiondb: {message}");
+            ExitCode::from(code)
+        }
+        Err(Failure::Core(e)) => {
             eprintln!("sessiondb: {e}");
             if let sessiondb::Error::ContextOverflow(b) = &e {
                 eprintln!(

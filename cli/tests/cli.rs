@@ -36,6 +36,14 @@ impl Env {
     fn run(&self, args: &[&str]) -> Output {
         self.run_in(self.dir.path(), args, None)
     }
+    fn db(&self) -> std::path::PathBuf {
+        self.dir.path().join("db/sessions.db")
+    }
+    /// Exit code and stderr of a command.
+    fn fails(&self, args: &[&str]) -> (Option<i32>, String) {
+        let o = self.run(args);
+        (o.status.code(), String::from_utf8(o.stderr).unwrap())
+    }
     fn ok(&self, args: &[&str]) -> String {
         let o = self.run(args);
         assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
@@ -151,4 +159,253 @@ fn invalid_utf8_on_stdin_and_a_binary_key_file_are_invalid_input() {
     let o = e.run(&["list"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--key-file"));
+}
+
+/// A thClaws file of one session `id` with one user turn.
+fn thclaws_file(path: &Path, id: &str) {
+    std::fs::write(
+        path,
+        format!(
+            "{{\"type\":\"header\",\"id\":\"{id}\",\"model\":\"m\",\"cwd\":\"/w\",\"created_at\":1700000000}}\n\
+             {{\"type\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"hi\"}}],\"timestamp\":1700000001}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn journal_resolves_the_session_like_every_other_command() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--name", "kept"]).trim().to_string();
+    assert_eq!(
+        e.fails(&["journal", "nonexistent"]),
+        (Some(3), "sessiondb: not found: session `nonexistent` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)\n".into())
+    );
+    let (code, err) = e.fails(&["journal", "no such title"]);
+    assert_eq!(code, Some(3));
+    assert!(err.contains("not found: session `no such title`"), "{err}");
+    // By title, like `show`; and a deleted session's journal is kept, so its exact id still shows it.
+    assert!(e.ok(&["journal", "kept"]).contains("SessionCreated"));
+    e.ok(&["delete", &id]);
+    let out = e.ok(&["journal", &id]);
+    assert!(out.contains("SessionCreated") && out.contains("SessionDeleted"), "{out}");
+    assert_eq!(e.fails(&["journal", "kept"]).0, Some(3), "the title went with the session");
+}
+
+#[test]
+fn not_found_names_what_the_user_typed() {
+    let e = Env::new();
+    e.ok(&["new", "--name", "there"]);
+    for args in [&["show", "a:b"][..], &["export", "a:b", "-o", "-"], &["rename", "a:b", "t"], &["resume", "a:b"], &["context", "a:b"]] {
+        assert_eq!(
+            e.fails(args),
+            (Some(3), "sessiondb: not found: session `a:b` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)\n".into()),
+            "{args:?}"
+        );
+    }
+    assert!(e.fails(&["show", "the title\twith a tab"]).1.contains("session `the title\\twith a tab`"));
+}
+
+#[test]
+fn resume_with_no_session_in_this_workspace_says_so() {
+    let e = Env::new();
+    let elsewhere = e.dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    e.ok(&["new", "--name", "bound here"]);
+    let here = std::fs::canonicalize(&elsewhere).unwrap();
+    for args in [&["resume"][..], &["resume", "last"]] {
+        let o = e.run_in(&elsewhere, args, None);
+        assert_eq!(o.status.code(), Some(3));
+        assert_eq!(
+            String::from_utf8(o.stderr).unwrap(),
+            format!(
+                "sessiondb: no session is bound to this workspace ({}); `sessiondb list --all` lists every session, then `sessiondb resume ID` (an id, id prefix or title) picks one\n",
+                here.display()
+            )
+        );
+    }
+    assert!(e.ok(&["resume"]).starts_with("loaded bound here"));
+}
+
+#[test]
+fn read_only_commands_on_a_missing_database_exit_3_and_create_nothing() {
+    let e = Env::new();
+    let db = e.db();
+    let want = format!("no database at {}", db.display());
+    let out = e.dir.path().join("out.jsonl");
+    let out_s = out.to_str().unwrap();
+    for args in [
+        &["doctor"][..],
+        &["list"],
+        &["list", "--all"],
+        &["show", "x"],
+        &["export", "x", "-o", out_s],
+        &["context", "x"],
+        &["journal", "x"],
+        &["resume"],
+        &["resume", "x"],
+        &["sidebar"],
+        &["recover"],
+    ] {
+        let (code, err) = e.fails(args);
+        assert_eq!(code, Some(3), "{args:?}: {err}");
+        assert!(err.starts_with(&format!("sessiondb: {want};")), "{args:?}: {err}");
+        assert!(!db.parent().unwrap().exists(), "{args:?} created the database directory");
+        assert!(!out.exists(), "{args:?} created the export file");
+    }
+    // `path` only prints it; a command that writes creates it.
+    assert_eq!(e.ok(&["path"]).trim(), db.to_str().unwrap());
+    let id = e.ok(&["new", "--unbound"]).trim().to_string();
+    assert!(db.exists());
+    assert!(e.ok(&["doctor"]).contains("sessions        1"));
+    assert!(e.ok(&["list", "--all"]).starts_with(&id[..13]));
+}
+
+#[test]
+fn the_default_path_is_created_by_a_first_import_not_by_a_read() {
+    let e = Env::new();
+    let state = e.dir.path().join("state");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sessiondb"))
+            .current_dir(e.dir.path())
+            .env_remove("SESSIONDB_DB")
+            .env_remove("SESSIONDB_APP")
+            .env("XDG_STATE_HOME", &state)
+            .env("HOME", e.dir.path())
+            .arg("--key-file")
+            .arg(e.dir.path().join("key"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let db = state.join("sessiondb/sessions.db");
+    let o = run(&["list", "--all"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("no database at {}", db.display())));
+    assert!(!state.exists(), "a read created the state directory");
+    let f = e.dir.path().join("first.jsonl");
+    thclaws_file(&f, "sess-first-run");
+    let o = run(&["import", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(db.exists());
+    let o = run(&["list", "--all"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("sess-first-ru"), "{o:?}");
+}
+
+#[test]
+fn import_reports_a_path_it_cannot_read_imports_the_rest_and_exits_7() {
+    let e = Env::new();
+    let good = e.dir.path().join("good.jsonl");
+    thclaws_file(&good, "sess-good");
+    let missing = e.dir.path().join("nonexistent/x");
+    let o = e.run(&["import", good.to_str().unwrap(), missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(7));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let m = missing.display();
+    assert!(out.contains(&format!("{} [Thclaws] Imported\n", good.display())), "{out}");
+    assert!(
+        out.contains(&format!("{m} [-] Failed: `{m}`: I/O error while reading an import path: No such file or directory (os error 2)\n")),
+        "{out}"
+    );
+    assert!(out.ends_with("2 file(s), 1 turn(s) imported\n"), "{out}");
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), format!("sessiondb: 1 file(s) failed to import (see the report above): {m}\n"));
+    assert_eq!(e.ok(&["show", "sess-good", "--json"]).matches("\"content\": \"hi\"").count(), 1, "the good file was imported");
+    // --json: the whole report, and the same exit code.
+    let o = e.run(&["--json", "import", missing.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(7));
+    let rep: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["files"][0]["status"]["failed"], format!("`{m}`: I/O error while reading an import path: No such file or directory (os error 2)"));
+    assert_eq!(rep["files"][1]["status"], "up_to_date");
+}
+
+#[test]
+fn import_exits_2_for_an_unrecognized_file_named_on_the_command_line_but_not_one_found_in_a_tree() {
+    let e = Env::new();
+    let tree = e.dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    thclaws_file(&tree.join("a.jsonl"), "sess-tree-a");
+    let odd = tree.join("notes.jsonl");
+    std::fs::write(&odd, "{\"hello\":\"world\"}\n").unwrap();
+    let tree_s = tree.to_str().unwrap();
+    // Found by walking: informational.
+    let out = e.ok(&["import", tree_s]);
+    assert!(out.contains(&format!("{} [-] Unrecognized\n", odd.display())), "{out}");
+    // A second run: every recognised file is up to date.
+    let out = e.ok(&["import", tree_s]);
+    assert!(out.contains(&format!("{} [Thclaws] UpToDate\n", tree.join("a.jsonl").display())), "{out}");
+    // Named explicitly: the whole report, then exit 2.
+    let o = e.run(&["import", tree.join("a.jsonl").to_str().unwrap(), odd.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains("UpToDate") && out.contains(&format!("{} [-] Unrecognized\n", odd.display())), "{out}");
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        format!("sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n", odd.display())
+    );
+    // A failed file as well: the I/O code wins, both are said.
+    let (code, err) = e.fails(&["import", odd.to_str().unwrap(), "/nonexistent/x"]);
+    assert_eq!(code, Some(7));
+    assert_eq!(
+        err,
+        format!(
+            "sessiondb: 1 file(s) failed to import (see the report above): /nonexistent/x\n\
+             sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n",
+            odd.display()
+        )
+    );
+}
+
+#[test]
+fn list_limit_0_is_invalid_and_an_empty_list_only_suggests_all_without_it() {
+    let e = Env::new();
+    let id = e.ok(&["new"]).trim().to_string();
+    let (code, err) = e.fails(&["list", "--limit", "0", "--all"]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("error: invalid value '0' for '--limit <LIMIT>': must be at least 1 (the most sessions to list)\n"), "{err}");
+    e.ok(&["delete", &id]);
+    let o = e.run(&["list", "--all"]);
+    assert_eq!((o.status.code(), String::from_utf8(o.stderr).unwrap()), (Some(0), "no sessions in this database\n".into()));
+    let here = std::fs::canonicalize(e.dir.path()).unwrap();
+    let o = e.run(&["list"]);
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), format!("no sessions bound to {} (try --all)\n", here.display()));
+    let o = e.run(&["list", "--unbound"]);
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), "no sessions without a workspace (try --all)\n");
+}
+
+#[test]
+fn a_bad_window_says_how_large_it_must_be_and_the_help_describes_the_options() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--unbound"]).trim().to_string();
+    let msg = |min: u64, got: u64, reserve: &str| {
+        format!(
+            "sessiondb: invalid input: --window must be at least {min} tokens (got {got}): smaller windows leave no room for context after the output reserve ({reserve}) and the safety margin (the larger of 2048 tokens and 2% of the window); it is the model's raw context window, default 128000\n"
+        )
+    };
+    for cmd in ["context", "compact"] {
+        assert_eq!(e.fails(&[cmd, &id, "--window", "0"]), (Some(2), msg(2228, 0, "8% of the window")), "{cmd}");
+        assert_eq!(e.fails(&[cmd, &id, "--window", "2227"]), (Some(2), msg(2228, 2227, "8% of the window")), "{cmd}");
+        assert_eq!(
+            e.fails(&[cmd, &id, "--window", "9000", "--reserve", "9000"]),
+            (Some(2), msg(11049, 9000, "the larger of 9000 tokens and 8% of the window")),
+            "{cmd}"
+        );
+    }
+    // The smallest windows named are accepted: 2228 - 179 - 2048 = 1 and 11049 - 9000 - 2048 = 1.
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", &id, "--window", "2228"])).unwrap();
+    assert_eq!(st["capacity"], 1);
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", &id, "--window", "11049", "--reserve", "9000"])).unwrap();
+    assert_eq!(st["capacity"], 1);
+    // Omitted: 128000 (capacity 115200).
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", &id])).unwrap();
+    assert_eq!(st["capacity"], 115_200);
+    for cmd in ["context", "compact"] {
+        let help = e.ok(&[cmd, "--help"]);
+        for want in [
+            "--window <TOKENS>      The model's raw context window in tokens (input + output); pass your model's [default: 128000]",
+            "--reserve <TOKENS>     Tokens kept free for the model's answer; the larger of this and 8% of the window is reserved [default: 8% of the window]",
+            "--model <MODEL>        Model name: picks the tokenizer and caps --reserve at the model's known maximum output [default: the session's model]",
+        ] {
+            assert!(help.contains(want), "{cmd} --help lacks {want:?}:\n{help}");
+        }
+    }
 }

@@ -516,3 +516,33 @@ fn a_codex_excerpt_without_session_meta_takes_cwd_and_time_from_its_first_turn_c
     // 2026-02-24T09:50:10.494Z, the first line's timestamp.
     assert_eq!(s.created_at_ms, 1_771_926_610_494);
 }
+
+#[test]
+fn a_path_that_cannot_be_walked_is_a_failed_file_naming_it_and_the_others_still_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, format!("{HEADER}\n{}\n", user("hello", 1_700_000_001))).unwrap();
+    let missing = dir.path().join("no-such-dir/x.jsonl");
+    let mut calls = Vec::new();
+    let r = import_paths(&st, &[good.clone(), missing.clone()], &mut |p| calls.push((p.files_done, p.files_total))).unwrap();
+    assert_eq!(r.files.len(), 2, "{r:?}");
+    assert_eq!(r.files[0].path, good);
+    assert_eq!(r.files[0].status, ImportStatus::Imported);
+    assert_eq!(r.files[0].sessions[0].entries, 1);
+    assert_eq!(r.files[1].path, missing);
+    assert_eq!(r.files[1].format, None);
+    assert_eq!(
+        r.files[1].status,
+        ImportStatus::Failed(format!(
+            "`{}`: I/O error while reading an import path: No such file or directory (os error 2)",
+            missing.display()
+        ))
+    );
+    assert_eq!(calls, [(1, 2), (2, 2)], "progress counts the failed path as done");
+    assert_eq!(st.get_transcript("sess-00000000000000bb", 1, 10).unwrap().len(), 1, "the good file was imported");
+    // The missing path first: the good one after it is still imported (and is up to date now).
+    let r = import_paths(&st, &[missing.clone(), good.clone()], &mut |_| {}).unwrap();
+    assert!(matches!(&r.files[0].status, ImportStatus::Failed(m) if m.contains(&missing.display().to_string())));
+    assert_eq!(r.files[1].status, ImportStatus::UpToDate);
+}

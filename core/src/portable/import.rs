@@ -79,7 +79,9 @@ pub enum ImportStatus {
     SourceChanged,
     /// Not a recognised session format.
     Unrecognized,
-    /// Reading or storing failed; the message names the step (no content).
+    /// Reading or storing failed; the message names the step (no content)
+    /// and, for a path given to [`import_paths`] that could not be read or
+    /// walked at all, that path.
     Failed(String),
 }
 
@@ -158,20 +160,38 @@ pub struct ImportProgress {
 /// `*.jsonl` files are considered inside directories), format detected per
 /// file. `progress` is called after each file.
 ///
-/// Errors: [`Error::Io`] when a given path cannot be read at all. Problems
-/// with one file are reported in its [`FileImport::status`] and the rest go on.
+/// Nothing aborts the whole import: a given path that cannot be read or
+/// walked (missing, permission denied...) becomes a [`FileImport`] of that
+/// path with [`ImportStatus::Failed`], its message naming the path and the
+/// OS error, and the other paths are still imported; problems with one file
+/// are reported in its [`FileImport::status`] the same way. The report keeps
+/// the order of `paths` (each tree in walk order).
+///
+/// Errors: none today; the `Result` is kept so that a failure of the store
+/// as a whole can be reported without changing the signature.
 pub fn import_paths(store: &SessionStore, paths: &[PathBuf], progress: &mut dyn FnMut(ImportProgress)) -> Result<ImportReport> {
-    let mut files = Vec::new();
-    for p in paths {
-        files.extend(find_jsonl_files(p)?);
+    fn failed(path: &Path, message: String) -> FileImport {
+        FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Failed(message), from_line: 0, sessions: Vec::new(), read: None }
     }
-    let sizes: Vec<u64> = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).collect();
+    // `Err` holds the report of a given path that could not be walked.
+    let mut files: Vec<std::result::Result<PathBuf, FileImport>> = Vec::new();
+    for p in paths {
+        match find_jsonl_files(p) {
+            Ok(found) => files.extend(found.into_iter().map(Ok)),
+            Err(e) => files.push(Err(failed(p, format!("`{}`: {e}", p.display())))),
+        }
+    }
+    let sizes: Vec<u64> =
+        files.iter().map(|f| f.as_ref().ok().and_then(|f| std::fs::metadata(f).ok()).map_or(0, |m| m.len())).collect();
     let mut prog = ImportProgress { files_done: 0, files_total: files.len(), bytes_done: 0, bytes_total: sizes.iter().sum() };
     let mut report = ImportReport::default();
-    for (f, size) in files.iter().zip(sizes) {
-        let r = match import_file(store, f, None) {
-            Ok(r) => r,
-            Err(e) => FileImport { path: f.clone(), format: None, status: ImportStatus::Failed(e.to_string()), from_line: 0, sessions: Vec::new(), read: None },
+    for (f, size) in files.into_iter().zip(sizes) {
+        let r = match f {
+            Err(unreadable) => unreadable,
+            Ok(f) => match import_file(store, &f, None) {
+                Ok(r) => r,
+                Err(e) => failed(&f, e.to_string()),
+            },
         };
         report.files.push(r);
         prog.files_done += 1;
