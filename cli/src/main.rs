@@ -307,9 +307,10 @@ fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
     SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, ..Default::default() })
 }
 
-/// Open a database that must already exist: for the commands that only read
-/// (and `recover`, which has nothing to do without one). A missing file is
-/// exit 3 and nothing is created (no directory, no file, no data key).
+/// Open a database that must already exist: for every command but `new` and
+/// `import` (they create it), since each reads or changes sessions it holds
+/// (`recover` has nothing to do without one). A missing file is exit 3 and
+/// nothing is created (no directory, no file, no data key).
 fn open_existing(g: &Global) -> Result<SessionStore, Failure> {
     let path = db_path(g)?;
     if let Ok(false) = path.try_exists() {
@@ -433,7 +434,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Append { session, role, content } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let role = Role::parse(role)?;
             let content = match content {
                 Some(c) => c.clone(),
@@ -504,7 +505,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Rename { session, title } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let id = find(&s, session)?.id;
             let rec = s.rename_session(&id, title.clone())?;
             match &rec.name {
@@ -513,7 +514,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Delete { session } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let id = find(&s, session)?.id;
             s.delete_session(&id)?;
             outln!("deleted {id}");
@@ -650,7 +651,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Fork { session, at, summary } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let id = find(&s, session)?.id;
             let rec = sessiondb::portable::fork_session(
                 &s,
@@ -698,7 +699,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Compact { session, window, target, dry_run } => {
-            let s = open(g)?;
+            let s = open_existing(g)?;
             let rec = find(&s, session)?;
             let model = window.check(&rec)?;
             let plan = sessiondb::context::compact_session(&s, &rec.id, window.window, window.reserve, model, *target, *dry_run)?;

@@ -228,7 +228,7 @@ fn resume_with_no_session_in_this_workspace_says_so() {
 }
 
 #[test]
-fn read_only_commands_on_a_missing_database_exit_3_and_create_nothing() {
+fn commands_on_a_missing_database_exit_3_and_create_nothing() {
     let e = Env::new();
     let db = e.db();
     let want = format!("no database at {}", db.display());
@@ -246,6 +246,11 @@ fn read_only_commands_on_a_missing_database_exit_3_and_create_nothing() {
         &["resume", "x"],
         &["sidebar"],
         &["recover"],
+        &["append", "x", "hello"],
+        &["rename", "x", "title"],
+        &["delete", "x"],
+        &["fork", "x"],
+        &["compact", "x"],
     ] {
         let (code, err) = e.fails(args);
         assert_eq!(code, Some(3), "{args:?}: {err}");
