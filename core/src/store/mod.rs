@@ -116,6 +116,11 @@ pub struct SessionStore {
     pid: u32,
     busy_timeout_ms: u64,
     last_recovery: Mutex<crate::journal::RecoveryReport>,
+    /// Appends waiting for a group commit (see `transcript::append_grouped`).
+    appends: transcript::AppendGroup,
+    /// Test hook: the size of every group commit of appends.
+    #[cfg(test)]
+    group_sizes: Mutex<Vec<usize>>,
 }
 
 impl std::fmt::Debug for SessionStore {
@@ -189,6 +194,9 @@ impl SessionStore {
             pid: std::process::id(),
             busy_timeout_ms: opts.busy_timeout_ms,
             last_recovery: Mutex::new(Default::default()),
+            appends: Default::default(),
+            #[cfg(test)]
+            group_sizes: Mutex::new(Vec::new()),
         };
         if opts.recover {
             let report = store.recover()?;
@@ -324,7 +332,7 @@ impl Drop for SessionStore {
     }
 }
 
-fn busy_or(e: rusqlite::Error, timeout_ms: u64) -> Error {
+pub(crate) fn busy_or(e: rusqlite::Error, timeout_ms: u64) -> Error {
     match Error::from(e) {
         Error::Busy { .. } => Error::Busy { timeout_ms },
         other => other,
