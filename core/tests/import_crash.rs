@@ -7,10 +7,12 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sessiondb::portable::import_file;
 use sessiondb::*;
+
+mod common;
 
 const KEY: [u8; 32] = [5u8; 32];
 
@@ -175,13 +177,6 @@ fn snapshot(store: &SessionStore, sid: &str) -> Snapshot {
     }
 }
 
-fn stored_entries(db: &Path) -> i64 {
-    let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .unwrap();
-    c.busy_timeout(Duration::from_secs(5)).unwrap();
-    c.query_row("SELECT COUNT(*) FROM transcript_entries", [], |r| r.get(0))
-        .unwrap_or(0)
-}
 
 #[test]
 fn an_import_killed_mid_file_then_run_again_equals_one_uninterrupted_import() {
@@ -258,20 +253,7 @@ fn crash_and_resume(dir: &tempfile::TempDir, file: &Path, sid: &str, reference: 
             .spawn()
             .unwrap();
         let threshold = 600 + round * 2500;
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            if stored_entries(&db) >= threshold {
-                child.kill().unwrap();
-                break;
-            }
-            assert!(Instant::now() < deadline, "the importing child made no progress");
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        child.wait().unwrap();
-        let after_kill = stored_entries(&db);
+        let after_kill = common::kill_after_entries(&mut child, &db, threshold, Duration::from_secs(60));
         if after_kill > 0 && after_kill < total {
             killed_mid_file += 1;
         }

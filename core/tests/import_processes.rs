@@ -4,11 +4,13 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use sessiondb::portable::import_file;
 use sessiondb::*;
+
+mod common;
 
 const KEY: [u8; 32] = [9u8; 32];
 
@@ -264,11 +266,6 @@ fn dump_all(store: &SessionStore, db: &Path) -> Vec<(String, Dump)> {
         .collect()
 }
 
-fn stored_entries(db: &Path) -> i64 {
-    let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    c.busy_timeout(Duration::from_secs(5)).unwrap();
-    c.query_row("SELECT COUNT(*) FROM transcript_entries", [], |r| r.get(0)).unwrap_or(0)
-}
 
 /// Kill a Claude import (many sidechains, per-entry metadata) at several
 /// points; after a second import, every session (sidechains included) must
@@ -292,20 +289,7 @@ fn claude_many_sidechains_killed_and_resumed_equals_clean_import_for_every_sessi
         let db = dir.path().join(format!("crash{round}.db"));
         drop(open(&db));
         let mut child = spawn("import", &db, &[("BRK_FILE", file.to_string_lossy().into())]);
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            if stored_entries(&db) >= threshold {
-                child.kill().unwrap();
-                break;
-            }
-            assert!(Instant::now() < deadline);
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        child.wait().unwrap();
-        let after = stored_entries(&db);
+        let after = common::kill_after_entries(&mut child, &db, threshold, Duration::from_secs(120));
         let store = open(&db);
         import_file(&store, &file, None).unwrap();
         let got = dump_all(&store, &db);
@@ -481,20 +465,7 @@ fn a_rename_at_the_start_of_a_grown_file_survives_a_killed_import() {
         w.flush().unwrap();
     }
     let mut child = spawn("import", &db, &[("BRK_FILE", file.to_string_lossy().into())]);
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if stored_entries(&db) >= 3000 {
-            child.kill().unwrap();
-            break;
-        }
-        assert!(Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    child.wait().unwrap();
-    let after_kill = stored_entries(&db);
+    let after_kill = common::kill_after_entries(&mut child, &db, 3000, Duration::from_secs(120));
     let store = open(&db);
     import_file(&store, &file, None).unwrap();
     let s = store.get_session("brk-rename").unwrap();
