@@ -8,7 +8,7 @@
 //! 12 key store unavailable, 13 irreducible context overflow.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -198,7 +198,7 @@ fn import_outcome(paths: &[PathBuf], report: &sessiondb::portable::ImportReport)
     let failed: Vec<_> = report.files.iter().filter(|f| matches!(f.status, ImportStatus::Failed(_))).collect();
     let unrecognized: Vec<_> =
         report.files.iter().filter(|f| f.status == ImportStatus::Unrecognized && named.contains(&&f.path)).collect();
-    let list = |files: &[&sessiondb::portable::FileImport]| files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>().join(", ");
+    let list = |files: &[&sessiondb::portable::FileImport]| files.iter().map(|f| shown_path(&f.path)).collect::<Vec<_>>().join(", ");
     let mut lines = Vec::new();
     if !failed.is_empty() {
         lines.push(format!("{} file(s) failed to import (see the report above): {}", failed.len(), list(&failed)));
@@ -313,16 +313,27 @@ fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
 /// nothing is created (no directory, no file, no data key).
 fn open_existing(g: &Global) -> Result<SessionStore, Failure> {
     let path = db_path(g)?;
-    if let Ok(false) = path.try_exists() {
+    // An empty file is no database either: SQLite would initialise it.
+    let missing = match std::fs::metadata(&path) {
+        Ok(m) => m.is_file() && m.len() == 0,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    };
+    if missing {
         return Err(Failure::new(
             ErrorKind::NotFound,
             format!(
                 "no database at {}; nothing was created (`sessiondb import PATH...` or `sessiondb new` creates it)",
-                path.display()
+                shown_path(&path)
             ),
         ));
     }
     Ok(open(g)?)
+}
+
+/// A path in a message or report line: control characters escaped (a file
+/// name found by walking a directory may hold terminal escapes).
+fn shown_path(p: &Path) -> String {
+    shown(&p.to_string_lossy())
 }
 
 /// Text the user typed, shown in a message: control characters escaped.
@@ -587,8 +598,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 for f in &report.files {
                     let fmt = f.format.map(|x| format!("{x:?}")).unwrap_or_else(|| "-".into());
                     match &f.status {
-                        sessiondb::portable::ImportStatus::Failed(why) => outln!("{} [{fmt}] Failed: {why}", f.path.display()),
-                        st => outln!("{} [{fmt}] {st:?}", f.path.display()),
+                        sessiondb::portable::ImportStatus::Failed(why) => outln!("{} [{fmt}] Failed: {}", shown_path(&f.path), shown(why)),
+                        st => outln!("{} [{fmt}] {st:?}", shown_path(&f.path)),
                     }
                     for si in &f.sessions {
                         outln!(

@@ -47,6 +47,8 @@ fn meta_record(sid: &str, seq: u64) -> String {
 thread_local! {
     /// Test hook: fail the write right after the first row insert.
     pub(crate) static FAIL_AFTER_FIRST_INSERT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Test hook: panic right after the first row insert.
+    pub(crate) static PANIC_AFTER_FIRST_INSERT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Append `entries` to a session in `t` with gapless seqs and one
@@ -133,13 +135,17 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
             if FAIL_AFTER_FIRST_INSERT.with(|f| f.get()) {
                 return Err(Error::Database("injected failure after the first insert".into()));
             }
+            #[cfg(test)]
+            if PANIC_AFTER_FIRST_INSERT.with(|f| f.get()) {
+                panic!("injected panic after the first insert");
+            }
         }
     }
     // The activity clock (`updated_at`, which orders listings) moves in steps
     // of at least ACTIVITY_GRANULARITY_MS, so most appends leave the session
     // row and its two indexes untouched and write fewer pages.
     // Entries carrying their own time (imports) move the clock to that time, not to now.
-    if latest - updated_at >= ACTIVITY_GRANULARITY_MS {
+    if latest.saturating_sub(updated_at) >= ACTIVITY_GRANULARITY_MS {
         t.tx.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?.execute(params![session_id, latest])?;
     }
     let first = last as u64 + 1;
@@ -327,6 +333,11 @@ struct GroupState {
 /// they share once instead of k times. A lone thread never waits: its group
 /// is its own append.
 fn append_grouped(store: &SessionStore, session_id: &str, entries: Vec<NewEntry>, metas: Option<Vec<EntryMeta>>) -> Result<Vec<TranscriptEntry>> {
+    // A forked child must not touch the group state: a parent thread may have
+    // been leading a group (or holding its lock) at the fork.
+    if std::process::id() != store.pid {
+        return Err(Error::Closed);
+    }
     let me = Arc::new(Mutex::new(PendingAppend { session_id: session_id.to_owned(), entries, metas, done: None }));
     let g = &store.appends;
     let mut st = lock(&g.state);
@@ -339,10 +350,24 @@ fn append_grouped(store: &SessionStore, session_id: &str, entries: Vec<NewEntry>
             st.leading = true;
             let group = std::mem::take(&mut st.queue);
             drop(st);
-            write_group(store, &group);
+            // A panic while writing must not leave `leading` set (every later
+            // append would wait forever) nor the group's appends unanswered.
+            let wrote = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write_group(store, &group)));
+            if wrote.is_err() {
+                for req in &group {
+                    let mut p = lock(req);
+                    if p.done.is_none() {
+                        p.done = Some(Err(Error::Database("internal panic while writing this append (please report it); it was not stored".into())));
+                    }
+                }
+            }
             st = lock(&g.state);
             st.leading = false;
             g.written.notify_all();
+            if let Err(panic) = wrote {
+                drop(st);
+                std::panic::resume_unwind(panic);
+            }
             continue;
         }
         st = g.written.wait(st).unwrap_or_else(|p| p.into_inner());
@@ -457,6 +482,27 @@ mod tests {
         assert_eq!(lock(&s.group_sizes).as_slice(), [1, 2]);
         let g = lock(&s.appends.state);
         assert!(g.queue.is_empty() && !g.leading);
+    }
+
+    #[test]
+    fn a_panic_while_writing_a_group_fails_that_append_and_later_appends_still_work() {
+        let (_d, s) = temp_store();
+        let s = Arc::new(s);
+        let a = s.create_session(None, None).unwrap().id;
+        PANIC_AFTER_FIRST_INSERT.with(|f| f.set(true));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.append_transcript(&a, Role::User, "boom".into())));
+        PANIC_AFTER_FIRST_INSERT.with(|f| f.set(false));
+        assert!(r.is_err(), "the panic reaches the caller");
+        // Nothing of it was stored, the group state is free, and other
+        // threads append at once (before the fix they waited forever).
+        assert!(s.get_transcript(&a, 1, 10).unwrap().is_empty());
+        let g = lock(&s.appends.state);
+        assert!(!g.leading && g.queue.is_empty());
+        drop(g);
+        let st = Arc::clone(&s);
+        let sid = a.clone();
+        let seq = std::thread::spawn(move || st.append_transcript(&sid, Role::User, "after".into()).unwrap().seq).join().unwrap();
+        assert_eq!(seq, 1);
     }
 
     #[test]

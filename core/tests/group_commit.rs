@@ -1,0 +1,274 @@
+//! Adversarial tests of group commit of concurrent appends (written by a
+//! review that tried to break it; the fork and panic cases were bugs, fixed).
+#![allow(unsafe_code)]
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use sessiondb::{DataKey, ErrorKind, KeySource, NewEntry, NewSession, OpenOptions, Role, SessionStore};
+
+fn key() -> KeySource {
+    KeySource::Bytes(DataKey::from_bytes(&[7u8; 32]).unwrap())
+}
+
+fn open(path: &std::path::Path, busy_ms: u64) -> SessionStore {
+    let mut o = OpenOptions::at(path, key());
+    o.busy_timeout_ms = busy_ms;
+    SessionStore::open(o).unwrap()
+}
+
+/// Join with a deadline: `None` if the thread is still running after it.
+fn join_within<T: Send + 'static>(h: std::thread::JoinHandle<T>, d: Duration) -> Option<std::thread::Result<T>> {
+    let t0 = Instant::now();
+    while !h.is_finished() {
+        if t0.elapsed() > d {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Some(h.join())
+}
+
+/// Check every session: seqs gapless 1..=n, and one TranscriptAppended per append.
+fn check_store(s: &SessionStore, sid: &str, oks: &[(u64, Vec<String>)]) {
+    let entries = s.get_transcript(sid, 1, 10_000).unwrap();
+    for (i, e) in entries.iter().enumerate() {
+        assert_eq!(e.seq, i as u64 + 1, "gap in seqs");
+    }
+    let mut expected = 0usize;
+    for (first, contents) in oks {
+        for (j, c) in contents.iter().enumerate() {
+            let e = &entries[(*first as usize) - 1 + j];
+            assert_eq!(&e.content, c, "append at seq {first} not contiguous/in order");
+        }
+        expected += contents.len();
+    }
+    assert_eq!(entries.len(), expected, "stored entries != acknowledged entries");
+    let ev = s.journal_events(sid, 1, 10_000).unwrap();
+    let appended = ev.iter().filter(|e| e.kind == "TranscriptAppended").count();
+    assert_eq!(appended, oks.len(), "TranscriptAppended events != acknowledged appends");
+}
+
+/// Close while 8 threads append multi-entry batches: every Ok append stored,
+/// every Err append absent (checked after reopening).
+#[test]
+fn close_while_appending_keeps_exactly_the_acknowledged_appends() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.db");
+    let s = Arc::new(open(&p, 5_000));
+    let sid = s.create_session(None, None).unwrap().id;
+    let stop = Arc::new(AtomicBool::new(false));
+    let hs: Vec<_> = (0..8)
+        .map(|t| {
+            let (s, sid, stop) = (s.clone(), sid.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut oks = Vec::new();
+                let mut errs = 0;
+                for i in 0.. {
+                    if stop.load(Ordering::Relaxed) && errs > 3 {
+                        break;
+                    }
+                    let c: Vec<String> = (0..3).map(|k| format!("{t}:{i}:{k}")).collect();
+                    match s.append_entries(&sid, c.iter().map(|x| NewEntry::text(Role::User, x.clone())).collect()) {
+                        Ok(v) => oks.push((v[0].seq, c)),
+                        Err(e) => {
+                            assert_eq!(e.kind(), ErrorKind::Closed, "{e}");
+                            errs += 1;
+                        }
+                    }
+                }
+                oks
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(150));
+    s.close();
+    stop.store(true, Ordering::Relaxed);
+    let mut oks: Vec<(u64, Vec<String>)> = hs.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    oks.sort();
+    drop(s);
+    let s = open(&p, 5_000);
+    check_store(&s, &sid, &oks);
+}
+
+/// Another connection holds BEGIN IMMEDIATE: queued appends get Busy, none is
+/// stored, none twice; afterwards everything is gapless.
+#[test]
+fn busy_from_another_writer_fails_queued_appends_cleanly() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.db");
+    let s = Arc::new(open(&p, 200));
+    let sid = s.create_session(None, None).unwrap().id;
+    s.append_transcript(&sid, Role::User, "0:first".into()).unwrap();
+    let other = rusqlite::Connection::open(&p).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let bar = Arc::new(Barrier::new(8));
+    let hs: Vec<_> = (0..8)
+        .map(|t| {
+            let (s, sid, bar) = (s.clone(), sid.clone(), bar.clone());
+            std::thread::spawn(move || {
+                bar.wait();
+                let mut out = Vec::new();
+                for i in 0..5 {
+                    let c = format!("{t}:{i}");
+                    let t0 = Instant::now();
+                    out.push((c.clone(), s.append_transcript(&sid, Role::User, c).map(|e| e.seq).map_err(|e| e.kind()), t0.elapsed()));
+                }
+                out
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(700));
+    other.execute_batch("COMMIT").unwrap();
+    let mut oks = vec![(1u64, vec!["0:first".to_string()])];
+    let mut max_wait = Duration::ZERO;
+    for h in hs {
+        for (c, r, el) in h.join().unwrap() {
+            max_wait = max_wait.max(el);
+            match r {
+                Ok(seq) => oks.push((seq, vec![c])),
+                Err(k) => assert_eq!(k, ErrorKind::Busy),
+            }
+        }
+    }
+    oks.sort();
+    eprintln!("acknowledged {} of 41; longest single append {:?}", oks.len(), max_wait);
+    check_store(&s, &sid, &oks);
+}
+
+/// Many threads, many sessions, with renames, journal appends, deletes of the
+/// session being appended to, and imports going on from other threads.
+#[test]
+fn appends_mixed_with_other_writes_and_deletes() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.db");
+    let s = Arc::new(open(&p, 5_000));
+    let sids: Vec<String> = (0..4).map(|_| s.create_session(None, None).unwrap().id).collect();
+    let victim = s.create_session(None, None).unwrap().id;
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut hs = Vec::new();
+    for t in 0..6 {
+        let (s, sids, victim, stop) = (s.clone(), sids.clone(), victim.clone(), stop.clone());
+        hs.push(std::thread::spawn(move || {
+            let mut oks: Vec<(String, u64, Vec<String>)> = Vec::new();
+            let mut i = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let sid = if i % 5 == 4 { victim.clone() } else { sids[(t + i) % 4].clone() };
+                let c: Vec<String> = (0..(1 + i % 3)).map(|k| format!("{t}:{i}:{k}")).collect();
+                match s.append_entries(&sid, c.iter().map(|x| NewEntry::text(Role::Assistant, x.clone())).collect()) {
+                    Ok(v) => oks.push((sid, v[0].seq, c)),
+                    Err(e) => assert!(sid == victim && e.kind() == ErrorKind::NotFound, "{e}"),
+                }
+                i += 1;
+            }
+            oks
+        }));
+    }
+    {
+        let (s, sids, stop) = (s.clone(), sids.clone(), stop.clone());
+        hs.push(std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                s.rename_session(&sids[n % 4], Some(format!("t{n}"))).unwrap();
+                n += 1;
+            }
+            Vec::new()
+        }));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    s.delete_session(&victim).unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    stop.store(true, Ordering::Relaxed);
+    let all: Vec<_> = hs.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    drop(s);
+    let s = open(&p, 5_000);
+    for sid in &sids {
+        let mut oks: Vec<(u64, Vec<String>)> = all.iter().filter(|x| &x.0 == sid).map(|x| (x.1, x.2.clone())).collect();
+        oks.sort();
+        check_store(&s, sid, &oks);
+    }
+    assert_eq!(s.get_transcript(&victim, 1, 10).unwrap_err().kind(), ErrorKind::NotFound);
+}
+
+/// A panic inside the leader's group (here: `now - updated_at` overflows for
+/// a session created at i64::MIN ms, a debug-build overflow panic) must not
+/// wedge every other append of the store.
+#[test]
+fn a_panic_in_a_group_does_not_wedge_later_appends() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.db");
+    let s = Arc::new(open(&p, 5_000));
+    let bad = s.create_session_with(NewSession { created_at_ms: Some(i64::MIN), ..Default::default() }).unwrap().id;
+    let good = s.create_session(None, None).unwrap().id;
+    let s2 = s.clone();
+    let r = std::thread::spawn(move || s2.append_transcript(&bad, Role::User, "x".into())).join();
+    eprintln!("append to the i64::MIN session: {}", if r.is_err() { "panicked" } else { "returned" });
+    let s3 = s.clone();
+    let h = std::thread::spawn(move || s3.append_transcript(&good, Role::User, "y".into()).map(|e| e.seq));
+    let got = join_within(h, Duration::from_secs(5));
+    assert!(got.is_some(), "an append to another session hangs forever after a panic in an earlier group");
+}
+
+#[cfg(unix)]
+extern "C" {
+    fn fork() -> i32;
+    fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+    fn _exit(code: i32) -> !;
+    fn alarm(secs: u32) -> u32;
+}
+
+/// A child forked while a parent thread is writing a group: the child's
+/// append must fail with `Closed` (as every other call does after fork),
+/// not hang.
+#[cfg(unix)]
+#[test]
+fn append_in_a_forked_child_fails_closed_instead_of_hanging() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.db");
+    let s = Arc::new(open(&p, 5_000));
+    let sid = s.create_session(None, None).unwrap().id;
+    let stop = Arc::new(AtomicBool::new(false));
+    let hs: Vec<_> = (0..3)
+        .map(|_| {
+            let (s, sid, stop) = (s.clone(), sid.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    s.append_transcript(&sid, Role::User, "parent".into()).unwrap();
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let mut hung = 0;
+    let mut other = 0;
+    for _ in 0..5 {
+        let pid = unsafe { fork() };
+        if pid == 0 {
+            // child: SIGALRM (default action: terminate) after 3 s if it hangs.
+            unsafe { alarm(3) };
+            // control: a read in the child fails Closed at once (pid check).
+            if s.get_session(&sid).map_err(|e| e.kind()).err() != Some(ErrorKind::Closed) {
+                unsafe { _exit(2) };
+            }
+            let code = match s.append_transcript(&sid, Role::User, "child".into()) {
+                Err(e) if e.kind() == ErrorKind::Closed => 0,
+                _ => 1,
+            };
+            unsafe { _exit(code) };
+        }
+        let mut status = 0;
+        unsafe { waitpid(pid, &mut status, 0) };
+        let signaled = (status & 0x7f) != 0;
+        if signaled {
+            hung += 1;
+        } else if (status >> 8) & 0xff != 0 {
+            other += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for h in hs {
+        h.join().unwrap();
+    }
+    assert_eq!(other, 0, "a child append did something other than fail Closed");
+    assert_eq!(hung, 0, "{hung} of 5 forked children hung in append_transcript (killed by alarm)");
+}
