@@ -184,9 +184,9 @@ impl SessionStore {
     /// `TranscriptAppended` journal event. Errors: as `append_transcript`.
     ///
     /// Appends made at the same time from several threads (a host's thread
-    /// pool, a Node addon's libuv workers) share one commit: see
-    /// [`append_grouped`]. Each still gets its own seqs, journal event and
-    /// all-or-none outcome.
+    /// pool, a Node addon's libuv workers) share one commit (group commit,
+    /// README "Group commit"). Each still gets its own seqs, journal event
+    /// and all-or-none outcome, and returns only once it is committed.
     pub fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>) -> Result<Vec<TranscriptEntry>> {
         if entries.is_empty() {
             return Ok(Vec::new());
