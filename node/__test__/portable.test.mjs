@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { sdb, openTemp } from './helpers.mjs'
 
@@ -86,4 +86,37 @@ test('readThclawsDigest is typed', () => {
   assert.deepEqual(d, sdb.readThclawsDigest(Buffer.from(text), 'other'))
   assert.notDeepEqual(d, sdb.readThclawsDigest(Buffer.from(text + '\n'), 'fallback'))
   assert.deepEqual([sdb.readThclawsDigest(Buffer.from(''), 'x').id, sdb.readThclawsDigest(Buffer.from(''), 'x').lines], ['x', 0])
+})
+
+test('importPaths walks a directory', async () => {
+  const st = await openTemp()
+  const thclaws = (sid, text) =>
+    `{"type":"header","id":"${sid}","model":"m","cwd":"/tmp","created_at":1700000000}\n` +
+    `{"type":"user","content":[{"type":"text","text":"${text}"}],"timestamp":1}\n`
+  const d = join(dirname(st.path), 'sessions')
+  mkdirSync(d)
+  writeFileSync(join(d, 'a.jsonl'), thclaws('sess-a', 'hello a'))
+  writeFileSync(join(d, 'b.jsonl'), thclaws('sess-b', 'hello b'))
+  writeFileSync(join(d, 'notes.jsonl'), '{"note": "not a session"}\n')
+  const missing = join(dirname(st.path), 'missing')
+  const reps = await st.importPaths([d, missing])
+  assert.deepEqual(reps.map((r) => [r.path, r.format, r.status]), [
+    [join(d, 'a.jsonl'), 'thclaws', 'imported'],
+    [join(d, 'b.jsonl'), 'thclaws', 'imported'],
+    [join(d, 'notes.jsonl'), undefined, 'unrecognized'],
+    [missing, undefined, 'failed'],
+  ])
+  assert.deepEqual(reps.slice(0, 3).map((r) => r.error), [undefined, undefined, undefined])
+  assert.equal(reps[3].error, `\`${missing}\`: I/O error while reading an import path: No such file or directory (os error 2)`)
+  assert.deepEqual(reps.map((r) => r.sessions.map((s) => [s.sessionId, s.created, s.entries])), [[['sess-a', true, 1]], [['sess-b', true, 1]], [], []])
+  const got = []
+  for await (const e of st.iterTranscript('sess-a')) got.push(e.content)
+  assert.deepEqual(got, ['hello a'])
+  const again = await st.importPaths([join(d, 'a.jsonl'), join(d, 'b.jsonl')])
+  assert.deepEqual(again.map((r) => [r.path, r.status, r.sessions, r.error]), [
+    [join(d, 'a.jsonl'), 'up_to_date', [], undefined],
+    [join(d, 'b.jsonl'), 'up_to_date', [], undefined],
+  ])
+  assert.deepEqual(await st.importPaths([]), [])
+  await st.close()
 })

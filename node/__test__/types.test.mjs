@@ -38,6 +38,7 @@ test('native.d.ts: typed results, `any` only for JSON payloads', () => {
     /recoverContextGovernance\(sessionId: string\): Promise<ContextGovernance>/,
     /openSavedSession\(sessionId: string\): Promise<OpenedSession>/,
     /importFile\([^)]*\): Promise<FileImport>/,
+    /importPaths\(paths: Array<string>\): Promise<FileImport\[\]>/,
     /appendEntriesWithMeta\(sessionId: string, entries: Array<NewEntryWithMeta>\): Promise<TranscriptEntry\[\]>/,
     /getTranscriptWithMeta\(sessionId: string, fromSeq\?: number \| undefined \| null, limit\?: number \| undefined \| null\): Promise<TranscriptEntryWithMeta\[\]>/,
     /function capacityBreakdown\([^)]*\): CapacityBreakdown/,
@@ -84,6 +85,7 @@ export async function main(): Promise<void> {
   const c: sdb.Transformation | undefined = gov.compacted['1']
   const rep: sdb.FileImport = await store.importFile('f.jsonl')
   const entries: number[] = rep.sessions.map((s) => s.entries)
+  const reps: sdb.FileImport[] = await store.importPaths(['a', 'b'])
   const d: sdb.ThclawsDigest = sdb.readThclawsDigest(new Uint8Array() as Buffer)
   const tc: sdb.TokenCount = sdb.countTokens('gpt-4o', 'hi')
   const m: sdb.ModelLimits | null = sdb.knownModelLimits('gpt-4o')

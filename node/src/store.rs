@@ -349,6 +349,16 @@ impl SessionStore {
         Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).map(Into::into)))
     }
 
+    /// Import every session file under `paths` (files or directory trees; inside a directory only `*.jsonl` files,
+    /// format detected per file); resolves to one report per file, in the order of `paths` (each tree in sorted walk
+    /// order). A path that cannot be read becomes a 'failed' report whose `error` names it. No progress callback.
+    #[napi(ts_return_type = "Promise<FileImport[]>")]
+    pub fn import_paths(&self, paths: Vec<String>) -> AsyncTask<Job<Vec<FileImport>>> {
+        let s = self.inner.clone();
+        let paths: Vec<std::path::PathBuf> = paths.into_iter().map(Into::into).collect();
+        job(move || sessiondb::portable::import_paths(&s, &paths, &mut |_| {}).map(|r| r.files.into_iter().map(Into::into).collect()))
+    }
+
     /// The session as thClaws JSONL text (what real thClaws reads).
     #[napi(ts_return_type = "Promise<string>")]
     pub fn export_thclaws(&self, session_id: String) -> AsyncTask<Job<String>> {

@@ -521,6 +521,18 @@ impl SessionStore {
         py.detach(|| sessiondb::portable::import_file(&self.inner, &path, format)).map(Into::into).map_err(py_err(py))
     }
 
+    /// Import every session file under `paths` (files or directory trees;
+    /// inside a directory only `*.jsonl` files, format detected per file).
+    /// Returns one report per file, in the order of `paths` (each tree in
+    /// sorted walk order). Nothing aborts the whole import: a path that
+    /// cannot be read becomes a `failed` report whose `error` names it. The
+    /// GIL is released for the whole import; there is no progress callback.
+    fn import_paths(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<FileImport>> {
+        py.detach(|| sessiondb::portable::import_paths(&self.inner, &paths, &mut |_| {}))
+            .map(|r| r.files.into_iter().map(Into::into).collect())
+            .map_err(py_err(py))
+    }
+
     /// The session as thClaws JSONL text (what real thClaws reads).
     fn export_thclaws(&self, py: Python<'_>, session_id: &str) -> PyResult<String> {
         let out = py

@@ -104,3 +104,44 @@ def test_read_thclaws_digest_is_typed():
     assert repr(d).startswith("ThclawsDigest(id='sess-1', title=None, model='zai/glm-5.1', ")
     assert d == sessiondb.read_thclaws_digest(text.encode("utf-8"), "other")
     assert d != sessiondb.read_thclaws_digest(text.encode("utf-8") + b"\n", "fallback")
+
+
+def _thclaws(sid, text):
+    return (
+        f'{{"type":"header","id":"{sid}","model":"m","cwd":"/tmp","created_at":1700000000}}\n'
+        f'{{"type":"user","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}\n'
+    )
+
+
+def test_import_paths_walks_a_directory(store, tmp_path):
+    d = tmp_path / "sessions"
+    d.mkdir()
+    (d / "a.jsonl").write_text(_thclaws("sess-a", "hello a"), encoding="utf-8")
+    (d / "b.jsonl").write_text(_thclaws("sess-b", "hello b"), encoding="utf-8")
+    (d / "notes.jsonl").write_text('{"note": "not a session"}\n', encoding="utf-8")
+    missing = tmp_path / "missing"
+    reps = store.import_paths([d, str(missing)])
+    assert all(isinstance(r, sessiondb.FileImport) for r in reps)
+    assert [(r.path, r.format, r.status) for r in reps] == [
+        (str(d / "a.jsonl"), "thclaws", "imported"),
+        (str(d / "b.jsonl"), "thclaws", "imported"),
+        (str(d / "notes.jsonl"), None, "unrecognized"),
+        (str(missing), None, "failed"),
+    ]
+    assert [r.error for r in reps[:3]] == [None, None, None]
+    assert reps[3].error == f"`{missing}`: I/O error while reading an import path: No such file or directory (os error 2)"
+    assert [[(s.session_id, s.created, s.entries) for s in r.sessions] for r in reps] == [
+        [("sess-a", True, 1)],
+        [("sess-b", True, 1)],
+        [],
+        [],
+    ]
+    assert [e.content for e in store.iter_transcript("sess-a")] == ["hello a"]
+    again = store.import_paths([str(d / "a.jsonl"), d / "b.jsonl"])
+    assert [(r.path, r.status, r.sessions, r.error) for r in again] == [
+        (str(d / "a.jsonl"), "up_to_date", [], None),
+        (str(d / "b.jsonl"), "up_to_date", [], None),
+    ]
+    assert store.import_paths([]) == []
+    with pytest.raises(TypeError):
+        store.import_paths(str(d))
