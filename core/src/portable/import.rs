@@ -339,60 +339,56 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         pending: Vec::new(),
         pending_entries: 0,
         pending_bytes: 0,
-        progress: ProgressTarget { key: format!("{PROGRESS_PREFIX}{index}"), format, canonical: canonical.clone(), canonical_s, from_line: out.from_line, full_head: None },
+        progress: ProgressTarget { key: format!("{PROGRESS_PREFIX}{index}"), format, canonical: canonical.clone(), canonical_s, full_head: None },
         committed_lines: prev.as_ref().map(|p| p.lines).unwrap_or(0),
         committed_bytes: prev.as_ref().map(|p| p.bytes).unwrap_or(0),
-        expected_progress: prev.as_ref().map(|p| p.lines),
+        progress_recorded: prev.is_some(),
         writer: None,
     };
     let opts = ReadOptions { emit_from_line: out.from_line };
-    // Two threads: this one reads, parses and encrypts; the writer commits
-    // the batches (SQLite, journal) one behind. A failing writer stops the
-    // reader at its next batch, and its error is the one returned.
+    let input = BufReader::with_capacity(1 << 20, file);
     let to_read = len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes));
-    if to_read <= BATCH_BYTES as u64 {
+    let (report, sessions) = if to_read <= BATCH_BYTES as u64 {
         // One batch or so: no second thread (its start and hand-offs cost
         // more than they save on small files).
-        let report = read_stream(format, BufReader::with_capacity(1 << 20, file), &opts, &mut sink)?;
-        let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
-        let bytes = report.bytes;
-        out.sessions = sink.finish(consumed_lines, bytes)?;
-        out.read = Some(report);
-        return Ok(out);
-    }
-    let (report, sessions) = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
-        let writer = std::thread::Builder::new()
-            .name("sessiondb-import-writer".into())
-            .spawn_scoped(scope, move || -> Result<()> {
-                for batch in rx {
-                    apply_batch(store, batch)?;
-                }
-                Ok(())
-            })
-            .map_err(|e| Error::io("starting the import writer thread", e))?;
-        sink.writer = Some(tx);
-        // `finish` (or the drop on error) closes the queue before the join.
-        let read = match read_stream(format, BufReader::with_capacity(1 << 20, file), &opts, &mut sink) {
-            Ok(report) => {
-                let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
-                let bytes = report.bytes;
-                sink.finish(consumed_lines, bytes).map(|sessions| (report, sessions))
+        read_all(format, input, &opts, sink)?
+    } else {
+        // Two threads: this one reads, parses and encrypts; the writer commits
+        // the batches (SQLite, journal) one behind. A failing writer stops the
+        // reader at its next batch, and its error is the one returned.
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
+            let writer = std::thread::Builder::new()
+                .name("sessiondb-import-writer".into())
+                .spawn_scoped(scope, move || -> Result<()> {
+                    for batch in rx {
+                        apply_batch(store, batch)?;
+                    }
+                    Ok(())
+                })
+                .map_err(|e| Error::io("starting the import writer thread", e))?;
+            sink.writer = Some(tx);
+            // `read_all` consumes the sink, which closes the queue before the join.
+            let read = read_all(format, input, &opts, sink);
+            let written = writer.join().unwrap_or_else(|_| Err(Error::Database("the import writer panicked".into())));
+            match (read, written) {
+                (_, Err(e)) => Err(e),
+                (read, Ok(())) => read,
             }
-            Err(e) => {
-                drop(sink);
-                Err(e)
-            }
-        };
-        let written = writer.join().unwrap_or_else(|_| Err(Error::Database("the import writer panicked".into())));
-        match (read, written) {
-            (_, Err(e)) => Err(e),
-            (read, Ok(())) => read,
-        }
-    })?;
+        })?
+    };
     out.sessions = sessions;
     out.read = Some(report);
     Ok(out)
+}
+
+/// Read the whole stream into `sink`, then commit what is left at its end
+/// (`ImportSink::finish`). The sink is consumed either way.
+fn read_all<R: std::io::BufRead>(format: SourceFormat, input: R, opts: &ReadOptions, mut sink: ImportSink<'_>) -> Result<(ReadReport, Vec<SessionImport>)> {
+    let report = read_stream(format, input, opts, &mut sink)?;
+    let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
+    let bytes = report.bytes;
+    Ok((report, sink.finish(consumed_lines, bytes)?))
 }
 
 /// One write the reader asked for, not yet committed, with the source line
@@ -506,7 +502,6 @@ struct ProgressTarget {
     format: SourceFormat,
     canonical: PathBuf,
     canonical_s: String,
-    from_line: u64,
     /// Keyed hash of the first HEAD_BYTES of the file, once that many are consumed.
     full_head: Option<String>,
 }
@@ -530,9 +525,9 @@ struct ImportSink<'a> {
     /// Lines and bytes consumed by the last commit.
     committed_lines: u64,
     committed_bytes: u64,
-    /// Lines of the file's progress record as this import last left it
-    /// (`None`: no record); each batch checks it before writing.
-    expected_progress: Option<u64>,
+    /// The file has a progress record (saying `committed_lines`); each batch
+    /// checks it is still that before writing.
+    progress_recorded: bool,
     /// The writer thread's queue; `None` = write on this thread.
     writer: Option<std::sync::mpsc::SyncSender<Batch>>,
 }
@@ -662,7 +657,7 @@ impl<'a> ImportSink<'a> {
         self.pending_bytes = self.pending.iter().map(|w| if let Op::Entry { entry, meta, .. } = &w.op { entry_bytes(entry, meta) } else { 0 }).sum();
 
         let key = self.store.key();
-        let mut writes: Vec<BatchWrite> = vec![BatchWrite::CheckProgress { key: self.progress.key.clone(), expected: self.expected_progress }];
+        let mut writes: Vec<BatchWrite> = vec![BatchWrite::CheckProgress { key: self.progress.key.clone(), expected: self.progress_recorded.then_some(self.committed_lines) }];
         let mut entries_now = 0u64;
         for w in now {
             let tg = &mut self.targets[w.target].1;
@@ -745,7 +740,7 @@ impl<'a> ImportSink<'a> {
                 bytes,
                 updated_at_ms: crate::store::now_ms(),
             };
-            let from_line = self.committed_lines.max(p.from_line.saturating_sub(1)) + 1;
+            let from_line = self.committed_lines + 1;
             writes.push(BatchWrite::Progress {
                 sid: main.id.clone(),
                 key: p.key.clone(),
@@ -757,7 +752,7 @@ impl<'a> ImportSink<'a> {
             writes.push(BatchWrite::Lines { sid: t.id.clone(), lines });
         }
         if !self.targets.is_empty() {
-            self.expected_progress = Some(lines);
+            self.progress_recorded = true;
         }
         self.committed_lines = lines;
         self.committed_bytes = bytes;

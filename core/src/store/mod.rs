@@ -200,7 +200,7 @@ impl SessionStore {
         };
         if opts.recover {
             let report = store.recover()?;
-            *store.last_recovery.lock().expect("recovery report lock") = report;
+            *lock(&store.last_recovery) = report;
         }
         Ok(store)
     }
@@ -222,7 +222,7 @@ impl SessionStore {
 
     /// The report of the recovery pass run at open.
     pub fn open_recovery_report(&self) -> crate::journal::RecoveryReport {
-        self.last_recovery.lock().expect("recovery report lock").clone()
+        lock(&self.last_recovery).clone()
     }
 
     /// Close the handle: the connection is closed (checkpointing the WAL)
@@ -244,7 +244,7 @@ impl SessionStore {
     fn lock_state(&self) -> MutexGuard<'_, Option<Open>> {
         // A panic while holding the lock cannot leave SQLite half-written (the
         // transaction rolls back on drop), so a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.state)
     }
 
     fn with_open<T>(&self, f: impl FnOnce(&mut Open) -> Result<T>) -> Result<T> {
@@ -330,6 +330,13 @@ impl Drop for SessionStore {
             self.close();
         }
     }
+}
+
+/// Lock `m`, also after a panic in another holder: a panic cannot leave
+/// SQLite half-written (its transaction rolls back on drop) nor the group
+/// commit state inconsistent (see `transcript::append_grouped`).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 pub(crate) fn busy_or(e: rusqlite::Error, timeout_ms: u64) -> Error {

@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
-use super::{now_ms, ContentFormat, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
+use super::{lock, now_ms, ContentFormat, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
 use crate::crypto;
 use crate::error::{Error, Result};
 use crate::journal;
@@ -438,9 +438,6 @@ fn copy_error(e: &Error) -> Error {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 #[cfg(test)]
 mod tests {
