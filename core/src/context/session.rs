@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::{ContextGovernance, ContextItem, 
     active_context_items, compact_context, known_model_limits, meter, record_compaction, recover_context_governance,
     CompactionOptions, CompactionPlan, ContextMeter, TurnGovernance,
 };
@@ -57,14 +57,30 @@ pub fn context_status(
     output_reserve: Option<u64>,
     model: Option<String>,
 ) -> Result<ContextStatus> {
+    let cx = active_context(store, session_id, raw_window, output_reserve, model)?;
+    let active: u64 = cx.items.iter().map(|i| i.tokens).sum();
+    Ok(ContextStatus { meter: meter(active, cx.capacity)?, capacity: cx.capacity, turns: cx.governance.turns(cx.entry_count), model: cx.model })
+}
+
+/// What `/context` and `/compact` both start from.
+struct ActiveContext {
+    /// The model asked for, else the session's.
+    model: Option<String>,
+    /// Effective Context Capacity (tokens).
+    capacity: u64,
+    governance: ContextGovernance,
+    entry_count: u64,
+    items: Vec<ContextItem>,
+}
+
+fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> Result<ActiveContext> {
     let session = store.get_session(session_id)?;
     let model = model.or(session.model);
     let capacity = capacity_for(raw_window, output_reserve, model.as_deref())?;
     let governance = recover_context_governance(store, session_id)?;
     let entries = all_entries(store, session_id)?;
     let items = active_context_items(&entries, &governance, model.as_deref().unwrap_or(""));
-    let active: u64 = items.iter().map(|i| i.tokens).sum();
-    Ok(ContextStatus { meter: meter(active, capacity)?, capacity, turns: governance.turns(session.entry_count), model })
+    Ok(ActiveContext { model, capacity, governance, entry_count: session.entry_count, items })
 }
 
 /// Plan compaction of a stored session's active context down to
@@ -83,14 +99,9 @@ pub fn compact_session(
     target_percent: Option<u8>,
     dry_run: bool,
 ) -> Result<CompactionPlan> {
-    let session = store.get_session(session_id)?;
-    let model = model.or(session.model);
-    let capacity = capacity_for(raw_window, output_reserve, model.as_deref())?;
-    let governance = recover_context_governance(store, session_id)?;
-    let entries = all_entries(store, session_id)?;
-    let items = active_context_items(&entries, &governance, model.as_deref().unwrap_or(""));
-    let options = CompactionOptions { model: model.clone(), ..Default::default() };
-    let plan = compact_context(&items, capacity, target_percent, &options)?;
+    let cx = active_context(store, session_id, raw_window, output_reserve, model)?;
+    let options = CompactionOptions { model: cx.model, ..Default::default() };
+    let plan = compact_context(&cx.items, cx.capacity, target_percent, &options)?;
     if !dry_run {
         record_compaction(store, session_id, &plan)?;
     }
