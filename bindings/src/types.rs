@@ -169,16 +169,8 @@ impl From<sessiondb::EntryMeta> for EntryMeta {
 impl TryFrom<EntryMeta> for sessiondb::EntryMeta {
     type Error = SessionDbError;
     fn try_from(m: EntryMeta) -> Result<Self> {
-        match parse_json(&m.extra_json, "extraJson")? {
-            serde_json::Value::Object(extra) => Ok(sessiondb::EntryMeta {
-                model: m.model,
-                provider: m.provider,
-                extra,
-            }),
-            _ => Err(SessionDbError::from(sessiondb::Error::invalid(
-                "extraJson is not a JSON object",
-            ))),
-        }
+        let extra = parse_json(&m.extra_json, "extraJson")?;
+        Ok(sessiondb::EntryMeta::from_json_extra(m.model, m.provider, extra, "extraJson")?)
     }
 }
 

@@ -142,11 +142,10 @@ impl EntryMeta {
     /// Errors: `InvalidInput` when `extra` is not a JSON object.
     pub fn into_core(self) -> sessiondb::Result<sessiondb::EntryMeta> {
         let extra = match self.extra {
-            None | Some(Value::Null) => serde_json::Map::new(),
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(sessiondb::Error::invalid("meta.extra must be an object")),
+            None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
+            Some(v) => v,
         };
-        Ok(sessiondb::EntryMeta { model: self.model, provider: self.provider, extra })
+        sessiondb::EntryMeta::from_json_extra(self.model, self.provider, extra, "meta.extra")
     }
 }
 

@@ -204,6 +204,15 @@ pub struct EntryMeta {
 }
 
 impl EntryMeta {
+    /// Metadata whose `extra` arrives as one JSON value from a host (`what`
+    /// names it in the error). Errors: `InvalidInput` unless it is a JSON object.
+    pub fn from_json_extra(model: Option<String>, provider: Option<String>, extra: serde_json::Value, what: &str) -> crate::Result<EntryMeta> {
+        match extra {
+            serde_json::Value::Object(extra) => Ok(EntryMeta { model, provider, extra }),
+            _ => Err(crate::Error::invalid(format!("{what} must be a JSON object"))),
+        }
+    }
+
     /// True when there is nothing to store.
     pub fn is_empty(&self) -> bool {
         self.model.is_none() && self.provider.is_none() && self.extra.is_empty()
