@@ -30,15 +30,18 @@ export declare class CorruptError extends SessionDBError {
 }
 export declare class BusyError extends SessionDBError {
   readonly code: 'ERR_BUSY'
+  /** The configured busy timeout, in milliseconds. */
   readonly timeoutMs: number
+  /** How long the call really waited before giving up, in milliseconds. */
+  readonly waitedMs: number
 }
 export declare class InvalidInputError extends SessionDBError {
   readonly code: 'ERR_INVALID_INPUT'
 }
-/** The OS refused a file operation; `ioKind` is 'ENOENT', 'EACCES' or 'EIO'. */
+/** The OS refused a file operation; `ioKind` is 'ENOENT', 'EACCES', 'ENOSPC' or 'EIO'. */
 export declare class IoError extends SessionDBError {
   readonly code: 'ERR_IO'
-  readonly ioKind: 'ENOENT' | 'EACCES' | 'EIO'
+  readonly ioKind: 'ENOENT' | 'EACCES' | 'ENOSPC' | 'EIO'
   readonly errno?: number
 }
 export declare class DatabaseError extends SessionDBError {

@@ -87,8 +87,10 @@ pub enum SessionDbError {
     /// Another writer held the database lock past the busy timeout.
     #[error("{detail}")]
     Busy {
-        /// The busy timeout that expired, in milliseconds.
+        /// The configured busy timeout, in milliseconds.
         timeout_ms: u64,
+        /// How long the call really waited, in milliseconds.
+        waited_ms: u64,
         /// The full message.
         detail: String,
     },
@@ -180,7 +182,7 @@ impl From<Error> for SessionDbError {
                 SessionDbError::AuthenticationFailed { record, detail }
             }
             Error::Corrupt { reason } => SessionDbError::Corrupt { reason, detail },
-            Error::Busy { timeout_ms } => SessionDbError::Busy { timeout_ms, detail },
+            Error::Busy { timeout_ms, waited_ms } => SessionDbError::Busy { timeout_ms, waited_ms, detail },
             Error::InvalidInput { reason } => SessionDbError::InvalidInput { reason, detail },
             Error::Io { step, source } => SessionDbError::Io {
                 step: step.to_string(),
@@ -260,7 +262,7 @@ mod tests {
                 record: "session:x:name".into(),
             },
             ErrorKind::Corrupt => Error::corrupt("c"),
-            ErrorKind::Busy => Error::Busy { timeout_ms: 10 },
+            ErrorKind::Busy => Error::Busy { timeout_ms: 10, waited_ms: 10 },
             ErrorKind::InvalidInput => Error::invalid("i"),
             ErrorKind::Io => Error::io(
                 "step",

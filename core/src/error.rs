@@ -106,10 +106,15 @@ pub enum Error {
     },
 
     /// The database stayed locked by another writer past `busy_timeout`.
-    #[error("database busy: another process held the write lock for longer than the busy timeout ({timeout_ms} ms)")]
+    /// Returned only once the call has really waited that long (SQLite
+    /// answers some statements `SQLITE_BUSY` without its busy handler; the
+    /// store retries those until the timeout).
+    #[error("database busy: another connection held the lock; gave up after waiting {waited_ms} ms (busy timeout {timeout_ms} ms)")]
     Busy {
-        /// The busy timeout that expired, in milliseconds.
+        /// The configured busy timeout, in milliseconds.
         timeout_ms: u64,
+        /// How long this call really waited before giving up, in milliseconds.
+        waited_ms: u64,
     },
 
     /// An argument is out of range or malformed.
@@ -291,8 +296,19 @@ impl From<rusqlite::Error> for Error {
             rusqlite::Error::SqliteFailure(f, _)
                 if matches!(f.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) =>
             {
-                Error::Busy { timeout_ms: crate::store::DEFAULT_BUSY_TIMEOUT_MS }
+                // The store replaces both figures with its timeout and the time it waited.
+                Error::Busy { timeout_ms: 0, waited_ms: 0 }
             }
+            rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::DiskFull => Error::Io {
+                step: "writing the database: the disk is full (free some space and retry; every write acknowledged before this one is intact)",
+                source: disk_full(),
+            },
+            rusqlite::Error::InvalidColumnType(i, name, ty) => Error::Corrupt {
+                reason: format!("column {i} (`{name}`) holds a value of type {ty}, which this schema never writes"),
+            },
+            rusqlite::Error::FromSqlConversionFailure(i, ty, _) => Error::Corrupt {
+                reason: format!("column {i} holds a {ty} value that cannot be read as its declared type"),
+            },
             rusqlite::Error::SqliteFailure(f, _)
                 if matches!(f.code, ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) =>
             {
@@ -310,6 +326,20 @@ impl From<rusqlite::Error> for Error {
             // Bound parameters never appear in rusqlite's messages, so no user content leaks here.
             _ => Error::Database(e.to_string()),
         }
+    }
+}
+
+/// The OS error for a full disk (`ENOSPC`, kind `StorageFull`), so hosts
+/// see their usual errno. SQLite reports `SQLITE_FULL` for `ENOSPC`.
+fn disk_full() -> std::io::Error {
+    #[cfg(unix)]
+    {
+        // ENOSPC is 28 on Linux, macOS and the BSDs.
+        std::io::Error::from_raw_os_error(28)
+    }
+    #[cfg(not(unix))]
+    {
+        std::io::Error::new(std::io::ErrorKind::StorageFull, "no space left on the device")
     }
 }
 

@@ -174,28 +174,56 @@ pub(crate) struct ResolvedKey {
 /// * key present: returned;
 /// * key absent and `db_has_data`: [`Error::RecoveryLocked`], nothing written;
 /// * key absent and a new database: 32 fresh bytes are generated, stored, and returned.
-pub(crate) fn resolve_key(source: &KeySource, app: &str, db_has_data: bool) -> Result<ResolvedKey> {
+///
+/// The caller holds the database's first-open lock. For the OS keyring,
+/// whose one entry serves every database of `app`, creating the key also
+/// takes a per-app lock in the default state directory and reads the entry
+/// again under it, so two processes creating two new databases at once
+/// still end with one key (DESIGN.md "Keys").
+pub(crate) fn resolve_key(source: &KeySource, app: &str, db_has_data: bool, timeout_ms: u64) -> Result<ResolvedKey> {
     let provider: Arc<dyn KeyProvider> = match source {
         KeySource::Bytes(k) => return Ok(ResolvedKey { key: k.clone(), backend: "host-provided key bytes".into() }),
         KeySource::Provider(p) => p.clone(),
         KeySource::OsKeyring => Arc::new(KeyringProvider::native(app)?),
     };
     let backend = provider.backend_name();
-    match provider.get_key()? {
-        Some(bytes) => {
-            let bytes = Zeroizing::new(bytes);
-            let key = DataKey::from_bytes(&bytes).map_err(|_| Error::KeyStoreUnavailable {
-                backend: backend.clone(),
-                reason: format!("the key provider returned {} bytes, a data key is 32", bytes.len()),
-                remedy: "return the 32-byte key that was handed to set_key".into(),
-            })?;
-            Ok(ResolvedKey { key, backend })
-        }
-        None if db_has_data => Err(Error::RecoveryLocked { backend, service: app.to_string() }),
-        None => {
-            let key = DataKey::generate();
-            provider.set_key(key.expose_bytes())?;
-            Ok(ResolvedKey { key, backend })
-        }
+    let stored = |bytes: Vec<u8>| -> Result<ResolvedKey> {
+        let bytes = Zeroizing::new(bytes);
+        let key = DataKey::from_bytes(&bytes).map_err(|_| Error::KeyStoreUnavailable {
+            backend: backend.clone(),
+            reason: format!("the key provider returned {} bytes, a data key is 32", bytes.len()),
+            remedy: "return the 32-byte key that was handed to set_key".into(),
+        })?;
+        Ok(ResolvedKey { key, backend: backend.clone() })
+    };
+    if let Some(bytes) = provider.get_key()? {
+        return stored(bytes);
     }
+    if db_has_data {
+        return Err(Error::RecoveryLocked { backend, service: app.to_string() });
+    }
+    let _app_lock = match source {
+        KeySource::OsKeyring => app_key_lock(app, timeout_ms)?,
+        _ => None,
+    };
+    // Another process may have created the key while we waited for the lock.
+    if let Some(bytes) = provider.get_key()? {
+        return stored(bytes);
+    }
+    let key = DataKey::generate();
+    provider.set_key(key.expose_bytes())?;
+    Ok(ResolvedKey { key, backend })
+}
+
+/// The per-app key-creation lock `<default state dir of app>/key-creation.lock`,
+/// or `None` where no default state directory can be made (no home
+/// directory, read-only home): the database's own first-open lock still
+/// serialises the processes opening that database.
+fn app_key_lock(app: &str, timeout_ms: u64) -> Result<Option<crate::paths::FileLock>> {
+    let Ok(db) = crate::paths::default_db_path(app) else { return Ok(None) };
+    let Some(dir) = db.parent() else { return Ok(None) };
+    if crate::paths::ensure_private_dir(dir).is_err() {
+        return Ok(None);
+    }
+    crate::paths::FileLock::acquire(&dir.join("key-creation.lock"), timeout_ms, "locking the key-creation lock").map(Some)
 }

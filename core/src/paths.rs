@@ -255,6 +255,74 @@ pub fn restrict_db_files(file: &Path) -> Result<()> {
     Ok(())
 }
 
+/// An exclusive advisory lock (`flock` on Unix, `LockFileEx` on Windows) on
+/// a file that is created 0600 and never deleted, held until drop.
+///
+/// Used for the first-open critical section (DESIGN.md "Keys": creating the
+/// key, the database and its key-check value happen under one lock across
+/// processes). Separate open file descriptions conflict even within one
+/// process, so threads opening their own stores are serialised too.
+#[derive(Debug)]
+pub struct FileLock {
+    pub(crate) file: std::fs::File,
+}
+
+impl FileLock {
+    /// Take the lock on `path` (creating the file), waiting at most
+    /// `timeout_ms` milliseconds for another holder.
+    /// Errors: `Io` (cannot create or lock the file), `Busy` (with the real
+    /// wait) when another holder kept it past the timeout.
+    pub fn acquire(path: &Path, timeout_ms: u64, step: &'static str) -> Result<FileLock> {
+        let mut opts = std::fs::OpenOptions::new();
+        opts.create(true).truncate(false).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let file = opts.open(path).map_err(|e| Error::io(step, e))?;
+        let start = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(FileLock { file }),
+                Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(step, e)),
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let waited = start.elapsed().as_millis() as u64;
+                    if waited >= timeout_ms {
+                        return Err(Error::Busy { timeout_ms, waited_ms: waited });
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(20));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// True when the open `file` is still the file at `path` (same device and
+/// inode): a lock taken on a file that was unlinked meanwhile protects nothing.
+/// On platforms without inodes (Windows, where an open file cannot be
+/// deleted) this is always true.
+pub fn is_same_file(file: &std::fs::File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

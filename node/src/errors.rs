@@ -20,10 +20,14 @@ pub fn to_napi(e: Error) -> napi::Error {
             v["ioKind"] = Value::from(match source.kind() {
                 std::io::ErrorKind::NotFound => "ENOENT",
                 std::io::ErrorKind::PermissionDenied => "EACCES",
+                std::io::ErrorKind::StorageFull => "ENOSPC",
                 _ => "EIO",
             });
         }
-        Error::Busy { timeout_ms } => v["timeoutMs"] = json!(timeout_ms),
+        Error::Busy { timeout_ms, waited_ms } => {
+            v["timeoutMs"] = json!(timeout_ms);
+            v["waitedMs"] = json!(waited_ms);
+        }
         Error::KeyMismatch { backend } | Error::RecoveryLocked { backend, .. } => v["backend"] = json!(backend),
         Error::KeyStoreUnavailable { backend, remedy, .. } => {
             v["backend"] = json!(backend);

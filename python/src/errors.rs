@@ -75,7 +75,10 @@ fn build(py: Python<'_>, e: &Error) -> PyResult<PyErr> {
             inst.setattr("protected_total", b.protected_total)?;
             inst.setattr("remedies", b.remedies.clone())?;
         }
-        Error::Busy { timeout_ms } => inst.setattr("timeout_ms", *timeout_ms)?,
+        Error::Busy { timeout_ms, waited_ms } => {
+            inst.setattr("timeout_ms", *timeout_ms)?;
+            inst.setattr("waited_ms", *waited_ms)?;
+        }
         Error::KeyMismatch { backend } | Error::RecoveryLocked { backend, .. } => inst.setattr("backend", backend)?,
         Error::KeyStoreUnavailable { backend, remedy, .. } => {
             inst.setattr("backend", backend)?;

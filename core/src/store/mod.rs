@@ -17,10 +17,9 @@ pub(crate) mod tokens;
 pub(crate) mod transcript;
 mod types;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 
@@ -96,7 +95,7 @@ impl OpenOptions {
 /// Lock file proving this handle is alive to recovery passes in other
 /// handles and processes. Released (and removed) on close.
 struct OwnerLock {
-    file: File,
+    lock: paths::FileLock,
     path: PathBuf,
 }
 
@@ -164,26 +163,12 @@ impl SessionStore {
         if opts.path.is_none() || !dir.exists() {
             paths::ensure_private_dir(dir)?;
         }
-        // A database that does not exist yet is not created until a key is in hand.
-        let existed = std::fs::metadata(&path).map(|m| m.len() > 0).unwrap_or(false);
-        let (conn, has_data) = if existed {
-            let conn = open_connection(&path, opts.busy_timeout_ms)?;
-            let has = has_key_check(&conn)?;
-            (Some(conn), has)
-        } else {
-            (None, false)
-        };
-        let resolved = keys::resolve_key(&opts.key, &opts.app, has_data)?;
-        let mut conn = match conn {
-            Some(c) => c,
-            None => open_connection(&path, opts.busy_timeout_ms)?,
-        };
-        schema::migrate(&mut conn)?;
-        verify_or_init_key_check(&mut conn, &resolved.key, &resolved.backend)?;
+        let started = Instant::now();
+        let (conn, resolved) = open_database(&path, &opts).map_err(|e| waited(e, opts.busy_timeout_ms, started))?;
         paths::restrict_db_files(&path)?;
 
         let instance_id = uuid::Uuid::now_v7().simple().to_string();
-        let owner = acquire_owner_lock(&path, &instance_id)?;
+        let owner = acquire_owner_lock(&path, &instance_id, opts.busy_timeout_ms)?;
         let store = SessionStore {
             state: Mutex::new(Some(Open { conn, owner })),
             key: resolved.key,
@@ -251,36 +236,28 @@ impl SessionStore {
         if std::process::id() != self.pid {
             return Err(Error::Closed);
         }
+        let started = Instant::now();
         let mut guard = self.lock_state();
         let open = guard.as_mut().ok_or(Error::Closed)?;
-        let busy = self.busy_timeout_ms;
-        f(open).map_err(|e| match e {
-            Error::Busy { .. } => Error::Busy { timeout_ms: busy },
-            other => other,
-        })
+        f(open).map_err(|e| waited(e, self.busy_timeout_ms, started))
     }
 
     /// Run `f` in one `BEGIN IMMEDIATE` transaction; commit only if it returns `Ok`.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        let busy = self.busy_timeout_ms;
         self.with_open(|open| {
-            let tx = open
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(|e| busy_or(e, busy))?;
+            let tx = begin_immediate(&mut open.conn, self.busy_timeout_ms)?;
             let out = f(&Tx { tx: &tx, key: &self.key, owner: &self.instance_id, envelope_json: &self.envelope_json })?;
-            tx.commit().map_err(|e| busy_or(e, busy))?;
+            tx.commit()?;
             Ok(out)
         })
     }
 
     /// Run `f` in one short deferred (read) transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Connection, &DataKey) -> Result<T>) -> Result<T> {
-        let busy = self.busy_timeout_ms;
         self.with_open(|open| {
             let tx = open.conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
             let out = f(&tx, &self.key)?;
-            tx.finish().map_err(|e| busy_or(e, busy))?;
+            tx.finish()?;
             Ok(out)
         })
     }
@@ -339,10 +316,84 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-pub(crate) fn busy_or(e: rusqlite::Error, timeout_ms: u64) -> Error {
-    match Error::from(e) {
-        Error::Busy { .. } => Error::Busy { timeout_ms },
+/// A `Busy` error carries the configured timeout and how long the call
+/// really waited (measured from `started`); other errors pass through.
+pub(crate) fn waited(e: Error, timeout_ms: u64, started: Instant) -> Error {
+    match e {
+        Error::Busy { .. } => Error::Busy { timeout_ms, waited_ms: started.elapsed().as_millis() as u64 },
         other => other,
+    }
+}
+
+/// Run `step` until it does not fail with `Busy` or `timeout_ms` has
+/// really passed. SQLite answers some requests `SQLITE_BUSY` at once,
+/// without calling its busy handler (switching to WAL, `BEGIN IMMEDIATE`
+/// while another connection runs WAL recovery), so the busy timeout alone
+/// does not make a caller wait; `step` must have no effect when it fails.
+pub(crate) fn retry_busy<T>(timeout_ms: u64, mut step: impl FnMut() -> Result<T>) -> Result<T> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match step() {
+            Err(Error::Busy { .. }) if (started.elapsed().as_millis() as u64) < timeout_ms => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(25));
+            }
+            Err(e) => return Err(waited(e, timeout_ms, started)),
+            ok => return ok,
+        }
+    }
+}
+
+/// `BEGIN IMMEDIATE`, retried on an early `SQLITE_BUSY` until `timeout_ms`.
+pub(crate) fn begin_immediate(conn: &mut Connection, timeout_ms: u64) -> Result<Transaction<'_>> {
+    let conn: &Connection = conn;
+    retry_busy(timeout_ms, || Ok(Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?))
+}
+
+/// The file whose lock makes a database's first open one critical section
+/// across processes: `<db>-init.lock`, beside the database, never deleted.
+pub(crate) fn init_lock_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-init.lock");
+    PathBuf::from(name)
+}
+
+/// Connect, migrate and check the key (DESIGN.md "Keys").
+///
+/// An initialised database (its key-check value is stored) is opened
+/// without a lock. Otherwise the rest runs under the exclusive first-open
+/// lock ([`init_lock_path`]): read the key or create it, create the file,
+/// migrate and write the key-check value, so two processes opening a new
+/// database at once end with one key; the second reads the first's key.
+/// A file that does not exist is created only once a key is in hand.
+fn open_database(path: &Path, opts: &OpenOptions) -> Result<(Connection, keys::ResolvedKey)> {
+    let timeout = opts.busy_timeout_ms;
+    let finish = |mut conn: Connection, has_data: bool| -> Result<(Connection, keys::ResolvedKey)> {
+        let resolved = keys::resolve_key(&opts.key, &opts.app, has_data, timeout)?;
+        schema::migrate_within(&mut conn, timeout)?;
+        verify_or_init_key_check(&mut conn, &resolved.key, &resolved.backend, timeout)?;
+        Ok((conn, resolved))
+    };
+    let exists = || std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
+    if exists() {
+        let conn = open_connection(path, timeout)?;
+        if has_key_check(&conn)? {
+            return finish(conn, true);
+        }
+    }
+    let _first_open = paths::FileLock::acquire(&init_lock_path(path), timeout, "locking the database's first-open lock")?;
+    if exists() {
+        let conn = open_connection(path, timeout)?;
+        let has = has_key_check(&conn)?;
+        finish(conn, has)
+    } else {
+        // No file until the key is in hand: a missing or locked key store creates nothing.
+        let resolved = keys::resolve_key(&opts.key, &opts.app, false, timeout)?;
+        let mut conn = open_connection(path, timeout)?;
+        schema::migrate_within(&mut conn, timeout)?;
+        verify_or_init_key_check(&mut conn, &resolved.key, &resolved.backend, timeout)?;
+        Ok((conn, resolved))
     }
 }
 
@@ -357,10 +408,13 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     })?;
     // busy_timeout first: every later statement may meet another writer.
     conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
-    refuse_foreign_database(&conn)?;
+    retry_busy(busy_timeout_ms, || refuse_foreign_database(&conn))?;
     // Takes effect only on a new, empty database (before its first write).
     conn.pragma_update(None, "page_size", PAGE_SIZE)?;
-    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    // Switching to WAL needs an exclusive lock and answers SQLITE_BUSY
+    // without calling the busy handler.
+    let mode: String =
+        retry_busy(busy_timeout_ms, || Ok(conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(Error::Database(format!("could not switch to WAL mode (got `{mode}`)")));
     }
@@ -377,15 +431,15 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
 /// something else: refuse it (and leave it untouched) rather than adding our
 /// tables to it.
 fn refuse_foreign_database(conn: &Connection) -> Result<()> {
-    if schema::current_version(conn)? != 0 {
-        return Ok(());
-    }
-    let tables: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    // One statement, so one snapshot: read in two, another process's
+    // migration 1 could commit in between (tables present, version 0 read).
+    let (version, tables): (i64, i64) = conn.query_row(
+        "SELECT (SELECT user_version FROM pragma_user_version()),
+                (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%')",
         [],
-        |r| r.get(0),
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    if tables > 0 {
+    if version == 0 && tables > 0 {
         return Err(Error::corrupt(
             "this file is an SQLite database of another program, not a sessiondb database; it was left untouched",
         ));
@@ -394,17 +448,18 @@ fn refuse_foreign_database(conn: &Connection) -> Result<()> {
 }
 
 fn has_key_check(conn: &Connection) -> Result<bool> {
-    let meta: Option<String> = conn
+    let tx = conn.unchecked_transaction()?;
+    let meta: Option<String> = tx
         .query_row("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'", [], |r| r.get(0))
         .optional()?;
     if meta.is_none() {
         return Ok(false);
     }
-    let n: i64 = conn.query_row("SELECT COUNT(*) FROM meta WHERE key='key_check'", [], |r| r.get(0))?;
+    let n: i64 = tx.query_row("SELECT COUNT(*) FROM meta WHERE key='key_check'", [], |r| r.get(0))?;
     Ok(n > 0)
 }
 
-fn verify_or_init_key_check(conn: &mut Connection, key: &DataKey, backend: &str) -> Result<()> {
+fn verify_or_init_key_check(conn: &mut Connection, key: &DataKey, backend: &str, timeout_ms: u64) -> Result<()> {
     let verify = |json: &str| -> Result<()> {
         let field = crypto::EncryptedField::from_json(json)?;
         match crypto::decrypt_field(key, KEY_CHECK_RECORD, &field) {
@@ -418,7 +473,7 @@ fn verify_or_init_key_check(conn: &mut Connection, key: &DataKey, backend: &str)
     if let Some(json) = stored {
         return verify(&json);
     }
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = begin_immediate(conn, timeout_ms)?;
     let stored: Option<String> =
         tx.query_row("SELECT value FROM meta WHERE key='key_check'", [], |r| r.get(0)).optional()?;
     match stored {
@@ -443,33 +498,38 @@ pub(crate) fn owner_lock_dir(db: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn acquire_owner_lock(db: &Path, instance_id: &str) -> Result<OwnerLock> {
+/// Create and lock `<db>-owners/<instance_id>.lock`.
+///
+/// The lock is taken on the file that is at that path afterwards: a sweep
+/// in another handle may lock and unlink a file between our open and our
+/// lock (it cannot tell a handle still opening from a dead one), so after
+/// locking we check that the path still names our file, and start over if
+/// not. Errors: `Io`; `Busy` if the file stayed locked past `timeout_ms`.
+fn acquire_owner_lock(db: &Path, instance_id: &str, timeout_ms: u64) -> Result<OwnerLock> {
     let dir = owner_lock_dir(db);
-    paths::ensure_private_dir(&dir)?;
     let path = dir.join(format!("{instance_id}.lock"));
-    let mut opts = std::fs::OpenOptions::new();
-    opts.create(true).truncate(false).write(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    let file = opts
-        .open(&path)
-        .map_err(|e| Error::io("creating the owner lock file", e))?;
-    file.try_lock().map_err(|e| match e {
-        std::fs::TryLockError::Error(e) => Error::io("locking the owner lock file", e),
-        std::fs::TryLockError::WouldBlock => Error::conflict("owner lock already held"),
-    })?;
-    Ok(OwnerLock { file, path })
+    loop {
+        paths::ensure_private_dir(&dir)?;
+        let lock = paths::FileLock::acquire(&path, timeout_ms, "creating the owner lock file")?;
+        if paths::is_same_file(&lock.file, &path) {
+            return Ok(OwnerLock { lock, path });
+        }
+    }
 }
 
 fn release_owner_lock(owner: OwnerLock) {
-    // Remove first, then unlock: a recovery pass that sees no file treats the
-    // owner as gone, which is now true.
+    // Remove first, then unlock (on drop): a recovery pass that sees no file
+    // treats the owner as gone, which is now true.
     let _ = std::fs::remove_file(&owner.path);
-    let _ = owner.file.unlock();
+    drop(owner.lock);
 }
 
 /// Is the owner `instance_id` of the store at `db` still alive?
-/// Alive = its lock file exists and is locked by someone.
+/// Alive = its lock file exists and is locked by someone. A file nobody
+/// holds belongs to a handle that ended without closing (or one still
+/// opening, which has dispatched nothing yet): it is removed, but only while
+/// we hold its lock and only if the path still names the file we locked,
+/// so a live holder's file is never deleted.
 pub(crate) fn owner_is_alive(lock_dir: &Path, instance_id: &str) -> bool {
     if instance_id.is_empty() || instance_id.contains(['/', '\\', '.']) {
         return false;
@@ -483,7 +543,9 @@ pub(crate) fn owner_is_alive(lock_dir: &Path, instance_id: &str) -> bool {
     };
     match file.try_lock() {
         Ok(()) => {
-            let _ = std::fs::remove_file(&path);
+            if paths::is_same_file(&file, &path) {
+                let _ = std::fs::remove_file(&path);
+            }
             let _ = file.unlock();
             false
         }

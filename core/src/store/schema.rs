@@ -10,7 +10,7 @@
 //! roles, timestamps, counts, model/provider names, token numbers and HMAC
 //! indexes. Every `*_enc` column is an `EncryptedField` JSON envelope.
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::Connection;
 
 use crate::error::{Error, Result};
 
@@ -153,6 +153,11 @@ pub fn current_version(conn: &Connection) -> Result<u32> {
 ///
 /// Errors: `Corrupt` if the database is newer than this build.
 pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32> {
+    migrate_to_within(conn, target, super::DEFAULT_BUSY_TIMEOUT_MS)
+}
+
+/// [`migrate_to`], waiting at most `timeout_ms` for another writer.
+pub(crate) fn migrate_to_within(conn: &mut Connection, target: u32, timeout_ms: u64) -> Result<u32> {
     let mut version = current_version(conn)?;
     if version > LATEST_VERSION {
         return Err(Error::corrupt(format!(
@@ -161,7 +166,7 @@ pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32> {
     }
     let start = version;
     for m in MIGRATIONS.iter().filter(|m| m.version > start && m.version <= target) {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = super::begin_immediate(conn, timeout_ms)?;
         // Another process may have migrated while we waited for the lock.
         let now = current_version(&tx)?;
         if now >= m.version {
@@ -182,4 +187,9 @@ pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<u32> {
 /// Apply every migration (to [`LATEST_VERSION`]).
 pub fn migrate(conn: &mut Connection) -> Result<u32> {
     migrate_to(conn, LATEST_VERSION)
+}
+
+/// [`migrate`], waiting at most `timeout_ms` for another writer.
+pub(crate) fn migrate_within(conn: &mut Connection, timeout_ms: u64) -> Result<u32> {
+    migrate_to_within(conn, LATEST_VERSION, timeout_ms)
 }

@@ -14,7 +14,7 @@ use std::borrow::Borrow;
 
 use std::sync::{Arc, Condvar, Mutex};
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, OptionalExtension};
 
 use super::{lock, now_ms, ContentFormat, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
 use crate::crypto;
@@ -407,9 +407,8 @@ fn write_group(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) {
 /// all succeed (the results stop at the first failure). `Err` when the
 /// transaction itself failed (begin, commit, closed store): nothing written.
 fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> Result<Vec<Result<Vec<TranscriptEntry>>>> {
-    let busy = store.busy_timeout_ms;
     store.with_open(|open| {
-        let tx = open.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| super::busy_or(e, busy))?;
+        let tx = super::begin_immediate(&mut open.conn, store.busy_timeout_ms)?;
         let t = Tx { tx: &tx, key: &store.key, owner: &store.instance_id, envelope_json: &store.envelope_json };
         let mut results = Vec::with_capacity(group.len());
         for req in group {
@@ -422,18 +421,27 @@ fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> 
                 return Ok(results);
             }
         }
-        tx.commit().map_err(|e| super::busy_or(e, busy))?;
+        tx.commit()?;
         Ok(results)
     })
 }
 
 /// The failure of a group's commit, for each append of it: `Busy` stays
-/// `Busy` and `Closed` stays `Closed` (the host may retry or reopen);
+/// `Busy`, `Closed` stays `Closed` (the host may retry or reopen), `Io`
+/// stays `Io` (a full disk says so);
 /// anything else is a database error naming the original.
 fn copy_error(e: &Error) -> Error {
     match e {
-        Error::Busy { timeout_ms } => Error::Busy { timeout_ms: *timeout_ms },
+        Error::Busy { timeout_ms, waited_ms } => Error::Busy { timeout_ms: *timeout_ms, waited_ms: *waited_ms },
         Error::Closed => Error::Closed,
+        // A full disk (or another OS failure) stays `Io` with its errno.
+        Error::Io { step, source } => Error::Io {
+            step,
+            source: match source.raw_os_error() {
+                Some(code) => std::io::Error::from_raw_os_error(code),
+                None => std::io::Error::new(source.kind(), source.to_string()),
+            },
+        },
         other => Error::Database(format!("the commit of this append failed: {other}")),
     }
 }

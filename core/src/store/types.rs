@@ -312,11 +312,33 @@ pub struct StoreStats {
 }
 
 /// Validate an id used in record ids and AAD.
+///
+/// 1..=128 characters, no whitespace, control character or `:`, in Unicode
+/// NFC, and none of the characters that make two different ids look the
+/// same: bidi controls (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) and
+/// invisible characters (U+200B–U+200D, U+2060–U+2064, U+FEFF, U+180E,
+/// U+00AD). So `café` and `cafe\u{301}` cannot become two sessions.
+/// Errors: `InvalidInput`.
 pub(crate) fn validate_id(what: &str, id: &str) -> Result<()> {
     if id.is_empty() || id.len() > 128 || id.chars().any(|c| c == ':' || c.is_whitespace() || c.is_control()) {
         return Err(Error::invalid(format!(
             "{what} id must be 1..=128 characters without whitespace, control characters or `:`"
         )));
     }
+    if let Some(c) = id.chars().find(|&c| is_invisible_or_bidi(c)) {
+        return Err(Error::invalid(format!(
+            "{what} id contains the invisible or bidi control character U+{:04X}, which would make it look like another id",
+            c as u32
+        )));
+    }
+    if !unicode_normalization::is_nfc(id) {
+        return Err(Error::invalid(format!(
+            "{what} id is not in Unicode NFC (it has a decomposed character that would look like another id); normalise it to NFC"
+        )));
+    }
     Ok(())
+}
+
+fn is_invisible_or_bidi(c: char) -> bool {
+    matches!(c as u32, 0x00AD | 0x061C | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069 | 0xFEFF)
 }

@@ -95,7 +95,10 @@ class BusyError(SessionDBError):
 
     kind = "Busy"
     code = "ERR_BUSY"
+    #: The configured busy timeout, in milliseconds.
     timeout_ms: int = 0
+    #: How long the call really waited before giving up, in milliseconds.
+    waited_ms: int = 0
 
 
 class InvalidInputError(SessionDBError, ValueError):
