@@ -8,7 +8,7 @@
 
 use sessiondb::journal::{AppendOutcome, OperationOutcome};
 use sessiondb::{
-    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, Role, SessionRecord, StoreStats,
+    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, Role, SessionRecord, StoreStats, UnreadableField,
     TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
@@ -62,6 +62,21 @@ pub struct SessionRecord {
     pub forked_from: Option<String>,
     /// The last seq of the parent copied into this fork.
     pub forked_at_seq: Option<u64>,
+    /// Fields that could not be read (a damaged row); empty when healthy.
+    pub unreadable: Vec<UnreadableField>,
+}
+
+/// A stored field that could not be read (a damaged row).
+#[uniffi::remote(Record)]
+pub struct UnreadableField {
+    /// Which field: `name`, `workspace_path`, `content`, `meta`, `body`, `payload`, `tokens`, `value`.
+    pub field: String,
+    /// The record id, e.g. `session:<id>:name`.
+    pub record_id: String,
+    /// `AuthenticationFailed` or `Corrupt`.
+    pub kind: String,
+    /// Why, without user content.
+    pub reason: String,
 }
 
 /// Arguments of `createSessionWith` (imports, forks, every field).

@@ -150,7 +150,10 @@ test("sessions, transcript, tokens, extensions and journal round trip") {
     try store.recordTokens(sessionId: s.id, usage: TokenUsage(input: 100, output: 20, cached: 5))
     try expectEqual(try store.tokenTotals(sessionId: s.id), TokenTotals(input: 100, output: 20, cached: 5))
     try expectEqual(try store.appendContextExtension(sessionId: s.id, kind: "plan", bodyJson: "{}"), 1)
-    try expectEqual(try store.renameSession(id: s.id, name: "Renamed").name, "Renamed")
+    let renamed = try store.renameSession(id: s.id, name: "Renamed")
+    try expectEqual(renamed.name, "Renamed")
+    // A healthy session has no unreadable fields (damaged rows: Rust, Python, Node, Kotlin tests).
+    try expectEqual(renamed.unreadable.count, 0)
     try expectEqual(try store.findSession(idPrefixOrTitle: "Renamed").id, "sess-1")
     try expectEqual(try store.listSessionsForWorkspace(filter: .unbound).count, 1)
     let ev = NewEvent(eventId: "ev-1", sessionId: s.id, kind: "Note", payloadJson: "{\"n\":1}")

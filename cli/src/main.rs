@@ -53,7 +53,12 @@ enum Cmd {
     /// Print the database path.
     Path,
     /// Key backend, schema version, counts, WAL size.
-    Doctor,
+    Doctor {
+        /// Also read and authenticate every stored record and list the
+        /// damaged ones by record id (exit 6 if any); changes nothing.
+        #[arg(long)]
+        check: bool,
+    },
     /// Create a session; prints its id.
     New {
         /// Title.
@@ -383,14 +388,18 @@ fn fmt_time(ms: i64) -> String {
 /// One `/sessions`-style row (seed 002): title or id · model · N msg.
 fn session_line(s: &SessionRecord) -> String {
     let label = s.name.clone().unwrap_or_else(|| s.id.clone());
-    format!(
+    let mut line = format!(
         "{}  {} · {} · {} msg · {}",
         s.id.chars().take(13).collect::<String>(),
         label,
         s.model.as_deref().unwrap_or("-"),
         s.entry_count,
         fmt_time(s.updated_at_ms)
-    )
+    );
+    for u in &s.unreadable {
+        line.push_str(&format!(" · UNREADABLE {} ({}: {})", u.field, u.kind, u.record_id));
+    }
+    line
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -404,11 +413,15 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 outln!("{}", p.display());
             }
         }
-        Cmd::Doctor => {
+        Cmd::Doctor { check } => {
             let s = open_existing(g)?;
             let st = s.stats()?;
+            let report = if *check { Some(s.check_records()?) } else { None };
             if g.json {
-                print_json(&st);
+                match &report {
+                    Some(r) => print_json(&serde_json::json!({ "stats": st, "check": r })),
+                    None => print_json(&st),
+                }
             } else {
                 outln!("path            {}", st.path);
                 outln!("key backend     {}", st.key_backend);
@@ -420,6 +433,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 outln!("db size         {} bytes", st.db_bytes);
                 outln!("wal size        {} bytes", st.wal_bytes);
                 outln!("note            losing the data key makes the sessions unreadable; there is no backup of it");
+                if let Some(r) = &report {
+                    outln!("records checked {}", r.records);
+                    outln!("damaged         {}", r.damaged.len());
+                    for d in &r.damaged {
+                        outln!("  {}  {}: {}", d.record_id, d.kind, d.reason);
+                    }
+                }
+            }
+            if let Some(r) = report.filter(|r| !r.damaged.is_empty()) {
+                return Err(Failure::Cli {
+                    code: exit_code(ErrorKind::Corrupt),
+                    message: format!("{} damaged record(s); the others are readable and nothing was changed", r.damaged.len()),
+                });
             }
         }
         Cmd::New { name, workspace, unbound, model } => {

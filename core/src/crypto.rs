@@ -260,9 +260,19 @@ pub fn seal_str(key: &DataKey, record_id: &str, plaintext: &str) -> String {
 }
 
 /// Parse and decrypt an envelope's JSON text into a UTF-8 string.
-/// Errors: as [`decrypt_field`], plus `Corrupt` for non-UTF-8 plaintext.
+/// Errors: as [`decrypt_field`], plus `Corrupt` (naming `record_id`) for
+/// text that is no envelope and for non-UTF-8 plaintext.
 pub fn open_str(key: &DataKey, record_id: &str, envelope_json: &str) -> Result<String> {
-    let field = EncryptedField::from_json(envelope_json)?;
+    open_bytes(key, record_id, envelope_json.as_bytes())
+}
+
+/// [`open_str`] over the raw bytes of a column, TEXT or BLOB alike: bytes
+/// that are not an envelope's JSON (NUL bytes, an empty string, a zeroed
+/// BLOB) are `Corrupt` naming `record_id`; another record's envelope is
+/// `AuthenticationFailed` naming it.
+pub fn open_bytes(key: &DataKey, record_id: &str, envelope_json: &[u8]) -> Result<String> {
+    let field: EncryptedField = serde_json::from_slice(envelope_json)
+        .map_err(|_| Error::corrupt(format!("record `{record_id}` is not an EncryptedField envelope ({} bytes)", envelope_json.len())))?;
     let bytes = decrypt_field(key, record_id, &field)?;
     String::from_utf8(bytes.to_vec()).map_err(|_| Error::corrupt(format!("record `{record_id}` is not UTF-8")))
 }

@@ -361,32 +361,26 @@ impl SessionStore {
                 "SELECT event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, created_at
                  FROM journal WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
             )?;
-            let rows = st.query_map(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                    r.get::<_, String>(6)?,
-                    r.get::<_, String>(7)?,
-                ))
-            })?;
+            let mut rows = st.query(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64])?;
             let mut out = Vec::new();
-            for row in rows {
-                let (event_id, session_id, seq, ver, op, kind, pj, created_at) = row?;
-                let text = crypto::open_str(key, &record_id(&event_id), &pj)?;
-                let payload = serde_json::from_str(&text).map_err(|_| Error::corrupt("journal payload is not JSON"))?;
+            while let Some(r) = rows.next()? {
+                let event_id: String = crate::store::column(r, 0, &format!("journal:{session_id}"))?;
+                let rec = record_id(&event_id);
+                let col = |i: usize| crate::store::column::<String>(r, i, &rec);
+                let text = crate::store::open_column(key, r, 6, &rec)?
+                    .ok_or_else(|| Error::corrupt(format!("record `{rec}` has no envelope")))?;
+                let payload = serde_json::from_str(&text)
+                    .map_err(|_| Error::corrupt(format!("record `{rec}`: journal payload is not JSON")))?;
+                let op = col(4)?;
                 out.push(JournalEvent {
-                    event_id,
-                    session_id,
-                    seq: seq as u64,
-                    aggregate_version: ver as u64,
+                    session_id: col(1)?,
+                    seq: crate::store::column::<i64>(r, 2, &rec)? as u64,
+                    aggregate_version: crate::store::column::<i64>(r, 3, &rec)? as u64,
                     operation_id: if op.is_empty() { None } else { Some(op) },
-                    kind,
+                    kind: col(5)?,
                     payload,
-                    created_at,
+                    created_at: col(7)?,
+                    event_id,
                 });
             }
             Ok(out)

@@ -202,14 +202,20 @@ pub(crate) fn resolve_key(source: &KeySource, app: &str, db_has_data: bool, time
     if db_has_data {
         return Err(Error::RecoveryLocked { backend, service: app.to_string() });
     }
+    // The OS keyring's one entry serves every database of `app`: another
+    // process may have created it, for another database, while we waited.
+    // (A host provider is asked once; the database's first-open lock, held
+    // by the caller, serialises the processes opening this database.)
     let _app_lock = match source {
-        KeySource::OsKeyring => app_key_lock(app, timeout_ms)?,
+        KeySource::OsKeyring => {
+            let lock = app_key_lock(app, timeout_ms)?;
+            if let Some(bytes) = provider.get_key()? {
+                return stored(bytes);
+            }
+            lock
+        }
         _ => None,
     };
-    // Another process may have created the key while we waited for the lock.
-    if let Some(bytes) = provider.get_key()? {
-        return stored(bytes);
-    }
     let key = DataKey::generate();
     provider.set_key(key.expose_bytes())?;
     Ok(ResolvedKey { key, backend })

@@ -114,3 +114,120 @@ fn a_full_disk_is_io_saying_so_and_every_acknowledged_append_survives() {
     // And writing works again.
     assert_eq!(s.append_transcript(&id, Role::User, "after".into()).unwrap().seq, acked.len() as u64 + 1);
 }
+
+/// Overwrite one column of one row through a separate connection.
+fn damage(db: &Path, sql: &str) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    assert_eq!(c.execute(sql, []).unwrap(), 1, "{sql}");
+}
+
+fn three_sessions(s: &SessionStore) -> Vec<String> {
+    ["alpha", "beta", "gamma"]
+        .iter()
+        .map(|t| {
+            let id = s.create_session(Some(t.to_string()), Some("/tmp".into())).unwrap().id;
+            s.append_transcript(&id, Role::User, format!("hello from {t}")).unwrap();
+            id
+        })
+        .collect()
+}
+
+#[test]
+fn one_damaged_title_never_hides_the_other_sessions() {
+    let cases = [
+        ("NUL bytes", "CAST(zeroblob(40) AS TEXT)", "Corrupt"),
+        ("empty string", "''", "Corrupt"),
+        ("zero-filled BLOB", "zeroblob(64)", "Corrupt"),
+        ("a number", "42", "Corrupt"),
+        ("another row's envelope", "(SELECT name_enc FROM sessions WHERE id = '{A}')", "AuthenticationFailed"),
+    ];
+    for (what, value, kind) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("s.db");
+        let s = open(&db);
+        let ids = three_sessions(&s);
+        let (a, b, c) = (&ids[0], &ids[1], &ids[2]);
+        damage(&db, &format!("UPDATE sessions SET name_enc = {} WHERE id = '{b}'", value.replace("{A}", a)));
+        let list = s.list_sessions(None).unwrap();
+        assert_eq!(list.len(), 3, "{what}");
+        let damaged = list.iter().find(|x| &x.id == b).unwrap();
+        assert_eq!(damaged.name, None, "{what}");
+        assert_eq!(damaged.workspace_path.as_deref(), Some("/tmp"), "{what}");
+        assert_eq!(damaged.unreadable.len(), 1, "{what}");
+        let u = &damaged.unreadable[0];
+        assert_eq!((u.field.as_str(), u.record_id.as_str(), u.kind.as_str()), ("name", format!("session:{b}:name").as_str(), kind), "{what}");
+        assert!(list.iter().filter(|x| &x.id != b).all(|x| x.unreadable.is_empty() && x.name.is_some()), "{what}");
+        // The others stay usable: by title, by workspace, their transcripts.
+        assert_eq!(&s.find_session("gamma").unwrap().id, c, "{what}");
+        assert_eq!(s.list_sessions_for_workspace(WorkspaceFilter::Current("/tmp".into()), None).unwrap().len(), 3);
+        assert_eq!(s.get_transcript(a, 1, 10).unwrap()[0].content, "hello from alpha");
+        // The damaged session itself is still usable, and a rename repairs it.
+        assert_eq!(s.get_transcript(b, 1, 10).unwrap()[0].content, "hello from beta");
+        let report = s.check_records().unwrap();
+        assert_eq!(report.damaged.len(), 1, "{what}: {report:?}");
+        assert_eq!(report.damaged[0].record_id, format!("session:{b}:name"));
+        // 3 sessions x (name, workspace) + 3 entries + 3 x (SessionCreated, TranscriptAppended) events.
+        assert_eq!(report.records, 3 * 2 + 3 + 3 * 2, "{what}: {report:?}");
+        s.rename_session(b, Some("beta again".into())).unwrap();
+        assert!(s.check_records().unwrap().damaged.is_empty());
+    }
+}
+
+#[test]
+fn damaged_entries_extensions_tokens_and_journal_payloads_are_typed_errors_naming_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let s = open(&db);
+    let ids = three_sessions(&s);
+    let (a, b) = (&ids[0], &ids[1]);
+    s.append_transcript(a, Role::Assistant, "second".into()).unwrap();
+    s.append_context_extension(a, "note", "{\"k\":1}").unwrap();
+    s.record_tokens(a, TokenUsage { input: 5, output: 6, cached: 7, model: None, provider: None }).unwrap();
+    let before = s.check_records().unwrap();
+    assert_eq!(before.damaged, vec![]);
+
+    // Transcript content: a zeroed BLOB, then another entry's envelope.
+    damage(&db, &format!("UPDATE transcript_entries SET content_enc = zeroblob(30) WHERE session_id = '{a}' AND seq = 1"));
+    let e = s.get_transcript(a, 1, 10).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt, "{e}");
+    assert!(e.to_string().contains(&format!("transcript:{a}:1:content")), "{e}");
+    damage(&db, &format!(
+        "UPDATE transcript_entries SET content_enc = (SELECT content_enc FROM transcript_entries WHERE session_id = '{a}' AND seq = 2) WHERE session_id = '{a}' AND seq = 1"
+    ));
+    let e = s.get_transcript(a, 1, 10).unwrap_err();
+    assert!(matches!(&e, Error::AuthenticationFailed { record } if *record == format!("transcript:{a}:1:content")), "{e:?}");
+    // Other sessions' transcripts are untouched.
+    assert_eq!(s.get_transcript(b, 1, 10).unwrap().len(), 1);
+
+    damage(&db, &format!("UPDATE context_extensions SET body_enc = x'00' WHERE session_id = '{a}'"));
+    let e = s.list_context_extensions(a).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt);
+    assert!(e.to_string().contains(&format!("ctxext:{a}:")), "{e}");
+
+    damage(&db, &format!("UPDATE token_ledger SET input = 'many' WHERE session_id = '{a}'"));
+    let e = s.token_totals(a).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt);
+    assert!(e.to_string().contains(&format!("tokens:{a}:")), "{e}");
+
+    let event: String = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(&format!("SELECT event_id FROM journal WHERE session_id = '{b}' ORDER BY seq LIMIT 1"), [], |r| r.get(0))
+        .unwrap();
+    damage(&db, &format!("UPDATE journal SET payload_json = zeroblob(8) WHERE event_id = '{event}'"));
+    let e = s.journal_events(b, 1, 100).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt);
+    assert!(e.to_string().contains(&format!("journal:{event}:payload")), "{e}");
+
+    let report = s.check_records().unwrap();
+    let mut damaged: Vec<(String, String)> = report.damaged.iter().map(|d| (d.field.clone(), d.kind.clone())).collect();
+    damaged.sort();
+    assert_eq!(
+        damaged,
+        [("body", "Corrupt"), ("content", "AuthenticationFailed"), ("payload", "Corrupt"), ("tokens", "Corrupt")]
+            .map(|(f, k)| (f.to_string(), k.to_string()))
+    );
+    assert_eq!(report.records, before.records);
+    // Nothing changed: the same check twice gives the same report.
+    assert_eq!(s.check_records().unwrap(), report);
+}

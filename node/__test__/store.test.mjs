@@ -162,3 +162,21 @@ test('module functions', async () => {
   assert.equal(await sdb.canonicalWorkspace(join(d, 'a', '..', 'b') + '/'), join(realpathSync(d), 'b'))
   assert.equal(sdb.errorKinds().length, 13)
 })
+
+test('a damaged title is listed with its unreadable field and hides no other session', async () => {
+  const { execFileSync } = await import('node:child_process')
+  const st = await openTemp()
+  const ids = []
+  for (const t of ['alpha', 'beta', 'gamma']) ids.push((await st.createSession(t)).id)
+  execFileSync('python3', ['-c', `import sqlite3,sys
+c = sqlite3.connect(sys.argv[1], timeout=5)
+with c: assert c.execute("UPDATE sessions SET name_enc = zeroblob(64) WHERE id = ?", (sys.argv[2],)).rowcount == 1`, st.path, ids[1]])
+  const listed = await st.listSessions()
+  assert.deepEqual(listed.map((s) => s.id).sort(), [...ids].sort())
+  const damaged = listed.find((s) => s.id === ids[1])
+  assert.equal(damaged.name, undefined)
+  assert.deepEqual(damaged.unreadable.map((u) => [u.field, u.recordId, u.kind]), [['name', `session:${ids[1]}:name`, 'Corrupt']])
+  assert.deepEqual(listed.filter((s) => s.id !== ids[1]).map((s) => [s.name, s.unreadable.length]).sort(), [['alpha', 0], ['gamma', 0]])
+  assert.equal((await st.findSession('gamma')).id, ids[2])
+  await st.close()
+})

@@ -29,6 +29,25 @@ pub struct Session {
     pub entry_count: i64,
     pub forked_from: Option<String>,
     pub forked_at_seq: Option<i64>,
+    /// Fields that could not be read (a damaged row); empty when healthy.
+    pub unreadable: Vec<UnreadableField>,
+}
+
+/// A stored field that could not be read: `field` (e.g. `name`),
+/// `recordId` (e.g. `session:<id>:name`), `kind` (`AuthenticationFailed`
+/// or `Corrupt`) and `reason`.
+#[napi(object)]
+pub struct UnreadableField {
+    pub field: String,
+    pub record_id: String,
+    pub kind: String,
+    pub reason: String,
+}
+
+impl From<sessiondb::UnreadableField> for UnreadableField {
+    fn from(u: sessiondb::UnreadableField) -> Self {
+        UnreadableField { field: u.field, record_id: u.record_id, kind: u.kind, reason: u.reason }
+    }
 }
 
 impl From<sessiondb::SessionRecord> for Session {
@@ -45,6 +64,7 @@ impl From<sessiondb::SessionRecord> for Session {
             entry_count: n(r.entry_count),
             forked_from: r.forked_from,
             forked_at_seq: r.forked_at_seq.map(n),
+            unreadable: r.unreadable.into_iter().map(Into::into).collect(),
         }
     }
 }

@@ -19,7 +19,7 @@ mod _native {
     #[pymodule_export]
     use crate::records::{
         AppendOutcome, ContextExtension, EntryMeta, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
-        TranscriptEntry,
+        TranscriptEntry, UnreadableField,
     };
     #[pymodule_export]
     use crate::results::{

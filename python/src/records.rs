@@ -86,6 +86,25 @@ record! {
         entry_count: u64,
         forked_from: Option<String>,
         forked_at_seq: Option<u64>,
+        unreadable: Vec<UnreadableField>,
+    }
+}
+
+record! {
+    /// A stored field that could not be read (a damaged row): `field` (e.g.
+    /// `name`), `record_id` (e.g. `session:<id>:name`), `kind`
+    /// (`AuthenticationFailed` or `Corrupt`) and `reason`.
+    UnreadableField = "UnreadableField" {
+        field: String,
+        record_id: String,
+        kind: String,
+        reason: String,
+    }
+}
+
+impl From<sessiondb::UnreadableField> for UnreadableField {
+    fn from(u: sessiondb::UnreadableField) -> Self {
+        UnreadableField { field: u.field, record_id: u.record_id, kind: u.kind, reason: u.reason }
     }
 }
 
@@ -103,6 +122,7 @@ impl From<sessiondb::SessionRecord> for Session {
             entry_count: r.entry_count,
             forked_from: r.forked_from,
             forked_at_seq: r.forked_at_seq,
+            unreadable: r.unreadable.into_iter().map(Into::into).collect(),
         }
     }
 }

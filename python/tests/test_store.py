@@ -277,3 +277,32 @@ def test_functions(tmp_path):
     assert sessiondb.envelope_aad("session:abc:name") == "session:abc:name:v1:aes-256-gcm"
     assert len(sessiondb.workspace_index(KEY, "/projA")) == 64
     assert isinstance(sessiondb.__version__, str)
+
+
+def _damage_title(db_path, session_id, value_sql):
+    import sqlite3
+
+    c = sqlite3.connect(db_path, timeout=5)
+    with c:
+        assert c.execute(f"UPDATE sessions SET name_enc = {value_sql} WHERE id = ?", (session_id,)).rowcount == 1
+    c.close()
+
+
+@pytest.mark.parametrize(
+    "value_sql,kind",
+    [("zeroblob(64)", "Corrupt"), ("''", "Corrupt"), ("(SELECT name_enc FROM sessions WHERE name_enc IS NOT NULL AND id <> ?1 LIMIT 1)", None)],
+)
+def test_a_damaged_title_is_listed_with_its_unreadable_field_and_hides_no_other_session(store, db_path, value_sql, kind):
+    ids = [store.create_session(t).id for t in ("alpha", "beta", "gamma")]
+    if kind is None:
+        value_sql, kind = f"(SELECT name_enc FROM sessions WHERE id = '{ids[0]}')", "AuthenticationFailed"
+    _damage_title(db_path, ids[1], value_sql)
+    listed = {s.id: s for s in store.list_sessions()}
+    assert sorted(listed) == sorted(ids)
+    damaged = listed[ids[1]]
+    assert damaged.name is None
+    assert [(u.field, u.record_id, u.kind) for u in damaged.unreadable] == [("name", f"session:{ids[1]}:name", kind)]
+    assert [listed[i].name for i in (ids[0], ids[2])] == ["alpha", "gamma"]
+    assert listed[ids[0]].unreadable == []
+    assert store.find_session("gamma").id == ids[2]
+    assert damaged.to_dict()["unreadable"][0]["kind"] == kind

@@ -59,14 +59,15 @@ impl SessionStore {
             let mut rows = st.query([session_id])?;
             let mut out = Vec::new();
             while let Some(r) = rows.next()? {
-                let n = r.get::<_, i64>(0)? as u64;
-                let env: String = r.get(2)?;
+                let n = super::column::<i64>(r, 0, &format!("ctxext:{session_id}"))? as u64;
+                let rec = ext_record(session_id, n);
                 out.push(ContextExtensionRecord {
                     session_id: session_id.to_string(),
                     n,
-                    kind: r.get(1)?,
-                    body: crypto::open_str(key, &ext_record(session_id, n), &env)?,
-                    created_at_ms: r.get(3)?,
+                    kind: super::column(r, 1, &rec)?,
+                    body: super::open_column(key, r, 2, &rec)?
+                        .ok_or_else(|| Error::corrupt(format!("record `{rec}` has no envelope")))?,
+                    created_at_ms: super::column(r, 3, &rec)?,
                 });
             }
             Ok(out)

@@ -10,12 +10,15 @@
 //! * Reads run in a short deferred transaction; none stays open across calls.
 //! * The handle is `Send + Sync`: one connection behind a mutex.
 
+mod check;
 pub(crate) mod context_ext;
 pub mod schema;
 pub(crate) mod sessions;
 pub(crate) mod tokens;
 pub(crate) mod transcript;
 mod types;
+
+pub use check::CheckReport;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -306,6 +309,36 @@ impl Drop for SessionStore {
         if std::process::id() == self.pid {
             self.close();
         }
+    }
+}
+
+/// Column `idx` of a row of record `record_id`. A value of a type this
+/// schema never writes there (a damaged row) is `Corrupt` naming the
+/// record, never an untyped `Database` error.
+pub(crate) fn column<T: rusqlite::types::FromSql>(r: &rusqlite::Row<'_>, idx: usize, record_id: &str) -> Result<T> {
+    r.get(idx).map_err(|e| match e {
+        rusqlite::Error::InvalidColumnType(..)
+        | rusqlite::Error::FromSqlConversionFailure(..)
+        | rusqlite::Error::IntegralValueOutOfRange(..) => {
+            Error::corrupt(format!("record `{record_id}`: column {idx} holds a value of a type this schema never writes there"))
+        }
+        other => other.into(),
+    })
+}
+
+/// Decrypt the envelope in column `idx` (TEXT or BLOB; NULL = `None`) for
+/// `record_id`. Errors: `Corrupt` (not an envelope, a number where an
+/// envelope belongs), `AuthenticationFailed` (altered or moved), each
+/// naming the record.
+pub(crate) fn open_column(key: &DataKey, r: &rusqlite::Row<'_>, idx: usize, record_id: &str) -> Result<Option<String>> {
+    use rusqlite::types::ValueRef;
+    match r.get_ref(idx)? {
+        ValueRef::Null => Ok(None),
+        ValueRef::Text(b) | ValueRef::Blob(b) => crypto::open_bytes(key, record_id, b).map(Some),
+        other => Err(Error::corrupt(format!(
+            "record `{record_id}` holds a {} value, not an EncryptedField envelope",
+            other.data_type()
+        ))),
     }
 }
 

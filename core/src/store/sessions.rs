@@ -6,7 +6,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{now_ms, validate_id, NewSession, SessionRecord, SessionStore, Tx, WorkspaceFilter};
+use super::{column, now_ms, open_column, validate_id, NewSession, SessionRecord, SessionStore, Tx, UnreadableField, WorkspaceFilter};
 use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
 use crate::journal;
@@ -24,27 +24,35 @@ fn workspace_record(id: &str) -> String {
     format!("session:{id}:workspace")
 }
 
+/// A session row, decrypted. A damaged title or workspace envelope (not an
+/// envelope, altered, another row's) leaves that field `None` and is listed
+/// in `unreadable`, so one damaged row never hides the session or the others.
 pub(crate) fn session_from_row(key: &DataKey, r: &Row<'_>) -> Result<SessionRecord> {
-    let id: String = r.get(0)?;
-    let name = match r.get::<_, Option<String>>(1)? {
-        Some(env) => Some(crypto::open_str(key, &name_record(&id), &env)?),
-        None => None,
+    let id: String = column(r, 0, "session:<unknown>")?;
+    let mut unreadable = Vec::new();
+    let mut sealed = |idx: usize, field: &str, record: String| match open_column(key, r, idx, &record) {
+        Ok(v) => Ok(v),
+        Err(e @ (Error::Corrupt { .. } | Error::AuthenticationFailed { .. })) => {
+            unreadable.push(UnreadableField::new(field, &record, &e));
+            Ok(None)
+        }
+        Err(e) => Err(e),
     };
-    let workspace_path = match r.get::<_, Option<String>>(2)? {
-        Some(env) => Some(crypto::open_str(key, &workspace_record(&id), &env)?),
-        None => None,
-    };
+    let name = sealed(1, "name", name_record(&id))?;
+    let workspace_path = sealed(2, "workspace_path", workspace_record(&id))?;
+    let rec = format!("session:{id}");
     Ok(SessionRecord {
+        unreadable,
         name,
         workspace_path,
-        model: r.get(3)?,
-        provider: r.get(4)?,
-        work_mode: r.get(5)?,
-        created_at_ms: r.get(6)?,
-        updated_at_ms: r.get(7)?,
-        entry_count: r.get::<_, i64>(8)? as u64,
-        forked_from: r.get(9)?,
-        forked_at_seq: r.get::<_, Option<i64>>(10)?.map(|v| v as u64),
+        model: column(r, 3, &rec)?,
+        provider: column(r, 4, &rec)?,
+        work_mode: column(r, 5, &rec)?,
+        created_at_ms: column(r, 6, &rec)?,
+        updated_at_ms: column(r, 7, &rec)?,
+        entry_count: column::<i64>(r, 8, &rec)? as u64,
+        forked_from: column(r, 9, &rec)?,
+        forked_at_seq: column::<Option<i64>>(r, 10, &rec)?.map(|v| v as u64),
         id,
     })
 }

@@ -7,6 +7,12 @@ use super::{now_ms, SessionStore, TokenTotals, TokenUsage, Tx};
 use crate::error::{Error, Result};
 use crate::journal;
 
+/// The record id of a token-ledger row in errors and `doctor --check`:
+/// `tokens:<session id>:<row id>` (token numbers are plaintext, no AAD).
+pub(crate) fn token_record(session_id: &str, row_id: i64) -> String {
+    format!("tokens:{session_id}:{row_id}")
+}
+
 pub(crate) fn record_in_tx(t: &Tx<'_>, session_id: &str, usages: &[TokenUsage]) -> Result<()> {
     for usage in usages {
         for (what, v) in [("input", usage.input), ("output", usage.output), ("cached", usage.cached)] {
@@ -61,13 +67,18 @@ impl SessionStore {
                 return Err(Error::not_found("session", session_id));
             }
             // Sums saturate at u64::MAX instead of failing with SQLite's integer overflow.
-            let mut st = c.prepare_cached("SELECT input, output, cached FROM token_ledger WHERE session_id = ?1")?;
+            let mut st = c.prepare_cached("SELECT input, output, cached, id FROM token_ledger WHERE session_id = ?1")?;
             let mut rows = st.query([session_id])?;
             let mut t = TokenTotals::default();
             while let Some(r) = rows.next()? {
-                t.input = t.input.saturating_add(r.get::<_, i64>(0)? as u64);
-                t.output = t.output.saturating_add(r.get::<_, i64>(1)? as u64);
-                t.cached = t.cached.saturating_add(r.get::<_, i64>(2)? as u64);
+                let rec = token_record(session_id, r.get(3)?);
+                let count = |i: usize| -> Result<u64> {
+                    u64::try_from(super::column::<i64>(r, i, &rec)?)
+                        .map_err(|_| Error::corrupt(format!("record `{rec}`: negative token count")))
+                };
+                t.input = t.input.saturating_add(count(0)?);
+                t.output = t.output.saturating_add(count(1)?);
+                t.cached = t.cached.saturating_add(count(2)?);
             }
             Ok(t)
         })

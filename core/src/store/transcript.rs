@@ -237,17 +237,15 @@ impl SessionStore {
             "SELECT seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc FROM transcript_entries
              WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
             |r, key, e| {
-                let extra = match r.get::<_, Option<String>>(9)? {
+                let rec = meta_record(session_id, e.seq);
+                let extra = match super::open_column(key, r, 9, &rec)? {
                     None => serde_json::Map::new(),
-                    Some(env) => {
-                        let json = crypto::open_str(key, &meta_record(session_id, e.seq), &env)?;
-                        match serde_json::from_str(&json) {
-                            Ok(serde_json::Value::Object(m)) => m,
-                            _ => return Err(Error::corrupt("transcript entry metadata is not a JSON object")),
-                        }
-                    }
+                    Some(json) => match serde_json::from_str(&json) {
+                        Ok(serde_json::Value::Object(m)) => m,
+                        _ => return Err(Error::corrupt(format!("record `{rec}`: transcript entry metadata is not a JSON object"))),
+                    },
                 };
-                let meta = EntryMeta { model: r.get(7)?, provider: r.get(8)?, extra };
+                let meta = EntryMeta { model: super::column(r, 7, &rec)?, provider: super::column(r, 8, &rec)?, extra };
                 Ok((e, meta))
             },
         )
@@ -275,19 +273,21 @@ impl SessionStore {
             let mut rows = st.query(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64])?;
             let mut out = Vec::new();
             while let Some(r) = rows.next()? {
-                let seq = r.get::<_, i64>(0)? as u64;
-                let role: String = r.get(1)?;
-                let format: String = r.get(2)?;
-                let env: String = r.get(3)?;
+                let seq = super::column::<i64>(r, 0, &format!("transcript:{session_id}"))? as u64;
+                let rec = content_record(session_id, seq);
+                let role: String = super::column(r, 1, &rec)?;
+                let format: String = super::column(r, 2, &rec)?;
                 let entry = TranscriptEntry {
                     session_id: session_id.to_string(),
                     seq,
-                    role: Role::parse(&role).map_err(|_| Error::corrupt("unknown role in transcript"))?,
-                    format: ContentFormat::parse(&format).map_err(|_| Error::corrupt("unknown content format"))?,
-                    content: crypto::open_str(key, &content_record(session_id, seq), &env)?,
-                    created_at_ms: r.get(4)?,
-                    tokens: r.get::<_, Option<i64>>(5)?.map(|v| v as u64),
-                    source_line: r.get::<_, Option<i64>>(6)?.map(|v| v as u64),
+                    role: Role::parse(&role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?,
+                    format: ContentFormat::parse(&format)
+                        .map_err(|_| Error::corrupt(format!("record `{rec}`: unknown content format")))?,
+                    content: super::open_column(key, r, 3, &rec)?
+                        .ok_or_else(|| Error::corrupt(format!("record `{rec}` has no envelope")))?,
+                    created_at_ms: super::column(r, 4, &rec)?,
+                    tokens: super::column::<Option<i64>>(r, 5, &rec)?.map(|v| v as u64),
+                    source_line: super::column::<Option<i64>>(r, 6, &rec)?.map(|v| v as u64),
                 };
                 out.push(f(r, key, entry)?);
             }

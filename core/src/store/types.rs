@@ -105,6 +105,35 @@ pub struct SessionRecord {
     pub forked_from: Option<String>,
     /// The last seq of the parent copied into this fork.
     pub forked_at_seq: Option<u64>,
+    /// Fields of this session that could not be read (a damaged row): each
+    /// such field is `None` above, and the session is still listed and
+    /// usable. Empty for a healthy session.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<UnreadableField>,
+}
+
+/// A stored field that could not be decrypted or read (issue "Nothing lost
+/// under real use": one damaged row never hides the others).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreadableField {
+    /// Which field: `name`, `workspace_path` (sessions), `content`, `meta`
+    /// (transcript entries), `body` (context extensions), `payload`
+    /// (journal events), `tokens` (token records), `value` (meta rows).
+    pub field: String,
+    /// The record id, e.g. `session:<id>:name` (the AAD of its envelope).
+    pub record_id: String,
+    /// The error kind's name: `AuthenticationFailed` (altered, moved or
+    /// swapped ciphertext) or `Corrupt` (not an envelope, wrong type).
+    pub kind: String,
+    /// Why, without user content.
+    pub reason: String,
+}
+
+impl UnreadableField {
+    /// The field `field` of record `record_id` failed with `e`.
+    pub fn new(field: &str, record_id: &str, e: &Error) -> Self {
+        UnreadableField { field: field.to_string(), record_id: record_id.to_string(), kind: e.kind().name().to_string(), reason: e.to_string() }
+    }
 }
 
 /// Arguments of [`crate::store::SessionStore::create_session_with`].

@@ -40,6 +40,7 @@ __all__ = [
     "TokenTotals",
     "TranscriptEntry",
     "TranscriptIterator",
+    "UnreadableField",
     "__version__",
     "_bench_core",
     "apply_compaction",
@@ -89,6 +90,21 @@ class Session:
     def forked_from(self) -> Optional[str]: ...
     @property
     def forked_at_seq(self) -> Optional[int]: ...
+    @property
+    def unreadable(self) -> List[UnreadableField]: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+
+@final
+class UnreadableField:
+    """A stored field that could not be read (a damaged row)."""
+    @property
+    def field(self) -> str: ...
+    @property
+    def record_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
     def to_dict(self) -> Dict[str, Any]: ...
 
 @final

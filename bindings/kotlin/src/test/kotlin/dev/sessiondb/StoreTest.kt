@@ -176,4 +176,25 @@ class StoreTest {
         assertEquals("/a/b", canonicalWorkspace("/a/./b/"))
         assertNull(null)
     }
+
+    @Test
+    fun aDamagedTitleIsListedWithItsUnreadableFieldAndHidesNoOtherSession() {
+        val path = tempDb()
+        SessionStore.openWithKey(path, ByteArray(32) { 5 }).use { store ->
+            val ids = listOf("alpha", "beta", "gamma").map { store.createSession(it, null).id }
+            val p = ProcessBuilder(
+                "python3", "-c",
+                "import sqlite3,sys\nc = sqlite3.connect(sys.argv[1], timeout=5)\nwith c: assert c.execute('UPDATE sessions SET name_enc = zeroblob(64) WHERE id = ?', (sys.argv[2],)).rowcount == 1",
+                path, ids[1],
+            ).inheritIO().start()
+            assertEquals(0, p.waitFor())
+            val listed = store.listSessions(null).associateBy { it.id }
+            assertEquals(ids.toSet(), listed.keys)
+            val damaged = listed.getValue(ids[1])
+            assertNull(damaged.name)
+            assertEquals(listOf(Triple("name", "session:${ids[1]}:name", "Corrupt")), damaged.unreadable.map { Triple(it.field, it.recordId, it.kind) })
+            assertEquals(listOf("alpha", "gamma"), listOf(ids[0], ids[2]).map { listed.getValue(it).name })
+            assertTrue(listed.getValue(ids[0]).unreadable.isEmpty())
+        }
+    }
 }
