@@ -56,3 +56,53 @@ test('concurrent promises on one store all land, gapless', async () => {
   assert.deepEqual(seqs, Array.from({ length: 100 }, (_, i) => i + 1))
   await st.close()
 })
+
+test('16 processes starting at once all succeed with one key (key bytes and a host key provider)', async () => {
+  const { spawn } = await import('node:child_process')
+  const { writeFileSync, readFileSync, mkdirSync } = await import('node:fs')
+  const { dirname, join } = await import('node:path')
+  const pkg = process.env.SESSIONDB_PKG || new URL('..', import.meta.url).pathname
+  const child = `
+    const sdb = require(${JSON.stringify(pkg)})
+    const fs = require('node:fs')
+    const [db, mode, keyfile, go] = process.argv.slice(1)
+    const provider = {
+      getKey() { try { const b = fs.readFileSync(keyfile); return b.length === 32 ? b : null } catch { return null } },
+      setKey(k) { fs.writeFileSync(keyfile, Buffer.from(k)) },
+    }
+    ;(async () => {
+      while (!fs.existsSync(go)) await new Promise((r) => setTimeout(r, 1))
+      const opts = mode === 'bytes' ? { path: db, key: Buffer.from(Array.from({ length: 32 }, (_, i) => i)) } : { path: db, keyProvider: provider }
+      const st = await sdb.SessionStore.open(opts)
+      const s = await st.createSession(null)
+      for (let i = 0; i < 10; i++) await st.appendTranscript(s.id, 'user', 'entry ' + i)
+      await st.close()
+      console.log('OK', s.id)
+    })().catch((e) => { console.error(e.code, e.message); process.exit(3) })`
+  const rounds = Number(process.env.SESSIONDB_STRESS_ROUNDS || 1)
+  for (const mode of ['bytes', 'provider']) {
+    for (let r = 0; r < rounds; r++) {
+      const db = join(dirname(tempDb()), `r${r}`, 'sessions.db')
+      mkdirSync(dirname(db), { recursive: true })
+      const keyfile = db + '.key'
+      for (const phase of ['fresh', 'existing']) {
+        const go = `${db}.${phase}.go`
+        const kids = Array.from({ length: 16 }, () => {
+          const k = spawn(process.execPath, ['-e', child, db, mode, keyfile, go], { stdio: ['ignore', 'pipe', 'pipe'] })
+          let err = ''
+          k.stderr.on('data', (d) => { err += d })
+          return new Promise((resolve) => k.on('close', (code) => resolve(code === 0 ? null : err.trim())))
+        })
+        writeFileSync(go, '')
+        const failed = (await Promise.all(kids)).filter((x) => x !== null)
+        assert.deepEqual(failed, [], `${mode} round ${r} ${phase}`)
+      }
+      const key = mode === 'bytes' ? KEY : readFileSync(keyfile)
+      const st = await sdb.SessionStore.open({ path: db, key })
+      const sessions = await st.listSessions()
+      assert.equal(sessions.length, 32)
+      assert.deepEqual([...new Set(sessions.map((s) => s.entryCount))], [10])
+      await st.close()
+    }
+  }
+})

@@ -123,3 +123,64 @@ def test_store_used_after_fork_raises_closed_error(store):
     assert "fork" in out.decode()
     # The parent's handle is untouched.
     assert store.get_session(s.id).name == "fork"
+
+
+_STARTUP_CHILD = r"""
+import os, sys, time
+import sessiondb
+
+db, mode, keyfile, go = sys.argv[1:5]
+
+
+class FileKeyProvider:
+    def get_key(self):
+        try:
+            data = open(keyfile, "rb").read()
+        except FileNotFoundError:
+            return None
+        return data if len(data) == 32 else None
+
+    def set_key(self, key):
+        time.sleep(0.005)
+        with open(keyfile, "wb") as f:
+            f.write(bytes(key))
+
+
+while not os.path.exists(go):
+    time.sleep(0.0005)
+kw = {"key": bytes(range(32))} if mode == "bytes" else {"key_provider": FileKeyProvider()}
+with sessiondb.SessionStore(db, **kw) as st:
+    sid = st.create_session(None).id
+    for i in range(10):
+        st.append_transcript(sid, "user", f"entry {i}")
+print("OK", sid)
+"""
+
+
+@pytest.mark.parametrize("mode", ["bytes", "provider"])
+def test_sixteen_processes_starting_at_once_all_succeed_with_one_key(tmp_path, mode):
+    import subprocess
+
+    rounds = int(os.environ.get("SESSIONDB_STRESS_ROUNDS", "1"))
+    ok = 0
+    for r in range(rounds):
+        db = str(tmp_path / f"r{r}" / "sessions.db")
+        os.makedirs(os.path.dirname(db))
+        keyfile = str(tmp_path / f"r{r}.key")
+        for phase in ("fresh", "existing"):
+            go = str(tmp_path / f"r{r}.{phase}.go")
+            kids = [
+                subprocess.Popen([sys.executable, "-c", _STARTUP_CHILD, db, mode, keyfile, go], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(16)
+            ]
+            open(go, "w").close()
+            outs = [k.communicate() for k in kids]
+            failed = [err.strip().splitlines()[-1:] for (out, err), k in zip(outs, kids) if k.returncode != 0]
+            assert failed == [], f"round {r} {phase}"
+            ok += 16
+        kw = {"key": bytes(range(32))} if mode == "bytes" else {"key": open(keyfile, "rb").read()}
+        with sessiondb.SessionStore(db, **kw) as st:
+            sessions = st.list_sessions()
+            assert len(sessions) == 32
+            assert {s.entry_count for s in sessions} == {10}
+    assert ok == 32 * rounds

@@ -415,11 +415,16 @@ fn open_database(path: &Path, opts: &OpenOptions) -> Result<(Connection, keys::R
             return finish(conn, true);
         }
     }
-    let _first_open = paths::FileLock::acquire(&init_lock_path(path), timeout, "locking the database's first-open lock")?;
+    let first_open = paths::FileLock::acquire(&init_lock_path(path), timeout, "locking the database's first-open lock")?;
     if exists() {
         let conn = open_connection(path, timeout)?;
-        let has = has_key_check(&conn)?;
-        finish(conn, has)
+        if has_key_check(&conn)? {
+            // Another process initialised it while we waited: nothing left to
+            // create, so the rest (a key-store read) need not hold the lock.
+            drop(first_open);
+            return finish(conn, true);
+        }
+        finish(conn, false)
     } else {
         // No file until the key is in hand: a missing or locked key store creates nothing.
         let resolved = keys::resolve_key(&opts.key, &opts.app, false, timeout)?;
