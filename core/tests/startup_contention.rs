@@ -166,7 +166,14 @@ fn failures(children: Vec<Child>) -> Vec<String> {
             if o.status.success() && out.contains("CHILD-OK") {
                 None
             } else {
-                Some(format!("{}{}", out.lines().filter(|l| l.starts_with("CHILD")).collect::<Vec<_>>().join(" "), String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")))
+                let err = String::from_utf8_lossy(&o.stderr);
+                let tail: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).rev().take(4).collect();
+                Some(format!(
+                    "{:?}: {} | {}",
+                    o.status,
+                    out.lines().filter(|l| l.starts_with("CHILD")).collect::<Vec<_>>().join(" "),
+                    tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+                ))
             }
         })
         .collect()
