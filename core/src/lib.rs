@@ -9,13 +9,16 @@
 
 pub mod context;
 pub mod crypto;
+pub mod backend;
 pub mod error;
-pub mod journal;
 pub mod keys;
 pub mod paths;
 pub mod portable;
 pub mod restore;
 pub mod store;
+
+/// The journal lives with the store's write path ([`store::journal`]).
+pub use store::journal;
 
 pub use crypto::{DataKey, EncryptedField};
 pub use error::{ContextOverflowBreakdown, Error, ErrorKind, Result};

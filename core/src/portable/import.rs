@@ -46,7 +46,6 @@ use super::{detect_format, fallback_id, find_jsonl_files, read_stream, write_thc
 use crate::crypto;
 use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
 use crate::{Error, Result};
-use rusqlite::OptionalExtension;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufReader, Read, Write};
@@ -227,11 +226,21 @@ const PROGRESS_PREFIX: &str = "import-source:";
 /// `meta` key prefix of the per-session count of source lines imported.
 const LINES_PREFIX: &str = "import-lines:";
 
+/// The `import-lines:<sid>` count in a `meta` value (0 when absent or unreadable).
+fn stored_line_count(value: &crate::backend::Sealed) -> u64 {
+    match value {
+        crate::backend::Sealed::Bytes(b) => std::str::from_utf8(b).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(0),
+        _ => 0,
+    }
+}
+
 fn load_progress(store: &SessionStore, index: &str) -> Result<Option<Progress>> {
     let key = format!("{PROGRESS_PREFIX}{index}");
-    let env: Option<String> = store.read(|c, _| Ok(c.query_row("SELECT value FROM meta WHERE key = ?1", [&key], |r| r.get(0)).optional()?))?;
-    let Some(env) = env else { return Ok(None) };
-    parse_progress(&crypto::open_str(store.key(), &key, &env)?).map(Some)
+    let env = store.read(|c, _| c.meta(&key))?;
+    match crate::store::open_sealed(store.key(), &env, &key)? {
+        Some(text) => parse_progress(&text).map(Some),
+        None => Ok(None),
+    }
 }
 
 fn parse_progress(text: &str) -> Result<Progress> {
@@ -296,7 +305,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         // file is imported again from its first line.
         if let Err(Error::NotFound { .. }) = store.get_session(&p.session_id) {
             let key = format!("{PROGRESS_PREFIX}{index}");
-            store.write(|t| Ok(t.tx.execute("DELETE FROM meta WHERE key = ?1", [&key])?))?;
+            store.write(|t| t.tx.delete_meta(&key))?;
             prev = None;
         }
     }
@@ -436,9 +445,8 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
         for w in &batch.writes {
             match w {
                 BatchWrite::CheckProgress { key, expected } => {
-                    let env: Option<String> = t.tx.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?;
-                    let stored = match env {
-                        Some(env) => Some(parse_progress(&crypto::open_str(t.key, key, &env)?)?.lines),
+                    let stored = match crate::store::open_sealed(t.key, &t.tx.meta(key)?, key)? {
+                        Some(text) => Some(parse_progress(&text)?.lines),
                         None => None,
                     };
                     if stored != *expected {
@@ -455,13 +463,13 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                 BatchWrite::Rename { sid, title } => sessions::rename_in_tx(t, sid, title.as_deref())?,
                 BatchWrite::Model { sid, model, provider } => sessions::set_model_in_tx(t, sid, model.as_deref(), provider.as_deref())?,
                 BatchWrite::Lines { sid, lines } => {
-                    t.tx.execute(
-                        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = CAST(MAX(CAST(value AS INTEGER), CAST(?2 AS INTEGER)) AS TEXT)",
-                        rusqlite::params![format!("{LINES_PREFIX}{sid}"), lines.to_string()],
-                    )?;
+                    // The count only grows: a shorter copy of the file never lowers it.
+                    let key = format!("{LINES_PREFIX}{sid}");
+                    let stored = stored_line_count(&t.tx.meta(&key)?);
+                    t.tx.put_meta(&key, &stored.max(*lines).to_string(), true)?;
                 }
                 BatchWrite::Progress { sid, key, record, event } => {
-                    t.tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", rusqlite::params![key, record])?;
+                    t.tx.put_meta(key, record, true)?;
                     crate::journal::record(t, sid, "SessionImported", event.clone())?;
                 }
             }
@@ -594,8 +602,8 @@ impl<'a> ImportSink<'a> {
             // Lines of a source file already imported into this session, from
             // whatever path (a rollout moved to `archived_sessions/`, a copy).
             let key = format!("{LINES_PREFIX}{id}");
-            let lines: Option<String> = self.store.read(|c, _| Ok(c.query_row("SELECT value FROM meta WHERE key = ?1", [&key], |r| r.get(0)).optional()?))?;
-            last_entry.max(lines.and_then(|v| v.parse().ok()).unwrap_or(0))
+            let lines = self.store.read(|c, _| c.meta(&key))?;
+            last_entry.max(stored_line_count(&lines))
         };
         let stats = SessionImport { session_id: id.clone(), created, context_extensions: u64::from(created), ..Default::default() };
         // A title read before an existing main session was looked up is a

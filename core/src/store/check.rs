@@ -2,11 +2,10 @@
 //! damaged ones by record id, change nothing (issue "Nothing lost under
 //! real use": one damaged row never hides the others).
 
-use rusqlite::types::ValueRef;
-use rusqlite::Row;
 use serde::{Deserialize, Serialize};
 
-use super::{column, open_column, tokens::token_record, SessionStore, UnreadableField};
+use super::{open_required, open_sealed, sessions, tokens, ContentFormat, Role, SessionStore, UnreadableField};
+use crate::backend::Sealed;
 use crate::error::{Error, Result};
 
 /// What [`SessionStore::check_records`] found.
@@ -32,15 +31,6 @@ fn note(report: &mut CheckReport, field: &str, record: &str, res: Result<()>) ->
     }
 }
 
-/// A key column as text for a record id, whatever it holds.
-fn id_text(r: &Row<'_>, idx: usize) -> String {
-    match r.get_ref(idx) {
-        Ok(ValueRef::Text(b)) => String::from_utf8_lossy(b).into_owned(),
-        Ok(ValueRef::Integer(i)) => i.to_string(),
-        _ => "<unreadable id>".to_string(),
-    }
-}
-
 impl SessionStore {
     /// Read every record the store holds, decrypting and authenticating
     /// each envelope and type-checking each column, in one read
@@ -52,103 +42,63 @@ impl SessionStore {
     pub fn check_records(&self) -> Result<CheckReport> {
         self.read(|c, key| {
             let mut report = CheckReport::default();
-            let sealed = |r: &Row<'_>, idx: usize, record: &str, required: bool| -> Result<Option<String>> {
-                match open_column(key, r, idx, record)? {
-                    None if required => Err(Error::corrupt(format!("record `{record}` has no envelope"))),
-                    v => Ok(v),
-                }
-            };
             let json_object = |text: Option<String>, record: &str| -> Result<()> {
                 match text.map(|t| serde_json::from_str::<serde_json::Value>(&t)) {
                     None | Some(Ok(serde_json::Value::Object(_))) => Ok(()),
                     Some(_) => Err(Error::corrupt(format!("record `{record}` is not a JSON object"))),
                 }
             };
-
-            let mut st = c.prepare(&format!("SELECT {} FROM sessions ORDER BY id", super::sessions::SESSION_COLUMNS))?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let id = id_text(r, 0);
-                match super::sessions::session_from_row(key, r) {
+            c.scan_sessions(&mut |id, row| {
+                match row.and_then(|row| sessions::session_from_row(key, row)) {
                     Ok(s) => {
                         report.records += 2;
                         report.damaged.extend(s.unreadable);
+                        Ok(())
                     }
-                    Err(e) => note(&mut report, "session", &format!("session:{id}"), Err(e))?,
+                    Err(e) => note(&mut report, "session", &format!("session:{id}"), Err(e)),
                 }
-            }
-
-            let mut st = c.prepare(
-                "SELECT session_id, seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc
-                 FROM transcript_entries ORDER BY session_id, seq",
-            )?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let (sid, seq) = (id_text(r, 0), id_text(r, 1));
+            })?;
+            c.scan_entries(&mut |sid, seq, row| {
                 let rec = format!("transcript:{sid}:{seq}:content");
+                let meta = format!("transcript:{sid}:{seq}:meta");
+                let row = match row {
+                    Ok(row) => row,
+                    Err(e) => return note(&mut report, "content", &rec, Err(e)),
+                };
                 let res = (|| {
-                    let role: String = column(r, 2, &rec)?;
-                    super::Role::parse(&role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?;
-                    let format: String = column(r, 3, &rec)?;
-                    super::ContentFormat::parse(&format)
-                        .map_err(|_| Error::corrupt(format!("record `{rec}`: unknown content format")))?;
-                    column::<i64>(r, 5, &rec)?;
-                    column::<Option<i64>>(r, 6, &rec)?;
-                    column::<Option<i64>>(r, 7, &rec)?;
-                    column::<Option<String>>(r, 8, &rec)?;
-                    column::<Option<String>>(r, 9, &rec)?;
-                    sealed(r, 4, &rec, true).map(drop)
+                    Role::parse(&row.role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?;
+                    ContentFormat::parse(&row.format).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown content format")))?;
+                    open_required(key, &row.content, &rec).map(drop)
                 })();
                 note(&mut report, "content", &rec, res)?;
-                let meta = format!("transcript:{sid}:{seq}:meta");
-                if !matches!(r.get_ref(10)?, ValueRef::Null) {
-                    note(&mut report, "meta", &meta, sealed(r, 10, &meta, false).and_then(|t| json_object(t, &meta)))?;
-                }
-            }
-
-            let mut st = c.prepare("SELECT session_id, n, kind, body_enc, created_at FROM context_extensions ORDER BY session_id, n")?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let rec = format!("ctxext:{}:{}", id_text(r, 0), id_text(r, 1));
-                let res = column::<String>(r, 2, &rec)
-                    .and_then(|_| column::<i64>(r, 4, &rec))
-                    .and_then(|_| sealed(r, 3, &rec, true).map(drop));
-                note(&mut report, "body", &rec, res)?;
-            }
-
-            let mut st = c.prepare("SELECT session_id, id, input, output, cached, created_at FROM token_ledger ORDER BY id")?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let rec = token_record(&id_text(r, 0), column::<i64>(r, 1, "tokens")?);
-                let res = (2..=5).try_for_each(|i| {
-                    if column::<i64>(r, i, &rec)? < 0 {
-                        return Err(Error::corrupt(format!("record `{rec}`: negative count")));
+                match row.meta.map(|m| m.extra) {
+                    None | Some(Sealed::Absent) => Ok(()),
+                    Some(extra) => {
+                        note(&mut report, "meta", &meta, open_sealed(key, &extra, &meta).and_then(|t| json_object(t, &meta)))
                     }
-                    Ok(())
-                });
-                note(&mut report, "tokens", &rec, res)?;
-            }
-
-            let mut st = c.prepare("SELECT event_id, payload_json FROM journal ORDER BY rowid")?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let rec = format!("journal:{}:payload", id_text(r, 0));
-                let res = sealed(r, 1, &rec, true).and_then(|t| {
-                    let text = t.unwrap_or_default();
+                }
+            })?;
+            c.scan_extensions(&mut |sid, n, row| {
+                let rec = format!("ctxext:{sid}:{n}");
+                let res = row.and_then(|row| open_required(key, &row.body, &rec).map(drop));
+                note(&mut report, "body", &rec, res)
+            })?;
+            c.scan_tokens(&mut |sid, row_id, row| {
+                let rec = tokens::token_record(sid, row_id);
+                let res = row.and_then(|row| tokens::token_counts(sid, &row).map(drop));
+                note(&mut report, "tokens", &rec, res)
+            })?;
+            c.scan_event_payloads(&mut |event_id, payload| {
+                let rec = format!("journal:{event_id}:payload");
+                let res = open_required(key, &payload, &rec).and_then(|text| {
                     serde_json::from_str::<serde_json::Value>(&text)
                         .map(drop)
                         .map_err(|_| Error::corrupt(format!("record `{rec}`: journal payload is not JSON")))
                 });
-                note(&mut report, "payload", &rec, res)?;
-            }
-
+                note(&mut report, "payload", &rec, res)
+            })?;
             // Import progress records are envelopes whose record id is their meta key.
-            let mut st = c.prepare("SELECT key, value FROM meta WHERE key LIKE 'import-source:%' ORDER BY key")?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let rec = id_text(r, 0);
-                note(&mut report, "value", &rec, sealed(r, 1, &rec, true).map(drop))?;
-            }
+            c.scan_meta("import-source:", &mut |k, value| note(&mut report, "value", k, open_required(key, &value, k).map(drop)))?;
             Ok(report)
         })
     }

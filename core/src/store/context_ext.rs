@@ -2,12 +2,9 @@
 //! `listContextExtensions`): pins, exclusions, compaction records. The
 //! body is encrypted with AAD `ctxext:<sid>:<n>`; `kind` is plaintext.
 
-use rusqlite::params;
-
-use super::{now_ms, ContextExtensionRecord, SessionStore, Tx};
+use super::{journal, now_ms, open_required, ContextExtensionRecord, SessionStore, Tx};
 use crate::crypto;
 use crate::error::{Error, Result};
-use crate::journal;
 
 fn ext_record(sid: &str, n: u64) -> String {
     format!("ctxext:{sid}:{n}")
@@ -20,22 +17,14 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, kind: &str, body_json: 
     serde_json::from_str::<serde_json::Value>(body_json)
         .map_err(|_| Error::invalid("context extension body must be JSON text (nested at most 128 levels)"))?;
     crate::context::ContextGovernance::validate_body(kind, body_json)?;
-    let n: i64 = t.tx.query_row("SELECT COUNT(*) FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))?;
-    if n == 0 {
+    if !t.tx.session_exists(session_id)? {
         return Err(Error::not_found("session", session_id));
     }
-    let next: i64 = t.tx.query_row(
-        "SELECT COALESCE(MAX(n), 0) + 1 FROM context_extensions WHERE session_id = ?1",
-        [session_id],
-        |r| r.get(0),
-    )?;
-    let env = crypto::seal_str(t.key, &ext_record(session_id, next as u64), body_json);
-    t.tx.execute(
-        "INSERT INTO context_extensions (session_id, n, kind, body_enc, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![session_id, next, kind, env, now_ms()],
-    )?;
+    let next = t.tx.next_extension_n(session_id)?;
+    let env = crypto::seal_str(t.key, &ext_record(session_id, next), body_json);
+    t.tx.insert_extension(session_id, next, kind, &env, now_ms())?;
     journal::record(t, session_id, "ContextExtensionAppended", serde_json::json!({ "n": next, "kind": kind }))?;
-    Ok(next as u64)
+    Ok(next)
 }
 
 impl SessionStore {
@@ -49,28 +38,21 @@ impl SessionStore {
     /// Errors: `NotFound`, `AuthenticationFailed`.
     pub fn list_context_extensions(&self, session_id: &str) -> Result<Vec<ContextExtensionRecord>> {
         self.read(|c, key| {
-            let n: i64 = c.query_row("SELECT COUNT(*) FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))?;
-            if n == 0 {
+            if !c.session_exists(session_id)? {
                 return Err(Error::not_found("session", session_id));
             }
-            let mut st = c.prepare_cached(
-                "SELECT n, kind, body_enc, created_at FROM context_extensions WHERE session_id = ?1 ORDER BY n",
-            )?;
-            let mut rows = st.query([session_id])?;
-            let mut out = Vec::new();
-            while let Some(r) = rows.next()? {
-                let n = super::column::<i64>(r, 0, &format!("ctxext:{session_id}"))? as u64;
-                let rec = ext_record(session_id, n);
-                out.push(ContextExtensionRecord {
-                    session_id: session_id.to_string(),
-                    n,
-                    kind: super::column(r, 1, &rec)?,
-                    body: super::open_column(key, r, 2, &rec)?
-                        .ok_or_else(|| Error::corrupt(format!("record `{rec}` has no envelope")))?,
-                    created_at_ms: super::column(r, 3, &rec)?,
-                });
-            }
-            Ok(out)
+            c.extensions(session_id)?
+                .into_iter()
+                .map(|row| {
+                    Ok(ContextExtensionRecord {
+                        session_id: session_id.to_string(),
+                        body: open_required(key, &row.body, &ext_record(session_id, row.n))?,
+                        n: row.n,
+                        kind: row.kind,
+                        created_at_ms: row.created_at,
+                    })
+                })
+                .collect()
         })
     }
 }

@@ -4,18 +4,11 @@
 //! `session:<id>:workspace`) are encrypted; `workspace_index` is the HMAC of
 //! the canonical path (seed 000, "Workspace Binding Index").
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
-
-use super::{column, now_ms, open_column, validate_id, NewSession, SessionRecord, SessionStore, Tx, UnreadableField, WorkspaceFilter};
+use super::{journal, now_ms, open_sealed, validate_id, NewSession, SessionRecord, SessionStore, Tx, UnreadableField, WorkspaceFilter};
+use crate::backend::{NewSessionRow, ReadTx, SessionQuery, SessionRow};
 use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
-use crate::journal;
 use crate::paths;
-
-pub(crate) const SESSION_COLUMNS: &str =
-    "id, name_enc, workspace_enc, model, provider, work_mode, created_at, updated_at,
-     (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = sessions.id),
-     forked_from, forked_at_seq";
 
 fn name_record(id: &str) -> String {
     format!("session:{id}:name")
@@ -27,10 +20,9 @@ fn workspace_record(id: &str) -> String {
 /// A session row, decrypted. A damaged title or workspace envelope (not an
 /// envelope, altered, another row's) leaves that field `None` and is listed
 /// in `unreadable`, so one damaged row never hides the session or the others.
-pub(crate) fn session_from_row(key: &DataKey, r: &Row<'_>) -> Result<SessionRecord> {
-    let id: String = column(r, 0, "session:<unknown>")?;
+pub(crate) fn session_from_row(key: &DataKey, row: SessionRow) -> Result<SessionRecord> {
     let mut unreadable = Vec::new();
-    let mut sealed = |idx: usize, field: &str, record: String| match open_column(key, r, idx, &record) {
+    let mut open = |sealed: &crate::backend::Sealed, field: &str, record: String| match open_sealed(key, sealed, &record) {
         Ok(v) => Ok(v),
         Err(e @ (Error::Corrupt { .. } | Error::AuthenticationFailed { .. })) => {
             unreadable.push(UnreadableField::new(field, &record, &e));
@@ -38,30 +30,27 @@ pub(crate) fn session_from_row(key: &DataKey, r: &Row<'_>) -> Result<SessionReco
         }
         Err(e) => Err(e),
     };
-    let name = sealed(1, "name", name_record(&id))?;
-    let workspace_path = sealed(2, "workspace_path", workspace_record(&id))?;
-    let rec = format!("session:{id}");
+    let name = open(&row.name, "name", name_record(&row.id))?;
+    let workspace_path = open(&row.workspace, "workspace_path", workspace_record(&row.id))?;
     Ok(SessionRecord {
         unreadable,
         name,
         workspace_path,
-        model: column(r, 3, &rec)?,
-        provider: column(r, 4, &rec)?,
-        work_mode: column(r, 5, &rec)?,
-        created_at_ms: column(r, 6, &rec)?,
-        updated_at_ms: column(r, 7, &rec)?,
-        entry_count: column::<i64>(r, 8, &rec)? as u64,
-        forked_from: column(r, 9, &rec)?,
-        forked_at_seq: column::<Option<i64>>(r, 10, &rec)?.map(|v| v as u64),
-        id,
+        model: row.model,
+        provider: row.provider,
+        work_mode: row.work_mode,
+        created_at_ms: row.created_at,
+        updated_at_ms: row.updated_at,
+        entry_count: row.entry_count,
+        forked_from: row.forked_from,
+        forked_at_seq: row.forked_at_seq,
+        id: row.id,
     })
 }
 
-pub(crate) fn load_session(c: &Connection, key: &DataKey, id: &str) -> Result<SessionRecord> {
-    let mut st = c.prepare_cached(&format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"))?;
-    let mut rows = st.query([id])?;
-    match rows.next()? {
-        Some(r) => session_from_row(key, r),
+pub(crate) fn load_session(c: &dyn ReadTx, key: &DataKey, id: &str) -> Result<SessionRecord> {
+    match c.session(id)? {
+        Some(row) => session_from_row(key, row),
         None => Err(Error::not_found("session", id)),
     }
 }
@@ -126,9 +115,7 @@ pub(crate) fn prepare_session(key: &DataKey, new: &NewSession) -> Result<(String
 /// Errors: `Conflict` if the id exists.
 pub(crate) fn create_in_tx(t: &Tx<'_>, id: &str, new: &NewSession, binding: Option<&WorkspaceBinding>, created: i64) -> Result<SessionRecord> {
     let id = id.to_owned();
-    let exists: Option<i64> =
-        t.tx.query_row("SELECT 1 FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).optional()?;
-    if exists.is_some() {
+    if t.tx.session_exists(&id)? {
         return Err(Error::conflict(format!("session `{id}` already exists")));
     }
     let name_env = new.name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(&id), n));
@@ -138,23 +125,18 @@ pub(crate) fn create_in_tx(t: &Tx<'_>, id: &str, new: &NewSession, binding: Opti
         }
         None => (None, None),
     };
-    t.tx.execute(
-        "INSERT INTO sessions (id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
-                               created_at, updated_at, forked_from, forked_at_seq)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
-        params![
-            id,
-            name_env,
-            ws_env,
-            ws_idx,
-            new.model,
-            new.provider,
-            new.work_mode,
-            created,
-            new.forked_from,
-            new.forked_at_seq.map(|v| v as i64)
-        ],
-    )?;
+    t.tx.insert_session(&NewSessionRow {
+        id: &id,
+        name: name_env.as_deref(),
+        workspace: ws_env.as_deref(),
+        workspace_index: ws_idx.as_deref(),
+        model: new.model.as_deref(),
+        provider: new.provider.as_deref(),
+        work_mode: new.work_mode.as_deref(),
+        created_at: created,
+        forked_from: new.forked_from.as_deref(),
+        forked_at_seq: new.forked_at_seq,
+    })?;
     journal::record(
         t,
         &id,
@@ -169,8 +151,7 @@ pub(crate) fn create_in_tx(t: &Tx<'_>, id: &str, new: &NewSession, binding: Opti
 /// Errors: `NotFound`.
 pub(crate) fn rename_in_tx(t: &Tx<'_>, id: &str, name: Option<&str>) -> Result<()> {
     let env = name.map(|n| crypto::seal_str(t.key, &name_record(id), n));
-    let n = t.tx.execute("UPDATE sessions SET name_enc = ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1", params![id, env, now_ms()])?;
-    if n == 0 {
+    if !t.tx.set_session_name(id, env.as_deref(), now_ms())? {
         return Err(Error::not_found("session", id));
     }
     journal::record(t, id, "SessionRenamed", serde_json::json!({ "titled": name.is_some() }))?;
@@ -180,8 +161,7 @@ pub(crate) fn rename_in_tx(t: &Tx<'_>, id: &str, name: Option<&str>) -> Result<(
 /// Set model and provider (already checked) with a `SessionModelChanged` event.
 /// Errors: `NotFound`.
 pub(crate) fn set_model_in_tx(t: &Tx<'_>, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<()> {
-    let n = t.tx.execute("UPDATE sessions SET model = ?2, provider = ?3 WHERE id = ?1", params![id, model, provider])?;
-    if n == 0 {
+    if !t.tx.set_session_model(id, model, provider)? {
         return Err(Error::not_found("session", id));
     }
     journal::record(t, id, "SessionModelChanged", serde_json::json!({ "model": model, "provider": provider }))?;
@@ -217,27 +197,17 @@ impl SessionStore {
     /// `limit`. Uses the HMAC index: no row outside the page is decrypted.
     /// Errors: `InvalidInput` for a bad path.
     pub fn list_sessions_for_workspace(&self, filter: WorkspaceFilter, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
-        let limit = limit.map(i64::from).unwrap_or(-1);
-        let (cond, arg) = match &filter {
-            WorkspaceFilter::All => ("1 = 1 OR ?1 IS NULL", None),
-            WorkspaceFilter::Unbound => ("workspace_index IS NULL AND ?1 IS NULL", None),
-            WorkspaceFilter::Current(p) => ("workspace_index = ?1", Some(workspace_binding(self.key(), p)?.1)),
-            WorkspaceFilter::Other(p) => {
-                ("workspace_index IS NOT NULL AND workspace_index <> ?1", Some(workspace_binding(self.key(), p)?.1))
-            }
+        let index = match &filter {
+            WorkspaceFilter::Current(p) | WorkspaceFilter::Other(p) => Some(workspace_binding(self.key(), p)?.1),
+            WorkspaceFilter::All | WorkspaceFilter::Unbound => None,
         };
-        self.read(|c, key| {
-            let sql = format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions WHERE {cond} ORDER BY updated_at DESC, id DESC LIMIT ?2"
-            );
-            let mut st = c.prepare_cached(&sql)?;
-            let mut rows = st.query(params![arg, limit])?;
-            let mut out = Vec::new();
-            while let Some(r) = rows.next()? {
-                out.push(session_from_row(key, r)?);
-            }
-            Ok(out)
-        })
+        let query = match (&filter, index.as_deref()) {
+            (WorkspaceFilter::Current(_), Some(i)) => SessionQuery::Index(i),
+            (WorkspaceFilter::Other(_), Some(i)) => SessionQuery::OtherThan(i),
+            (WorkspaceFilter::Unbound, _) => SessionQuery::Unbound,
+            _ => SessionQuery::All,
+        };
+        self.read(|c, key| c.sessions(query, limit)?.into_iter().map(|row| session_from_row(key, row)).collect())
     }
 
     /// Set (`Some`) or clear (`None`) a session's title. One `SessionRenamed`
@@ -266,8 +236,7 @@ impl SessionStore {
     pub fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Result<SessionRecord> {
         check_label("work mode", &work_mode)?;
         self.write(|t| {
-            let n = t.tx.execute("UPDATE sessions SET work_mode = ?2 WHERE id = ?1", params![id, work_mode])?;
-            if n == 0 {
+            if !t.tx.set_session_work_mode(id, work_mode.as_deref())? {
                 return Err(Error::not_found("session", id));
             }
             journal::record(t, id, "SessionWorkModeChanged", serde_json::json!({ "work_mode": work_mode }))?;
@@ -281,13 +250,9 @@ impl SessionStore {
     /// Errors: `NotFound`.
     pub fn delete_session(&self, id: &str) -> Result<()> {
         self.write(|t| {
-            let n = t.tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
-            if n == 0 {
+            let Some(entries) = t.tx.delete_session(id)? else {
                 return Err(Error::not_found("session", id));
-            }
-            let entries = t.tx.execute("DELETE FROM transcript_entries WHERE session_id = ?1", [id])?;
-            t.tx.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
-            t.tx.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
+            };
             journal::record(t, id, "SessionDeleted", serde_json::json!({ "entries": entries }))?;
             Ok(())
         })
@@ -305,15 +270,11 @@ impl SessionStore {
             if let Ok(s) = load_session(c, key, needle) {
                 return Ok(s);
             }
-            // Prefix match on the plaintext id (range scan on the primary key).
-            let mut st = c.prepare_cached(&format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions WHERE id >= ?1 AND id < ?1 || char(1114111) ORDER BY id LIMIT 11"
-            ))?;
-            let mut rows = st.query([needle])?;
-            let mut hits = Vec::new();
-            while let Some(r) = rows.next()? {
-                hits.push(session_from_row(key, r)?);
-            }
+            let mut hits: Vec<SessionRecord> = c
+                .sessions(SessionQuery::IdPrefix(needle), Some(11))?
+                .into_iter()
+                .map(|row| session_from_row(key, row))
+                .collect::<Result<_>>()?;
             if hits.len() == 1 {
                 return Ok(hits.remove(0));
             }
@@ -322,13 +283,9 @@ impl SessionStore {
                 return Err(Error::conflict(format!("ambiguous session prefix; candidates: {}", ids.join(", "))));
             }
             // Exact title: titles are encrypted, so decrypt names (newest first).
-            let mut st = c.prepare_cached(&format!(
-                "SELECT {SESSION_COLUMNS} FROM sessions WHERE name_enc IS NOT NULL ORDER BY updated_at DESC, id DESC"
-            ))?;
-            let mut rows = st.query([])?;
             let mut titled = Vec::new();
-            while let Some(r) = rows.next()? {
-                let s = session_from_row(key, r)?;
+            for row in c.sessions(SessionQuery::Titled, None)? {
+                let s = session_from_row(key, row)?;
                 if s.name.as_deref() == Some(needle) {
                     titled.push(s);
                 }

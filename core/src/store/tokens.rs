@@ -1,16 +1,23 @@
 //! Token ledger (seed 000 `recordTokens` / `tokenTotals`). Token numbers and
 //! model/provider names are plaintext (DESIGN.md allows them).
 
-use rusqlite::params;
-
-use super::{now_ms, SessionStore, TokenTotals, TokenUsage, Tx};
+use super::{journal, now_ms, SessionStore, TokenTotals, TokenUsage, Tx};
+use crate::backend::{NewTokenRow, TokenRow};
 use crate::error::{Error, Result};
-use crate::journal;
 
 /// The record id of a token-ledger row in errors and `doctor --check`:
 /// `tokens:<session id>:<row id>` (token numbers are plaintext, no AAD).
 pub(crate) fn token_record(session_id: &str, row_id: i64) -> String {
     format!("tokens:{session_id}:{row_id}")
+}
+
+/// A token row's `(input, output, cached)`. Errors: `Corrupt` naming the
+/// record for a negative count (the ledger only ever stores counts ≥ 0).
+pub(crate) fn token_counts(session_id: &str, row: &TokenRow) -> Result<(u64, u64, u64)> {
+    let n = |v: i64| {
+        u64::try_from(v).map_err(|_| Error::corrupt(format!("record `{}`: negative token count", token_record(session_id, row.row_id))))
+    };
+    Ok((n(row.input)?, n(row.output)?, n(row.cached)?))
 }
 
 pub(crate) fn record_in_tx(t: &Tx<'_>, session_id: &str, usages: &[TokenUsage]) -> Result<()> {
@@ -21,17 +28,24 @@ pub(crate) fn record_in_tx(t: &Tx<'_>, session_id: &str, usages: &[TokenUsage]) 
             }
         }
     }
-    let n: i64 = t.tx.query_row("SELECT COUNT(*) FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))?;
-    if n == 0 {
+    if !t.tx.session_exists(session_id)? {
         return Err(Error::not_found("session", session_id));
     }
     let now = now_ms();
-    let mut ins = t.tx.prepare_cached(
-        "INSERT INTO token_ledger (session_id, model, provider, input, output, cached, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?;
+    let rows: Vec<NewTokenRow<'_>> = usages
+        .iter()
+        .map(|u| NewTokenRow {
+            model: u.model.as_deref(),
+            provider: u.provider.as_deref(),
+            input: u.input,
+            output: u.output,
+            cached: u.cached,
+            created_at: now,
+        })
+        .collect();
+    t.tx.insert_tokens(session_id, &rows)?;
     let (mut input, mut output, mut cached) = (0u64, 0u64, 0u64);
     for u in usages {
-        ins.execute(params![session_id, u.model, u.provider, u.input as i64, u.output as i64, u.cached as i64, now])?;
         input = input.saturating_add(u.input);
         output = output.saturating_add(u.output);
         cached = cached.saturating_add(u.cached);
@@ -62,23 +76,16 @@ impl SessionStore {
     /// Sums of a session's ledger. Errors: `NotFound` (session).
     pub fn token_totals(&self, session_id: &str) -> Result<TokenTotals> {
         self.read(|c, _| {
-            let n: i64 = c.query_row("SELECT COUNT(*) FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))?;
-            if n == 0 {
+            if !c.session_exists(session_id)? {
                 return Err(Error::not_found("session", session_id));
             }
-            // Sums saturate at u64::MAX instead of failing with SQLite's integer overflow.
-            let mut st = c.prepare_cached("SELECT input, output, cached, id FROM token_ledger WHERE session_id = ?1")?;
-            let mut rows = st.query([session_id])?;
+            // Sums saturate at u64::MAX instead of failing with an integer overflow.
             let mut t = TokenTotals::default();
-            while let Some(r) = rows.next()? {
-                let rec = token_record(session_id, r.get(3)?);
-                let count = |i: usize| -> Result<u64> {
-                    u64::try_from(super::column::<i64>(r, i, &rec)?)
-                        .map_err(|_| Error::corrupt(format!("record `{rec}`: negative token count")))
-                };
-                t.input = t.input.saturating_add(count(0)?);
-                t.output = t.output.saturating_add(count(1)?);
-                t.cached = t.cached.saturating_add(count(2)?);
+            for row in c.token_rows(session_id)? {
+                let (input, output, cached) = token_counts(session_id, &row)?;
+                t.input = t.input.saturating_add(input);
+                t.output = t.output.saturating_add(output);
+                t.cached = t.cached.saturating_add(cached);
             }
             Ok(t)
         })

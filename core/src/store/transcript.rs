@@ -14,12 +14,10 @@ use std::borrow::Borrow;
 
 use std::sync::{Arc, Condvar, Mutex};
 
-use rusqlite::{params, OptionalExtension};
-
-use super::{lock, now_ms, ContentFormat, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
+use super::{journal, lock, now_ms, open_required, open_sealed, ContentFormat, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
+use crate::backend::{EntryRow, NewEntryRow};
 use crate::crypto;
 use crate::error::{Error, Result};
-use crate::journal;
 
 /// `updated_at` advances on append only when it is at least this far behind
 /// (milliseconds): "most recently active" ordering has 1-second resolution.
@@ -84,71 +82,68 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
             super::sessions::check_label("provider", &x.borrow().provider)?;
         }
     }
-    let updated_at: i64 = t
-        .tx
-        .prepare_cached("SELECT updated_at FROM sessions WHERE id = ?1")?
-        .query_row([session_id], |r| r.get(0))
-        .optional()?
-        .ok_or_else(|| Error::not_found("session", session_id))?;
+    let updated_at = t.tx.session_updated_at(session_id)?.ok_or_else(|| Error::not_found("session", session_id))?;
     // Seqs are gapless from 1, so the entry count of a session is its last seq.
-    let last: i64 = t
-        .tx
-        .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = ?1")?
-        .query_row([session_id], |r| r.get(0))?;
-    let sealed = sealed.filter(|(first, env)| *first == last as u64 + 1 && env.len() == entries.len()).map(|(_, env)| env);
+    let last = t.tx.last_entry_seq(session_id)?;
+    let sealed = sealed.filter(|(first, env)| *first == last + 1 && env.len() == entries.len()).map(|(_, env)| env);
     let now = now_ms();
-    let mut seq = last;
     let mut latest = 0i64;
-    {
-        let mut ins = t.tx.prepare_cached(
-            "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        )?;
-        for (i, e) in entries.iter().enumerate() {
-            let e = e.borrow();
-            seq += 1;
-            let created = e.created_at_ms.unwrap_or(now);
-            latest = latest.max(created);
-            let env = match sealed {
-                Some(env) => std::borrow::Cow::Borrowed(env[i].as_str()),
-                None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq as u64, &e.content)),
-            };
-            let meta = metas.map(|m| m[i].borrow());
-            let meta_env = meta.filter(|m| !m.extra.is_empty()).map(|m| {
-                let json = serde_json::to_string(&m.extra).expect("a JSON map serializes");
-                crypto::seal_str(t.key, &meta_record(session_id, seq as u64), &json)
-            });
-            ins.execute(params![
-                session_id,
-                seq,
-                e.role.as_str(),
-                e.format.as_str(),
-                env,
-                created,
-                e.tokens.map(|v| v as i64),
-                e.source_line.map(|v| v as i64),
-                meta.and_then(|m| m.model.as_deref()),
-                meta.and_then(|m| m.provider.as_deref()),
-                meta_env
-            ])?;
-            #[cfg(test)]
-            if FAIL_AFTER_FIRST_INSERT.with(|f| f.get()) {
-                return Err(Error::Database("injected failure after the first insert".into()));
-            }
-            #[cfg(test)]
-            if PANIC_AFTER_FIRST_INSERT.with(|f| f.get()) {
-                panic!("injected panic after the first insert");
-            }
-        }
+    // Seal everything first, then hand the backend the rows.
+    let mut envs: Vec<(std::borrow::Cow<'_, str>, Option<String>)> = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let e = e.borrow();
+        let seq = last + 1 + i as u64;
+        latest = latest.max(e.created_at_ms.unwrap_or(now));
+        let env = match sealed {
+            Some(env) => std::borrow::Cow::Borrowed(env[i].as_str()),
+            None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq, &e.content)),
+        };
+        let meta_env = metas.map(|m| m[i].borrow()).filter(|m| !m.extra.is_empty()).map(|m| {
+            let json = serde_json::to_string(&m.extra).expect("a JSON map serializes");
+            crypto::seal_str(t.key, &meta_record(session_id, seq), &json)
+        });
+        envs.push((env, meta_env));
     }
+    let rows: Vec<NewEntryRow<'_>> = entries
+        .iter()
+        .zip(&envs)
+        .enumerate()
+        .map(|(i, (e, (env, meta_env)))| {
+            let e = e.borrow();
+            let meta = metas.map(|m| m[i].borrow());
+            NewEntryRow {
+                seq: last + 1 + i as u64,
+                role: e.role.as_str(),
+                format: e.format.as_str(),
+                content: env,
+                created_at: e.created_at_ms.unwrap_or(now),
+                tokens: e.tokens,
+                source_line: e.source_line,
+                model: meta.and_then(|m| m.model.as_deref()),
+                provider: meta.and_then(|m| m.provider.as_deref()),
+                meta: meta_env.as_deref(),
+            }
+        })
+        .collect();
+    #[cfg(test)]
+    if FAIL_AFTER_FIRST_INSERT.with(|f| f.get()) {
+        t.tx.insert_entries(session_id, &rows[..1])?;
+        return Err(Error::Database("injected failure after the first insert".into()));
+    }
+    #[cfg(test)]
+    if PANIC_AFTER_FIRST_INSERT.with(|f| f.get()) {
+        t.tx.insert_entries(session_id, &rows[..1])?;
+        panic!("injected panic after the first insert");
+    }
+    t.tx.insert_entries(session_id, &rows)?;
     // The activity clock (`updated_at`, which orders listings) moves in steps
     // of at least ACTIVITY_GRANULARITY_MS, so most appends leave the session
     // row and its two indexes untouched and write fewer pages.
     // Entries carrying their own time (imports) move the clock to that time, not to now.
     if latest.saturating_sub(updated_at) >= ACTIVITY_GRANULARITY_MS {
-        t.tx.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?.execute(params![session_id, latest])?;
+        t.tx.set_session_updated_at(session_id, latest)?;
     }
-    let first = last as u64 + 1;
+    let first = last + 1;
     journal::record(t, session_id, "TranscriptAppended", serde_json::json!({ "from_seq": first, "count": entries.len() }))?;
     Ok((first, now))
 }
@@ -212,14 +207,7 @@ impl SessionStore {
     /// [`MAX_PAGE`] entries are decrypted per call.
     /// Errors: `NotFound` (session), `AuthenticationFailed`, `InvalidInput` (limit 0 or above MAX_PAGE).
     pub fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<TranscriptEntry>> {
-        self.read_entries(
-            session_id,
-            from_seq,
-            limit,
-            "SELECT seq, role, format, content_enc, created_at, tokens, source_line FROM transcript_entries
-             WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
-            |_, _, e| Ok(e),
-        )
+        self.read_entries(session_id, from_seq, limit, false, |_, _, e| Ok(e))
     }
 
     /// [`Self::get_transcript`] with each entry's [`EntryMeta`] (all `None` /
@@ -228,68 +216,52 @@ impl SessionStore {
     /// `schema::V3`). Errors: as `get_transcript`; `Corrupt` when decrypted
     /// metadata is not a JSON object.
     pub fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<(TranscriptEntry, EntryMeta)>> {
-        // model, provider and meta_enc follow content_enc in the record (added
-        // by migration v3): only this read selects them, not get_transcript.
-        self.read_entries(
-            session_id,
-            from_seq,
-            limit,
-            "SELECT seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc FROM transcript_entries
-             WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
-            |r, key, e| {
-                let rec = meta_record(session_id, e.seq);
-                let extra = match super::open_column(key, r, 9, &rec)? {
-                    None => serde_json::Map::new(),
-                    Some(json) => match serde_json::from_str(&json) {
-                        Ok(serde_json::Value::Object(m)) => m,
-                        _ => return Err(Error::corrupt(format!("record `{rec}`: transcript entry metadata is not a JSON object"))),
-                    },
-                };
-                let meta = EntryMeta { model: super::column(r, 7, &rec)?, provider: super::column(r, 8, &rec)?, extra };
-                Ok((e, meta))
-            },
-        )
+        self.read_entries(session_id, from_seq, limit, true, |key, row, e| {
+            let rec = meta_record(session_id, e.seq);
+            let meta = row.meta.as_ref().expect("read with metadata");
+            let extra = match open_sealed(key, &meta.extra, &rec)? {
+                None => serde_json::Map::new(),
+                Some(json) => match serde_json::from_str(&json) {
+                    Ok(serde_json::Value::Object(m)) => m,
+                    _ => return Err(Error::corrupt(format!("record `{rec}`: transcript entry metadata is not a JSON object"))),
+                },
+            };
+            Ok((e, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra }))
+        })
     }
 
-    /// Run `sql` (selecting the seven entry columns first, then any others
-    /// `f` reads) over one page and map each decrypted entry through `f`.
+    /// Read one page of entries (with their metadata columns when
+    /// `with_meta`), decrypt each and map it through `f`.
     fn read_entries<T>(
         &self,
         session_id: &str,
         from_seq: u64,
         limit: u32,
-        sql: &str,
-        mut f: impl FnMut(&rusqlite::Row<'_>, &crypto::DataKey, TranscriptEntry) -> Result<T>,
+        with_meta: bool,
+        mut f: impl FnMut(&crypto::DataKey, &EntryRow, TranscriptEntry) -> Result<T>,
     ) -> Result<Vec<T>> {
         if limit == 0 || limit > MAX_PAGE {
             return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
         }
         self.read(|c, key| {
-            let exists: i64 = c.query_row("SELECT COUNT(*) FROM sessions WHERE id = ?1", [session_id], |r| r.get(0))?;
-            if exists == 0 {
+            if !c.session_exists(session_id)? {
                 return Err(Error::not_found("session", session_id));
             }
-            let mut st = c.prepare_cached(sql)?;
-            let mut rows = st.query(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64])?;
             let mut out = Vec::new();
-            while let Some(r) = rows.next()? {
-                let seq = super::column::<i64>(r, 0, &format!("transcript:{session_id}"))? as u64;
-                let rec = content_record(session_id, seq);
-                let role: String = super::column(r, 1, &rec)?;
-                let format: String = super::column(r, 2, &rec)?;
+            for row in c.entries(session_id, from_seq, limit, with_meta)? {
+                let rec = content_record(session_id, row.seq);
                 let entry = TranscriptEntry {
                     session_id: session_id.to_string(),
-                    seq,
-                    role: Role::parse(&role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?,
-                    format: ContentFormat::parse(&format)
+                    seq: row.seq,
+                    role: Role::parse(&row.role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?,
+                    format: ContentFormat::parse(&row.format)
                         .map_err(|_| Error::corrupt(format!("record `{rec}`: unknown content format")))?,
-                    content: super::open_column(key, r, 3, &rec)?
-                        .ok_or_else(|| Error::corrupt(format!("record `{rec}` has no envelope")))?,
-                    created_at_ms: super::column(r, 4, &rec)?,
-                    tokens: super::column::<Option<i64>>(r, 5, &rec)?.map(|v| v as u64),
-                    source_line: super::column::<Option<i64>>(r, 6, &rec)?.map(|v| v as u64),
+                    content: open_required(key, &row.content, &rec)?,
+                    created_at_ms: row.created_at,
+                    tokens: row.tokens,
+                    source_line: row.source_line,
                 };
-                out.push(f(r, key, entry)?);
+                out.push(f(key, &row, entry)?);
             }
             Ok(out)
         })
@@ -407,23 +379,26 @@ fn write_group(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) {
 /// all succeed (the results stop at the first failure). `Err` when the
 /// transaction itself failed (begin, commit, closed store): nothing written.
 fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> Result<Vec<Result<Vec<TranscriptEntry>>>> {
-    store.with_open(|open| {
-        let tx = super::begin_immediate(&mut open.conn, store.busy_timeout_ms)?;
-        let t = Tx { tx: &tx, key: &store.key, owner: &store.instance_id, envelope_json: &store.envelope_json };
-        let mut results = Vec::with_capacity(group.len());
+    let mut results = Vec::with_capacity(group.len());
+    let written = store.write(|t| {
         for req in group {
             let p = lock(req);
-            let r = append_in_tx(&t, &p.session_id, &p.entries, p.metas.as_deref());
+            let r = append_in_tx(t, &p.session_id, &p.entries, p.metas.as_deref());
             let failed = r.is_err();
             results.push(r);
             if failed {
-                // Dropping `tx` rolls all of it back.
-                return Ok(results);
+                // An error from the closure rolls all of it back.
+                return Err(Error::conflict("an append of this group failed; the group was rolled back"));
             }
         }
-        tx.commit()?;
-        Ok(results)
-    })
+        Ok(())
+    });
+    match written {
+        Ok(()) => Ok(results),
+        // One append failed: every result so far, the failing one last.
+        Err(_) if results.last().is_some_and(|r| r.is_err()) => Ok(results),
+        Err(e) => Err(e),
+    }
 }
 
 /// The failure of a group's commit, for each append of it: `Busy` stays
@@ -549,9 +524,13 @@ mod tests {
         assert_eq!(first, 1);
         let stored: Vec<String> = s
             .read(|c, _| {
-                let mut st = c.prepare("SELECT content_enc FROM transcript_entries WHERE session_id = ?1 ORDER BY seq")?;
-                let rows = st.query_map([&a.id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
-                Ok(rows)
+                Ok(c.entries(&a.id, 1, 10, false)?
+                    .into_iter()
+                    .map(|e| match e.content {
+                        crate::backend::Sealed::Bytes(b) => String::from_utf8(b).expect("envelope JSON is text"),
+                        other => panic!("{other:?}"),
+                    })
+                    .collect())
             })
             .unwrap();
         assert_eq!(stored, sealed);

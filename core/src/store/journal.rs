@@ -13,12 +13,12 @@
 //!   Open operations are also kept in `open_operations`, so the recovery pass
 //!   costs O(open operations), not O(journal).
 
-use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
+use super::{open_required, validate_id, SessionStore, Tx};
+use crate::backend::{EventRow, NewEventRow};
 use crate::crypto;
 use crate::error::{Error, Result};
-use crate::store::{validate_id, SessionStore, Tx};
 
 /// Lifecycle fact: an operation's effect was dispatched.
 pub const EFFECT_DISPATCH_COMMITTED: &str = "EffectDispatchCommitted";
@@ -201,29 +201,12 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
     }
     let payload_text = serde_json::to_string(&ev.payload).expect("a JSON value serializes");
 
-    let existing = t
-        .tx
-        .query_row(
-            "SELECT session_id, seq, aggregate_version, operation_id, payload_kind, payload_json FROM journal WHERE event_id = ?1",
-            [&ev.event_id],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                ))
-            },
-        )
-        .optional()?;
-    if let Some((sid, seq, ver, eop, kind, pj)) = existing {
-        let stored = crypto::open_str(t.key, &record_id(&ev.event_id), &pj)?;
-        let stored: serde_json::Value =
-            serde_json::from_str(&stored).map_err(|_| Error::corrupt("journal payload is not JSON"))?;
-        if sid == ev.session_id && kind == ev.kind && eop == op && stored == ev.payload {
-            return Ok(AppendOutcome { seq: seq as u64, aggregate_version: ver as u64, duplicate: true });
+    if let Some(row) = t.tx.event(&ev.event_id)? {
+        let stored = open_required(t.key, &row.payload, &record_id(&ev.event_id))?;
+        let stored: serde_json::Value = serde_json::from_str(&stored)
+            .map_err(|_| Error::corrupt(format!("record `{}`: journal payload is not JSON", record_id(&ev.event_id))))?;
+        if row.session_id == ev.session_id && row.kind == ev.kind && row.operation_id == op && stored == ev.payload {
+            return Ok(AppendOutcome { seq: row.seq, aggregate_version: row.aggregate_version, duplicate: true });
         }
         return Err(Error::conflict(format!(
             "event `{}` already exists with a different session, kind, operation or payload",
@@ -236,42 +219,19 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
         if op.is_empty() {
             return Err(Error::invalid("EffectDispatchCommitted needs an operation_id"));
         }
-        let seen: Option<String> = t
-            .tx
-            .query_row(
-                "SELECT payload_kind FROM journal WHERE operation_id = ?1 AND payload_kind = 'EffectDispatchCommitted' LIMIT 1",
-                [op],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if seen.is_some() {
+        if t.tx.operation_has_event(op, &[EFFECT_DISPATCH_COMMITTED])? {
             return Err(Error::conflict(format!("operation `{op}` was already dispatched")));
         }
-        t.tx.execute(
-            "INSERT INTO open_operations (operation_id, session_id, owner, dispatched_event_id) VALUES (?1, ?2, ?3, ?4)",
-            params![op, ev.session_id, t.owner, ev.event_id],
-        )?;
+        t.tx.open_operation(op, &ev.session_id, t.owner, &ev.event_id)?;
     } else if TERMINAL_KINDS.contains(&ev.kind.as_str()) {
         if op.is_empty() {
             return Err(Error::invalid(format!("{} needs an operation_id", ev.kind)));
         }
-        let open_session: Option<String> = t
-            .tx
-            .query_row("SELECT session_id FROM open_operations WHERE operation_id = ?1", [op], |r| r.get(0))
-            .optional()?;
-        match open_session {
-            Some(s) if s == ev.session_id => {
-                t.tx.execute("DELETE FROM open_operations WHERE operation_id = ?1", [op])?;
-            }
+        match t.tx.open_operation_session(op)? {
+            Some(s) if s == ev.session_id => t.tx.close_operation(op)?,
             Some(_) => return Err(Error::conflict(format!("operation `{op}` belongs to another session"))),
             None => {
-                let seen: i64 = t.tx.query_row(
-                    "SELECT COUNT(*) FROM journal WHERE operation_id = ?1 AND payload_kind IN
-                       ('OperationSucceeded','OperationFailed','OperationBlocked','OperationCancelled','OperationUnknownOutcome')",
-                    [op],
-                    |r| r.get(0),
-                )?;
-                return Err(if seen > 0 {
+                return Err(if t.tx.operation_has_event(op, &TERMINAL_KINDS)? {
                     Error::conflict(format!("operation `{op}` already has a terminal event"))
                 } else {
                     Error::not_found("operation", op)
@@ -287,23 +247,35 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
 /// and encrypt the payload. The caller has validated ids and checked for a
 /// duplicate `event_id`.
 fn insert_event(t: &Tx<'_>, event_id: &str, session_id: &str, kind: &str, op: &str, payload_text: &str) -> Result<AppendOutcome> {
-    let seq: i64 = t
-        .tx
-        .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE session_id = ?1")?
-        .query_row([session_id], |r| r.get(0))?;
-    // aggregate_version doubles as the row's rowid, so the next one is an
-    // O(log n) seek on the table itself and needs no extra index.
-    let version: i64 = t
-        .tx
-        .prepare_cached("SELECT COALESCE(MAX(rowid), 0) + 1 FROM journal")?
-        .query_row([], |r| r.get(0))?;
-    let payload_env = crypto::seal_str(t.key, &record_id(event_id), payload_text);
-    t.tx.prepare_cached(
-        "INSERT INTO journal (rowid, event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
-         VALUES (?4, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )?
-    .execute(params![event_id, session_id, seq, version, op, kind, payload_env, t.envelope_json, rfc3339_now()])?;
-    Ok(AppendOutcome { seq: seq as u64, aggregate_version: version as u64, duplicate: false })
+    let payload = crypto::seal_str(t.key, &record_id(event_id), payload_text);
+    let created_at = rfc3339_now();
+    let (seq, aggregate_version) = t.tx.insert_event(&NewEventRow {
+        event_id,
+        session_id,
+        kind,
+        operation_id: op,
+        payload: &payload,
+        envelope: t.envelope_json,
+        created_at: &created_at,
+    })?;
+    Ok(AppendOutcome { seq, aggregate_version, duplicate: false })
+}
+
+/// A journal row, its payload opened. Errors: `Corrupt`/`AuthenticationFailed` naming the record.
+fn event_from_row(key: &crypto::DataKey, row: EventRow) -> Result<JournalEvent> {
+    let rec = record_id(&row.event_id);
+    let text = open_required(key, &row.payload, &rec)?;
+    let payload = serde_json::from_str(&text).map_err(|_| Error::corrupt(format!("record `{rec}`: journal payload is not JSON")))?;
+    Ok(JournalEvent {
+        event_id: row.event_id,
+        session_id: row.session_id,
+        seq: row.seq,
+        aggregate_version: row.aggregate_version,
+        operation_id: if row.operation_id.is_empty() { None } else { Some(row.operation_id) },
+        kind: row.kind,
+        payload,
+        created_at: row.created_at,
+    })
 }
 
 /// Append a store-generated event describing a state change of
@@ -356,44 +328,12 @@ impl SessionStore {
 
     /// Events of a session from `from_seq` (inclusive), at most `limit`.
     pub fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<JournalEvent>> {
-        self.read(|c, key| {
-            let mut st = c.prepare_cached(
-                "SELECT event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, created_at
-                 FROM journal WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
-            )?;
-            let mut rows = st.query(params![session_id, from_seq.min(i64::MAX as u64) as i64, limit as i64])?;
-            let mut out = Vec::new();
-            while let Some(r) = rows.next()? {
-                let event_id: String = crate::store::column(r, 0, &format!("journal:{session_id}"))?;
-                let rec = record_id(&event_id);
-                let col = |i: usize| crate::store::column::<String>(r, i, &rec);
-                let text = crate::store::open_column(key, r, 6, &rec)?
-                    .ok_or_else(|| Error::corrupt(format!("record `{rec}` has no envelope")))?;
-                let payload = serde_json::from_str(&text)
-                    .map_err(|_| Error::corrupt(format!("record `{rec}`: journal payload is not JSON")))?;
-                let op = col(4)?;
-                out.push(JournalEvent {
-                    session_id: col(1)?,
-                    seq: crate::store::column::<i64>(r, 2, &rec)? as u64,
-                    aggregate_version: crate::store::column::<i64>(r, 3, &rec)? as u64,
-                    operation_id: if op.is_empty() { None } else { Some(op) },
-                    kind: col(5)?,
-                    payload,
-                    created_at: col(7)?,
-                    event_id,
-                });
-            }
-            Ok(out)
-        })
+        self.read(|c, key| c.events(session_id, from_seq, limit)?.into_iter().map(|row| event_from_row(key, row)).collect())
     }
 
     /// Open operations (dispatched, no terminal event) as `(session_id, operation_id, owner)`.
     pub fn open_operations(&self) -> Result<Vec<(String, String, String)>> {
-        self.read(|c, _| {
-            let mut st = c.prepare("SELECT session_id, operation_id, owner FROM open_operations ORDER BY operation_id")?;
-            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })
+        self.read(|c, _| Ok(c.open_operations()?.into_iter().map(|o| (o.session_id, o.operation_id, o.owner)).collect()))
     }
 
     /// The recovery pass (seed 000, "Recovery Pass"): append
@@ -402,30 +342,22 @@ impl SessionStore {
     /// still open (in this or another live process) are left alone. Cost:
     /// O(open operations), independent of journal size. Runs at open.
     pub fn recover(&self) -> Result<RecoveryReport> {
-        let owners: Vec<String> = self.read(|c, _| {
-            let mut st = c.prepare("SELECT DISTINCT owner FROM open_operations WHERE owner <> ?1")?;
-            let rows = st.query_map([self.instance_id()], |r| r.get(0))?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })?;
-        let lock_dir = self.owner_lock_dir();
+        let open = self.read(|c, _| c.open_operations())?;
+        let mut owners: Vec<&str> = open.iter().map(|o| o.owner.as_str()).filter(|o| *o != self.instance_id()).collect();
+        owners.sort_unstable();
+        owners.dedup();
         let mut report = RecoveryReport::default();
         for owner in owners {
-            let ops: Vec<(String, String)> = self.read(|c, _| {
-                let mut st =
-                    c.prepare("SELECT session_id, operation_id FROM open_operations WHERE owner = ?1 ORDER BY operation_id")?;
-                let rows = st.query_map([&owner], |r| Ok((r.get(0)?, r.get(1)?)))?;
-                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-            })?;
-            if crate::store::owner_is_alive(&lock_dir, &owner) {
+            let ops: Vec<(String, String)> =
+                open.iter().filter(|o| o.owner == owner).map(|o| (o.session_id.clone(), o.operation_id.clone())).collect();
+            if self.backend().owner_is_alive(owner) {
                 report.skipped_live += ops.len() as u64;
                 continue;
             }
             for (session_id, op) in ops {
                 let marked = self.write(|t| {
                     // Another recovery pass may have got there first.
-                    let still_open: i64 =
-                        t.tx.query_row("SELECT COUNT(*) FROM open_operations WHERE operation_id = ?1", [&op], |r| r.get(0))?;
-                    if still_open == 0 {
+                    if t.tx.open_operation_session(&op)?.is_none() {
                         return Ok(false);
                     }
                     append_in_tx(
@@ -448,7 +380,7 @@ impl SessionStore {
                 }
             }
         }
-        crate::store::sweep_stale_owner_locks(&lock_dir, self.instance_id());
+        self.backend().sweep_owners();
         Ok(report)
     }
 }

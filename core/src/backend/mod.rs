@@ -1,0 +1,420 @@
+//! The storage seam (DESIGN.md "Layout"): traits over sealed rows and
+//! transactions.
+//!
+//! A backend stores, finds and allocates rows. It holds no key and applies
+//! no rule: validation, record ids, sealing and opening envelopes, the
+//! journal's idempotence and operation lifecycle, and group commit live in
+//! [`crate::store`], which calls a backend only through these traits. So a
+//! new backend cannot forget to encrypt (it never sees plaintext of a
+//! sealed field) and cannot change a rule. Every SQL statement of the
+//! embedded store lives in [`sqlite`].
+//!
+//! Shapes: envelopes cross the seam as the text the store sealed
+//! (`EncryptedField` JSON) on the way in and as raw column bytes
+//! ([`Sealed`]) on the way out, so a damaged column reaches the store,
+//! which names the record in its error. Times are milliseconds since the
+//! Unix epoch; seqs and counts are `u64`.
+//!
+//! Model: matrix-rust-sdk's `StateStore` over `DynStateStore`
+//! (`../shared/STYLE.md`); the store holds a `Box<dyn Backend>`.
+
+pub mod sqlite;
+
+use crate::error::Result;
+
+/// An envelope column as a backend found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sealed {
+    /// NULL: no value was sealed (an untitled session, an entry without metadata).
+    Absent,
+    /// The stored bytes (TEXT or BLOB alike).
+    Bytes(Vec<u8>),
+    /// A value of another type (a damaged row): its type's name.
+    NotBytes(&'static str),
+}
+
+/// A session row, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// Session id.
+    pub id: String,
+    /// Title envelope (record `session:<id>:name`).
+    pub name: Sealed,
+    /// Workspace path envelope (record `session:<id>:workspace`).
+    pub workspace: Sealed,
+    /// Model name.
+    pub model: Option<String>,
+    /// Provider name.
+    pub provider: Option<String>,
+    /// Work mode.
+    pub work_mode: Option<String>,
+    /// Creation time (ms).
+    pub created_at: i64,
+    /// Last activity time (ms).
+    pub updated_at: i64,
+    /// Last transcript seq (= entry count: seqs are gapless from 1).
+    pub entry_count: u64,
+    /// Parent session of a fork.
+    pub forked_from: Option<String>,
+    /// Last parent seq copied into a fork.
+    pub forked_at_seq: Option<u64>,
+}
+
+/// A session row to insert (envelopes already sealed by the store).
+#[derive(Debug, Clone, Copy)]
+pub struct NewSessionRow<'a> {
+    /// Session id.
+    pub id: &'a str,
+    /// Title envelope JSON.
+    pub name: Option<&'a str>,
+    /// Workspace path envelope JSON.
+    pub workspace: Option<&'a str>,
+    /// HMAC workspace index (hex).
+    pub workspace_index: Option<&'a str>,
+    /// Model name.
+    pub model: Option<&'a str>,
+    /// Provider name.
+    pub provider: Option<&'a str>,
+    /// Work mode.
+    pub work_mode: Option<&'a str>,
+    /// Creation time (ms); also the first `updated_at`.
+    pub created_at: i64,
+    /// Parent session of a fork.
+    pub forked_from: Option<&'a str>,
+    /// Last parent seq copied into a fork.
+    pub forked_at_seq: Option<u64>,
+}
+
+/// Which sessions [`ReadTx::sessions`] returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionQuery<'a> {
+    /// Every session, most recently active first.
+    All,
+    /// Sessions bound to no workspace, most recently active first.
+    Unbound,
+    /// Sessions whose workspace index is this one, most recently active first.
+    Index(&'a str),
+    /// Bound sessions whose workspace index is not this one, most recently active first.
+    OtherThan(&'a str),
+    /// Sessions whose id starts with this prefix, by id.
+    IdPrefix(&'a str),
+    /// Sessions with a title, most recently active first.
+    Titled,
+}
+
+/// A transcript row, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryRow {
+    /// Per-session seq (1-based, gapless).
+    pub seq: u64,
+    /// Role name (`user`...), checked by the store.
+    pub role: String,
+    /// Content format name (`text`, `blocks`), checked by the store.
+    pub format: String,
+    /// Content envelope (record `transcript:<sid>:<seq>:content`).
+    pub content: Sealed,
+    /// Creation time (ms).
+    pub created_at: i64,
+    /// Host-supplied token count.
+    pub tokens: Option<u64>,
+    /// Source line of an imported entry.
+    pub source_line: Option<u64>,
+    /// Per-entry metadata, when the read asked for it.
+    pub meta: Option<EntryMetaRow>,
+}
+
+/// The metadata columns of a transcript row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryMetaRow {
+    /// Model name.
+    pub model: Option<String>,
+    /// Provider name.
+    pub provider: Option<String>,
+    /// Source fields envelope (record `transcript:<sid>:<seq>:meta`).
+    pub extra: Sealed,
+}
+
+/// A transcript row to insert.
+#[derive(Debug, Clone, Copy)]
+pub struct NewEntryRow<'a> {
+    /// Seq allocated by the store (last seq + 1, + 2, ...).
+    pub seq: u64,
+    /// Role name.
+    pub role: &'a str,
+    /// Format name.
+    pub format: &'a str,
+    /// Content envelope JSON.
+    pub content: &'a str,
+    /// Creation time (ms).
+    pub created_at: i64,
+    /// Host-supplied token count.
+    pub tokens: Option<u64>,
+    /// Source line.
+    pub source_line: Option<u64>,
+    /// Model name.
+    pub model: Option<&'a str>,
+    /// Provider name.
+    pub provider: Option<&'a str>,
+    /// Source fields envelope JSON.
+    pub meta: Option<&'a str>,
+}
+
+/// A journal row, as stored (the seed's DDL, seed 000 "SessionJournal").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRow {
+    /// Event id (unique).
+    pub event_id: String,
+    /// Session id.
+    pub session_id: String,
+    /// Per-session seq.
+    pub seq: u64,
+    /// Store-wide commit order.
+    pub aggregate_version: u64,
+    /// Operation id (`""` for none).
+    pub operation_id: String,
+    /// Event kind (`payload_kind`).
+    pub kind: String,
+    /// Payload envelope (record `journal:<event_id>:payload`).
+    pub payload: Sealed,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+}
+
+/// A journal row to insert; the backend allocates `seq` (the session's
+/// max + 1, never reused) and `aggregate_version` (store-wide max + 1).
+#[derive(Debug, Clone, Copy)]
+pub struct NewEventRow<'a> {
+    /// Event id.
+    pub event_id: &'a str,
+    /// Session id.
+    pub session_id: &'a str,
+    /// Event kind.
+    pub kind: &'a str,
+    /// Operation id (`""` for none).
+    pub operation_id: &'a str,
+    /// Payload envelope JSON.
+    pub payload: &'a str,
+    /// Plaintext `envelope_json` (`{"v":1,"owner":...}`).
+    pub envelope: &'a str,
+    /// RFC 3339 creation time.
+    pub created_at: &'a str,
+}
+
+/// A dispatched operation without a terminal event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenOperationRow {
+    /// Session id.
+    pub session_id: String,
+    /// Operation id.
+    pub operation_id: String,
+    /// Instance id of the handle that dispatched it.
+    pub owner: String,
+}
+
+/// A token-ledger row, as stored (plaintext numbers; the store checks them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenRow {
+    /// Row id (names the record `tokens:<sid>:<row id>`).
+    pub row_id: i64,
+    /// Input tokens.
+    pub input: i64,
+    /// Output tokens.
+    pub output: i64,
+    /// Cached input tokens.
+    pub cached: i64,
+}
+
+/// A token-ledger row to insert.
+#[derive(Debug, Clone, Copy)]
+pub struct NewTokenRow<'a> {
+    /// Model name.
+    pub model: Option<&'a str>,
+    /// Provider name.
+    pub provider: Option<&'a str>,
+    /// Input tokens (≤ 2^63-1, checked by the store).
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Cached input tokens.
+    pub cached: u64,
+    /// Creation time (ms).
+    pub created_at: i64,
+}
+
+/// A context-extension row, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionRow {
+    /// Per-session number (1-based).
+    pub n: u64,
+    /// Kind (`pin`, `compaction`, ...).
+    pub kind: String,
+    /// Body envelope (record `ctxext:<sid>:<n>`).
+    pub body: Sealed,
+    /// Creation time (ms).
+    pub created_at: i64,
+}
+
+/// Row counts for `doctor`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowCounts {
+    /// Sessions.
+    pub sessions: u64,
+    /// Transcript entries.
+    pub transcript_entries: u64,
+    /// Journal events.
+    pub journal_events: u64,
+    /// Open operations.
+    pub open_operations: u64,
+}
+
+/// Reads inside one transaction (a consistent snapshot).
+pub trait ReadTx {
+    /// One session row. Errors: `Corrupt` (a plaintext column of a type the schema never writes).
+    fn session(&self, id: &str) -> Result<Option<SessionRow>>;
+    /// Session rows selected by `query`, at most `limit` (`None` = all), in the query's order.
+    fn sessions(&self, query: SessionQuery<'_>, limit: Option<u32>) -> Result<Vec<SessionRow>>;
+    /// Does the session exist?
+    fn session_exists(&self, id: &str) -> Result<bool>;
+    /// A session's `updated_at` (ms), `None` if it does not exist.
+    fn session_updated_at(&self, id: &str) -> Result<Option<i64>>;
+    /// Entries of a session with `seq >= from_seq`, at most `limit`, by seq;
+    /// `with_meta` also reads the metadata columns.
+    fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>>;
+    /// The session's last transcript seq (0 when it has none).
+    fn last_entry_seq(&self, session_id: &str) -> Result<u64>;
+    /// One journal row by event id.
+    fn event(&self, event_id: &str) -> Result<Option<EventRow>>;
+    /// Journal rows of a session with `seq >= from_seq`, at most `limit`, by seq.
+    fn events(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventRow>>;
+    /// Has an event of `kind` been recorded for operation `operation_id`?
+    fn operation_has_event(&self, operation_id: &str, kinds: &[&str]) -> Result<bool>;
+    /// The session of an open operation, `None` if it is not open.
+    fn open_operation_session(&self, operation_id: &str) -> Result<Option<String>>;
+    /// Every open operation, by operation id.
+    fn open_operations(&self) -> Result<Vec<OpenOperationRow>>;
+    /// The owners with open operations, except `except`.
+    fn open_operation_owners(&self, except: &str) -> Result<Vec<String>>;
+    /// Token-ledger rows of a session.
+    fn token_rows(&self, session_id: &str) -> Result<Vec<TokenRow>>;
+    /// Context-extension rows of a session, by `n`.
+    fn extensions(&self, session_id: &str) -> Result<Vec<ExtensionRow>>;
+    /// A `meta` value.
+    fn meta(&self, key: &str) -> Result<Sealed>;
+    /// Row counts.
+    fn counts(&self) -> Result<RowCounts>;
+    /// The schema version.
+    fn schema_version(&self) -> Result<u32>;
+    /// Every session row (by id); a row whose plaintext columns cannot be
+    /// read is passed as `Err` with its id.
+    fn scan_sessions(&self, f: &mut dyn FnMut(&str, Result<SessionRow>) -> Result<()>) -> Result<()>;
+    /// Every transcript row with its metadata (by session, seq), with its session id.
+    fn scan_entries(&self, f: &mut dyn FnMut(&str, u64, Result<EntryRow>) -> Result<()>) -> Result<()>;
+    /// Every context-extension row (by session, n), with its session id.
+    fn scan_extensions(&self, f: &mut dyn FnMut(&str, u64, Result<ExtensionRow>) -> Result<()>) -> Result<()>;
+    /// Every token row (by row id), with its session id.
+    fn scan_tokens(&self, f: &mut dyn FnMut(&str, i64, Result<TokenRow>) -> Result<()>) -> Result<()>;
+    /// Every journal row's event id and payload (in commit order).
+    fn scan_event_payloads(&self, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()>;
+    /// Every `meta` entry whose key starts with `prefix`.
+    fn scan_meta(&self, prefix: &str, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()>;
+}
+
+/// Writes inside one write transaction (which also reads).
+pub trait WriteTx: ReadTx {
+    /// Insert a session row (the store checked that the id is new).
+    fn insert_session(&self, row: &NewSessionRow<'_>) -> Result<()>;
+    /// Set the title envelope and move `updated_at` to at least `now`; false if no such session.
+    fn set_session_name(&self, id: &str, name: Option<&str>, now: i64) -> Result<bool>;
+    /// Set model and provider; false if no such session.
+    fn set_session_model(&self, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<bool>;
+    /// Set the work mode; false if no such session.
+    fn set_session_work_mode(&self, id: &str, work_mode: Option<&str>) -> Result<bool>;
+    /// Set `updated_at`.
+    fn set_session_updated_at(&self, id: &str, updated_at: i64) -> Result<()>;
+    /// Delete a session and its transcript, token and extension rows (the
+    /// journal stays); the number of entries deleted, `None` if no such session.
+    fn delete_session(&self, id: &str) -> Result<Option<u64>>;
+    /// Insert transcript rows (seqs allocated by the store).
+    fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()>;
+    /// Insert a journal row; returns its `(seq, aggregate_version)`.
+    fn insert_event(&self, row: &NewEventRow<'_>) -> Result<(u64, u64)>;
+    /// Record an operation as open (owned by `owner`).
+    fn open_operation(&self, operation_id: &str, session_id: &str, owner: &str, dispatched_event_id: &str) -> Result<()>;
+    /// Forget an open operation.
+    fn close_operation(&self, operation_id: &str) -> Result<()>;
+    /// Insert token-ledger rows.
+    fn insert_tokens(&self, session_id: &str, rows: &[NewTokenRow<'_>]) -> Result<()>;
+    /// The next context-extension number of a session (max + 1, from 1).
+    fn next_extension_n(&self, session_id: &str) -> Result<u64>;
+    /// Insert a context-extension row numbered `n` (from [`Self::next_extension_n`]).
+    fn insert_extension(&self, session_id: &str, n: u64, kind: &str, body: &str, created_at: i64) -> Result<()>;
+    /// Set a `meta` value (`replace` false: keep an existing one).
+    fn put_meta(&self, key: &str, value: &str, replace: bool) -> Result<()>;
+    /// Remove a `meta` value.
+    fn delete_meta(&self, key: &str) -> Result<()>;
+}
+
+/// Storage figures for `doctor`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StorageSizes {
+    /// Bytes of the main database (file size for SQLite).
+    pub db_bytes: u64,
+    /// Bytes of the write-ahead log (`-wal` file for SQLite; 0 if none).
+    pub wal_bytes: u64,
+}
+
+/// One open database: its transactions, owner liveness and sizes. The
+/// object-safe core of the seam; the store calls the generic helpers of
+/// `dyn Backend` (`read`, `write`).
+pub trait Backend: Send + Sync + std::fmt::Debug {
+    /// Run `f` in one read transaction.
+    fn read_dyn(&self, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()>;
+    /// Run `f` in one write transaction, committed only when `f` returns
+    /// `Ok`. Errors: `Busy` after the backend's timeout, `Closed`.
+    fn write_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()>;
+    /// Close: later calls fail with `Closed`. Closing twice is a no-op.
+    fn close(&self);
+    /// True once closed.
+    fn is_closed(&self) -> bool;
+    /// Is the owner `instance_id` (another handle) still alive?
+    fn owner_is_alive(&self, instance_id: &str) -> bool;
+    /// Forget the liveness records of owners that are gone.
+    fn sweep_owners(&self);
+    /// Storage sizes.
+    fn sizes(&self) -> StorageSizes;
+    /// Test hook: every transaction waits until the returned guard drops.
+    #[cfg(test)]
+    fn hold(&self) -> Box<dyn Guard + '_>;
+}
+
+/// Anything held for its drop (see [`Backend::hold`]).
+#[cfg(test)]
+pub trait Guard {}
+#[cfg(test)]
+impl<T> Guard for T {}
+
+impl dyn Backend {
+    /// [`Backend::read_dyn`] returning `f`'s value.
+    pub fn read<T>(&self, f: impl FnOnce(&dyn ReadTx) -> Result<T>) -> Result<T> {
+        let mut f = Some(f);
+        let mut out = None;
+        self.read_dyn(&mut |tx| {
+            let f = f.take().expect("a backend runs the read closure once");
+            out = Some(f(tx)?);
+            Ok(())
+        })?;
+        Ok(out.expect("the read closure ran"))
+    }
+
+    /// [`Backend::write_dyn`] returning `f`'s value.
+    pub fn write<T>(&self, f: impl FnOnce(&dyn WriteTx) -> Result<T>) -> Result<T> {
+        let mut f = Some(f);
+        let mut out = None;
+        self.write_dyn(&mut |tx| {
+            let f = f.take().expect("a backend runs the write closure once");
+            out = Some(f(tx)?);
+            Ok(())
+        })?;
+        Ok(out.expect("the write closure ran"))
+    }
+}

@@ -1,0 +1,388 @@
+//! The SQLite backend: the embedded default (DESIGN.md "On-disk contract").
+//!
+//! * One connection per handle behind a mutex, opened with `busy_timeout`
+//!   set before anything else, then WAL, `synchronous=NORMAL`,
+//!   `journal_size_limit`, 8 KiB pages for new databases; every write is one
+//!   `BEGIN IMMEDIATE` transaction, every read one short deferred one.
+//! * SQLite answers some requests `SQLITE_BUSY` without its busy handler;
+//!   those are retried until the timeout really passed ([`retry_busy`]).
+//! * First open: an exclusive lock on `<db>-init.lock` ([`init_lock_path`])
+//!   makes creating the key, the file and the key-check value one critical
+//!   section across processes (the store runs the key part under it).
+//! * Owner liveness: each handle holds a lock on
+//!   `<db>-owners/<instance>.lock` for its whole life ([`OwnerLock`]).
+//! * A handle used in a forked child is `Closed`.
+
+mod error;
+mod rows;
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
+
+use super::{Backend, ReadTx, StorageSizes, WriteTx};
+use crate::error::{Error, Result};
+use crate::paths;
+
+/// Default `busy_timeout` in milliseconds.
+pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 10_000;
+/// `journal_size_limit` in bytes: the WAL is truncated to this after a checkpoint.
+pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
+/// `page_size` of new databases, bytes. An 8 KiB index leaf holds a record of
+/// up to 2,030 bytes inline, so a 1 KiB transcript envelope needs no overflow
+/// page, while a commit (transcript leaf + journal row + its two index
+/// leaves) writes half the WAL bytes of 16 KiB pages. Measured with
+/// `examples/append_one_profile` / `read_profile` (20,000 single 1 KiB
+/// appends; read of 10,000): 4 KiB 2.2 s / 56 ms, 8 KiB 1.85 s / 39 ms,
+/// 16 KiB 2.7 s / 37 ms.
+pub const PAGE_SIZE: i64 = 8_192;
+/// `wal_autocheckpoint` in pages (8,192 × 8 KiB = 64 MiB, the
+/// `journal_size_limit`): fewer checkpoints, so fewer fsyncs and a page
+/// rewritten by many commits is copied back to the database once
+/// (20,000 single appends 1.85 s -> 1.73 s against the default 1,000).
+pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 8_192;
+/// `cache_size` (negative = KiB): 16 MiB of page cache per connection.
+pub const CACHE_SIZE_KIB: i64 = -16_384;
+
+/// Lock a mutex, also after a panic in another holder: a panic cannot leave
+/// SQLite half-written (its transaction rolls back on drop).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A `Busy` error carries the configured timeout and how long the call
+/// really waited (measured from `started`); other errors pass through.
+pub(crate) fn waited(e: Error, timeout_ms: u64, started: Instant) -> Error {
+    match e {
+        Error::Busy { .. } => Error::Busy { timeout_ms, waited_ms: started.elapsed().as_millis() as u64 },
+        other => other,
+    }
+}
+
+/// Run `step` until it does not fail with `Busy` or `timeout_ms` has
+/// really passed. SQLite answers some requests `SQLITE_BUSY` at once,
+/// without calling its busy handler (switching to WAL, `BEGIN IMMEDIATE`
+/// while another connection runs WAL recovery), so the busy timeout alone
+/// does not make a caller wait; `step` must have no effect when it fails.
+pub(crate) fn retry_busy<T>(timeout_ms: u64, mut step: impl FnMut() -> Result<T>) -> Result<T> {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match step() {
+            Err(Error::Busy { .. }) if (started.elapsed().as_millis() as u64) < timeout_ms => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(25));
+            }
+            Err(e) => return Err(waited(e, timeout_ms, started)),
+            ok => return ok,
+        }
+    }
+}
+
+/// `BEGIN IMMEDIATE`, retried on an early `SQLITE_BUSY` until `timeout_ms`.
+pub(crate) fn begin_immediate(conn: &mut Connection, timeout_ms: u64) -> Result<Transaction<'_>> {
+    let conn: &Connection = conn;
+    retry_busy(timeout_ms, || Ok(Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?))
+}
+
+/// The file whose lock makes a database's first open one critical section
+/// across processes: `<db>-init.lock`, beside the database, never deleted.
+pub(crate) fn init_lock_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-init.lock");
+    PathBuf::from(name)
+}
+
+/// An open SQLite database (one connection) and this handle's owner lock.
+pub struct SqliteBackend {
+    state: Mutex<Option<Open>>,
+    path: PathBuf,
+    pid: u32,
+    busy_timeout_ms: u64,
+    instance_id: String,
+}
+
+struct Open {
+    conn: Connection,
+    owner: Option<OwnerLock>,
+}
+
+impl std::fmt::Debug for SqliteBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteBackend").field("instance_id", &self.instance_id).finish_non_exhaustive()
+    }
+}
+
+impl SqliteBackend {
+    /// Connect to the database at `path` (creating the file), with the
+    /// pragmas above. Nothing is migrated yet. Errors: `Io`, `Corrupt` (a
+    /// database of another program), `Busy`.
+    pub(crate) fn connect(path: &Path, busy_timeout_ms: u64, instance_id: &str) -> Result<SqliteBackend> {
+        let conn = open_connection(path, busy_timeout_ms)?;
+        Ok(SqliteBackend {
+            state: Mutex::new(Some(Open { conn, owner: None })),
+            path: path.to_path_buf(),
+            pid: std::process::id(),
+            busy_timeout_ms,
+            instance_id: instance_id.to_string(),
+        })
+    }
+
+    /// Take the exclusive first-open lock of the database at `path`
+    /// ([`init_lock_path`]), waiting at most `timeout_ms`.
+    /// Errors: `Io`, `Busy`.
+    pub(crate) fn lock_first_open(path: &Path, timeout_ms: u64) -> Result<paths::FileLock> {
+        paths::FileLock::acquire(&init_lock_path(path), timeout_ms, "locking the database's first-open lock")
+    }
+
+    /// Does the database hold a key-check value (is it initialised)?
+    pub(crate) fn has_key_check(&self) -> Result<bool> {
+        self.with_conn(|c| has_key_check(c))
+    }
+
+    /// Apply every numbered migration ([`schema::migrate`]).
+    pub(crate) fn migrate(&self) -> Result<u32> {
+        let timeout = self.busy_timeout_ms;
+        self.with_conn(|c| schema::migrate_within(c, timeout))
+    }
+
+    /// Take this handle's owner lock (see [`acquire_owner_lock`]).
+    pub(crate) fn register_owner(&self) -> Result<()> {
+        let owner = acquire_owner_lock(&self.path, &self.instance_id, self.busy_timeout_ms)?;
+        let mut g = lock(&self.state);
+        match g.as_mut() {
+            Some(open) => {
+                open.owner = Some(owner);
+                Ok(())
+            }
+            None => Err(Error::Closed),
+        }
+    }
+
+    /// Run `f` on the connection; `Busy` errors carry the real wait.
+    fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        if std::process::id() != self.pid {
+            return Err(Error::Closed);
+        }
+        let started = Instant::now();
+        let mut guard = lock(&self.state);
+        let open = guard.as_mut().ok_or(Error::Closed)?;
+        f(&mut open.conn).map_err(|e| waited(e, self.busy_timeout_ms, started))
+    }
+
+}
+
+impl Backend for SqliteBackend {
+    fn read_dyn(&self, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
+        self.with_conn(|conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            f(&rows::SqlTx(&tx))?;
+            tx.finish()?;
+            Ok(())
+        })
+    }
+
+    fn write_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()> {
+        let timeout = self.busy_timeout_ms;
+        self.with_conn(|conn| {
+            let tx = begin_immediate(conn, timeout)?;
+            f(&rows::SqlTx(&tx))?;
+            tx.commit()?;
+            Ok(())
+        })
+    }
+
+    fn close(&self) {
+        let taken = lock(&self.state).take();
+        if let Some(open) = taken {
+            // Closing the connection checkpoints the WAL; then the owner
+            // lock goes (its file first, so a pass that sees none is right).
+            drop(open.conn);
+            if let Some(owner) = open.owner {
+                release_owner_lock(owner);
+            }
+        }
+    }
+
+    fn is_closed(&self) -> bool {
+        lock(&self.state).is_none()
+    }
+
+    fn owner_is_alive(&self, instance_id: &str) -> bool {
+        owner_is_alive(&owner_lock_dir(&self.path), instance_id)
+    }
+
+    fn sweep_owners(&self) {
+        sweep_stale_owner_locks(&owner_lock_dir(&self.path), &self.instance_id);
+    }
+
+    fn sizes(&self) -> StorageSizes {
+        let size = |suffix: &str| {
+            let mut p = self.path.as_os_str().to_os_string();
+            p.push(suffix);
+            std::fs::metadata(PathBuf::from(p)).map(|m| m.len()).unwrap_or(0)
+        };
+        StorageSizes { db_bytes: size(""), wal_bytes: size("-wal") }
+    }
+
+    #[cfg(test)]
+    fn hold(&self) -> Box<dyn super::Guard + '_> {
+        Box::new(lock(&self.state))
+    }
+}
+
+impl Drop for SqliteBackend {
+    fn drop(&mut self) {
+        if std::process::id() == self.pid {
+            self.close();
+        }
+    }
+}
+
+fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| match Error::from(e) {
+        Error::Io { source, .. } => Error::io("opening the database file", source),
+        other => other,
+    })?;
+    // busy_timeout first: every later statement may meet another writer.
+    conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
+    retry_busy(busy_timeout_ms, || refuse_foreign_database(&conn))?;
+    // Takes effect only on a new, empty database (before its first write).
+    conn.pragma_update(None, "page_size", PAGE_SIZE)?;
+    // Switching to WAL needs an exclusive lock and answers SQLITE_BUSY
+    // without calling the busy handler.
+    let mode: String =
+        retry_busy(busy_timeout_ms, || Ok(conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Error::Database(format!("could not switch to WAL mode (got `{mode}`)")));
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
+    conn.pragma_update(None, "cache_size", CACHE_SIZE_KIB)?;
+    conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "trusted_schema", "OFF")?;
+    Ok(conn)
+}
+
+/// A database at schema version 0 that already has tables was written by
+/// something else: refuse it (and leave it untouched) rather than adding our
+/// tables to it.
+fn refuse_foreign_database(conn: &Connection) -> Result<()> {
+    // One statement, so one snapshot: read in two, another process's
+    // migration 1 could commit in between (tables present, version 0 read).
+    let (version, tables): (i64, i64) = conn.query_row(
+        "SELECT (SELECT user_version FROM pragma_user_version()),
+                (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%')",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    if version == 0 && tables > 0 {
+        return Err(Error::corrupt(
+            "this file is an SQLite database of another program, not a sessiondb database; it was left untouched",
+        ));
+    }
+    Ok(())
+}
+
+fn has_key_check(conn: &Connection) -> Result<bool> {
+    let tx = conn.unchecked_transaction()?;
+    let meta: Option<String> = tx
+        .query_row("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'", [], |r| r.get(0))
+        .optional()?;
+    if meta.is_none() {
+        return Ok(false);
+    }
+    let n: i64 = tx.query_row("SELECT COUNT(*) FROM meta WHERE key='key_check'", [], |r| r.get(0))?;
+    Ok(n > 0)
+}
+
+/// Lock file proving a handle is alive to recovery passes in other
+/// handles and processes. Released (and removed) on close.
+struct OwnerLock {
+    lock: paths::FileLock,
+    path: PathBuf,
+}
+
+pub(crate) fn owner_lock_dir(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-owners");
+    PathBuf::from(name)
+}
+
+/// Create and lock `<db>-owners/<instance_id>.lock`.
+///
+/// The lock is taken on the file that is at that path afterwards: a sweep
+/// in another handle may lock and unlink a file between our open and our
+/// lock (it cannot tell a handle still opening from a dead one), so after
+/// locking we check that the path still names our file, and start over if
+/// not. Errors: `Io`; `Busy` if the file stayed locked past `timeout_ms`.
+fn acquire_owner_lock(db: &Path, instance_id: &str, timeout_ms: u64) -> Result<OwnerLock> {
+    let dir = owner_lock_dir(db);
+    let path = dir.join(format!("{instance_id}.lock"));
+    loop {
+        paths::ensure_private_dir(&dir)?;
+        let lock = paths::FileLock::acquire(&path, timeout_ms, "creating the owner lock file")?;
+        if paths::is_same_file(&lock.file, &path) {
+            return Ok(OwnerLock { lock, path });
+        }
+    }
+}
+
+fn release_owner_lock(owner: OwnerLock) {
+    // Remove first, then unlock (on drop): a recovery pass that sees no file
+    // treats the owner as gone, which is now true.
+    let _ = std::fs::remove_file(&owner.path);
+    drop(owner.lock);
+}
+
+/// Is the owner `instance_id` of the store at `db` still alive?
+/// Alive = its lock file exists and is locked by someone. A file nobody
+/// holds belongs to a handle that ended without closing (or one still
+/// opening, which has dispatched nothing yet): it is removed, but only while
+/// we hold its lock and only if the path still names the file we locked,
+/// so a live holder's file is never deleted.
+pub(crate) fn owner_is_alive(lock_dir: &Path, instance_id: &str) -> bool {
+    if instance_id.is_empty() || instance_id.contains(['/', '\\', '.']) {
+        return false;
+    }
+    let path = lock_dir.join(format!("{instance_id}.lock"));
+    let file = match std::fs::OpenOptions::new().write(true).open(&path) {
+        Ok(f) => f,
+        // Only a missing file proves the owner is gone; a file we may not open
+        // (permissions) could belong to a live owner, so it counts as alive.
+        Err(e) => return e.kind() != std::io::ErrorKind::NotFound,
+    };
+    match file.try_lock() {
+        Ok(()) => {
+            if paths::is_same_file(&file, &path) {
+                let _ = std::fs::remove_file(&path);
+            }
+            let _ = file.unlock();
+            false
+        }
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(_)) => true,
+    }
+}
+
+/// Remove lock files left by handles that ended without closing (killed
+/// processes); locked files (live handles) and our own are kept.
+pub(crate) fn sweep_stale_owner_locks(lock_dir: &Path, own_id: &str) {
+    let Ok(entries) = std::fs::read_dir(lock_dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".lock")) else { continue };
+        if id != own_id {
+            owner_is_alive(lock_dir, id);
+        }
+    }
+}
+

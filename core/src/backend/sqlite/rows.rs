@@ -1,0 +1,494 @@
+//! Every row-level SQL statement of the SQLite backend: [`ReadTx`] and
+//! [`WriteTx`] over one rusqlite transaction. Statements are cached per
+//! connection (`prepare_cached`).
+//!
+//! A plaintext column of a type the schema never writes there (a damaged
+//! row) is `Corrupt` naming the row as the store names its records
+//! (`session:<id>`, `transcript:<sid>:<seq>:content`, `tokens:<sid>:<row>`,
+//! `journal:<event id>:payload`, `ctxext:<sid>:<n>`).
+
+use rusqlite::types::{FromSql, ValueRef};
+use rusqlite::{params, OptionalExtension, Row, Transaction};
+
+use crate::backend::{
+    EntryMetaRow, EntryRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
+    RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
+};
+use crate::error::{Error, Result};
+
+/// One transaction of the SQLite backend.
+pub(super) struct SqlTx<'a>(pub(super) &'a Transaction<'a>);
+
+const SESSION_COLUMNS: &str = "id, name_enc, workspace_enc, model, provider, work_mode, created_at, updated_at,
+     (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = sessions.id),
+     forked_from, forked_at_seq";
+
+const ENTRY_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line";
+const ENTRY_META_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc";
+
+/// Column `idx` of a row of `record`; a value of the wrong type is `Corrupt` naming it.
+fn column<T: FromSql>(r: &Row<'_>, idx: usize, record: &str) -> Result<T> {
+    r.get(idx).map_err(|e| match e {
+        rusqlite::Error::InvalidColumnType(..)
+        | rusqlite::Error::FromSqlConversionFailure(..)
+        | rusqlite::Error::IntegralValueOutOfRange(..) => {
+            Error::corrupt(format!("record `{record}`: column {idx} holds a value of a type this schema never writes there"))
+        }
+        other => other.into(),
+    })
+}
+
+/// A non-negative integer column as `u64`.
+fn count(r: &Row<'_>, idx: usize, record: &str) -> Result<u64> {
+    u64::try_from(column::<i64>(r, idx, record)?).map_err(|_| Error::corrupt(format!("record `{record}`: negative count")))
+}
+
+fn opt_count(r: &Row<'_>, idx: usize, record: &str) -> Result<Option<u64>> {
+    column::<Option<i64>>(r, idx, record)?
+        .map(|v| u64::try_from(v).map_err(|_| Error::corrupt(format!("record `{record}`: negative count"))))
+        .transpose()
+}
+
+/// An envelope column, raw.
+fn sealed(r: &Row<'_>, idx: usize) -> Result<Sealed> {
+    Ok(match r.get_ref(idx)? {
+        ValueRef::Null => Sealed::Absent,
+        ValueRef::Text(b) | ValueRef::Blob(b) => Sealed::Bytes(b.to_vec()),
+        ValueRef::Integer(_) => Sealed::NotBytes("integer"),
+        ValueRef::Real(_) => Sealed::NotBytes("real"),
+    })
+}
+
+/// A key column as text, whatever it holds (for naming a damaged row).
+fn key_text(r: &Row<'_>, idx: usize) -> String {
+    match r.get_ref(idx) {
+        Ok(ValueRef::Text(b)) => String::from_utf8_lossy(b).into_owned(),
+        Ok(ValueRef::Integer(i)) => i.to_string(),
+        _ => "<unreadable id>".to_string(),
+    }
+}
+
+fn session_row(r: &Row<'_>) -> Result<SessionRow> {
+    let id: String = column(r, 0, "session:<unknown>")?;
+    let rec = format!("session:{id}");
+    Ok(SessionRow {
+        name: sealed(r, 1)?,
+        workspace: sealed(r, 2)?,
+        model: column(r, 3, &rec)?,
+        provider: column(r, 4, &rec)?,
+        work_mode: column(r, 5, &rec)?,
+        created_at: column(r, 6, &rec)?,
+        updated_at: column(r, 7, &rec)?,
+        entry_count: count(r, 8, &rec)?,
+        forked_from: column(r, 9, &rec)?,
+        forked_at_seq: opt_count(r, 10, &rec)?,
+        id,
+    })
+}
+
+/// A transcript row from `ENTRY_COLUMNS` (or `ENTRY_META_COLUMNS` when `with_meta`) at `base`.
+fn entry_row(r: &Row<'_>, sid: &str, base: usize, with_meta: bool) -> Result<EntryRow> {
+    let seq = count(r, base, &format!("transcript:{sid}"))?;
+    let rec = format!("transcript:{sid}:{seq}:content");
+    let meta = if with_meta {
+        Some(EntryMetaRow { model: column(r, base + 7, &rec)?, provider: column(r, base + 8, &rec)?, extra: sealed(r, base + 9)? })
+    } else {
+        None
+    };
+    Ok(EntryRow {
+        seq,
+        role: column(r, base + 1, &rec)?,
+        format: column(r, base + 2, &rec)?,
+        content: sealed(r, base + 3)?,
+        created_at: column(r, base + 4, &rec)?,
+        tokens: opt_count(r, base + 5, &rec)?,
+        source_line: opt_count(r, base + 6, &rec)?,
+        meta,
+    })
+}
+
+fn event_row(r: &Row<'_>) -> Result<EventRow> {
+    let event_id: String = column(r, 0, "journal:<unknown>")?;
+    let rec = format!("journal:{event_id}:payload");
+    Ok(EventRow {
+        session_id: column(r, 1, &rec)?,
+        seq: count(r, 2, &rec)?,
+        aggregate_version: count(r, 3, &rec)?,
+        operation_id: column(r, 4, &rec)?,
+        kind: column(r, 5, &rec)?,
+        payload: sealed(r, 6)?,
+        created_at: column(r, 7, &rec)?,
+        event_id,
+    })
+}
+
+const EVENT_COLUMNS: &str = "event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, created_at";
+
+fn limit_arg(limit: Option<u32>) -> i64 {
+    limit.map(i64::from).unwrap_or(-1)
+}
+
+fn seq_arg(v: u64) -> i64 {
+    v.min(i64::MAX as u64) as i64
+}
+
+impl SqlTx<'_> {
+    fn rows<T>(&self, sql: &str, params: impl rusqlite::Params, mut f: impl FnMut(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
+        let mut st = self.0.prepare_cached(sql)?;
+        let mut rows = st.query(params)?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            out.push(f(r)?);
+        }
+        Ok(out)
+    }
+}
+
+impl ReadTx for SqlTx<'_> {
+    fn session(&self, id: &str) -> Result<Option<SessionRow>> {
+        let mut v = self.rows(&format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"), [id], session_row)?;
+        Ok(v.pop())
+    }
+
+    fn sessions(&self, query: SessionQuery<'_>, limit: Option<u32>) -> Result<Vec<SessionRow>> {
+        let recent = "ORDER BY updated_at DESC, id DESC LIMIT ?2";
+        let (cond, arg, order) = match query {
+            SessionQuery::All => ("1 = 1 OR ?1 IS NULL", None, recent),
+            SessionQuery::Unbound => ("workspace_index IS NULL AND ?1 IS NULL", None, recent),
+            SessionQuery::Index(i) => ("workspace_index = ?1", Some(i), recent),
+            SessionQuery::OtherThan(i) => ("workspace_index IS NOT NULL AND workspace_index <> ?1", Some(i), recent),
+            // Prefix match on the plaintext id (range scan on the primary key).
+            SessionQuery::IdPrefix(p) => ("id >= ?1 AND id < ?1 || char(1114111)", Some(p), "ORDER BY id LIMIT ?2"),
+            SessionQuery::Titled => ("name_enc IS NOT NULL AND ?1 IS NULL", None, recent),
+        };
+        self.rows(&format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE {cond} {order}"), params![arg, limit_arg(limit)], session_row)
+    }
+
+    fn session_exists(&self, id: &str) -> Result<bool> {
+        let n: i64 = self.0.prepare_cached("SELECT COUNT(*) FROM sessions WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+        Ok(n > 0)
+    }
+
+    fn session_updated_at(&self, id: &str) -> Result<Option<i64>> {
+        Ok(self
+            .0
+            .prepare_cached("SELECT updated_at FROM sessions WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?)
+    }
+
+    fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
+        // model, provider and meta_enc follow content_enc in the record
+        // (schema V3): only reads that need them select them.
+        let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
+        self.rows(
+            &format!("SELECT {cols} FROM transcript_entries WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3"),
+            params![session_id, seq_arg(from_seq), limit as i64],
+            |r| entry_row(r, session_id, 0, with_meta),
+        )
+    }
+
+    fn last_entry_seq(&self, session_id: &str) -> Result<u64> {
+        let last: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
+        Ok(last.max(0) as u64)
+    }
+
+    fn event(&self, event_id: &str) -> Result<Option<EventRow>> {
+        let mut v = self.rows(&format!("SELECT {EVENT_COLUMNS} FROM journal WHERE event_id = ?1"), [event_id], event_row)?;
+        Ok(v.pop())
+    }
+
+    fn events(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventRow>> {
+        self.rows(
+            &format!("SELECT {EVENT_COLUMNS} FROM journal WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3"),
+            params![session_id, seq_arg(from_seq), limit as i64],
+            event_row,
+        )
+    }
+
+    fn operation_has_event(&self, operation_id: &str, kinds: &[&str]) -> Result<bool> {
+        let marks: Vec<String> = (0..kinds.len()).map(|i| format!("?{}", i + 2)).collect();
+        let sql = format!("SELECT 1 FROM journal WHERE operation_id = ?1 AND payload_kind IN ({}) LIMIT 1", marks.join(", "));
+        let mut args: Vec<&dyn rusqlite::ToSql> = vec![&operation_id];
+        args.extend(kinds.iter().map(|k| k as &dyn rusqlite::ToSql));
+        let seen: Option<i64> = self.0.prepare_cached(&sql)?.query_row(args.as_slice(), |r| r.get(0)).optional()?;
+        Ok(seen.is_some())
+    }
+
+    fn open_operation_session(&self, operation_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .0
+            .prepare_cached("SELECT session_id FROM open_operations WHERE operation_id = ?1")?
+            .query_row([operation_id], |r| r.get(0))
+            .optional()?)
+    }
+
+    fn open_operations(&self) -> Result<Vec<OpenOperationRow>> {
+        self.rows("SELECT session_id, operation_id, owner FROM open_operations ORDER BY operation_id", [], |r| {
+            Ok(OpenOperationRow { session_id: r.get(0)?, operation_id: r.get(1)?, owner: r.get(2)? })
+        })
+    }
+
+    fn open_operation_owners(&self, except: &str) -> Result<Vec<String>> {
+        self.rows("SELECT DISTINCT owner FROM open_operations WHERE owner <> ?1", [except], |r| Ok(r.get(0)?))
+    }
+
+    fn token_rows(&self, session_id: &str) -> Result<Vec<TokenRow>> {
+        self.rows("SELECT input, output, cached, id FROM token_ledger WHERE session_id = ?1", [session_id], |r| {
+            let row_id: i64 = r.get(3)?;
+            let rec = format!("tokens:{session_id}:{row_id}");
+            Ok(TokenRow { row_id, input: column(r, 0, &rec)?, output: column(r, 1, &rec)?, cached: column(r, 2, &rec)? })
+        })
+    }
+
+    fn extensions(&self, session_id: &str) -> Result<Vec<ExtensionRow>> {
+        self.rows(
+            "SELECT n, kind, body_enc, created_at FROM context_extensions WHERE session_id = ?1 ORDER BY n",
+            [session_id],
+            |r| {
+                let n = count(r, 0, &format!("ctxext:{session_id}"))?;
+                let rec = format!("ctxext:{session_id}:{n}");
+                Ok(ExtensionRow { n, kind: column(r, 1, &rec)?, body: sealed(r, 2)?, created_at: column(r, 3, &rec)? })
+            },
+        )
+    }
+
+    fn meta(&self, key: &str) -> Result<Sealed> {
+        let mut v = self.rows("SELECT value FROM meta WHERE key = ?1", [key], |r| sealed(r, 0))?;
+        Ok(v.pop().unwrap_or(Sealed::Absent))
+    }
+
+    fn counts(&self) -> Result<RowCounts> {
+        let count = |sql: &str| -> Result<u64> { Ok(self.0.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        Ok(RowCounts {
+            sessions: count("SELECT COUNT(*) FROM sessions")?,
+            transcript_entries: count("SELECT COUNT(*) FROM transcript_entries")?,
+            journal_events: count("SELECT COUNT(*) FROM journal")?,
+            open_operations: count("SELECT COUNT(*) FROM open_operations")?,
+        })
+    }
+
+    fn schema_version(&self) -> Result<u32> {
+        super::schema::current_version(self.0)
+    }
+
+    fn scan_sessions(&self, f: &mut dyn FnMut(&str, Result<SessionRow>) -> Result<()>) -> Result<()> {
+        let mut st = self.0.prepare(&format!("SELECT {SESSION_COLUMNS} FROM sessions ORDER BY id"))?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            f(&key_text(r, 0), session_row(r))?;
+        }
+        Ok(())
+    }
+
+    fn scan_entries(&self, f: &mut dyn FnMut(&str, u64, Result<EntryRow>) -> Result<()>) -> Result<()> {
+        let mut st = self.0.prepare(&format!(
+            "SELECT session_id, {ENTRY_META_COLUMNS} FROM transcript_entries ORDER BY session_id, seq"
+        ))?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let sid = key_text(r, 0);
+            let seq = column::<i64>(r, 1, &format!("transcript:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
+            f(&sid, seq, entry_row(r, &sid, 1, true))?;
+        }
+        Ok(())
+    }
+
+    fn scan_extensions(&self, f: &mut dyn FnMut(&str, u64, Result<ExtensionRow>) -> Result<()>) -> Result<()> {
+        let mut st = self.0.prepare("SELECT session_id, n, kind, body_enc, created_at FROM context_extensions ORDER BY session_id, n")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let sid = key_text(r, 0);
+            let n = column::<i64>(r, 1, &format!("ctxext:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
+            let rec = format!("ctxext:{sid}:{n}");
+            let row = (|| Ok(ExtensionRow { n, kind: column(r, 2, &rec)?, body: sealed(r, 3)?, created_at: column(r, 4, &rec)? }))();
+            f(&sid, n, row)?;
+        }
+        Ok(())
+    }
+
+    fn scan_tokens(&self, f: &mut dyn FnMut(&str, i64, Result<TokenRow>) -> Result<()>) -> Result<()> {
+        let mut st = self.0.prepare("SELECT session_id, id, input, output, cached, created_at FROM token_ledger ORDER BY id")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let sid = key_text(r, 0);
+            let row_id: i64 = column(r, 1, "tokens")?;
+            let rec = format!("tokens:{sid}:{row_id}");
+            let row = (|| {
+                column::<i64>(r, 5, &rec)?;
+                Ok(TokenRow { row_id, input: column(r, 2, &rec)?, output: column(r, 3, &rec)?, cached: column(r, 4, &rec)? })
+            })();
+            f(&sid, row_id, row)?;
+        }
+        Ok(())
+    }
+
+    fn scan_event_payloads(&self, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()> {
+        let mut st = self.0.prepare("SELECT event_id, payload_json FROM journal ORDER BY rowid")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            f(&key_text(r, 0), sealed(r, 1)?)?;
+        }
+        Ok(())
+    }
+
+    fn scan_meta(&self, prefix: &str, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()> {
+        let mut st = self.0.prepare("SELECT key, value FROM meta WHERE substr(key, 1, length(?1)) = ?1 ORDER BY key")?;
+        let mut rows = st.query([prefix])?;
+        while let Some(r) = rows.next()? {
+            f(&key_text(r, 0), sealed(r, 1)?)?;
+        }
+        Ok(())
+    }
+}
+
+impl WriteTx for SqlTx<'_> {
+    fn insert_session(&self, row: &NewSessionRow<'_>) -> Result<()> {
+        self.0.prepare_cached(
+            "INSERT INTO sessions (id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
+                                   created_at, updated_at, forked_from, forked_at_seq)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
+        )?
+        .execute(params![
+            row.id,
+            row.name,
+            row.workspace,
+            row.workspace_index,
+            row.model,
+            row.provider,
+            row.work_mode,
+            row.created_at,
+            row.forked_from,
+            row.forked_at_seq.map(seq_arg)
+        ])?;
+        Ok(())
+    }
+
+    fn set_session_name(&self, id: &str, name: Option<&str>, now: i64) -> Result<bool> {
+        let n = self
+            .0
+            .prepare_cached("UPDATE sessions SET name_enc = ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1")?
+            .execute(params![id, name, now])?;
+        Ok(n > 0)
+    }
+
+    fn set_session_model(&self, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<bool> {
+        let n = self.0.prepare_cached("UPDATE sessions SET model = ?2, provider = ?3 WHERE id = ?1")?.execute(params![id, model, provider])?;
+        Ok(n > 0)
+    }
+
+    fn set_session_work_mode(&self, id: &str, work_mode: Option<&str>) -> Result<bool> {
+        let n = self.0.prepare_cached("UPDATE sessions SET work_mode = ?2 WHERE id = ?1")?.execute(params![id, work_mode])?;
+        Ok(n > 0)
+    }
+
+    fn set_session_updated_at(&self, id: &str, updated_at: i64) -> Result<()> {
+        self.0.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1")?.execute(params![id, updated_at])?;
+        Ok(())
+    }
+
+    fn delete_session(&self, id: &str) -> Result<Option<u64>> {
+        if self.0.execute("DELETE FROM sessions WHERE id = ?1", [id])? == 0 {
+            return Ok(None);
+        }
+        let entries = self.0.execute("DELETE FROM transcript_entries WHERE session_id = ?1", [id])?;
+        self.0.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
+        self.0.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
+        Ok(Some(entries as u64))
+    }
+
+    fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()> {
+        let mut ins = self.0.prepare_cached(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?;
+        for e in rows {
+            ins.execute(params![
+                session_id,
+                seq_arg(e.seq),
+                e.role,
+                e.format,
+                e.content,
+                e.created_at,
+                e.tokens.map(seq_arg),
+                e.source_line.map(seq_arg),
+                e.model,
+                e.provider,
+                e.meta
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn insert_event(&self, row: &NewEventRow<'_>) -> Result<(u64, u64)> {
+        let seq: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE session_id = ?1")?
+            .query_row([row.session_id], |r| r.get(0))?;
+        // aggregate_version doubles as the row's rowid, so the next one is an
+        // O(log n) seek on the table itself and needs no extra index.
+        let version: i64 = self.0.prepare_cached("SELECT COALESCE(MAX(rowid), 0) + 1 FROM journal")?.query_row([], |r| r.get(0))?;
+        self.0
+            .prepare_cached(
+                "INSERT INTO journal (rowid, event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
+                 VALUES (?4, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![row.event_id, row.session_id, seq, version, row.operation_id, row.kind, row.payload, row.envelope, row.created_at])?;
+        Ok((seq as u64, version as u64))
+    }
+
+    fn open_operation(&self, operation_id: &str, session_id: &str, owner: &str, dispatched_event_id: &str) -> Result<()> {
+        self.0
+            .prepare_cached("INSERT INTO open_operations (operation_id, session_id, owner, dispatched_event_id) VALUES (?1, ?2, ?3, ?4)")?
+            .execute(params![operation_id, session_id, owner, dispatched_event_id])?;
+        Ok(())
+    }
+
+    fn close_operation(&self, operation_id: &str) -> Result<()> {
+        self.0.prepare_cached("DELETE FROM open_operations WHERE operation_id = ?1")?.execute([operation_id])?;
+        Ok(())
+    }
+
+    fn insert_tokens(&self, session_id: &str, rows: &[NewTokenRow<'_>]) -> Result<()> {
+        let mut ins = self.0.prepare_cached(
+            "INSERT INTO token_ledger (session_id, model, provider, input, output, cached, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for u in rows {
+            ins.execute(params![session_id, u.model, u.provider, u.input as i64, u.output as i64, u.cached as i64, u.created_at])?;
+        }
+        Ok(())
+    }
+
+    fn next_extension_n(&self, session_id: &str) -> Result<u64> {
+        let next: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(n), 0) + 1 FROM context_extensions WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
+        Ok(next as u64)
+    }
+
+    fn insert_extension(&self, session_id: &str, n: u64, kind: &str, body: &str, created_at: i64) -> Result<()> {
+        self.0
+            .prepare_cached("INSERT INTO context_extensions (session_id, n, kind, body_enc, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
+            .execute(params![session_id, seq_arg(n), kind, body, created_at])?;
+        Ok(())
+    }
+
+    fn put_meta(&self, key: &str, value: &str, replace: bool) -> Result<()> {
+        let sql = if replace {
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2"
+        } else {
+            "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)"
+        };
+        self.0.prepare_cached(sql)?.execute(params![key, value])?;
+        Ok(())
+    }
+
+    fn delete_meta(&self, key: &str) -> Result<()> {
+        self.0.prepare_cached("DELETE FROM meta WHERE key = ?1")?.execute([key])?;
+        Ok(())
+    }
+}
