@@ -243,7 +243,7 @@ impl SessionStore {
 
     /// Entries of a session from `fromSeq` (inclusive, seqs start at 1), at
     /// most `limit` (≤ 10,000). Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`.
-    #[uniffi::method(default(from_seq = 1, limit = 10000))]
+    #[uniffi::method(default(from_seq = 1, limit = 1000))]
     pub fn get_transcript(
         &self,
         session_id: String,
@@ -271,7 +271,7 @@ impl SessionStore {
 
     /// [`Self::get_transcript`] with each entry's metadata. Errors:
     /// `NotFound`, `InvalidInput`, `AuthenticationFailed`, `Corrupt`.
-    #[uniffi::method(default(from_seq = 1, limit = 10000))]
+    #[uniffi::method(default(from_seq = 1, limit = 1000))]
     pub fn get_transcript_with_meta(
         &self,
         session_id: String,
@@ -358,7 +358,7 @@ impl SessionStore {
     }
 
     /// Journal events of a session from `fromSeq` (inclusive), at most `limit`.
-    #[uniffi::method(default(from_seq = 1, limit = 10000))]
+    #[uniffi::method(default(from_seq = 1, limit = 1000))]
     pub fn journal_events(
         &self,
         session_id: String,
@@ -449,4 +449,20 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
             code: k.code().to_string(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod default_tests {
+    /// uniffi defaults must be literals: every page-size default written
+    /// here must be the core's `DEFAULT_PAGE`, the one Python and Node use.
+    #[test]
+    fn every_page_size_default_is_the_cores_default_page() {
+        let src = include_str!("store.rs");
+        let defaults: Vec<u32> = src
+            .match_indices("limit = ")
+            .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+            .collect();
+        assert_eq!(defaults.len(), 3, "get_transcript, get_transcript_with_meta, journal_events");
+        assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{defaults:?}");
+    }
 }

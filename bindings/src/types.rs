@@ -406,6 +406,19 @@ pub struct RecoveryReport {
     pub marked_unknown: Vec<MarkedOperation>,
     /// Open operations left alone because their owner is alive.
     pub skipped_live: u64,
+    /// Operations that could not be marked (retried by the next pass).
+    pub failed: Vec<FailedOperation>,
+}
+
+/// An open operation a recovery pass could not mark, and why.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct FailedOperation {
+    /// Session id.
+    pub session_id: String,
+    /// Operation id.
+    pub operation_id: String,
+    /// The error kind's name (e.g. `Database`).
+    pub kind: String,
 }
 
 impl From<sessiondb::RecoveryReport> for RecoveryReport {
@@ -420,6 +433,11 @@ impl From<sessiondb::RecoveryReport> for RecoveryReport {
                 })
                 .collect(),
             skipped_live: r.skipped_live,
+            failed: r
+                .failed
+                .into_iter()
+                .map(|(session_id, operation_id, kind)| FailedOperation { session_id, operation_id, kind })
+                .collect(),
         }
     }
 }

@@ -65,7 +65,7 @@ fn cli_start_up_round(db: &Path, key: Option<&Path>, app: &str, procs: usize) ->
     let go = db.with_extension("go");
     let _ = std::fs::remove_file(&go);
     let script = format!(
-        "while [ ! -e '{go}' ]; do sleep 0.001; done
+        "n=0; while [ ! -e '{go}' ]; do n=$((n+1)); [ $n -gt 30000 ] && exit 9; sleep 0.001; done
          s=$('{bin}' --db '{db}' --app {app} {key_arg} new --unbound) || exit 1
          for i in 1 2 3 4 5 6 7 8 9 10; do '{bin}' --db '{db}' --app {app} {key_arg} append \"$s\" --role user \"entry $i\" >/dev/null || exit 2; done",
         go = go.display(),

@@ -319,3 +319,15 @@ fn iso8601_seeds_give_the_expected_times() {
         assert_eq!(portable::parse_iso8601_ms(&s), Some(want), "{file}: {s}");
     }
 }
+
+/// Token counts at u64::MAX (handmade, from a review of the fuzzed sums):
+/// every sum saturates instead of overflowing, in the reader and the session total.
+#[test]
+fn token_counts_at_u64_max_saturate() {
+    let path = manifest_dir().join("tests/fuzz_regressions/read_claude-overflow.jsonl");
+    let out = sessiondb::portable::read_path(&path, Some(SourceFormat::ClaudeCode)).unwrap();
+    let total: u64 = out.sessions.iter().map(|s| s.usage_total().input).max().unwrap();
+    assert_eq!(total, u64::MAX);
+    let output: u64 = out.sessions.iter().map(|s| s.usage_total().output).max().unwrap();
+    assert_eq!(output, u64::MAX);
+}

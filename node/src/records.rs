@@ -299,6 +299,16 @@ pub struct OperationRef {
 pub struct RecoveryReport {
     pub marked_unknown: Vec<OperationRef>,
     pub skipped_live: i64,
+    /// Operations that could not be marked (retried by the next pass), with the error kind.
+    pub failed: Vec<FailedOperation>,
+}
+
+/// An open operation a recovery pass could not mark, and why (an error kind name).
+#[napi(object)]
+pub struct FailedOperation {
+    pub session_id: String,
+    pub operation_id: String,
+    pub kind: String,
 }
 
 impl From<sessiondb::RecoveryReport> for RecoveryReport {
@@ -310,6 +320,11 @@ impl From<sessiondb::RecoveryReport> for RecoveryReport {
                 .map(|(session_id, operation_id)| OperationRef { session_id, operation_id })
                 .collect(),
             skipped_live: n(r.skipped_live),
+            failed: r
+                .failed
+                .into_iter()
+                .map(|(session_id, operation_id, kind)| FailedOperation { session_id, operation_id, kind })
+                .collect(),
         }
     }
 }

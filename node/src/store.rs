@@ -216,7 +216,7 @@ impl SessionStore {
     pub fn get_transcript(&self, session_id: String, from_seq: Option<i64>, limit: Option<u32>) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
         let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
         let s = self.inner.clone();
-        Ok(job(move || s.get_transcript(&session_id, from, limit.unwrap_or(1000)).map(map)))
+        Ok(job(move || s.get_transcript(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map)))
     }
 
     /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
@@ -249,7 +249,7 @@ impl SessionStore {
         let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || {
-            s.get_transcript_with_meta(&session_id, from, limit.unwrap_or(1000)).map(|v| {
+            s.get_transcript_with_meta(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(|v| {
                 v.into_iter().map(|(e, m)| TranscriptEntryWithMeta { entry: e.into(), meta: m.into() }).collect()
             })
         }))
@@ -325,7 +325,7 @@ impl SessionStore {
     pub fn journal_events(&self, session_id: String, from_seq: Option<i64>, limit: Option<u32>) -> napi::Result<AsyncTask<Job<Vec<JournalEvent>>>> {
         let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
         let s = self.inner.clone();
-        Ok(job(move || s.journal_events(&session_id, from, limit.unwrap_or(1000)).map(map)))
+        Ok(job(move || s.journal_events(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map)))
     }
 
     /// Operations dispatched without a terminal event.

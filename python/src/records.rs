@@ -198,12 +198,16 @@ impl From<sessiondb::AppendOutcome> for AppendOutcome {
 
 record! {
     /// What a recovery pass did: `marked_unknown` = `(session_id, operation_id)` pairs.
-    RecoveryReport = "RecoveryReport" { marked_unknown: Vec<(String, String)>, skipped_live: u64 }
+    RecoveryReport = "RecoveryReport" {
+        marked_unknown: Vec<(String, String)>,
+        skipped_live: u64,
+        failed: Vec<(String, String, String)>,
+    }
 }
 
 impl From<sessiondb::RecoveryReport> for RecoveryReport {
     fn from(r: sessiondb::RecoveryReport) -> Self {
-        RecoveryReport { marked_unknown: r.marked_unknown, skipped_live: r.skipped_live }
+        RecoveryReport { marked_unknown: r.marked_unknown, skipped_live: r.skipped_live, failed: r.failed }
     }
 }
 

@@ -20,7 +20,7 @@ def test_open_creates_private_files_and_reports_backend(store, db_path):
         assert os.stat(db_path).st_mode & 0o777 == 0o600
         assert os.stat(os.path.dirname(db_path)).st_mode & 0o777 == 0o700
     rep = store.open_recovery_report()
-    assert (rep.marked_unknown, rep.skipped_live) == ([], 0)
+    assert (rep.marked_unknown, rep.skipped_live, rep.failed) == ([], 0, [])
     assert rep == store.open_recovery_report()
 
 

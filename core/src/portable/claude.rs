@@ -322,5 +322,5 @@ fn user_turn(obj: &mut Map<String, Value>, ts: Option<i64>, n: u64) -> Turn {
 fn claude_usage(u: &Value, model: Option<String>, line: u64, ts: Option<i64>) -> Usage {
     let g = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
     let cached = g("cache_read_input_tokens");
-    Usage { input: g("input_tokens") + g("cache_creation_input_tokens") + cached, output: g("output_tokens"), cached, model, source_line: line, timestamp_ms: ts }
+    Usage { input: g("input_tokens").saturating_add(g("cache_creation_input_tokens")).saturating_add(cached), output: g("output_tokens"), cached, model, source_line: line, timestamp_ms: ts }
 }

@@ -688,9 +688,9 @@ impl<'a> ImportSink<'a> {
                 }
                 Op::Usage(u) => {
                     st.usage_records += 1;
-                    st.input_tokens += u.input;
-                    st.output_tokens += u.output;
-                    st.cached_tokens += u.cached;
+                    st.input_tokens = st.input_tokens.saturating_add(u.input);
+                    st.output_tokens = st.output_tokens.saturating_add(u.output);
+                    st.cached_tokens = st.cached_tokens.saturating_add(u.cached);
                     let usage = TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model, provider: tg.provider.clone() };
                     match writes.last_mut() {
                         Some(BatchWrite::Usage { sid, usages }) if *sid == tg.id => usages.push(usage),

@@ -232,7 +232,7 @@ pub(crate) fn json_time_ms(v: Option<&Value>) -> Option<i64> {
         Value::String(s) => parse_iso8601_ms(s),
         Value::Number(n) => {
             let x = n.as_i64().or_else(|| n.as_f64().map(|f| f as i64))?;
-            Some(if x.abs() > 100_000_000_000 { x } else { x * 1000 })
+            Some(if x.unsigned_abs() > 100_000_000_000 { x } else { x * 1000 })
         }
         _ => None,
     }

@@ -476,9 +476,9 @@ impl PortableSession {
     pub fn usage_total(&self) -> Usage {
         let mut t = Usage::default();
         for u in &self.usage {
-            t.input += u.input;
-            t.output += u.output;
-            t.cached += u.cached;
+            t.input = t.input.saturating_add(u.input);
+            t.output = t.output.saturating_add(u.output);
+            t.cached = t.cached.saturating_add(u.cached);
         }
         t
     }

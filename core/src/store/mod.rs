@@ -34,7 +34,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::{Backend, ReadTx, Sealed, WriteTx};
 
-pub use transcript::{ACTIVITY_GRANULARITY_MS, MAX_PAGE};
+pub use transcript::{ACTIVITY_GRANULARITY_MS, DEFAULT_PAGE, MAX_PAGE};
 pub use types::*;
 
 /// Largest page `get_transcript` returns (for callers paging a whole session).

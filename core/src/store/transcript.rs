@@ -26,6 +26,10 @@ pub const ACTIVITY_GRANULARITY_MS: i64 = 1000;
 /// Largest page `get_transcript` returns in one call.
 pub const MAX_PAGE: u32 = 10_000;
 
+/// The page size every host uses when the caller gives none (transcript and
+/// journal reads): the same in Python, Node, Kotlin and Swift.
+pub const DEFAULT_PAGE: u32 = 1_000;
+
 fn content_record(sid: &str, seq: u64) -> String {
     format!("transcript:{sid}:{seq}:content")
 }

@@ -131,7 +131,9 @@ class StoreTest {
             val mine = events.filter { it.eventId == "ev-1" || it.operationId == "op-1" }
             assertEquals(listOf("ToolNote", "EffectDispatchCommitted", "OperationSucceeded"), mine.map { it.kind })
             assertEquals("{\"n\":1}", mine[0].payloadJson)
-            assertEquals(0uL, store.recover().skippedLive)
+            val rep = store.recover()
+            assertEquals(0uL, rep.skippedLive)
+            assertEquals(emptyList<FailedOperation>(), rep.failed)
             assertTrue(store.openRecoveryReport().markedUnknown.isEmpty())
         }
     }

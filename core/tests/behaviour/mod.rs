@@ -1,0 +1,254 @@
+//! The store's behaviour suite, written once and instantiated per backend
+//! (issue "One seam, one bridge"; matrix-rust-sdk's
+//! `statestore_integration_tests!` is the model). A backend's test file
+//! provides `$temp() -> (guard, location)` (a fresh, empty location kept
+//! alive by the guard) and `$open(&location, key_byte) -> SessionStore`,
+//! then invokes `store_behaviour_suite!(temp, open)`. Only the public API is
+//! used, so every backend runs these unchanged.
+
+macro_rules! store_behaviour_suite {
+    ($temp:ident, $open:ident) => {
+        #[test]
+        fn create_get_rename_delete_round_trip() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(Some("refactor-auth".into()), None).unwrap();
+            assert_eq!(a.name.as_deref(), Some("refactor-auth"));
+            assert_eq!(a.entry_count, 0);
+            assert_eq!(s.get_session(&a.id).unwrap(), a);
+            let r = s.rename_session(&a.id, None).unwrap();
+            assert_eq!(r.name, None);
+            let r = s.rename_session(&a.id, Some("new title".into())).unwrap();
+            assert_eq!(r.name.as_deref(), Some("new title"));
+            s.delete_session(&a.id).unwrap();
+            assert_eq!(s.get_session(&a.id).unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(s.delete_session(&a.id).unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(s.rename_session("nope", None).unwrap_err().kind(), ErrorKind::NotFound);
+        }
+        #[test]
+        fn transcript_seqs_are_gapless_and_pages_read_back_verbatim() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            for i in 1..=25u64 {
+                let e = s.append_transcript(&a.id, Role::User, format!("msg {i} ✓ 日本")).unwrap();
+                assert_eq!(e.seq, i);
+            }
+            let page1 = s.get_transcript(&a.id, 1, 10).unwrap();
+            assert_eq!(page1.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
+            let page3 = s.get_transcript(&a.id, 21, 10).unwrap();
+            assert_eq!(page3.len(), 5);
+            assert_eq!(page3[4].content, "msg 25 ✓ 日本");
+            assert_eq!(s.get_session(&a.id).unwrap().entry_count, 25);
+            assert_eq!(s.get_transcript(&a.id, 26, 10).unwrap().len(), 0);
+            assert_eq!(s.get_transcript(&a.id, 1, 0).unwrap_err().kind(), ErrorKind::InvalidInput);
+            assert_eq!(s.get_transcript("missing", 1, 10).unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(s.append_transcript("missing", Role::User, "x".into()).unwrap_err().kind(), ErrorKind::NotFound);
+            // A second session has its own seq space.
+            let b = s.create_session(None, None).unwrap();
+            assert_eq!(s.append_transcript(&b.id, Role::Assistant, "hi".into()).unwrap().seq, 1);
+        }
+        #[test]
+        fn workspace_filters_current_other_unbound_and_prefix_paths() {
+            let (d, p) = $temp();
+            let s = $open(&p, 1);
+            let root = std::fs::canonicalize(d.path()).unwrap();
+            let proj_a = root.join("projA");
+            let proj_ab = root.join("projAB");
+            std::fs::create_dir_all(&proj_a).unwrap();
+            std::fs::create_dir_all(&proj_ab).unwrap();
+            let a = s.create_session(Some("a".into()), Some(proj_a.to_string_lossy().into())).unwrap();
+            let ab = s.create_session(Some("ab".into()), Some(format!("{}/", proj_ab.display()))).unwrap();
+            let un = s.create_session(Some("unbound".into()), None).unwrap();
+            assert_eq!(ab.workspace_path.as_deref(), Some(proj_ab.to_str().unwrap()), "trailing slash normalised");
+            let ids = |f: WorkspaceFilter| -> Vec<String> {
+                s.list_sessions_for_workspace(f, None).unwrap().into_iter().map(|x| x.id).collect()
+            };
+            let pa = proj_a.to_string_lossy().into_owned();
+            assert_eq!(ids(WorkspaceFilter::Current(pa.clone())), vec![a.id.clone()]);
+            assert_eq!(ids(WorkspaceFilter::Current(format!("{pa}/./x/.."))), vec![a.id.clone()], "./.. resolved");
+            assert_eq!(ids(WorkspaceFilter::Other(pa.clone())), vec![ab.id.clone()]);
+            assert_eq!(ids(WorkspaceFilter::Unbound), vec![un.id.clone()]);
+            assert_eq!(ids(WorkspaceFilter::All).len(), 3);
+            // Symlink to projA is the same workspace.
+            std::os::unix::fs::symlink(&proj_a, root.join("alias")).unwrap();
+            assert_eq!(ids(WorkspaceFilter::Current(root.join("alias").to_string_lossy().into())), vec![a.id.clone()]);
+            // Opening a session from another directory never rebinds it.
+            let again = s.get_session(&a.id).unwrap();
+            assert_eq!(again.workspace_path.as_deref(), Some(pa.as_str()));
+            assert_eq!(s.list_sessions(Some(2)).unwrap().len(), 2);
+        }
+        #[test]
+        fn token_totals_sum_the_ledger() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            assert_eq!(s.token_totals(&a.id).unwrap(), TokenTotals { input: 0, output: 0, cached: 0 });
+            s.record_tokens(&a.id, TokenUsage { input: 100, output: 20, cached: 5, model: Some("gpt-4o".into()), provider: None }).unwrap();
+            s.record_tokens(&a.id, TokenUsage { input: 7, output: 3, cached: 0, model: None, provider: None }).unwrap();
+            assert_eq!(s.token_totals(&a.id).unwrap(), TokenTotals { input: 107, output: 23, cached: 5 });
+            assert_eq!(s.token_totals("x").unwrap_err().kind(), ErrorKind::NotFound);
+        }
+        #[test]
+        fn context_extensions_number_from_one_and_round_trip() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            assert_eq!(s.append_context_extension(&a.id, "pin", r#"{"seq":3}"#).unwrap(), 1);
+            assert_eq!(s.append_context_extension(&a.id, "artifact_manifest", r#"{"files":["a.rs"]}"#).unwrap(), 2);
+            let l = s.list_context_extensions(&a.id).unwrap();
+            assert_eq!(l.iter().map(|e| (e.n, e.kind.as_str(), e.body.as_str())).collect::<Vec<_>>(),
+                vec![(1, "pin", r#"{"seq":3}"#), (2, "artifact_manifest", r#"{"files":["a.rs"]}"#)]);
+            assert_eq!(s.append_context_extension(&a.id, "pin", "not json").unwrap_err().kind(), ErrorKind::InvalidInput);
+            assert_eq!(s.list_context_extensions(&a.id).unwrap().len(), 2, "bad input changed nothing");
+        }
+        #[test]
+        fn every_state_change_writes_one_journal_event() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(Some("t".into()), None).unwrap();
+            s.append_transcript(&a.id, Role::User, "x".into()).unwrap();
+            s.rename_session(&a.id, Some("u".into())).unwrap();
+            s.record_tokens(&a.id, TokenUsage::default()).unwrap();
+            s.append_context_extension(&a.id, "pin", "{}").unwrap();
+            let ev = s.journal_events(&a.id, 1, 100).unwrap();
+            assert_eq!(
+                ev.iter().map(|e| (e.seq, e.kind.as_str())).collect::<Vec<_>>(),
+                vec![(1, "SessionCreated"), (2, "TranscriptAppended"), (3, "SessionRenamed"), (4, "TokensRecorded"), (5, "ContextExtensionAppended")]
+            );
+            let versions: Vec<u64> = ev.iter().map(|e| e.aggregate_version).collect();
+            assert!(versions.windows(2).all(|w| w[1] == w[0] + 1), "{versions:?}");
+        }
+        #[test]
+        fn journal_append_is_idempotent_by_event_id() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let ev = NewEvent { event_id: "e1".into(), session_id: "s1".into(), kind: "Note".into(), operation_id: None, payload: serde_json::json!({"a": 1}) };
+            let first = s.journal_append(ev.clone()).unwrap();
+            assert_eq!((first.seq, first.duplicate), (1, false));
+            let again = s.journal_append(ev.clone()).unwrap();
+            assert_eq!((again.seq, again.aggregate_version, again.duplicate), (1, first.aggregate_version, true));
+            let mut other = ev.clone();
+            other.payload = serde_json::json!({"a": 2});
+            assert_eq!(s.journal_append(other).unwrap_err().kind(), ErrorKind::Conflict);
+            let second = s.journal_append(NewEvent { event_id: "e2".into(), ..ev }).unwrap();
+            assert_eq!(second.seq, 2);
+            assert_eq!(s.journal_events("s1", 1, 10).unwrap().len(), 2, "the conflict wrote nothing");
+        }
+        #[test]
+        fn operation_lifecycle_and_errors() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            s.dispatch_operation("s1", "op1", serde_json::json!({"tool": "bash"})).unwrap();
+            assert_eq!(s.open_operations().unwrap().len(), 1);
+            assert_eq!(s.dispatch_operation("s1", "op1", serde_json::json!({"tool": "other"})).unwrap_err().kind(), ErrorKind::Conflict);
+            let done = s.complete_operation("s1", "op1", OperationOutcome::Succeeded, serde_json::json!({})).unwrap();
+            assert!(!done.duplicate);
+            assert!(s.complete_operation("s1", "op1", OperationOutcome::Succeeded, serde_json::json!({})).unwrap().duplicate);
+            assert_eq!(s.complete_operation("s1", "op1", OperationOutcome::Failed, serde_json::json!({})).unwrap_err().kind(), ErrorKind::Conflict);
+            assert_eq!(s.complete_operation("s1", "nope", OperationOutcome::Failed, serde_json::json!({})).unwrap_err().kind(), ErrorKind::NotFound);
+            assert!(s.open_operations().unwrap().is_empty());
+        }
+        #[test]
+        fn recovery_marks_operations_of_closed_owners_and_skips_live_ones() {
+            let (_d, p) = $temp();
+            let live = $open(&p, 1);
+            let gone = $open(&p, 1);
+            live.dispatch_operation("s1", "live-op", serde_json::json!({})).unwrap();
+            gone.dispatch_operation("s1", "gone-op", serde_json::json!({})).unwrap();
+            gone.close();
+            let third = $open(&p, 1);
+            let r = third.open_recovery_report();
+            assert_eq!(r.marked_unknown, vec![("s1".to_string(), "gone-op".to_string())]);
+            assert_eq!(r.skipped_live, 1);
+            let kinds: Vec<_> = third.journal_events("s1", 1, 10).unwrap().into_iter().map(|e| (e.operation_id.unwrap(), e.kind)).collect();
+            assert_eq!(kinds.last().unwrap(), &("gone-op".to_string(), "OperationUnknownOutcome".to_string()));
+            assert_eq!(third.open_operations().unwrap().len(), 1);
+            // The live owner can still complete its operation.
+            live.complete_operation("s1", "live-op", OperationOutcome::Succeeded, serde_json::json!({})).unwrap();
+            // Running recovery again does nothing.
+            assert_eq!(third.recover().unwrap(), RecoveryReport::default());
+        }
+        #[test]
+        fn entry_metadata_round_trips_and_is_bound_to_its_entry() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            let meta = |m: &str, v: serde_json::Value| {
+                let mut extra = serde_json::Map::new();
+                extra.insert("tool_use_result".into(), v);
+                EntryMeta { model: Some(m.into()), provider: Some("anthropic".into()), extra }
+            };
+            let m1 = meta("claude-opus-4-6", serde_json::json!({"stdout": "one"}));
+            let m2 = meta("claude-sonnet-4-6", serde_json::json!("User rejected tool use"));
+            s.append_entries_with_meta(
+                &a.id,
+                vec![
+                    (NewEntry::text(Role::Assistant, "a"), m1.clone()),
+                    (NewEntry::text(Role::User, "b"), EntryMeta::default()),
+                    (NewEntry::text(Role::User, "c"), m2.clone()),
+                ],
+            )
+            .unwrap();
+            let got: Vec<_> = s.get_transcript_with_meta(&a.id, 1, 10).unwrap().into_iter().map(|(e, m)| (e.content, m)).collect();
+            assert_eq!(got, [("a".to_string(), m1), ("b".to_string(), EntryMeta::default()), ("c".to_string(), m2)]);
+            // Names are checked as session names are.
+            let bad = EntryMeta { model: Some("x".repeat(257)), ..Default::default() };
+            assert_eq!(s.append_entries_with_meta(&a.id, vec![(NewEntry::text(Role::User, "d"), bad)]).unwrap_err().kind(), ErrorKind::InvalidInput);
+            assert_eq!(s.get_session(&a.id).unwrap().entry_count, 3);
+            // Moving entry 1's sealed metadata onto entry 3 fails authentication;
+            // the plain transcript read does not touch it.
+            drop(s);
+            let c = rusqlite::Connection::open(&p).unwrap();
+            c.execute("UPDATE transcript_entries SET meta_enc = (SELECT meta_enc FROM transcript_entries WHERE seq = 1) WHERE seq = 3", []).unwrap();
+            drop(c);
+            let s = $open(&p, 1);
+            assert_eq!(s.get_transcript_with_meta(&a.id, 1, 10).unwrap_err().kind(), ErrorKind::AuthenticationFailed);
+            assert_eq!(s.get_transcript(&a.id, 1, 10).unwrap().len(), 3);
+        }
+        #[test]
+        fn find_session_by_id_prefix_and_title() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            for (id, name) in [("abc-1", "one"), ("abc-2", "two"), ("xyz", "two")] {
+                s.create_session_with(NewSession { id: Some(id.into()), name: Some(name.into()), ..Default::default() }).unwrap();
+            }
+            assert_eq!(s.find_session("abc-1").unwrap().id, "abc-1");
+            assert_eq!(s.find_session("xy").unwrap().id, "xyz");
+            let e = s.find_session("abc").unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Conflict);
+            assert!(e.to_string().contains("abc-1, abc-2"), "{e}");
+            assert_eq!(s.find_session("one").unwrap().id, "abc-1");
+            assert_eq!(s.find_session("two").unwrap_err().kind(), ErrorKind::Conflict);
+            assert_eq!(s.find_session("none such").unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(
+                s.create_session_with(NewSession { id: Some("abc-1".into()), ..Default::default() }).unwrap_err().kind(),
+                ErrorKind::Conflict
+            );
+            assert_eq!(
+                s.create_session_with(NewSession { id: Some("bad:id".into()), ..Default::default() }).unwrap_err().kind(),
+                ErrorKind::InvalidInput
+            );
+        }
+        #[test]
+        fn store_handle_is_send_and_sync_and_usable_from_threads() {
+            fn assert_send_sync<T: Send + Sync>() {}
+            assert_send_sync::<SessionStore>();
+            let (_d, p) = $temp();
+            let s = Arc::new($open(&p, 1));
+            let a = s.create_session(None, None).unwrap();
+            let hs: Vec<_> = (0..4)
+                .map(|_| {
+                    let s = s.clone();
+                    let id = a.id.clone();
+                    std::thread::spawn(move || for _ in 0..50 { s.append_transcript(&id, Role::User, "t".into()).unwrap(); })
+                })
+                .collect();
+            for h in hs {
+                h.join().unwrap();
+            }
+            let all = s.get_transcript(&a.id, 1, 1000).unwrap();
+            assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=200).collect::<Vec<_>>());
+        }
+    };
+}
