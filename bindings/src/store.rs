@@ -453,16 +453,18 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
 
 #[cfg(test)]
 mod default_tests {
-    /// uniffi defaults must be literals: every page-size default written
-    /// here must be the core's `DEFAULT_PAGE`, the one Python and Node use.
+    /// uniffi and pyo3 defaults must be literals (pyo3's, for the stubs'
+    /// sake): every page-size default written in the Kotlin/Swift and the
+    /// Python bindings must be the core's `DEFAULT_PAGE`, which Node uses.
     #[test]
     fn every_page_size_default_is_the_cores_default_page() {
-        let src = include_str!("store.rs");
-        let defaults: Vec<u32> = src
-            .match_indices("limit = ")
-            .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
-            .collect();
-        assert_eq!(defaults.len(), 3, "get_transcript, get_transcript_with_meta, journal_events");
-        assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{defaults:?}");
+        for (host, src) in [("kotlin/swift", include_str!("store.rs")), ("python", include_str!("../../python/src/store.rs"))] {
+            let defaults: Vec<u32> = src
+                .match_indices("limit = ")
+                .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+                .collect();
+            assert_eq!(defaults.len(), 3, "{host}: get_transcript, get_transcript_with_meta, journal_events");
+            assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{host}: {defaults:?}");
+        }
     }
 }

@@ -324,7 +324,7 @@ impl SessionStore {
     /// `(TranscriptEntry, EntryMeta)` pairs (empty `EntryMeta()` for entries
     /// written without). Raises NotFoundError, AuthenticationError,
     /// InvalidInputError, CorruptError.
-    #[pyo3(signature = (session_id, from_seq = 1, limit = sessiondb::store::DEFAULT_PAGE))]
+    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
     fn get_transcript_with_meta(
         &self,
         py: Python<'_>,
@@ -339,7 +339,7 @@ impl SessionStore {
 
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     /// Raises NotFoundError, AuthenticationError, InvalidInputError.
-    #[pyo3(signature = (session_id, from_seq = 1, limit = sessiondb::store::DEFAULT_PAGE))]
+    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
     fn get_transcript(&self, py: Python<'_>, session_id: &str, from_seq: u64, limit: u32) -> PyResult<Vec<TranscriptEntry>> {
         py.detach(|| self.inner.get_transcript(session_id, from_seq, limit))
             .map(|v| v.into_iter().map(Into::into).collect())
@@ -433,7 +433,7 @@ impl SessionStore {
     }
 
     /// Journal events of a session from `from_seq`, at most `limit`.
-    #[pyo3(signature = (session_id, from_seq = 1, limit = sessiondb::store::DEFAULT_PAGE))]
+    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
     fn journal_events(&self, py: Python<'_>, session_id: &str, from_seq: u64, limit: u32) -> PyResult<Vec<JournalEvent>> {
         py.detach(|| self.inner.journal_events(session_id, from_seq, limit))
             .map(|v| v.into_iter().map(JournalEvent).collect())
