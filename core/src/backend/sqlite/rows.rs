@@ -27,25 +27,26 @@ const ENTRY_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens,
 const ENTRY_META_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc";
 
 /// Column `idx` of a row of `record`; a value of the wrong type is `Corrupt` naming it.
-fn column<T: FromSql>(r: &Row<'_>, idx: usize, record: &str) -> Result<T> {
+/// `record` names the row only when there is an error (no allocation per row).
+fn column<T: FromSql>(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> Result<T> {
     r.get(idx).map_err(|e| match e {
         rusqlite::Error::InvalidColumnType(..)
         | rusqlite::Error::FromSqlConversionFailure(..)
         | rusqlite::Error::IntegralValueOutOfRange(..) => {
-            Error::corrupt(format!("record `{record}`: column {idx} holds a value of a type this schema never writes there"))
+            Error::corrupt(format!("record `{}`: column {idx} holds a value of a type this schema never writes there", record()))
         }
         other => other.into(),
     })
 }
 
 /// A non-negative integer column as `u64`.
-fn count(r: &Row<'_>, idx: usize, record: &str) -> Result<u64> {
-    u64::try_from(column::<i64>(r, idx, record)?).map_err(|_| Error::corrupt(format!("record `{record}`: negative count")))
+fn count(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> Result<u64> {
+    u64::try_from(column::<i64>(r, idx, record)?).map_err(|_| Error::corrupt(format!("record `{}`: negative count", record())))
 }
 
-fn opt_count(r: &Row<'_>, idx: usize, record: &str) -> Result<Option<u64>> {
+fn opt_count(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> Result<Option<u64>> {
     column::<Option<i64>>(r, idx, record)?
-        .map(|v| u64::try_from(v).map_err(|_| Error::corrupt(format!("record `{record}`: negative count"))))
+        .map(|v| u64::try_from(v).map_err(|_| Error::corrupt(format!("record `{}`: negative count", record()))))
         .transpose()
 }
 
@@ -69,8 +70,8 @@ fn key_text(r: &Row<'_>, idx: usize) -> String {
 }
 
 fn session_row(r: &Row<'_>) -> Result<SessionRow> {
-    let id: String = column(r, 0, "session:<unknown>")?;
-    let rec = format!("session:{id}");
+    let id: String = column(r, 0, &|| "session:<unknown>".to_string())?;
+    let rec = || format!("session:{id}");
     Ok(SessionRow {
         name: sealed(r, 1)?,
         workspace: sealed(r, 2)?,
@@ -88,8 +89,8 @@ fn session_row(r: &Row<'_>) -> Result<SessionRow> {
 
 /// A transcript row from `ENTRY_COLUMNS` (or `ENTRY_META_COLUMNS` when `with_meta`) at `base`.
 fn entry_row(r: &Row<'_>, sid: &str, base: usize, with_meta: bool) -> Result<EntryRow> {
-    let seq = count(r, base, &format!("transcript:{sid}"))?;
-    let rec = format!("transcript:{sid}:{seq}:content");
+    let seq = count(r, base, &|| format!("transcript:{sid}"))?;
+    let rec = || format!("transcript:{sid}:{seq}:content");
     let meta = if with_meta {
         Some(EntryMetaRow { model: column(r, base + 7, &rec)?, provider: column(r, base + 8, &rec)?, extra: sealed(r, base + 9)? })
     } else {
@@ -108,8 +109,8 @@ fn entry_row(r: &Row<'_>, sid: &str, base: usize, with_meta: bool) -> Result<Ent
 }
 
 fn event_row(r: &Row<'_>) -> Result<EventRow> {
-    let event_id: String = column(r, 0, "journal:<unknown>")?;
-    let rec = format!("journal:{event_id}:payload");
+    let event_id: String = column(r, 0, &|| "journal:<unknown>".to_string())?;
+    let rec = || format!("journal:{event_id}:payload");
     Ok(EventRow {
         session_id: column(r, 1, &rec)?,
         seq: count(r, 2, &rec)?,
@@ -239,7 +240,7 @@ impl ReadTx for SqlTx<'_> {
     fn token_rows(&self, session_id: &str) -> Result<Vec<TokenRow>> {
         self.rows("SELECT input, output, cached, id FROM token_ledger WHERE session_id = ?1", [session_id], |r| {
             let row_id: i64 = r.get(3)?;
-            let rec = format!("tokens:{session_id}:{row_id}");
+            let rec = || format!("tokens:{session_id}:{row_id}");
             Ok(TokenRow { row_id, input: column(r, 0, &rec)?, output: column(r, 1, &rec)?, cached: column(r, 2, &rec)? })
         })
     }
@@ -249,8 +250,8 @@ impl ReadTx for SqlTx<'_> {
             "SELECT n, kind, body_enc, created_at FROM context_extensions WHERE session_id = ?1 ORDER BY n",
             [session_id],
             |r| {
-                let n = count(r, 0, &format!("ctxext:{session_id}"))?;
-                let rec = format!("ctxext:{session_id}:{n}");
+                let n = count(r, 0, &|| format!("ctxext:{session_id}"))?;
+                let rec = || format!("ctxext:{session_id}:{n}");
                 Ok(ExtensionRow { n, kind: column(r, 1, &rec)?, body: sealed(r, 2)?, created_at: column(r, 3, &rec)? })
             },
         )
@@ -291,7 +292,7 @@ impl ReadTx for SqlTx<'_> {
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
             let sid = key_text(r, 0);
-            let seq = column::<i64>(r, 1, &format!("transcript:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
+            let seq = column::<i64>(r, 1, &|| format!("transcript:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
             f(&sid, seq, entry_row(r, &sid, 1, true))?;
         }
         Ok(())
@@ -302,8 +303,8 @@ impl ReadTx for SqlTx<'_> {
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
             let sid = key_text(r, 0);
-            let n = column::<i64>(r, 1, &format!("ctxext:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
-            let rec = format!("ctxext:{sid}:{n}");
+            let n = column::<i64>(r, 1, &|| format!("ctxext:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
+            let rec = || format!("ctxext:{sid}:{n}");
             let row = (|| Ok(ExtensionRow { n, kind: column(r, 2, &rec)?, body: sealed(r, 3)?, created_at: column(r, 4, &rec)? }))();
             f(&sid, n, row)?;
         }
@@ -315,8 +316,8 @@ impl ReadTx for SqlTx<'_> {
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
             let sid = key_text(r, 0);
-            let row_id: i64 = column(r, 1, "tokens")?;
-            let rec = format!("tokens:{sid}:{row_id}");
+            let row_id: i64 = column(r, 1, &|| "tokens".to_string())?;
+            let rec = || format!("tokens:{sid}:{row_id}");
             let row = (|| {
                 column::<i64>(r, 5, &rec)?;
                 Ok(TokenRow { row_id, input: column(r, 2, &rec)?, output: column(r, 3, &rec)?, cached: column(r, 4, &rec)? })
