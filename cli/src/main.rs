@@ -317,6 +317,12 @@ fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
 /// (`recover` has nothing to do without one). A missing file is exit 3 and
 /// nothing is created (no directory, no file, no data key).
 fn open_existing(g: &Global) -> Result<SessionStore, Failure> {
+    open_existing_with(g, true)
+}
+
+/// [`open_existing`], with or without the recovery pass at open (`doctor`
+/// only reads: it never marks an operation).
+fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure> {
     let path = db_path(g)?;
     // An empty file is no database either: SQLite would initialise it.
     let missing = match std::fs::metadata(&path) {
@@ -332,7 +338,7 @@ fn open_existing(g: &Global) -> Result<SessionStore, Failure> {
             ),
         ));
     }
-    Ok(open(g)?)
+    Ok(SessionStore::open(OpenOptions { path: Some(path), app: g.app.clone(), key: key_source(g)?, recover, ..Default::default() })?)
 }
 
 /// A path in a message or report line: control characters escaped (a file
@@ -380,8 +386,14 @@ fn print_json<T: serde::Serialize>(v: &T) {
     outln!("{}", serde_json::to_string_pretty(v).expect("records serialize"));
 }
 
+/// RFC 3339 of a time in ms; a time beyond year 9999 (a damaged row) is
+/// shown as the number it is, never a panic.
 fn fmt_time(ms: i64) -> String {
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
+    const YEAR_10000_MS: i64 = 253_402_300_800_000;
+    if !(0..YEAR_10000_MS).contains(&ms) {
+        return format!("<time {ms} ms out of range>");
+    }
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
@@ -414,7 +426,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Doctor { check } => {
-            let s = open_existing(g)?;
+            let s = open_existing_with(g, false)?;
             let st = s.stats()?;
             let report = if *check { Some(s.check_records()?) } else { None };
             if g.json {

@@ -231,3 +231,36 @@ fn a_full_disk_exits_7_saying_the_disk_is_full() {
     let rows = listed(&db, Some(&key), "sessiondb");
     assert_eq!(rows[0]["entry_count"], acked);
 }
+
+#[test]
+fn a_time_beyond_year_9999_is_shown_not_a_panic() {
+    let env = Env::new();
+    let a = env.ok(&["new", "--unbound", "--name", "alpha"]).trim().to_string();
+    env.ok(&["new", "--unbound", "--name", "beta"]);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    assert_eq!(conn.execute("UPDATE sessions SET updated_at = 9223372036854775807 WHERE id = ?1", [&a]).unwrap(), 1);
+    drop(conn);
+    let text = env.ok(&["list", "--all"]);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("<time 9223372036854775807 ms out of range>"), "{text}");
+}
+
+#[test]
+fn doctor_check_runs_no_recovery_and_changes_no_byte() {
+    let env = Env::new();
+    let a = env.ok(&["new", "--unbound", "--name", "alpha"]).trim().to_string();
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.execute("INSERT INTO open_operations VALUES ('op1', ?1, 'deadowner', 'ev-x')", [&a]).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+    drop(conn);
+    let before = std::fs::read(env.db()).unwrap();
+    let out = env.ok(&["doctor", "--check"]);
+    assert!(out.contains("open operations 1"), "{out}");
+    assert_eq!(std::fs::read(env.db()).unwrap(), before);
+    let wal = env.db().with_file_name("sessions.db-wal");
+    assert_eq!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0), 0, "doctor wrote to the WAL");
+    // A command that opens normally does run recovery.
+    env.ok(&["list", "--all"]);
+    let j = env.ok(&["journal", &a]);
+    assert!(j.contains("OperationUnknownOutcome"), "{j}");
+}

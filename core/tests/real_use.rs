@@ -231,3 +231,44 @@ fn damaged_entries_extensions_tokens_and_journal_payloads_are_typed_errors_namin
     // Nothing changed: the same check twice gives the same report.
     assert_eq!(s.check_records().unwrap(), report);
 }
+
+#[test]
+fn a_damaged_plaintext_column_never_hides_the_other_sessions() {
+    let cases = [
+        ("UPDATE sessions SET created_at = 'abc' WHERE id = '{B}'", "created_at"),
+        ("UPDATE sessions SET model = zeroblob(3) WHERE id = '{B}'", "model"),
+        ("UPDATE sessions SET forked_at_seq = 'x' WHERE id = '{B}'", "forked_at_seq"),
+        ("UPDATE transcript_entries SET seq = 'x' WHERE session_id = '{B}' AND seq = 1", "entry_count"),
+    ];
+    for (sql, field) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("s.db");
+        let s = open(&db);
+        let ids = three_sessions(&s);
+        damage(&db, &sql.replace("{B}", &ids[1]));
+        let list = s.list_sessions(None).unwrap();
+        assert_eq!(list.len(), 3, "{sql}");
+        let bad = list.iter().find(|x| x.id == ids[1]).unwrap();
+        assert_eq!(bad.unreadable.iter().map(|u| (u.field.as_str(), u.kind.as_str())).collect::<Vec<_>>(), [(field, "Corrupt")], "{sql}");
+        assert_eq!(bad.unreadable[0].record_id, format!("session:{}", ids[1]));
+        assert!(list.iter().filter(|x| x.id != ids[1]).all(|x| x.unreadable.is_empty()), "{sql}");
+        assert_eq!(s.find_session("gamma").unwrap().id, ids[2]);
+        let report = s.check_records().unwrap();
+        assert!(report.damaged.iter().any(|d| d.field == field), "{sql}: {report:?}");
+    }
+}
+
+#[test]
+fn a_write_meeting_a_damaged_seq_is_corrupt_not_an_untyped_database_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let s = open(&db);
+    let ids = three_sessions(&s);
+    damage(&db, &format!("UPDATE journal SET seq = 'x' WHERE session_id = '{}' AND seq = 2", ids[0]));
+    let e = s.append_transcript(&ids[0], Role::User, "more".into()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt, "{e}");
+    assert!(e.to_string().contains("doctor --check"), "{e}");
+    // Nothing of it was written, and the other sessions still take appends.
+    assert_eq!(s.get_transcript(&ids[0], 1, 10).unwrap().len(), 1);
+    assert_eq!(s.append_transcript(&ids[1], Role::User, "fine".into()).unwrap().seq, 2);
+}

@@ -58,6 +58,9 @@ pub struct SessionRow {
     pub forked_from: Option<String>,
     /// Last parent seq copied into a fork.
     pub forked_at_seq: Option<u64>,
+    /// Plaintext columns that could not be read (a damaged row), with why:
+    /// their fields above hold defaults (`None`, 0).
+    pub damaged: Vec<(&'static str, String)>,
 }
 
 /// A session row to insert (envelopes already sealed by the store).

@@ -32,6 +32,14 @@ pub(crate) fn session_from_row(key: &DataKey, row: SessionRow) -> Result<Session
     };
     let name = open(&row.name, "name", name_record(&row.id))?;
     let workspace_path = open(&row.workspace, "workspace_path", workspace_record(&row.id))?;
+    for (field, reason) in &row.damaged {
+        unreadable.push(UnreadableField {
+            field: field.to_string(),
+            record_id: format!("session:{}", row.id),
+            kind: crate::ErrorKind::Corrupt.name().to_string(),
+            reason: format!("corrupt data: {reason}"),
+        });
+    }
     Ok(SessionRecord {
         unreadable,
         name,
@@ -183,9 +191,18 @@ impl SessionStore {
         self.write(|t| create_in_tx(t, &id, &new, binding.as_ref(), created))
     }
 
-    /// One session. Errors: `NotFound`.
+    /// One session. Errors: `NotFound`; `AuthenticationFailed` or `Corrupt`
+    /// naming the record when one of its fields cannot be read (listings
+    /// instead flag such a session in [`SessionRecord::unreadable`]).
     pub fn get_session(&self, id: &str) -> Result<SessionRecord> {
-        self.read(|c, key| load_session(c, key, id))
+        let s = self.read(|c, key| load_session(c, key, id))?;
+        match s.unreadable.first() {
+            None => Ok(s),
+            Some(u) if u.kind == crate::ErrorKind::AuthenticationFailed.name() => {
+                Err(Error::AuthenticationFailed { record: u.record_id.clone() })
+            }
+            Some(u) => Err(Error::corrupt(format!("record `{}` ({}) cannot be read", u.record_id, u.field))),
+        }
     }
 
     /// Every session, most recently active first, at most `limit` (`None` = all).

@@ -20,6 +20,12 @@ impl From<rusqlite::Error> for Error {
                 step: "writing the database: the disk is full (free some space and retry; every write acknowledged before this one is intact)",
                 source: disk_full(),
             },
+            // Every write checks for an existing row first and allocates
+            // seqs as max + 1, so a constraint that fails means stored rows
+            // were damaged (a seq or id changed under us).
+            rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ConstraintViolation => Error::Corrupt {
+                reason: format!("a stored row conflicts with the one being written ({e}); a row was damaged: run `sessiondb doctor --check`"),
+            },
             rusqlite::Error::InvalidColumnType(i, name, ty) => Error::Corrupt {
                 reason: format!("column {i} (`{name}`) holds a value of type {ty}, which this schema never writes"),
             },

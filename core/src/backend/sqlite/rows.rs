@@ -69,20 +69,44 @@ fn key_text(r: &Row<'_>, idx: usize) -> String {
     }
 }
 
+/// A session row. A plaintext column of the wrong type (a damaged row)
+/// leaves its field at its default and is named in `damaged`, so one
+/// damaged session never hides the others from a listing.
 fn session_row(r: &Row<'_>) -> Result<SessionRow> {
     let id: String = column(r, 0, &|| "session:<unknown>".to_string())?;
     let rec = || format!("session:{id}");
+    fn soft<T: Default>(damaged: &mut Vec<(&'static str, String)>, field: &'static str, res: Result<T>) -> Result<T> {
+        match res {
+            Ok(v) => Ok(v),
+            Err(Error::Corrupt { reason }) => {
+                damaged.push((field, reason));
+                Ok(T::default())
+            }
+            Err(e) => Err(e),
+        }
+    }
+    let mut damaged = Vec::new();
+    let d = &mut damaged;
+    let model = soft(d, "model", column(r, 3, &rec))?;
+    let provider = soft(d, "provider", column(r, 4, &rec))?;
+    let work_mode = soft(d, "work_mode", column(r, 5, &rec))?;
+    let created_at = soft(d, "created_at", column(r, 6, &rec))?;
+    let updated_at = soft(d, "updated_at", column(r, 7, &rec))?;
+    let entry_count = soft(d, "entry_count", count(r, 8, &|| format!("transcript:{id} (its last seq)")))?;
+    let forked_from = soft(d, "forked_from", column(r, 9, &rec))?;
+    let forked_at_seq = soft(d, "forked_at_seq", opt_count(r, 10, &rec))?;
     Ok(SessionRow {
         name: sealed(r, 1)?,
         workspace: sealed(r, 2)?,
-        model: column(r, 3, &rec)?,
-        provider: column(r, 4, &rec)?,
-        work_mode: column(r, 5, &rec)?,
-        created_at: column(r, 6, &rec)?,
-        updated_at: column(r, 7, &rec)?,
-        entry_count: count(r, 8, &rec)?,
-        forked_from: column(r, 9, &rec)?,
-        forked_at_seq: opt_count(r, 10, &rec)?,
+        model,
+        provider,
+        work_mode,
+        created_at,
+        updated_at,
+        entry_count,
+        forked_from,
+        forked_at_seq,
+        damaged,
         id,
     })
 }
