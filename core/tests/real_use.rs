@@ -272,3 +272,14 @@ fn a_write_meeting_a_damaged_seq_is_corrupt_not_an_untyped_database_error() {
     assert_eq!(s.get_transcript(&ids[0], 1, 10).unwrap().len(), 1);
     assert_eq!(s.append_transcript(&ids[1], Role::User, "fine".into()).unwrap().seq, 2);
 }
+
+#[test]
+fn a_damaged_key_check_value_is_corrupt_naming_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    drop(open(&db));
+    damage(&db, "UPDATE meta SET value = 'garbage' WHERE key = 'key_check'");
+    let e = SessionStore::open(OpenOptions::at(&db, key())).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt);
+    assert!(e.to_string().contains("meta:key-check"), "{e}");
+}

@@ -332,7 +332,8 @@ fn verify_or_init_key_check(backend: &SqliteBackend, key: &DataKey, key_backend:
             Sealed::NotBytes(ty) => return Err(Error::corrupt(format!("the key-check value is a {ty}, not an envelope"))),
         };
         let json = std::str::from_utf8(&bytes).map_err(|_| Error::corrupt("the key-check value is not text"))?;
-        let field = crypto::EncryptedField::from_json(json)?;
+        let field = crypto::EncryptedField::from_json(json)
+            .map_err(|_| Error::corrupt(format!("record `{KEY_CHECK_RECORD}` (the key-check value) is not an EncryptedField envelope")))?;
         match crypto::decrypt_field(key, KEY_CHECK_RECORD, &field) {
             Ok(p) if &p[..] == KEY_CHECK_PLAINTEXT => Ok(true),
             _ => Err(Error::KeyMismatch { backend: key_backend.to_string() }),
