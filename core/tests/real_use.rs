@@ -283,3 +283,31 @@ fn a_damaged_key_check_value_is_corrupt_naming_its_record() {
     assert_eq!(e.kind(), ErrorKind::Corrupt);
     assert!(e.to_string().contains("meta:key-check"), "{e}");
 }
+
+/// A thClaws file whose id is a native session's (or a session imported
+/// from another format) never adds its turns to that session.
+#[test]
+fn an_import_never_appends_to_a_session_it_did_not_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = open(&dir.path().join("s.db"));
+    new_session(&s, "native-1").unwrap();
+    s.append_transcript("native-1", Role::User, "mine".into()).unwrap();
+    let file = dir.path().join("t.jsonl");
+    std::fs::write(
+        &file,
+        "{\"type\":\"header\",\"id\":\"native-1\",\"created_at\":1700000000}\n{\"type\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"timestamp\":1700000001}\n",
+    )
+    .unwrap();
+    let e = sessiondb::portable::import_file(&s, &file, None).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Conflict, "{e}");
+    assert!(e.to_string().contains("was not imported from a thclaws file"), "{e}");
+    let t = s.get_transcript("native-1", 1, 10).unwrap();
+    assert_eq!(t.iter().map(|e| e.content.as_str()).collect::<Vec<_>>(), ["mine"]);
+    // The same file under a fresh id imports, and again is up to date.
+    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("native-1", "thc-1")).unwrap();
+    let r = sessiondb::portable::import_file(&s, &file, None).unwrap();
+    assert_eq!(r.sessions.iter().map(|x| x.entries).sum::<u64>(), 1);
+    let again = sessiondb::portable::import_file(&s, &file, None).unwrap();
+    assert_eq!(again.sessions.iter().map(|x| x.entries).sum::<u64>(), 0);
+    assert_eq!(s.get_transcript("thc-1", 1, 10).unwrap().len(), 1);
+}

@@ -558,7 +558,23 @@ impl<'a> ImportSink<'a> {
             Thread::Sidechain(root) => sanitize_id(&format!("{main}.sidechain.{root}")),
         };
         let (created, rec) = match self.store.get_session(&id) {
-            Ok(rec) => (false, rec),
+            Ok(rec) => {
+                // Only a session imported from the same format continues: a
+                // native session, or one imported from another format, that
+                // happens to have this id is never appended to.
+                let same_source = self.store.list_context_extensions(&id)?.iter().any(|x| {
+                    x.kind == "import_source"
+                        && serde_json::from_str::<Value>(&x.body).ok().and_then(|b| b.get("format").and_then(Value::as_str).map(str::to_owned))
+                            == Some(self.format.as_str().to_owned())
+                });
+                if !same_source {
+                    return Err(Error::conflict(format!(
+                        "session `{id}` already exists and was not imported from a {} file; nothing of this file was added to it",
+                        self.format.as_str()
+                    )));
+                }
+                (false, rec)
+            }
             Err(Error::NotFound { .. }) => {
                 let title = if *thread == Thread::Main { self.title.take().and_then(|(t, _)| t) } else { None };
                 let new = NewSession {
