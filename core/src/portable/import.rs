@@ -1,6 +1,7 @@
-//! Import session files into the encrypted store, and export stored
-//! sessions back to thClaws JSONL (issue 4 items 3 and 1; DESIGN.md
-//! "Portable sessions").
+//! Import session files into the encrypted store (issue 4 item 3; DESIGN.md
+//! "Portable sessions"): the pipeline, its batches and the sink the readers
+//! write to. Export is in [`super::export`]; seed 002's `/load`,
+//! `/sessions`, sidebar and `/fork` in [`super::commands`].
 //!
 //! What goes where:
 //! - each turn → one transcript entry (`source_line` = its first source
@@ -41,22 +42,22 @@
 //! for stores written before progress was committed with every batch).
 
 use super::events::{Event, EventSink, Meta, Thread};
-use super::model::{Block, Compaction, PortableSession, ReadReport, Role, SourceFormat, SourceInfo, Turn, Usage};
-use super::{detect_format, fallback_id, find_jsonl_files, read_stream, write_thclaws, write_thclaws_with, ReadOptions, WriteOptions, WriteReport};
+use super::model::{Block, Compaction, ReadReport, Role, SourceFormat, Turn, Usage};
+use super::{detect_format, fallback_id, find_jsonl_files, read_stream, ReadOptions};
 use crate::crypto;
-use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionRecord, SessionStore, TokenUsage, WorkspaceFilter};
+use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionStore, TokenUsage};
 use crate::{Error, Result};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Entries appended per transaction.
 const BATCH_ENTRIES: usize = 512;
 /// Content bytes appended per transaction, at most (about).
 const BATCH_BYTES: usize = 8 << 20;
-/// Transcript page size when exporting.
-const EXPORT_PAGE: u32 = 1000;
+/// Transcript page size when exporting and forking.
+pub(super) const EXPORT_PAGE: u32 = 1000;
 const SOURCE_DOMAIN: &str = "import-source";
 /// Context-extension kind of a compaction checkpoint read from a source file
 /// (thClaws `compaction`, Codex `compacted`, Claude `compact_boundary`). It is
@@ -1003,250 +1004,5 @@ pub fn sanitize_id(id: &str) -> String {
     let s: String = id.chars().map(|c| if c == ':' || c.is_whitespace() || c.is_control() { '_' } else { c }).collect();
     let s = if s.is_empty() { "session".to_owned() } else { s };
     clip(&s, 128)
-}
-
-/// Rebuild a stored session in the neutral model: its entries as turns
-/// (`Text` entries become one text block, `Blocks` entries their blocks; a
-/// `Blocks` entry that is not a JSON array becomes one text block) with
-/// their stored [`EntryMeta`] (`model`, `provider`, `extra`; an assistant
-/// entry stored without a model or provider takes the session's), title,
-/// model, provider, workspace (as `cwd`), creation time, and the latest
-/// `plan_snapshot` / `goal_snapshot` / `provider_state` and every
-/// `compaction` context extension.
-///
-/// Errors: `NotFound`, `AuthenticationFailed`, store errors.
-pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableSession> {
-    let rec = store.get_session(session_id)?;
-    let mut s = PortableSession {
-        id: rec.id.clone(),
-        title: rec.name.clone(),
-        model: rec.model.clone(),
-        provider: rec.provider.clone(),
-        cwd: rec.workspace_path.clone(),
-        created_at_ms: Some(rec.created_at_ms),
-        source: SourceInfo { format: None, ..Default::default() },
-        ..Default::default()
-    };
-    let mut from = 1;
-    loop {
-        let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE)?;
-        let Some((last, _)) = page.last() else { break };
-        from = last.seq + 1;
-        let n = page.len();
-        for (e, meta) in page {
-            let role = match e.role {
-                StoreRole::User => Role::User,
-                StoreRole::Assistant => Role::Assistant,
-                StoreRole::System => Role::System,
-                StoreRole::Tool => Role::Tool,
-            };
-            let blocks = match e.format {
-                ContentFormat::Text => vec![Block::Text { text: e.content }],
-                ContentFormat::Blocks => match serde_json::from_str::<Value>(&e.content) {
-                    Ok(Value::Array(a)) => a.into_iter().map(Block::from_json).collect(),
-                    _ => vec![Block::Text { text: e.content }],
-                },
-            };
-            let mut t = Turn::new(role, blocks, Some(e.created_at_ms), e.seq);
-            t.model = meta.model;
-            t.provider = meta.provider;
-            t.extra = meta.extra;
-            if role == Role::Assistant {
-                // Entries written without metadata (before schema v3, or by a
-                // host) are attributed to the session's model, as before.
-                if t.model.is_none() {
-                    t.model = rec.model.clone();
-                }
-                if t.provider.is_none() {
-                    t.provider = rec.provider.clone();
-                }
-            }
-            s.turns.push(t);
-        }
-        if n < EXPORT_PAGE as usize {
-            break;
-        }
-    }
-    for x in store.list_context_extensions(session_id)? {
-        let Ok(body) = serde_json::from_str::<Value>(&x.body) else { continue };
-        match x.kind.as_str() {
-            "plan_snapshot" => s.plan = body.get("plan").cloned(),
-            "goal_snapshot" => s.goal = body.get("goal").cloned(),
-            "import_source" if s.cwd.is_none() => s.cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned),
-            "provider_state" => s.provider_state = Some(body.get("provider_session_id").and_then(Value::as_str).map(str::to_owned)),
-            SOURCE_COMPACTION_KIND => {
-                let messages = body
-                    .get("messages")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .map(|m| {
-                                let role = m.get("role").and_then(Value::as_str).and_then(Role::parse).unwrap_or(Role::User);
-                                let blocks = m.get("content").and_then(Value::as_array).map(|b| b.iter().cloned().map(Block::from_json).collect()).unwrap_or_default();
-                                Turn::new(role, blocks, None, 0)
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                s.compactions.push(Compaction {
-                    at_turn: body.get("at_seq").and_then(Value::as_u64).unwrap_or(0) as usize,
-                    source_line: body.get("source_line").and_then(Value::as_u64).unwrap_or(0),
-                    timestamp_ms: body.get("timestamp_ms").and_then(Value::as_i64),
-                    summary: body.get("summary").and_then(Value::as_str).map(str::to_owned),
-                    replaces_count: body.get("replaces_count").and_then(Value::as_u64),
-                    messages,
-                    raw: body.get("raw").cloned().filter(|r| !r.is_null()),
-                })
-            }
-            _ => {}
-        }
-    }
-    s.compactions.sort_by_key(|c| c.at_turn);
-    Ok(s)
-}
-
-/// Export a stored session as thClaws JSONL (the format real thClaws reads)
-/// to `out`. Errors: as [`load_portable`], and `Io` from `out`.
-pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) -> Result<WriteReport> {
-    write_thclaws(&load_portable(store, session_id)?, out)
-}
-
-/// [`export_thclaws`] with writer options (e.g. only thClaws block types).
-/// Errors: as [`export_thclaws`].
-pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
-    write_thclaws_with(&load_portable(store, session_id)?, out, opts)
-}
-
-/// Resolve a session reference as seed 002's `/load` and `--resume` do:
-/// `last` = the most recently active session bound to `workspace` (the
-/// current directory when `None`); otherwise a full id, a unique id prefix
-/// or an exact title ([`SessionStore::find_session`]).
-///
-/// Errors: `NotFound`; `Conflict` listing the candidate ids when a prefix
-/// or title is ambiguous.
-pub fn resolve_session(store: &SessionStore, reference: &str, workspace: Option<&str>) -> Result<SessionRecord> {
-    if reference == "last" {
-        let ws = match workspace {
-            Some(w) => w.to_owned(),
-            None => std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?.to_string_lossy().into_owned(),
-        };
-        return store
-            .list_sessions_for_workspace(WorkspaceFilter::Current(ws), Some(1))?
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::not_found("session", "last"));
-    }
-    store.find_session(reference)
-}
-
-/// The 20 most recently active sessions (seed 002 `/sessions`).
-/// Errors: store errors.
-pub fn recent_sessions(store: &SessionStore) -> Result<Vec<SessionRecord>> {
-    store.list_sessions(Some(20))
-}
-
-/// Sidebar order (seed 002, "Sidebar"): the 10 most recent sessions, titled
-/// ones first (each group most recent first). Errors: store errors.
-pub fn sidebar_sessions(store: &SessionStore) -> Result<Vec<SessionRecord>> {
-    let mut all = store.list_sessions(None)?;
-    all.sort_by_key(|s| (s.name.is_none(), std::cmp::Reverse(s.updated_at_ms)));
-    all.truncate(10);
-    Ok(all)
-}
-
-/// How to fork.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ForkOptions {
-    /// Copy entries up to and including this seq.
-    pub at_seq: Option<u64>,
-    /// Seed the fork with this summary (one `system` entry) instead of copying entries.
-    /// With neither option, the fork is seeded with [`history_summary`] of the
-    /// whole old history (seed 002 `/fork`).
-    pub summary: Option<String>,
-}
-
-/// Turns quoted in a generated fork summary (the most recent ones).
-pub const FORK_SUMMARY_TURNS: usize = 20;
-
-/// A deterministic summary of a session's history up to `at` (its title or id,
-/// message count, and one line per turn for the last [`FORK_SUMMARY_TURNS`]
-/// turns: `[role] text`, whitespace collapsed, cut at 240 characters on a
-/// character boundary; block content contributes its text blocks).
-pub fn history_summary(store: &SessionStore, src: &SessionRecord, at: u64) -> Result<String> {
-    let first = at.saturating_sub(FORK_SUMMARY_TURNS as u64 - 1).max(1);
-    let mut out = format!(
-        "Summary of session {} ({} message(s), forked at seq {at}).",
-        src.name.as_deref().unwrap_or(&src.id),
-        at
-    );
-    if at == 0 {
-        return Ok(out);
-    }
-    if first > 1 {
-        out.push_str(&format!("\n[{} earlier message(s) not quoted]", first - 1));
-    }
-    for e in store.get_transcript(&src.id, first, (at - first + 1) as u32)? {
-        let text = match e.format {
-            ContentFormat::Text => e.content,
-            ContentFormat::Blocks => serde_json::from_str::<Vec<Value>>(&e.content)
-                .map(|blocks| blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" "))
-                .unwrap_or_default(),
-        };
-        let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        out.push_str(&format!("\n[{}] {}", e.role.as_str(), crate::context::truncate_chars(&collapsed, 240)));
-    }
-    Ok(out)
-}
-
-/// Fork a session (seed 002 `/fork`): a new session with the same model,
-/// provider and workspace, recording `forked_from` and `forked_at_seq`,
-/// seeded with `summary` or with a copy of the entries up to `at_seq`.
-///
-/// Errors: `NotFound`; `InvalidInput` when `at_seq` is beyond the last entry.
-pub fn fork_session(store: &SessionStore, session_id: &str, opts: ForkOptions) -> Result<SessionRecord> {
-    let src = store.get_session(session_id)?;
-    let at = opts.at_seq.unwrap_or(src.entry_count);
-    if at > src.entry_count {
-        return Err(Error::invalid(format!("seq {at} is beyond the last entry ({})", src.entry_count)));
-    }
-    let fork = store.create_session_with(NewSession {
-        id: None,
-        name: None,
-        workspace_path: src.workspace_path.clone(),
-        model: src.model.clone(),
-        provider: src.provider.clone(),
-        work_mode: src.work_mode.clone(),
-        created_at_ms: None,
-        forked_from: Some(src.id.clone()),
-        forked_at_seq: Some(at),
-    })?;
-    let summary = match (opts.summary, opts.at_seq) {
-        (Some(s), _) => Some(s),
-        // Seed 002 `/fork`: a new session seeded with a summary of the old history.
-        (None, None) => Some(history_summary(store, &src, at)?),
-        (None, Some(_)) => None,
-    };
-    match summary {
-        Some(summary) => {
-            store.append_entries(&fork.id, vec![NewEntry::text(StoreRole::System, summary)])?;
-        }
-        None => {
-            let mut from = 1;
-            while from <= at {
-                let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE.min((at - from + 1) as u32))?;
-                let Some((last, _)) = page.last() else { break };
-                from = last.seq + 1;
-                let entries = page
-                    .into_iter()
-                    .map(|(e, meta)| {
-                        let entry = NewEntry { role: e.role, content: e.content, format: e.format, created_at_ms: Some(e.created_at_ms), tokens: e.tokens, source_line: e.source_line };
-                        (entry, meta)
-                    })
-                    .collect();
-                store.append_entries_with_meta(&fork.id, entries)?;
-            }
-        }
-    }
-    store.get_session(&fork.id)
 }
 

@@ -19,6 +19,8 @@ pub mod codex;
 pub mod detect;
 pub mod digest;
 pub mod events;
+pub mod commands;
+pub mod export;
 pub mod import;
 mod lines;
 pub mod model;
@@ -29,11 +31,9 @@ pub use codex::read_codex;
 pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
 pub use detect::{detect_format, find_jsonl_files};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
-pub use import::{
-    history_summary, FORK_SUMMARY_TURNS,
-    export_thclaws, export_thclaws_with, fork_session, import_file, import_paths, load_portable, recent_sessions, resolve_session, sanitize_id, sidebar_sessions, FileImport,
-    ForkOptions, ImportProgress, ImportReport, ImportStatus, SessionImport,
-};
+pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, ForkOptions, FORK_SUMMARY_TURNS};
+pub use export::{export_thclaws, export_thclaws_with, load_portable};
+pub use import::{import_file, import_paths, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::parse_iso8601_ms;
 pub use model::{
     Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SourceFormat, SourceInfo, Turn, Usage,

@@ -1,0 +1,124 @@
+//! Export a stored session back to thClaws JSONL (issue 4 item 1; DESIGN.md
+//! "Portable sessions"), through the neutral model ([`load_portable`]).
+
+use std::io::Write;
+
+use super::import::{EXPORT_PAGE, SOURCE_COMPACTION_KIND};
+use super::model::{Block, Compaction, PortableSession, Role, SourceInfo, Turn};
+use super::{write_thclaws, write_thclaws_with, WriteOptions, WriteReport};
+use crate::store::{ContentFormat, Role as StoreRole, SessionStore};
+use crate::Result;
+use serde_json::Value;
+
+/// Rebuild a stored session in the neutral model: its entries as turns
+/// (`Text` entries become one text block, `Blocks` entries their blocks; a
+/// `Blocks` entry that is not a JSON array becomes one text block) with
+/// their stored [`EntryMeta`] (`model`, `provider`, `extra`; an assistant
+/// entry stored without a model or provider takes the session's), title,
+/// model, provider, workspace (as `cwd`), creation time, and the latest
+/// `plan_snapshot` / `goal_snapshot` / `provider_state` and every
+/// `compaction` context extension.
+///
+/// Errors: `NotFound`, `AuthenticationFailed`, store errors.
+pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableSession> {
+    let rec = store.get_session(session_id)?;
+    let mut s = PortableSession {
+        id: rec.id.clone(),
+        title: rec.name.clone(),
+        model: rec.model.clone(),
+        provider: rec.provider.clone(),
+        cwd: rec.workspace_path.clone(),
+        created_at_ms: Some(rec.created_at_ms),
+        source: SourceInfo { format: None, ..Default::default() },
+        ..Default::default()
+    };
+    let mut from = 1;
+    loop {
+        let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE)?;
+        let Some((last, _)) = page.last() else { break };
+        from = last.seq + 1;
+        let n = page.len();
+        for (e, meta) in page {
+            let role = match e.role {
+                StoreRole::User => Role::User,
+                StoreRole::Assistant => Role::Assistant,
+                StoreRole::System => Role::System,
+                StoreRole::Tool => Role::Tool,
+            };
+            let blocks = match e.format {
+                ContentFormat::Text => vec![Block::Text { text: e.content }],
+                ContentFormat::Blocks => match serde_json::from_str::<Value>(&e.content) {
+                    Ok(Value::Array(a)) => a.into_iter().map(Block::from_json).collect(),
+                    _ => vec![Block::Text { text: e.content }],
+                },
+            };
+            let mut t = Turn::new(role, blocks, Some(e.created_at_ms), e.seq);
+            t.model = meta.model;
+            t.provider = meta.provider;
+            t.extra = meta.extra;
+            if role == Role::Assistant {
+                // Entries written without metadata (before schema v3, or by a
+                // host) are attributed to the session's model, as before.
+                if t.model.is_none() {
+                    t.model = rec.model.clone();
+                }
+                if t.provider.is_none() {
+                    t.provider = rec.provider.clone();
+                }
+            }
+            s.turns.push(t);
+        }
+        if n < EXPORT_PAGE as usize {
+            break;
+        }
+    }
+    for x in store.list_context_extensions(session_id)? {
+        let Ok(body) = serde_json::from_str::<Value>(&x.body) else { continue };
+        match x.kind.as_str() {
+            "plan_snapshot" => s.plan = body.get("plan").cloned(),
+            "goal_snapshot" => s.goal = body.get("goal").cloned(),
+            "import_source" if s.cwd.is_none() => s.cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned),
+            "provider_state" => s.provider_state = Some(body.get("provider_session_id").and_then(Value::as_str).map(str::to_owned)),
+            SOURCE_COMPACTION_KIND => {
+                let messages = body
+                    .get("messages")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .map(|m| {
+                                let role = m.get("role").and_then(Value::as_str).and_then(Role::parse).unwrap_or(Role::User);
+                                let blocks = m.get("content").and_then(Value::as_array).map(|b| b.iter().cloned().map(Block::from_json).collect()).unwrap_or_default();
+                                Turn::new(role, blocks, None, 0)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                s.compactions.push(Compaction {
+                    at_turn: body.get("at_seq").and_then(Value::as_u64).unwrap_or(0) as usize,
+                    source_line: body.get("source_line").and_then(Value::as_u64).unwrap_or(0),
+                    timestamp_ms: body.get("timestamp_ms").and_then(Value::as_i64),
+                    summary: body.get("summary").and_then(Value::as_str).map(str::to_owned),
+                    replaces_count: body.get("replaces_count").and_then(Value::as_u64),
+                    messages,
+                    raw: body.get("raw").cloned().filter(|r| !r.is_null()),
+                })
+            }
+            _ => {}
+        }
+    }
+    s.compactions.sort_by_key(|c| c.at_turn);
+    Ok(s)
+}
+
+/// Export a stored session as thClaws JSONL (the format real thClaws reads)
+/// to `out`. Errors: as [`load_portable`], and `Io` from `out`.
+pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) -> Result<WriteReport> {
+    write_thclaws(&load_portable(store, session_id)?, out)
+}
+
+/// [`export_thclaws`] with writer options (e.g. only thClaws block types).
+/// Errors: as [`export_thclaws`].
+pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
+    write_thclaws_with(&load_portable(store, session_id)?, out, opts)
+}
+
