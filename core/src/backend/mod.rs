@@ -295,8 +295,6 @@ pub trait ReadTx {
     fn open_operation_session(&self, operation_id: &str) -> Result<Option<String>>;
     /// Every open operation, by operation id.
     fn open_operations(&self) -> Result<Vec<OpenOperationRow>>;
-    /// The owners with open operations, except `except`.
-    fn open_operation_owners(&self, except: &str) -> Result<Vec<String>>;
     /// Token-ledger rows of a session.
     fn token_rows(&self, session_id: &str) -> Result<Vec<TokenRow>>;
     /// Context-extension rows of a session, by `n`.
@@ -395,6 +393,13 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
 pub trait Guard {}
 #[cfg(test)]
 impl<T> Guard for T {}
+
+/// Lock `m`, also after a panic in another holder: a panic cannot leave a
+/// backend half-written (its transaction rolls back on drop) nor the
+/// store's group-commit state inconsistent (see `store::transcript`).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 impl dyn Backend {
     /// [`Backend::read_dyn`] returning `f`'s value.

@@ -246,11 +246,6 @@ impl SessionStore {
 
 }
 
-impl Drop for SessionStore {
-    fn drop(&mut self) {
-        // The backend closes itself on drop (and not in a forked child).
-    }
-}
 
 /// Decrypt the envelope `sealed` of `record_id` (`Absent` = `None`).
 /// Errors: `Corrupt` (not an envelope, a number where an envelope
@@ -270,12 +265,8 @@ pub(crate) fn open_required(key: &DataKey, sealed: &Sealed, record_id: &str) -> 
     open_sealed(key, sealed, record_id)?.ok_or_else(|| Error::corrupt(format!("record `{record_id}` has no envelope")))
 }
 
-/// Lock `m`, also after a panic in another holder: a panic cannot leave
-/// SQLite half-written (its transaction rolls back on drop) nor the group
-/// commit state inconsistent (see `transcript::append_grouped`).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+/// Lock a mutex, also after a panic in another holder (see [`crate::backend::lock`]).
+pub(crate) use crate::backend::lock;
 
 /// Connect, migrate and check the key (DESIGN.md "Keys").
 ///
@@ -288,12 +279,12 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(SqliteBackend, keys::ResolvedKey)> {
     let timeout = opts.busy_timeout_ms;
     let connect = || SqliteBackend::connect(path, timeout, instance_id);
-    let finish = |b: SqliteBackend, has_data: bool| -> Result<(SqliteBackend, keys::ResolvedKey)> {
-        let resolved = keys::resolve_key(&opts.key, &opts.app, has_data, timeout)?;
+    let init = |b: SqliteBackend, resolved: keys::ResolvedKey| -> Result<(SqliteBackend, keys::ResolvedKey)> {
         b.migrate()?;
         verify_or_init_key_check(&b, &resolved.key, &resolved.backend)?;
         Ok((b, resolved))
     };
+    let finish = |b: SqliteBackend, has_data: bool| init(b, keys::resolve_key(&opts.key, &opts.app, has_data, timeout)?);
     let exists = || std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
     if exists() {
         let b = connect()?;
@@ -314,10 +305,7 @@ fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(
     } else {
         // No file until the key is in hand: a missing or locked key store creates nothing.
         let resolved = keys::resolve_key(&opts.key, &opts.app, false, timeout)?;
-        let b = connect()?;
-        b.migrate()?;
-        verify_or_init_key_check(&b, &resolved.key, &resolved.backend)?;
-        Ok((b, resolved))
+        init(connect()?, resolved)
     }
 }
 

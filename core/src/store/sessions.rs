@@ -32,14 +32,8 @@ pub(crate) fn session_from_row(key: &DataKey, row: SessionRow) -> Result<Session
     };
     let name = open(&row.name, "name", name_record(&row.id))?;
     let workspace_path = open(&row.workspace, "workspace_path", workspace_record(&row.id))?;
-    for (field, reason) in &row.damaged {
-        unreadable.push(UnreadableField {
-            field: field.to_string(),
-            record_id: format!("session:{}", row.id),
-            kind: crate::ErrorKind::Corrupt.name().to_string(),
-            reason: format!("corrupt data: {reason}"),
-        });
-    }
+    let record = format!("session:{}", row.id);
+    unreadable.extend(row.damaged.iter().map(|(field, reason)| UnreadableField::new(field, &record, &Error::corrupt(reason.clone()))));
     Ok(SessionRecord {
         unreadable,
         name,

@@ -18,7 +18,7 @@ mod rows;
 pub mod schema;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
@@ -47,11 +47,7 @@ pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 8_192;
 /// `cache_size` (negative = KiB): 16 MiB of page cache per connection.
 pub const CACHE_SIZE_KIB: i64 = -16_384;
 
-/// Lock a mutex, also after a panic in another holder: a panic cannot leave
-/// SQLite half-written (its transaction rolls back on drop).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
+use super::lock;
 
 /// A `Busy` error carries the configured timeout and how long the call
 /// really waited (measured from `started`); other errors pass through.

@@ -257,10 +257,6 @@ impl ReadTx for SqlTx<'_> {
         })
     }
 
-    fn open_operation_owners(&self, except: &str) -> Result<Vec<String>> {
-        self.rows("SELECT DISTINCT owner FROM open_operations WHERE owner <> ?1", [except], |r| Ok(r.get(0)?))
-    }
-
     fn token_rows(&self, session_id: &str) -> Result<Vec<TokenRow>> {
         self.rows("SELECT input, output, cached, id FROM token_ledger WHERE session_id = ?1", [session_id], |r| {
             let row_id: i64 = r.get(3)?;
