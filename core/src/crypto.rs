@@ -11,6 +11,16 @@
 //!   `session:abc123:name:v1:aes-256-gcm`. A ciphertext moved to another
 //!   record id fails authentication.
 //! * A fresh random nonce (OS CSPRNG) for every write.
+//! * Two forms of one envelope (DESIGN.md "On-disk contract"): the seed's
+//!   JSON text (where the seed's DDL fixes a TEXT column: the journal, the
+//!   key-check value) and the binary form stored as a BLOB in the tables we
+//!   own: `v` (1 byte) ‖ nonce (12) ‖ ciphertext ‖ tag (16), `alg` implied.
+//!   Same fields, same AAD: [`EncryptedField::to_binary`] and
+//!   [`EncryptedField::from_binary`] convert without the key.
+//! * `v` = 1: the plaintext as given; `v` = 2: the plaintext compressed with
+//!   zstd before encryption ([`seal`] with `compress`, for plaintexts of
+//!   [`COMPRESS_MIN_BYTES`] or more, and only when it comes out smaller).
+//!   `v` is in the AAD, so a v2 ciphertext relabelled v1 fails authentication.
 
 use aes_gcm::aead::{AeadInPlace, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
@@ -26,8 +36,21 @@ use crate::error::{Error, Result};
 
 /// The only algorithm identifier of envelope version 1.
 pub const ALG_AES_256_GCM: &str = "aes-256-gcm";
-/// The current envelope version (bound into the AAD).
+/// Envelope version 1: the plaintext as given (bound into the AAD).
 pub const ENVELOPE_VERSION: u32 = 1;
+/// Envelope version 2: the plaintext compressed with zstd (one frame, with
+/// its content size) before encryption.
+pub const ENVELOPE_VERSION_ZSTD: u32 = 2;
+/// Plaintexts at least this long (bytes) are compressed by [`seal`] when
+/// compression is on (DESIGN.md "On-disk contract": 512 by default).
+pub const COMPRESS_MIN_BYTES: usize = 512;
+/// The zstd level of version-2 envelopes (zstd's default level).
+pub const ZSTD_LEVEL: i32 = 3;
+/// Bytes the binary form adds to the ciphertext: `v` (1) + nonce (12) + tag (16).
+pub const BINARY_OVERHEAD: usize = 1 + NONCE_LEN + TAG_LEN;
+/// Largest plaintext a version-2 envelope may expand to (1 GiB), a bound on
+/// the memory one decompression takes.
+pub const MAX_DECOMPRESSED_BYTES: usize = 1 << 30;
 /// Key length in bytes (AES-256).
 pub const KEY_LEN: usize = 32;
 /// Nonce length in bytes (96-bit GCM nonce).
@@ -136,6 +159,127 @@ impl EncryptedField {
     pub fn from_json(s: &str) -> Result<Self> {
         serde_json::from_str(s).map_err(|e| Error::corrupt(format!("not an EncryptedField envelope: {e}")))
     }
+
+    /// The binary form: `v` (1 byte) ‖ nonce (12) ‖ ciphertext ‖ tag (16).
+    ///
+    /// Errors: `Corrupt` for an algorithm other than `aes-256-gcm`, a
+    /// version above 255, or fields that are not base64 of the right lengths.
+    pub fn to_binary(&self) -> Result<Vec<u8>> {
+        if self.alg != ALG_AES_256_GCM {
+            return Err(Error::corrupt(format!("envelope algorithm `{}` has no binary form", self.alg)));
+        }
+        let v = u8::try_from(self.v).map_err(|_| Error::corrupt(format!("envelope version {} has no binary form", self.v)))?;
+        let nonce = B64.decode(&self.n).ok().filter(|n| n.len() == NONCE_LEN);
+        let tag = B64.decode(&self.t).ok().filter(|t| t.len() == TAG_LEN);
+        let (Some(nonce), Some(tag), Ok(ct)) = (nonce, tag, B64.decode(&self.c)) else {
+            return Err(Error::corrupt("envelope fields are not base64 of the expected lengths"));
+        };
+        let mut out = Vec::with_capacity(BINARY_OVERHEAD + ct.len());
+        out.push(v);
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(&ct);
+        out.extend_from_slice(&tag);
+        Ok(out)
+    }
+
+    /// Parse the binary form (no key needed). Errors: `Corrupt` when it is
+    /// shorter than [`BINARY_OVERHEAD`] or its version byte is 0.
+    pub fn from_binary(bytes: &[u8]) -> Result<Self> {
+        let (v, nonce, ct, tag) = split_binary(bytes)?;
+        Ok(EncryptedField {
+            n: B64.encode(nonce),
+            c: B64.encode(ct),
+            t: B64.encode(tag),
+            v: u32::from(v),
+            alg: ALG_AES_256_GCM.to_string(),
+        })
+    }
+}
+
+/// `(v, nonce, ciphertext, tag)` of a binary envelope.
+fn split_binary(bytes: &[u8]) -> Result<(u8, &[u8; NONCE_LEN], &[u8], &[u8; TAG_LEN])> {
+    if bytes.len() < BINARY_OVERHEAD || bytes[0] == 0 {
+        return Err(Error::corrupt(format!("not a binary EncryptedField envelope ({} bytes)", bytes.len())));
+    }
+    let (head, tag) = bytes.split_at(bytes.len() - TAG_LEN);
+    let nonce = head[1..1 + NONCE_LEN].try_into().expect("length checked");
+    Ok((bytes[0], nonce, &head[1 + NONCE_LEN..], tag.try_into().expect("length checked")))
+}
+
+/// Seal `plaintext` for `record_id` in the binary form with a fresh random
+/// nonce. With `compress`, a plaintext of [`COMPRESS_MIN_BYTES`] or more is
+/// compressed with zstd (level [`ZSTD_LEVEL`]) and sealed as version 2 when
+/// that is smaller; everything else is version 1.
+///
+/// Output length: `BINARY_OVERHEAD + min(len, compressed len)` bytes.
+pub fn seal(key: &DataKey, record_id: &str, plaintext: &[u8], compress: bool) -> Vec<u8> {
+    let mut compressed = if compress && plaintext.len() >= COMPRESS_MIN_BYTES {
+        zstd::bulk::compress(plaintext, ZSTD_LEVEL).ok().filter(|c| c.len() < plaintext.len()).map(Zeroizing::new)
+    } else {
+        None
+    };
+    let (v, body): (u32, &[u8]) = match &mut compressed {
+        Some(c) => (ENVELOPE_VERSION_ZSTD, c.as_slice()),
+        None => (ENVELOPE_VERSION, plaintext),
+    };
+    let mut nonce = [0u8; NONCE_LEN];
+    rand::thread_rng().fill_bytes(&mut nonce);
+    let aad = aad_for(record_id, v, ALG_AES_256_GCM);
+    let mut out = Vec::with_capacity(BINARY_OVERHEAD + body.len());
+    out.push(v as u8);
+    out.extend_from_slice(&nonce);
+    out.extend_from_slice(body);
+    let tag = key
+        .cipher()
+        .encrypt_in_place_detached(Nonce::from_slice(&nonce), aad.as_bytes(), &mut out[1 + NONCE_LEN..])
+        .expect("AES-GCM encryption cannot fail below 64 GiB");
+    out.extend_from_slice(&tag);
+    out
+}
+
+/// Open an envelope in either form (JSON text or binary, told apart by the
+/// first byte: `{` starts the JSON form, a version byte the binary one) and
+/// return the plaintext, decompressed for version 2.
+///
+/// Errors: `Corrupt` (naming `record_id`) for bytes that are no envelope,
+/// an unknown version or algorithm, or a version-2 plaintext that is not a
+/// zstd frame of at most [`MAX_DECOMPRESSED_BYTES`]; `AuthenticationFailed`
+/// when the tag does not verify (altered, or another record's envelope).
+pub fn open_any(key: &DataKey, record_id: &str, bytes: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+    if bytes.first() == Some(&b'{') {
+        let field: EncryptedField = serde_json::from_slice(bytes)
+            .map_err(|_| Error::corrupt(format!("record `{record_id}` is not an EncryptedField envelope ({} bytes)", bytes.len())))?;
+        return decrypt_field(key, record_id, &field);
+    }
+    let (v, nonce, ct, tag) = split_binary(bytes)
+        .map_err(|_| Error::corrupt(format!("record `{record_id}` is not an EncryptedField envelope ({} bytes)", bytes.len())))?;
+    let v = u32::from(v);
+    if v != ENVELOPE_VERSION && v != ENVELOPE_VERSION_ZSTD {
+        return Err(Error::corrupt(format!("unknown envelope version {v} for record `{record_id}`")));
+    }
+    let aad = aad_for(record_id, v, ALG_AES_256_GCM);
+    let plain = open_detached(key, nonce, aad.as_bytes(), ct, tag)
+        .map_err(|_| Error::AuthenticationFailed { record: record_id.to_string() })?;
+    finish_plaintext(v, plain, record_id)
+}
+
+/// Undo the compression of a version-2 plaintext.
+fn finish_plaintext(v: u32, plain: Zeroizing<Vec<u8>>, record_id: &str) -> Result<Zeroizing<Vec<u8>>> {
+    if v == ENVELOPE_VERSION {
+        return Ok(plain);
+    }
+    let bad = || Error::corrupt(format!("record `{record_id}`: the compressed plaintext is not a zstd frame of at most {MAX_DECOMPRESSED_BYTES} bytes"));
+    let size = match zstd::zstd_safe::get_frame_content_size(&plain) {
+        Ok(Some(n)) if n <= MAX_DECOMPRESSED_BYTES as u64 => n as usize,
+        _ => return Err(bad()),
+    };
+    let mut out = Zeroizing::new(Vec::with_capacity(size));
+    let mut d = zstd::bulk::Decompressor::new().map_err(|_| bad())?;
+    d.decompress_to_buffer(&plain[..], &mut *out).map_err(|_| bad())?;
+    if out.len() != size {
+        return Err(bad());
+    }
+    Ok(out)
 }
 
 /// The AAD bound to a record: `recordId + ":v" + version + ":" + alg`.
@@ -177,7 +321,7 @@ pub fn encrypt_field_with_nonce(
     out
 }
 
-/// Decrypt an envelope written for `record_id`.
+/// Decrypt an envelope written for `record_id` (version 2: decompressed).
 ///
 /// Errors: `Corrupt` for an unknown version/algorithm or bad base64/lengths;
 /// `AuthenticationFailed` when the tag does not verify (any flipped byte,
@@ -186,7 +330,7 @@ pub fn decrypt_field(key: &DataKey, record_id: &str, field: &EncryptedField) -> 
     if field.alg != ALG_AES_256_GCM {
         return Err(Error::corrupt(format!("unknown envelope algorithm for record `{record_id}`")));
     }
-    if field.v != ENVELOPE_VERSION {
+    if field.v != ENVELOPE_VERSION && field.v != ENVELOPE_VERSION_ZSTD {
         return Err(Error::corrupt(format!("unknown envelope version {} for record `{record_id}`", field.v)));
     }
     let bad = |what: &str| Error::corrupt(format!("bad envelope {what} for record `{record_id}`"));
@@ -202,8 +346,9 @@ pub fn decrypt_field(key: &DataKey, record_id: &str, field: &EncryptedField) -> 
     let aad = aad_for(record_id, field.v, &field.alg);
     let nonce: [u8; NONCE_LEN] = nonce.try_into().expect("length checked");
     let tag: [u8; TAG_LEN] = tag.try_into().expect("length checked");
-    open_detached(key, &nonce, aad.as_bytes(), &ct, &tag)
-        .map_err(|_| Error::AuthenticationFailed { record: record_id.to_string() })
+    let plain = open_detached(key, &nonce, aad.as_bytes(), &ct, &tag)
+        .map_err(|_| Error::AuthenticationFailed { record: record_id.to_string() })?;
+    finish_plaintext(field.v, plain, record_id)
 }
 
 /// Raw AES-256-GCM encryption with a detached 16-byte tag: the primitive
@@ -266,14 +411,12 @@ pub fn open_str(key: &DataKey, record_id: &str, envelope_json: &str) -> Result<S
     open_bytes(key, record_id, envelope_json.as_bytes())
 }
 
-/// [`open_str`] over the raw bytes of a column, TEXT or BLOB alike: bytes
-/// that are not an envelope's JSON (NUL bytes, an empty string, a zeroed
-/// BLOB) are `Corrupt` naming `record_id`; another record's envelope is
-/// `AuthenticationFailed` naming it.
-pub fn open_bytes(key: &DataKey, record_id: &str, envelope_json: &[u8]) -> Result<String> {
-    let field: EncryptedField = serde_json::from_slice(envelope_json)
-        .map_err(|_| Error::corrupt(format!("record `{record_id}` is not an EncryptedField envelope ({} bytes)", envelope_json.len())))?;
-    let bytes = decrypt_field(key, record_id, &field)?;
+/// [`open_str`] over the raw bytes of a column, TEXT or BLOB alike, in
+/// either envelope form ([`open_any`]): bytes that are no envelope (NUL
+/// bytes, an empty string, a zeroed BLOB) are `Corrupt` naming `record_id`;
+/// another record's envelope is `AuthenticationFailed` naming it.
+pub fn open_bytes(key: &DataKey, record_id: &str, envelope: &[u8]) -> Result<String> {
+    let bytes = open_any(key, record_id, envelope)?;
     String::from_utf8(bytes.to_vec()).map_err(|_| Error::corrupt(format!("record `{record_id}` is not UTF-8")))
 }
 
@@ -414,9 +557,65 @@ mod tests {
         f.alg = "aes-128-gcm".into();
         assert_eq!(decrypt_field(&k, "r", &f).unwrap_err().kind(), ErrorKind::Corrupt);
         let mut f = encrypt_field(&k, "r", b"x");
-        f.v = 2;
+        f.v = 3;
         assert_eq!(decrypt_field(&k, "r", &f).unwrap_err().kind(), ErrorKind::Corrupt);
         assert_eq!(EncryptedField::from_json("{\"n\":1}").unwrap_err().kind(), ErrorKind::Corrupt);
+    }
+
+    #[test]
+    fn binary_form_round_trips_both_versions_and_converts_without_the_key() {
+        let k = key();
+        let long = "the same line of a tool's output, again and again\n".repeat(40);
+        for (text, compress, v, len) in [
+            ("short", true, 1u8, BINARY_OVERHEAD + 5),
+            (long.as_str(), false, 1, BINARY_OVERHEAD + long.len()),
+        ] {
+            let b = seal(&k, "transcript:s:1:content", text.as_bytes(), compress);
+            assert_eq!((b[0], b.len()), (v, len));
+            assert_eq!(&open_any(&k, "transcript:s:1:content", &b).unwrap()[..], text.as_bytes());
+        }
+        let b = seal(&k, "transcript:s:1:content", long.as_bytes(), true);
+        assert_eq!(b[0], 2);
+        assert!(b.len() < 200, "{} bytes for {} of repetitive text", b.len(), long.len());
+        assert_eq!(open_bytes(&k, "transcript:s:1:content", &b).unwrap(), long);
+        // Binary -> JSON -> binary, no key involved; the JSON form opens too.
+        let f = EncryptedField::from_binary(&b).unwrap();
+        assert_eq!(f.v, 2);
+        assert_eq!(f.to_binary().unwrap(), b);
+        assert_eq!(open_str(&k, "transcript:s:1:content", &f.to_json()).unwrap(), long);
+        // Another record, a relabelled version, a flipped byte: never plaintext.
+        assert_eq!(open_any(&k, "transcript:s:2:content", &b).unwrap_err().kind(), ErrorKind::AuthenticationFailed);
+        let mut relabelled = b.clone();
+        relabelled[0] = 1;
+        assert_eq!(open_any(&k, "transcript:s:1:content", &relabelled).unwrap_err().kind(), ErrorKind::AuthenticationFailed);
+        for i in 1..b.len() {
+            let mut m = b.clone();
+            m[i] ^= 0x10;
+            assert_eq!(open_any(&k, "transcript:s:1:content", &m).unwrap_err().kind(), ErrorKind::AuthenticationFailed, "byte {i}");
+        }
+        for bad in [&b""[..], &[0u8; 64][..], &[2u8; 28][..], &[9u8; 40][..]] {
+            assert_eq!(open_any(&k, "r", bad).unwrap_err().kind(), ErrorKind::Corrupt, "{bad:?}");
+        }
+        // Random bytes do not compress: version 1 even with compression on.
+        let noise: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let b = seal(&k, "r", &noise, true);
+        assert_eq!((b[0], b.len()), (if zstd::bulk::compress(&noise, ZSTD_LEVEL).unwrap().len() < noise.len() { 2 } else { 1 }, b.len()));
+        assert_eq!(&open_any(&k, "r", &b).unwrap()[..], &noise[..]);
+    }
+
+    #[test]
+    fn a_version_2_envelope_whose_plaintext_is_no_zstd_frame_is_corrupt() {
+        let k = key();
+        // Sealed as v2 by hand, but the plaintext is not compressed.
+        let nonce = [3u8; NONCE_LEN];
+        let (ct, tag) = seal_detached(&k, &nonce, aad_for("r", 2, ALG_AES_256_GCM).as_bytes(), b"plain text, no frame");
+        let mut b = vec![2u8];
+        b.extend_from_slice(&nonce);
+        b.extend_from_slice(&ct);
+        b.extend_from_slice(&tag);
+        let e = open_any(&k, "r", &b).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Corrupt);
+        assert!(e.to_string().contains("record `r`"), "{e}");
     }
 
     #[test]

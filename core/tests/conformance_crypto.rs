@@ -38,5 +38,5 @@ fn crypto_conformance_cases() {
         assert_eq!(got, case["expect"], "case {}", case["name"]);
     }
     eprintln!("crypto conformance: {} cases", cases.len());
-    assert_eq!(cases.len(), 17);
+    assert_eq!(cases.len(), 19);
 }

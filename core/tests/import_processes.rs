@@ -355,21 +355,25 @@ fn a_v2_database_opened_by_several_processes_at_once_migrates_once() {
         outs.push((ok, out));
     }
     assert!(outs.iter().all(|(ok, _)| *ok), "{outs:#?}");
-    let after: Vec<i64> = st.query_map([], |r| r.get(0)).unwrap().map(|r| r.unwrap()).collect();
-    assert_eq!(before, after);
-    // The old-build connection can still append the v2 way.
+    // Version 4 rebuilt the transcript (bodies in their own table): the
+    // old-build connection's statement and its old-style insert now fail
+    // with an error instead of reading or writing the wrong columns.
+    let again = st.query_map([], |r| r.get::<_, i64>(0)).and_then(|rows| rows.collect::<Result<Vec<i64>, _>>());
+    assert_eq!(before.len(), 3);
+    assert!(again.is_err(), "{again:?}");
     let k = DataKey::from_bytes(&KEY).unwrap();
     let env = sessiondb::crypto::seal_str(&k, "transcript:old1:4:content", "old4");
-    holder
+    let e = holder
         .execute("INSERT INTO transcript_entries (session_id, seq, role, format, created_at, content_enc) VALUES ('old1', 4, 'user', 'text', 1, ?1)", [env])
-        .unwrap();
+        .unwrap_err();
+    assert!(e.to_string().contains("content_enc"), "{e}");
     drop(st);
     drop(holder);
     let store = open(&db);
-    assert_eq!(store.stats().unwrap().schema_version, 3);
+    assert_eq!(store.stats().unwrap().schema_version, 4);
     assert_eq!(store.list_sessions(None).unwrap().len(), 5);
     let m = store.get_transcript_with_meta("old1", 1, 10).unwrap();
-    assert_eq!(m.len(), 4);
+    assert_eq!(m.iter().map(|(e, _)| (e.seq, e.content.as_str())).collect::<Vec<_>>(), vec![(1, "old"), (2, "old"), (3, "old")]);
 }
 
 /// A Claude file growing while it is imported again and again (each turn's

@@ -188,12 +188,15 @@ fn damaged_entries_extensions_tokens_and_journal_payloads_are_typed_errors_namin
     assert_eq!(before.damaged, vec![]);
 
     // Transcript content: a zeroed BLOB, then another entry's envelope.
-    damage(&db, &format!("UPDATE transcript_entries SET content_enc = zeroblob(30) WHERE session_id = '{a}' AND seq = 1"));
+    let body = |seq: u32| format!("(SELECT body_id FROM transcript_entries WHERE session_id = '{a}' AND seq = {seq})");
+    damage(&db, &format!("UPDATE entry_bodies SET content_enc = zeroblob(30) WHERE id = {}", body(1)));
     let e = s.get_transcript(a, 1, 10).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Corrupt, "{e}");
     assert!(e.to_string().contains(&format!("transcript:{a}:1:content")), "{e}");
     damage(&db, &format!(
-        "UPDATE transcript_entries SET content_enc = (SELECT content_enc FROM transcript_entries WHERE session_id = '{a}' AND seq = 2) WHERE session_id = '{a}' AND seq = 1"
+        "UPDATE entry_bodies SET content_enc = (SELECT content_enc FROM entry_bodies WHERE id = {}) WHERE id = {}",
+        body(2),
+        body(1)
     ));
     let e = s.get_transcript(a, 1, 10).unwrap_err();
     assert!(matches!(&e, Error::AuthenticationFailed { record } if *record == format!("transcript:{a}:1:content")), "{e:?}");

@@ -158,6 +158,42 @@ fn planted_canaries_never_appear_in_db_wal_or_shm_bytes() {
     assert!(scanned > 4096, "the files were actually scanned ({scanned} bytes)");
 }
 
+/// Compressed (v = 2) rows: the canary is neither in the files as plaintext
+/// nor recoverable as a zstd frame; with compression off the same content
+/// is stored as v = 1 at its full length.
+#[test]
+fn compressed_rows_keep_canaries_out_of_db_wal_and_shm_and_compression_can_be_turned_off() {
+    let body = format!("CANARY_ZSTD_c0de {}", "a line of build output that repeats\n".repeat(200));
+    for compress in [true, false] {
+        let (_d, p) = temp();
+        let s = SessionStore::open(OpenOptions { compress, ..OpenOptions::at(&p, KeySource::Bytes(key(1))) }).unwrap();
+        let a = s.create_session(None, None).unwrap();
+        s.append_transcript(&a.id, Role::Tool, body.clone()).unwrap();
+        s.append_transcript(&a.id, Role::User, "short".into()).unwrap();
+        assert_eq!(s.get_transcript(&a.id, 1, 10).unwrap()[0].content, body);
+        let c = rusqlite::Connection::open(&p).unwrap();
+        let stored: Vec<(i64, i64, Option<i64>)> = c
+            .prepare("SELECT length(b.content_enc), unicode(substr(CAST(b.content_enc AS TEXT), 1, 1)), t.content_bytes
+                      FROM transcript_entries t JOIN entry_bodies b ON b.id = t.body_id ORDER BY t.seq").unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(|x| x.unwrap()).collect();
+        drop(c);
+        let (v1, short) = ((29 + body.len()) as i64, (29 + 5) as i64);
+        if compress {
+            assert_eq!((stored[0].1, stored[0].2, stored[1]), (2, Some(body.len() as i64), (short, 1, Some(5))));
+            assert!(stored[0].0 < 200, "{} bytes stored for {}", stored[0].0, body.len());
+        } else {
+            assert_eq!(stored, vec![(v1, 1, Some(body.len() as i64)), (short, 1, Some(5))]);
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            if let Ok(bytes) = std::fs::read(format!("{}{suffix}", p.display())) {
+                for needle in [&b"CANARY_ZSTD_c0de"[..], b"a line of build output", &[0x28, 0xb5, 0x2f, 0xfd]] {
+                    assert!(!bytes.windows(needle.len()).any(|w| w == needle), "{needle:?} in {suffix:?} (compress {compress})");
+                }
+            }
+        }
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn state_dir_is_0700_and_db_is_0600() {
@@ -224,7 +260,8 @@ fn every_older_schema_version_migrates_to_the_latest() {
 /// columns before v3).
 fn open_at_version(p: &std::path::Path, version: u32) {
     let c = rusqlite::Connection::open(p).unwrap();
-    assert!(version == 1 || version == 2, "add a writer for each new old version");
+    // v3 only added nullable entry columns, so v2's statements write a v3 database too.
+    assert!((1..=3).contains(&version), "add a writer for each new old version");
     let k = key(1);
     let check = sessiondb::crypto::encrypt_field(&k, "meta:key-check", b"sessiondb key-check v1");
     c.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [check.to_json()]).unwrap();
@@ -271,8 +308,20 @@ fn migration_from_v2_keeps_entries_and_gives_them_empty_metadata() {
     }
     open_at_version(&p, 2);
     let s = open_at(&p, 1);
-    assert_eq!(schema::current_version(&rusqlite::Connection::open(&p).unwrap()).unwrap(), 3);
-    assert_eq!(s.stats().unwrap().schema_version, 3);
+    assert_eq!(schema::current_version(&rusqlite::Connection::open(&p).unwrap()).unwrap(), schema::LATEST_VERSION);
+    assert_eq!(s.stats().unwrap().schema_version, schema::LATEST_VERSION);
+    // Version 4 converted every envelope to the binary form without the key
+    // (v1 stays v1: 29 bytes of overhead) and recorded the content lengths.
+    {
+        let c = rusqlite::Connection::open(&p).unwrap();
+        let rows: Vec<(String, i64, i64, Option<i64>)> = c
+            .prepare("SELECT typeof(b.content_enc), length(b.content_enc), substr(hex(b.content_enc), 1, 2) = '01', t.content_bytes
+                      FROM transcript_entries t JOIN entry_bodies b ON b.id = t.body_id ORDER BY t.seq").unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap().map(|x| x.unwrap()).collect();
+        assert_eq!(rows, vec![("blob".into(), 29 + 12, 1, Some(12)), ("blob".into(), 29 + 10, 1, Some(10))]);
+        let name: (String, i64) = c.query_row("SELECT typeof(name_enc), length(name_enc) FROM sessions WHERE id = 'old1'", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        assert_eq!(name, ("blob".into(), 29 + 9));
+    }
     // The old entries read back unchanged, with no metadata.
     let t = s.get_transcript("old1", 1, 10).unwrap();
     assert_eq!(t.iter().map(|e| (e.seq, e.role, e.content.as_str(), e.tokens, e.source_line)).collect::<Vec<_>>(),

@@ -9,8 +9,9 @@
 //! sealed field) and cannot change a rule. Every SQL statement of the
 //! embedded store lives in [`sqlite`].
 //!
-//! Shapes: envelopes cross the seam as the text the store sealed
-//! (`EncryptedField` JSON) on the way in and as raw column bytes
+//! Shapes: envelopes cross the seam as the bytes the store sealed (the
+//! binary `EncryptedField` form; the JSON text for the journal and `meta`,
+//! whose columns the seed fixes as TEXT) on the way in and as raw column bytes
 //! ([`Sealed`]) on the way out, so a damaged column reaches the store,
 //! which names the record in its error. Times are milliseconds since the
 //! Unix epoch; seqs and counts are `u64`.
@@ -68,10 +69,10 @@ pub struct SessionRow {
 pub struct NewSessionRow<'a> {
     /// Session id.
     pub id: &'a str,
-    /// Title envelope JSON.
-    pub name: Option<&'a str>,
-    /// Workspace path envelope JSON.
-    pub workspace: Option<&'a str>,
+    /// Title envelope (binary form).
+    pub name: Option<&'a [u8]>,
+    /// Workspace path envelope (binary form).
+    pub workspace: Option<&'a [u8]>,
     /// HMAC workspace index (hex).
     pub workspace_index: Option<&'a str>,
     /// Model name.
@@ -126,6 +127,27 @@ pub struct EntryRow {
     pub meta: Option<EntryMetaRow>,
 }
 
+/// What context planning reads of an entry instead of its content (schema
+/// version 4); `None` where a row converted from an older version does not
+/// know it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryStatRow {
+    /// Per-session seq.
+    pub seq: u64,
+    /// Role name.
+    pub role: String,
+    /// Content format name.
+    pub format: String,
+    /// Host-supplied token count.
+    pub tokens: Option<u64>,
+    /// UTF-8 bytes of the content.
+    pub content_bytes: Option<u64>,
+    /// Item kind name (`message`, `tool_call`, `tool_result`, `system`).
+    pub kind: Option<String>,
+    /// Space-separated keyed hashes of the entry's tool-call ids (`""`: none).
+    pub call_keys: Option<String>,
+}
+
 /// The metadata columns of a transcript row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryMetaRow {
@@ -146,8 +168,8 @@ pub struct NewEntryRow<'a> {
     pub role: &'a str,
     /// Format name.
     pub format: &'a str,
-    /// Content envelope JSON.
-    pub content: &'a str,
+    /// Content envelope (binary form).
+    pub content: &'a [u8],
     /// Creation time (ms).
     pub created_at: i64,
     /// Host-supplied token count.
@@ -158,8 +180,14 @@ pub struct NewEntryRow<'a> {
     pub model: Option<&'a str>,
     /// Provider name.
     pub provider: Option<&'a str>,
-    /// Source fields envelope JSON.
-    pub meta: Option<&'a str>,
+    /// Source fields envelope (binary form).
+    pub meta: Option<&'a [u8]>,
+    /// UTF-8 bytes of the content.
+    pub content_bytes: u64,
+    /// Item kind name (see [`EntryStatRow::kind`]).
+    pub kind: &'a str,
+    /// Keyed hashes of the tool-call ids, space-separated (`""`: none).
+    pub call_keys: &'a str,
 }
 
 /// A journal row, as stored (the seed's DDL, seed 000 "SessionJournal").
@@ -283,6 +311,9 @@ pub trait ReadTx {
     /// Entries of a session with `seq >= from_seq`, at most `limit`, by seq;
     /// `with_meta` also reads the metadata columns.
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>>;
+    /// The planning columns of entries with `seq >= from_seq`, at most
+    /// `limit`, by seq: never the content.
+    fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>>;
     /// The session's last transcript seq (0 when it has none).
     fn last_entry_seq(&self, session_id: &str) -> Result<u64>;
     /// One journal row by event id.
@@ -325,7 +356,7 @@ pub trait WriteTx: ReadTx {
     /// Insert a session row (the store checked that the id is new).
     fn insert_session(&self, row: &NewSessionRow<'_>) -> Result<()>;
     /// Set the title envelope and move `updated_at` to at least `now`; false if no such session.
-    fn set_session_name(&self, id: &str, name: Option<&str>, now: i64) -> Result<bool>;
+    fn set_session_name(&self, id: &str, name: Option<&[u8]>, now: i64) -> Result<bool>;
     /// Set model and provider; false if no such session.
     fn set_session_model(&self, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<bool>;
     /// Set the work mode; false if no such session.
@@ -348,7 +379,7 @@ pub trait WriteTx: ReadTx {
     /// The next context-extension number of a session (max + 1, from 1).
     fn next_extension_n(&self, session_id: &str) -> Result<u64>;
     /// Insert a context-extension row numbered `n` (from [`Self::next_extension_n`]).
-    fn insert_extension(&self, session_id: &str, n: u64, kind: &str, body: &str, created_at: i64) -> Result<()>;
+    fn insert_extension(&self, session_id: &str, n: u64, kind: &str, body: &[u8], created_at: i64) -> Result<()>;
     /// Set a `meta` value (`replace` false: keep an existing one).
     fn put_meta(&self, key: &str, value: &str, replace: bool) -> Result<()>;
     /// Remove a `meta` value.

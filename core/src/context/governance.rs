@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use super::planner::{CompactionPlan, ContextItem, ItemKind, Transformation};
 use super::tokens::count_tokens;
 use crate::error::{Error, Result};
-use crate::store::{ContentFormat, ContextExtensionRecord, Role, SessionStore, TranscriptEntry};
+use crate::store::{ContextExtensionRecord, SessionStore, TranscriptEntry};
 
 /// Extension kind of a pin.
 pub const KIND_PIN: &str = "pin";
@@ -237,43 +237,21 @@ pub fn record_compaction(store: &SessionStore, session_id: &str, plan: &Compacti
     store.append_context_extension(session_id, KIND_COMPACTION, &body).map(Some)
 }
 
-/// Tool-call ids and the item kind of a stored entry: for `blocks` content,
-/// `tool_use` blocks (`id`) make a [`ItemKind::ToolCall`] and `tool_result`
-/// blocks (`tool_use_id`) a [`ItemKind::ToolResult`]; role `tool` is a tool
-/// result, role `system` is [`ItemKind::System`], anything else a message.
+/// Tool-call ids and the item kind of a stored entry ([`crate::store::entry_shape`]).
 fn kind_and_calls(entry: &TranscriptEntry) -> (ItemKind, Vec<String>) {
-    let mut calls = Vec::new();
-    let mut kind = match entry.role {
-        Role::System => ItemKind::System,
-        Role::Tool => ItemKind::ToolResult,
-        Role::User | Role::Assistant => ItemKind::Message,
-    };
-    if entry.format == ContentFormat::Blocks {
-        if let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str::<serde_json::Value>(&entry.content) {
-            for b in &blocks {
-                match b.get("type").and_then(|t| t.as_str()) {
-                    Some("tool_use") => {
-                        if let Some(id) = b.get("id").and_then(|v| v.as_str()) {
-                            calls.push(id.to_string());
-                            if kind == ItemKind::Message {
-                                kind = ItemKind::ToolCall;
-                            }
-                        }
-                    }
-                    Some("tool_result") => {
-                        if let Some(id) = b.get("tool_use_id").and_then(|v| v.as_str()) {
-                            calls.push(id.to_string());
-                            if kind != ItemKind::System {
-                                kind = ItemKind::ToolResult;
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+    let (kind, calls) = crate::store::entry_shape(entry.role, entry.format, &entry.content);
+    (item_kind(kind), calls)
+}
+
+/// The planner's kind of a stored kind name (an unknown name is a message).
+pub(crate) fn item_kind(name: &str) -> ItemKind {
+    use crate::store::entry_kind as k;
+    match name {
+        k::TOOL_CALL => ItemKind::ToolCall,
+        k::TOOL_RESULT => ItemKind::ToolResult,
+        k::SYSTEM => ItemKind::System,
+        _ => ItemKind::Message,
     }
-    (kind, calls)
 }
 
 /// Build the active context for the planner from stored entries and the
@@ -319,7 +297,7 @@ mod tests {
     use super::*;
     use crate::context::{compact_context, CompactionOptions};
     use crate::store::test_support::temp_store;
-    use crate::store::NewEntry;
+    use crate::store::{ContentFormat, NewEntry, Role};
 
     #[test]
     fn governance_survives_reopen_and_replays_in_order() {

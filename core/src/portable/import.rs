@@ -427,7 +427,7 @@ enum BatchWrite {
     CheckProgress { key: String, expected: Option<u64> },
     /// Entries with consecutive seqs from `first_seq`, their content already
     /// sealed for those seqs.
-    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<String> },
+    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<Vec<u8>> },
     Usage { sid: String, usages: Vec<TokenUsage> },
     Ext { sid: String, kind: &'static str, body: String },
     Rename { sid: String, title: Option<String> },
@@ -693,7 +693,7 @@ impl<'a> ImportSink<'a> {
                     st.tool_calls += tool_calls;
                     st.tool_results += tool_results;
                     entries_now += 1;
-                    let sealed = transcript::seal_content(key, &tg.id, seq, &entry.content);
+                    let sealed = transcript::seal_content(key, &tg.id, seq, &entry.content, self.store.compress());
                     match writes.last_mut() {
                         Some(BatchWrite::Entries { sid, entries, metas, sealed: s, .. }) if *sid == tg.id => {
                             entries.push(entry);

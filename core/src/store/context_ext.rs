@@ -21,7 +21,7 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, kind: &str, body_json: 
         return Err(Error::not_found("session", session_id));
     }
     let next = t.tx.next_extension_n(session_id)?;
-    let env = crypto::seal_str(t.key, &ext_record(session_id, next), body_json);
+    let env = crypto::seal(t.key, &ext_record(session_id, next), body_json.as_bytes(), t.compress);
     t.tx.insert_extension(session_id, next, kind, &env, now_ms())?;
     journal::record(t, session_id, "ContextExtensionAppended", serde_json::json!({ "n": next, "kind": kind }))?;
     Ok(next)

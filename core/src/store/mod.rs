@@ -34,7 +34,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::backend::sqlite::SqliteBackend;
 use crate::backend::{Backend, ReadTx, Sealed, WriteTx};
 
-pub use transcript::{ACTIVITY_GRANULARITY_MS, DEFAULT_PAGE, MAX_PAGE};
+pub use transcript::{call_keys, entry_kind, entry_shape, ACTIVITY_GRANULARITY_MS, DEFAULT_PAGE, MAX_PAGE};
 pub use types::*;
 
 /// Largest page `get_transcript` returns (for callers paging a whole session).
@@ -63,6 +63,10 @@ pub struct OpenOptions {
     pub busy_timeout_ms: u64,
     /// Run the recovery pass at open (default true).
     pub recover: bool,
+    /// Compress contents of [`crypto::COMPRESS_MIN_BYTES`] or more with zstd
+    /// before encryption (envelope `v` = 2; default true). Off: every new
+    /// envelope is `v` = 1. Either way both versions are read.
+    pub compress: bool,
 }
 
 impl Default for OpenOptions {
@@ -73,6 +77,7 @@ impl Default for OpenOptions {
             key: KeySource::OsKeyring,
             busy_timeout_ms: DEFAULT_BUSY_TIMEOUT_MS,
             recover: true,
+            compress: true,
         }
     }
 }
@@ -92,6 +97,8 @@ pub struct SessionStore {
     key_backend: String,
     instance_id: String,
     envelope_json: String,
+    /// Seal contents with compression ([`OpenOptions::compress`]).
+    compress: bool,
     /// The process that opened it: a forked child's appends are `Closed`.
     pid: u32,
     last_recovery: Mutex<journal::RecoveryReport>,
@@ -121,6 +128,8 @@ pub(crate) struct Tx<'a> {
     pub owner: &'a str,
     /// Plaintext journal `envelope_json` of this handle: `{"v":1,"owner":...}`.
     pub envelope_json: &'a str,
+    /// Compress sealed contents ([`OpenOptions::compress`]).
+    pub compress: bool,
 }
 
 impl SessionStore {
@@ -157,6 +166,7 @@ impl SessionStore {
             key_backend: resolved.backend,
             envelope_json: serde_json::json!({ "v": 1, "owner": instance_id }).to_string(),
             instance_id,
+            compress: opts.compress,
             pid: std::process::id(),
             last_recovery: Mutex::new(Default::default()),
             appends: Default::default(),
@@ -204,7 +214,9 @@ impl SessionStore {
 
     /// Run `f` in one write transaction; commit only if it returns `Ok`.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        self.backend.write(|tx| f(&Tx { tx, key: &self.key, owner: &self.instance_id, envelope_json: &self.envelope_json }))
+        self.backend.write(|tx| {
+            f(&Tx { tx, key: &self.key, owner: &self.instance_id, envelope_json: &self.envelope_json, compress: self.compress })
+        })
     }
 
     /// Run `f` in one short read transaction.
@@ -242,6 +254,11 @@ impl SessionStore {
 
     pub(crate) fn key(&self) -> &DataKey {
         &self.key
+    }
+
+    /// Whether new contents are compressed ([`OpenOptions::compress`]).
+    pub(crate) fn compress(&self) -> bool {
+        self.compress
     }
 
 }

@@ -120,10 +120,10 @@ pub(crate) fn create_in_tx(t: &Tx<'_>, id: &str, new: &NewSession, binding: Opti
     if t.tx.session_exists(&id)? {
         return Err(Error::conflict(format!("session `{id}` already exists")));
     }
-    let name_env = new.name.as_deref().map(|n| crypto::seal_str(t.key, &name_record(&id), n));
+    let name_env = new.name.as_deref().map(|n| crypto::seal(t.key, &name_record(&id), n.as_bytes(), false));
     let (ws_env, ws_idx) = match binding {
         Some((canonical, idx)) => {
-            (Some(crypto::seal_str(t.key, &workspace_record(&id), canonical)), Some(idx.clone()))
+            (Some(crypto::seal(t.key, &workspace_record(&id), canonical.as_bytes(), false)), Some(idx.clone()))
         }
         None => (None, None),
     };
@@ -152,7 +152,7 @@ pub(crate) fn create_in_tx(t: &Tx<'_>, id: &str, new: &NewSession, binding: Opti
 /// Set or clear the title (already checked) with its `SessionRenamed` event.
 /// Errors: `NotFound`.
 pub(crate) fn rename_in_tx(t: &Tx<'_>, id: &str, name: Option<&str>) -> Result<()> {
-    let env = name.map(|n| crypto::seal_str(t.key, &name_record(id), n));
+    let env = name.map(|n| crypto::seal(t.key, &name_record(id), n.as_bytes(), false));
     if !t.tx.set_session_name(id, env.as_deref(), now_ms())? {
         return Err(Error::not_found("session", id));
     }

@@ -35,9 +35,78 @@ fn content_record(sid: &str, seq: u64) -> String {
 }
 
 /// The content envelope of entry `seq` of session `sid` (AAD record id
-/// `transcript:<sid>:<seq>:content`).
-pub(crate) fn seal_content(key: &crate::crypto::DataKey, sid: &str, seq: u64, content: &str) -> String {
-    crypto::seal_str(key, &content_record(sid, seq), content)
+/// `transcript:<sid>:<seq>:content`), in the binary form; `compress`: see
+/// [`crypto::seal`].
+pub(crate) fn seal_content(key: &crate::crypto::DataKey, sid: &str, seq: u64, content: &str, compress: bool) -> Vec<u8> {
+    crypto::seal(key, &content_record(sid, seq), content.as_bytes(), compress)
+}
+
+/// Kind names stored in `transcript_entries.kind` (schema version 4).
+pub mod entry_kind {
+    /// A user or assistant message without tool calls.
+    pub const MESSAGE: &str = "message";
+    /// An assistant message that makes tool calls (`tool_use` blocks).
+    pub const TOOL_CALL: &str = "tool_call";
+    /// A tool result (role `tool`, or `tool_result` blocks).
+    pub const TOOL_RESULT: &str = "tool_result";
+    /// A system prompt or notice.
+    pub const SYSTEM: &str = "system";
+}
+
+/// What an entry is for context planning, and the tool-call ids that link
+/// it to other entries: for `blocks` content, `tool_use` blocks (`id`) make
+/// a tool call and `tool_result` blocks (`tool_use_id`) a tool result; role
+/// `tool` is a tool result, role `system` a system item, anything else a
+/// message. Pure; content that is not a JSON array of blocks has no calls.
+pub fn entry_shape(role: Role, format: ContentFormat, content: &str) -> (&'static str, Vec<String>) {
+    let mut calls = Vec::new();
+    let mut kind = match role {
+        Role::System => entry_kind::SYSTEM,
+        Role::Tool => entry_kind::TOOL_RESULT,
+        Role::User | Role::Assistant => entry_kind::MESSAGE,
+    };
+    // Most block contents hold no tool blocks: skip the parse for them.
+    if format == ContentFormat::Blocks && (content.contains("tool_use") || content.contains("tool_result")) {
+        if let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str::<serde_json::Value>(content) {
+            for b in &blocks {
+                match b.get("type").and_then(|t| t.as_str()) {
+                    Some("tool_use") => {
+                        if let Some(id) = b.get("id").and_then(|v| v.as_str()) {
+                            calls.push(id.to_string());
+                            if kind == entry_kind::MESSAGE {
+                                kind = entry_kind::TOOL_CALL;
+                            }
+                        }
+                    }
+                    Some("tool_result") => {
+                        if let Some(id) = b.get("tool_use_id").and_then(|v| v.as_str()) {
+                            calls.push(id.to_string());
+                            if kind != entry_kind::SYSTEM {
+                                kind = entry_kind::TOOL_RESULT;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    (kind, calls)
+}
+
+/// The stored form of tool-call ids: each id's keyed hash
+/// (`crypto::keyed_hash`, domain `call-id`, first 16 hex digits),
+/// space-separated, so plaintext columns link a call to its result without
+/// holding the id.
+pub fn call_keys(key: &crate::crypto::DataKey, ids: &[String]) -> String {
+    let mut out = String::with_capacity(ids.len() * 17);
+    for id in ids {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&crypto::keyed_hash(key, "call-id", id.as_bytes())[..16]);
+    }
+    out
 }
 
 /// Record id (AAD) of an entry's encrypted source metadata (`EntryMeta::extra`).
@@ -72,7 +141,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     session_id: &str,
     entries: &[E],
     metas: Option<&[M]>,
-    sealed: Option<(u64, &[String])>,
+    sealed: Option<(u64, &[Vec<u8>])>,
 ) -> Result<(u64, i64)> {
     if entries.is_empty() {
         return Ok((0, 0));
@@ -93,26 +162,28 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     let now = now_ms();
     let mut latest = 0i64;
     // Seal everything first, then hand the backend the rows.
-    let mut envs: Vec<(std::borrow::Cow<'_, str>, Option<String>)> = Vec::with_capacity(entries.len());
+    type Sealed<'s> = (std::borrow::Cow<'s, [u8]>, Option<Vec<u8>>, &'static str, String);
+    let mut envs: Vec<Sealed<'_>> = Vec::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
         let e = e.borrow();
         let seq = last + 1 + i as u64;
         latest = latest.max(e.created_at_ms.unwrap_or(now));
         let env = match sealed {
-            Some(env) => std::borrow::Cow::Borrowed(env[i].as_str()),
-            None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq, &e.content)),
+            Some(env) => std::borrow::Cow::Borrowed(env[i].as_slice()),
+            None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq, &e.content, t.compress)),
         };
         let meta_env = metas.map(|m| m[i].borrow()).filter(|m| !m.extra.is_empty()).map(|m| {
             let json = serde_json::to_string(&m.extra).expect("a JSON map serializes");
-            crypto::seal_str(t.key, &meta_record(session_id, seq), &json)
+            crypto::seal(t.key, &meta_record(session_id, seq), json.as_bytes(), t.compress)
         });
-        envs.push((env, meta_env));
+        let (kind, calls) = entry_shape(e.role, e.format, &e.content);
+        envs.push((env, meta_env, kind, call_keys(t.key, &calls)));
     }
     let rows: Vec<NewEntryRow<'_>> = entries
         .iter()
         .zip(&envs)
         .enumerate()
-        .map(|(i, (e, (env, meta_env)))| {
+        .map(|(i, (e, (env, meta_env, kind, keys)))| {
             let e = e.borrow();
             let meta = metas.map(|m| m[i].borrow());
             NewEntryRow {
@@ -126,6 +197,9 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
                 model: meta.and_then(|m| m.model.as_deref()),
                 provider: meta.and_then(|m| m.provider.as_deref()),
                 meta: meta_env.as_deref(),
+                content_bytes: e.content.len() as u64,
+                kind,
+                call_keys: keys,
             }
         })
         .collect();
@@ -522,16 +596,16 @@ mod tests {
         let (_d, s) = temp_store();
         let a = s.create_session(None, None).unwrap();
         let entries = vec![NewEntry::text(Role::User, "one"), NewEntry::text(Role::User, "two")];
-        let sealed: Vec<String> = ["one", "two"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 1 + i as u64, c)).collect();
+        let sealed: Vec<Vec<u8>> = ["one", "two"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 1 + i as u64, c, true)).collect();
         // Expected seqs 1 and 2, and they are free: the envelopes are stored as given.
         let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)))).unwrap();
         assert_eq!(first, 1);
-        let stored: Vec<String> = s
+        let stored: Vec<Vec<u8>> = s
             .read(|c, _| {
                 Ok(c.entries(&a.id, 1, 10, false)?
                     .into_iter()
                     .map(|e| match e.content {
-                        crate::backend::Sealed::Bytes(b) => String::from_utf8(b).expect("envelope JSON is text"),
+                        crate::backend::Sealed::Bytes(b) => b,
                         other => panic!("{other:?}"),
                     })
                     .collect())
@@ -540,7 +614,7 @@ mod tests {
         assert_eq!(stored, sealed);
         // Sealed for seqs 3 and 4, but another writer took seq 3 first: the
         // content is sealed again for 4 and 5, and reads back.
-        let sealed: Vec<String> = ["three", "four"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 3 + i as u64, c)).collect();
+        let sealed: Vec<Vec<u8>> = ["three", "four"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 3 + i as u64, c, true)).collect();
         s.append_transcript(&a.id, Role::Assistant, "interloper".into()).unwrap();
         let entries = vec![NewEntry::text(Role::User, "three"), NewEntry::text(Role::User, "four")];
         let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)))).unwrap();

@@ -200,7 +200,9 @@ macro_rules! store_behaviour_suite {
             // the plain transcript read does not touch it.
             drop(s);
             let c = rusqlite::Connection::open(&p).unwrap();
-            c.execute("UPDATE transcript_entries SET meta_enc = (SELECT meta_enc FROM transcript_entries WHERE seq = 1) WHERE seq = 3", []).unwrap();
+            let body = |seq: u32| format!("(SELECT body_id FROM transcript_entries WHERE seq = {seq})");
+            let sql = format!("UPDATE entry_bodies SET meta_enc = (SELECT meta_enc FROM entry_bodies WHERE id = {}) WHERE id = {}", body(1), body(3));
+            assert_eq!(c.execute(&sql, []).unwrap(), 1);
             drop(c);
             let s = $open(&p, 1);
             assert_eq!(s.get_transcript_with_meta(&a.id, 1, 10).unwrap_err().kind(), ErrorKind::AuthenticationFailed);

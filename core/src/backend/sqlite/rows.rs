@@ -11,7 +11,7 @@ use rusqlite::types::{FromSql, ValueRef};
 use rusqlite::{params, OptionalExtension, Row, Transaction};
 
 use crate::backend::{
-    EntryMetaRow, EntryRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
+    EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
     RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
 };
 use crate::error::{Error, Result};
@@ -23,8 +23,10 @@ const SESSION_COLUMNS: &str = "id, name_enc, workspace_enc, model, provider, wor
      (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = sessions.id),
      forked_from, forked_at_seq";
 
-const ENTRY_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line";
-const ENTRY_META_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc";
+const ENTRY_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line";
+const ENTRY_META_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line, t.model, t.provider, b.meta_enc";
+/// An entry row with its body (schema version 4: bodies live in `entry_bodies`).
+const ENTRY_FROM: &str = "transcript_entries t JOIN entry_bodies b ON b.id = t.body_id";
 
 /// Column `idx` of a row of `record`; a value of the wrong type is `Corrupt` naming it.
 /// `record` names the row only when there is an error (no allocation per row).
@@ -203,13 +205,32 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
-        // model, provider and meta_enc follow content_enc in the record
-        // (schema V3): only reads that need them select them.
         let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
         self.rows(
-            &format!("SELECT {cols} FROM transcript_entries WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3"),
+            &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 ORDER BY t.seq LIMIT ?3"),
             params![session_id, seq_arg(from_seq), limit as i64],
             |r| entry_row(r, session_id, 0, with_meta),
+        )
+    }
+
+    fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>> {
+        self.rows(
+            "SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries
+             WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+            params![session_id, seq_arg(from_seq), limit as i64],
+            |r| {
+                let seq = count(r, 0, &|| format!("transcript:{session_id}"))?;
+                let rec = || format!("transcript:{session_id}:{seq}:content");
+                Ok(EntryStatRow {
+                    seq,
+                    role: column(r, 1, &rec)?,
+                    format: column(r, 2, &rec)?,
+                    tokens: opt_count(r, 3, &rec)?,
+                    content_bytes: opt_count(r, 4, &rec)?,
+                    kind: column(r, 5, &rec)?,
+                    call_keys: column(r, 6, &rec)?,
+                })
+            },
         )
     }
 
@@ -307,7 +328,7 @@ impl ReadTx for SqlTx<'_> {
 
     fn scan_entries(&self, f: &mut dyn FnMut(&str, u64, Result<EntryRow>) -> Result<()>) -> Result<()> {
         let mut st = self.0.prepare(&format!(
-            "SELECT session_id, {ENTRY_META_COLUMNS} FROM transcript_entries ORDER BY session_id, seq"
+            "SELECT t.session_id, {ENTRY_META_COLUMNS} FROM {ENTRY_FROM} ORDER BY t.session_id, t.seq"
         ))?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
@@ -388,7 +409,7 @@ impl WriteTx for SqlTx<'_> {
         Ok(())
     }
 
-    fn set_session_name(&self, id: &str, name: Option<&str>, now: i64) -> Result<bool> {
+    fn set_session_name(&self, id: &str, name: Option<&[u8]>, now: i64) -> Result<bool> {
         let n = self
             .0
             .prepare_cached("UPDATE sessions SET name_enc = ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1")?
@@ -415,6 +436,7 @@ impl WriteTx for SqlTx<'_> {
         if self.0.execute("DELETE FROM sessions WHERE id = ?1", [id])? == 0 {
             return Ok(None);
         }
+        self.0.execute("DELETE FROM entry_bodies WHERE id IN (SELECT body_id FROM transcript_entries WHERE session_id = ?1)", [id])?;
         let entries = self.0.execute("DELETE FROM transcript_entries WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
@@ -422,23 +444,29 @@ impl WriteTx for SqlTx<'_> {
     }
 
     fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()> {
+        let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
-            "INSERT INTO transcript_entries (session_id, seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
+                                             content_bytes, kind, call_keys, body_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         for e in rows {
+            body.execute(params![e.content, e.meta])?;
+            let body_id = self.0.last_insert_rowid();
             ins.execute(params![
                 session_id,
                 seq_arg(e.seq),
                 e.role,
                 e.format,
-                e.content,
                 e.created_at,
                 e.tokens.map(seq_arg),
                 e.source_line.map(seq_arg),
                 e.model,
                 e.provider,
-                e.meta
+                seq_arg(e.content_bytes),
+                e.kind,
+                e.call_keys,
+                body_id
             ])?;
         }
         Ok(())
@@ -491,7 +519,7 @@ impl WriteTx for SqlTx<'_> {
         Ok(next as u64)
     }
 
-    fn insert_extension(&self, session_id: &str, n: u64, kind: &str, body: &str, created_at: i64) -> Result<()> {
+    fn insert_extension(&self, session_id: &str, n: u64, kind: &str, body: &[u8], created_at: i64) -> Result<()> {
         self.0
             .prepare_cached("INSERT INTO context_extensions (session_id, n, kind, body_enc, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
             .execute(params![session_id, seq_arg(n), kind, body, created_at])?;

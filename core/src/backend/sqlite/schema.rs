@@ -8,9 +8,12 @@
 //!
 //! Plaintext columns hold only what DESIGN.md allows: ids, seq numbers,
 //! roles, timestamps, counts, model/provider names, token numbers and HMAC
-//! indexes. Every `*_enc` column is an `EncryptedField` JSON envelope.
+//! indexes. Every `*_enc` column is an `EncryptedField` envelope: the JSON
+//! text in the journal (the seed's DDL) and in `meta`, the binary form (a
+//! BLOB) in the tables we own from version 4 on.
 
-use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, Transaction};
 
 use crate::error::{Error, Result};
 
@@ -123,6 +126,52 @@ ALTER TABLE transcript_entries ADD COLUMN provider TEXT;
 ALTER TABLE transcript_entries ADD COLUMN meta_enc TEXT;
 ";
 
+/// Version 4: storage that fits real histories (issue 12, DESIGN.md
+/// "On-disk contract").
+///
+/// * Envelope columns of the tables we own hold the binary form (a BLOB:
+///   `v` ‖ nonce ‖ ciphertext ‖ tag), converted from the JSON text without
+///   the key ([`convert_to_v4`]); `v` = 1 rows stay `v` = 1.
+/// * Entry bodies (content and source metadata envelopes) move to a rowid
+///   table, `entry_bodies`, whose rows sit inline in its leaf pages up to a
+///   page minus 35 bytes and, when longer, spill only full overflow pages
+///   (SQLite keeps the remainder local). In the `WITHOUT ROWID` table of
+///   versions 1-3 a record over about a quarter of a page (2,030 bytes of
+///   an 8 KiB page) spilled into an overflow page of its own, mostly empty:
+///   a 200 MB import of 2.8 KB turns took 926 MB.
+/// * `transcript_entries` keeps the plaintext columns and gains what context
+///   planning reads instead of decrypting content: `content_bytes` (UTF-8
+///   bytes of the content), `kind` (`message`, `tool_call`, `tool_result`,
+///   `system`) and `call_keys` (space-separated keyed hashes of the tool-call
+///   ids that link a call to its result; `crypto::keyed_hash`, domain
+///   `call-id`, 16 hex digits). Rows converted from version 3 carry
+///   `content_bytes` when their envelope is `v` = 1 (ciphertext length =
+///   plaintext length) and NULL `kind`/`call_keys` (read from the content
+///   when needed).
+const V4: &str = "
+CREATE TABLE entry_bodies (
+  id          INTEGER PRIMARY KEY,
+  content_enc BLOB NOT NULL,
+  meta_enc    BLOB
+);
+CREATE TABLE transcript_entries_v4 (
+  session_id    TEXT NOT NULL,
+  seq           INTEGER NOT NULL,
+  role          TEXT NOT NULL,
+  format        TEXT NOT NULL DEFAULT 'text',
+  created_at    INTEGER NOT NULL,
+  tokens        INTEGER,
+  source_line   INTEGER,
+  model         TEXT,
+  provider      TEXT,
+  content_bytes INTEGER,
+  kind          TEXT,
+  call_keys     TEXT,
+  body_id       INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+";
+
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -131,13 +180,86 @@ pub struct Migration {
     pub description: &'static str,
     /// The SQL (several statements).
     pub sql: &'static str,
+    /// Row conversion run after `sql`, in the same transaction.
+    pub convert: Option<fn(&Transaction<'_>) -> Result<()>>,
+}
+
+/// An envelope column value in the binary form: JSON text that is an
+/// envelope is converted (no key needed); anything else (a damaged value,
+/// already binary) is kept as it is, so the store still reports it.
+fn to_binary_value(v: ValueRef<'_>) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    match v {
+        ValueRef::Text(t) => match std::str::from_utf8(t).ok().and_then(|s| crate::crypto::EncryptedField::from_json(s).ok()) {
+            Some(f) => match f.to_binary() {
+                Ok(b) => Value::Blob(b),
+                Err(_) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+            },
+            None => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        },
+        other => other.into(),
+    }
+}
+
+/// Plaintext bytes of a `v` = 1 envelope (its ciphertext length).
+fn v1_plaintext_len(v: ValueRef<'_>) -> Option<i64> {
+    let t = v.as_str().ok()?;
+    let f = crate::crypto::EncryptedField::from_json(t).ok()?;
+    (f.v == crate::crypto::ENVELOPE_VERSION).then(|| f.to_binary().ok().map(|b| (b.len() - crate::crypto::BINARY_OVERHEAD) as i64))?
+}
+
+/// The row conversion of version 4 (see [`V4`]).
+fn convert_to_v4(tx: &Transaction<'_>) -> Result<()> {
+    {
+        let mut read = tx.prepare(
+            "SELECT session_id, seq, role, format, created_at, tokens, source_line, model, provider, content_enc, meta_enc
+             FROM transcript_entries ORDER BY session_id, seq",
+        )?;
+        let mut body = tx.prepare("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
+        let mut entry = tx.prepare(
+            "INSERT INTO transcript_entries_v4 (session_id, seq, role, format, created_at, tokens, source_line, model, provider, content_bytes, body_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?;
+        let mut rows = read.query([])?;
+        while let Some(r) = rows.next()? {
+            let content = r.get_ref(9)?;
+            body.execute(params![to_binary_value(content), to_binary_value(r.get_ref(10)?)])?;
+            let id = tx.last_insert_rowid();
+            let v = |i: usize| -> Result<rusqlite::types::Value> { Ok(r.get_ref(i)?.into()) };
+            entry.execute(params![v(0)?, v(1)?, v(2)?, v(3)?, v(4)?, v(5)?, v(6)?, v(7)?, v(8)?, v1_plaintext_len(content), id])?;
+        }
+    }
+    tx.execute_batch("DROP TABLE transcript_entries; ALTER TABLE transcript_entries_v4 RENAME TO transcript_entries;")?;
+    // The other envelope columns, converted in place.
+    for col in ["name_enc", "workspace_enc"] {
+        let mut read = tx.prepare(&format!("SELECT id, {col} FROM sessions WHERE typeof({col}) = 'text'"))?;
+        let mut write = tx.prepare(&format!("UPDATE sessions SET {col} = ?2 WHERE id = ?1"))?;
+        let mut rows = read.query([])?;
+        while let Some(r) = rows.next()? {
+            write.execute(params![rusqlite::types::Value::from(r.get_ref(0)?), to_binary_value(r.get_ref(1)?)])?;
+        }
+    }
+    let mut read = tx.prepare("SELECT session_id, n, body_enc FROM context_extensions WHERE typeof(body_enc) = 'text'")?;
+    let mut write = tx.prepare("UPDATE context_extensions SET body_enc = ?3 WHERE session_id = ?1 AND n = ?2")?;
+    let mut rows = read.query([])?;
+    while let Some(r) = rows.next()? {
+        use rusqlite::types::Value;
+        write.execute(params![Value::from(r.get_ref(0)?), Value::from(r.get_ref(1)?), to_binary_value(r.get_ref(2)?)])?;
+    }
+    Ok(())
 }
 
 /// Every migration, in order. Append only; never edit a released one.
 pub const MIGRATIONS: &[Migration] = &[
-    Migration { version: 1, description: "sessions, transcript, tokens, context extensions, journal", sql: V1 },
-    Migration { version: 2, description: "open operations, journal indexes, fork origin, entry tokens", sql: V2 },
-    Migration { version: 3, description: "per-entry model, provider and encrypted source metadata of transcript entries", sql: V3 },
+    Migration { version: 1, description: "sessions, transcript, tokens, context extensions, journal", sql: V1, convert: None },
+    Migration { version: 2, description: "open operations, journal indexes, fork origin, entry tokens", sql: V2, convert: None },
+    Migration { version: 3, description: "per-entry model, provider and encrypted source metadata of transcript entries", sql: V3, convert: None },
+    Migration {
+        version: 4,
+        description: "binary envelopes, entry bodies in a rowid table, stored content lengths, kinds and call keys",
+        sql: V4,
+        convert: Some(convert_to_v4),
+    },
 ];
 
 /// The schema version this build writes.
@@ -177,6 +299,9 @@ pub(crate) fn migrate_to_within(conn: &mut Connection, target: u32, timeout_ms: 
             tx.execute_batch(JOURNAL_DDL)?;
         }
         tx.execute_batch(m.sql)?;
+        if let Some(convert) = m.convert {
+            convert(&tx)?;
+        }
         tx.pragma_update(None, "user_version", m.version)?;
         tx.commit()?;
         version = m.version;
