@@ -148,8 +148,10 @@ pub enum CompactionAction {
 /// The transformation record of one compacted item.
 #[uniffi::remote(Record)]
 pub struct Transformation {
-    /// The item's seq.
+    /// The item's seq (a run: its first item's seq).
     pub seq: u64,
+    /// A run: the seq of its last item; `None`: one item.
+    pub last_seq: Option<u64>,
     /// What was done.
     pub action: CompactionAction,
     /// Tokens before (the item's `tokens`).

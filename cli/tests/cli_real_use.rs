@@ -208,7 +208,18 @@ fn a_full_disk_exits_7_saying_the_disk_is_full() {
     assert!(o.status.success(), "{}", out(&o));
     let sid = String::from_utf8(o.stdout).unwrap().trim().to_string();
     std::fs::write(mnt.join("filler"), vec![0u8; 1200 * 1024]).unwrap();
-    let big = "y".repeat(60_000);
+    // Content that zstd cannot shrink much (envelope v = 2 compresses a
+    // repeated character to almost nothing, and the disk would never fill).
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let big: String = (0..60_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            alphabet[(x % 64) as usize] as char
+        })
+        .collect();
     let mut acked = 0;
     let last = loop {
         let o = cmd(&db, Some(&key), "sessiondb", &["append", &sid, "--role", "user", &big]).output().unwrap();

@@ -56,14 +56,18 @@ fn check(file: &str, case: &Value, actual: Value) -> usize {
     if let Some(kind) = case.get("error") {
         assert_eq!(actual.get("error"), Some(kind), "{file} / {name}: expected error {kind}, got {actual}");
         if let Some(b) = case.get("breakdown") {
-            assert_eq!(&actual["breakdown"], b, "{file} / {name}: breakdown");
+            if std::env::var_os("CONFORMANCE_PRINT").is_none() {
+                assert_eq!(&actual["breakdown"], b, "{file} / {name}: breakdown");
+            }
         }
         return 1;
     }
     assert!(actual.get("error").is_none(), "{file} / {name}: unexpected error {actual}");
     let expect = case["expect"].as_object().unwrap_or_else(|| panic!("{file} / {name}: expect or error"));
     for (key, want) in expect {
-        assert_eq!(&actual[key], want, "{file} / {name}: field `{key}`");
+        if std::env::var_os("CONFORMANCE_PRINT").is_none() {
+            assert_eq!(&actual[key], want, "{file} / {name}: field `{key}`");
+        }
     }
     1
 }
@@ -152,9 +156,13 @@ fn compaction_cases() {
                 v["second_run"] = plan_value(&again);
                 if let Some(want) = case["expect"].get("second_run") {
                     for (key, w) in want.as_object().expect("second_run object") {
-                        assert_eq!(&v["second_run"][key], w, "compaction.json / {name}: second_run.{key}");
+                        if std::env::var_os("CONFORMANCE_PRINT").is_none() {
+                            assert_eq!(&v["second_run"][key], w, "compaction.json / {name}: second_run.{key}");
+                        }
                     }
-                    v["second_run"] = want.clone();
+                    if std::env::var_os("CONFORMANCE_PRINT").is_none() {
+                        v["second_run"] = want.clone();
+                    }
                 }
                 v
             }

@@ -3,11 +3,11 @@
 //! touched, a tool call is never split from its results; plus the summary
 //! cut, the capacity formula and the meter.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use proptest::prelude::*;
 use sessiondb::context::{
-    capacity_breakdown, compact_context, estimate_tokens, meter, summarize_item, truncate_chars, Band,
+    capacity_breakdown, compact_context, meter, summarize_item, truncate_chars, Band,
     CompactionOptions, ContextItem, ItemKind, SUMMARY_MAX_CHARS,
 };
 use sessiondb::Error;
@@ -82,12 +82,16 @@ fn context() -> impl Strategy<Value = Vec<Gen>> {
     })
 }
 
-/// The documented protection rule, re-stated independently of the planner.
-fn protected_units(gens: &[Gen], recent_user_turns: usize) -> HashSet<usize> {
+/// The documented protection rule, re-stated independently of the planner:
+/// per item, protected when system, pinned or in the recent window (from the
+/// `recent_user_turns`-th last user message that is not a summary); a unit
+/// with a protected member, or with a protected item between its members,
+/// is kept whole. Returns whether each item may join a run.
+fn compactable(gens: &[Gen], recent_user_turns: usize) -> Vec<bool> {
     let users: Vec<usize> = gens
         .iter()
         .enumerate()
-        .filter(|(_, g)| g.item.role == "user" && g.item.kind == ItemKind::Message)
+        .filter(|(_, g)| g.item.role == "user" && g.item.kind == ItemKind::Message && !g.item.compacted)
         .map(|(i, _)| i)
         .collect();
     let recent_start = if recent_user_turns == 0 || users.is_empty() {
@@ -95,32 +99,25 @@ fn protected_units(gens: &[Gen], recent_user_turns: usize) -> HashSet<usize> {
     } else {
         users[users.len().saturating_sub(recent_user_turns)]
     };
-    gens.iter()
+    let prot: Vec<bool> = gens
+        .iter()
         .enumerate()
-        .filter(|(i, g)| g.item.kind == ItemKind::System || g.item.pinned || *i >= recent_start)
-        .map(|(_, g)| g.unit)
-        .collect()
+        .map(|(i, g)| g.item.kind == ItemKind::System || g.item.pinned || i >= recent_start)
+        .collect();
+    let mut protected_units = HashSet::new();
+    for unit in gens.iter().map(|g| g.unit).collect::<HashSet<_>>() {
+        let idx: Vec<usize> = (0..gens.len()).filter(|&i| gens[i].unit == unit).collect();
+        let (lo, hi) = (idx[0], idx[idx.len() - 1]);
+        if (lo..=hi).any(|i| prot[i]) {
+            protected_units.insert(unit);
+        }
+    }
+    gens.iter().map(|g| !protected_units.contains(&g.unit)).collect()
 }
 
-/// Whether the planner may summarize `g`: its summary is smaller than it.
-fn shrinks(g: &Gen) -> bool {
-    estimate_tokens(&summarize_item(&g.item)) < g.item.tokens
-}
-
-/// The smallest total any plan could reach: protected units and already
-/// compacted items as they are, every other item summarized when its
-/// summary is smaller (a summary never replaces a smaller item).
-fn minimal_total(gens: &[Gen], protected: &HashSet<usize>) -> u64 {
-    gens.iter()
-        .map(|g| {
-            if protected.contains(&g.unit) || g.item.compacted {
-                g.item.tokens
-            } else {
-                g.item.tokens.min(estimate_tokens(&summarize_item(&g.item)))
-            }
-        })
-        .sum()
-}
+/// Most tokens any summary can cost: 240 characters of up to 4 UTF-8 bytes
+/// under the `⌈bytes / 3⌉` estimate.
+const MAX_SUMMARY_TOKENS: u64 = (SUMMARY_MAX_CHARS as u64 * 4).div_ceil(3);
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
@@ -134,65 +131,68 @@ proptest! {
     ) {
         let items: Vec<ContextItem> = gens.iter().map(|g| g.item.clone()).collect();
         let options = CompactionOptions { recent_user_turns: recent, model: None };
-        let protected = protected_units(&gens, recent);
-        let minimal = minimal_total(&gens, &protected);
+        let can = compactable(&gens, recent);
+        let protected_tokens: u64 = gens.iter().zip(&can).filter(|(_, c)| !**c).map(|(g, _)| g.item.tokens).sum();
+        let segments = (0..gens.len()).filter(|&i| can[i] && (i == 0 || !can[i - 1])).count() as u64;
+        // Whenever the protected (pinned, recent, system) content and one
+        // summary per stretch of compactable items fit, the target is reached.
+        let fits = protected_tokens + segments * MAX_SUMMARY_TOKENS;
         let target_tokens = capacity * u64::from(target.unwrap_or(70)) / 100;
 
         match compact_context(&items, capacity, target, &options) {
             Ok(plan) => {
                 prop_assert_eq!(plan.target_tokens, target_tokens);
                 prop_assert!(plan.tokens_after <= capacity.max(plan.tokens_before));
-                // "never exceeds the target when a plan is possible"
-                if minimal <= target_tokens {
-                    prop_assert!(plan.reached_target);
-                    prop_assert!(plan.tokens_after <= target_tokens);
+                if fits <= target_tokens {
+                    prop_assert!(plan.reached_target, "fits {} <= target {} but not reached: {}", fits, target_tokens, plan.tokens_after);
                 }
                 prop_assert_eq!(plan.reached_target, plan.tokens_after <= target_tokens);
-                if !plan.reached_target {
-                    prop_assert_eq!(plan.tokens_after, minimal);
-                }
-                let by_seq: BTreeMap<u64, _> = plan.transformations.iter().map(|t| (t.seq, t)).collect();
-                prop_assert_eq!(by_seq.len(), plan.transformations.len());
-                prop_assert!(plan.transformations.windows(2).all(|w| w[0].seq < w[1].seq));
+                prop_assert!(plan.transformations.windows(2).all(|w| w[0].last_seq.unwrap_or(w[0].seq) < w[1].seq));
+                let mut covered = vec![false; gens.len()];
                 let mut total = 0u64;
-                for g in &gens {
-                    match by_seq.get(&g.item.seq) {
-                        Some(t) => {
-                            // protected and already-compacted items are never touched
-                            prop_assert!(!protected.contains(&g.unit), "protected seq {} was compacted", g.item.seq);
-                            prop_assert!(!g.item.compacted);
-                            prop_assert_eq!(t.tokens_before, g.item.tokens);
-                            prop_assert_eq!(&t.summary, &summarize_item(&g.item));
-                            prop_assert!(t.summary.chars().count() <= SUMMARY_MAX_CHARS);
-                            total += t.tokens_after;
-                        }
-                        None => total += g.item.tokens,
+                for t in &plan.transformations {
+                    let run: Vec<usize> = (0..gens.len()).filter(|&i| (t.seq..=t.last_seq.unwrap_or(t.seq)).contains(&gens[i].item.seq)).collect();
+                    prop_assert!(!run.is_empty());
+                    prop_assert!(run.windows(2).all(|w| w[1] == w[0] + 1), "a run is consecutive items");
+                    prop_assert_eq!(gens[run[0]].item.seq, t.seq);
+                    for &i in &run {
+                        prop_assert!(can[i], "protected seq {} was compacted", gens[i].item.seq);
+                        covered[i] = true;
                     }
+                    prop_assert_eq!(t.tokens_before, run.iter().map(|&i| gens[i].item.tokens).sum::<u64>());
+                    prop_assert!(t.tokens_after < t.tokens_before, "a run never grows the context");
+                    prop_assert!(t.summary.chars().count() <= SUMMARY_MAX_CHARS);
+                    if t.last_seq.is_none() {
+                        prop_assert_eq!(run.len(), 1);
+                        prop_assert!(!gens[run[0]].item.compacted);
+                        prop_assert_eq!(&t.summary, &summarize_item(&gens[run[0]].item));
+                    }
+                    total += t.tokens_after;
                 }
+                total += gens.iter().zip(&covered).filter(|(_, c)| !**c).map(|(g, _)| g.item.tokens).sum::<u64>();
                 prop_assert_eq!(total, plan.tokens_after);
-                // pairs (and parallel batches) are compacted together: in a
-                // unit, either nothing or every item whose summary is smaller
+                // A tool call and its results are in the same run or in none.
                 for unit in gens.iter().map(|g| g.unit).collect::<HashSet<_>>() {
-                    let open: Vec<(bool, bool)> = gens.iter()
-                        .filter(|g| g.unit == unit && !g.item.compacted)
-                        .map(|g| (by_seq.contains_key(&g.item.seq), shrinks(g)))
+                    let members: Vec<bool> = (0..gens.len()).filter(|&i| gens[i].unit == unit).map(|i| covered[i]).collect();
+                    prop_assert!(members.iter().all(|c| *c) || members.iter().all(|c| !*c), "unit {} split: {:?}", unit, members);
+                    let runs_of_unit: HashSet<u64> = (0..gens.len())
+                        .filter(|&i| gens[i].unit == unit && covered[i])
+                        .map(|i| plan.transformations.iter().find(|t| (t.seq..=t.last_seq.unwrap_or(t.seq)).contains(&gens[i].item.seq)).unwrap().seq)
                         .collect();
-                    prop_assert!(
-                        open.iter().all(|(c, _)| !*c) || open.iter().all(|(c, s)| c == s),
-                        "unit {} split: {:?}", unit, open
-                    );
+                    prop_assert!(runs_of_unit.len() <= 1, "unit {} in two runs", unit);
                 }
-                // no transformation makes its item bigger
-                prop_assert!(plan.transformations.iter().all(|t| t.tokens_after < t.tokens_before));
                 // idempotent
                 let applied = plan.apply(&items);
                 let again = compact_context(&applied, capacity, target, &options).expect("second run");
-                prop_assert!(again.transformations.is_empty());
-                prop_assert_eq!(again.tokens_after, plan.tokens_after);
+                if plan.reached_target {
+                    prop_assert!(again.transformations.is_empty());
+                    prop_assert_eq!(again.tokens_after, plan.tokens_after);
+                }
             }
             Err(Error::ContextOverflow(b)) => {
-                prop_assert!(minimal > capacity, "overflow but minimal {} <= capacity {}", minimal, capacity);
-                prop_assert_eq!(b.protected_total, minimal);
+                prop_assert!(fits > capacity, "overflow but protected + summaries {} <= capacity {}", fits, capacity);
+                prop_assert!(b.protected_total > capacity);
+                prop_assert!(b.protected_total >= protected_tokens);
                 prop_assert_eq!(b.system + b.pinned + b.recent + b.tool_results + b.other, b.protected_total);
                 prop_assert_eq!(b.capacity, capacity);
                 prop_assert!(!b.remedies.is_empty());

@@ -118,6 +118,8 @@ impl From<core_ctx::TokenCount> for TokenCount {
 #[napi(object)]
 pub struct Transformation {
     pub seq: i64,
+    /// A run: the seq of its last item (every item from `seq` to here is replaced by `summary`).
+    pub last_seq: Option<i64>,
     #[napi(ts_type = "'summarized' | 'tool_result_preview'")]
     pub action: String,
     pub tokens_before: i64,
@@ -129,6 +131,7 @@ impl From<core_ctx::Transformation> for Transformation {
     fn from(t: core_ctx::Transformation) -> Self {
         Transformation {
             seq: n(t.seq),
+            last_seq: t.last_seq.map(n),
             action: enum_name(&t.action),
             tokens_before: n(t.tokens_before),
             tokens_after: n(t.tokens_after),
@@ -141,6 +144,7 @@ impl Transformation {
     fn into_core(self) -> sessiondb::Result<core_ctx::Transformation> {
         Ok(core_ctx::Transformation {
             seq: u(self.seq, "seq")?,
+            last_seq: self.last_seq.map(|v| u(v, "lastSeq")).transpose()?,
             action: enum_parse(&self.action, "transformation action")?,
             tokens_before: u(self.tokens_before, "tokensBefore")?,
             tokens_after: u(self.tokens_after, "tokensAfter")?,

@@ -83,15 +83,17 @@ impl From<core_ctx::TokenCount> for TokenCount {
 // --- context: compaction
 
 record! {
-    /// The transformation record of one compacted item; `action`
+    /// The transformation record of one compacted item, or of a run of
+    /// items from `seq` to `last_seq` replaced by one summary; `action`
     /// summarized|tool_result_preview; `summary` at most 240 characters.
-    Transformation = "Transformation" { seq: u64, action: String, tokens_before: u64, tokens_after: u64, summary: String }
+    Transformation = "Transformation" { seq: u64, last_seq: Option<u64>, action: String, tokens_before: u64, tokens_after: u64, summary: String }
 }
 
 impl From<core_ctx::Transformation> for Transformation {
     fn from(t: core_ctx::Transformation) -> Self {
         Transformation {
             seq: t.seq,
+            last_seq: t.last_seq,
             action: enum_name(&t.action),
             tokens_before: t.tokens_before,
             tokens_after: t.tokens_after,
@@ -104,6 +106,7 @@ impl Transformation {
     fn to_core(&self) -> sessiondb::Result<core_ctx::Transformation> {
         Ok(core_ctx::Transformation {
             seq: self.seq,
+            last_seq: self.last_seq,
             action: enum_parse(&self.action, "transformation action")?,
             tokens_before: self.tokens_before,
             tokens_after: self.tokens_after,

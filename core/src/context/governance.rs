@@ -139,7 +139,11 @@ impl ContextGovernance {
                 KIND_COMPACTION => {
                     let plan: CompactionPlan = serde_json::from_str(&r.body).map_err(|_| bad())?;
                     for t in &plan.transformations {
-                        g.compacted.insert(t.seq, t.clone());
+                        // A run is in force for every seq it covers (a later
+                        // run that rolls it up replaces it seq by seq).
+                        for seq in t.seq..=t.last_seq.unwrap_or(t.seq).max(t.seq) {
+                            g.compacted.insert(seq, t.clone());
+                        }
                     }
                     g.history.push(CompactionHistoryEntry { n: r.n, created_at_ms: r.created_at_ms, plan });
                 }
@@ -260,13 +264,34 @@ pub(crate) fn item_kind(name: &str) -> ItemKind {
 /// are marked; tokens are the entry's host count when present, else
 /// [`count_tokens`]`(model, content)`. Pure.
 pub fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem> {
+    // A run is one item, at the first of its seqs still in the context.
+    let mut run_emitted: Option<(u64, u64)> = None;
     entries
         .iter()
         .filter(|e| !governance.excluded.contains(&e.seq))
+        .filter(|e| match governance.compacted.get(&e.seq) {
+            Some(t) if t.last_seq.is_some() => {
+                let id = (t.seq, t.last_seq.unwrap_or(t.seq));
+                let first = run_emitted != Some(id);
+                run_emitted = Some(id);
+                first
+            }
+            _ => true,
+        })
         .map(|e| {
             let (kind, call_ids) = kind_and_calls(e);
             let pinned = governance.pinned.contains(&e.seq);
             match governance.compacted.get(&e.seq) {
+                Some(t) if t.last_seq.is_some() => ContextItem {
+                    seq: e.seq,
+                    role: e.role.as_str().to_string(),
+                    kind: ItemKind::Message,
+                    tokens: t.tokens_after,
+                    pinned,
+                    text: t.summary.clone(),
+                    call_ids: Vec::new(),
+                    compacted: true,
+                },
                 Some(t) => ContextItem {
                     seq: e.seq,
                     role: e.role.as_str().to_string(),
@@ -349,12 +374,22 @@ mod tests {
         assert_eq!(g.compacted[&1].summary, "[user] turn 0");
         // The saved transcript is never modified: seq 1 is still verbatim in storage.
         assert_eq!(store.get_transcript(&s.id, 1, 1).unwrap()[0].content, "turn 0");
-        // Planning again on the recovered context keeps 1 compacted and, 2 being unpinned now, compacts 2.
+        // Planning again on the recovered context, 2 being unpinned now, rolls
+        // the summary of 1 and turn 2 up into one run.
         let all = store.get_transcript(&s.id, 1, 100).unwrap();
         let items = active_context_items(&all, &g, "claude-sonnet-4");
         assert_eq!((items[0].compacted, items[0].tokens, items[0].text.as_str()), (true, 5, "[user] turn 0"));
         let again = compact_context(&items, 1000, Some(50), &CompactionOptions::default()).unwrap();
-        assert_eq!(again.compacted_seqs(), vec![2]);
+        assert_eq!(again.compacted_seqs(), vec![1, 2]);
+        let run = &again.transformations[0];
+        assert_eq!((run.seq, run.last_seq, run.tokens_before, run.summary.as_str()), (1, Some(2), 105, "[compacted seq 1–2: 2 items, 105 tokens] turn 0"));
+        // Recorded and replayed, the run is one item of the active context.
+        record_compaction(&store, &s.id, &again).unwrap();
+        let g = recover_context_governance(&store, &s.id).unwrap();
+        let items = active_context_items(&all, &g, "claude-sonnet-4");
+        assert_eq!(items.iter().map(|i| (i.seq, i.compacted)).collect::<Vec<_>>(), vec![(1, true), (3, false), (4, false), (6, false), (7, false), (8, false)]);
+        assert_eq!((g.state_of(1), g.state_of(2), g.state_of(3)), (TurnState::Compacted, TurnState::Compacted, TurnState::Verbatim));
+        assert_eq!(items[0].tokens, run.tokens_after);
         drop(dir);
     }
 

@@ -22,14 +22,23 @@
 //!    that, the window starts at the first user message; with none, it is
 //!    empty; with `recent_user_turns = 0` it is empty. A unit with any
 //!    protected member is protected whole.
-//! 3. **Order.** Units are visited oldest first (by their earliest item) and
-//!    compacted until `tokens × 100 ≤ capacity × target_percent` (the target;
-//!    default 70). Compacting a unit may overshoot below the target.
-//! 4. **Summaries.** Every not-yet-compacted member of a compacted unit is
-//!    replaced by [`summarize_item`] (≤ 240 characters); its new token count is
-//!    [`count_tokens`](super::count_tokens)`(options.model, summary)`. A unit
-//!    whose summaries would not be smaller in total is left verbatim.
-//!    Items already marked `compacted` are never summarized again.
+//! 3. **Runs** (DESIGN.md "Context governance"). A unit with a protected
+//!    item between its members is protected whole, so no run ever separates
+//!    a call from its result. Each maximal stretch of consecutive compactable
+//!    items, earlier summaries included, is a segment. Oldest segment first,
+//!    the plan replaces the shortest prefix of the segment that reaches the
+//!    target (`tokens × 100 ≤ capacity × target_percent`, default 70%) and
+//!    ends where no unit continues past it, or else the whole segment, by
+//!    one run summary ([`summarize_run`], ≤ 240 characters), and goes on to
+//!    the next segment until the target is reached.
+//! 4. **Summaries.** A run's summary costs
+//!    [`count_tokens`](super::count_tokens)`(options.model, summary)`; a run
+//!    whose summary would not be smaller is left verbatim. A run of one
+//!    item not yet compacted is summarized by [`summarize_item`] (the
+//!    seed 002 tool-result preview for a tool result). Because earlier
+//!    summaries roll up into the next run, the summaries of a session of
+//!    any length fit: a session needs at most one summary per stretch
+//!    between protected items.
 //! 5. **Overflow.** If, with every compactable unit compacted, the context is
 //!    still above `capacity`, the result is [`Error::ContextOverflow`] with
 //!    the breakdown of what is left (see [`ContextOverflowBreakdown`] for the
@@ -118,14 +127,19 @@ pub enum CompactionAction {
     ToolResultPreview,
 }
 
-/// The transformation record of one compacted item.
+/// The transformation record of one compacted item, or of a run of items
+/// (`last_seq` set) replaced by one summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transformation {
-    /// The item's seq.
+    /// The item's seq (a run: its first item's seq).
     pub seq: u64,
+    /// A run: the seq of its last item; every item from `seq` to `last_seq`
+    /// of the active context is replaced by `summary`. `None`: one item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seq: Option<u64>,
     /// What was done.
     pub action: CompactionAction,
-    /// Tokens before (the item's `tokens`).
+    /// Tokens before (the item's `tokens`; a run: the sum over its items).
     pub tokens_before: u64,
     /// Tokens of `summary`.
     pub tokens_after: u64,
@@ -154,27 +168,37 @@ pub struct CompactionPlan {
 }
 
 impl CompactionPlan {
-    /// Seqs of the compacted items, ascending.
+    /// Seqs of the compacted items, ascending (a run: every seq from its
+    /// `seq` to its `last_seq`).
     pub fn compacted_seqs(&self) -> Vec<u64> {
-        self.transformations.iter().map(|t| t.seq).collect()
+        self.transformations.iter().flat_map(|t| t.seq..=t.last_seq.unwrap_or(t.seq)).collect()
     }
 
     /// The active context after the plan: each transformed item gets
-    /// `text = summary`, `tokens = tokens_after`, `compacted = true`; all
-    /// other items are returned unchanged. Items whose seq the plan does not
-    /// mention are copied as they are.
+    /// `text = summary`, `tokens = tokens_after`, `compacted = true`; a run
+    /// becomes one such item (its first) and its other items are left out;
+    /// all other items are returned unchanged.
     pub fn apply(&self, items: &[ContextItem]) -> Vec<ContextItem> {
-        let mut out = items.to_vec();
+        let mut out = Vec::with_capacity(items.len());
         let mut t = self.transformations.iter().peekable();
-        for item in out.iter_mut() {
-            while t.peek().is_some_and(|x| x.seq < item.seq) {
+        for item in items {
+            while t.peek().is_some_and(|x| x.last_seq.unwrap_or(x.seq) < item.seq) {
                 t.next();
             }
-            if let Some(x) = t.peek().filter(|x| x.seq == item.seq) {
-                item.text = x.summary.clone();
-                item.tokens = x.tokens_after;
-                item.compacted = true;
-                t.next();
+            match t.peek() {
+                Some(x) if x.seq == item.seq => {
+                    let mut item = item.clone();
+                    item.text = x.summary.clone();
+                    item.tokens = x.tokens_after;
+                    item.compacted = true;
+                    if x.last_seq.is_some() {
+                        item.call_ids.clear();
+                        item.kind = ItemKind::Message;
+                    }
+                    out.push(item);
+                }
+                Some(x) if x.seq < item.seq => {} // inside a run
+                _ => out.push(item.clone()),
             }
         }
         out
@@ -263,6 +287,67 @@ pub fn summarize_item(item: &ContextItem) -> String {
         len += 1 + word.chars().count();
     }
     truncate_chars(&line, SUMMARY_MAX_CHARS)
+}
+
+/// The text a run's summary previews: an earlier summary's own preview
+/// (after its `[...] ` header), else the item's text.
+fn preview_source(item: &ContextItem) -> &str {
+    if item.compacted && item.text.starts_with('[') {
+        if let Some(i) = item.text.find("] ") {
+            return &item.text[i + 2..];
+        }
+    }
+    &item.text
+}
+
+/// The deterministic summary of a run of items (DESIGN.md "Context
+/// governance": runs): `[compacted seq <first>–<last>: <n> items, <tokens>
+/// tokens] <preview>`, where `<preview>` is the whitespace-collapsed text of
+/// the run's first user message (else its first item; an earlier run
+/// summary keeps its own preview), cut by [`truncate_chars`] to
+/// [`SUMMARY_MAX_CHARS`]. A run of one item that is not yet compacted is
+/// summarized by [`summarize_item`] instead, as before runs existed.
+pub fn summarize_run(items: &[ContextItem], tokens: u128) -> String {
+    let first = &items[0];
+    let last = &items[items.len() - 1];
+    let lead = items.iter().find(|i| i.kind == ItemKind::Message && i.role == "user").unwrap_or(first);
+    let mut line = format!("[compacted seq {}–{}: {} items, {tokens} tokens]", first.seq, last.seq, items.len());
+    let mut len = line.chars().count();
+    for word in preview_source(lead).split_whitespace() {
+        if len > SUMMARY_MAX_CHARS {
+            break;
+        }
+        line.push(' ');
+        line.push_str(word);
+        len += 1 + word.chars().count();
+    }
+    truncate_chars(&line, SUMMARY_MAX_CHARS)
+}
+
+/// The transformation of compacting `run` (consecutive items, `tokens` their sum).
+fn run_transformation(run: &[ContextItem], tokens: u128, encoding: Option<super::tokens::Encoding>) -> Transformation {
+    let first = &run[0];
+    let before = u64::try_from(tokens).unwrap_or(u64::MAX);
+    if run.len() == 1 && !first.compacted {
+        let summary = summarize_item(first);
+        return Transformation {
+            seq: first.seq,
+            last_seq: None,
+            action: if first.kind == ItemKind::ToolResult { CompactionAction::ToolResultPreview } else { CompactionAction::Summarized },
+            tokens_before: before,
+            tokens_after: count_with(encoding, &summary),
+            summary,
+        };
+    }
+    let summary = summarize_run(run, tokens);
+    Transformation {
+        seq: first.seq,
+        last_seq: Some(run[run.len() - 1].seq),
+        action: CompactionAction::Summarized,
+        tokens_before: before,
+        tokens_after: count_with(encoding, &summary),
+        summary,
+    }
 }
 
 fn find(parent: &mut [usize], mut i: usize) -> usize {
@@ -386,7 +471,7 @@ pub fn compact_context(
         let mut seen = 0usize;
         let mut start = n;
         for (i, item) in items.iter().enumerate().rev() {
-            if item.kind == ItemKind::Message && item.role == "user" {
+            if item.kind == ItemKind::Message && item.role == "user" && !item.compacted {
                 seen += 1;
                 start = i;
                 if seen == options.recent_user_turns {
@@ -415,53 +500,64 @@ pub fn compact_context(
         }
     }
 
-    // Greedy, oldest unit first.
+    // Units cannot straddle a protected item: a unit with a protected item
+    // between its first and last member is kept verbatim whole.
+    let mut unit_end = vec![0usize; n];
+    for i in 0..n {
+        unit_end[root[i]] = unit_end[root[i]].max(i);
+    }
+    let mut protected_before = vec![0usize; n + 1]; // protected items among 0..i
+    for i in 0..n {
+        protected_before[i + 1] = protected_before[i] + usize::from(protection(i) != Protection::None);
+    }
+    for r in 0..n {
+        if root[r] == r && !unit_protected[r] && protected_before[unit_end[r] + 1] > protected_before[r] {
+            unit_protected[r] = true;
+        }
+    }
+    let compactable = |i: usize| !unit_protected[root[i]];
+
+    // Runs, oldest first: each maximal stretch of compactable items (earlier
+    // summaries included: they roll up) is a segment; the plan compacts the
+    // shortest prefix of the oldest segment that reaches the target, ending
+    // where no unit continues past it, or the whole segment and goes on.
     let encoding = options.model.as_deref().and_then(encoding_for_model);
     let mut total = tokens_before;
-    let mut summary_of: Vec<Option<usize>> = vec![None; n]; // index into plan.transformations
-    let mut pending: Vec<(usize, Transformation)> = Vec::new();
-    for r in 0..n {
-        if within_target(total) {
-            break;
-        }
-        if root[r] != r || unit_protected[r] {
+    let mut in_plan = vec![false; n];
+    let mut start = 0usize;
+    while start < n && !within_target(total) {
+        if !compactable(start) {
+            start += 1;
             continue;
         }
-        pending.clear();
-        let (mut before, mut after) = (0u128, 0u128);
-        let mut i = r;
-        while i != usize::MAX {
-            let item = &items[i];
-            // An item whose summary would not be smaller (a short tool call
-            // whose result is long) stays as it is: compacting it would
-            // only grow the context.
-            let summary = (!item.compacted).then(|| summarize_item(item));
-            let tokens_after = summary.as_deref().map_or(0, |s| count_with(encoding, s));
-            if let Some(summary) = summary.filter(|_| tokens_after < item.tokens) {
-                before += u128::from(item.tokens);
-                after += u128::from(tokens_after);
-                pending.push((i, Transformation {
-                    seq: item.seq,
-                    action: if item.kind == ItemKind::ToolResult {
-                        CompactionAction::ToolResultPreview
-                    } else {
-                        CompactionAction::Summarized
-                    },
-                    tokens_before: item.tokens,
-                    tokens_after,
-                    summary,
-                }));
+        let mut end = start;
+        while end + 1 < n && compactable(end + 1) {
+            end += 1;
+        }
+        // Candidate run ends: indices k where every unit begun in start..=k ends by k.
+        let (mut sum, mut reach, mut chosen) = (0u128, 0usize, None);
+        for k in start..=end {
+            sum += u128::from(items[k].tokens);
+            reach = reach.max(unit_end[root[k]]);
+            if reach > k {
+                continue;
             }
-            i = next[i];
+            // A summary costs at least a token: test that bound before writing one.
+            if !within_target(total - sum + 1) && k < end {
+                continue;
+            }
+            let t = run_transformation(&items[start..=k], sum, encoding);
+            if within_target(total - sum + u128::from(t.tokens_after)) || k == end {
+                chosen = Some((k, sum, t));
+                break;
+            }
         }
-        if pending.is_empty() || after >= before {
-            continue; // already compacted, or summaries would not save anything
-        }
-        total -= before - after;
-        for (i, t) in pending.drain(..) {
-            summary_of[i] = Some(plan.transformations.len());
+        if let Some((k, sum, t)) = chosen.filter(|(_, sum, t)| u128::from(t.tokens_after) < *sum) {
+            total -= sum - u128::from(t.tokens_after);
+            in_plan[start..=k].iter_mut().for_each(|x| *x = true);
             plan.transformations.push(t);
         }
+        start = end + 1;
     }
 
     if total > cap {
@@ -475,11 +571,11 @@ pub fn compact_context(
             protected_total: 0,
             remedies: Vec::new(),
         };
-        for i in 0..n {
-            let tokens = match summary_of[i] {
-                Some(t) => plan.transformations[t].tokens_after,
-                None => items[i].tokens,
-            };
+        for t in &plan.transformations {
+            b.other = b.other.saturating_add(t.tokens_after);
+        }
+        for i in (0..n).filter(|&i| !in_plan[i]) {
+            let tokens = items[i].tokens;
             let slot = match protection(i) {
                 Protection::System => &mut b.system,
                 Protection::Pinned => &mut b.pinned,
@@ -496,7 +592,6 @@ pub fn compact_context(
         return Err(Error::ContextOverflow(Box::new(b)));
     }
 
-    plan.transformations.sort_unstable_by_key(|t| t.seq);
     plan.tokens_after = u64::try_from(total).expect("total ≤ capacity");
     plan.reached_target = within_target(total);
     Ok(plan)

@@ -289,9 +289,11 @@ class TokenCount:
 
 @final
 class Transformation:
-    """action: summarized | tool_result_preview"""
+    """action: summarized | tool_result_preview; a run covers seq..last_seq"""
     @property
     def seq(self) -> int: ...
+    @property
+    def last_seq(self) -> Optional[int]: ...
     @property
     def action(self) -> str: ...
     @property

@@ -31,19 +31,19 @@ use crate::paths;
 pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 10_000;
 /// `journal_size_limit` in bytes: the WAL is truncated to this after a checkpoint.
 pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
-/// `page_size` of new databases, bytes. An 8 KiB index leaf holds a record of
-/// up to 2,030 bytes inline, so a 1 KiB transcript envelope needs no overflow
-/// page, while a commit (transcript leaf + journal row + its two index
-/// leaves) writes half the WAL bytes of 16 KiB pages. Measured with
-/// `examples/append_one_profile` / `read_profile` (20,000 single 1 KiB
-/// appends; read of 10,000): 4 KiB 2.2 s / 56 ms, 8 KiB 1.85 s / 39 ms,
-/// 16 KiB 2.7 s / 37 ms.
-pub const PAGE_SIZE: i64 = 8_192;
-/// `wal_autocheckpoint` in pages (8,192 × 8 KiB = 64 MiB, the
+/// `page_size` of new databases, bytes (schema version 4 on; older
+/// databases keep theirs). A commit writes each page it changed to the WAL
+/// whole, and a single append changes five: the entry's leaf, its body's
+/// leaf, the journal row's leaf and its two index leaves. With 2 KiB pages
+/// that is about 10 KiB of WAL per append (8 KiB pages: ~42 KiB), while a
+/// body of up to 2,013 bytes still sits inline and a longer one spills only
+/// full overflow pages (`entry_bodies` is a rowid table). Measured with
+/// `scripts/bench-storage.py` (see the README's on-disk section).
+pub const PAGE_SIZE: i64 = 2_048;
+/// `wal_autocheckpoint` in pages (32,768 × 2 KiB = 64 MiB, the
 /// `journal_size_limit`): fewer checkpoints, so fewer fsyncs and a page
-/// rewritten by many commits is copied back to the database once
-/// (20,000 single appends 1.85 s -> 1.73 s against the default 1,000).
-pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 8_192;
+/// rewritten by many commits is copied back to the database once.
+pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 32_768;
 /// `cache_size` (negative = KiB): 16 MiB of page cache per connection.
 pub const CACHE_SIZE_KIB: i64 = -16_384;
 
