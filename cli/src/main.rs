@@ -106,9 +106,15 @@ enum Cmd {
     Show {
         /// Session id, id prefix or title.
         session: String,
-        /// Transcript entries to show (from the first).
-        #[arg(long, default_value_t = 1000)]
-        limit: u32,
+        /// Most entries to show; when more remain, the last line says how many and where to go on.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+        limit: u64,
+        /// First seq to show (default 1).
+        #[arg(long, conflicts_with = "tail", value_parser = clap::value_parser!(u64).range(1..))]
+        from: Option<u64>,
+        /// Show the last N entries instead.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        tail: Option<u64>,
     },
     /// Set or clear (no title) a session's title.
     Rename { session: String, title: Option<String> },
@@ -534,23 +540,75 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 }
             }
         }
-        Cmd::Show { session, limit } => {
+        Cmd::Show { session, limit, from, tail } => {
             let s = open_existing(g)?;
             let rec = find(&s, session)?;
-            let entries = s.get_transcript(&rec.id, 1, (*limit).clamp(1, 10_000))?;
+            let count = rec.entry_count;
+            // --tail N: the last min(N, --limit) entries; else --limit from --from.
+            let (first, shown) = match tail {
+                Some(n) => {
+                    let n = (*n).min(*limit).min(count);
+                    (count - n + 1, n)
+                }
+                None => {
+                    let first = from.unwrap_or(1);
+                    (first, count.saturating_sub(first - 1).min(*limit))
+                }
+            };
+            // Entries before and after the ones shown.
+            let earlier = (first - 1).min(count);
+            let remaining = count.saturating_sub(first - 1).saturating_sub(shown);
             let totals = s.token_totals(&rec.id)?;
+            // Entries are read and printed one page at a time, never all at once.
+            let mut page_from = first;
+            let mut left = shown;
+            let mut next_page = |s: &SessionStore| -> Result<Vec<sessiondb::store::TranscriptEntry>, sessiondb::Error> {
+                if left == 0 {
+                    return Ok(Vec::new());
+                }
+                let n = left.min(u64::from(sessiondb::store::DEFAULT_PAGE)) as u32;
+                let page = s.get_transcript(&rec.id, page_from, n)?;
+                left -= page.len() as u64;
+                if page.len() < n as usize {
+                    left = 0;
+                }
+                page_from += page.len() as u64;
+                Ok(page)
+            };
             if g.json {
-                print_json(&serde_json::json!({ "session": rec, "tokens": totals, "transcript": entries }));
+                let mut entries = Vec::new();
+                loop {
+                    let page = next_page(&s)?;
+                    if page.is_empty() {
+                        break;
+                    }
+                    entries.extend(page);
+                }
+                let next_from = (remaining > 0).then_some(first + shown);
+                print_json(&serde_json::json!({ "session": rec, "tokens": totals, "transcript": entries,
+                    "from": first, "shown": shown, "earlier": earlier, "remaining": remaining, "next_from": next_from }));
             } else {
                 outln!("{}", session_line(&rec));
                 outln!("workspace: {}", rec.workspace_path.as_deref().unwrap_or("(unbound)"));
                 outln!("tokens: input {} · output {} · cached {}", totals.input, totals.output, totals.cached);
                 let out = std::io::stdout();
                 let mut out = out.lock();
-                for e in entries {
-                    let _ = writeln!(out, "--- #{} {} ({})", e.seq, e.role.as_str(), fmt_time(e.created_at_ms));
-                    let _ = writeln!(out, "{}", e.content);
+                loop {
+                    let page = next_page(&s)?;
+                    if page.is_empty() {
+                        break;
+                    }
+                    for e in page {
+                        let _ = writeln!(out, "--- #{} {} ({})", e.seq, e.role.as_str(), fmt_time(e.created_at_ms));
+                        let _ = writeln!(out, "{}", e.content);
+                    }
                 }
+                let _ = match (earlier, remaining) {
+                    (0, 0) => Ok(()),
+                    (0, n) => writeln!(out, "({n} more entries: show --from {})", first + shown),
+                    (b, 0) => writeln!(out, "({b} earlier entries: show --from 1)"),
+                    (b, n) => writeln!(out, "({b} earlier and {n} more entries: show --from {})", first + shown),
+                };
             }
         }
         Cmd::Rename { session, title } => {

@@ -414,3 +414,46 @@ fn a_bad_window_says_how_large_it_must_be_and_the_help_describes_the_options() {
         }
     }
 }
+
+#[test]
+fn show_pages_from_a_seq_or_the_tail_says_what_remains_and_never_clamps() {
+    let e = Env::new();
+    // A session of 12,000 entries (above the core's 10,000-entry page), imported.
+    let file = e.dir.path().join("long.jsonl");
+    let mut text = String::from("{\"type\":\"header\",\"id\":\"long-1\",\"model\":\"m\",\"cwd\":\"/w\",\"created_at\":1778930901}\n");
+    for i in 1..=12_000 {
+        let role = if i % 2 == 1 { "user" } else { "assistant" };
+        text.push_str(&format!("{{\"type\":\"{role}\",\"content\":[{{\"type\":\"text\",\"text\":\"turn {i}\"}}],\"timestamp\":1778930901}}\n"));
+    }
+    std::fs::write(&file, text).unwrap();
+    e.ok(&["import", file.to_str().unwrap()]);
+    let seqs = |out: &str| -> Vec<u64> { out.lines().filter_map(|l| l.strip_prefix("--- #")).map(|l| l.split(' ').next().unwrap().parse().unwrap()).collect() };
+    let last_line = |out: &str| out.lines().last().unwrap().to_string();
+
+    let out = e.ok(&["show", "long-1", "--limit", "12000"]);
+    assert_eq!(seqs(&out), (1..=12_000).collect::<Vec<_>>());
+    assert_eq!(last_line(&out), "turn 12000");
+    let out = e.ok(&["show", "long-1", "--limit", "10"]);
+    assert_eq!(seqs(&out), (1..=10).collect::<Vec<_>>());
+    assert_eq!(last_line(&out), "(11990 more entries: show --from 11)");
+    let out = e.ok(&["show", "long-1", "--tail", "3"]);
+    assert_eq!(seqs(&out), vec![11_998, 11_999, 12_000]);
+    assert_eq!(last_line(&out), "(11997 earlier entries: show --from 1)");
+    let out = e.ok(&["show", "long-1", "--from", "5000", "--limit", "2"]);
+    assert_eq!(seqs(&out), vec![5000, 5001]);
+    assert_eq!(last_line(&out), "(4999 earlier and 6999 more entries: show --from 5002)");
+    // Past the end: nothing shown, and it says so.
+    let out = e.ok(&["show", "long-1", "--from", "20000"]);
+    assert_eq!(seqs(&out), Vec::<u64>::new());
+    assert_eq!(last_line(&out), "(12000 earlier entries: show --from 1)");
+    let v: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "show", "long-1", "--tail", "2"])).unwrap();
+    assert_eq!((v["from"].as_u64(), v["shown"].as_u64(), v["earlier"].as_u64(), v["remaining"].as_u64()), (Some(11_999), Some(2), Some(11_998), Some(0)));
+    assert_eq!(v["next_from"], serde_json::Value::Null);
+    assert_eq!(v["transcript"].as_array().unwrap().len(), 2);
+    let v: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "show", "long-1", "--limit", "3"])).unwrap();
+    assert_eq!((v["remaining"].as_u64(), v["next_from"].as_u64()), (Some(11_997), Some(4)));
+    // Bad arguments are usage errors (exit 2), never a silent clamp.
+    for args in [&["show", "long-1", "--limit", "0"][..], &["show", "long-1", "--tail", "0"], &["show", "long-1", "--from", "3", "--tail", "2"]] {
+        assert_eq!(e.fails(args).0, Some(2), "{args:?}");
+    }
+}

@@ -285,7 +285,15 @@ impl SessionStore {
     /// [`MAX_PAGE`] entries are decrypted per call.
     /// Errors: `NotFound` (session), `AuthenticationFailed`, `InvalidInput` (limit 0 or above MAX_PAGE).
     pub fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<TranscriptEntry>> {
-        self.read_entries(session_id, from_seq, limit, false, |_, _, e| Ok(e))
+        self.read_entries(session_id, Some(from_seq), limit, false, |_, _, e| Ok(e))
+    }
+
+    /// The last `limit` entries of a session (all of them when it has
+    /// fewer), in seq order, read in one transaction: the tail of a long
+    /// session without paging through it.
+    /// Errors: as [`Self::get_transcript`].
+    pub fn get_transcript_tail(&self, session_id: &str, limit: u32) -> Result<Vec<TranscriptEntry>> {
+        self.read_entries(session_id, None, limit, false, |_, _, e| Ok(e))
     }
 
     /// [`Self::get_transcript`] with each entry's [`EntryMeta`] (all `None` /
@@ -294,7 +302,7 @@ impl SessionStore {
     /// `schema::V3`). Errors: as `get_transcript`; `Corrupt` when decrypted
     /// metadata is not a JSON object.
     pub fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<(TranscriptEntry, EntryMeta)>> {
-        self.read_entries(session_id, from_seq, limit, true, |key, row, e| {
+        self.read_entries(session_id, Some(from_seq), limit, true, |key, row, e| {
             let rec = meta_record(session_id, e.seq);
             let meta = row.meta.as_ref().expect("read with metadata");
             let extra = match open_sealed(key, &meta.extra, &rec)? {
@@ -309,11 +317,12 @@ impl SessionStore {
     }
 
     /// Read one page of entries (with their metadata columns when
-    /// `with_meta`), decrypt each and map it through `f`.
+    /// `with_meta`) from `from_seq` (`None`: the last `limit`), decrypt each
+    /// and map it through `f`.
     fn read_entries<T>(
         &self,
         session_id: &str,
-        from_seq: u64,
+        from_seq: Option<u64>,
         limit: u32,
         with_meta: bool,
         mut f: impl FnMut(&crypto::DataKey, &EntryRow, TranscriptEntry) -> Result<T>,
@@ -325,6 +334,10 @@ impl SessionStore {
             if !c.session_exists(session_id)? {
                 return Err(Error::not_found("session", session_id));
             }
+            let from_seq = match from_seq {
+                Some(seq) => seq,
+                None => c.last_entry_seq(session_id)?.saturating_sub(u64::from(limit) - 1).max(1),
+            };
             let mut out = Vec::new();
             for row in c.entries(session_id, from_seq, limit, with_meta)? {
                 let rec = content_record(session_id, row.seq);

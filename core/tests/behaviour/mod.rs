@@ -43,9 +43,16 @@ macro_rules! store_behaviour_suite {
             assert_eq!(s.get_transcript(&a.id, 26, 10).unwrap().len(), 0);
             assert_eq!(s.get_transcript(&a.id, 1, 0).unwrap_err().kind(), ErrorKind::InvalidInput);
             assert_eq!(s.get_transcript("missing", 1, 10).unwrap_err().kind(), ErrorKind::NotFound);
+            // The tail: the last `limit` entries, or all of a shorter session.
+            let tail = s.get_transcript_tail(&a.id, 3).unwrap();
+            assert_eq!(tail.iter().map(|e| (e.seq, e.content.as_str())).collect::<Vec<_>>(), vec![(23, "msg 23 ✓ 日本"), (24, "msg 24 ✓ 日本"), (25, "msg 25 ✓ 日本")]);
+            assert_eq!(s.get_transcript_tail(&a.id, 100).unwrap().len(), 25);
+            assert_eq!(s.get_transcript_tail(&a.id, 0).unwrap_err().kind(), ErrorKind::InvalidInput);
+            assert_eq!(s.get_transcript_tail("missing", 5).unwrap_err().kind(), ErrorKind::NotFound);
             assert_eq!(s.append_transcript("missing", Role::User, "x".into()).unwrap_err().kind(), ErrorKind::NotFound);
             // A second session has its own seq space.
             let b = s.create_session(None, None).unwrap();
+            assert_eq!(s.get_transcript_tail(&b.id, 5).unwrap(), vec![]);
             assert_eq!(s.append_transcript(&b.id, Role::Assistant, "hi".into()).unwrap().seq, 1);
         }
         #[test]
