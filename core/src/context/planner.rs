@@ -402,6 +402,21 @@ pub fn compact_context(
     target_percent: Option<u8>,
     options: &CompactionOptions,
 ) -> Result<CompactionPlan> {
+    match plan_runs(items, capacity, target_percent, options)? {
+        (plan, None) => Ok(plan),
+        (_, Some(b)) => Err(Error::ContextOverflow(Box::new(b))),
+    }
+}
+
+/// [`compact_context`], returning the plan also when it overflows (with the
+/// breakdown): the runs chosen so far name the items whose text the
+/// summaries read (see `context::session`).
+pub(crate) fn plan_runs(
+    items: &[ContextItem],
+    capacity: u64,
+    target_percent: Option<u8>,
+    options: &CompactionOptions,
+) -> Result<(CompactionPlan, Option<ContextOverflowBreakdown>)> {
     if capacity == 0 {
         return Err(Error::invalid("capacity is 0 tokens"));
     }
@@ -430,7 +445,7 @@ pub fn compact_context(
         transformations: Vec::new(),
     };
     if plan.reached_target {
-        return Ok(plan);
+        return Ok((plan, None));
     }
 
     let n = items.len();
@@ -589,12 +604,28 @@ pub fn compact_context(
         }
         b.protected_total = u64::try_from(total).unwrap_or(u64::MAX);
         b.remedies = remedies(&b, options.recent_user_turns);
-        return Err(Error::ContextOverflow(Box::new(b)));
+        return Ok((plan, Some(b)));
     }
 
     plan.tokens_after = u64::try_from(total).expect("total ≤ capacity");
     plan.reached_target = within_target(total);
-    Ok(plan)
+    Ok((plan, None))
+}
+
+/// Index (into `items`) of the item whose text the summary of `t` reads:
+/// the item itself for one item, else the run's first user message (an
+/// earlier summary's included), else its first item, as [`summarize_run`]
+/// picks it.
+pub(crate) fn summary_source(items: &[ContextItem], t: &Transformation) -> Option<usize> {
+    let first = items.iter().position(|i| i.seq == t.seq)?;
+    let Some(last) = t.last_seq else { return Some(first) };
+    Some(
+        items[first..]
+            .iter()
+            .take_while(|i| i.seq <= last)
+            .position(|i| i.kind == ItemKind::Message && i.role == "user")
+            .map_or(first, |k| first + k),
+    )
 }
 
 /// Remedies for an Irreducible Context Overflow, most useful first; each

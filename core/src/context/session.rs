@@ -5,12 +5,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ContextGovernance, ContextItem, 
-    active_context_items, compact_context, known_model_limits, meter, record_compaction, recover_context_governance,
-    CompactionOptions, CompactionPlan, ContextMeter, TurnGovernance,
+use super::governance::item_kind;
+use super::planner::{self, ItemKind};
+use super::{
+    count_tokens, known_model_limits, meter, record_compaction, recover_context_governance, CompactionOptions, CompactionPlan, ContextGovernance,
+    ContextItem, ContextMeter, TurnGovernance,
 };
 use crate::error::Result;
-use crate::store::{SessionStore, TranscriptEntry};
+use crate::store::{Role, SessionStore};
 
 /// Where a session's context stands (what `sessiondb context` prints).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,20 +25,6 @@ pub struct ContextStatus {
     pub meter: ContextMeter,
     /// Per-turn state: verbatim, compacted or excluded, and pinned.
     pub turns: Vec<TurnGovernance>,
-}
-
-fn all_entries(store: &SessionStore, session_id: &str) -> Result<Vec<TranscriptEntry>> {
-    let mut out = Vec::new();
-    let mut from = 1;
-    loop {
-        let page = store.get_transcript(session_id, from, crate::store::transcript_max_page())?;
-        match page.last() {
-            Some(last) => from = last.seq + 1,
-            None => break,
-        }
-        out.extend(page);
-    }
-    Ok(out)
 }
 
 fn capacity_for(raw_window: u64, output_reserve: Option<u64>, model: Option<&str>) -> Result<u64> {
@@ -70,16 +58,76 @@ struct ActiveContext {
     capacity: u64,
     governance: ContextGovernance,
     entry_count: u64,
+    /// The active context with empty `text` for verbatim items (summaries
+    /// carry theirs): planning reads only tokens, kinds and call links.
     items: Vec<ContextItem>,
 }
 
+/// The active context of a stored session from the entries' planning
+/// columns (tokens, content length, kind, call keys), bounded in memory by
+/// the number of entries, not their size (DESIGN.md "Context governance").
+/// An entry's content is decrypted, one at a time, only when its columns
+/// cannot tell: a row converted from schema version 3 (no kind), or a model
+/// with a real tokenizer and no host count.
 fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> Result<ActiveContext> {
     let session = store.get_session(session_id)?;
     let model = model.or(session.model);
     let capacity = capacity_for(raw_window, output_reserve, model.as_deref())?;
     let governance = recover_context_governance(store, session_id)?;
-    let entries = all_entries(store, session_id)?;
-    let items = active_context_items(&entries, &governance, model.as_deref().unwrap_or(""));
+    let encoding = model.as_deref().and_then(super::encoding_for_model);
+    let mut items = Vec::new();
+    let mut run_emitted: Option<(u64, u64)> = None;
+    let mut from = 1;
+    loop {
+        let page = store.entry_stats(session_id, from, crate::store::transcript_max_page())?;
+        let Some(last) = page.last() else { break };
+        from = last.seq + 1;
+        for st in page {
+            if governance.excluded.contains(&st.seq) {
+                continue;
+            }
+            let role = Role::parse(&st.role).map_err(|_| crate::Error::corrupt(format!("record `transcript:{session_id}:{}:content`: unknown role", st.seq)))?;
+            let pinned = governance.pinned.contains(&st.seq);
+            match governance.compacted.get(&st.seq) {
+                Some(t) if t.last_seq.is_some() => {
+                    let id = (t.seq, t.last_seq.unwrap_or(t.seq));
+                    if run_emitted == Some(id) {
+                        continue;
+                    }
+                    run_emitted = Some(id);
+                    items.push(ContextItem {
+                        seq: st.seq,
+                        role: role.as_str().to_string(),
+                        kind: ItemKind::Message,
+                        tokens: t.tokens_after,
+                        pinned,
+                        text: t.summary.clone(),
+                        call_ids: Vec::new(),
+                        compacted: true,
+                    });
+                    continue;
+                }
+                _ => {}
+            }
+            let cheap_tokens = st.tokens.or(st.content_bytes.filter(|_| encoding.is_none()).map(|b| b.div_ceil(super::tokens::ESTIMATE_BYTES_PER_TOKEN)));
+            let (kind, call_keys, tokens) = match (&st.kind, &st.call_keys, cheap_tokens) {
+                (Some(kind), Some(keys), Some(tokens)) => {
+                    (item_kind(kind), keys.split(' ').filter(|k| !k.is_empty()).map(str::to_string).collect(), tokens)
+                }
+                _ => {
+                    let e = store.get_transcript(session_id, st.seq, 1)?.pop().ok_or_else(|| crate::Error::not_found("entry", st.seq.to_string()))?;
+                    let (kind, ids) = crate::store::entry_shape(e.role, e.format, &e.content);
+                    let tokens = count_tokens(model.as_deref().unwrap_or(""), &e.content, e.tokens).tokens;
+                    (item_kind(kind), crate::store::call_keys(store.key(), &ids).split(' ').filter(|k| !k.is_empty()).map(str::to_string).collect(), tokens)
+                }
+            };
+            let (tokens, text, compacted) = match governance.compacted.get(&st.seq) {
+                Some(t) => (t.tokens_after, t.summary.clone(), true),
+                None => (tokens, String::new(), false),
+            };
+            items.push(ContextItem { seq: st.seq, role: role.as_str().to_string(), kind, tokens, pinned, text, call_ids: call_keys, compacted });
+        }
+    }
     Ok(ActiveContext { model, capacity, governance, entry_count: session.entry_count, items })
 }
 
@@ -99,9 +147,40 @@ pub fn compact_session(
     target_percent: Option<u8>,
     dry_run: bool,
 ) -> Result<CompactionPlan> {
-    let cx = active_context(store, session_id, raw_window, output_reserve, model)?;
-    let options = CompactionOptions { model: cx.model, ..Default::default() };
-    let plan = compact_context(&cx.items, cx.capacity, target_percent, &options)?;
+    let mut cx = active_context(store, session_id, raw_window, output_reserve, model)?;
+    let options = CompactionOptions { model: cx.model.clone(), ..Default::default() };
+    // Plan on tokens alone, then give the items whose text a summary reads
+    // their content and plan again, until every summary read real text: the
+    // plan equals one over fully decrypted items (summaries read nothing else).
+    let mut loaded = std::collections::HashSet::new();
+    let plan = loop {
+        let (plan, overflow) = planner::plan_runs(&cx.items, cx.capacity, target_percent, &options)?;
+        let need: Vec<usize> = plan
+            .transformations
+            .iter()
+            .filter_map(|t| planner::summary_source(&cx.items, t))
+            .filter(|&i| !cx.items[i].compacted && loaded.insert(cx.items[i].seq))
+            .collect();
+        if need.is_empty() {
+            match overflow {
+                None => break plan,
+                Some(b) => return Err(crate::Error::ContextOverflow(Box::new(b))),
+            }
+        }
+        for i in need {
+            let seq = cx.items[i].seq;
+            let e = store.get_transcript(session_id, seq, 1)?.pop().ok_or_else(|| crate::Error::not_found("entry", seq.to_string()))?;
+            // A call without a partner in the context is summarized with its
+            // ids (`[assistant tool call <id>]`): give it the real ones back
+            // (linked items keep the keyed hashes that link them).
+            let keys = &cx.items[i].call_ids;
+            let linked = cx.items.iter().enumerate().any(|(j, o)| j != i && o.call_ids.iter().any(|k| keys.contains(k)));
+            if !linked {
+                cx.items[i].call_ids = crate::store::entry_shape(e.role, e.format, &e.content).1;
+            }
+            cx.items[i].text = e.content;
+        }
+    };
     if !dry_run {
         record_compaction(store, session_id, &plan)?;
     }

@@ -684,6 +684,12 @@ impl<'a> ImportSink<'a> {
         let key = self.store.key();
         let mut writes: Vec<BatchWrite> = vec![BatchWrite::CheckProgress { key: self.progress.key.clone(), expected: self.progress_recorded.then_some(self.committed_lines) }];
         let mut entries_now = 0u64;
+        // One Entries write (one TranscriptAppended event) and one Usage
+        // write per session and batch: a Claude message's usage or a Codex
+        // token count between turns no longer splits the batch's entries
+        // into one journal event per turn (the journal was 12% of the database).
+        let mut entries_at: std::collections::HashMap<String, usize> = Default::default();
+        let mut usage_at: std::collections::HashMap<String, usize> = Default::default();
         for w in now {
             let tg = &mut self.targets[w.target].1;
             let st = &mut tg.stats;
@@ -694,13 +700,16 @@ impl<'a> ImportSink<'a> {
                     st.tool_results += tool_results;
                     entries_now += 1;
                     let sealed = transcript::seal_content(key, &tg.id, seq, &entry.content, self.store.compress());
-                    match writes.last_mut() {
-                        Some(BatchWrite::Entries { sid, entries, metas, sealed: s, .. }) if *sid == tg.id => {
+                    match entries_at.get(&tg.id).map(|&i| &mut writes[i]) {
+                        Some(BatchWrite::Entries { first_seq, entries, metas, sealed: s, .. }) if *first_seq + entries.len() as u64 == seq => {
                             entries.push(entry);
                             metas.push(meta);
                             s.push(sealed);
                         }
-                        _ => writes.push(BatchWrite::Entries { sid: tg.id.clone(), first_seq: seq, entries: vec![entry], metas: vec![meta], sealed: vec![sealed] }),
+                        _ => {
+                            entries_at.insert(tg.id.clone(), writes.len());
+                            writes.push(BatchWrite::Entries { sid: tg.id.clone(), first_seq: seq, entries: vec![entry], metas: vec![meta], sealed: vec![sealed] });
+                        }
                     }
                 }
                 Op::Usage(u) => {
@@ -709,9 +718,12 @@ impl<'a> ImportSink<'a> {
                     st.output_tokens = st.output_tokens.saturating_add(u.output);
                     st.cached_tokens = st.cached_tokens.saturating_add(u.cached);
                     let usage = TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model, provider: tg.provider.clone() };
-                    match writes.last_mut() {
-                        Some(BatchWrite::Usage { sid, usages }) if *sid == tg.id => usages.push(usage),
-                        _ => writes.push(BatchWrite::Usage { sid: tg.id.clone(), usages: vec![usage] }),
+                    match usage_at.get(&tg.id).map(|&i| &mut writes[i]) {
+                        Some(BatchWrite::Usage { usages, .. }) => usages.push(usage),
+                        _ => {
+                            usage_at.insert(tg.id.clone(), writes.len());
+                            writes.push(BatchWrite::Usage { sid: tg.id.clone(), usages: vec![usage] });
+                        }
                     }
                 }
                 Op::Ext { kind, body } => {

@@ -316,6 +316,22 @@ impl SessionStore {
         })
     }
 
+    /// The planning columns of up to `limit` entries from `from_seq` (no
+    /// content is read or decrypted): what context status and compaction
+    /// planning need (DESIGN.md "Context governance": planning reads stored
+    /// counts and lengths). Errors: `NotFound` (session), `InvalidInput` (limit).
+    pub(crate) fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<crate::backend::EntryStatRow>> {
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
+        }
+        self.read(|c, _| {
+            if !c.session_exists(session_id)? {
+                return Err(Error::not_found("session", session_id));
+            }
+            c.entry_stats(session_id, from_seq, limit)
+        })
+    }
+
     /// Read one page of entries (with their metadata columns when
     /// `with_meta`) from `from_seq` (`None`: the last `limit`), decrypt each
     /// and map it through `f`.
