@@ -42,7 +42,7 @@ bash scripts/swift-root.sh run "$STAGE" sh -ec '
     SessionDB.swift -o libSessionDB.so
   echo "test-swift: compiling tests"
   swiftc -module-name SessionDBTests -I . -L . -lSessionDB -lsessiondb_ffi \
-    -Xlinker -rpath -Xlinker /work main.swift Json.swift -o tests
+    -Xlinker -rpath -Xlinker /work main.swift Json.swift StoreSteps.swift -o tests
   ./tests conformance samples
 '
 echo "test-swift: passed in $((SECONDS - start))s"
