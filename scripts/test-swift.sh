@@ -16,6 +16,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 start=$SECONDS
 bash scripts/gen-bindings.sh swift
+# The generated Swift against the one surface list (methods, parameters, defaults, record fields).
+python3 tests/api/surface.py swift bindings/out/swift/SessionDB.swift
 
 OUT="$ROOT/bindings/out"
 STAGE="$OUT/swift-run"
