@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Optional, Protocol
 
-from . import errors, inputs
+from . import errors, inputs, types
 from ._native import (
     AppendOutcome,
     Authority,
@@ -96,6 +96,7 @@ from .errors import (
     SessionDBError,
 )
 from .inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict, PortableTurnDict
+from .types import Band, ContentFormat, ErrorCode, ErrorKind, ImportStatus, Outcome, Role, SourceFormat
 
 
 class KeyProvider(Protocol):
@@ -151,6 +152,14 @@ __all__ = [
     "PermissionIoError",
     "PortableSessionDict",
     "PortableTurnDict",
+    "Band",
+    "ContentFormat",
+    "ErrorCode",
+    "ErrorKind",
+    "ImportStatus",
+    "Outcome",
+    "Role",
+    "SourceFormat",
     "ReadReport",
     "RecoveryLockedError",
     "RecoveryReport",
@@ -185,6 +194,7 @@ __all__ = [
     "errors",
     "estimate_tokens",
     "inputs",
+    "types",
     "known_model_limits",
     "meter",
     "read_thclaws_digest",
