@@ -87,7 +87,9 @@ pub struct CreateSessionOptions {
 pub struct TranscriptEntry {
     pub session_id: String,
     pub seq: i64,
+    #[napi(ts_type = "'user' | 'assistant' | 'tool' | 'system'")]
     pub role: String,
+    #[napi(ts_type = "'text' | 'blocks'")]
     pub format: String,
     pub content: String,
     pub created_at_ms: i64,
@@ -113,8 +115,10 @@ impl From<sessiondb::TranscriptEntry> for TranscriptEntry {
 /// One entry to append (`appendEntries`). `format` defaults to `text`, `createdAtMs` to now.
 #[napi(object)]
 pub struct NewEntry {
+    #[napi(ts_type = "'user' | 'assistant' | 'tool' | 'system'")]
     pub role: String,
     pub content: String,
+    #[napi(ts_type = "'text' | 'blocks'")]
     pub format: Option<String>,
     pub created_at_ms: Option<i64>,
     pub tokens: Option<i64>,

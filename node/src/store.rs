@@ -197,7 +197,12 @@ impl SessionStore {
 
     /// Append one entry; resolves to it with its seq.
     #[napi(ts_return_type = "Promise<TranscriptEntry>")]
-    pub fn append_transcript(&self, session_id: String, role: String, content: String) -> napi::Result<AsyncTask<Job<TranscriptEntry>>> {
+    pub fn append_transcript(
+        &self,
+        session_id: String,
+        #[napi(ts_arg_type = "'user' | 'assistant' | 'tool' | 'system'")] role: String,
+        content: String,
+    ) -> napi::Result<AsyncTask<Job<TranscriptEntry>>> {
         let role = Role::parse(&role).map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.append_transcript(&session_id, role, content).map(Into::into)))
@@ -312,7 +317,7 @@ impl SessionStore {
         &self,
         session_id: String,
         operation_id: String,
-        outcome: String,
+        #[napi(ts_arg_type = "'succeeded' | 'failed' | 'blocked' | 'cancelled' | 'unknown'")] outcome: String,
         payload: Option<Value>,
     ) -> napi::Result<AsyncTask<Job<AppendOutcome>>> {
         let o = OperationOutcome::parse(&outcome).map_err(to_napi)?;
@@ -343,7 +348,11 @@ impl SessionStore {
 
     /// Import one session file (`format` 'thclaws' | 'codex' | 'claude-code', default: detect); resolves to the import report.
     #[napi(ts_return_type = "Promise<FileImport>")]
-    pub fn import_file(&self, path: String, format: Option<String>) -> napi::Result<AsyncTask<Job<FileImport>>> {
+    pub fn import_file(
+        &self,
+        path: String,
+        #[napi(ts_arg_type = "'thclaws' | 'codex' | 'claude-code' | undefined | null")] format: Option<String>,
+    ) -> napi::Result<AsyncTask<Job<FileImport>>> {
         let format = format.map(|f| sessiondb::portable::SourceFormat::parse(&f)).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).map(Into::into)))
