@@ -195,6 +195,7 @@ impl SessionStore {
 
     /// Change a session's model and provider; the id stays (seed 002
     /// `/model`). Errors: `NotFound`.
+    #[uniffi::method(default(provider = None))]
     pub fn set_session_model(
         &self,
         id: String,
