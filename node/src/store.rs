@@ -387,6 +387,37 @@ impl SessionStore {
         Ok(job(move || sessiondb::portable::fork_session(&s, &session_id, sessiondb::portable::ForkOptions { at_seq, summary }).map(Into::into)))
     }
 
+    /// Resolve a reference as `/load` and `--resume` do: `last` = the most recent session bound to `workspace`;
+    /// otherwise an id, unique id prefix or exact title. Rejects with NotFoundError, ConflictError (ambiguous).
+    #[napi(ts_return_type = "Promise<Session>")]
+    pub fn resolve_session(&self, reference: String, workspace: Option<String>) -> AsyncTask<Job<Session>> {
+        let s = self.inner.clone();
+        job(move || sessiondb::portable::resolve_session(&s, &reference, workspace.as_deref()).map(Into::into))
+    }
+
+    /// The 20 most recently active sessions (seed 002 `/sessions`).
+    #[napi(ts_return_type = "Promise<Session[]>")]
+    pub fn recent_sessions(&self) -> AsyncTask<Job<Vec<Session>>> {
+        let s = self.inner.clone();
+        job(move || sessiondb::portable::recent_sessions(&s).map(map))
+    }
+
+    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+    #[napi(ts_return_type = "Promise<Session[]>")]
+    pub fn sidebar_sessions(&self) -> AsyncTask<Job<Vec<Session>>> {
+        let s = self.inner.clone();
+        job(move || sessiondb::portable::sidebar_sessions(&s).map(map))
+    }
+
+    /// Record a compaction plan; resolves to its context extension number, or null for a plan without
+    /// transformations (not recorded). Rejects with NotFoundError.
+    #[napi(ts_return_type = "Promise<number | null>")]
+    pub fn record_compaction(&self, session_id: String, plan: CompactionPlan) -> napi::Result<AsyncTask<Job<Option<i64>>>> {
+        let plan = plan.into_core().map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || sessiondb::context::record_compaction(&s, &session_id, &plan).map(|n| n.map(crate::records::n))))
+    }
+
     /// Run the recovery pass now (it also runs at open).
     #[napi(ts_return_type = "Promise<RecoveryReport>")]
     pub fn recover(&self) -> AsyncTask<Job<RecoveryReport>> {

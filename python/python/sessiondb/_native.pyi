@@ -2,7 +2,7 @@
 ``python -m mypy.stubtest sessiondb`` against the built module)."""
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, final
 
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
 from sessiondb.types import Band, ContentFormat, ImportStatus, Outcome, Role, SourceFormat
@@ -57,6 +57,9 @@ __all__ = [
     "envelope_aad",
     "error_kinds",
     "estimate_tokens",
+    "encoding_for_model",
+    "truncate_chars",
+    "detect_format",
     "known_model_limits",
     "meter",
     "should_compact",
@@ -902,6 +905,19 @@ class SessionStore:
         """Fork a session (seed 002 `/fork`): entries up to `at_seq` (default
         all), or one `system` entry with `summary`. Raises NotFoundError, InvalidInputError.
         """
+    def resolve_session(self, reference: str, workspace: Optional[str] = None) -> Session:
+        """Resolve a reference as `/load` and `--resume` do: `last` = the most
+        recent session bound to `workspace`; otherwise an id, unique id prefix
+        or exact title. Raises NotFoundError, ConflictError (ambiguous).
+        """
+    def recent_sessions(self) -> List[Session]:
+        """The 20 most recently active sessions (seed 002 `/sessions`)."""
+    def sidebar_sessions(self) -> List[Session]:
+        """Sidebar order (seed 002): the 10 most recent sessions, titled first."""
+    def record_compaction(self, session_id: str, plan: CompactionPlan) -> Optional[int]:
+        """Record a compaction plan; returns its context extension number, or
+        None for a plan without transformations (not recorded). Raises NotFoundError.
+        """
 
 def default_db_path(app: str = "sessiondb") -> str:
     """Default database path for `app` (seed 000 `sessionsDbPath()`)."""
@@ -980,4 +996,17 @@ def apply_compaction(
 ) -> List[ContextItem]:
     """The context `items` with `plan` (a `CompactionPlan` or its dict form)
     applied: compacted items replaced by their summaries.
+    """
+
+def encoding_for_model(model: str) -> Optional[Literal["o200k_base", "cl100k_base"]]:
+    """The tiktoken encoding of a model name (`o200k_base`, `cl100k_base`), or
+    None when its family has none.
+    """
+def truncate_chars(text: str, max_chars: int) -> str:
+    """Cut `text` to at most `max_chars` characters, ending with `…` when cut,
+    never inside a character or a common grapheme cluster.
+    """
+def detect_format(path: Union[str, "os.PathLike[str]"]) -> Optional[SourceFormat]:
+    """The format of a session file from its first lines (`thclaws`, `codex`,
+    `claude-code`), or None when it is none of them. Raises IoError.
     """
