@@ -1,8 +1,17 @@
 /** Base class of every sessiondb error. `code` is the core ErrorKind code. */
 export declare class SessionDBError extends Error {
-  readonly code: string
-  readonly kind: string
+  readonly code: ErrorCode
+  readonly kind: ErrorKind
 }
+/** The core ErrorKind names (`err.kind`). */
+export type ErrorKind =
+  | 'RecoveryLocked' | 'KeyMismatch' | 'KeyStoreUnavailable' | 'NotFound' | 'Conflict' | 'AuthenticationFailed'
+  | 'Corrupt' | 'Busy' | 'InvalidInput' | 'Io' | 'Database' | 'ContextOverflow' | 'Closed'
+/** The error codes (`err.code`, the same strings as Python's `SessionDBError.code`). */
+export type ErrorCode =
+  | 'ERR_RECOVERY_LOCKED' | 'ERR_KEY_MISMATCH' | 'ERR_KEY_STORE_UNAVAILABLE' | 'ERR_NOT_FOUND' | 'ERR_CONFLICT'
+  | 'ERR_AUTHENTICATION_FAILED' | 'ERR_CORRUPT' | 'ERR_BUSY' | 'ERR_INVALID_INPUT' | 'ERR_IO' | 'ERR_DATABASE'
+  | 'ERR_CONTEXT_OVERFLOW' | 'ERR_CLOSED'
 export declare class RecoveryLockedError extends SessionDBError {
   readonly code: 'ERR_RECOVERY_LOCKED'
   readonly backend: string

@@ -3,7 +3,18 @@
 // and the helpers index.js adds.
 export * from './native'
 export * from './errors'
-import type { OpenOptions, TranscriptEntry } from './native'
+import type { ContextMeter, OpenOptions, TranscriptEntry } from './native'
+
+/** Who wrote a transcript entry (seed 000 `TranscriptRole`). */
+export type Role = TranscriptEntry['role']
+/** How an entry's `content` is read. */
+export type ContentFormat = TranscriptEntry['format']
+/** Context meter band: 0-69 green, 70-84 amber, 85-94 orange, >= 95 red. */
+export type Band = ContextMeter['band']
+/** How an operation ended (`completeOperation`). */
+export type Outcome = 'succeeded' | 'failed' | 'blocked' | 'cancelled' | 'unknown'
+/** A session file format the importers read. */
+export type SourceFormat = 'thclaws' | 'codex' | 'claude-code'
 
 declare module './native' {
   namespace SessionStore {
@@ -16,6 +27,8 @@ declare module './native' {
     function open(options?: OpenOptions | null): Promise<SessionStore>
   }
   interface SessionStore {
+    /** `await using store = await SessionStore.open(...)` closes the store at the end of the scope. */
+    [Symbol.asyncDispose](): Promise<void>
     /** Every entry of a transcript from `fromSeq` (default 1), `pageSize` (default 1000) per native call. */
     iterTranscript(sessionId: string, options?: { fromSeq?: number; pageSize?: number }): AsyncGenerator<TranscriptEntry>
   }

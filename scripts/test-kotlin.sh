@@ -24,6 +24,8 @@ if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
 fi
 bash scripts/install-system-deps.sh
 bash scripts/gen-bindings.sh kotlin
+# The generated Kotlin against the one surface list (methods, parameters, defaults, record fields).
+python3 tests/api/surface.py kotlin bindings/out/kotlin/dev/sessiondb/sessiondb_ffi.kt
 
 mvn_test() {  # mvn_test KEYRING-MODE LOG MAVEN-ARGS-AND-GOALS...
   local mode="$1" log="$2" rc=0; shift 2

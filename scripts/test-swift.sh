@@ -16,6 +16,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 start=$SECONDS
 bash scripts/gen-bindings.sh swift
+# The generated Swift against the one surface list (methods, parameters, defaults, record fields).
+python3 tests/api/surface.py swift bindings/out/swift/SessionDB.swift
 
 OUT="$ROOT/bindings/out"
 STAGE="$OUT/swift-run"
@@ -42,7 +44,7 @@ bash scripts/swift-root.sh run "$STAGE" sh -ec '
     SessionDB.swift -o libSessionDB.so
   echo "test-swift: compiling tests"
   swiftc -module-name SessionDBTests -I . -L . -lSessionDB -lsessiondb_ffi \
-    -Xlinker -rpath -Xlinker /work main.swift Json.swift -o tests
+    -Xlinker -rpath -Xlinker /work main.swift Json.swift StoreSteps.swift -o tests
   ./tests conformance samples
 '
 echo "test-swift: passed in $((SECONDS - start))s"

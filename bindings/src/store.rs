@@ -195,6 +195,7 @@ impl SessionStore {
 
     /// Change a session's model and provider; the id stays (seed 002
     /// `/model`). Errors: `NotFound`.
+    #[uniffi::method(default(provider = None))]
     pub fn set_session_model(
         &self,
         id: String,
@@ -251,6 +252,13 @@ impl SessionStore {
         limit: u32,
     ) -> Result<Vec<TranscriptEntry>> {
         Ok(self.inner.get_transcript(&session_id, from_seq, limit)?)
+    }
+
+    /// The last `limit` (≤ 10,000) entries of a session, in seq order (all
+    /// of a shorter session). Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`.
+    #[uniffi::method(default(limit = 1000))]
+    pub fn get_transcript_tail(&self, session_id: String, limit: u32) -> Result<Vec<TranscriptEntry>> {
+        Ok(self.inner.get_transcript_tail(&session_id, limit)?)
     }
 
     /// [`Self::append_entries`] with per-entry metadata, one transaction
@@ -463,7 +471,7 @@ mod default_tests {
                 .match_indices("limit = ")
                 .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
                 .collect();
-            assert_eq!(defaults.len(), 3, "{host}: get_transcript, get_transcript_with_meta, journal_events");
+            assert_eq!(defaults.len(), 4, "{host}: get_transcript, get_transcript_tail, get_transcript_with_meta, journal_events");
             assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{host}: {defaults:?}");
         }
     }

@@ -616,6 +616,11 @@ test("every conformance case passes") {
         var n = 0
         for c in doc["cases"].arr {
             let name = "\(rel) / \(c["name"].str ?? "?")"
+            if !c["steps"].isNull {
+                try runStoreCase(c, key: key9)
+                n += 1
+                continue
+            }
             let actual: J?
             if let f = function { actual = try runContext(f, name, c["input"], c) } else { actual = try runOp(c) }
             guard let got = actual else {

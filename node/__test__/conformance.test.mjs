@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join, relative, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sdb } from './helpers.mjs'
+import { runStoreCase } from './store_steps.mjs'
 
 const ROOT = process.env.SESSIONDB_REPO || join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const CONF = join(ROOT, 'tests', 'conformance')
@@ -154,8 +155,8 @@ for (const f of files(CONF)) {
   const rel = relative(CONF, f)
   for (const c of doc.cases || []) {
     total++
-    const op = c.op || c.function || doc.function
-    const run = RUNNERS[op]
+    const op = c.op || c.function || doc.function || (c.steps ? 'store_steps' : undefined)
+    const run = op === 'store_steps' ? async (c) => { await runStoreCase(c); ran++ } : RUNNERS[op]
     test(`${rel} :: ${c.name}`, { skip: run ? false : `op ${op} not bound in Node yet` }, async (t) => {
       const got = await run(c, t)
       if (got === undefined) return

@@ -96,13 +96,44 @@ export async function main(): Promise<void> {
   const seq: number | undefined = withMeta[0]?.entry.seq
   // @ts-expect-error the kind is a union of the core's names
   sdb.compactContext([{ seq: 1, role: 'user', kind: 'speech', tokens: 1 }], 100)
+  const role: sdb.Role = (await store.appendTranscript('id', 'assistant', 'hi')).role
+  const fmt: sdb.ContentFormat = (await store.getTranscript('id'))[0]?.format ?? 'text'
+  await store.appendEntries('id', [{ role: 'tool', content: '[]', format: 'blocks' }])
+  await store.completeOperation('id', 'op', 'succeeded')
+  await store.importFile('f.jsonl', 'claude-code')
+  // @ts-expect-error a role typo
+  await store.appendTranscript('id', 'usr', 'hi')
+  // @ts-expect-error a format typo
+  await store.appendEntries('id', [{ role: 'user', content: 'x', format: 'json' }])
+  // @ts-expect-error an outcome typo
+  await store.completeOperation('id', 'op', 'success')
+  // @ts-expect-error a source format typo
+  await store.importFile('f.jsonl', 'claude')
+  // @ts-expect-error a band typo
+  if (st.meter.band === 'yellow') void 0
+  try {
+    await store.getSession('id')
+  } catch (e) {
+    if (e instanceof sdb.SessionDBError) {
+      const code: sdb.ErrorCode = e.code
+      const kind: sdb.ErrorKind = e.kind
+      // @ts-expect-error an error code typo
+      if (e.code === 'ERR_NOTFOUND') void 0
+      void [code, kind]
+    }
+  }
+  {
+    await using scoped = await sdb.SessionStore.open({ path: '/tmp/x.db' })
+    void scoped
+  }
+  void [role, fmt]
   void [label, band, items, t, planned, first, manual, c, entries, d, tc, m, b, written, extra, seq]
 }
 `
 
-test('typed use of the package compiles with tsc --strict', { skip: existsSync(TSC) ? false : `no TypeScript at ${TSC}` }, () => {
+function tsc(source) {
   const dir = mkdtempSync(join(tmpdir(), 'sessiondb-ts-'))
-  writeFileSync(join(dir, 'check.ts'), CHECK_TS)
+  writeFileSync(join(dir, 'check.ts'), source)
   // No @types/node here: the one Node type the declarations use.
   writeFileSync(join(dir, 'globals.d.ts'), 'declare class Buffer extends Uint8Array {}\n')
   const compilerOptions = {
@@ -118,7 +149,26 @@ test('typed use of the package compiles with tsc --strict', { skip: existsSync(T
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['check.ts', 'globals.d.ts'] }))
   try {
     execFileSync(process.execPath, [TSC, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' })
+    return { ok: true, out: '' }
   } catch (e) {
-    assert.fail(`tsc: ${e.stdout}${e.stderr}`)
+    return { ok: false, out: `${e.stdout}${e.stderr}` }
   }
+}
+
+const noTsc = existsSync(TSC) ? false : `no TypeScript at ${TSC}`
+
+test('typed use of the package compiles with tsc --strict', { skip: noTsc }, () => {
+  const r = tsc(CHECK_TS)
+  assert.ok(r.ok, `tsc: ${r.out}`)
+})
+
+test('a typo in a role fails tsc --strict', { skip: noTsc }, () => {
+  const r = tsc(`import * as sdb from 'sessiondb'
+declare const store: sdb.SessionStore
+export async function main(): Promise<void> {
+  await store.appendTranscript('id', 'usr', 'hi')
+}
+`)
+  assert.equal(r.ok, false)
+  assert.match(r.out, /check\.ts\(4,\d+\): error TS2345: Argument of type '"usr"' is not assignable/)
 })

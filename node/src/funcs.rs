@@ -196,3 +196,25 @@ pub fn read_thclaws_digest(data: Buffer, fallback_id: Option<String>) -> napi::R
 pub fn write_thclaws_json(session: Value) -> napi::Result<String> {
     r(sessiondb::portable::write_thclaws_json(&session))
 }
+
+/// The tiktoken encoding of a model name, or null when its family has none.
+#[napi(ts_return_type = "'o200k_base' | 'cl100k_base' | null")]
+pub fn encoding_for_model(model: String) -> Option<String> {
+    context::encoding_for_model(&model).map(|e| e.name().to_owned())
+}
+
+/// Cut `text` to at most `maxChars` characters, ending with `…` when cut, never inside a character or a common
+/// grapheme cluster.
+#[napi]
+pub fn truncate_chars(text: String, max_chars: u32) -> String {
+    context::truncate_chars(&text, max_chars as usize)
+}
+
+/// The format of a session file from its first lines, or null when it is none of thClaws, Codex rollout or
+/// Claude Code. Rejects with IoError.
+#[napi(ts_return_type = "Promise<'thclaws' | 'codex' | 'claude-code' | null>")]
+pub fn detect_format(path: String) -> AsyncTask<Job<Option<String>>> {
+    job(move || {
+        sessiondb::portable::detect_format(std::path::Path::new(&path)).map(|f| f.map(|f| f.as_str().to_owned()))
+    })
+}

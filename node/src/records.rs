@@ -15,6 +15,81 @@ pub fn u(v: i64, what: &str) -> sessiondb::Result<u64> {
     u64::try_from(v).map_err(|_| sessiondb::Error::invalid(format!("{what} must be >= 0")))
 }
 
+/// A core value as the type of a JS record field (counts saturate into JS
+/// numbers, enums become their names). Written once per type, so
+/// [`from_core!`] generates each record's `From<core type>` field by field.
+pub trait Conv<T> {
+    fn conv(self) -> T;
+}
+
+macro_rules! conv_same {
+    ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
+}
+conv_same!(String, i64, u32, u8, bool, Value);
+
+impl Conv<i64> for u64 {
+    fn conv(self) -> i64 {
+        n(self)
+    }
+}
+impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {
+    fn conv(self) -> Option<B> {
+        self.map(Conv::conv)
+    }
+}
+impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {
+    fn conv(self) -> Vec<B> {
+        self.into_iter().map(Conv::conv).collect()
+    }
+}
+impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {
+    fn conv(self) -> Vec<B> {
+        self.into_iter().map(Conv::conv).collect()
+    }
+}
+impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {
+    fn conv(self) -> std::collections::BTreeMap<K, B> {
+        self.into_iter().map(|(k, v)| (k, v.conv())).collect()
+    }
+}
+/// Seq-keyed maps: JS object keys are strings.
+impl<A: Conv<B>, B> Conv<std::collections::BTreeMap<String, B>> for std::collections::BTreeMap<u64, A> {
+    fn conv(self) -> std::collections::BTreeMap<String, B> {
+        self.into_iter().map(|(k, v)| (k.to_string(), v.conv())).collect()
+    }
+}
+impl Conv<String> for sessiondb::Role {
+    fn conv(self) -> String {
+        self.as_str().to_owned()
+    }
+}
+impl Conv<String> for sessiondb::ContentFormat {
+    fn conv(self) -> String {
+        self.as_str().to_owned()
+    }
+}
+
+/// `impl Conv<Js> for Core` from an existing `From<Core> for Js`.
+macro_rules! conv_from {
+    ($($core:ty => $js:ty),* $(,)?) => { $(impl $crate::records::Conv<$js> for $core { fn conv(self) -> $js { self.into() } })* };
+}
+pub(crate) use conv_from;
+
+/// `From<core::Type>` for JS records whose fields each convert by [`Conv`]
+/// (the struct stays a plain `#[napi(object)]` declaration: napi reads its
+/// `Option` fields and doc comments from the source tokens).
+macro_rules! from_core {
+    ($($js:ident <= $core:path { $($field:ident),* $(,)? })*) => { $(
+        impl From<$core> for $js {
+            fn from(c: $core) -> Self {
+                $js { $($field: $crate::records::Conv::conv(c.$field)),* }
+            }
+        }
+        $crate::records::conv_from!($core => $js);
+    )* };
+}
+pub(crate) use from_core;
+
 /// A session's metadata (decrypted).
 #[napi(object)]
 pub struct Session {
@@ -44,31 +119,6 @@ pub struct UnreadableField {
     pub reason: String,
 }
 
-impl From<sessiondb::UnreadableField> for UnreadableField {
-    fn from(u: sessiondb::UnreadableField) -> Self {
-        UnreadableField { field: u.field, record_id: u.record_id, kind: u.kind, reason: u.reason }
-    }
-}
-
-impl From<sessiondb::SessionRecord> for Session {
-    fn from(r: sessiondb::SessionRecord) -> Self {
-        Session {
-            id: r.id,
-            name: r.name,
-            workspace_path: r.workspace_path,
-            model: r.model,
-            provider: r.provider,
-            work_mode: r.work_mode,
-            created_at_ms: r.created_at_ms,
-            updated_at_ms: r.updated_at_ms,
-            entry_count: n(r.entry_count),
-            forked_from: r.forked_from,
-            forked_at_seq: r.forked_at_seq.map(n),
-            unreadable: r.unreadable.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
 /// Fields of `createSession` beyond name and workspace.
 #[napi(object)]
 #[derive(Default)]
@@ -87,7 +137,9 @@ pub struct CreateSessionOptions {
 pub struct TranscriptEntry {
     pub session_id: String,
     pub seq: i64,
+    #[napi(ts_type = "'user' | 'assistant' | 'tool' | 'system'")]
     pub role: String,
+    #[napi(ts_type = "'text' | 'blocks'")]
     pub format: String,
     pub content: String,
     pub created_at_ms: i64,
@@ -95,26 +147,13 @@ pub struct TranscriptEntry {
     pub source_line: Option<i64>,
 }
 
-impl From<sessiondb::TranscriptEntry> for TranscriptEntry {
-    fn from(e: sessiondb::TranscriptEntry) -> Self {
-        TranscriptEntry {
-            session_id: e.session_id,
-            seq: n(e.seq),
-            role: e.role.as_str().to_string(),
-            format: e.format.as_str().to_string(),
-            content: e.content,
-            created_at_ms: e.created_at_ms,
-            tokens: e.tokens.map(n),
-            source_line: e.source_line.map(n),
-        }
-    }
-}
-
 /// One entry to append (`appendEntries`). `format` defaults to `text`, `createdAtMs` to now.
 #[napi(object)]
 pub struct NewEntry {
+    #[napi(ts_type = "'user' | 'assistant' | 'tool' | 'system'")]
     pub role: String,
     pub content: String,
+    #[napi(ts_type = "'text' | 'blocks'")]
     pub format: Option<String>,
     pub created_at_ms: Option<i64>,
     pub tokens: Option<i64>,
@@ -213,12 +252,6 @@ pub struct TokenTotals {
     pub cached: i64,
 }
 
-impl From<sessiondb::TokenTotals> for TokenTotals {
-    fn from(t: sessiondb::TokenTotals) -> Self {
-        TokenTotals { input: n(t.input), output: n(t.output), cached: n(t.cached) }
-    }
-}
-
 /// One context extension; `body` is JSON text.
 #[napi(object)]
 pub struct ContextExtension {
@@ -227,12 +260,6 @@ pub struct ContextExtension {
     pub kind: String,
     pub body: String,
     pub created_at_ms: i64,
-}
-
-impl From<sessiondb::ContextExtensionRecord> for ContextExtension {
-    fn from(r: sessiondb::ContextExtensionRecord) -> Self {
-        ContextExtension { session_id: r.session_id, n: n(r.n), kind: r.kind, body: r.body, created_at_ms: r.created_at_ms }
-    }
 }
 
 /// A journal event to append.
@@ -258,33 +285,12 @@ pub struct JournalEvent {
     pub created_at: String,
 }
 
-impl From<sessiondb::JournalEvent> for JournalEvent {
-    fn from(e: sessiondb::JournalEvent) -> Self {
-        JournalEvent {
-            event_id: e.event_id,
-            session_id: e.session_id,
-            seq: n(e.seq),
-            aggregate_version: n(e.aggregate_version),
-            operation_id: e.operation_id,
-            kind: e.kind,
-            payload: e.payload,
-            created_at: e.created_at,
-        }
-    }
-}
-
 /// What a journal append did; `duplicate` = the event id was already there.
 #[napi(object)]
 pub struct AppendOutcome {
     pub seq: i64,
     pub aggregate_version: i64,
     pub duplicate: bool,
-}
-
-impl From<sessiondb::AppendOutcome> for AppendOutcome {
-    fn from(o: sessiondb::AppendOutcome) -> Self {
-        AppendOutcome { seq: n(o.seq), aggregate_version: n(o.aggregate_version), duplicate: o.duplicate }
-    }
 }
 
 /// An operation marked unknown by a recovery pass.
@@ -351,22 +357,6 @@ pub struct StoreStats {
     pub wal_bytes: i64,
 }
 
-impl From<sessiondb::StoreStats> for StoreStats {
-    fn from(s: sessiondb::StoreStats) -> Self {
-        StoreStats {
-            path: s.path,
-            key_backend: s.key_backend,
-            schema_version: s.schema_version,
-            sessions: n(s.sessions),
-            transcript_entries: n(s.transcript_entries),
-            journal_events: n(s.journal_events),
-            open_operations: n(s.open_operations),
-            db_bytes: n(s.db_bytes),
-            wal_bytes: n(s.wal_bytes),
-        }
-    }
-}
-
 /// A host key source: `getKey()` returns the 32 stored key bytes or null
 /// (no key yet) and must throw when the store is locked or unreachable;
 /// `setKey(key)` persists a new key. Both are called synchronously.
@@ -390,4 +380,15 @@ pub struct OpenOptions {
     pub app: Option<String>,
     pub busy_timeout_ms: Option<u32>,
     pub recover: Option<bool>,
+}
+
+from_core! {
+    Session <= sessiondb::SessionRecord { id, name, workspace_path, model, provider, work_mode, created_at_ms, updated_at_ms, entry_count, forked_from, forked_at_seq, unreadable }
+    UnreadableField <= sessiondb::UnreadableField { field, record_id, kind, reason }
+    TranscriptEntry <= sessiondb::TranscriptEntry { session_id, seq, role, format, content, created_at_ms, tokens, source_line }
+    TokenTotals <= sessiondb::TokenTotals { input, output, cached }
+    ContextExtension <= sessiondb::ContextExtensionRecord { session_id, n, kind, body, created_at_ms }
+    JournalEvent <= sessiondb::JournalEvent { event_id, session_id, seq, aggregate_version, operation_id, kind, payload, created_at }
+    AppendOutcome <= sessiondb::AppendOutcome { seq, aggregate_version, duplicate }
+    StoreStats <= sessiondb::StoreStats { path, key_backend, schema_version, sessions, transcript_entries, journal_events, open_operations, db_bytes, wal_bytes }
 }

@@ -12,7 +12,39 @@ use napi_derive::napi;
 use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
-use crate::records::{n, u, ContextExtension, Session, TokenTotals, TranscriptEntry};
+use crate::records::{conv_from, from_core, n, u, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
+
+// Field conversions of the core's enums (their serde names), once per type.
+impl Conv<String> for core_ctx::Band {
+    fn conv(self) -> String {
+        self.name().to_owned()
+    }
+}
+impl Conv<String> for core_pt::SourceFormat {
+    fn conv(self) -> String {
+        self.as_str().to_owned()
+    }
+}
+impl Conv<String> for core_ctx::CompactionAction {
+    fn conv(self) -> String {
+        enum_name(&self)
+    }
+}
+impl Conv<String> for core_ctx::TurnState {
+    fn conv(self) -> String {
+        enum_name(&self)
+    }
+}
+impl Conv<DigestSkippedLine> for core_pt::DigestSkippedLine {
+    fn conv(self) -> DigestSkippedLine {
+        DigestSkippedLine { line: n(self.line), reason: self.reason }
+    }
+}
+conv_from!(
+    core_ctx::CompactionPlan => CompactionPlan,
+    sessiondb::restore::Authority => Authority,
+    core_pt::SkippedLine => SkippedLine,
+);
 
 /// The serde name of a unit enum variant of the core.
 fn enum_name<T: serde::Serialize>(v: &T) -> String {
@@ -26,10 +58,6 @@ fn enum_name<T: serde::Serialize>(v: &T) -> String {
 fn enum_parse<T: serde::de::DeserializeOwned>(name: &str, what: &str) -> sessiondb::Result<T> {
     serde_json::from_value(serde_json::Value::String(name.to_owned()))
         .map_err(|_| sessiondb::Error::invalid(format!("{what} is not one of its known values")))
-}
-
-fn counts(m: BTreeMap<String, u64>) -> BTreeMap<String, i64> {
-    m.into_iter().map(|(k, v)| (k, n(v))).collect()
 }
 
 fn seqs(v: impl IntoIterator<Item = u64>) -> Vec<i64> {
@@ -47,23 +75,11 @@ pub struct CapacityBreakdown {
     pub capacity: i64,
 }
 
-impl From<core_ctx::CapacityBreakdown> for CapacityBreakdown {
-    fn from(b: core_ctx::CapacityBreakdown) -> Self {
-        CapacityBreakdown { raw: n(b.raw), output_reserve: n(b.output_reserve), safety_margin: n(b.safety_margin), capacity: n(b.capacity) }
-    }
-}
-
 /// Published limits of a model, in tokens.
 #[napi(object, object_from_js = false)]
 pub struct ModelLimits {
     pub context_window: i64,
     pub max_output: i64,
-}
-
-impl From<core_ctx::ModelLimits> for ModelLimits {
-    fn from(l: core_ctx::ModelLimits) -> Self {
-        ModelLimits { context_window: n(l.context_window), max_output: n(l.max_output) }
-    }
 }
 
 /// One reading of the context meter: `label` is `Ctx N%`; `overflow` = activeTokens > capacity.
@@ -76,19 +92,6 @@ pub struct ContextMeter {
     #[napi(ts_type = "'green' | 'amber' | 'orange' | 'red'")]
     pub band: String,
     pub overflow: bool,
-}
-
-impl From<core_ctx::ContextMeter> for ContextMeter {
-    fn from(m: core_ctx::ContextMeter) -> Self {
-        ContextMeter {
-            active_tokens: n(m.active_tokens),
-            capacity: n(m.capacity),
-            percent: n(m.percent),
-            label: m.label,
-            band: m.band.name().to_owned(),
-            overflow: m.overflow,
-        }
-    }
 }
 
 /// A token count; `encoding` only for exact counts.
@@ -125,19 +128,6 @@ pub struct Transformation {
     pub tokens_before: i64,
     pub tokens_after: i64,
     pub summary: String,
-}
-
-impl From<core_ctx::Transformation> for Transformation {
-    fn from(t: core_ctx::Transformation) -> Self {
-        Transformation {
-            seq: n(t.seq),
-            last_seq: t.last_seq.map(n),
-            action: enum_name(&t.action),
-            tokens_before: n(t.tokens_before),
-            tokens_after: n(t.tokens_after),
-            summary: t.summary,
-        }
-    }
 }
 
 impl Transformation {
@@ -276,12 +266,6 @@ pub struct TurnGovernance {
     pub compaction: Option<Transformation>,
 }
 
-impl From<core_ctx::TurnGovernance> for TurnGovernance {
-    fn from(t: core_ctx::TurnGovernance) -> Self {
-        TurnGovernance { seq: n(t.seq), state: enum_name(&t.state), pinned: t.pinned, compaction: t.compaction.map(Into::into) }
-    }
-}
-
 /// Where a stored session's context stands (`/context`): `model` picks the
 /// tokenizer (absent: estimate), `capacity` in tokens.
 #[napi(object, object_from_js = false)]
@@ -292,24 +276,12 @@ pub struct ContextStatus {
     pub turns: Vec<TurnGovernance>,
 }
 
-impl From<core_ctx::ContextStatus> for ContextStatus {
-    fn from(s: core_ctx::ContextStatus) -> Self {
-        ContextStatus { model: s.model, capacity: n(s.capacity), meter: s.meter.into(), turns: s.turns.into_iter().map(Into::into).collect() }
-    }
-}
-
 /// One recorded compaction: context extension number, time (ms since the Unix epoch), plan.
 #[napi(object, object_from_js = false)]
 pub struct CompactionHistoryEntry {
     pub n: i64,
     pub created_at_ms: i64,
     pub plan: CompactionPlan,
-}
-
-impl From<core_ctx::CompactionHistoryEntry> for CompactionHistoryEntry {
-    fn from(h: core_ctx::CompactionHistoryEntry) -> Self {
-        CompactionHistoryEntry { n: n(h.n), created_at_ms: h.created_at_ms, plan: h.plan.into() }
-    }
 }
 
 /// Pins, exclusions and compactions of a session, replayed: seqs ascending;
@@ -320,17 +292,6 @@ pub struct ContextGovernance {
     pub excluded: Vec<i64>,
     pub compacted: BTreeMap<String, Transformation>,
     pub history: Vec<CompactionHistoryEntry>,
-}
-
-impl From<core_ctx::ContextGovernance> for ContextGovernance {
-    fn from(g: core_ctx::ContextGovernance) -> Self {
-        ContextGovernance {
-            pinned: seqs(g.pinned),
-            excluded: seqs(g.excluded),
-            compacted: g.compacted.into_iter().map(|(k, t)| (k.to_string(), t.into())).collect(),
-            history: g.history.into_iter().map(Into::into).collect(),
-        }
-    }
 }
 
 // --- restore boundary
@@ -368,29 +329,11 @@ pub struct SavedSessionState {
     pub other_extensions: Vec<ContextExtension>,
 }
 
-impl From<sessiondb::restore::SavedSessionState> for SavedSessionState {
-    fn from(k: sessiondb::restore::SavedSessionState) -> Self {
-        SavedSessionState {
-            session: k.session.into(),
-            transcript: k.transcript.into_iter().map(Into::into).collect(),
-            token_totals: k.token_totals.into(),
-            governance: k.governance.into(),
-            other_extensions: k.other_extensions.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
 /// A saved session, opened (seed 000 "Session Restoration Boundary").
 #[napi(object, object_from_js = false)]
 pub struct OpenedSession {
     pub knowledge: SavedSessionState,
     pub authority: Authority,
-}
-
-impl From<sessiondb::restore::OpenedSession> for OpenedSession {
-    fn from(o: sessiondb::restore::OpenedSession) -> Self {
-        OpenedSession { knowledge: o.knowledge.into(), authority: o.authority.into() }
-    }
 }
 
 // --- portable sessions
@@ -409,24 +352,6 @@ pub struct SessionImport {
     pub cached_tokens: i64,
     pub context_extensions: i64,
     pub skipped_already_stored: i64,
-}
-
-impl From<core_pt::SessionImport> for SessionImport {
-    fn from(s: core_pt::SessionImport) -> Self {
-        SessionImport {
-            session_id: s.session_id,
-            created: s.created,
-            entries: n(s.entries),
-            tool_calls: n(s.tool_calls),
-            tool_results: n(s.tool_results),
-            usage_records: n(s.usage_records),
-            input_tokens: n(s.input_tokens),
-            output_tokens: n(s.output_tokens),
-            cached_tokens: n(s.cached_tokens),
-            context_extensions: n(s.context_extensions),
-            skipped_already_stored: n(s.skipped_already_stored),
-        }
-    }
 }
 
 /// A line a reader skipped; `column` (1-based) only for `invalid_json`.
@@ -469,26 +394,6 @@ pub struct ReadReport {
     pub already_imported_lines: i64,
     pub merged_lines: i64,
     pub duplicate_usage: i64,
-}
-
-impl From<core_pt::ReadReport> for ReadReport {
-    fn from(r: core_pt::ReadReport) -> Self {
-        ReadReport {
-            format: r.format.map(|f| f.as_str().to_owned()),
-            lines: n(r.lines),
-            bytes: n(r.bytes),
-            kinds: counts(r.kinds),
-            not_imported: counts(r.not_imported),
-            kept_raw: counts(r.kept_raw),
-            skipped: r.skipped.into_iter().map(Into::into).collect(),
-            surrogates_replaced: seqs(r.surrogates_replaced),
-            blank_lines: n(r.blank_lines),
-            missing_final_newline: r.missing_final_newline,
-            already_imported_lines: n(r.already_imported_lines),
-            merged_lines: n(r.merged_lines),
-            duplicate_usage: n(r.duplicate_usage),
-        }
-    }
 }
 
 /// The import report of one file; a `failed` status carries its message (no content) in `error`.
@@ -556,29 +461,18 @@ pub struct ThclawsDigest {
     pub other_lines: i64,
 }
 
-impl From<core_pt::ThclawsDigest> for ThclawsDigest {
-    fn from(d: core_pt::ThclawsDigest) -> Self {
-        ThclawsDigest {
-            id: d.id,
-            title: d.title,
-            model: d.model,
-            provider: d.provider,
-            cwd: d.cwd,
-            created_at_ms: d.created_at_ms,
-            roles: d.roles,
-            texts: d.texts,
-            active_texts: d.active_texts,
-            tool_calls: n(d.tool_calls),
-            tool_results: n(d.tool_results),
-            plan_steps: n(d.plan_steps),
-            compactions: n(d.compactions),
-            lines: n(d.lines),
-            bytes: n(d.bytes),
-            skipped: d.skipped.into_iter().map(|s| DigestSkippedLine { line: n(s.line), reason: s.reason }).collect(),
-            surrogates_replaced: seqs(d.surrogates_replaced),
-            missing_final_newline: d.missing_final_newline,
-            kept_raw: counts(d.kept_raw),
-            other_lines: n(d.other_lines),
-        }
-    }
+from_core! {
+    CapacityBreakdown <= core_ctx::CapacityBreakdown { raw, output_reserve, safety_margin, capacity }
+    ModelLimits <= core_ctx::ModelLimits { context_window, max_output }
+    ContextMeter <= core_ctx::ContextMeter { active_tokens, capacity, percent, label, band, overflow }
+    Transformation <= core_ctx::Transformation { seq, last_seq, action, tokens_before, tokens_after, summary }
+    TurnGovernance <= core_ctx::TurnGovernance { seq, state, pinned, compaction }
+    ContextStatus <= core_ctx::ContextStatus { model, capacity, meter, turns }
+    CompactionHistoryEntry <= core_ctx::CompactionHistoryEntry { n, created_at_ms, plan }
+    ContextGovernance <= core_ctx::ContextGovernance { pinned, excluded, compacted, history }
+    SavedSessionState <= sessiondb::restore::SavedSessionState { session, transcript, token_totals, governance, other_extensions }
+    OpenedSession <= sessiondb::restore::OpenedSession { knowledge, authority }
+    SessionImport <= core_pt::SessionImport { session_id, created, entries, tool_calls, tool_results, usage_records, input_tokens, output_tokens, cached_tokens, context_extensions, skipped_already_stored }
+    ReadReport <= core_pt::ReadReport { format, lines, bytes, kinds, not_imported, kept_raw, skipped, surrogates_replaced, blank_lines, missing_final_newline, already_imported_lines, merged_lines, duplicate_usage }
+    ThclawsDigest <= core_pt::ThclawsDigest { id, title, model, provider, cwd, created_at_ms, roles, texts, active_texts, tool_calls, tool_results, plan_steps, compactions, lines, bytes, skipped, surrogates_replaced, missing_final_newline, kept_raw, other_lines }
 }

@@ -197,7 +197,12 @@ impl SessionStore {
 
     /// Append one entry; resolves to it with its seq.
     #[napi(ts_return_type = "Promise<TranscriptEntry>")]
-    pub fn append_transcript(&self, session_id: String, role: String, content: String) -> napi::Result<AsyncTask<Job<TranscriptEntry>>> {
+    pub fn append_transcript(
+        &self,
+        session_id: String,
+        #[napi(ts_arg_type = "'user' | 'assistant' | 'tool' | 'system'")] role: String,
+        content: String,
+    ) -> napi::Result<AsyncTask<Job<TranscriptEntry>>> {
         let role = Role::parse(&role).map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.append_transcript(&session_id, role, content).map(Into::into)))
@@ -217,6 +222,14 @@ impl SessionStore {
         let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.get_transcript(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map)))
+    }
+
+    /// The last `limit` (1..=10000, default 1000) entries, in seq order (all
+    /// of a shorter session). Rejects with NotFoundError, InvalidInputError.
+    #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
+    pub fn get_transcript_tail(&self, session_id: String, limit: Option<u32>) -> AsyncTask<Job<Vec<TranscriptEntry>>> {
+        let s = self.inner.clone();
+        job(move || s.get_transcript_tail(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map))
     }
 
     /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
@@ -312,7 +325,7 @@ impl SessionStore {
         &self,
         session_id: String,
         operation_id: String,
-        outcome: String,
+        #[napi(ts_arg_type = "'succeeded' | 'failed' | 'blocked' | 'cancelled' | 'unknown'")] outcome: String,
         payload: Option<Value>,
     ) -> napi::Result<AsyncTask<Job<AppendOutcome>>> {
         let o = OperationOutcome::parse(&outcome).map_err(to_napi)?;
@@ -343,7 +356,11 @@ impl SessionStore {
 
     /// Import one session file (`format` 'thclaws' | 'codex' | 'claude-code', default: detect); resolves to the import report.
     #[napi(ts_return_type = "Promise<FileImport>")]
-    pub fn import_file(&self, path: String, format: Option<String>) -> napi::Result<AsyncTask<Job<FileImport>>> {
+    pub fn import_file(
+        &self,
+        path: String,
+        #[napi(ts_arg_type = "'thclaws' | 'codex' | 'claude-code' | undefined | null")] format: Option<String>,
+    ) -> napi::Result<AsyncTask<Job<FileImport>>> {
         let format = format.map(|f| sessiondb::portable::SourceFormat::parse(&f)).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).map(Into::into)))
@@ -376,6 +393,37 @@ impl SessionStore {
         let at_seq = at_seq.map(|v| u(v, "atSeq")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || sessiondb::portable::fork_session(&s, &session_id, sessiondb::portable::ForkOptions { at_seq, summary }).map(Into::into)))
+    }
+
+    /// Resolve a reference as `/load` and `--resume` do: `last` = the most recent session bound to `workspace`;
+    /// otherwise an id, unique id prefix or exact title. Rejects with NotFoundError, ConflictError (ambiguous).
+    #[napi(ts_return_type = "Promise<Session>")]
+    pub fn resolve_session(&self, reference: String, workspace: Option<String>) -> AsyncTask<Job<Session>> {
+        let s = self.inner.clone();
+        job(move || sessiondb::portable::resolve_session(&s, &reference, workspace.as_deref()).map(Into::into))
+    }
+
+    /// The 20 most recently active sessions (seed 002 `/sessions`).
+    #[napi(ts_return_type = "Promise<Session[]>")]
+    pub fn recent_sessions(&self) -> AsyncTask<Job<Vec<Session>>> {
+        let s = self.inner.clone();
+        job(move || sessiondb::portable::recent_sessions(&s).map(map))
+    }
+
+    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+    #[napi(ts_return_type = "Promise<Session[]>")]
+    pub fn sidebar_sessions(&self) -> AsyncTask<Job<Vec<Session>>> {
+        let s = self.inner.clone();
+        job(move || sessiondb::portable::sidebar_sessions(&s).map(map))
+    }
+
+    /// Record a compaction plan; resolves to its context extension number, or null for a plan without
+    /// transformations (not recorded). Rejects with NotFoundError.
+    #[napi(ts_return_type = "Promise<number | null>")]
+    pub fn record_compaction(&self, session_id: String, plan: CompactionPlan) -> napi::Result<AsyncTask<Job<Option<i64>>>> {
+        let plan = plan.into_core().map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || sessiondb::context::record_compaction(&s, &session_id, &plan).map(|n| n.map(crate::records::n))))
     }
 
     /// Run the recovery pass now (it also runs at open).

@@ -120,3 +120,26 @@ pub fn apply_compaction<'py>(py: Python<'py>, plan: &Bound<'py, PyAny>, items: &
     let items = context_items(items)?;
     Ok(plan.apply(&items).into_iter().map(Into::into).collect())
 }
+
+/// The tiktoken encoding of a model name (`o200k_base`, `cl100k_base`), or
+/// None when its family has none.
+#[pyfunction]
+pub fn encoding_for_model(model: &str) -> Option<&'static str> {
+    context::encoding_for_model(model).map(context::Encoding::name)
+}
+
+/// Cut `text` to at most `max_chars` characters, ending with `…` when cut,
+/// never inside a character or a common grapheme cluster.
+#[pyfunction]
+pub fn truncate_chars(text: &str, max_chars: usize) -> String {
+    context::truncate_chars(text, max_chars)
+}
+
+/// The format of a session file from its first lines (`thclaws`, `codex`,
+/// `claude-code`), or None when it is none of them. Raises IoError.
+#[pyfunction]
+pub fn detect_format(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Option<&'static str>> {
+    py.detach(|| sessiondb::portable::detect_format(&path))
+        .map(|f| f.map(sessiondb::portable::SourceFormat::as_str))
+        .map_err(py_err(py))
+}

@@ -37,8 +37,9 @@ mod _native {
 
     #[pymodule_export]
     use crate::context::{
-        apply_compaction, capacity_breakdown, compact_context, count_tokens, effective_context_capacity,
-        effective_context_capacity_for_model, estimate_tokens, known_model_limits, meter, should_compact,
+        apply_compaction, capacity_breakdown, compact_context, count_tokens, detect_format, effective_context_capacity,
+        effective_context_capacity_for_model, encoding_for_model, estimate_tokens, known_model_limits, meter, should_compact,
+        truncate_chars,
     };
 
     use super::*;

@@ -48,9 +48,69 @@ pub(crate) fn dict_of<'py>(obj: &Bound<'py, PyAny>, fields: &[&str]) -> PyResult
     Ok(d)
 }
 
+/// A core value as the type of a Python record field. Written once per
+/// type (below), so `record! { Name = "Name" from core::Type { ... } }`
+/// generates each record's `From<core::Type>` field by field.
+pub(crate) trait Conv<T> {
+    fn conv(self) -> T;
+}
+
+macro_rules! conv_same {
+    ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
+}
+conv_same!(String, u64, i64, u32, u8, bool, (String, String), (String, String, String));
+
+/// `impl Conv<Py> for Core` from an existing `From<Core> for Py`.
+macro_rules! conv_from {
+    ($($core:ty => $py:ty),* $(,)?) => { $(impl $crate::records::Conv<$py> for $core { fn conv(self) -> $py { self.into() } })* };
+}
+pub(crate) use conv_from;
+
+impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {
+    fn conv(self) -> Option<B> {
+        self.map(Conv::conv)
+    }
+}
+impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {
+    fn conv(self) -> Vec<B> {
+        self.into_iter().map(Conv::conv).collect()
+    }
+}
+impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {
+    fn conv(self) -> Vec<B> {
+        self.into_iter().map(Conv::conv).collect()
+    }
+}
+impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {
+    fn conv(self) -> std::collections::BTreeMap<K, B> {
+        self.into_iter().map(|(k, v)| (k, v.conv())).collect()
+    }
+}
+impl Conv<&'static str> for sessiondb::Role {
+    fn conv(self) -> &'static str {
+        self.as_str()
+    }
+}
+impl Conv<&'static str> for sessiondb::ContentFormat {
+    fn conv(self) -> &'static str {
+        self.as_str()
+    }
+}
+
 /// A frozen record class: read-only attributes, `==`, `__repr__` and
-/// `to_dict()` (the attributes as plain dicts, lists and scalars).
+/// `to_dict()` (the attributes as plain dicts, lists and scalars). With
+/// `from core::Type`, also `From<core::Type>` (each field by [`Conv`]).
 macro_rules! record {
+    ($(#[$m:meta])* $name:ident = $pyname:literal from $core:path { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $crate::records::record! { $(#[$m])* $name = $pyname { $($(#[$fm])* $field : $ty),* } }
+
+        impl From<$core> for $name {
+            fn from(c: $core) -> Self {
+                $name { $($field: $crate::records::Conv::conv(c.$field)),* }
+            }
+        }
+        $crate::records::conv_from!($core => $name);
+    };
     ($(#[$m:meta])* $name:ident = $pyname:literal { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
         $(#[$m])*
         #[pyclass(frozen, get_all, eq, module = "sessiondb", name = $pyname)]
@@ -74,7 +134,7 @@ pub(crate) use record;
 
 record! {
     /// A session's metadata (decrypted). Times in ms since the Unix epoch.
-    Session = "Session" {
+    Session = "Session" from sessiondb::SessionRecord {
         id: String,
         name: Option<String>,
         workspace_path: Option<String>,
@@ -94,7 +154,7 @@ record! {
     /// A stored field that could not be read (a damaged row): `field` (e.g.
     /// `name`), `record_id` (e.g. `session:<id>:name`), `kind`
     /// (`AuthenticationFailed` or `Corrupt`) and `reason`.
-    UnreadableField = "UnreadableField" {
+    UnreadableField = "UnreadableField" from sessiondb::UnreadableField {
         field: String,
         record_id: String,
         kind: String,
@@ -102,35 +162,10 @@ record! {
     }
 }
 
-impl From<sessiondb::UnreadableField> for UnreadableField {
-    fn from(u: sessiondb::UnreadableField) -> Self {
-        UnreadableField { field: u.field, record_id: u.record_id, kind: u.kind, reason: u.reason }
-    }
-}
-
-impl From<sessiondb::SessionRecord> for Session {
-    fn from(r: sessiondb::SessionRecord) -> Self {
-        Session {
-            id: r.id,
-            name: r.name,
-            workspace_path: r.workspace_path,
-            model: r.model,
-            provider: r.provider,
-            work_mode: r.work_mode,
-            created_at_ms: r.created_at_ms,
-            updated_at_ms: r.updated_at_ms,
-            entry_count: r.entry_count,
-            forked_from: r.forked_from,
-            forked_at_seq: r.forked_at_seq,
-            unreadable: r.unreadable.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
 record! {
     /// One transcript entry (decrypted). `role`: user|assistant|tool|system;
     /// `format`: text|blocks; `tokens`: host-supplied count, if any.
-    TranscriptEntry = "TranscriptEntry" {
+    TranscriptEntry = "TranscriptEntry" from sessiondb::TranscriptEntry {
         session_id: String,
         seq: u64,
         role: &'static str,
@@ -142,35 +177,14 @@ record! {
     }
 }
 
-impl From<sessiondb::TranscriptEntry> for TranscriptEntry {
-    fn from(e: sessiondb::TranscriptEntry) -> Self {
-        TranscriptEntry {
-            session_id: e.session_id,
-            seq: e.seq,
-            role: e.role.as_str(),
-            format: e.format.as_str(),
-            content: e.content,
-            created_at_ms: e.created_at_ms,
-            tokens: e.tokens,
-            source_line: e.source_line,
-        }
-    }
-}
-
 record! {
     /// Sums of a session's token ledger, in tokens.
-    TokenTotals = "TokenTotals" { input: u64, output: u64, cached: u64 }
-}
-
-impl From<sessiondb::TokenTotals> for TokenTotals {
-    fn from(t: sessiondb::TokenTotals) -> Self {
-        TokenTotals { input: t.input, output: t.output, cached: t.cached }
-    }
+    TokenTotals = "TokenTotals" from sessiondb::TokenTotals { input: u64, output: u64, cached: u64 }
 }
 
 record! {
     /// One context extension (pin, exclusion, compaction record...); `body` is JSON text.
-    ContextExtension = "ContextExtension" {
+    ContextExtension = "ContextExtension" from sessiondb::ContextExtensionRecord {
         session_id: String,
         n: u64,
         kind: String,
@@ -179,35 +193,17 @@ record! {
     }
 }
 
-impl From<sessiondb::ContextExtensionRecord> for ContextExtension {
-    fn from(r: sessiondb::ContextExtensionRecord) -> Self {
-        ContextExtension { session_id: r.session_id, n: r.n, kind: r.kind, body: r.body, created_at_ms: r.created_at_ms }
-    }
-}
-
 record! {
     /// What a journal append did; `duplicate` = the event id was already there.
-    AppendOutcome = "AppendOutcome" { seq: u64, aggregate_version: u64, duplicate: bool }
-}
-
-impl From<sessiondb::AppendOutcome> for AppendOutcome {
-    fn from(o: sessiondb::AppendOutcome) -> Self {
-        AppendOutcome { seq: o.seq, aggregate_version: o.aggregate_version, duplicate: o.duplicate }
-    }
+    AppendOutcome = "AppendOutcome" from sessiondb::AppendOutcome { seq: u64, aggregate_version: u64, duplicate: bool }
 }
 
 record! {
     /// What a recovery pass did: `marked_unknown` = `(session_id, operation_id)` pairs.
-    RecoveryReport = "RecoveryReport" {
+    RecoveryReport = "RecoveryReport" from sessiondb::RecoveryReport {
         marked_unknown: Vec<(String, String)>,
         skipped_live: u64,
         failed: Vec<(String, String, String)>,
-    }
-}
-
-impl From<sessiondb::RecoveryReport> for RecoveryReport {
-    fn from(r: sessiondb::RecoveryReport) -> Self {
-        RecoveryReport { marked_unknown: r.marked_unknown, skipped_live: r.skipped_live, failed: r.failed }
     }
 }
 
@@ -218,7 +214,7 @@ record! {
 
 record! {
     /// Store figures (`sessiondb doctor`); sizes in bytes.
-    StoreStats = "StoreStats" {
+    StoreStats = "StoreStats" from sessiondb::StoreStats {
         path: String,
         key_backend: String,
         schema_version: u32,
@@ -228,22 +224,6 @@ record! {
         open_operations: u64,
         db_bytes: u64,
         wal_bytes: u64,
-    }
-}
-
-impl From<sessiondb::StoreStats> for StoreStats {
-    fn from(s: sessiondb::StoreStats) -> Self {
-        StoreStats {
-            path: s.path,
-            key_backend: s.key_backend,
-            schema_version: s.schema_version,
-            sessions: s.sessions,
-            transcript_entries: s.transcript_entries,
-            journal_events: s.journal_events,
-            open_operations: s.open_operations,
-            db_bytes: s.db_bytes,
-            wal_bytes: s.wal_bytes,
-        }
     }
 }
 

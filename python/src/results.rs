@@ -11,55 +11,57 @@ use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
 use crate::json::{enum_name, enum_parse};
-use crate::records::{dict_of, record, ContextExtension, Session, TokenTotals, TranscriptEntry};
+use crate::records::{conv_from, dict_of, record, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
+
+// Field conversions of the core's enums (their serde names), once per type.
+impl Conv<&'static str> for core_ctx::Band {
+    fn conv(self) -> &'static str {
+        self.name()
+    }
+}
+impl Conv<&'static str> for core_pt::SourceFormat {
+    fn conv(self) -> &'static str {
+        self.as_str()
+    }
+}
+impl Conv<String> for core_ctx::CompactionAction {
+    fn conv(self) -> String {
+        enum_name(&self)
+    }
+}
+impl Conv<String> for core_ctx::TurnState {
+    fn conv(self) -> String {
+        enum_name(&self)
+    }
+}
+conv_from!(
+    core_ctx::CompactionPlan => CompactionPlan,
+    sessiondb::restore::Authority => Authority,
+    core_pt::SkippedLine => SkippedLine,
+);
 
 // --- context: capacity, meter, tokens
 
 record! {
     /// Every term of the Effective Context Capacity, in tokens.
-    CapacityBreakdown = "CapacityBreakdown" { raw: u64, output_reserve: u64, safety_margin: u64, capacity: u64 }
-}
-
-impl From<core_ctx::CapacityBreakdown> for CapacityBreakdown {
-    fn from(b: core_ctx::CapacityBreakdown) -> Self {
-        CapacityBreakdown { raw: b.raw, output_reserve: b.output_reserve, safety_margin: b.safety_margin, capacity: b.capacity }
-    }
+    CapacityBreakdown = "CapacityBreakdown" from core_ctx::CapacityBreakdown { raw: u64, output_reserve: u64, safety_margin: u64, capacity: u64 }
 }
 
 record! {
     /// Published limits of a model, in tokens.
-    ModelLimits = "ModelLimits" { context_window: u64, max_output: u64 }
-}
-
-impl From<core_ctx::ModelLimits> for ModelLimits {
-    fn from(l: core_ctx::ModelLimits) -> Self {
-        ModelLimits { context_window: l.context_window, max_output: l.max_output }
-    }
+    ModelLimits = "ModelLimits" from core_ctx::ModelLimits { context_window: u64, max_output: u64 }
 }
 
 record! {
     /// One reading of the context meter: `label` is `Ctx N%`, `band`
     /// green|amber|orange|red, `overflow` = active_tokens > capacity.
-    ContextMeter = "ContextMeter" {
+    ContextMeter = "ContextMeter" from core_ctx::ContextMeter {
         active_tokens: u64,
         capacity: u64,
         percent: u64,
         label: String,
         band: &'static str,
         overflow: bool,
-    }
-}
-
-impl From<core_ctx::ContextMeter> for ContextMeter {
-    fn from(m: core_ctx::ContextMeter) -> Self {
-        ContextMeter {
-            active_tokens: m.active_tokens,
-            capacity: m.capacity,
-            percent: m.percent,
-            label: m.label,
-            band: m.band.name(),
-            overflow: m.overflow,
-        }
     }
 }
 
@@ -86,20 +88,7 @@ record! {
     /// The transformation record of one compacted item, or of a run of
     /// items from `seq` to `last_seq` replaced by one summary; `action`
     /// summarized|tool_result_preview; `summary` at most 240 characters.
-    Transformation = "Transformation" { seq: u64, last_seq: Option<u64>, action: String, tokens_before: u64, tokens_after: u64, summary: String }
-}
-
-impl From<core_ctx::Transformation> for Transformation {
-    fn from(t: core_ctx::Transformation) -> Self {
-        Transformation {
-            seq: t.seq,
-            last_seq: t.last_seq,
-            action: enum_name(&t.action),
-            tokens_before: t.tokens_before,
-            tokens_after: t.tokens_after,
-            summary: t.summary,
-        }
-    }
+    Transformation = "Transformation" from core_ctx::Transformation { seq: u64, last_seq: Option<u64>, action: String, tokens_before: u64, tokens_after: u64, summary: String }
 }
 
 impl Transformation {
@@ -253,64 +242,30 @@ impl ContextItem {
 record! {
     /// One turn as `/context` shows it: `state` verbatim|compacted|excluded;
     /// `compaction` is the record in force for this turn, if any.
-    TurnGovernance = "TurnGovernance" { seq: u64, state: String, pinned: bool, compaction: Option<Transformation> }
-}
-
-impl From<core_ctx::TurnGovernance> for TurnGovernance {
-    fn from(t: core_ctx::TurnGovernance) -> Self {
-        TurnGovernance { seq: t.seq, state: enum_name(&t.state), pinned: t.pinned, compaction: t.compaction.map(Into::into) }
-    }
+    TurnGovernance = "TurnGovernance" from core_ctx::TurnGovernance { seq: u64, state: String, pinned: bool, compaction: Option<Transformation> }
 }
 
 record! {
     /// Where a stored session's context stands (`/context`): `model` picks
     /// the tokenizer (None: estimate), `capacity` in tokens.
-    ContextStatus = "ContextStatus" { model: Option<String>, capacity: u64, meter: ContextMeter, turns: Vec<TurnGovernance> }
-}
-
-impl From<core_ctx::ContextStatus> for ContextStatus {
-    fn from(s: core_ctx::ContextStatus) -> Self {
-        ContextStatus {
-            model: s.model,
-            capacity: s.capacity,
-            meter: s.meter.into(),
-            turns: s.turns.into_iter().map(Into::into).collect(),
-        }
-    }
+    ContextStatus = "ContextStatus" from core_ctx::ContextStatus { model: Option<String>, capacity: u64, meter: ContextMeter, turns: Vec<TurnGovernance> }
 }
 
 record! {
     /// One recorded compaction: the context extension number `n`, when
     /// (ms since the Unix epoch) and the plan as recorded.
-    CompactionHistoryEntry = "CompactionHistoryEntry" { n: u64, created_at_ms: i64, plan: CompactionPlan }
-}
-
-impl From<core_ctx::CompactionHistoryEntry> for CompactionHistoryEntry {
-    fn from(h: core_ctx::CompactionHistoryEntry) -> Self {
-        CompactionHistoryEntry { n: h.n, created_at_ms: h.created_at_ms, plan: h.plan.into() }
-    }
+    CompactionHistoryEntry = "CompactionHistoryEntry" from core_ctx::CompactionHistoryEntry { n: u64, created_at_ms: i64, plan: CompactionPlan }
 }
 
 record! {
     /// Pins, exclusions and compactions of a session, replayed: `pinned`
     /// and `excluded` seqs ascending, `compacted` the record in force per
     /// seq, `history` every recorded compaction, oldest first.
-    ContextGovernance = "ContextGovernance" {
+    ContextGovernance = "ContextGovernance" from core_ctx::ContextGovernance {
         pinned: Vec<u64>,
         excluded: Vec<u64>,
         compacted: BTreeMap<u64, Transformation>,
         history: Vec<CompactionHistoryEntry>,
-    }
-}
-
-impl From<core_ctx::ContextGovernance> for ContextGovernance {
-    fn from(g: core_ctx::ContextGovernance) -> Self {
-        ContextGovernance {
-            pinned: g.pinned.into_iter().collect(),
-            excluded: g.excluded.into_iter().collect(),
-            compacted: g.compacted.into_iter().map(|(k, t)| (k, t.into())).collect(),
-            history: g.history.into_iter().map(Into::into).collect(),
-        }
     }
 }
 
@@ -341,7 +296,7 @@ impl From<sessiondb::restore::Authority> for Authority {
 record! {
     /// A saved session's knowledge, as stored: metadata, the whole
     /// transcript, token totals, governance and the other context extensions.
-    SavedSessionState = "SavedSessionState" {
+    SavedSessionState = "SavedSessionState" from sessiondb::restore::SavedSessionState {
         session: Session,
         transcript: Vec<TranscriptEntry>,
         token_totals: TokenTotals,
@@ -350,34 +305,16 @@ record! {
     }
 }
 
-impl From<sessiondb::restore::SavedSessionState> for SavedSessionState {
-    fn from(k: sessiondb::restore::SavedSessionState) -> Self {
-        SavedSessionState {
-            session: k.session.into(),
-            transcript: k.transcript.into_iter().map(Into::into).collect(),
-            token_totals: k.token_totals.into(),
-            governance: k.governance.into(),
-            other_extensions: k.other_extensions.into_iter().map(Into::into).collect(),
-        }
-    }
-}
-
 record! {
     /// A saved session, opened (seed 000 "Session Restoration Boundary").
-    OpenedSession = "OpenedSession" { knowledge: SavedSessionState, authority: Authority }
-}
-
-impl From<sessiondb::restore::OpenedSession> for OpenedSession {
-    fn from(o: sessiondb::restore::OpenedSession) -> Self {
-        OpenedSession { knowledge: o.knowledge.into(), authority: o.authority.into() }
-    }
+    OpenedSession = "OpenedSession" from sessiondb::restore::OpenedSession { knowledge: SavedSessionState, authority: Authority }
 }
 
 // --- portable sessions
 
 record! {
     /// Per-session figures of one file import (tokens for the `*_tokens` fields).
-    SessionImport = "SessionImport" {
+    SessionImport = "SessionImport" from core_pt::SessionImport {
         session_id: String,
         created: bool,
         entries: u64,
@@ -389,24 +326,6 @@ record! {
         cached_tokens: u64,
         context_extensions: u64,
         skipped_already_stored: u64,
-    }
-}
-
-impl From<core_pt::SessionImport> for SessionImport {
-    fn from(s: core_pt::SessionImport) -> Self {
-        SessionImport {
-            session_id: s.session_id,
-            created: s.created,
-            entries: s.entries,
-            tool_calls: s.tool_calls,
-            tool_results: s.tool_results,
-            usage_records: s.usage_records,
-            input_tokens: s.input_tokens,
-            output_tokens: s.output_tokens,
-            cached_tokens: s.cached_tokens,
-            context_extensions: s.context_extensions,
-            skipped_already_stored: s.skipped_already_stored,
-        }
     }
 }
 
@@ -431,7 +350,7 @@ impl From<core_pt::SkippedLine> for SkippedLine {
 record! {
     /// What a reader saw in one file: every line is imported or counted
     /// here (`kinds`, `not_imported`, `kept_raw` map a line kind to a count).
-    ReadReport = "ReadReport" {
+    ReadReport = "ReadReport" from core_pt::ReadReport {
         format: Option<&'static str>,
         lines: u64,
         bytes: u64,
@@ -445,26 +364,6 @@ record! {
         already_imported_lines: u64,
         merged_lines: u64,
         duplicate_usage: u64,
-    }
-}
-
-impl From<core_pt::ReadReport> for ReadReport {
-    fn from(r: core_pt::ReadReport) -> Self {
-        ReadReport {
-            format: r.format.map(core_pt::SourceFormat::as_str),
-            lines: r.lines,
-            bytes: r.bytes,
-            kinds: r.kinds,
-            not_imported: r.not_imported,
-            kept_raw: r.kept_raw,
-            skipped: r.skipped.into_iter().map(Into::into).collect(),
-            surrogates_replaced: r.surrogates_replaced,
-            blank_lines: r.blank_lines,
-            missing_final_newline: r.missing_final_newline,
-            already_imported_lines: r.already_imported_lines,
-            merged_lines: r.merged_lines,
-            duplicate_usage: r.duplicate_usage,
-        }
     }
 }
 
@@ -503,12 +402,12 @@ impl From<core_pt::FileImport> for FileImport {
 
 record! {
     /// A line the thClaws reader skipped (`reason` as in `SkippedLine`).
-    DigestSkippedLine = "DigestSkippedLine" { line: u64, reason: String }
+    DigestSkippedLine = "DigestSkippedLine" from core_pt::DigestSkippedLine { line: u64, reason: String }
 }
 
 record! {
     /// What the thClaws reader saw in one file (`read_thclaws_digest`).
-    ThclawsDigest = "ThclawsDigest" {
+    ThclawsDigest = "ThclawsDigest" from core_pt::ThclawsDigest {
         id: String,
         title: Option<String>,
         model: Option<String>,
@@ -532,29 +431,3 @@ record! {
     }
 }
 
-impl From<core_pt::ThclawsDigest> for ThclawsDigest {
-    fn from(d: core_pt::ThclawsDigest) -> Self {
-        ThclawsDigest {
-            id: d.id,
-            title: d.title,
-            model: d.model,
-            provider: d.provider,
-            cwd: d.cwd,
-            created_at_ms: d.created_at_ms,
-            roles: d.roles,
-            texts: d.texts,
-            active_texts: d.active_texts,
-            tool_calls: d.tool_calls,
-            tool_results: d.tool_results,
-            plan_steps: d.plan_steps,
-            compactions: d.compactions,
-            lines: d.lines,
-            bytes: d.bytes,
-            skipped: d.skipped.into_iter().map(|s| DigestSkippedLine { line: s.line, reason: s.reason }).collect(),
-            surrogates_replaced: d.surrogates_replaced,
-            missing_final_newline: d.missing_final_newline,
-            kept_raw: d.kept_raw,
-            other_lines: d.other_lines,
-        }
-    }
-}

@@ -346,6 +346,13 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
+    /// The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+    /// Raises NotFoundError, AuthenticationError, InvalidInputError.
+    #[pyo3(signature = (session_id, limit = 1000))]
+    fn get_transcript_tail(&self, py: Python<'_>, session_id: &str, limit: u32) -> PyResult<Vec<TranscriptEntry>> {
+        py.detach(|| self.inner.get_transcript_tail(session_id, limit)).map(|v| v.into_iter().map(Into::into).collect()).map_err(py_err(py))
+    }
+
     /// Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call.
     #[pyo3(signature = (session_id, from_seq = 1, page_size = 1000))]
     fn iter_transcript(&self, session_id: String, from_seq: u64, page_size: u32) -> TranscriptIterator {
@@ -551,6 +558,35 @@ impl SessionStore {
     fn fork_session(&self, py: Python<'_>, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> PyResult<Session> {
         let opts = sessiondb::portable::ForkOptions { at_seq, summary };
         py.detach(|| sessiondb::portable::fork_session(&self.inner, session_id, opts)).map(Into::into).map_err(py_err(py))
+    }
+
+    /// Resolve a reference as `/load` and `--resume` do: `last` = the most
+    /// recent session bound to `workspace`; otherwise an id, unique id prefix
+    /// or exact title. Raises NotFoundError, ConflictError (ambiguous).
+    #[pyo3(signature = (reference, workspace = None))]
+    fn resolve_session(&self, py: Python<'_>, reference: &str, workspace: Option<&str>) -> PyResult<Session> {
+        py.detach(|| sessiondb::portable::resolve_session(&self.inner, reference, workspace)).map(Into::into).map_err(py_err(py))
+    }
+
+    /// The 20 most recently active sessions (seed 002 `/sessions`).
+    fn recent_sessions(&self, py: Python<'_>) -> PyResult<Vec<Session>> {
+        py.detach(|| sessiondb::portable::recent_sessions(&self.inner))
+            .map(|v| v.into_iter().map(Into::into).collect())
+            .map_err(py_err(py))
+    }
+
+    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+    fn sidebar_sessions(&self, py: Python<'_>) -> PyResult<Vec<Session>> {
+        py.detach(|| sessiondb::portable::sidebar_sessions(&self.inner))
+            .map(|v| v.into_iter().map(Into::into).collect())
+            .map_err(py_err(py))
+    }
+
+    /// Record a compaction plan; returns its context extension number, or
+    /// None for a plan without transformations (not recorded). Raises NotFoundError.
+    fn record_compaction(&self, py: Python<'_>, session_id: &str, plan: &Bound<'_, CompactionPlan>) -> PyResult<Option<u64>> {
+        let plan = plan.get().to_core().map_err(py_err(py))?;
+        py.detach(|| sessiondb::context::record_compaction(&self.inner, session_id, &plan)).map_err(py_err(py))
     }
 
     /// Run the recovery pass now (it also runs at open).

@@ -6,8 +6,14 @@
 //! then invokes `store_behaviour_suite!(temp, open)`. Only the public API is
 //! used, so every backend runs these unchanged.
 
+pub mod conformance;
+
 macro_rules! store_behaviour_suite {
     ($temp:ident, $open:ident) => {
+        #[test]
+        fn store_conformance_cases() {
+            behaviour::conformance::run_store_cases($temp, |p, b| $open(p, b));
+        }
         #[test]
         fn create_get_rename_delete_round_trip() {
             let (_d, p) = $temp();

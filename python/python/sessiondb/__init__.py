@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Optional, Protocol
 
-from . import errors, inputs
+from . import errors, inputs, types
 from ._native import (
     AppendOutcome,
     Authority,
@@ -65,6 +65,9 @@ from ._native import (
     effective_context_capacity,
     effective_context_capacity_for_model,
     estimate_tokens,
+    encoding_for_model,
+    truncate_chars,
+    detect_format,
     known_model_limits,
     meter,
     should_compact,
@@ -96,6 +99,7 @@ from .errors import (
     SessionDBError,
 )
 from .inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict, PortableTurnDict
+from .types import Band, ContentFormat, ErrorCode, ErrorKind, ImportStatus, Outcome, Role, SourceFormat
 
 
 class KeyProvider(Protocol):
@@ -151,6 +155,14 @@ __all__ = [
     "PermissionIoError",
     "PortableSessionDict",
     "PortableTurnDict",
+    "Band",
+    "ContentFormat",
+    "ErrorCode",
+    "ErrorKind",
+    "ImportStatus",
+    "Outcome",
+    "Role",
+    "SourceFormat",
     "ReadReport",
     "RecoveryLockedError",
     "RecoveryReport",
@@ -184,7 +196,11 @@ __all__ = [
     "error_kinds",
     "errors",
     "estimate_tokens",
+    "encoding_for_model",
+    "truncate_chars",
+    "detect_format",
     "inputs",
+    "types",
     "known_model_limits",
     "meter",
     "read_thclaws_digest",

@@ -2,9 +2,10 @@
 ``python -m mypy.stubtest sessiondb`` against the built module)."""
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, final
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, final
 
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
+from sessiondb.types import Band, ContentFormat, ImportStatus, Outcome, Role, SourceFormat
 
 __all__ = [
     "Authority",
@@ -56,6 +57,9 @@ __all__ = [
     "envelope_aad",
     "error_kinds",
     "estimate_tokens",
+    "encoding_for_model",
+    "truncate_chars",
+    "detect_format",
     "known_model_limits",
     "meter",
     "should_compact",
@@ -68,6 +72,7 @@ __version__: str
 
 @final
 class Session:
+    """A session's metadata (decrypted). Times in ms since the Unix epoch."""
     @property
     def id(self) -> str: ...
     @property
@@ -92,11 +97,15 @@ class Session:
     def forked_at_seq(self) -> Optional[int]: ...
     @property
     def unreadable(self) -> List[UnreadableField]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class UnreadableField:
-    """A stored field that could not be read (a damaged row)."""
+    """A stored field that could not be read (a damaged row): `field` (e.g.
+    `name`), `record_id` (e.g. `session:<id>:name`), `kind`
+    (`AuthenticationFailed` or `Corrupt`) and `reason`.
+    """
     @property
     def field(self) -> str: ...
     @property
@@ -105,18 +114,22 @@ class UnreadableField:
     def kind(self) -> str: ...
     @property
     def reason(self) -> str: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class TranscriptEntry:
+    """One transcript entry (decrypted). `role`: user|assistant|tool|system;
+    `format`: text|blocks; `tokens`: host-supplied count, if any.
+    """
     @property
     def session_id(self) -> str: ...
     @property
     def seq(self) -> int: ...
     @property
-    def role(self) -> str: ...
+    def role(self) -> Role: ...
     @property
-    def format(self) -> str: ...
+    def format(self) -> ContentFormat: ...
     @property
     def content(self) -> str: ...
     @property
@@ -125,10 +138,16 @@ class TranscriptEntry:
     def tokens(self) -> Optional[int]: ...
     @property
     def source_line(self) -> Optional[int]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class EntryMeta:
+    """Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
+    the model and provider that produced the entry and the source's other
+    fields (`extra`, a dict of JSON values: Claude `tool_use_result`, Codex
+    `phase`...). Empty metadata is `EntryMeta()`.
+    """
     def __new__(
         cls,
         model: Optional[str] = None,
@@ -140,21 +159,26 @@ class EntryMeta:
     @property
     def provider(self) -> Optional[str]: ...
     @property
-    def extra(self) -> Dict[str, Any]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def extra(self) -> Dict[str, Any]:
+        """The source fields as a new dict (JSON values) on each read."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The metadata as plain data: `{"model", "provider", "extra"}`."""
 
 @final
 class TokenTotals:
+    """Sums of a session's token ledger, in tokens."""
     @property
     def input(self) -> int: ...
     @property
     def output(self) -> int: ...
     @property
     def cached(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextExtension:
+    """One context extension (pin, exclusion, compaction record...); `body` is JSON text."""
     @property
     def session_id(self) -> str: ...
     @property
@@ -165,40 +189,48 @@ class ContextExtension:
     def body(self) -> str: ...
     @property
     def created_at_ms(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class AppendOutcome:
+    """What a journal append did; `duplicate` = the event id was already there."""
     @property
     def seq(self) -> int: ...
     @property
     def aggregate_version(self) -> int: ...
     @property
     def duplicate(self) -> bool: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class RecoveryReport:
+    """What a recovery pass did: `marked_unknown` = `(session_id, operation_id)` pairs."""
     @property
     def marked_unknown(self) -> List[Tuple[str, str]]: ...
     @property
     def skipped_live(self) -> int: ...
     @property
     def failed(self) -> List[Tuple[str, str, str]]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class OpenOperation:
+    """An operation dispatched without a terminal event."""
     @property
     def session_id(self) -> str: ...
     @property
     def operation_id(self) -> str: ...
     @property
     def owner(self) -> str: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class StoreStats:
+    """Store figures (`sessiondb doctor`); sizes in bytes."""
     @property
     def path(self) -> str: ...
     @property
@@ -217,10 +249,14 @@ class StoreStats:
     def db_bytes(self) -> int: ...
     @property
     def wal_bytes(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class JournalEvent:
+    """One journal event (decrypted). `payload` is the JSON value (dict, list...);
+    `created_at` an RFC 3339 UTC timestamp.
+    """
     @property
     def event_id(self) -> str: ...
     @property
@@ -237,10 +273,12 @@ class JournalEvent:
     def payload(self) -> Any: ...
     @property
     def created_at(self) -> str: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The event as plain data: `{attribute: value}`."""
 
 @final
 class CapacityBreakdown:
+    """Every term of the Effective Context Capacity, in tokens."""
     @property
     def raw(self) -> int: ...
     @property
@@ -249,19 +287,24 @@ class CapacityBreakdown:
     def safety_margin(self) -> int: ...
     @property
     def capacity(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ModelLimits:
+    """Published limits of a model, in tokens."""
     @property
     def context_window(self) -> int: ...
     @property
     def max_output(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextMeter:
-    """band: green | amber | orange | red"""
+    """One reading of the context meter: `label` is `Ctx N%`, `band`
+    green|amber|orange|red, `overflow` = active_tokens > capacity.
+    """
     @property
     def active_tokens(self) -> int: ...
     @property
@@ -271,25 +314,31 @@ class ContextMeter:
     @property
     def label(self) -> str: ...
     @property
-    def band(self) -> str: ...
+    def band(self) -> Band: ...
     @property
     def overflow(self) -> bool: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class TokenCount:
-    """method: exact | estimate | host; encoding (o200k_base | cl100k_base) only for exact"""
+    """A token count: `method` exact|estimate|host; `encoding`
+    (o200k_base|cl100k_base) only for exact counts.
+    """
     @property
     def tokens(self) -> int: ...
     @property
     def method(self) -> str: ...
     @property
     def encoding(self) -> Optional[str]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class Transformation:
-    """action: summarized | tool_result_preview; a run covers seq..last_seq"""
+    """The transformation record of one compacted item; `action`
+    summarized|tool_result_preview; `summary` at most 240 characters.
+    """
     @property
     def seq(self) -> int: ...
     @property
@@ -302,10 +351,14 @@ class Transformation:
     def tokens_after(self) -> int: ...
     @property
     def summary(self) -> str: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class CompactionPlan:
+    """A compaction plan (tokens): `compacted_seqs` are the seqs of
+    `transformations`. The saved transcript is never modified.
+    """
     @property
     def capacity(self) -> int: ...
     @property
@@ -322,15 +375,19 @@ class CompactionPlan:
     def transformations(self) -> List[Transformation]: ...
     @property
     def compacted_seqs(self) -> List[int]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextItem:
-    """kind: message | tool_call | tool_result | system"""
+    """One item of the active model context (`compact_context` input, also
+    accepted as a dict; `apply_compaction` output). `kind`:
+    message|tool_call|tool_result|system.
+    """
     def __new__(
         cls,
         seq: int,
-        role: str,
+        role: Role,
         kind: str,
         tokens: int,
         pinned: bool = False,
@@ -341,7 +398,7 @@ class ContextItem:
     @property
     def seq(self) -> int: ...
     @property
-    def role(self) -> str: ...
+    def role(self) -> Role: ...
     @property
     def kind(self) -> str: ...
     @property
@@ -354,11 +411,14 @@ class ContextItem:
     def call_ids(self) -> List[str]: ...
     @property
     def compacted(self) -> bool: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The item as plain data: `{attribute: value}` (the dict form `compact_context` accepts)."""
 
 @final
 class TurnGovernance:
-    """state: verbatim | compacted | excluded"""
+    """One turn as `/context` shows it: `state` verbatim|compacted|excluded;
+    `compaction` is the record in force for this turn, if any.
+    """
     @property
     def seq(self) -> int: ...
     @property
@@ -367,10 +427,14 @@ class TurnGovernance:
     def pinned(self) -> bool: ...
     @property
     def compaction(self) -> Optional[Transformation]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextStatus:
+    """Where a stored session's context stands (`/context`): `model` picks
+    the tokenizer (None: estimate), `capacity` in tokens.
+    """
     @property
     def model(self) -> Optional[str]: ...
     @property
@@ -379,20 +443,29 @@ class ContextStatus:
     def meter(self) -> ContextMeter: ...
     @property
     def turns(self) -> List[TurnGovernance]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class CompactionHistoryEntry:
+    """One recorded compaction: the context extension number `n`, when
+    (ms since the Unix epoch) and the plan as recorded.
+    """
     @property
     def n(self) -> int: ...
     @property
     def created_at_ms(self) -> int: ...
     @property
     def plan(self) -> CompactionPlan: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextGovernance:
+    """Pins, exclusions and compactions of a session, replayed: `pinned`
+    and `excluded` seqs ascending, `compacted` the record in force per
+    seq, `history` every recorded compaction, oldest first.
+    """
     @property
     def pinned(self) -> List[int]: ...
     @property
@@ -401,10 +474,14 @@ class ContextGovernance:
     def compacted(self) -> Dict[int, Transformation]: ...
     @property
     def history(self) -> List[CompactionHistoryEntry]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class Authority:
+    """The authority of an opened session: always fresh (`permission_profile`
+    "manual", no full access, no sensitive-transfer grant, no approvals).
+    """
     @property
     def permission_profile(self) -> str: ...
     @property
@@ -413,10 +490,14 @@ class Authority:
     def sensitive_transfer(self) -> bool: ...
     @property
     def temporary_approvals(self) -> List[str]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class SavedSessionState:
+    """A saved session's knowledge, as stored: metadata, the whole
+    transcript, token totals, governance and the other context extensions.
+    """
     @property
     def session(self) -> Session: ...
     @property
@@ -427,18 +508,22 @@ class SavedSessionState:
     def governance(self) -> ContextGovernance: ...
     @property
     def other_extensions(self) -> List[ContextExtension]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class OpenedSession:
+    """A saved session, opened (seed 000 "Session Restoration Boundary")."""
     @property
     def knowledge(self) -> SavedSessionState: ...
     @property
     def authority(self) -> Authority: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class SessionImport:
+    """Per-session figures of one file import (tokens for the `*_tokens` fields)."""
     @property
     def session_id(self) -> str: ...
     @property
@@ -461,11 +546,14 @@ class SessionImport:
     def context_extensions(self) -> int: ...
     @property
     def skipped_already_stored(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class SkippedLine:
-    """reason: torn_tail | invalid_utf8 | invalid_json | not_an_object"""
+    """A line a reader skipped: `reason` torn_tail|invalid_utf8|invalid_json|not_an_object;
+    `column` (1-based) only for invalid_json.
+    """
     @property
     def line(self) -> int: ...
     @property
@@ -474,12 +562,16 @@ class SkippedLine:
     def reason(self) -> str: ...
     @property
     def column(self) -> Optional[int]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ReadReport:
+    """What a reader saw in one file: every line is imported or counted
+    here (`kinds`, `not_imported`, `kept_raw` map a line kind to a count).
+    """
     @property
-    def format(self) -> Optional[str]: ...
+    def format(self) -> Optional[SourceFormat]: ...
     @property
     def lines(self) -> int: ...
     @property
@@ -504,17 +596,21 @@ class ReadReport:
     def merged_lines(self) -> int: ...
     @property
     def duplicate_usage(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class FileImport:
-    """status: imported | up_to_date | source_changed | unrecognized | failed (message in error)"""
+    """The import report of one file. `format` thclaws|codex|claude-code;
+    `status` imported|up_to_date|source_changed|unrecognized|failed, with
+    the failure message (no content) in `error`.
+    """
     @property
     def path(self) -> str: ...
     @property
-    def format(self) -> Optional[str]: ...
+    def format(self) -> Optional[SourceFormat]: ...
     @property
-    def status(self) -> str: ...
+    def status(self) -> ImportStatus: ...
     @property
     def error(self) -> Optional[str]: ...
     @property
@@ -523,18 +619,22 @@ class FileImport:
     def sessions(self) -> List[SessionImport]: ...
     @property
     def read(self) -> Optional[ReadReport]: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class DigestSkippedLine:
+    """A line the thClaws reader skipped (`reason` as in `SkippedLine`)."""
     @property
     def line(self) -> int: ...
     @property
     def reason(self) -> str: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ThclawsDigest:
+    """What the thClaws reader saw in one file (`read_thclaws_digest`)."""
     @property
     def id(self) -> str: ...
     @property
@@ -575,25 +675,30 @@ class ThclawsDigest:
     def kept_raw(self) -> Dict[str, int]: ...
     @property
     def other_lines(self) -> int: ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class NewEntry:
+    """One entry to append (`SessionStore.append_entries`). `role`:
+    user|assistant|tool|system; `format`: text|blocks; times in ms since the
+    Unix epoch (None = now); `tokens`: a host-supplied count.
+    """
     def __new__(
         cls,
-        role: str,
+        role: Role,
         content: str,
-        format: str = "text",
+        format: ContentFormat = "text",
         created_at_ms: Optional[int] = None,
         tokens: Optional[int] = None,
         source_line: Optional[int] = None,
     ) -> "NewEntry": ...
     @property
-    def role(self) -> str: ...
+    def role(self) -> Role: ...
     @property
     def content(self) -> str: ...
     @property
-    def format(self) -> str: ...
+    def format(self) -> ContentFormat: ...
     @property
     def created_at_ms(self) -> Optional[int]: ...
     @property
@@ -603,11 +708,18 @@ class NewEntry:
 
 @final
 class TranscriptIterator:
-    def __iter__(self) -> "TranscriptIterator": ...
-    def __next__(self) -> TranscriptEntry: ...
+    """Iterator over a transcript, one page per core call (`iter_transcript`)."""
+    def __iter__(self) -> "TranscriptIterator":
+        """Implement iter(self)."""
+    def __next__(self) -> TranscriptEntry:
+        """Implement next(self)."""
 
 @final
 class SessionStore:
+    """The encrypted session store. Thread-safe; use as a context manager or
+    call `close()`. A handle used in a child process after `os.fork()`
+    raises `ClosedError`: open the store again in the child.
+    """
     def __new__(
         cls,
         path: Union[str, "os.PathLike[str]", None] = None,
@@ -619,20 +731,28 @@ class SessionStore:
         recover: bool = True,
     ) -> "SessionStore": ...
     @classmethod
-    def open_default(cls) -> "SessionStore": ...
+    def open_default(cls) -> "SessionStore":
+        """Open the default store of the default app with the OS keyring."""
     def __enter__(self) -> "SessionStore": ...
     def __exit__(self, *_args: object) -> bool: ...
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Close the handle (checkpoints the WAL). Later calls raise ClosedError. Idempotent."""
     @property
-    def closed(self) -> bool: ...
+    def closed(self) -> bool:
+        """True once `close()` ran."""
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The database file path."""
     @property
-    def instance_id(self) -> str: ...
+    def instance_id(self) -> str:
+        """This handle's owner id (recorded on the operations it dispatches)."""
     @property
-    def key_backend(self) -> str: ...
-    def open_recovery_report(self) -> RecoveryReport: ...
-    def stats(self) -> StoreStats: ...
+    def key_backend(self) -> str:
+        """Which key backend the data key came from."""
+    def open_recovery_report(self) -> RecoveryReport:
+        """The report of the recovery pass run at open."""
+    def stats(self) -> StoreStats:
+        """Schema version, counts and file sizes."""
     def create_session(
         self,
         name: Optional[str] = None,
@@ -645,27 +765,64 @@ class SessionStore:
         created_at_ms: Optional[int] = None,
         forked_from: Optional[str] = None,
         forked_at_seq: Optional[int] = None,
-    ) -> Session: ...
-    def get_session(self, id: str) -> Session: ...
-    def list_sessions(self, limit: Optional[int] = None) -> List[Session]: ...
+    ) -> Session:
+        """Create a session. `workspace_path` is made canonical; `id` = None
+        gives a new uuid v7. Raises ConflictError (id exists), InvalidInputError.
+        """
+    def get_session(self, id: str) -> Session:
+        """One session. Raises NotFoundError."""
+    def list_sessions(self, limit: Optional[int] = None) -> List[Session]:
+        """Every session, most recently active first, at most `limit`."""
     def list_sessions_for_workspace(
         self, scope: str, path: Optional[str] = None, limit: Optional[int] = None
-    ) -> List[Session]: ...
-    def find_session(self, id_prefix_or_title: str) -> Session: ...
-    def rename_session(self, id: str, name: Optional[str]) -> Session: ...
-    def set_session_model(self, id: str, model: Optional[str], provider: Optional[str] = None) -> Session: ...
-    def set_work_mode(self, id: str, work_mode: Optional[str]) -> Session: ...
-    def delete_session(self, id: str) -> None: ...
-    def append_transcript(self, session_id: str, role: str, content: str) -> TranscriptEntry: ...
-    def append_entries(self, session_id: str, entries: List[NewEntry]) -> List[TranscriptEntry]: ...
-    def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]: ...
+    ) -> List[Session]:
+        """Sessions by workspace. `scope`: "current" (bound to `path`), "other"
+        (bound to another workspace than `path`), "unbound", "all".
+        """
+    def find_session(self, id_prefix_or_title: str) -> Session:
+        """Resolve a full id, a unique id prefix or an exact title.
+        Raises NotFoundError, ConflictError (ambiguous).
+        """
+    def rename_session(self, id: str, name: Optional[str]) -> Session:
+        """Set (or clear with None) a session's title. Raises NotFoundError."""
+    def set_session_model(self, id: str, model: Optional[str], provider: Optional[str] = None) -> Session:
+        """Change the model (and provider); the session id stays. Raises NotFoundError."""
+    def set_work_mode(self, id: str, work_mode: Optional[str]) -> Session:
+        """Set the work mode. Raises NotFoundError."""
+    def delete_session(self, id: str) -> None:
+        """Delete a session with its transcript, tokens and context extensions
+        (its journal stays). Raises NotFoundError.
+        """
+    def append_transcript(self, session_id: str, role: Role, content: str) -> TranscriptEntry:
+        """Append one entry; returns it with its seq. Raises NotFoundError, InvalidInputError."""
+    def append_entries(self, session_id: str, entries: List[NewEntry]) -> List[TranscriptEntry]:
+        """Append several entries in one transaction (all or none)."""
+    def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]:
+        """One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
+        Raises NotFoundError, AuthenticationError, InvalidInputError.
+        """
+    def get_transcript_tail(self, session_id: str, limit: int = 1000) -> List[TranscriptEntry]:
+        """The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+        Raises NotFoundError, AuthenticationError, InvalidInputError.
+        """
     def append_entries_with_meta(
         self, session_id: str, entries: List[Tuple[NewEntry, EntryMeta]]
-    ) -> List[TranscriptEntry]: ...
+    ) -> List[TranscriptEntry]:
+        """`append_entries` with per-entry metadata: `entries` is a list of
+        `(NewEntry, EntryMeta)` pairs, one transaction (all or none).
+        Raises NotFoundError, InvalidInputError (e.g. a model or provider
+        name over 256 bytes or with control characters).
+        """
     def get_transcript_with_meta(
         self, session_id: str, from_seq: int = 1, limit: int = 1000
-    ) -> List[Tuple[TranscriptEntry, EntryMeta]]: ...
-    def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator: ...
+    ) -> List[Tuple[TranscriptEntry, EntryMeta]]:
+        """`get_transcript` with each entry's metadata: a list of
+        `(TranscriptEntry, EntryMeta)` pairs (empty `EntryMeta()` for entries
+        written without). Raises NotFoundError, AuthenticationError,
+        InvalidInputError, CorruptError.
+        """
+    def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
+        """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
     def record_tokens(
         self,
         session_id: str,
@@ -675,23 +832,41 @@ class SessionStore:
         cached: int = 0,
         model: Optional[str] = None,
         provider: Optional[str] = None,
-    ) -> None: ...
-    def token_totals(self, session_id: str) -> TokenTotals: ...
-    def append_context_extension(self, session_id: str, kind: str, body_json: str) -> int: ...
-    def list_context_extensions(self, session_id: str) -> List[ContextExtension]: ...
+    ) -> None:
+        """Add one token-ledger record (tokens). Raises NotFoundError, InvalidInputError."""
+    def token_totals(self, session_id: str) -> TokenTotals:
+        """Sums of a session's token ledger. Raises NotFoundError."""
+    def append_context_extension(self, session_id: str, kind: str, body_json: str) -> int:
+        """Append a context extension (`body_json`: JSON text); returns its number `n`."""
+    def list_context_extensions(self, session_id: str) -> List[ContextExtension]:
+        """Every context extension of a session, in `n` order."""
     def journal_append(
         self, event_id: str, session_id: str, kind: str, payload: Any, operation_id: Optional[str] = None
-    ) -> AppendOutcome: ...
-    def dispatch_operation(self, session_id: str, operation_id: str, payload: Any = None) -> AppendOutcome: ...
+    ) -> AppendOutcome:
+        """Append one journal event, idempotent by `event_id`; `payload` is any
+        JSON-serialisable value. Raises ConflictError (same id, other
+        payload), NotFoundError, InvalidInputError.
+        """
+    def dispatch_operation(self, session_id: str, operation_id: str, payload: Any = None) -> AppendOutcome:
+        """Record that an operation's effect was dispatched (owned by this handle)."""
     def complete_operation(
-        self, session_id: str, operation_id: str, outcome: str, payload: Any = None
-    ) -> AppendOutcome: ...
-    def journal_events(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[JournalEvent]: ...
-    def open_operations(self) -> List[OpenOperation]: ...
-    def recover(self) -> RecoveryReport: ...
+        self, session_id: str, operation_id: str, outcome: Outcome, payload: Any = None
+    ) -> AppendOutcome:
+        """Record an operation's terminal event. `outcome`: succeeded, failed,
+        blocked, cancelled, unknown. Raises ConflictError, NotFoundError.
+        """
+    def journal_events(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[JournalEvent]:
+        """Journal events of a session from `from_seq`, at most `limit`."""
+    def open_operations(self) -> List[OpenOperation]:
+        """Operations dispatched without a terminal event."""
+    def recover(self) -> RecoveryReport:
+        """Run the recovery pass now (it also runs at open)."""
     def context_status(
         self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None
-    ) -> ContextStatus: ...
+    ) -> ContextStatus:
+        """Where a stored session's context stands: `model`, `capacity`,
+        `meter`, `turns`. `raw_window` in tokens. Raises NotFoundError, InvalidInputError.
+        """
     def compact_session(
         self,
         session_id: str,
@@ -700,43 +875,144 @@ class SessionStore:
         model: Optional[str] = None,
         target_percent: Optional[int] = None,
         dry_run: bool = False,
-    ) -> CompactionPlan: ...
-    def recover_context_governance(self, session_id: str) -> ContextGovernance: ...
-    def record_turn_decision(self, session_id: str, kind: str, seqs: Sequence[int]) -> int: ...
-    def open_saved_session(self, session_id: str) -> OpenedSession: ...
-    def import_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = None) -> FileImport: ...
-    def import_paths(self, paths: Sequence[Union[str, "os.PathLike[str]"]]) -> List[FileImport]: ...
-    def export_thclaws(self, session_id: str) -> str: ...
-    def fork_session(self, session_id: str, at_seq: Optional[int] = None, summary: Optional[str] = None) -> Session: ...
+    ) -> CompactionPlan:
+        """Plan (and unless `dry_run`, record) compaction of a stored session
+        like `/compact`; the transcript is never modified. Returns the plan.
+        Raises ContextOverflowError, NotFoundError, InvalidInputError.
+        """
+    def recover_context_governance(self, session_id: str) -> ContextGovernance:
+        """Pins, exclusions and compaction history of a session, replayed."""
+    def record_turn_decision(self, session_id: str, kind: str, seqs: Sequence[int]) -> int:
+        """Record a turn decision (`kind`: pin, unpin, exclude, include) for
+        transcript `seqs`; returns the extension number.
+        """
+    def open_saved_session(self, session_id: str) -> OpenedSession:
+        """Open a saved session (seed 000 "Session Restoration Boundary"):
+        `knowledge` (session, transcript, token_totals, governance,
+        other_extensions) and a fresh `authority` (Manual, no full access,
+        no grants). Reads only.
+        """
+    def import_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[SourceFormat] = None) -> FileImport:
+        """Import one session file (thClaws JSONL, Codex rollout or Claude Code
+        transcript; `format` "thclaws" | "codex" | "claude-code", None =
+        detect). Returns the file's import report.
+        """
+    def import_paths(self, paths: Sequence[Union[str, "os.PathLike[str]"]]) -> List[FileImport]:
+        """Import every session file under `paths` (files or directory trees;
+        inside a directory only `*.jsonl` files, format detected per file).
+        Returns one report per file, in the order of `paths` (each tree in
+        sorted walk order). Nothing aborts the whole import: a path that
+        cannot be read becomes a `failed` report whose `error` names it. The
+        GIL is released for the whole import; there is no progress callback.
+        """
+    def export_thclaws(self, session_id: str) -> str:
+        """The session as thClaws JSONL text (what real thClaws reads)."""
+    def fork_session(self, session_id: str, at_seq: Optional[int] = None, summary: Optional[str] = None) -> Session:
+        """Fork a session (seed 002 `/fork`): entries up to `at_seq` (default
+        all), or one `system` entry with `summary`. Raises NotFoundError, InvalidInputError.
+        """
+    def resolve_session(self, reference: str, workspace: Optional[str] = None) -> Session:
+        """Resolve a reference as `/load` and `--resume` do: `last` = the most
+        recent session bound to `workspace`; otherwise an id, unique id prefix
+        or exact title. Raises NotFoundError, ConflictError (ambiguous).
+        """
+    def recent_sessions(self) -> List[Session]:
+        """The 20 most recently active sessions (seed 002 `/sessions`)."""
+    def sidebar_sessions(self) -> List[Session]:
+        """Sidebar order (seed 002): the 10 most recent sessions, titled first."""
+    def record_compaction(self, session_id: str, plan: CompactionPlan) -> Optional[int]:
+        """Record a compaction plan; returns its context extension number, or
+        None for a plan without transformations (not recorded). Raises NotFoundError.
+        """
 
-def default_db_path(app: str = "sessiondb") -> str: ...
-def canonical_workspace(path: str) -> str: ...
-def error_kinds() -> List[Tuple[str, str, str]]: ...
-def envelope_aad(record_id: str) -> str: ...
-def decrypt_field(key: bytes, record_id: str, envelope_json: str) -> bytes: ...
-def encrypt_field(key: bytes, record_id: str, plaintext: bytes) -> str: ...
-def workspace_index(key: bytes, canonical_path: str) -> str: ...
-def read_thclaws_digest(data: bytes, fallback_id: str = "session") -> ThclawsDigest: ...
-def write_thclaws_json(session: PortableSessionDict) -> str: ...
-def _bench_core(path: Union[str, "os.PathLike[str]"], key: bytes, items: List[str], page: int, batch: int = 1) -> Tuple[float, float]: ...
+def default_db_path(app: str = "sessiondb") -> str:
+    """Default database path for `app` (seed 000 `sessionsDbPath()`)."""
+def canonical_workspace(path: str) -> str:
+    """Canonical form of a workspace path (absolute, symlinks resolved, NFC...),
+    relative paths taken against the current directory.
+    """
+def error_kinds() -> List[Tuple[str, str, str]]:
+    """`(name, code, python class name)` of every core error kind."""
+def envelope_aad(record_id: str) -> str:
+    """The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`."""
+def decrypt_field(key: bytes, record_id: str, envelope_json: str) -> bytes:
+    """Decrypt an `EncryptedField` envelope (JSON text) written for
+    `record_id`. Raises AuthenticationError, CorruptError, InvalidInputError.
+    """
+def encrypt_field(key: bytes, record_id: str, plaintext: bytes) -> str:
+    """Encrypt `plaintext` for `record_id` with a fresh random nonce; returns the envelope JSON text."""
+def workspace_index(key: bytes, canonical_path: str) -> str:
+    """Hex HMAC-SHA-256 workspace index of an already canonical path."""
+def read_thclaws_digest(data: bytes, fallback_id: str = "session") -> ThclawsDigest:
+    """Read thClaws JSONL bytes and return what the reader saw (the fields of
+    `tests/conformance/portable/read_thclaws.json`).
+    Raises InvalidInputError when the bytes hold no session.
+    """
+def write_thclaws_json(session: PortableSessionDict) -> str:
+    """Write a session dict `{id, title?, model?, provider?, cwd?, created_at_ms?,
+    turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` as thClaws
+    JSONL text. Raises InvalidInputError.
+    """
+def _bench_core(path: Union[str, "os.PathLike[str]"], key: bytes, items: List[str], page: int, batch: int = 1) -> Tuple[float, float]:
+    """Benchmark helper: the same work as `bench_vs_agents_sdk.py`'s sessiondb
+    run, in Rust only: append the items (one `append_transcript` per item, or
+    `append_entries` of `batch` items per call when `batch > 1`), then read
+    everything back in pages of `page`. Returns `(append_s, read_s)`.
+    """
 def effective_context_capacity(
     raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None
-) -> int: ...
+) -> int:
+    """Effective Context Capacity in tokens (seed 000 "Context Utilization
+    Meter"): raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
+    max(2048, ⌈2% raw⌉). Raises InvalidInputError.
+    """
 def capacity_breakdown(
     raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None
-) -> CapacityBreakdown: ...
-def effective_context_capacity_for_model(model: str, output_reserve: Optional[int] = None) -> int: ...
-def known_model_limits(model: str) -> Optional[ModelLimits]: ...
-def meter(active_tokens: int, capacity: int) -> ContextMeter: ...
-def should_compact(projected_tokens: int, capacity: int) -> bool: ...
-def count_tokens(model: str, text: str, host_count: Optional[int] = None) -> TokenCount: ...
-def estimate_tokens(text: str) -> int: ...
+) -> CapacityBreakdown:
+    """Every term of the capacity (tokens). Raises InvalidInputError."""
+def effective_context_capacity_for_model(model: str, output_reserve: Optional[int] = None) -> int:
+    """Capacity for a known model name (its window and maximum output). Raises InvalidInputError."""
+def known_model_limits(model: str) -> Optional[ModelLimits]:
+    """Known limits of a model (`context_window`, `max_output`), or None."""
+def meter(active_tokens: int, capacity: int) -> ContextMeter:
+    """The meter: `percent`, `label` ("Ctx N%"), `band` (green|amber|orange|red), `overflow`...
+    Raises InvalidInputError (capacity 0).
+    """
+def should_compact(projected_tokens: int, capacity: int) -> bool:
+    """True when the projected context exceeds the capacity (compact before the provider call)."""
+def count_tokens(model: str, text: str, host_count: Optional[int] = None) -> TokenCount:
+    """Token count of `text` for `model`: `tokens`, `method`
+    (exact|estimate|host) and `encoding` for exact counts. A host count always wins.
+    """
+def estimate_tokens(text: str) -> int:
+    """The documented estimate (no tokenizer), in tokens."""
 def compact_context(
     items: Sequence[Union[ContextItem, ContextItemDict]],
     capacity: int,
     target_percent: Optional[int] = None,
     options: Optional[CompactionOptionsDict] = None,
-) -> CompactionPlan: ...
+) -> CompactionPlan:
+    """Plan compaction of `items` (`ContextItem` objects or dicts: seq, role,
+    kind, tokens, text, pinned...) down to `target_percent` (default 70) of
+    `capacity`. Raises ContextOverflowError (breakdown attributes),
+    InvalidInputError.
+    """
 def apply_compaction(
     plan: Union[CompactionPlan, Dict[str, Any]], items: Sequence[Union[ContextItem, ContextItemDict]]
-) -> List[ContextItem]: ...
+) -> List[ContextItem]:
+    """The context `items` with `plan` (a `CompactionPlan` or its dict form)
+    applied: compacted items replaced by their summaries.
+    """
+
+def encoding_for_model(model: str) -> Optional[Literal["o200k_base", "cl100k_base"]]:
+    """The tiktoken encoding of a model name (`o200k_base`, `cl100k_base`), or
+    None when its family has none.
+    """
+def truncate_chars(text: str, max_chars: int) -> str:
+    """Cut `text` to at most `max_chars` characters, ending with `…` when cut,
+    never inside a character or a common grapheme cluster.
+    """
+def detect_format(path: Union[str, "os.PathLike[str]"]) -> Optional[SourceFormat]:
+    """The format of a session file from its first lines (`thclaws`, `codex`,
+    `claude-code`), or None when it is none of them. Raises IoError.
+    """

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import List
 
+from .types import ErrorCode, ErrorKind
+
 __all__ = [
     "SessionDBError",
     "RecoveryLockedError",
@@ -33,8 +35,8 @@ __all__ = [
 class SessionDBError(Exception):
     """Base class of every sessiondb error."""
 
-    kind: str = ""
-    code: str = ""
+    kind: ErrorKind = ""  # type: ignore[assignment]  # every subclass sets its own
+    code: ErrorCode = ""  # type: ignore[assignment]
 
 
 class RecoveryLockedError(SessionDBError):

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, TypedDict
 
+from .types import Role
+
 # Python 3.9 has no NotRequired: required keys live in a base class, the
 # optional ones in a `total=False` subclass.
 
 
 class _ContextItemRequired(TypedDict):
     seq: int
-    role: str
+    role: Role
     kind: str
     tokens: int
 
@@ -39,7 +41,7 @@ class CompactionOptionsDict(TypedDict, total=False):
 
 
 class _PortableTurnRequired(TypedDict):
-    role: str
+    role: Role
     blocks: List[Dict[str, Any]]
 
 

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""The host surface list (tests/api/surface.json) and its checkers.
+
+surface.json declares, once, every SessionStore method, module function and
+record of the API in snake_case with Python's defaults (the canonical
+signature); each host names them in its convention (Python snake_case,
+Node/Kotlin/Swift camelCase) and an entry states a host's deliberate
+difference (`"node": {"params": [...]}`, `"uniffi": {"name": ...}`, or
+`"node": null` = not in that host, with `"why"`). The checkers read each
+host's real declarations and report every method, parameter, default or
+record field that differs from the list:
+
+  python: the built module, by `inspect` (python/tests/test_surface.py)
+  node:   the installed package's generated native.d.ts and its prototype
+          (node/__test__/surface.test.mjs, which uses the JSON directly)
+  kotlin: the generated Kotlin source (`surface.py kotlin FILE`, test-kotlin.sh)
+  swift:  the generated Swift source (`surface.py swift FILE`, test-swift.sh)
+  readme: the README's API table (`surface.py readme README.md`, and
+          core/tests/api_surface.rs in cargo test)
+
+Usage: surface.py kotlin|swift FILE | readme README [--write] | python
+Exit status 1 with one line per difference.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SURFACE = HERE / "surface.json"
+
+
+def load():
+    return json.loads(SURFACE.read_text(encoding="utf-8"))
+
+
+def camel(s):
+    head, *rest = s.lstrip("_").split("_")
+    return ("_" if s.startswith("_") else "") + head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def parse_param(p):
+    """'name' -> (name, False, None); 'name=1000' -> (name, True, 1000); '*' kept."""
+    if "=" not in p:
+        return (p, False, None)
+    name, d = p.split("=", 1)
+    return (name, True, json.loads(d))
+
+
+def host_entry(entry, host):
+    """The entry as `host` declares it: None if absent there, else a dict
+    with name/params/fields (canonical names, host overrides applied)."""
+    over = entry.get(host, {})
+    if over is None:
+        return None
+    merged = {k: v for k, v in entry.items() if k not in ("python", "node", "uniffi", "why")}
+    merged.update(over)
+    return merged
+
+
+def expected(host):
+    """{kind: {host name: (canonical name, [(param, has_default, default)] | [fields])}}"""
+    s = load()
+    conv = (lambda n: n) if host == "python" else camel
+    out = {"methods": {}, "functions": {}, "records": {}}
+    for kind in ("methods", "functions"):
+        for name, entry in s[kind].items():
+            e = host_entry(entry, host)
+            if e is None:
+                continue
+            params = [parse_param(p) for p in e.get("params", []) if p != "*"]
+            out[kind][e.get("name", conv(name))] = (name, [(conv(p), h, d) for p, h, d in params])
+    for name, entry in s["records"].items():
+        e = host_entry(entry, host)
+        if e is None:
+            continue
+        out["records"][e.get("name", name)] = (name, [conv(f) for f in e["fields"]])
+    return out
+
+
+def compare(host, actual, defaults_checked=True, only_listed_records=True):
+    """Differences between expected(host) and `actual` (same shape, params
+    as (name, has_default, default))."""
+    want = expected(host)
+    problems = []
+    for kind in ("methods", "functions"):
+        for hname, (cname, params) in want[kind].items():
+            if hname not in actual[kind]:
+                problems.append(f"{host}: {kind[:-1]} {hname} ({cname}) is missing")
+                continue
+            got = actual[kind][hname]
+            if [p[0] for p in got] != [p[0] for p in params]:
+                problems.append(f"{host}: {hname} parameters {[p[0] for p in got]} != listed {[p[0] for p in params]}")
+                continue
+            for (gp, gh, gd), (_, wh, wd) in zip(got, params):
+                if gh != wh:
+                    problems.append(f"{host}: {hname}({gp}) {'has' if gh else 'has no'} default, listed {'with' if wh else 'without'}")
+                elif defaults_checked and wh and gd != wd:
+                    problems.append(f"{host}: {hname}({gp}) default {gd!r} != listed {wd!r}")
+        for hname in sorted(n for n in set(actual[kind]) - set(want[kind]) if not n.startswith("_")):
+            problems.append(f"{host}: {kind[:-1]} {hname} is not in tests/api/surface.json")
+    for hname, (cname, fields) in want["records"].items():
+        if hname not in actual["records"]:
+            problems.append(f"{host}: record {hname} ({cname}) is missing")
+            continue
+        got = actual["records"][hname]
+        for f in fields:
+            if f not in got:
+                problems.append(f"{host}: record {hname} lacks field {f}")
+        for f in got:
+            if f not in fields:
+                problems.append(f"{host}: record {hname} field {f} is not in tests/api/surface.json")
+    if not only_listed_records:
+        for hname in sorted(set(actual["records"]) - set(want["records"])):
+            problems.append(f"{host}: record {hname} is not in tests/api/surface.json")
+    return problems
+
+
+def split_top(s):
+    """Split on commas outside (), <>, [], {} and quotes."""
+    out, depth, cur, q = [], 0, "", None
+    for ch in s:
+        if q:
+            cur += ch
+            if ch == q:
+                q = None
+            continue
+        if ch in "\"'":
+            q = ch
+        elif ch in "([<{":
+            depth += 1
+        elif ch in ")]>}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [p.strip() for p in out if p.strip()]
+
+
+def literal(d):
+    """A Kotlin/Swift default expression as a JSON value."""
+    d = d.strip()
+    if d in ("null", "nil"):
+        return None
+    if d in ("true", "false"):
+        return d == "true"
+    m = re.fullmatch(r"(?:U?Int(?:8|16|32|64)?\()?(-?\d+)(?:uL|UL|u|L)?\)?", d)
+    if m:
+        return int(m.group(1))
+    if d.startswith('"'):
+        return json.loads(d)
+    return d
+
+
+def params_of(text):
+    out = []
+    for p in split_top(text):
+        m = re.match(r"`?(\w+)`?\s*:\s*([^=]+?)(?:\s*=\s*(.+))?$", p)
+        if not m:
+            continue
+        out.append((m.group(1), m.group(3) is not None, literal(m.group(3)) if m.group(3) is not None else None))
+    return out
+
+
+def kotlin_surface(text):
+    lines = text.splitlines()
+    act = {"methods": {}, "functions": {}, "records": {}}
+    sig = re.compile(r"^\s*(?:\*/\s*)?(?:@Throws\([^)]*\)\s*)?fun `(\w+)`\((.*)\)\s*(?::|\{|$)")
+    # methods: the public interface (it carries the defaults); constructors: the companion.
+    i = lines.index("public interface SessionStoreInterface {")
+    j = i + 1
+    while lines[j] != "}":
+        m = sig.match(lines[j])
+        if m:
+            act["methods"][m.group(1)] = params_of(m.group(2))
+        j += 1
+    for l in lines:
+        m = re.match(r"^    (?:\*/\s*)?@Throws\([^)]*\) fun `(open\w*)`\((.*)\)\s*:", l)
+        if m:
+            act["methods"][m.group(1)] = params_of(m.group(2))
+    # top-level functions: the last block of the file, after the last FfiConverter object.
+    last_type = max(n for n, l in enumerate(lines) if re.match(r"^(public )?object FfiConverter", l))
+    for l in lines[last_type:]:
+        m = re.match(r"^\s+(?:\*/\s*)?(?:@Throws\([^)]*\)\s*)?fun `(\w+)`\((.*)\)\s*:", l)
+        if m and "_status" not in l:
+            act["functions"][m.group(1)] = params_of(m.group(2))
+    name = None
+    for l in lines:
+        m = re.match(r"^data class (\w+) \($", l)
+        if m:
+            name = m.group(1)
+            act["records"][name] = []
+            continue
+        if name:
+            if l.startswith(")"):
+                name = None
+                continue
+            m = re.match(r"^\s+va[lr] `(\w+)`", l)
+            if m:
+                act["records"][name].append(m.group(1))
+    return act
+
+
+def swift_surface(text):
+    """The generated Swift (uniffi writes it unindented): SessionStore's
+    `open func`/`public static func`, top-level `public func`, and the
+    stored properties of each `public struct`."""
+    lines = text.splitlines()
+    act = {"methods": {}, "functions": {}, "records": {}}
+    in_store, struct = False, None
+    sig = r"\((.*)\)\s*(?:async\s*)?(?:throws|->|\{|$)"
+    for l in lines:
+        if re.match(r"^(open class|public struct|public protocol|public enum|extension|fileprivate|public class)\b", l):
+            in_store = l.startswith("open class SessionStore:")
+            m = re.match(r"^public struct (\w+)\b.*\{", l)
+            struct = m.group(1) if m else None
+            if struct:
+                act["records"][struct] = []
+            continue
+        if struct:
+            m = re.match(r"^\s*public (?:var|let) (\w+):", l)
+            if m:
+                act["records"][struct].append(m.group(1))
+            elif "public init(" in l:
+                struct = None
+            continue
+        m = re.match(r"^(?:open|public static) func `?(\w+)`?" + sig, l)
+        if in_store and m:
+            act["methods"][m.group(1)] = params_of(m.group(2))
+            continue
+        m = re.match(r"^public func `?(\w+)`?" + sig, l)
+        if m and not in_store:
+            act["functions"][m.group(1)] = params_of(m.group(2))
+    return act
+
+
+def python_surface(module):
+    """The built Python module's surface, by `inspect`."""
+    import inspect
+
+    act = {"methods": {}, "functions": {}, "records": {}}
+
+    def params(f, drop_first):
+        ps = list(inspect.signature(f).parameters.values())[1 if drop_first else 0 :]
+        return [(p.name, p.default is not p.empty, None if p.default is p.empty else p.default) for p in ps]
+
+    store = module.SessionStore
+    for name, v in vars(store).items():
+        if name.startswith("_"):
+            continue
+        if inspect.isdatadescriptor(v):
+            act["methods"][name] = []
+        else:
+            act["methods"][name] = params(getattr(store, name), not isinstance(v, classmethod) and inspect.ismethoddescriptor(v))
+    act["methods"]["open"] = params(store, False)
+    for name in module.__all__:
+        v = getattr(module, name)
+        if name.startswith("_"):
+            continue
+        if inspect.isclass(v):
+            if name in ("SessionStore", "TranscriptIterator") or issubclass(v, BaseException):
+                continue
+            act["records"][name] = [n for n, d in vars(v).items() if inspect.isdatadescriptor(d) and not n.startswith("_")]
+        elif callable(v):
+            act["functions"][name] = params(v, False)
+    return act
+
+
+def check_python(module):
+    return compare("python", python_surface(module))
+
+
+def node_surface(text):
+    """native.d.ts (napi-generated) plus index.d.ts's additions (methods
+    declared in `interface SessionStore` / `namespace SessionStore`)."""
+    act = {"methods": {}, "functions": {}, "records": {}}
+    block, name = None, None
+
+    def params(text):
+        return [(p.split(":")[0].rstrip("?").strip(), "?" in p.split(":")[0], None) for p in split_top(text)]
+
+    for l in text.splitlines():
+        m = re.match(r"^(?:export )?(?:declare )?(class|interface|namespace) (\w+)", l.strip()) if not block else None
+        if m:
+            block, name = m.groups()
+            if block == "interface" and name != "SessionStore":
+                act["records"][name] = []
+            if not l.rstrip().endswith("{"):
+                block = None
+            continue
+        if block and l.strip() == "}" and (l.startswith("}") or l.startswith("  }")):
+            block = None
+            continue
+        if block and name == "SessionStore":
+            m = re.match(r"^\s+(?:static |function )?(get )?(\w+)\((.*)\)\s*:", l)
+            if m:
+                act["methods"][m.group(2)] = params(m.group(3))
+            continue
+        if block == "interface":
+            m = re.match(r"^  (\w+)\??:", l)
+            if m:
+                act["records"][name].append(m.group(1))
+            continue
+        m = re.match(r"^export declare function (\w+)\((.*)\)\s*:", l)
+        if m:
+            act["functions"][m.group(1)] = params(m.group(2))
+    return act
+
+
+def check_node(paths):
+    act = {"methods": {}, "functions": {}, "records": {}}
+    for p in paths:
+        a = node_surface(Path(p).read_text(encoding="utf-8"))
+        for k in act:
+            act[k].update(a[k])
+    # napi declares the native `_open`; index.d.ts declares the public `open`.
+    act["methods"].pop("_open", None)
+    return compare("node", act, defaults_checked=False)
+
+
+def check_uniffi(lang, path):
+    text = Path(path).read_text(encoding="utf-8")
+    act = kotlin_surface(text) if lang == "kotlin" else swift_surface(text)
+    # Kotlin's store close() is uniffi's AutoCloseable; the store's own close is closeStore.
+    if lang == "kotlin":
+        act["methods"].pop("close", None)
+        if "closeStore" in act["methods"]:
+            act["methods"]["close"] = act["methods"].pop("closeStore")
+    want = expected("uniffi")
+    if lang == "swift":  # the Swift file also holds converter functions (lift, lower...): listed names only
+        act["functions"] = {k: v for k, v in act["functions"].items() if k in want["functions"]}
+    # uniffi records of the API only (the file also holds internal helper types).
+    act["records"] = {k: v for k, v in act["records"].items() if k in want["records"] or k in load().get("uniffi_records", [])}
+    return compare("uniffi", act)
+
+
+README_START = "<!-- api-table: generated from tests/api/surface.json by tests/api/surface.py readme README.md --write -->"
+README_END = "<!-- /api-table -->"
+
+
+def readme_table():
+    s = load()
+    rows = ["| Python | Node, Kotlin, Swift | absent from |", "|---|---|---|"]
+    for kind, prefix in (("methods", "store."), ("functions", "")):
+        for name, entry in s[kind].items():
+            label = {"python": "Python", "node": "Node", "uniffi": "Kotlin, Swift"}
+            absent = [label[h] for h in ("python", "node", "uniffi") if entry.get(h, {}) is None]
+            hosts = []
+            for h in ("node", "uniffi"):
+                e = host_entry(entry, h)
+                if e is not None:
+                    hosts.append(e.get("name", camel(name)))
+            cam = " / ".join(dict.fromkeys(f"`{prefix}{h}`" for h in hosts)) or "–"
+            rows.append(f"| `{prefix}{name}` | {cam} | {', '.join(absent) or '–'} |")
+    return "\n".join(rows)
+
+
+def check_readme(path, write=False):
+    text = Path(path).read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        return [f"{path}: no generated API table ({README_START})"]
+    head, rest = text.split(README_START, 1)
+    body, tail = rest.split(README_END, 1)
+    want = "\n" + readme_table() + "\n"
+    if body == want:
+        return []
+    if write:
+        Path(path).write_text(head + README_START + want + README_END + tail, encoding="utf-8")
+        return []
+    return [f"{path}: the API table differs from tests/api/surface.json (run tests/api/surface.py readme {path} --write)"]
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] in ("kotlin", "swift"):
+        problems = check_uniffi(argv[0], argv[1])
+    elif len(argv) >= 2 and argv[0] == "node":
+        problems = check_node(argv[1:])
+    elif len(argv) >= 2 and argv[0] == "readme":
+        problems = check_readme(argv[1], write="--write" in argv)
+    else:
+        print(__doc__)
+        return 2
+    for p in problems:
+        print(p)
+    n = len(load()["methods"]) + len(load()["functions"])
+    print(f"surface {argv[0]}: {len(problems)} difference(s) from tests/api/surface.json ({n} methods and functions)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
