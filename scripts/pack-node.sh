@@ -14,8 +14,18 @@ V="$(node -p "require('./package.json').version")"
 PLAT=npm/linux-x64-gnu
 cp sessiondb.linux-x64-gnu.node "$PLAT/"
 (cd "$PLAT" && npm pack --silent --pack-destination "$DEST" >/dev/null)
+# As `napi pre-publish` does: the packed package.json names the platform packages
+# as optional dependencies (the source one does not, so `npm ci` needs no registry
+# entry for a package that is not published).
+cp package.json "$DEST/.package.json.orig"
+restore() { cp "$DEST/.package.json.orig" package.json; rm -f "$DEST/.package.json.orig" "$PLAT/sessiondb.linux-x64-gnu.node"; }
+trap restore EXIT
+node -e '
+const fs = require("fs"); const p = JSON.parse(fs.readFileSync("package.json", "utf8"));
+p.optionalDependencies = { "sessiondb-linux-x64-gnu": p.version };
+fs.writeFileSync("package.json", JSON.stringify(p, null, 2) + "\n");'
 npm pack --silent --pack-destination "$DEST" >/dev/null
-rm -f "$PLAT/sessiondb.linux-x64-gnu.node"
+restore; trap - EXIT
 check() {  # TGZ WANT...: the tarball holds exactly these files
   local tgz="$1"; shift
   local have want
