@@ -30,15 +30,15 @@ if [ ${#paths[@]} -eq 0 ]; then
   echo "main.sh: no agent sessions found (~/.codex/sessions, ~/.claude/projects, .thclaws/sessions): a demo in $demo"
   echo "+ sessiondb new --name 'demo: fix the parser' --model gpt-4o"
   id="$("${D[@]}" new --name 'demo: fix the parser' --model gpt-4o --unbound)"; echo "$id"
-  for i in 1 2 3 4 5 6 7 8; do
+  for i in $(seq 12); do
     if [ $((i % 2)) = 1 ]; then role=user; text="Question $i: why does the lexer drop the last token when the input ends without a newline?"
     else role=assistant; text="Answer $i: the scanner stops at EOF before flushing the pending token; flush it in the EOF branch."; fi
     "${D[@]}" append "$id" --role "$role" "$(for _ in $(seq 12); do printf '%s ' "$text"; done)" >/dev/null
   done
-  echo "+ sessiondb append (8 turns)"
-  echo "+ sessiondb context $id --window 4000"; "${D[@]}" context "$id" --window 4000 | head -1
-  echo "+ sessiondb compact $id --window 4000"; "${D[@]}" compact "$id" --window 4000 | head -1
-  echo "+ sessiondb context $id --window 4000"; "${D[@]}" context "$id" --window 4000 | head -1
+  echo "+ sessiondb append (12 turns)"
+  echo "+ sessiondb context $id --window 5000"; "${D[@]}" context "$id" --window 5000 | head -1
+  echo "+ sessiondb compact $id --window 5000"; "${D[@]}" compact "$id" --window 5000 | head -1
+  echo "+ sessiondb context $id --window 5000"; "${D[@]}" context "$id" --window 5000 | head -1
   echo "+ sessiondb export $id -o $demo/demo.jsonl"; "${D[@]}" export "$id" -o "$demo/demo.jsonl"
   head -c 300 "$demo/demo.jsonl"; echo
   echo
