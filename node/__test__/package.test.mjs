@@ -54,7 +54,7 @@ test('promise-returning methods never throw synchronously: a bad argument reject
     )
   }
   // The module's own Promise-returning functions and open() too.
-  for (const f of [() => sdb.SessionStore.open(123), () => sdb.canonicalWorkspace(123), () => sdb.encryptField(1, 2, 3)]) {
+  for (const f of [() => sdb.SessionStore.open({ path: 123, key: Buffer.alloc(32) }), () => sdb.canonicalWorkspace(123), () => sdb.encryptField(1, 2, 3)]) {
     let p
     assert.doesNotThrow(() => {
       p = f()
