@@ -66,8 +66,21 @@ ContextOverflowError.kind = 'ContextOverflow'
 classes.ContextOverflowError = ContextOverflowError
 byKind.ContextOverflow = ContextOverflowError
 
+// napi-rs statuses of an argument that cannot be converted to the Rust type
+// (`getSession(123)`: StringExpected): the caller's input is invalid.
+const NAPI_ARGUMENT_STATUSES = new Set([
+  'InvalidArg', 'ObjectExpected', 'StringExpected', 'NameExpected', 'FunctionExpected',
+  'NumberExpected', 'BooleanExpected', 'ArrayExpected', 'BigintExpected', 'DateExpected',
+  'ArrayBufferExpected', 'DetachableArraybufferExpected',
+])
+
 /** Turn an error thrown by the native addon into its SessionDBError subclass. */
 function fromNative(e) {
+  if (e && !(e instanceof SessionDBError) && NAPI_ARGUMENT_STATUSES.has(e.code) && typeof e.message === 'string') {
+    const err = new byKind.InvalidInput(`invalid input: ${e.message}`, { napiStatus: e.code })
+    if (e.stack) err.stack = `${err.name}: ${err.message}\n` + e.stack.split('\n').slice(1).join('\n')
+    return err
+  }
   if (!e || typeof e.message !== 'string' || e.message[0] !== MARKER) return e
   let info
   try {

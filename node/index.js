@@ -3,36 +3,90 @@
 // napi CLI) with its errors turned into SessionDBError subclasses. No logic
 // here beyond that, binding `this` of a key provider, and paging helpers.
 
-const native = require('./native.js')
 const errors = require('./errors.js')
 
+/** The platform package napi-rs names for this machine, e.g. `sessiondb-linux-x64-gnu`. */
+function platformPackage() {
+  const { platform, arch } = process
+  let abi = ''
+  if (platform === 'linux') {
+    const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null
+    abi = report && report.header && report.header.glibcVersionRuntime ? '-gnu' : '-musl'
+  } else if (platform === 'win32') {
+    abi = '-msvc'
+  }
+  return `sessiondb-${platform}-${arch}${abi}`
+}
+
+function loadNative() {
+  try {
+    return require('./native.js')
+  } catch (e) {
+    const pkg = platformPackage()
+    const causes = (Array.isArray(e.cause) ? e.cause : [e]).map((c) => `  - ${c && c.message ? c.message.split('\n')[0] : c}`)
+    const err = new Error(
+      `sessiondb: the native binding for this platform could not be loaded: install \`${pkg}\` ` +
+        `(an optional dependency of sessiondb; \`npm install sessiondb\` adds it on a platform it is built for, ` +
+        `so check that optional dependencies were not omitted: --omit=optional, --no-optional). ` +
+        `Built platforms: linux-x64-gnu.\n${causes.join('\n')}`,
+      { cause: e },
+    )
+    err.code = 'ERR_SESSIONDB_NATIVE_BINDING'
+    err.platformPackage = pkg
+    throw err
+  }
+}
+
+const native = loadNative()
+
+/** A synchronous function: its native errors become SessionDBError subclasses. */
 function wrap(fn) {
+  return function (...args) {
+    try {
+      return fn.apply(this, args)
+    } catch (e) {
+      throw errors.fromNative(e)
+    }
+  }
+}
+
+/**
+ * A Promise-returning function: it never throws synchronously. An argument
+ * the native layer rejects before starting the work (a number where a string
+ * is expected: napi's `StringExpected`) is a rejected Promise too, with the
+ * same SessionDBError subclass (`InvalidInputError`) as any other failure.
+ */
+function wrapAsync(fn) {
   return function (...args) {
     let out
     try {
       out = fn.apply(this, args)
     } catch (e) {
+      return Promise.reject(errors.fromNative(e))
+    }
+    return Promise.resolve(out).catch((e) => {
       throw errors.fromNative(e)
-    }
-    if (out && typeof out.then === 'function') {
-      return out.catch((e) => {
-        throw errors.fromNative(e)
-      })
-    }
-    return out
+    })
   }
 }
+
+// The SessionStore methods that answer at once (no disk, no crypto); every
+// other method returns a Promise.
+const SYNC_METHODS = new Set(['path', 'instanceId', 'keyBackend', 'openRecoveryReport'])
+// The module functions that return a Promise; the others are pure and synchronous.
+const ASYNC_FUNCTIONS = new Set(['canonicalWorkspace', 'decryptField', 'encryptField', 'workspaceIndex', '_benchCore'])
 
 const { SessionStore } = native
 for (const name of Object.getOwnPropertyNames(SessionStore.prototype)) {
   const d = Object.getOwnPropertyDescriptor(SessionStore.prototype, name)
   if (name !== 'constructor' && typeof d.value === 'function') {
-    Object.defineProperty(SessionStore.prototype, name, { ...d, value: wrap(d.value) })
+    const w = SYNC_METHODS.has(name) ? wrap : wrapAsync
+    Object.defineProperty(SessionStore.prototype, name, { ...d, value: w(d.value) })
   }
 }
 
 const nativeOpen = SessionStore._open
-SessionStore.open = wrap(function open(options) {
+SessionStore.open = wrapAsync(function open(options) {
   const p = options && options.keyProvider
   if (p) {
     const backendName = typeof p.backendName === 'function' ? p.backendName() : p.backendName
@@ -72,6 +126,6 @@ const out = { ...errors, SessionStore }
 delete out.fromNative
 delete out.KINDS
 for (const [name, value] of Object.entries(native)) {
-  if (name !== 'SessionStore' && typeof value === 'function') out[name] = wrap(value)
+  if (name !== 'SessionStore' && typeof value === 'function') out[name] = (ASYNC_FUNCTIONS.has(name) ? wrapAsync : wrap)(value)
 }
 module.exports = out

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need (idempotent).
-# - libdbus-1-dev, pkg-config: build the Secret Service keyring store
+# (The Secret Service keyring store is pure Rust (zbus): no libdbus-1-dev to build,
+#  no libdbus-1-3 to run.)
 # - dbus, gnome-keyring: a real Secret Service for the tests (scripts/with-secret-service.sh)
 set -euo pipefail
-PKGS=(libdbus-1-dev pkg-config dbus gnome-keyring libsecret-tools)
+PKGS=(dbus gnome-keyring libsecret-tools)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -7,7 +7,9 @@
 # Usage: scripts/main.sh [PATH...]
 #   PATH: session files or trees, e.g. ~/.codex/sessions ~/.claude/projects
 #         .thclaws/sessions. Default: those of them that exist, plus the real
-#         sample files in ../shared/samples when present.
+#         sample files in ../shared/samples when present. When there is none
+#         (a bare machine), a short demo runs in a temporary demo database
+#         (create, append, meter, compact, export) and says how to import.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 S="$ROOT/scripts/sessiondb.sh"
@@ -17,7 +19,33 @@ if [ ${#paths[@]} -eq 0 ]; then
     [ -e "$p" ] && paths+=("$p")
   done
 fi
-[ ${#paths[@]} -gt 0 ] || { echo "main.sh: nothing to import; pass a path (e.g. ~/.codex/sessions)" >&2; exit 2; }
+if [ ${#paths[@]} -eq 0 ]; then
+  # A bare machine (no agent history, no ../shared): a short demo in a demo
+  # database of its own (a temporary directory, a key file instead of the OS
+  # keyring), then how to import the user's own files.
+  demo="$(mktemp -d "${TMPDIR:-/tmp}/sessiondb-demo.XXXXXX")"
+  trap 'rm -rf "$demo"' EXIT
+  head -c 32 /dev/urandom | base64 > "$demo/key"; chmod 600 "$demo/key"
+  D=("$S" --db "$demo/sessions.db" --key-file "$demo/key")
+  echo "main.sh: no agent sessions found (~/.codex/sessions, ~/.claude/projects, .thclaws/sessions): a demo in $demo"
+  echo "+ sessiondb new --name 'demo: fix the parser' --model gpt-4o"
+  id="$("${D[@]}" new --name 'demo: fix the parser' --model gpt-4o --unbound)"; echo "$id"
+  for i in $(seq 12); do
+    if [ $((i % 2)) = 1 ]; then role=user; text="Question $i: why does the lexer drop the last token when the input ends without a newline?"
+    else role=assistant; text="Answer $i: the scanner stops at EOF before flushing the pending token; flush it in the EOF branch."; fi
+    "${D[@]}" append "$id" --role "$role" "$(for _ in $(seq 12); do printf '%s ' "$text"; done)" >/dev/null
+  done
+  echo "+ sessiondb append (12 turns)"
+  echo "+ sessiondb context $id --window 5000"; "${D[@]}" context "$id" --window 5000 | head -1
+  echo "+ sessiondb compact $id --window 5000"; "${D[@]}" compact "$id" --window 5000 | head -1
+  echo "+ sessiondb context $id --window 5000"; "${D[@]}" context "$id" --window 5000 | head -1
+  echo "+ sessiondb export $id -o $demo/demo.jsonl"; "${D[@]}" export "$id" -o "$demo/demo.jsonl"
+  head -c 300 "$demo/demo.jsonl"; echo
+  echo
+  echo "Import your own agent sessions into the default store (OS keyring) with:"
+  echo "  scripts/main.sh ~/.codex/sessions ~/.claude/projects .thclaws/sessions   # or any session files"
+  exit 0
+fi
 echo "+ sessiondb path";             "$S" path
 # import exits 7 (a file failed) or 2 (a named file is not a session file) after
 # its whole report: still list what was imported, then exit with that status.
@@ -27,9 +55,9 @@ echo "+ sessiondb list --all";       "$S" list --all --limit 20
 id="$("$S" --json list --all --limit 1 | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r[0]["id"] if r else "")')"
 if [ -n "$id" ]; then
   echo "+ sessiondb context $id";    "$S" context "$id" --window 128000 | head -5
-  out="$(mktemp --suffix=.jsonl)"
+  outdir="$(mktemp -d)"; out="$outdir/$id.jsonl"   # export -o refuses an existing file
   echo "+ sessiondb export $id";     "$S" export "$id" -o "$out"
-  head -c 400 "$out"; echo; rm -f "$out"
+  head -c 400 "$out"; echo; rm -rf "$outdir"
 fi
 echo "+ sessiondb doctor";           "$S" doctor
 exit "$import_rc"

@@ -32,4 +32,6 @@ for suite in scripts/test-python.sh scripts/test-node.sh scripts/test-kotlin.sh 
     bash "$suite"
   fi
 done
+step "scripts/check-artifacts.sh (release wheel, npm package and CLI: no debug info, no libdbus, auditwheel, import/require without libdbus)"
+bash scripts/check-artifacts.sh
 step "all test suites passed"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Node binding: build the addon with the napi CLI, `npm pack` the package,
-# install the tarball (not the source tree) into a fresh directory, and run
+# Node binding: build the addon with the napi CLI, `npm pack` the package and
+# its platform package (scripts/pack-node.sh), install both tarballs (not the source tree) into a fresh directory, and run
 # the node:test suites against that install, including every conformance
 # case the binding can execute. Works from a fresh clone.
 # Usage: scripts/test-node.sh   (env: SESSIONDB_NODE_RELEASE=1 for a release build)
@@ -19,14 +19,16 @@ npx napi build --platform "${profile[@]}" --js native.js --dts native.d.ts
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-echo "--- npm pack + install the tarball into a fresh directory"
-npm pack --silent --pack-destination "$WORK" >/dev/null
-TGZ="$(ls "$WORK"/sessiondb-*.tgz)"
-tar -tzf "$TGZ" | sed 's/^/    /'
+echo "--- npm pack the main package and the platform package, install both tarballs into a fresh directory"
+bash "$ROOT/scripts/pack-node.sh" "$WORK"
+V="$(node -p "require('./package.json').version")"
+TGZ="$WORK/sessiondb-$V.tgz"; PLATFORM_TGZ="$WORK/sessiondb-linux-x64-gnu-$V.tgz"
 mkdir "$WORK/app"
-(cd "$WORK/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error "$TGZ")
+(cd "$WORK/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error "$PLATFORM_TGZ" "$TGZ")
 PKG="$WORK/app/node_modules/sessiondb"
+[ -f "$WORK/app/node_modules/sessiondb-linux-x64-gnu/sessiondb.linux-x64-gnu.node" ] || { echo "platform package not installed" >&2; exit 1; }
 node -e "const s=require('$PKG'); if (typeof s.SessionStore.open !== 'function') process.exit(1); console.log('sessiondb from', require.resolve('$PKG'))"
+(cd "$WORK/app" && node --input-type=module -e "import { SessionStore, NotFoundError } from 'sessiondb'; if (typeof SessionStore.open !== 'function' || typeof NotFoundError !== 'function') process.exit(1); console.log('ESM named imports ok')")
 
 echo "--- node --test against the installed package"
 cp -r "$ROOT/node/__test__" "$WORK/app/__test__"

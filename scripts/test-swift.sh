@@ -32,10 +32,9 @@ cp -r tests/conformance "$STAGE/conformance"
 SAMPLES="${SESSIONDB_SAMPLES_DIR:-$ROOT/../shared/samples}"
 if [ -d "$SAMPLES" ]; then cp -r "$SAMPLES" "$STAGE/samples"; else echo "test-swift: $SAMPLES absent: import cases skipped" >&2; fi
 
-# The Linux library links libdbus-1 (the Secret Service key store), so the
-# root needs its runtime package too; swift-root.sh adds missing packages to
-# an existing root in place.
-export SWIFT_ROOT_PACKAGES="${SWIFT_ROOT_PACKAGES:-swiftlang libc6-dev libdbus-1-3}"
+# The library needs no libdbus (the Secret Service client is zbus, pure Rust);
+# swift-root.sh adds missing packages to an existing root in place.
+export SWIFT_ROOT_PACKAGES="${SWIFT_ROOT_PACKAGES:-swiftlang libc6-dev}"
 bash scripts/swift-root.sh run "$STAGE" sh -ec '
   swiftc --version 2>&1 | head -n1
   echo "test-swift: compiling module SessionDB"

@@ -2,10 +2,10 @@
 //!
 //! Every read command takes `--json`; `--db PATH` picks a database file
 //! (default: the OS state path of seed 000); the commands that only read
-//! (and `recover`) need it to exist, the others create it. Exit codes: 0 ok, 1 other
-//! error, 2 invalid input/usage, 3 not found, 4 conflict, 5 busy, 6 corrupt
-//! or authentication failure, 7 I/O, 10 recovery locked, 11 key mismatch,
-//! 12 key store unavailable, 13 irreducible context overflow.
+//! (and `recover`) need it to exist, the others create it. Exit codes: see
+//! [`EXIT_CODES`] (also printed by `--help`). Under `--json` every line on
+//! stderr is one JSON object: `{"warning": {...}}` lines, and on failure one
+//! `{"error": {"kind", "code", "exit_code", "message", ...}}` line.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -23,8 +23,29 @@ use sessiondb::{
     DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore, WorkspaceFilter,
 };
 
+/// The exit codes, as `--help` prints them. `exit_code` maps each error
+/// kind to its code; `cli/tests/cli.rs` checks this text against it.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0   ok
+  1   other error (database error, store closed)
+  2   invalid input or usage
+  3   not found (session, database file)
+  4   conflict (ambiguous session, import of another session's id, export -o FILE exists without --force)
+  5   busy (another writer held the database past the busy timeout)
+  6   corrupt or authentication failure (damaged record, newer schema, doctor --check found damage)
+  7   I/O error (a file failed to import, disk full)
+  10  recovery locked (the database exists but the data key is absent)
+  11  key mismatch (the data key is not this database's)
+  12  key store unavailable (keyring locked, denied or unreachable)
+  13  irreducible context overflow
+
+With --json, errors are one JSON object on stderr:
+  {\"error\": {\"kind\": \"NotFound\", \"code\": \"ERR_NOT_FOUND\", \"exit_code\": 3, \"message\": \"...\"}}
+and warnings one object per line: {\"warning\": {\"kind\": \"...\", \"message\": \"...\"}}.";
+
 #[derive(Parser)]
-#[command(name = "sessiondb", version, about = "Encrypted, journaled store of AI agent sessions")]
+#[command(name = "sessiondb", version, about = "Encrypted, journaled store of AI agent sessions", after_help = EXIT_CODES)]
 struct Cli {
     #[command(flatten)]
     global: Global,
@@ -43,7 +64,7 @@ struct Global {
     /// Read the 32-byte data key (base64) from this file instead of the OS credential store.
     #[arg(long, global = true, env = "SESSIONDB_KEY_FILE")]
     key_file: Option<PathBuf>,
-    /// Print JSON instead of text (read commands).
+    /// Print JSON instead of text (read commands); errors and warnings on stderr as JSON objects.
     #[arg(long, global = true)]
     json: bool,
 }
@@ -139,9 +160,12 @@ enum Cmd {
     /// Export a session as thClaws JSONL.
     Export {
         session: String,
-        /// Output file (`-` for stdout).
+        /// Output file (`-` for stdout), created with mode 0600 (it is plaintext). An existing file is refused (exit 4) unless --force.
         #[arg(short, long)]
         output: PathBuf,
+        /// Replace an existing output file (written to a temporary file beside it, then renamed over it).
+        #[arg(long)]
+        force: bool,
     },
     /// Find a session to continue: `last` (this workspace's most recent), an id, a prefix or a title.
     Resume {
@@ -178,13 +202,19 @@ enum Cmd {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Print a shell completion script: `sessiondb completions bash > /etc/bash_completion.d/sessiondb`,
+    /// `sessiondb completions zsh > ~/.zfunc/_sessiondb`, `sessiondb completions fish > ~/.config/fish/completions/sessiondb.fish`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Why a command failed: a core error, or a failure the CLI words itself
-/// (its exit code and message; see `exit_code` for the codes).
+/// (its kind, which gives the exit code through `exit_code`, and message).
 enum Failure {
     Core(sessiondb::Error),
-    Cli { code: u8, message: String },
+    Cli { kind: ErrorKind, message: String },
 }
 
 impl From<sessiondb::Error> for Failure {
@@ -195,7 +225,56 @@ impl From<sessiondb::Error> for Failure {
 
 impl Failure {
     fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure::Cli { code: exit_code(kind), message: message.into() }
+        Failure::Cli { kind, message: message.into() }
+    }
+
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Failure::Core(e) => e.kind(),
+            Failure::Cli { kind, .. } => *kind,
+        }
+    }
+
+    /// The message after `sessiondb: ` (one line or several).
+    fn message(&self) -> String {
+        match self {
+            Failure::Core(e) => e.to_string(),
+            Failure::Cli { message, .. } => message.clone(),
+        }
+    }
+
+    /// The `--json` form: `{"error": {"kind", "code", "exit_code", "message"}}`,
+    /// plus the token breakdown of a context overflow and the OS error kind
+    /// and errno of an I/O error.
+    fn to_json(&self) -> serde_json::Value {
+        let kind = self.kind();
+        let mut err = serde_json::json!({
+            "kind": kind.name(),
+            "code": kind.code(),
+            "exit_code": exit_code(kind),
+            "message": self.message(),
+        });
+        match self {
+            Failure::Core(sessiondb::Error::ContextOverflow(b)) => {
+                err["breakdown"] = serde_json::to_value(b).expect("breakdown serializes");
+            }
+            Failure::Core(sessiondb::Error::Io { source, .. }) => {
+                err["io_kind"] = format!("{:?}", source.kind()).into();
+                err["errno"] = source.raw_os_error().into();
+            }
+            _ => {}
+        }
+        serde_json::json!({ "error": err })
+    }
+}
+
+/// A warning on stderr: `sessiondb: warning: ...`, or under `--json` one
+/// `{"warning": {"kind", "message"}}` line.
+fn warn(json: bool, kind: &str, message: &str) {
+    if json {
+        eprintln!("{}", serde_json::json!({ "warning": { "kind": kind, "message": message } }));
+    } else {
+        eprintln!("sessiondb: warning: {message}");
     }
 }
 
@@ -298,12 +377,41 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
         None => Ok(KeySource::OsKeyring),
         Some(f) => {
             let bytes = std::fs::read(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
+            warn_if_key_file_readable_by_others(g, f);
             let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (e.g. `head -c 32 /dev/urandom | base64`)");
             let text = String::from_utf8(bytes).map_err(|_| bad())?;
             Ok(KeySource::Bytes(DataKey::from_base64(text.trim()).map_err(|_| bad())?))
         }
     }
 }
+
+/// A key file that group or others may read is still used (refusing it would
+/// lock the user out of their sessions), with a warning naming the fix.
+#[cfg(unix)]
+fn warn_if_key_file_readable_by_others(g: &Global, f: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::metadata(f) else { return };
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o044 != 0 {
+        let who = match (mode & 0o040 != 0, mode & 0o004 != 0) {
+            (true, true) => "group and others",
+            (true, false) => "its group",
+            _ => "others",
+        };
+        warn(
+            g.json,
+            "KeyFilePermissions",
+            &format!(
+                "the key file {} is readable by {who} (mode {mode:04o}); anyone who can read it can decrypt every session: `chmod 600 {}`",
+                shown_path(f),
+                shown_path(f)
+            ),
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn warn_if_key_file_readable_by_others(_g: &Global, _f: &Path) {}
 
 fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
     match &g.db {
@@ -460,10 +568,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 }
             }
             if let Some(r) = report.filter(|r| !r.damaged.is_empty()) {
-                return Err(Failure::Cli {
-                    code: exit_code(ErrorKind::Corrupt),
-                    message: format!("{} damaged record(s); the others are readable and nothing was changed", r.damaged.len()),
-                });
+                return Err(Failure::new(
+                    ErrorKind::Corrupt,
+                    format!("{} damaged record(s); the others are readable and nothing was changed", r.damaged.len()),
+                ));
             }
         }
         Cmd::New { name, workspace, unbound, model } => {
@@ -720,19 +828,22 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             import_outcome(paths, &report)?;
         }
-        Cmd::Export { session, output } => {
+        Cmd::Export { session, output, force } => {
+            if output.as_os_str() != "-" && !*force && std::fs::symlink_metadata(output).is_ok() {
+                return Err(export_exists(output));
+            }
             let s = open_existing(g)?;
             let id = find(&s, session)?.id;
-            let rep = if output.as_os_str() == "-" {
-                sessiondb::portable::export_thclaws(&s, &id, std::io::stdout().lock())?
+            if output.as_os_str() == "-" {
+                sessiondb::portable::export_thclaws(&s, &id, std::io::stdout().lock())?;
             } else {
-                let f = std::fs::File::create(output).map_err(|e| sessiondb::Error::io("creating the export file", e))?;
-                let rep = sessiondb::portable::export_thclaws(&s, &id, std::io::BufWriter::new(f))?;
-                eprintln!("exported {} turn(s), {} line(s), {} bytes → {}", rep.turns, rep.lines, rep.bytes, output.display());
-                rep
-            };
-            let _ = rep;
+                let rep = export_to_file(&s, &id, output, *force)?;
+                if !g.json {
+                    eprintln!("exported {} turn(s), {} line(s), {} bytes → {}", rep.turns, rep.lines, rep.bytes, shown_path(output));
+                }
+            }
         }
+        Cmd::Completions { .. } => unreachable!("handled in main before any database is opened"),
         Cmd::Resume { session } => {
             let s = open_existing(g)?;
             let here = cwd()?;
@@ -832,6 +943,55 @@ fn run(cli: Cli) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `export -o FILE` where FILE exists and `--force` is absent.
+fn export_exists(output: &Path) -> Failure {
+    Failure::new(
+        ErrorKind::Conflict,
+        format!("{} already exists; nothing was written (`--force` replaces it)", shown_path(output)),
+    )
+}
+
+/// Export into `output`, a new file of mode 0600 on Unix (it holds the
+/// session in plaintext). Without `force` the file is created only if absent
+/// (`O_EXCL`, so a file that appears meanwhile is not overwritten either) and
+/// removed again if the export fails; with `force` the export goes to a
+/// temporary file beside it, renamed over it once complete, so a failed
+/// export leaves the old file as it was.
+fn export_to_file(
+    s: &SessionStore,
+    id: &str,
+    output: &Path,
+    force: bool,
+) -> Result<sessiondb::portable::WriteReport, Failure> {
+    use std::fs::OpenOptions as FileOptions;
+    let io = |step: &'static str| move |e: std::io::Error| sessiondb::Error::io(step, e);
+    let target = if force {
+        let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        output.with_file_name(format!(".{name}.sessiondb-export-{}.tmp", std::process::id()))
+    } else {
+        output.to_path_buf()
+    };
+    let mut options = FileOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = match options.open(&target) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && !force => return Err(export_exists(output)),
+        Err(e) => return Err(io("creating the export file")(e).into()),
+    };
+    let written = sessiondb::portable::export_thclaws(s, id, std::io::BufWriter::new(file)).map_err(Failure::from).and_then(|rep| {
+        if force {
+            std::fs::rename(&target, output).map_err(io("replacing the export file"))?;
+        }
+        Ok(rep)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&target);
+    }
+    written
+}
+
 fn exit_code(kind: ErrorKind) -> u8 {
     match kind {
         ErrorKind::InvalidInput => 2,
@@ -848,13 +1008,48 @@ fn exit_code(kind: ErrorKind) -> u8 {
     }
 }
 
+/// Parse the command line. A usage error under `--json` (anywhere on the
+/// line) is the JSON error object with exit 2; `--help` and `--version`
+/// print as usual.
+fn parse() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind as ClapKind;
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(e) if matches!(e.kind(), ClapKind::DisplayHelp | ClapKind::DisplayVersion | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand) => e.exit(),
+        Err(e) if std::env::args_os().skip(1).take_while(|a| a != "--").any(|a| a == "--json") => {
+            let message = e.render().to_string();
+            let message = message.trim_end().strip_prefix("error: ").unwrap_or(message.trim_end()).to_string();
+            let f = Failure::new(ErrorKind::InvalidInput, message);
+            eprintln!("{}", f.to_json());
+            Err(ExitCode::from(exit_code(ErrorKind::InvalidInput)))
+        }
+        Err(e) => e.exit(),
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    if let Cmd::Completions { shell } = &cli.cmd {
+        let mut cmd = <Cli as clap::CommandFactory>::command();
+        let mut script = Vec::new();
+        clap_complete::generate(*shell, &mut cmd, "sessiondb", &mut script);
+        // A closed stdout (`| head`) is not an error, as for every command.
+        let _ = std::io::stdout().lock().write_all(&script);
+        return ExitCode::SUCCESS;
+    }
+    let json = cli.global.json;
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Cli { code, message }) => {
+        Err(f) if json => {
+            eprintln!("{}", f.to_json());
+            ExitCode::from(exit_code(f.kind()))
+        }
+        Err(Failure::Cli { kind, message }) => {
             eprintln!("sessiondb: {message}");
-            ExitCode::from(code)
+            ExitCode::from(exit_code(kind))
         }
         Err(Failure::Core(e)) => {
             eprintln!("sessiondb: {e}");

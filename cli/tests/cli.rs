@@ -11,6 +11,7 @@ impl Env {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("key"), "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n").unwrap();
+        set_mode(&dir.path().join("key"), 0o600);
         Env { dir }
     }
     fn run_in(&self, cwd: &Path, args: &[&str], stdin: Option<&str>) -> Output {
@@ -49,6 +50,11 @@ impl Env {
         assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8(o.stdout).unwrap()
     }
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    #[cfg(unix)]
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
 }
 
 #[test]
@@ -456,4 +462,186 @@ fn show_pages_from_a_seq_or_the_tail_says_what_remains_and_never_clamps() {
     for args in [&["show", "long-1", "--limit", "0"][..], &["show", "long-1", "--tail", "0"], &["show", "long-1", "--from", "3", "--tail", "2"]] {
         assert_eq!(e.fails(args).0, Some(2), "{args:?}");
     }
+}
+
+/// The one JSON object a failing command prints on stderr under `--json`.
+fn json_error(stderr: &str) -> serde_json::Value {
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr:?}");
+    serde_json::from_str(stderr).unwrap()
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish_need_no_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db/sessions.db");
+    for (shell, first_line) in [("bash", "_sessiondb() {"), ("zsh", "#compdef sessiondb"), ("fish", "# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.")] {
+        let o = Command::new(env!("CARGO_BIN_EXE_sessiondb")).arg("--db").arg(&db).args(["completions", shell]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        assert_eq!(String::from_utf8(o.stderr).unwrap(), "", "{shell}");
+        let script = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(script.lines().next(), Some(first_line), "{shell}");
+        for word in ["export", "completions", "force", "key-file", "json"] {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    assert!(!dir.path().join("db").exists(), "completions opened no database");
+    let o = Command::new(env!("CARGO_BIN_EXE_sessiondb")).args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid value 'tcsh'"));
+}
+
+#[test]
+fn help_lists_every_exit_code() {
+    let e = Env::new();
+    let help = e.ok(&["--help"]);
+    let block: Vec<&str> = help.lines().skip_while(|l| *l != "Exit codes:").take(15).collect();
+    assert_eq!(
+        block,
+        [
+            "Exit codes:",
+            "  0   ok",
+            "  1   other error (database error, store closed)",
+            "  2   invalid input or usage",
+            "  3   not found (session, database file)",
+            "  4   conflict (ambiguous session, import of another session's id, export -o FILE exists without --force)",
+            "  5   busy (another writer held the database past the busy timeout)",
+            "  6   corrupt or authentication failure (damaged record, newer schema, doctor --check found damage)",
+            "  7   I/O error (a file failed to import, disk full)",
+            "  10  recovery locked (the database exists but the data key is absent)",
+            "  11  key mismatch (the data key is not this database's)",
+            "  12  key store unavailable (keyring locked, denied or unreachable)",
+            "  13  irreducible context overflow",
+            "",
+            "With --json, errors are one JSON object on stderr:",
+        ]
+    );
+    // `-h` (short help) shows them too.
+    assert!(e.ok(&["-h"]).contains("\n  13  irreducible context overflow\n"));
+}
+
+#[test]
+fn errors_under_json_are_one_object_on_stderr_with_kind_code_and_exit_code() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--unbound"]).trim().to_string();
+    let o = e.run(&["--json", "show", "nope"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), "");
+    assert_eq!(
+        json_error(&String::from_utf8(o.stderr).unwrap()),
+        serde_json::json!({ "error": {
+            "kind": "NotFound",
+            "code": "ERR_NOT_FOUND",
+            "exit_code": 3,
+            "message": "not found: session `nope` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)",
+        }})
+    );
+    // A core error (bad role) and a usage error (missing argument), `--json` after the command.
+    let o = e.run(&["append", &id, "--role", "bogus", "x", "--json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = json_error(&String::from_utf8(o.stderr).unwrap());
+    assert_eq!((&err["error"]["kind"], &err["error"]["code"], &err["error"]["exit_code"]), (&"InvalidInput".into(), &"ERR_INVALID_INPUT".into(), &2.into()));
+    let o = e.run(&["--json", "append"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = json_error(&String::from_utf8(o.stderr).unwrap());
+    assert_eq!(err["error"]["code"], "ERR_INVALID_INPUT");
+    assert_eq!(err["error"]["exit_code"], 2);
+    assert!(err["error"]["message"].as_str().unwrap().starts_with("the following required arguments were not provided:"), "{err}");
+    // The overflow carries its breakdown: window 3000 → capacity 3000 - 240 - 2048 = 712.
+    for i in 0..4 {
+        e.run_in(e.dir.path(), &["append", &id, "--role", if i % 2 == 0 { "user" } else { "assistant" }], Some(&format!("turn {i} ").repeat(300)));
+    }
+    let o = e.run(&["--json", "compact", &id, "--window", "3000"]);
+    assert_eq!(o.status.code(), Some(13));
+    let err = json_error(&String::from_utf8(o.stderr).unwrap());
+    assert_eq!((&err["error"]["kind"], &err["error"]["code"], &err["error"]["exit_code"]), (&"ContextOverflow".into(), &"ERR_CONTEXT_OVERFLOW".into(), &13.into()));
+    let b = &err["error"]["breakdown"];
+    assert_eq!(b["capacity"], 712);
+    let parts: u64 = ["system", "pinned", "recent", "tool_results", "other"].iter().map(|k| b[k].as_u64().unwrap()).sum();
+    assert_eq!(b["protected_total"].as_u64(), Some(parts));
+    // Without --json the same failure stays text.
+    let (code, stderr) = e.fails(&["show", "nope"]);
+    assert_eq!((code, stderr.lines().next().unwrap()), (Some(3), "sessiondb: not found: session `nope` (no session has that id, id prefix or exact title; `sessiondb list --all` lists them)"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_key_file_readable_by_group_or_others_is_used_with_a_warning() {
+    let e = Env::new();
+    let key = e.dir.path().join("key");
+    e.ok(&["new", "--unbound"]);
+    let warning = |who: &str, mode: &str| {
+        format!(
+            "sessiondb: warning: the key file {k} is readable by {who} (mode {mode}); anyone who can read it can decrypt every session: `chmod 600 {k}`\n",
+            k = key.display()
+        )
+    };
+    for (mode, who, shown) in [(0o644, "group and others", "0644"), (0o640, "its group", "0640"), (0o604, "others", "0604")] {
+        set_mode(&key, mode);
+        let o = e.run(&["list", "--all"]);
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(String::from_utf8(o.stderr).unwrap(), warning(who, shown));
+        let o = e.run(&["--json", "list", "--all"]);
+        assert_eq!(o.status.code(), Some(0));
+        let line: serde_json::Value = serde_json::from_str(&String::from_utf8(o.stderr).unwrap()).unwrap();
+        assert_eq!(line, serde_json::json!({ "warning": { "kind": "KeyFilePermissions", "message": warning(who, shown).trim_end().strip_prefix("sessiondb: warning: ").unwrap() } }));
+    }
+    for mode in [0o600, 0o400, 0o620] {
+        set_mode(&key, mode);
+        let o = e.run(&["list", "--all"]);
+        assert_eq!((o.status.code(), String::from_utf8(o.stderr).unwrap()), (Some(0), String::new()), "mode {mode:o}");
+    }
+}
+
+#[test]
+fn export_refuses_to_overwrite_an_existing_file_without_force() {
+    let e = Env::new();
+    let id = e.ok(&["new", "--unbound", "--name", "t"]).trim().to_string();
+    e.ok(&["append", &id, "hello"]);
+    let out = e.dir.path().join("out.jsonl");
+    std::fs::write(&out, "keep me\n").unwrap();
+    let o = e.run(&["export", &id, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        format!("sessiondb: {} already exists; nothing was written (`--force` replaces it)\n", out.display())
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me\n");
+    let o = e.run(&["--json", "export", &id, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(
+        json_error(&String::from_utf8(o.stderr).unwrap()),
+        serde_json::json!({ "error": {
+            "kind": "Conflict", "code": "ERR_CONFLICT", "exit_code": 4,
+            "message": format!("{} already exists; nothing was written (`--force` replaces it)", out.display()),
+        }})
+    );
+    // A dangling symlink is an existing name too: never followed.
+    #[cfg(unix)]
+    {
+        let link = e.dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(e.dir.path().join("nowhere"), &link).unwrap();
+        assert_eq!(e.run(&["export", &id, "-o", link.to_str().unwrap()]).status.code(), Some(4));
+        assert!(!e.dir.path().join("nowhere").exists());
+    }
+    let o = e.run(&["export", &id, "-o", out.to_str().unwrap(), "--force"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let kinds: Vec<String> = text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].as_str().unwrap().to_string()).collect();
+    assert_eq!(kinds, ["header", "plan_snapshot", "goal_snapshot", "user", "rename"], "{text}");
+    assert!(text.lines().nth(3).unwrap().contains(r#""text":"hello""#));
+    let fresh = e.dir.path().join("fresh.jsonl");
+    e.ok(&["export", &id, "-o", fresh.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&fresh).unwrap(), text);
+    #[cfg(unix)]
+    for f in [&out, &fresh] {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(f).unwrap().permissions().mode() & 0o777, 0o600, "{}", f.display());
+    }
+    let mut names: Vec<String> = std::fs::read_dir(e.dir.path()).unwrap().map(|d| d.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["db", "fresh.jsonl", "key", "link.jsonl", "out.jsonl"], "no temporary file left");
+    // A failed export (unknown session) leaves no file behind.
+    let missing = e.dir.path().join("missing.jsonl");
+    assert_eq!(e.run(&["export", "nope", "-o", missing.to_str().unwrap()]).status.code(), Some(3));
+    assert!(!missing.exists());
 }

@@ -39,7 +39,7 @@ impl Env {
         let key = dir.path().join("key");
         std::fs::write(&key, KEY_B64).unwrap();
         #[cfg(unix)]
-        std::os::unix::fs::PermissionsExt::set_mode(&mut std::fs::metadata(&key).unwrap().permissions(), 0o600);
+        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
         std::fs::create_dir_all(dir.path().join("db")).unwrap();
         Env { dir, key }
     }

@@ -1,4 +1,5 @@
 //! Profiling aid for single appends (one transaction each), as bindings do.
+//! Run: `cargo run --profile profiling -p sessiondb --example append_one_profile [-- N]` (release code with line tables for `perf record`).
 use sessiondb::*;
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|v| v.parse().ok()).unwrap_or(10000);

@@ -1,4 +1,5 @@
 //! Profiling aid for bulk appends (`perf record`): N entries of 4 KiB in batches of 512.
+//! Run: `cargo run --profile profiling -p sessiondb --example append_profile [-- N]` (release code with line tables for `perf record`).
 use sessiondb::*;
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|v| v.parse().ok()).unwrap_or(20000);

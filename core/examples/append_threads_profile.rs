@@ -1,6 +1,6 @@
 //! Profiling aid for concurrent appends: T threads each append N/T 1 KiB
 //! entries (one `append_transcript` each) to one session; prints appends/s.
-//! Run: `cargo run --release -p sessiondb --example append_threads_profile -- N T`.
+//! Run: `cargo run --profile profiling -p sessiondb --example append_threads_profile -- N T`.
 use sessiondb::*;
 use std::sync::Arc;
 fn main() {

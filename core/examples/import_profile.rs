@@ -1,6 +1,6 @@
 //! Profiling aid for `import_file` (`perf record`): imports one session file
 //! into a fresh store in a temp dir and prints MB/s.
-//! Run: `cargo run --release -p sessiondb --example import_profile -- FILE`.
+//! Run: `cargo run --profile profiling -p sessiondb --example import_profile -- FILE`.
 use sessiondb::*;
 fn main() {
     let path =

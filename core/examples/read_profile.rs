@@ -1,6 +1,7 @@
 //! Profiling aid for the transcript read path: appends N 1 KiB entries one
 //! commit each (like the bench), then times `get_transcript` against a raw
 //! select+decrypt of the same rows in the same file.
+//! Run: `cargo run --profile profiling -p sessiondb --example read_profile [-- N]` (release code with line tables for `perf record`).
 use sessiondb::*;
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|v| v.parse().ok()).unwrap_or(10000);

@@ -145,7 +145,7 @@ fn native_remedy() -> &'static str {
 
 #[cfg(target_os = "linux")]
 fn native_store() -> keyring_core::Result<Arc<keyring_core::CredentialStore>> {
-    Ok(dbus_secret_service_keyring_store::Store::new()?)
+    Ok(zbus_secret_service_keyring_store::Store::new()?)
 }
 
 #[cfg(target_os = "macos")]

@@ -21,7 +21,10 @@ fn os_keyring_secret_service() {
         return;
     };
     match mode.as_str() {
-        "unlocked" | "existing" => unlocked(),
+        "unlocked" | "existing" => {
+            unlocked();
+            a_key_stored_under_the_libdbus_stores_attributes_is_read_and_found_by_them();
+        }
         "locked" => locked(),
         "none" => none(),
         other => panic!("unknown SESSIONDB_SECRET_SERVICE={other}"),
@@ -43,7 +46,7 @@ fn unlocked() {
     // Reopen reads the same key.
     assert_eq!(open_os(&db, &app).unwrap().get_session(&id).unwrap().name.as_deref(), Some("kept"));
     // Remove the key: the database exists, so it is RecoveryLocked and no new key appears.
-    let store = dbus_secret_service_keyring_store::Store::new().unwrap();
+    let store = zbus_secret_service_keyring_store::Store::new().unwrap();
     keyring_core::Entry::new_in_store(&(store.clone() as std::sync::Arc<keyring_core::CredentialStore>), &app, KEY_ACCOUNT)
         .unwrap()
         .delete_credential()
@@ -57,6 +60,46 @@ fn unlocked() {
         let s = open_os(&p, LOCKTEST_APP).unwrap();
         s.create_session(Some("behind a lock".into()), None).unwrap();
     }
+}
+
+/// Keys written before the switch from the libdbus-based
+/// `dbus-secret-service-keyring-store` to the zbus one: an item with that
+/// store's attributes (`service` = app, `username` = `session-data-key`,
+/// label `keyring:session-data-key@<app>`), written here by libsecret's
+/// `secret-tool`, is the key the store opens with; and a key the store
+/// creates is found by those attributes.
+fn a_key_stored_under_the_libdbus_stores_attributes_is_read_and_found_by_them() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if Command::new("secret-tool").arg("--version").output().is_err() {
+        eprintln!("SKIP (part): secret-tool absent (apt-get install libsecret-tools)");
+        return;
+    }
+    let app = format!("sessiondb-compat-{}", std::process::id());
+    let key = DataKey::from_bytes(&[7u8; 32]).unwrap();
+    let mut child = Command::new("secret-tool")
+        .args(["store", "--label", &format!("keyring:{KEY_ACCOUNT}@{app}"), "service", &app, "username", KEY_ACCOUNT])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(key.to_base64().as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    let s = open_os(&db, &app).unwrap();
+    let id = s.create_session(Some("old key".into()), None).unwrap().id;
+    s.close();
+    // The same database opens with those bytes handed in: the store used the item's key.
+    let with_bytes = SessionStore::open(OpenOptions { path: Some(db.clone()), key: KeySource::Bytes(key.clone()), ..Default::default() }).unwrap();
+    assert_eq!(with_bytes.get_session(&id).unwrap().name.as_deref(), Some("old key"));
+    // A key created by the store is found under the same attributes.
+    let fresh = format!("sessiondb-compat-new-{}", std::process::id());
+    open_os(&dir.path().join("fresh.db"), &fresh).unwrap();
+    let out = Command::new("secret-tool").args(["lookup", "service", &fresh, "username", KEY_ACCOUNT]).output().unwrap();
+    assert!(out.status.success());
+    let b64 = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(DataKey::from_base64(b64.trim()).unwrap().expose_bytes().len(), 32);
+    assert_eq!(KeyringProvider::native(&fresh).unwrap().get_key().unwrap().unwrap(), DataKey::from_base64(b64.trim()).unwrap().expose_bytes().to_vec());
 }
 
 fn locked() {

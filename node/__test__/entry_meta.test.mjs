@@ -51,10 +51,10 @@ test('metadata errors: a 257-byte model name is InvalidInputError', async () => 
   await assert.rejects(st.getTranscriptWithMeta('nope'), sdb.NotFoundError)
   await assert.rejects(st.getTranscriptWithMeta(s.id, 1, 0), sdb.InvalidInputError)
   for (const extra of [[1], 'str', 5]) {
-    assert.throws(() => st.appendEntriesWithMeta(s.id, [{ entry: { role: 'user', content: 'x' }, meta: { extra } }]), sdb.InvalidInputError, JSON.stringify(extra))
+    await assert.rejects(st.appendEntriesWithMeta(s.id, [{ entry: { role: 'user', content: 'x' }, meta: { extra } }]), sdb.InvalidInputError, JSON.stringify(extra))
   }
-  // Arguments are converted on the JS thread: a bad role throws before any Promise.
-  assert.throws(() => st.appendEntriesWithMeta(s.id, [{ entry: { role: 'robot', content: 'x' }, meta: {} }]), sdb.InvalidInputError)
+  // Arguments are converted on the JS thread; a bad role still rejects (never a synchronous throw).
+  await assert.rejects(st.appendEntriesWithMeta(s.id, [{ entry: { role: 'robot', content: 'x' }, meta: {} }]), sdb.InvalidInputError)
   await st.close()
 })
 

@@ -52,8 +52,8 @@ test('a provider without a key for an existing database is RecoveryLockedError, 
 })
 
 test('invalid input: short key, key and provider together', async () => {
-  assert.throws(() => sdb.SessionStore.open({ path: tempDb(), key: Buffer.alloc(5) }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: a data key is 32 bytes, got 5')
-  assert.throws(() => sdb.SessionStore.open({ path: tempDb(), key: KEY, keyProvider: new MemoryKeyProvider() }), sdb.InvalidInputError)
+  await assert.rejects(sdb.SessionStore.open({ path: tempDb(), key: Buffer.alloc(5) }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: a data key is 32 bytes, got 5')
+  await assert.rejects(sdb.SessionStore.open({ path: tempDb(), key: KEY, keyProvider: new MemoryKeyProvider() }), sdb.InvalidInputError)
 })
 
 test('not a database is CorruptError; a path under a file is IoError', async () => {

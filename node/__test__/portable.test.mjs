@@ -50,7 +50,7 @@ test('export to thClaws JSONL, import it back, fork', async () => {
   assert.deepEqual(got, ['hello', 'hi there'])
   const fork = await st.forkSession('p1', 1)
   assert.deepEqual([fork.forkedFrom, fork.forkedAtSeq, fork.entryCount], ['p1', 1, 1])
-  assert.throws(() => st.importFile(f, 'word'), sdb.InvalidInputError)
+  await assert.rejects(st.importFile(f, 'word'), sdb.InvalidInputError)
   await st.close()
 })
 
