@@ -18,7 +18,10 @@ from a 6,000-word synthetic vocabulary, identifiers, paths, numbers and hex
 hashes; the script prints the zstd ratio of its turns (python `zstandard` is
 not needed: it asks the binary under test, whose v=2 rows are the measure).
 
-Usage: scripts/bench-storage.py LABEL=PATH_TO_SESSIONDB [LABEL=PATH ...]
+Usage: scripts/bench-storage.py LABEL=PATH_TO_SESSIONDB[@PAGE_SIZE] [LABEL=PATH ...]
+
+`@PAGE_SIZE` pre-creates each database file with that page size (an empty
+WAL database, which sessiondb initialises as new), to compare layouts.
 """
 import json, os, random, sqlite3, subprocess, sys, tempfile, time, base64
 
@@ -116,6 +119,14 @@ def gen_claude(path):
             n += 1
 
 
+def precreate(db, page):
+    if page:
+        c = sqlite3.connect(db)
+        c.execute("PRAGMA page_size=%d" % page)
+        c.execute("PRAGMA journal_mode=WAL")
+        c.close()
+
+
 def run(binary, db, key, *args, stdin=None):
     p = subprocess.run([binary, "--db", db, "--key-file", key, *args], input=stdin, capture_output=True, text=True)
     if p.returncode != 0:
@@ -139,7 +150,11 @@ def pages(db):
 
 
 def main():
-    bins = [a.split("=", 1) for a in sys.argv[1:]]
+    bins = []
+    for a in sys.argv[1:]:
+        label, path = a.split("=", 1)
+        path, _, page = path.partition("@")
+        bins.append((label, path, int(page) if page else None))
     if not bins:
         raise SystemExit(__doc__)
     work = tempfile.mkdtemp(prefix="sessiondb-bench-storage-")
@@ -156,12 +171,20 @@ def main():
         gen(p)
         sources.append((name, p))
         print("generated %-8s %8.1f MB in %.1f s" % (name, os.path.getsize(p) / 1e6, time.time() - t), flush=True)
+    # How compressible the generated turns are, per turn as the store compresses them.
+    try:
+        sample = [words(n).encode() for n in [300, 900, 2800] * 20]
+        out = sum(len(subprocess.run(["zstd", "-3", "-c"], input=t, capture_output=True, check=True).stdout) for t in sample)
+        print("zstd -3 per turn of generated text: %.2f of its bytes" % (out / sum(map(len, sample))))
+    except (OSError, subprocess.CalledProcessError):
+        print("(zstd CLI absent: per-turn compressibility not printed)")
     print()
     print("%-10s %-8s %10s %10s %10s %7s %8s" % ("build", "source", "src MB", "db MB", "wal MB", "ratio", "import s"))
     accounting = []
-    for label, binary in bins:
+    for label, binary, page in bins:
         for name, src in sources:
             db = os.path.join(work, "%s-%s.db" % (label, name))
+            precreate(db, page)
             t = time.time()
             run(binary, db, key, "import", src)
             took = time.time() - t
@@ -183,8 +206,9 @@ def main():
     appends = 200
     body = words(1024)[:1024]
     print("WAL growth per single 1 KiB append (%d appends, one process each)" % appends)
-    for label, binary in bins:
+    for label, binary, page in bins:
         db = os.path.join(work, "%s-wal.db" % label)
+        precreate(db, page)
         sid = run(binary, db, key, "new", "--unbound").strip().split()[-1]
         run(binary, db, key, "append", sid, body)
         # A reader holding one snapshot keeps every CLI process's closing

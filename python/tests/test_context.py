@@ -104,40 +104,44 @@ def test_compact_context_plan_and_apply_are_typed():
         plan.tokens_after,
         plan.reached_target,
         plan.compacted_seqs,
-    ) == (1000, 50, 500, 800, 117, True, [1, 2])
+    ) == (1000, 50, 500, 800, 123, True, [1, 2])
+    # Turns 1 and 2 are one run: one summary for both (DESIGN.md "Context governance").
     t = plan.transformations[0]
     assert isinstance(t, Transformation)
-    assert (t.seq, t.action, t.tokens_before, t.tokens_after, t.summary) == (
+    assert (t.seq, t.last_seq, t.action, t.tokens_before, t.tokens_after, t.summary) == (
         1,
+        2,
         "summarized",
-        300,
-        11,
-        "[user] Please refactor the parser",
+        700,
+        23,
+        "[compacted seq 1–2: 2 items, 700 tokens] Please refactor the parser",
     )
+    assert len(plan.transformations) == 1
     assert t == sessiondb.compact_context(ITEMS, 1000, 50, {"recent_user_turns": 1}).transformations[0]
-    assert t != plan.transformations[1]
     assert repr(t) == (
-        "Transformation(seq=1, action='summarized', tokens_before=300, tokens_after=11, "
-        "summary='[user] Please refactor the parser')"
+        "Transformation(seq=1, last_seq=2, action='summarized', tokens_before=700, tokens_after=23, "
+        "summary='[compacted seq 1–2: 2 items, 700 tokens] Please refactor the parser')"
     )
-    assert plan.transformations[1].to_dict() == {
-        "seq": 2,
+    assert t.to_dict() == {
+        "seq": 1,
+        "last_seq": 2,
         "action": "summarized",
-        "tokens_before": 400,
-        "tokens_after": 6,
-        "summary": "[assistant] Done.",
+        "tokens_before": 700,
+        "tokens_after": 23,
+        "summary": "[compacted seq 1–2: 2 items, 700 tokens] Please refactor the parser",
     }
     assert repr(plan).startswith("CompactionPlan(capacity=1000, target_percent=50, ")
     assert plan == sessiondb.compact_context(ITEMS, 1000, 50, {"recent_user_turns": 1})
     assert plan != sessiondb.compact_context(ITEMS, 1000, 70, {"recent_user_turns": 1})
     d = plan.to_dict()
-    assert d["compacted_seqs"] == [1, 2] and d["transformations"][0]["summary"] == "[user] Please refactor the parser"
+    assert d["compacted_seqs"] == [1, 2] and d["transformations"][0]["last_seq"] == 2
 
+    # The run becomes one item; the turn after it is unchanged.
     applied = sessiondb.apply_compaction(plan, ITEMS)
-    assert [type(x) for x in applied] == [ContextItem] * 3
-    assert applied[0] == ContextItem(1, "user", "message", 11, text="[user] Please refactor the parser", compacted=True)
-    assert applied[2] == ContextItem(3, "user", "message", 100, text="thanks")
-    assert applied[2].to_dict() == {
+    assert [type(x) for x in applied] == [ContextItem] * 2
+    assert applied[0] == ContextItem(1, "user", "message", 23, text=t.summary, compacted=True)
+    assert applied[1] == ContextItem(3, "user", "message", 100, text="thanks")
+    assert applied[1].to_dict() == {
         "seq": 3,
         "role": "user",
         "kind": "message",
@@ -148,13 +152,13 @@ def test_compact_context_plan_and_apply_are_typed():
         "compacted": False,
     }
     # The text may be user content: repr shows its length only.
-    assert repr(applied[2]) == (
+    assert repr(applied[1]) == (
         "ContextItem(seq=3, role='user', kind='message', tokens=100, pinned=False, text=<6 chars>, "
         "call_ids=[], compacted=False)"
     )
     # Typed items and the dict form of a plan are accepted too; running again changes nothing.
     again = sessiondb.compact_context(applied, 1000, 50, {"recent_user_turns": 1})
-    assert (again.transformations, again.tokens_after) == ([], 117)
+    assert (again.transformations, again.tokens_after) == ([], 123)
     assert sessiondb.apply_compaction(plan.to_dict(), [x.to_dict() for x in applied]) == applied
     with pytest.raises(sessiondb.InvalidInputError):
         sessiondb.compact_context([ContextItem(1, "user", "speech", 10)], 1000)
@@ -205,14 +209,24 @@ def test_store_context_status_compact_and_restore(store):
     assert plan == dry
     assert (plan.tokens_before, plan.tokens_after, plan.target_tokens, plan.compacted_seqs) == (
         10_000,
-        8_011,
+        8_021,
         8_870,
         [1, 2],
     )
+    # Turns 1 and 2 are one run with one summary.
     t1 = plan.transformations[0]
-    assert (t1.seq, t1.action, t1.summary, t1.tokens_before, t1.tokens_after) == (1, "summarized", "[user] turn 1", 1000, 5)
+    assert (t1.seq, t1.last_seq, t1.action, t1.summary, t1.tokens_before, t1.tokens_after) == (
+        1,
+        2,
+        "summarized",
+        "[compacted seq 1–2: 2 items, 2000 tokens] turn 1",
+        2000,
+        21,
+    )
+    assert len(plan.transformations) == 1
     after = store.context_status(s.id, 16_000)
     assert (after.turns[0].state, after.turns[0].compaction) == ("compacted", t1)
+    assert (after.turns[1].state, after.turns[1].compaction) == ("compacted", t1)
     assert after.meter.label == "Ctx 63%"
     assert after != st
 
@@ -229,7 +243,7 @@ def test_store_context_status_compact_and_restore(store):
     gov2 = store.recover_context_governance(s.id)
     assert gov2.pinned == [10]
     assert gov2 != gov
-    assert gov2.to_dict()["compacted"][2]["summary"] == plan.transformations[1].summary
+    assert gov2.to_dict()["compacted"][2]["summary"] == plan.transformations[0].summary
     # The saved transcript is never modified by compaction.
     assert [e.content for e in store.iter_transcript(s.id)] == [f"turn {i}" for i in range(1, 11)]
 

@@ -135,7 +135,7 @@ pub struct Transformation {
     pub seq: u64,
     /// A run: the seq of its last item; every item from `seq` to `last_seq`
     /// of the active context is replaced by `summary`. `None`: one item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub last_seq: Option<u64>,
     /// What was done.
     pub action: CompactionAction,

@@ -336,7 +336,8 @@ class TokenCount:
 
 @final
 class Transformation:
-    """The transformation record of one compacted item; `action`
+    """The transformation record of one compacted item, or of a run of
+    items from `seq` to `last_seq` replaced by one summary; `action`
     summarized|tool_result_preview; `summary` at most 240 characters.
     """
     @property
