@@ -74,7 +74,7 @@ function wrapAsync(fn) {
 // other method returns a Promise.
 const SYNC_METHODS = new Set(['path', 'instanceId', 'keyBackend', 'openRecoveryReport'])
 // The module functions that return a Promise; the others are pure and synchronous.
-const ASYNC_FUNCTIONS = new Set(['canonicalWorkspace', 'decryptField', 'encryptField', 'workspaceIndex', '_benchCore'])
+const ASYNC_FUNCTIONS = new Set(['canonicalWorkspace', 'decryptField', 'detectFormat', 'encryptField', 'workspaceIndex', '_benchCore'])
 
 const { SessionStore } = native
 for (const name of Object.getOwnPropertyNames(SessionStore.prototype)) {

@@ -43,4 +43,7 @@ export const {
   _benchCore,
   readThclawsDigest,
   writeThclawsJson,
+  detectFormat,
+  truncateChars,
+  encodingForModel,
 } = sdb

@@ -38,7 +38,7 @@ const hex = (h) => Buffer.from(h, 'hex')
 // records use camelCase fields, mapped here by plain field access.
 const itemIn = (x) => ({ seq: x.seq, role: x.role, kind: x.kind, tokens: x.tokens, pinned: x.pinned, text: x.text, callIds: x.call_ids, compacted: x.compacted })
 const optionsIn = (o) => (o == null ? o : { recentUserTurns: o.recent_user_turns, model: o.model })
-const transformationOut = (t) => ({ seq: t.seq, action: t.action, tokens_before: t.tokensBefore, tokens_after: t.tokensAfter, summary: t.summary })
+const transformationOut = (t) => ({ seq: t.seq, last_seq: t.lastSeq ?? null, action: t.action, tokens_before: t.tokensBefore, tokens_after: t.tokensAfter, summary: t.summary })
 const planOut = (p) => ({
   capacity: p.capacity,
   target_percent: p.targetPercent,

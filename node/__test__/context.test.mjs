@@ -43,11 +43,11 @@ test('compactContext and applyCompaction: typed plan and items', () => {
     targetPercent: 50,
     targetTokens: 500,
     tokensBefore: 800,
-    tokensAfter: 117,
+    tokensAfter: 123,
     reachedTarget: true,
+    // Turns 1 and 2 are one run with one summary (DESIGN.md "Context governance").
     transformations: [
-      { seq: 1, action: 'summarized', tokensBefore: 300, tokensAfter: 11, summary: '[user] Please refactor the parser' },
-      { seq: 2, action: 'summarized', tokensBefore: 400, tokensAfter: 6, summary: '[assistant] Done.' },
+      { seq: 1, lastSeq: 2, action: 'summarized', tokensBefore: 700, tokensAfter: 23, summary: '[compacted seq 1–2: 2 items, 700 tokens] Please refactor the parser' },
     ],
     compactedSeqs: [1, 2],
   })
@@ -55,13 +55,12 @@ test('compactContext and applyCompaction: typed plan and items', () => {
   assert.notDeepEqual(plan, sdb.compactContext(ITEMS, 1000, 70, { recentUserTurns: 1 }))
   const applied = sdb.applyCompaction(plan, ITEMS)
   assert.deepEqual(applied, [
-    { seq: 1, role: 'user', kind: 'message', tokens: 11, pinned: false, text: '[user] Please refactor the parser', callIds: [], compacted: true },
-    { seq: 2, role: 'assistant', kind: 'message', tokens: 6, pinned: false, text: '[assistant] Done.', callIds: [], compacted: true },
+    { seq: 1, role: 'user', kind: 'message', tokens: 23, pinned: false, text: '[compacted seq 1–2: 2 items, 700 tokens] Please refactor the parser', callIds: [], compacted: true },
     { seq: 3, role: 'user', kind: 'message', tokens: 100, pinned: false, text: 'thanks', callIds: [], compacted: false },
   ])
   // Running again on the applied items changes nothing.
   const again = sdb.compactContext(applied, 1000, 50, { recentUserTurns: 1 })
-  assert.deepEqual([again.transformations, again.tokensAfter, again.compactedSeqs], [[], 117, []])
+  assert.deepEqual([again.transformations, again.tokensAfter, again.compactedSeqs], [[], 123, []])
   assert.throws(() => sdb.compactContext([{ seq: 1, role: 'user', kind: 'speech', tokens: 10 }], 1000), sdb.InvalidInputError)
   assert.throws(() => sdb.compactContext(ITEMS, -1), sdb.InvalidInputError)
 })
@@ -82,11 +81,12 @@ test('store context status, compaction, governance, restore', async () => {
   assert.deepEqual(await st.listContextExtensions(s.id), [])
   const plan = await st.compactSession(s.id, 16000)
   assert.deepEqual(plan, dry)
-  assert.deepEqual([plan.tokensBefore, plan.tokensAfter, plan.targetTokens, plan.compactedSeqs], [10000, 8011, 8870, [1, 2]])
-  const t1 = { seq: 1, action: 'summarized', tokensBefore: 1000, tokensAfter: 5, summary: '[user] turn 1' }
-  assert.deepEqual(plan.transformations[0], t1)
+  assert.deepEqual([plan.tokensBefore, plan.tokensAfter, plan.targetTokens, plan.compactedSeqs], [10000, 8021, 8870, [1, 2]])
+  const t1 = { seq: 1, lastSeq: 2, action: 'summarized', tokensBefore: 2000, tokensAfter: 21, summary: '[compacted seq 1–2: 2 items, 2000 tokens] turn 1' }
+  assert.deepEqual(plan.transformations, [t1])
   const after = await st.contextStatus(s.id, 16000)
   assert.deepEqual(after.turns[0], { seq: 1, state: 'compacted', pinned: false, compaction: t1 })
+  assert.deepEqual(after.turns[1], { seq: 2, state: 'compacted', pinned: false, compaction: t1 })
   assert.equal(after.meter.label, 'Ctx 63%')
 
   const gov = await st.recoverContextGovernance(s.id)

@@ -118,3 +118,21 @@ test('ContextOverflowError carries the breakdown', () => {
     ['ERR_CONTEXT_OVERFLOW', 1000, 2000, 0, 0, 0, 0, 2000])
   assert.equal(e.remedies[0], 'Shorten the system prompt (system: 2000 tokens).')
 })
+
+// Every module function whose declaration returns a Promise is wrapped as one
+// (index.js ASYNC_FUNCTIONS): a bad argument rejects with a SessionDBError
+// subclass and never throws synchronously (detectFormat was missing from the
+// list and rejected with a plain Error).
+test('every Promise-returning module function rejects with typed errors, never throws', async () => {
+  const { readFileSync } = await import('node:fs')
+  const dts = readFileSync(join(process.env.SESSIONDB_PKG || '..', 'native.d.ts'), 'utf8')
+  const names = [...dts.matchAll(/^export declare function (\w+)\(.*\): Promise</gm)].map((m) => m[1])
+  assert.deepEqual(names.sort(), ['_benchCore', 'canonicalWorkspace', 'decryptField', 'detectFormat', 'encryptField', 'workspaceIndex'])
+  for (const name of names) {
+    let p
+    assert.doesNotThrow(() => {
+      p = sdb[name](123)
+    }, name)
+    await assert.rejects(p, sdb.SessionDBError, name)
+  }
+})
