@@ -32,18 +32,24 @@ pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 10_000;
 /// `journal_size_limit` in bytes: the WAL is truncated to this after a checkpoint.
 pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 /// `page_size` of new databases, bytes (schema version 4 on; older
-/// databases keep theirs). A commit writes each page it changed to the WAL
-/// whole, and a single append changes five: the entry's leaf, its body's
-/// leaf, the journal row's leaf and its two index leaves. With 2 KiB pages
-/// that is about 10 KiB of WAL per append (8 KiB pages: ~42 KiB), while a
-/// body of up to 2,013 bytes still sits inline and a longer one spills only
-/// full overflow pages (`entry_bodies` is a rowid table). Measured with
-/// `scripts/bench-storage.py` (see the README's on-disk section).
-pub const PAGE_SIZE: i64 = 2_048;
-/// `wal_autocheckpoint` in pages (32,768 × 2 KiB = 64 MiB, the
+/// databases keep theirs). Two costs pull apart:
+/// * a commit writes each page it changed to the WAL whole, and a single
+///   append changes at least five (the entry's leaf, its body's leaf, the
+///   journal row's leaf and its two index leaves, whose DDL the seed fixes),
+///   so WAL bytes per append are about 5-7 pages;
+/// * bodies of 1-2 KiB (typical turns after zstd) pack badly into 2 KiB
+///   pages: one body per page leaves most of the rest empty.
+///
+/// Measured with `scripts/bench-storage.py` (50 MB generated Codex / Claude
+/// / thClaws files; database bytes over source bytes; WAL per single 1 KiB
+/// append): 2 KiB 0.66 / 0.82 / 0.85×, 14.0 KiB; 4 KiB 0.64 / 0.59 / 0.58×,
+/// 23.1 KiB; 8 KiB 0.63 / 0.59 / 0.58×, 42.4 KiB. 4 KiB keeps the size of
+/// 8 KiB at about half its WAL per append.
+pub const PAGE_SIZE: i64 = 4_096;
+/// `wal_autocheckpoint` in pages (16,384 × 4 KiB = 64 MiB, the
 /// `journal_size_limit`): fewer checkpoints, so fewer fsyncs and a page
 /// rewritten by many commits is copied back to the database once.
-pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 32_768;
+pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 16_384;
 /// `cache_size` (negative = KiB): 16 MiB of page cache per connection.
 pub const CACHE_SIZE_KIB: i64 = -16_384;
 
