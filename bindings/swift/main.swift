@@ -419,11 +419,13 @@ func planValue(_ p: CompactionPlan) -> [String: J] {
         "transformations": .array(p.transformations.map { t in
             .object([
                 "seq": u(t.seq),
+                "last_seq": t.lastSeq.map(u) ?? .null,
                 "action": .string(t.action == .summarized ? "summarized" : "tool_result_preview"),
                 "tokens_before": u(t.tokensBefore), "tokens_after": u(t.tokensAfter), "summary": .string(t.summary),
             ])
         }),
-        "compacted_seqs": .array(p.transformations.map { u($0.seq) }),
+        // A run covers seq...last_seq.
+        "compacted_seqs": .array(p.transformations.flatMap { t in (t.seq...(t.lastSeq ?? t.seq)).map(u) }),
     ]
 }
 

@@ -53,7 +53,8 @@ pub struct SessionRow {
     pub created_at: i64,
     /// Last activity time (ms).
     pub updated_at: i64,
-    /// Last transcript seq (= entry count: seqs are gapless from 1).
+    /// Entries that are not retracted (seqs are gapless from 1, so without
+    /// retractions this is the last seq).
     pub entry_count: u64,
     /// Parent session of a fork.
     pub forked_from: Option<String>,
@@ -308,9 +309,13 @@ pub trait ReadTx {
     fn session_exists(&self, id: &str) -> Result<bool>;
     /// A session's `updated_at` (ms), `None` if it does not exist.
     fn session_updated_at(&self, id: &str) -> Result<Option<i64>>;
-    /// Entries of a session with `seq >= from_seq`, at most `limit`, by seq;
-    /// `with_meta` also reads the metadata columns.
+    /// Entries of a session with `seq >= from_seq` that are not retracted,
+    /// at most `limit`, by seq; `with_meta` also reads the metadata columns.
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>>;
+    /// The last `limit` entries of a session that are not retracted, by seq.
+    fn entries_tail(&self, session_id: &str, limit: u32) -> Result<Vec<EntryRow>>;
+    /// Is entry `seq` of the session retracted?
+    fn is_retracted(&self, session_id: &str, seq: u64) -> Result<bool>;
     /// The planning columns of entries with `seq >= from_seq`, at most
     /// `limit`, by seq: never the content.
     fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>>;
@@ -368,6 +373,8 @@ pub trait WriteTx: ReadTx {
     fn delete_session(&self, id: &str) -> Result<Option<u64>>;
     /// Insert transcript rows (seqs allocated by the store).
     fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()>;
+    /// Mark entry `seq` retracted (the row itself is untouched); false if it already was.
+    fn retract_entry(&self, session_id: &str, seq: u64) -> Result<bool>;
     /// Insert a journal row; returns its `(seq, aggregate_version)`.
     fn insert_event(&self, row: &NewEventRow<'_>) -> Result<(u64, u64)>;
     /// Record an operation as open (owned by `owner`).

@@ -180,16 +180,15 @@ impl ContextGovernance {
         }
     }
 
-    /// Per-turn view of seqs `1..=entry_count` (transcript seqs are gapless from 1).
+    /// Per-turn view of seqs `1..=entry_count` (transcript seqs are gapless
+    /// from 1; a session with retracted entries: see [`Self::turn`]).
     pub fn turns(&self, entry_count: u64) -> Vec<TurnGovernance> {
-        (1..=entry_count)
-            .map(|seq| TurnGovernance {
-                seq,
-                state: self.state_of(seq),
-                pinned: self.pinned.contains(&seq),
-                compaction: self.compacted.get(&seq).cloned(),
-            })
-            .collect()
+        (1..=entry_count).map(|seq| self.turn(seq)).collect()
+    }
+
+    /// The view of one turn.
+    pub fn turn(&self, seq: u64) -> TurnGovernance {
+        TurnGovernance { seq, state: self.state_of(seq), pinned: self.pinned.contains(&seq), compaction: self.compacted.get(&seq).cloned() }
     }
 }
 
@@ -203,7 +202,7 @@ pub fn recover_context_governance(store: &SessionStore, session_id: &str) -> Res
 }
 
 fn check_seqs(store: &SessionStore, session_id: &str, seqs: &[u64]) -> Result<String> {
-    let count = store.get_session(session_id)?.entry_count;
+    let count = store.last_seq(session_id)?;
     if seqs.is_empty() {
         return Err(Error::invalid("no seqs given"));
     }

@@ -47,7 +47,8 @@ pub fn context_status(
 ) -> Result<ContextStatus> {
     let cx = active_context(store, session_id, raw_window, output_reserve, model)?;
     let active: u64 = cx.items.iter().map(|i| i.tokens).sum();
-    Ok(ContextStatus { meter: meter(active, cx.capacity)?, capacity: cx.capacity, turns: cx.governance.turns(cx.entry_count), model: cx.model })
+    let turns = cx.seqs.iter().map(|&seq| cx.governance.turn(seq)).collect();
+    Ok(ContextStatus { meter: meter(active, cx.capacity)?, capacity: cx.capacity, turns, model: cx.model })
 }
 
 /// What `/context` and `/compact` both start from.
@@ -57,7 +58,8 @@ struct ActiveContext {
     /// Effective Context Capacity (tokens).
     capacity: u64,
     governance: ContextGovernance,
-    entry_count: u64,
+    /// Seqs of the entries that are not retracted, in order.
+    seqs: Vec<u64>,
     /// The active context with empty `text` for verbatim items (summaries
     /// carry theirs): planning reads only tokens, kinds and call links.
     items: Vec<ContextItem>,
@@ -77,12 +79,14 @@ fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, outpu
     let encoding = model.as_deref().and_then(super::encoding_for_model);
     let mut items = Vec::new();
     let mut run_emitted: Option<(u64, u64)> = None;
+    let mut seqs = Vec::new();
     let mut from = 1;
     loop {
         let page = store.entry_stats(session_id, from, crate::store::transcript_max_page())?;
         let Some(last) = page.last() else { break };
         from = last.seq + 1;
         for st in page {
+            seqs.push(st.seq);
             if governance.excluded.contains(&st.seq) {
                 continue;
             }
@@ -128,7 +132,7 @@ fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, outpu
             items.push(ContextItem { seq: st.seq, role: role.as_str().to_string(), kind, tokens, pinned, text, call_ids: call_keys, compacted });
         }
     }
-    Ok(ActiveContext { model, capacity, governance, entry_count: session.entry_count, items })
+    Ok(ActiveContext { model, capacity, governance, seqs, items })
 }
 
 /// Plan compaction of a stored session's active context down to

@@ -63,19 +63,26 @@ pub const FORK_SUMMARY_TURNS: usize = 20;
 /// turns: `[role] text`, whitespace collapsed, cut at 240 characters on a
 /// character boundary; block content contributes its text blocks).
 pub fn history_summary(store: &SessionStore, src: &SessionRecord, at: u64) -> Result<String> {
-    let first = at.saturating_sub(FORK_SUMMARY_TURNS as u64 - 1).max(1);
+    // Visible (not retracted) seqs up to `at`, from the planning columns: no content is decrypted here.
+    let mut seqs = Vec::new();
+    let mut from = 1;
+    while from <= at {
+        let page = store.entry_stats(&src.id, from, crate::store::transcript_max_page())?;
+        let Some(last) = page.last().map(|x| x.seq) else { break };
+        seqs.extend(page.iter().map(|x| x.seq).filter(|&q| q <= at));
+        from = last + 1;
+    }
+    let quoted = &seqs[seqs.len().saturating_sub(FORK_SUMMARY_TURNS)..];
     let mut out = format!(
         "Summary of session {} ({} message(s), forked at seq {at}).",
         src.name.as_deref().unwrap_or(&src.id),
-        at
+        seqs.len()
     );
-    if at == 0 {
-        return Ok(out);
+    let Some(&first) = quoted.first() else { return Ok(out) };
+    if seqs.len() > quoted.len() {
+        out.push_str(&format!("\n[{} earlier message(s) not quoted]", seqs.len() - quoted.len()));
     }
-    if first > 1 {
-        out.push_str(&format!("\n[{} earlier message(s) not quoted]", first - 1));
-    }
-    for e in store.get_transcript(&src.id, first, (at - first + 1) as u32)? {
+    for e in store.get_transcript(&src.id, first, crate::store::transcript_max_page())?.into_iter().take_while(|e| e.seq <= at) {
         let text = match e.format {
             ContentFormat::Text => e.content,
             ContentFormat::Blocks => serde_json::from_str::<Vec<Value>>(&e.content)
@@ -95,9 +102,10 @@ pub fn history_summary(store: &SessionStore, src: &SessionRecord, at: u64) -> Re
 /// Errors: `NotFound`; `InvalidInput` when `at_seq` is beyond the last entry.
 pub fn fork_session(store: &SessionStore, session_id: &str, opts: ForkOptions) -> Result<SessionRecord> {
     let src = store.get_session(session_id)?;
-    let at = opts.at_seq.unwrap_or(src.entry_count);
-    if at > src.entry_count {
-        return Err(Error::invalid(format!("seq {at} is beyond the last entry ({})", src.entry_count)));
+    let last = store.last_seq(session_id)?;
+    let at = opts.at_seq.unwrap_or(last);
+    if at > last {
+        return Err(Error::invalid(format!("seq {at} is beyond the last entry ({last})")));
     }
     let fork = store.create_session_with(NewSession {
         id: None,

@@ -615,7 +615,7 @@ impl<'a> ImportSink<'a> {
         let max_stored_line = if created {
             0
         } else {
-            let last_entry = if rec.entry_count > 0 { self.store.get_transcript(&id, rec.entry_count, 1)?.first().and_then(|e| e.source_line).unwrap_or(0) } else { 0 };
+            let last_entry = self.store.get_transcript_tail(&id, 1)?.first().and_then(|e| e.source_line).unwrap_or(0);
             // Lines of a source file already imported into this session, from
             // whatever path (a rollout moved to `archived_sessions/`, a copy).
             let key = format!("{LINES_PREFIX}{id}");
@@ -632,7 +632,7 @@ impl<'a> ImportSink<'a> {
                 id,
                 created,
                 max_stored_line,
-                next_seq_base: rec.entry_count,
+                next_seq_base: self.store.last_seq(&rec.id)?,
                 stats,
                 snapshots: Default::default(),
                 provider: rec.provider.clone(),

@@ -316,6 +316,59 @@ impl SessionStore {
         })
     }
 
+    /// The session's last seq, retracted entries included (0 when it has
+    /// none): where the next append goes minus one. Errors: `NotFound`.
+    pub fn last_seq(&self, session_id: &str) -> Result<u64> {
+        self.read(|c, _| {
+            if !c.session_exists(session_id)? {
+                return Err(Error::not_found("session", session_id));
+            }
+            c.last_entry_seq(session_id)
+        })
+    }
+
+    /// Retract entry `seq` (DESIGN.md "Operations and recovery": the Agents
+    /// SDK's `pop_item`): one `EntryRetracted` journal event; the row is
+    /// never deleted or rewritten, and reads, `entry_count`, export, fork and
+    /// the active context leave it out from then on. Returns the entry as it
+    /// was; retracting it again returns `None` and records nothing.
+    ///
+    /// Errors: `NotFound` (session, or no entry `seq`), `Busy`.
+    pub fn retract_entry(&self, session_id: &str, seq: u64) -> Result<Option<TranscriptEntry>> {
+        let entry = self.read_one(session_id, seq)?;
+        self.write(|t| {
+            if !t.tx.session_exists(session_id)? {
+                return Err(Error::not_found("session", session_id));
+            }
+            if seq == 0 || seq > t.tx.last_entry_seq(session_id)? {
+                return Err(Error::not_found("entry", format!("{session_id}:{seq}")));
+            }
+            if !t.tx.retract_entry(session_id, seq)? {
+                return Ok(None);
+            }
+            journal::record(t, session_id, "EntryRetracted", serde_json::json!({ "seq": seq }))?;
+            Ok(entry.clone())
+        })
+    }
+
+    /// Retract the last entry that is not retracted yet and return it
+    /// (`None` for a session without visible entries): the Agents SDK's
+    /// `pop_item`. Errors: `NotFound` (session), `Busy`.
+    pub fn retract_last_entry(&self, session_id: &str) -> Result<Option<TranscriptEntry>> {
+        loop {
+            let Some(last) = self.get_transcript_tail(session_id, 1)?.pop() else { return Ok(None) };
+            // Another handle may retract it first: then take the next one.
+            if let Some(e) = self.retract_entry(session_id, last.seq)? {
+                return Ok(Some(e));
+            }
+        }
+    }
+
+    /// Entry `seq` if it exists and is not retracted.
+    fn read_one(&self, session_id: &str, seq: u64) -> Result<Option<TranscriptEntry>> {
+        Ok(self.get_transcript(session_id, seq.max(1), 1)?.into_iter().find(|e| e.seq == seq))
+    }
+
     /// The planning columns of up to `limit` entries from `from_seq` (no
     /// content is read or decrypted): what context status and compaction
     /// planning need (DESIGN.md "Context governance": planning reads stored
@@ -350,12 +403,12 @@ impl SessionStore {
             if !c.session_exists(session_id)? {
                 return Err(Error::not_found("session", session_id));
             }
-            let from_seq = match from_seq {
-                Some(seq) => seq,
-                None => c.last_entry_seq(session_id)?.saturating_sub(u64::from(limit) - 1).max(1),
+            let rows = match from_seq {
+                Some(seq) => c.entries(session_id, seq, limit, with_meta)?,
+                None => c.entries_tail(session_id, limit)?,
             };
             let mut out = Vec::new();
-            for row in c.entries(session_id, from_seq, limit, with_meta)? {
+            for row in rows {
                 let rec = content_record(session_id, row.seq);
                 let entry = TranscriptEntry {
                     session_id: session_id.to_string(),

@@ -32,6 +32,57 @@ macro_rules! store_behaviour_suite {
             assert_eq!(s.rename_session("nope", None).unwrap_err().kind(), ErrorKind::NotFound);
         }
         #[test]
+        fn a_retracted_entry_is_left_out_of_reads_counts_export_fork_and_context_but_kept() {
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            for i in 1..=6u64 {
+                let role = if i % 2 == 1 { Role::User } else { Role::Assistant };
+                s.append_transcript(&a.id, role, format!("turn {i}")).unwrap();
+            }
+            // pop_item: the last visible entry, returned as it was.
+            let popped = s.retract_last_entry(&a.id).unwrap().unwrap();
+            assert_eq!((popped.seq, popped.content.as_str()), (6, "turn 6"));
+            let e = s.retract_entry(&a.id, 3).unwrap().unwrap();
+            assert_eq!(e.content, "turn 3");
+            // Again: nothing happens, nothing is recorded.
+            assert_eq!(s.retract_entry(&a.id, 3).unwrap(), None);
+            assert_eq!(s.retract_entry(&a.id, 9).unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(s.retract_entry(&a.id, 0).unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(s.retract_entry("missing", 1).unwrap_err().kind(), ErrorKind::NotFound);
+            let visible = |s: &SessionStore| s.get_transcript(&a.id, 1, 100).unwrap().iter().map(|e| e.seq).collect::<Vec<_>>();
+            assert_eq!(visible(&s), vec![1, 2, 4, 5]);
+            assert_eq!(s.get_session(&a.id).unwrap().entry_count, 4);
+            assert_eq!(s.get_transcript_tail(&a.id, 2).unwrap().iter().map(|e| e.seq).collect::<Vec<_>>(), vec![4, 5]);
+            assert_eq!(s.get_transcript_with_meta(&a.id, 1, 100).unwrap().len(), 4);
+            let kinds: Vec<String> = s.journal_events(&a.id, 1, 100).unwrap().into_iter().map(|e| e.kind).filter(|k| k == "EntryRetracted").collect();
+            assert_eq!(kinds.len(), 2);
+            // The next append goes after the last seq ever written.
+            assert_eq!(s.append_transcript(&a.id, Role::User, "turn 7".into()).unwrap().seq, 7);
+            assert_eq!(s.retract_last_entry(&a.id).unwrap().unwrap().seq, 7);
+            // Export, fork and the context see the four visible turns only.
+            let mut out = Vec::new();
+            sessiondb::portable::export_thclaws(&s, &a.id, &mut out).unwrap();
+            let jsonl = String::from_utf8(out).unwrap();
+            assert_eq!(jsonl.lines().filter(|l| l.contains("turn ")).count(), 4);
+            assert!(!jsonl.contains("turn 3") && !jsonl.contains("turn 6"));
+            let f = sessiondb::portable::fork_session(&s, &a.id, sessiondb::portable::ForkOptions { at_seq: Some(7), summary: None }).unwrap();
+            assert_eq!(s.get_transcript(&f.id, 1, 100).unwrap().iter().map(|e| e.content.clone()).collect::<Vec<_>>(), ["turn 1", "turn 2", "turn 4", "turn 5"]);
+            let f = sessiondb::portable::fork_session(&s, &a.id, sessiondb::portable::ForkOptions { at_seq: None, summary: None }).unwrap();
+            let summary = &s.get_transcript(&f.id, 1, 1).unwrap()[0].content;
+            assert!(summary.starts_with(&format!("Summary of session {} (4 message(s), forked at seq 7).\n[user] turn 1\n[assistant] turn 2\n[assistant] turn 4\n[user] turn 5", a.id)), "{summary}");
+            let st = sessiondb::context::context_status(&s, &a.id, 128_000, None, None).unwrap();
+            assert_eq!(st.turns.iter().map(|t| t.seq).collect::<Vec<_>>(), vec![1, 2, 4, 5]);
+            assert_eq!(st.meter.active_tokens, 4 * 2);
+            // The rows are still there, as written: reopening changes nothing.
+            drop(s);
+            let s = $open(&p, 1);
+            assert_eq!(visible(&s), vec![1, 2, 4, 5]);
+            assert_eq!(s.retract_last_entry(&a.id).unwrap().unwrap().seq, 5);
+            let empty = s.create_session(None, None).unwrap();
+            assert_eq!(s.retract_last_entry(&empty.id).unwrap(), None);
+        }
+        #[test]
         fn transcript_seqs_are_gapless_and_pages_read_back_verbatim() {
             let (_d, p) = $temp();
             let s = $open(&p, 1);

@@ -20,11 +20,14 @@ use crate::error::{Error, Result};
 pub(super) struct SqlTx<'a>(pub(super) &'a Transaction<'a>);
 
 const SESSION_COLUMNS: &str = "id, name_enc, workspace_enc, model, provider, work_mode, created_at, updated_at,
-     (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = sessions.id),
+     (SELECT CASE typeof(m) WHEN 'integer' THEN m - (SELECT COUNT(*) FROM retractions r WHERE r.session_id = sessions.id) ELSE m END
+        FROM (SELECT COALESCE(MAX(t.seq), 0) AS m FROM transcript_entries t WHERE t.session_id = sessions.id)),
      forked_from, forked_at_seq";
 
 const ENTRY_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line";
 const ENTRY_META_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line, t.model, t.provider, b.meta_enc";
+/// Leaves out retracted entries of `transcript_entries t`.
+const NOT_RETRACTED: &str = "NOT EXISTS (SELECT 1 FROM retractions x WHERE x.session_id = t.session_id AND x.seq = t.seq)";
 /// An entry row with its body (schema version 4: bodies live in `entry_bodies`).
 const ENTRY_FROM: &str = "transcript_entries t JOIN entry_bodies b ON b.id = t.body_id";
 
@@ -207,16 +210,35 @@ impl ReadTx for SqlTx<'_> {
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
         let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
         self.rows(
-            &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 ORDER BY t.seq LIMIT ?3"),
+            &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 AND {NOT_RETRACTED} ORDER BY t.seq LIMIT ?3"),
             params![session_id, seq_arg(from_seq), limit as i64],
             |r| entry_row(r, session_id, 0, with_meta),
         )
     }
 
+    fn entries_tail(&self, session_id: &str, limit: u32) -> Result<Vec<EntryRow>> {
+        let mut v = self.rows(
+            &format!("SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {NOT_RETRACTED} ORDER BY t.seq DESC LIMIT ?2"),
+            params![session_id, limit as i64],
+            |r| entry_row(r, session_id, 0, false),
+        )?;
+        v.reverse();
+        Ok(v)
+    }
+
+    fn is_retracted(&self, session_id: &str, seq: u64) -> Result<bool> {
+        Ok(self
+            .0
+            .prepare_cached("SELECT 1 FROM retractions WHERE session_id = ?1 AND seq = ?2")?
+            .query_row(params![session_id, seq_arg(seq)], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
     fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>> {
         self.rows(
-            "SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries
-             WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+            &format!("SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries t
+             WHERE session_id = ?1 AND seq >= ?2 AND {NOT_RETRACTED} ORDER BY seq LIMIT ?3"),
             params![session_id, seq_arg(from_seq), limit as i64],
             |r| {
                 let seq = count(r, 0, &|| format!("transcript:{session_id}"))?;
@@ -440,6 +462,7 @@ impl WriteTx for SqlTx<'_> {
         let entries = self.0.execute("DELETE FROM transcript_entries WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
+        self.0.execute("DELETE FROM retractions WHERE session_id = ?1", [id])?;
         Ok(Some(entries as u64))
     }
 
@@ -470,6 +493,14 @@ impl WriteTx for SqlTx<'_> {
             ])?;
         }
         Ok(())
+    }
+
+    fn retract_entry(&self, session_id: &str, seq: u64) -> Result<bool> {
+        Ok(self
+            .0
+            .prepare_cached("INSERT OR IGNORE INTO retractions (session_id, seq) VALUES (?1, ?2)")?
+            .execute(params![session_id, seq_arg(seq)])?
+            > 0)
     }
 
     fn insert_event(&self, row: &NewEventRow<'_>) -> Result<(u64, u64)> {

@@ -139,6 +139,8 @@ ALTER TABLE transcript_entries ADD COLUMN meta_enc TEXT;
 ///   versions 1-3 a record over about a quarter of a page (2,030 bytes of
 ///   an 8 KiB page) spilled into an overflow page of its own, mostly empty:
 ///   a 200 MB import of 2.8 KB turns took 926 MB.
+/// * `retractions` lists retracted entries (seq per session), which every
+///   read leaves out; no row is deleted or rewritten.
 /// * `transcript_entries` keeps the plaintext columns and gains what context
 ///   planning reads instead of decrypting content: `content_bytes` (UTF-8
 ///   bytes of the content), `kind` (`message`, `tool_call`, `tool_result`,
@@ -168,6 +170,14 @@ CREATE TABLE transcript_entries_v4 (
   kind          TEXT,
   call_keys     TEXT,
   body_id       INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+-- Retracted entries (DESIGN.md \"Operations and recovery\": retraction): the
+-- row stays as written; reads, counts, export, fork and the active context
+-- leave these seqs out. One EntryRetracted journal event per row.
+CREATE TABLE retractions (
+  session_id TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
   PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
 ";

@@ -52,6 +52,7 @@ class ConformanceTest {
         "transformations" to p.transformations.map {
             mapOf(
                 "seq" to it.seq.toLong(),
+                "last_seq" to it.lastSeq?.toLong(),
                 "action" to when (it.action) {
                     CompactionAction.SUMMARIZED -> "summarized"
                     CompactionAction.TOOL_RESULT_PREVIEW -> "tool_result_preview"
@@ -61,7 +62,8 @@ class ConformanceTest {
                 "summary" to it.summary,
             )
         },
-        "compacted_seqs" to p.transformations.map { it.seq.toLong() },
+        // A run covers seq..last_seq.
+        "compacted_seqs" to p.transformations.flatMap { (it.seq.toLong()..(it.lastSeq ?: it.seq).toLong()).toList() },
     )
 
     private fun item(v: Any?): ContextItem {
