@@ -254,6 +254,20 @@ impl SessionStore {
         Ok(self.inner.get_transcript(&session_id, from_seq, limit)?)
     }
 
+    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
+    /// export, fork and the context (one EntryRetracted journal event).
+    /// Returns the entry, or null when it was already retracted.
+    /// Errors: `NotFound` (session or seq), `Busy`.
+    pub fn retract_entry(&self, session_id: String, seq: u64) -> Result<Option<TranscriptEntry>> {
+        Ok(self.inner.retract_entry(&session_id, seq)?.map(Into::into))
+    }
+
+    /// Retract the last visible entry and return it (null when there is
+    /// none). Errors: `NotFound`, `Busy`.
+    pub fn retract_last_entry(&self, session_id: String) -> Result<Option<TranscriptEntry>> {
+        Ok(self.inner.retract_last_entry(&session_id)?.map(Into::into))
+    }
+
     /// The last `limit` (≤ 10,000) entries of a session, in seq order (all
     /// of a shorter session). Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`.
     #[uniffi::method(default(limit = 1000))]

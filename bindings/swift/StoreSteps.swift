@@ -67,6 +67,10 @@ private func storeCall(_ s: SessionStore, _ name: String, _ a: J) throws -> J {
         }
         _ = try s.appendEntries(sessionId: sid, entries: entries)
         return .null
+    case "retract_entry":
+        return try s.retractEntry(sessionId: sid, seq: a["seq"].u64!).map(entryJ) ?? .null
+    case "retract_last_entry":
+        return try s.retractLastEntry(sessionId: sid).map(entryJ) ?? .null
     case "get_transcript_tail":
         let page: [TranscriptEntry]
         if let l = a["limit"].int { page = try s.getTranscriptTail(sessionId: sid, limit: UInt32(l)) } else { page = try s.getTranscriptTail(sessionId: sid) }

@@ -21,6 +21,8 @@ const CALLS = {
     await s.appendEntries(a.session_id, entries)
     return null
   },
+  retract_entry: (s, a) => s.retractEntry(a.session_id, a.seq).then((e) => (e ? rec(e) : null)),
+  retract_last_entry: (s, a) => s.retractLastEntry(a.session_id).then((e) => (e ? rec(e) : null)),
   get_transcript_tail: (s, a) => s.getTranscriptTail(a.session_id, a.limit).then((l) => l.map(rec)),
   get_transcript: (s, a) => s.getTranscript(a.session_id, ...page(a)).then((l) => l.map(rec)),
   fork_session: (s, a) => s.forkSession(a.session_id, a.at_seq ?? null).then(rec),

@@ -232,6 +232,25 @@ impl SessionStore {
         job(move || s.get_transcript_tail(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map))
     }
 
+    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
+    /// export, fork and the context (one EntryRetracted journal event).
+    /// Resolves to the entry, or null when it was already retracted.
+    /// Rejects with NotFoundError (session or seq), BusyError.
+    #[napi(ts_return_type = "Promise<TranscriptEntry | null>")]
+    pub fn retract_entry(&self, session_id: String, seq: i64) -> napi::Result<AsyncTask<Job<Option<TranscriptEntry>>>> {
+        let seq = u(seq, "seq").map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || s.retract_entry(&session_id, seq).map(|e| e.map(Into::into))))
+    }
+
+    /// Retract the last visible entry and resolve to it (null when there is
+    /// none): the Agents SDK's `popItem`. Rejects with NotFoundError, BusyError.
+    #[napi(ts_return_type = "Promise<TranscriptEntry | null>")]
+    pub fn retract_last_entry(&self, session_id: String) -> AsyncTask<Job<Option<TranscriptEntry>>> {
+        let s = self.inner.clone();
+        job(move || s.retract_last_entry(&session_id).map(|e| e.map(Into::into)))
+    }
+
     /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
     /// transaction (all or none). Rejects with NotFoundError,
     /// InvalidInputError (e.g. a model or provider name over 256 bytes).

@@ -353,6 +353,20 @@ impl SessionStore {
         py.detach(|| self.inner.get_transcript_tail(session_id, limit)).map(|v| v.into_iter().map(Into::into).collect()).map_err(py_err(py))
     }
 
+    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
+    /// export, fork and the context from now on (one EntryRetracted journal
+    /// event). Returns the entry, or None when it was already retracted.
+    /// Raises NotFoundError (session or seq), BusyError.
+    fn retract_entry(&self, py: Python<'_>, session_id: &str, seq: u64) -> PyResult<Option<TranscriptEntry>> {
+        py.detach(|| self.inner.retract_entry(session_id, seq)).map(|e| e.map(Into::into)).map_err(py_err(py))
+    }
+
+    /// Retract the last visible entry and return it (None when there is
+    /// none): the Agents SDK's `pop_item`. Raises NotFoundError, BusyError.
+    fn retract_last_entry(&self, py: Python<'_>, session_id: &str) -> PyResult<Option<TranscriptEntry>> {
+        py.detach(|| self.inner.retract_last_entry(session_id)).map(|e| e.map(Into::into)).map_err(py_err(py))
+    }
+
     /// Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call.
     #[pyo3(signature = (session_id, from_seq = 1, page_size = 1000))]
     fn iter_transcript(&self, session_id: String, from_seq: u64, page_size: u32) -> TranscriptIterator {

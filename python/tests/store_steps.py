@@ -61,6 +61,8 @@ CALLS = {
     )
     and None,
     "get_transcript": lambda s, a: [e.to_dict() for e in s.get_transcript(a["session_id"], **_page(a))],
+    "retract_entry": lambda s, a: (lambda e: e and e.to_dict())(s.retract_entry(a["session_id"], a["seq"])),
+    "retract_last_entry": lambda s, a: (lambda e: e and e.to_dict())(s.retract_last_entry(a["session_id"])),
     "get_transcript_tail": lambda s, a: [e.to_dict() for e in s.get_transcript_tail(a["session_id"], **({"limit": a["limit"]} if "limit" in a else {}))],
     "fork_session": lambda s, a: s.fork_session(a["session_id"], at_seq=a.get("at_seq")),
     "record_tokens": lambda s, a: s.record_tokens(a["session_id"], input=a["input"], output=a["output"], cached=a["cached"]),

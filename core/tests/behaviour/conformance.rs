@@ -84,6 +84,8 @@ fn call(store: &SessionStore, name: &str, a: &Value) -> Result<Value, String> {
             let (from, limit) = page(a);
             to(store.get_transcript(s(a, "session_id"), from, limit))
         }
+        "retract_entry" => to(store.retract_entry(s(a, "session_id"), u(a, "seq").unwrap())),
+        "retract_last_entry" => to(store.retract_last_entry(s(a, "session_id"))),
         "get_transcript_tail" => to(store.get_transcript_tail(s(a, "session_id"), u(a, "limit").map_or(1000, |l| l as u32))),
         "fork_session" => fork_session(store, s(a, "session_id"), ForkOptions { at_seq: u(a, "at_seq"), summary: None }).map(session).map_err(kind),
         "record_tokens" => {

@@ -802,6 +802,16 @@ class SessionStore:
         """One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
         Raises NotFoundError, AuthenticationError, InvalidInputError.
         """
+    def retract_entry(self, session_id: str, seq: int) -> Optional[TranscriptEntry]:
+        """Retract entry `seq`: it stays stored but is left out of reads, counts,
+        export, fork and the context from now on (one EntryRetracted journal
+        event). Returns the entry, or None when it was already retracted.
+        Raises NotFoundError (session or seq), BusyError.
+        """
+    def retract_last_entry(self, session_id: str) -> Optional[TranscriptEntry]:
+        """Retract the last visible entry and return it (None when there is
+        none): the Agents SDK's `pop_item`. Raises NotFoundError, BusyError.
+        """
     def get_transcript_tail(self, session_id: str, limit: int = 1000) -> List[TranscriptEntry]:
         """The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
         Raises NotFoundError, AuthenticationError, InvalidInputError.

@@ -53,6 +53,8 @@ object StoreSteps {
             s.appendEntries(a["session_id"] as String, entries)
             null
         }
+        "retract_entry" -> s.retractEntry(a["session_id"] as String, long(a, "seq")!!.toULong())?.let(::entry)
+        "retract_last_entry" -> s.retractLastEntry(a["session_id"] as String)?.let(::entry)
         "get_transcript_tail" -> {
             val limit = long(a, "limit")?.toUInt()
             (if (limit == null) s.getTranscriptTail(a["session_id"] as String) else s.getTranscriptTail(a["session_id"] as String, limit)).map(::entry)
