@@ -14,7 +14,7 @@ wall seconds and peak RSS (`/usr/bin/time -v`) of:
 Sizes: SESSIONDB_BENCH_HUGE_MB (default 200) for the single entry.
 Usage: scripts/bench-sessions.py LABEL=PATH_TO_SESSIONDB [LABEL=PATH ...]
 """
-import base64, json, os, random, re, subprocess, sys, tempfile, time
+import base64, json, os, random, re, shutil, subprocess, sys, tempfile, time
 
 rng = random.Random(7)
 WORDS = ["parser", "token", "build", "error", "the", "a", "function", "returns", "value", "test", "fails", "because", "index", "cargo", "src", "lib", "main", "async"]
@@ -101,7 +101,11 @@ def main():
         for x in ("", "-wal", "-shm"):
             if os.path.exists(db + x):
                 os.remove(db + x)
+        for f in os.listdir(work):
+            if f.endswith(".out.jsonl"):
+                os.remove(os.path.join(work, f))
     print("\nlargest entry of `mixed`: %.1f MiB; of `huge`: %.1f MiB" % (max(big.values()) / 2**20, huge_mb))
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":

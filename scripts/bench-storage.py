@@ -23,7 +23,7 @@ Usage: scripts/bench-storage.py LABEL=PATH_TO_SESSIONDB[@PAGE_SIZE] [LABEL=PATH 
 `@PAGE_SIZE` pre-creates each database file with that page size (an empty
 WAL database, which sessiondb initialises as new), to compare layouts.
 """
-import json, os, random, sqlite3, subprocess, sys, tempfile, time, base64
+import json, os, random, shutil, sqlite3, subprocess, sys, tempfile, time, base64
 
 MB = int(os.environ.get("SESSIONDB_BENCH_MB", "100"))
 TARGET = MB * 1024 * 1024
@@ -225,6 +225,7 @@ def main():
         c.execute("COMMIT")
         c.close()
         print("   %-10s page %5d: %6.1f KiB per append (%d frames of %d bytes)" % (label, page, (w1 - w0) / appends / 1024, (w1 - w0) // (page + 24), page + 24))
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,194 @@
+"""OpenAI Agents SDK session backed by sessiondb.
+
+:class:`SessionDBSession` implements the SDK's ``Session`` protocol
+(``agents.memory.session.Session`` of ``openai-agents``: ``get_items``,
+``add_items``, ``pop_item``, ``clear_session``), built like the SDK's own
+``SQLiteSession(session_id, db_path)``::
+
+    from agents import Agent, Runner
+    from sessiondb.agents import SessionDBSession
+
+    session = SessionDBSession("user-123", path="sessions.db", key=key_bytes)
+    result = await Runner.run(agent, "hello", session=session)
+
+Each SDK item is one transcript entry: the item's JSON is kept whole and
+exactly (encrypted, in the entry's metadata under ``agents_item``), and the
+entry's content is the item's text (message text, a tool call's name and
+arguments, a tool's output), so the context meter and compaction count the
+conversation, not JSON. ``pop_item`` retracts the last entry (it stays
+stored, and is left out of reads, export, fork and the context). The SDK
+package is not imported here: any object with the SDK's item shape works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Dict, List, Optional, Union
+
+from . import errors
+from ._native import EntryMeta, NewEntry, SessionStore
+
+#: Metadata key of the SDK item's exact JSON text.
+ITEM_KEY = "agents_item"
+
+
+def item_text(item: Dict[str, Any]) -> str:
+    """The text of an SDK item that counts for tokens and summaries: a
+    message's text parts, a function call's ``name(arguments)``, a tool
+    output, a reasoning summary; other items their JSON."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") or p.get("refusal") or "" for p in content if isinstance(p, dict)]
+        if any(parts):
+            return "\n".join(p for p in parts if p)
+    kind = item.get("type")
+    if kind == "function_call":
+        return f"{item.get('name', '')}({item.get('arguments', '')})"
+    if kind in ("function_call_output", "custom_tool_call_output", "computer_call_output"):
+        out = item.get("output")
+        return out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
+    if kind == "reasoning":
+        return "\n".join(s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict))
+    return json.dumps(item, ensure_ascii=False)
+
+
+def item_role(item: Dict[str, Any]) -> str:
+    """The transcript role of an SDK item: its message role (``developer``
+    is ``system``), ``tool`` for tool outputs, else ``assistant``."""
+    role = item.get("role")
+    if role in ("user", "assistant", "system"):
+        return role
+    if role == "developer":
+        return "system"
+    if str(item.get("type", "")).endswith("_output"):
+        return "tool"
+    return "assistant"
+
+
+class SessionDBSession:
+    """An Agents SDK ``Session`` stored in sessiondb (encrypted, crash-safe).
+
+    * ``session_id``: the sessiondb session id (created on first use).
+    * ``path``: database file; ``None`` is the default store of the OS user.
+    * ``key``: 32 key bytes; ``None`` uses the OS credential store.
+    * ``store``: an open :class:`SessionStore` to share instead of ``path``/``key``.
+    * ``window``: not yet supported (raises ``InvalidInputError``): see the README.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        path: Optional[str] = None,
+        key: Optional[bytes] = None,
+        window: Optional[int] = None,
+        *,
+        store: Optional[SessionStore] = None,
+    ) -> None:
+        if window is not None:
+            raise errors.InvalidInputError("a context-governed window is not supported yet")
+        self.session_id = session_id
+        self.session_settings = None
+        self._owns = store is None
+        self._store = store if store is not None else (SessionStore(path, key=key) if path is not None or key is not None else SessionStore.open_default())
+        self._lock = asyncio.Lock()
+
+    @property
+    def store(self) -> SessionStore:
+        """The store underneath."""
+        return self._store
+
+    def _exists(self) -> bool:
+        try:
+            self._store.get_session(self.session_id)
+            return True
+        except errors.NotFoundError:
+            return False
+
+    def _items(self, limit: Optional[int]) -> List[Dict[str, Any]]:
+        if not self._exists():
+            return []
+        out: List[Dict[str, Any]] = []
+        if limit is not None:
+            if limit <= 0:
+                return []
+            tail = self._store.get_transcript_tail(self.session_id, min(limit, 10_000))
+            first = tail[0].seq if tail else 1
+            pairs = self._store.get_transcript_with_meta(self.session_id, first, max(len(tail), 1))
+        else:
+            pairs = []
+            seq = 1
+            while True:
+                page = self._store.get_transcript_with_meta(self.session_id, seq, 1000)
+                if not page:
+                    break
+                pairs.extend(page)
+                seq = page[-1][0].seq + 1
+        for entry, meta in pairs:
+            raw = meta.extra.get(ITEM_KEY)
+            out.append(json.loads(raw) if isinstance(raw, str) else {"role": entry.role, "content": entry.content})
+        return out
+
+    async def get_items(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The history in order; with ``limit``, the latest ``limit`` items."""
+        return await asyncio.to_thread(self._items, limit)
+
+    def _add(self, items: List[Any]) -> None:
+        if not items:
+            return
+        if not self._exists():
+            try:
+                self._store.create_session(id=self.session_id)
+            except errors.ConflictError:
+                pass  # created by another handle just now
+        rows = []
+        for item in items:
+            d = item if isinstance(item, dict) else item.model_dump(exclude_unset=True)
+            rows.append((NewEntry(item_role(d), item_text(d)), EntryMeta(extra={ITEM_KEY: json.dumps(d, ensure_ascii=False)})))
+        self._store.append_entries_with_meta(self.session_id, rows)
+
+    async def add_items(self, items: List[Any]) -> None:
+        """Append items in one transaction (all or none)."""
+        async with self._lock:
+            await asyncio.to_thread(self._add, list(items))
+
+    def _pop(self) -> Optional[Dict[str, Any]]:
+        if not self._exists():
+            return None
+        while True:
+            tail = self._store.get_transcript_tail(self.session_id, 1)
+            if not tail:
+                return None
+            seq = tail[0].seq
+            pair = self._store.get_transcript_with_meta(self.session_id, seq, 1)
+            if self._store.retract_entry(self.session_id, seq) is None:
+                continue  # another handle popped it first
+            entry, meta = pair[0]
+            raw = meta.extra.get(ITEM_KEY)
+            return json.loads(raw) if isinstance(raw, str) else {"role": entry.role, "content": entry.content}
+
+    async def pop_item(self) -> Optional[Dict[str, Any]]:
+        """Retract and return the most recent item (``None`` when empty)."""
+        async with self._lock:
+            return await asyncio.to_thread(self._pop)
+
+    def _clear(self) -> None:
+        try:
+            self._store.delete_session(self.session_id)
+        except errors.NotFoundError:
+            pass
+
+    async def clear_session(self) -> None:
+        """Delete the session and its items (the journal keeps that it happened)."""
+        async with self._lock:
+            await asyncio.to_thread(self._clear)
+
+    def close(self) -> None:
+        """Close the store if this session opened it (a shared ``store`` stays open)."""
+        if self._owns:
+            self._store.close()
+
+
+__all__ = ["SessionDBSession", "item_text", "item_role", "ITEM_KEY"]
