@@ -23,7 +23,7 @@ mod _native {
     };
     #[pymodule_export]
     use crate::results::{
-        Authority, CapacityBreakdown, CompactionHistoryEntry, CompactionPlan, ContextGovernance, ContextItem, ContextMeter,
+        ActiveContextView, ActiveItem, Authority, CapacityBreakdown, CompactionHistoryEntry, CompactionPlan, ContextGovernance, ContextItem, ContextMeter,
         ContextStatus, DigestSkippedLine, FileImport, ModelLimits, OpenedSession, ReadReport, SavedSessionState,
         SessionImport, SkippedLine, ThclawsDigest, TokenCount, Transformation, TurnGovernance,
     };

@@ -252,6 +252,19 @@ record! {
 }
 
 record! {
+    /// One item of what the model sees next: `state` verbatim|compacted|excluded,
+    /// `tokens` it costs (0 when excluded), `text` what is sent (None when
+    /// excluded); a run of compacted entries covers `seq`..`last_seq`.
+    ActiveItem = "ActiveItem" from core_ctx::ActiveItem { seq: u64, last_seq: Option<u64>, role: String, state: String, tokens: u64, text: Option<String> }
+}
+
+record! {
+    /// What the model sees next (`active_context`): `items` in order,
+    /// `tokens` their sum, `capacity` the Effective Context Capacity.
+    ActiveContextView = "ActiveContextView" from core_ctx::ActiveContextView { model: Option<String>, capacity: u64, tokens: u64, items: Vec<ActiveItem> }
+}
+
+record! {
     /// One recorded compaction: the context extension number `n`, when
     /// (ms since the Unix epoch) and the plan as recorded.
     CompactionHistoryEntry = "CompactionHistoryEntry" from core_ctx::CompactionHistoryEntry { n: u64, created_at_ms: i64, plan: CompactionPlan }

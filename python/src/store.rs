@@ -16,7 +16,7 @@ use sessiondb::{
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
-use crate::results::{CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
+use crate::results::{ActiveContextView, CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
 
 /// One entry to append (`SessionStore.append_entries`). `role`:
 /// user|assistant|tool|system; `format`: text|blocks; times in ms since the
@@ -486,6 +486,24 @@ impl SessionStore {
         model: Option<String>,
     ) -> PyResult<ContextStatus> {
         py.detach(|| sessiondb::context::context_status(&self.inner, session_id, raw_window, output_reserve, model))
+            .map(Into::into)
+            .map_err(py_err(py))
+    }
+
+    /// What the model sees next for a `raw_window`-token window: every entry
+    /// verbatim, compacted (a run is one item) or excluded, with its tokens,
+    /// in order; only verbatim contents are decrypted. Records nothing (call
+    /// `compact_session` first). Raises NotFoundError, InvalidInputError.
+    #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None))]
+    fn active_context(
+        &self,
+        py: Python<'_>,
+        session_id: &str,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+    ) -> PyResult<ActiveContextView> {
+        py.detach(|| sessiondb::context::active_context(&self.inner, session_id, raw_window, output_reserve, model))
             .map(Into::into)
             .map_err(py_err(py))
     }

@@ -101,9 +101,34 @@ def test_items_are_stored_whole_encrypted_with_their_text_as_content(tmp_path):
     asyncio.run(main())
 
 
-def test_a_window_is_refused_until_supported(tmp_path):
-    with pytest.raises(sessiondb.InvalidInputError):
-        SessionDBSession("x", path=str(tmp_path / "s.db"), key=KEY, window=128_000)
+def test_a_window_makes_get_items_the_active_context_compacted_when_it_overflows(tmp_path):
+    async def main():
+        with pytest.raises(sessiondb.InvalidInputError):
+            SessionDBSession("x", path=str(tmp_path / "s.db"), key=KEY, window=0)
+        s = SessionDBSession("gov", path=str(tmp_path / "s.db"), key=KEY, window=10_000)
+        # About 1,000 tokens each (estimate: 3 bytes a token); capacity 7,152.
+        turns = [{"role": "user" if i % 2 else "assistant", "content": f"turn {i:02} " + "word " * 599} for i in range(1, 13)]
+        await s.add_items(turns[:2])
+        # Within capacity: the items as they are, nothing recorded.
+        assert await s.get_items() == turns[:2]
+        assert s.store.list_context_extensions("gov") == []
+        await s.add_items(turns[2:])
+        items = await s.get_items()
+        # Over capacity: compacted first; the oldest turns became one summary item.
+        plan = s.store.recover_context_governance("gov").history[0].plan
+        run = plan.transformations[0]
+        assert (run.seq, run.last_seq) == (1, len(plan.compacted_seqs))
+        assert items[0] == {"role": "user", "content": run.summary}
+        assert items[1:] == turns[run.last_seq:]
+        assert plan.tokens_after * 100 <= plan.capacity * 70
+        # The stored history is unchanged, and a second call changes nothing.
+        assert len(s.store.get_transcript("gov")) == 12
+        assert await s.get_items() == items
+        assert len(s.store.list_context_extensions("gov")) == 1
+        assert await s.get_items(2) == turns[-2:]
+        s.close()
+
+    asyncio.run(main())
 
 
 def test_aio_store_keeps_the_event_loop_running_during_a_10000_entry_read(tmp_path):

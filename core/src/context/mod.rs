@@ -30,7 +30,7 @@ pub use planner::{
     compact_context, summarize_item, truncate_chars, CompactionAction, CompactionOptions, CompactionPlan,
     ContextItem, ItemKind, Transformation, DEFAULT_RECENT_USER_TURNS, DEFAULT_TARGET_PERCENT, SUMMARY_MAX_CHARS,
 };
-pub use session::{compact_session, context_status, ContextStatus};
+pub use session::{active_context, compact_session, context_status, ActiveContextView, ActiveItem, ContextStatus};
 pub use tokens::{count_tokens, encoding_for_model, estimate_tokens, CountMethod, Encoding, TokenCount};
 pub use governance::{
     active_context_items, record_compaction, record_turn_decision, recover_context_governance, CompactionHistoryEntry,

@@ -45,7 +45,7 @@ pub fn context_status(
     output_reserve: Option<u64>,
     model: Option<String>,
 ) -> Result<ContextStatus> {
-    let cx = active_context(store, session_id, raw_window, output_reserve, model)?;
+    let cx = active_context_items_of(store, session_id, raw_window, output_reserve, model)?;
     let active: u64 = cx.items.iter().map(|i| i.tokens).sum();
     let turns = cx.seqs.iter().map(|&seq| cx.governance.turn(seq)).collect();
     Ok(ContextStatus { meter: meter(active, cx.capacity)?, capacity: cx.capacity, turns, model: cx.model })
@@ -60,6 +60,8 @@ struct ActiveContext {
     governance: ContextGovernance,
     /// Seqs of the entries that are not retracted, in order.
     seqs: Vec<u64>,
+    /// Their roles.
+    roles: Vec<String>,
     /// The active context with empty `text` for verbatim items (summaries
     /// carry theirs): planning reads only tokens, kinds and call links.
     items: Vec<ContextItem>,
@@ -71,7 +73,7 @@ struct ActiveContext {
 /// An entry's content is decrypted, one at a time, only when its columns
 /// cannot tell: a row converted from schema version 3 (no kind), or a model
 /// with a real tokenizer and no host count.
-fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> Result<ActiveContext> {
+fn active_context_items_of(store: &SessionStore, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> Result<ActiveContext> {
     let session = store.get_session(session_id)?;
     let model = model.or(session.model);
     let capacity = capacity_for(raw_window, output_reserve, model.as_deref())?;
@@ -80,6 +82,7 @@ fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, outpu
     let mut items = Vec::new();
     let mut run_emitted: Option<(u64, u64)> = None;
     let mut seqs = Vec::new();
+    let mut roles = Vec::new();
     let mut from = 1;
     loop {
         let page = store.entry_stats(session_id, from, crate::store::transcript_max_page())?;
@@ -87,6 +90,7 @@ fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, outpu
         from = last.seq + 1;
         for st in page {
             seqs.push(st.seq);
+            roles.push(st.role.clone());
             if governance.excluded.contains(&st.seq) {
                 continue;
             }
@@ -132,7 +136,97 @@ fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, outpu
             items.push(ContextItem { seq: st.seq, role: role.as_str().to_string(), kind, tokens, pinned, text, call_ids: call_keys, compacted });
         }
     }
-    Ok(ActiveContext { model, capacity, governance, seqs, items })
+    Ok(ActiveContext { model, capacity, governance, seqs, roles, items })
+}
+
+/// One item of what the model sees next ([`active_context`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActiveItem {
+    /// The entry's seq (a run: its first seq).
+    pub seq: u64,
+    /// A run of compacted entries: its last seq.
+    pub last_seq: Option<u64>,
+    /// The entry's role (a run: its first entry's).
+    pub role: String,
+    /// Verbatim, compacted (the summary replaces it) or excluded (not sent).
+    pub state: super::TurnState,
+    /// Tokens the item costs in the request (0 when excluded).
+    pub tokens: u64,
+    /// What is sent: the entry's content, the summary, or `None` when excluded.
+    pub text: Option<String>,
+}
+
+/// What the model sees next (DESIGN.md "Context governance": the active
+/// context is one core function every host exposes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActiveContextView {
+    /// The model asked for, else the session's.
+    pub model: Option<String>,
+    /// Effective Context Capacity (tokens).
+    pub capacity: u64,
+    /// Sum of the items' tokens (the meter's active tokens).
+    pub tokens: u64,
+    /// Every entry that is not retracted, in order: verbatim, compacted (a
+    /// run is one item) or excluded.
+    pub items: Vec<ActiveItem>,
+}
+
+/// The active context of a stored session for a `raw_window`-token window:
+/// each item verbatim, summarized or excluded, with its tokens, in order.
+/// Tokens, kinds and the choice of items come from stored counts; only the
+/// verbatim items' contents are decrypted (in seq ranges), so memory is
+/// bounded by what the model is sent, not by the session. Nothing is
+/// recorded: call [`compact_session`] first to compact.
+///
+/// Errors: `NotFound`, `InvalidInput` (window), `AuthenticationFailed`/`Corrupt`.
+pub fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> Result<ActiveContextView> {
+    let cx = active_context_items_of(store, session_id, raw_window, output_reserve, model)?;
+    let mut by_seq: std::collections::HashMap<u64, &ContextItem> = cx.items.iter().map(|i| (i.seq, i)).collect();
+    let mut out = Vec::new();
+    let mut tokens = 0u64;
+    let mut i = 0;
+    while i < cx.seqs.len() {
+        let seq = cx.seqs[i];
+        if cx.governance.excluded.contains(&seq) {
+            out.push(ActiveItem { seq, last_seq: None, role: cx.roles[i].clone(), state: super::TurnState::Excluded, tokens: 0, text: None });
+            i += 1;
+            continue;
+        }
+        let Some(item) = by_seq.remove(&seq) else {
+            i += 1; // inside a run already emitted
+            continue;
+        };
+        tokens = tokens.saturating_add(item.tokens);
+        if item.compacted {
+            let last_seq = cx.governance.compacted.get(&seq).and_then(|t| t.last_seq);
+            out.push(ActiveItem { seq, last_seq, role: item.role.clone(), state: super::TurnState::Compacted, tokens: item.tokens, text: Some(item.text.clone()) });
+            i += 1;
+            continue;
+        }
+        // A stretch of verbatim entries: one read per page.
+        let mut j = i;
+        while j + 1 < cx.seqs.len() && by_seq.get(&cx.seqs[j + 1]).is_some_and(|x| !x.compacted) && !cx.governance.excluded.contains(&cx.seqs[j + 1]) {
+            j += 1;
+        }
+        let mut texts = std::collections::HashMap::new();
+        let mut from = seq;
+        while from <= cx.seqs[j] {
+            let page = store.get_transcript(session_id, from, crate::store::DEFAULT_PAGE)?;
+            let Some(last) = page.last().map(|e| e.seq) else { break };
+            for e in page.into_iter().filter(|e| e.seq <= cx.seqs[j]) {
+                texts.insert(e.seq, e.content);
+            }
+            from = last + 1;
+        }
+        out.push(ActiveItem { seq, last_seq: None, role: item.role.clone(), state: super::TurnState::Verbatim, tokens: item.tokens, text: texts.remove(&seq) });
+        for k in i + 1..=j {
+            let it = by_seq.remove(&cx.seqs[k]).expect("verbatim item");
+            tokens = tokens.saturating_add(it.tokens);
+            out.push(ActiveItem { seq: it.seq, last_seq: None, role: it.role.clone(), state: super::TurnState::Verbatim, tokens: it.tokens, text: texts.remove(&it.seq) });
+        }
+        i = j + 1;
+    }
+    Ok(ActiveContextView { model: cx.model, capacity: cx.capacity, tokens, items: out })
 }
 
 /// Plan compaction of a stored session's active context down to
@@ -151,7 +245,7 @@ pub fn compact_session(
     target_percent: Option<u8>,
     dry_run: bool,
 ) -> Result<CompactionPlan> {
-    let mut cx = active_context(store, session_id, raw_window, output_reserve, model)?;
+    let mut cx = active_context_items_of(store, session_id, raw_window, output_reserve, model)?;
     let options = CompactionOptions { model: cx.model.clone(), ..Default::default() };
     // Plan on tokens alone, then give the items whose text a summary reads
     // their content and plan again, until every summary read real text: the

@@ -83,6 +83,39 @@ macro_rules! store_behaviour_suite {
             assert_eq!(s.retract_last_entry(&empty.id).unwrap(), None);
         }
         #[test]
+        fn the_active_context_lists_each_entry_verbatim_compacted_or_excluded_with_its_tokens() {
+            use sessiondb::context::{active_context, compact_session, context_status, record_turn_decision, TurnState};
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            let entries: Vec<NewEntry> = (1..=8u64)
+                .map(|i| NewEntry { tokens: Some(1000), ..NewEntry::text(if i % 2 == 1 { Role::User } else { Role::Assistant }, format!("turn {i}")) })
+                .collect();
+            s.append_entries(&a.id, entries).unwrap();
+            record_turn_decision(&s, &a.id, "exclude", &[7]).unwrap();
+            s.retract_entry(&a.id, 8).unwrap();
+            // 6,000 tokens active in a 10,000-token window (capacity 7,152), target 50%:
+            // turns 1-2 (all before the last two user turns) become one run.
+            let plan = compact_session(&s, &a.id, 10_000, None, None, Some(50), false).unwrap();
+            assert_eq!(plan.compacted_seqs(), vec![1, 2]);
+            let cx = active_context(&s, &a.id, 10_000, None, None).unwrap();
+            let got: Vec<(u64, Option<u64>, &str, TurnState, u64, Option<&str>)> =
+                cx.items.iter().map(|i| (i.seq, i.last_seq, i.role.as_str(), i.state, i.tokens, i.text.as_deref())).collect();
+            let t = &plan.transformations[0];
+            assert_eq!(got, vec![
+                (1, Some(2), "user", TurnState::Compacted, t.tokens_after, Some(t.summary.as_str())),
+                (3, None, "user", TurnState::Verbatim, 1000, Some("turn 3")),
+                (4, None, "assistant", TurnState::Verbatim, 1000, Some("turn 4")),
+                (5, None, "user", TurnState::Verbatim, 1000, Some("turn 5")),
+                (6, None, "assistant", TurnState::Verbatim, 1000, Some("turn 6")),
+                (7, None, "user", TurnState::Excluded, 0, None),
+            ]);
+            assert_eq!(cx.tokens, 4000 + t.tokens_after);
+            assert_eq!(cx.tokens, context_status(&s, &a.id, 10_000, None, None).unwrap().meter.active_tokens);
+            assert_eq!(cx.capacity, plan.capacity);
+            assert_eq!(active_context(&s, "missing", 10_000, None, None).unwrap_err().kind(), ErrorKind::NotFound);
+        }
+        #[test]
         fn transcript_seqs_are_gapless_and_pages_read_back_verbatim() {
             let (_d, p) = $temp();
             let s = $open(&p, 1);

@@ -432,6 +432,43 @@ class TurnGovernance:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
+class ActiveItem:
+    """One item of what the model sees next: `state` verbatim|compacted|excluded,
+    `tokens` it costs (0 when excluded), `text` what is sent (None when
+    excluded); a run of compacted entries covers `seq`..`last_seq`.
+    """
+    @property
+    def seq(self) -> int: ...
+    @property
+    def last_seq(self) -> Optional[int]: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def text(self) -> Optional[str]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class ActiveContextView:
+    """What the model sees next (`active_context`): `items` in order,
+    `tokens` their sum, `capacity` the Effective Context Capacity.
+    """
+    @property
+    def model(self) -> Optional[str]: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def items(self) -> List[ActiveItem]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
 class ContextStatus:
     """Where a stored session's context stands (`/context`): `model` picks
     the tokenizer (None: estimate), `capacity` in tokens.
@@ -872,6 +909,14 @@ class SessionStore:
         """Operations dispatched without a terminal event."""
     def recover(self) -> RecoveryReport:
         """Run the recovery pass now (it also runs at open)."""
+    def active_context(
+        self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None
+    ) -> ActiveContextView:
+        """What the model sees next for a `raw_window`-token window: every entry
+        verbatim, compacted (a run is one item) or excluded, with its tokens,
+        in order; only verbatim contents are decrypted. Records nothing (call
+        `compact_session` first). Raises NotFoundError, InvalidInputError.
+        """
     def context_status(
         self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None
     ) -> ContextStatus:

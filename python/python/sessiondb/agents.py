@@ -27,7 +27,7 @@ import json
 from typing import Any, Dict, List, Optional, Union
 
 from . import errors
-from ._native import EntryMeta, NewEntry, SessionStore
+from ._native import EntryMeta, NewEntry, SessionStore, should_compact
 
 #: Metadata key of the SDK item's exact JSON text.
 ITEM_KEY = "agents_item"
@@ -75,7 +75,14 @@ class SessionDBSession:
     * ``path``: database file; ``None`` is the default store of the OS user.
     * ``key``: 32 key bytes; ``None`` uses the OS credential store.
     * ``store``: an open :class:`SessionStore` to share instead of ``path``/``key``.
-    * ``window``: not yet supported (raises ``InvalidInputError``): see the README.
+    * ``window``: the model's raw context window in tokens. With it,
+      ``get_items`` returns the active context (DESIGN.md "Context
+      governance"): when the stored history exceeds the window's capacity it
+      is compacted first (the plan is recorded; the transcript is never
+      changed), a compacted run comes back as one ``{"role": "user",
+      "content": <summary>}`` item, and excluded turns are left out. So an SDK
+      app gets compaction without code.
+    * ``model``: picks the tokenizer for ``window`` (default: the session's).
     """
 
     def __init__(
@@ -85,11 +92,14 @@ class SessionDBSession:
         key: Optional[bytes] = None,
         window: Optional[int] = None,
         *,
+        model: Optional[str] = None,
         store: Optional[SessionStore] = None,
     ) -> None:
-        if window is not None:
-            raise errors.InvalidInputError("a context-governed window is not supported yet")
+        if window is not None and window <= 0:
+            raise errors.InvalidInputError("window must be a positive number of tokens")
         self.session_id = session_id
+        self.window = window
+        self.model = model
         self.session_settings = None
         self._owns = store is None
         self._store = store if store is not None else (SessionStore(path, key=key) if path is not None or key is not None else SessionStore.open_default())
@@ -107,9 +117,38 @@ class SessionDBSession:
         except errors.NotFoundError:
             return False
 
+    def _active_items(self) -> List[Dict[str, Any]]:
+        st = self._store
+        status = st.context_status(self.session_id, self.window, model=self.model)
+        if should_compact(status.meter.active_tokens, status.capacity):
+            st.compact_session(self.session_id, self.window, model=self.model)
+        view = st.active_context(self.session_id, self.window, model=self.model)
+        verbatim = [i.seq for i in view.items if i.state == "verbatim"]
+        raw: Dict[int, Any] = {}
+        seq = verbatim[0] if verbatim else None
+        while seq is not None:
+            page = st.get_transcript_with_meta(self.session_id, seq, 1000)
+            if not page:
+                break
+            for entry, meta in page:
+                raw[entry.seq] = (entry, meta)
+            seq = page[-1][0].seq + 1
+        out: List[Dict[str, Any]] = []
+        for item in view.items:
+            if item.state == "compacted":
+                out.append({"role": "user", "content": item.text})
+            elif item.state == "verbatim":
+                entry, meta = raw[item.seq]
+                r = meta.extra.get(ITEM_KEY)
+                out.append(json.loads(r) if isinstance(r, str) else {"role": entry.role, "content": entry.content})
+        return out
+
     def _items(self, limit: Optional[int]) -> List[Dict[str, Any]]:
         if not self._exists():
             return []
+        if self.window is not None:
+            items = self._active_items()
+            return items if limit is None else (items[-limit:] if limit > 0 else [])
         out: List[Dict[str, Any]] = []
         if limit is not None:
             if limit <= 0:
