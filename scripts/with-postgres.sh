@@ -30,7 +30,7 @@ as_pg "$PGBIN/initdb" -D "$DIR/data" -U postgres -A trust -E UTF8 --locale=C.UTF
 OPTS="-c listen_addresses=127.0.0.1 -p $PORT -k $DIR -c fsync=on -c max_connections=200"
 as_pg "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -o "$OPTS" -w start >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
 export SESSIONDB_TEST_PG_URL="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"
-export SESSIONDB_TEST_PG_DATA="$DIR/data"
+export SESSIONDB_TEST_PG_DATA="$DIR/data" SESSIONDB_TEST_PG_LOG="$DIR/server.log"
 export SESSIONDB_TEST_PG_CTL="runuser -u postgres -- $PGBIN/pg_ctl -D $DIR/data -l $DIR/server.log -o '$OPTS' -w"
 echo "with-postgres: PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT" >&2
 status=0

@@ -134,6 +134,26 @@ impl PgBackend {
         Ok(self.pool()?.get()?)
     }
 
+    /// Run `body` in a transaction on a pooled connection. A connection
+    /// found closed when the transaction begins (the server restarted, an
+    /// idle connection was cut), before anything was sent but `BEGIN`, is
+    /// dropped and a fresh one is taken: the next call after a restart
+    /// reconnects instead of failing.
+    fn with_tx(&self, level: IsolationLevel, read_only: bool, body: impl FnOnce(postgres::Transaction<'_>) -> Result<()>) -> Result<()> {
+        let mut attempts = 0;
+        loop {
+            let mut c = self.conn()?;
+            let e = match c.build_transaction().isolation_level(level).read_only(read_only).start() {
+                Ok(tx) => return body(tx),
+                Err(e) => e,
+            };
+            attempts += 1;
+            if !(e.is_closed() || c.is_closed()) || attempts > POOL_SIZE {
+                return Err(e.into());
+            }
+        }
+    }
+
     /// Apply every numbered migration ([`schema::migrate`]).
     pub(crate) fn migrate(&self) -> Result<i32> {
         schema::migrate(&mut *self.conn()?)
@@ -167,29 +187,30 @@ impl PgBackend {
 
 impl Backend for PgBackend {
     fn read_dyn(&self, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
-        let mut c = self.conn()?;
-        let tx = c.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?;
-        let t = rows::PgTx { tx: RefCell::new(tx), write: false };
-        f(&t)?;
-        t.tx.into_inner().commit()?;
-        Ok(())
+        self.with_tx(IsolationLevel::RepeatableRead, true, |tx| {
+            let t = rows::PgTx { tx: RefCell::new(tx), write: false };
+            f(&t)?;
+            t.tx.into_inner().commit()?;
+            Ok(())
+        })
     }
 
     fn write_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()> {
         if self.fenced.load(Ordering::SeqCst) {
             return Err(owners::fenced_error());
         }
-        let mut c = self.conn()?;
-        let mut tx = c.build_transaction().isolation_level(IsolationLevel::ReadCommitted).start()?;
-        // The store-wide writer lock (see the module docs).
-        tx.execute("SELECT last_seq FROM journal_heads WHERE session_id = '' FOR UPDATE", &[])?;
-        if let Some(epoch) = self.epoch() {
-            owners::check_epoch(&mut tx, &self.instance_id, epoch, &self.fenced)?;
-        }
-        let t = rows::PgTx { tx: RefCell::new(tx), write: true };
-        f(&t)?;
-        t.tx.into_inner().commit()?;
-        Ok(())
+        let epoch = self.epoch();
+        self.with_tx(IsolationLevel::ReadCommitted, false, |mut tx| {
+            // The store-wide writer lock (see the module docs).
+            tx.execute("SELECT last_seq FROM journal_heads WHERE session_id = '' FOR UPDATE", &[])?;
+            if let Some(epoch) = epoch {
+                owners::check_epoch(&mut tx, &self.instance_id, epoch, &self.fenced)?;
+            }
+            let t = rows::PgTx { tx: RefCell::new(tx), write: true };
+            f(&t)?;
+            t.tx.into_inner().commit()?;
+            Ok(())
+        })
     }
 
     fn close(&self) {
