@@ -81,6 +81,9 @@ pub struct PgBackend {
     timeout_ms: u64,
     lease: Mutex<Option<owners::Lease>>,
     fenced: Arc<AtomicBool>,
+    /// The process that connected: in a forked child the pooled sockets are
+    /// the parent's, so every call there is `Closed`.
+    pid: u32,
 }
 
 impl std::fmt::Debug for PgBackend {
@@ -122,10 +125,14 @@ impl PgBackend {
             timeout_ms,
             lease: Mutex::new(None),
             fenced: Arc::new(AtomicBool::new(false)),
+            pid: std::process::id(),
         })
     }
 
     fn pool(&self) -> Result<Pool> {
+        if std::process::id() != self.pid {
+            return Err(Error::Closed);
+        }
         lock(&self.pool).clone().ok_or(Error::Closed)
     }
 
@@ -255,6 +262,13 @@ impl Backend for PgBackend {
 
 impl Drop for PgBackend {
     fn drop(&mut self) {
-        self.close();
+        if std::process::id() == self.pid {
+            self.close();
+        } else {
+            // A forked child: closing would end the parent's connections
+            // (each sends Terminate on its socket) and delete its lease.
+            std::mem::forget(lock(&self.pool).take());
+            std::mem::forget(lock(&self.lease).take());
+        }
     }
 }
