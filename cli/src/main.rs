@@ -55,7 +55,8 @@ struct Cli {
 
 #[derive(Args)]
 struct Global {
-    /// Database file (default: $XDG_STATE_HOME/<app>/sessions.db or the platform's equivalent).
+    /// Database file (default: $XDG_STATE_HOME/<app>/sessions.db or the platform's equivalent),
+    /// or a PostgreSQL URL (`postgres://user[:password]@host[:port]/database[?sslmode=require]`).
     #[arg(long, global = true, env = "SESSIONDB_DB")]
     db: Option<PathBuf>,
     /// App name: state directory and credential-store service.
@@ -438,8 +439,11 @@ fn open_existing(g: &Global) -> Result<SessionStore, Failure> {
 /// only reads: it never marks an operation).
 fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure> {
     let path = db_path(g)?;
+    // A server URL names a store on a server: nothing to check on disk
+    // (its tables and key-check value are created on its first open).
+    let server = path.to_str().is_some_and(sessiondb::store::is_server_url);
     // An empty file is no database either: SQLite would initialise it.
-    let missing = match std::fs::metadata(&path) {
+    let missing = !server && match std::fs::metadata(&path) {
         Ok(m) => m.is_file() && m.len() == 0,
         Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     };

@@ -373,3 +373,31 @@ fn new_databases_use_4_kib_pages_and_a_database_with_other_pages_still_opens() {
     let c = rusqlite::Connection::open(&old).unwrap();
     assert_eq!(c.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0)).unwrap(), 16_384);
 }
+
+#[test]
+fn moved_entry_metadata_fails_authentication_and_plain_reads_skip_it() {
+    let (_d, p) = temp();
+    let s = open_at(&p, 1);
+    let a = s.create_session(None, None).unwrap();
+    let meta = |m: &str| EntryMeta { model: Some(m.into()), provider: None, extra: serde_json::from_str(r#"{"uuid":"x"}"#).unwrap() };
+    s.append_entries_with_meta(
+        &a.id,
+        vec![
+            (NewEntry::text(Role::Assistant, "a"), meta("m1")),
+            (NewEntry::text(Role::User, "b"), EntryMeta::default()),
+            (NewEntry::text(Role::User, "c"), meta("m2")),
+        ],
+    )
+    .unwrap();
+    // Moving entry 1's sealed metadata onto entry 3 fails authentication;
+    // the plain transcript read does not touch it.
+    drop(s);
+    let c = rusqlite::Connection::open(&p).unwrap();
+    let body = |seq: u32| format!("(SELECT body_id FROM transcript_entries WHERE seq = {seq})");
+    let sql = format!("UPDATE entry_bodies SET meta_enc = (SELECT meta_enc FROM entry_bodies WHERE id = {}) WHERE id = {}", body(1), body(3));
+    assert_eq!(c.execute(&sql, []).unwrap(), 1);
+    drop(c);
+    let s = open_at(&p, 1);
+    assert_eq!(s.get_transcript_with_meta(&a.id, 1, 10).unwrap_err().kind(), ErrorKind::AuthenticationFailed);
+    assert_eq!(s.get_transcript(&a.id, 1, 10).unwrap().len(), 3);
+}

@@ -131,7 +131,7 @@ impl SessionStore {
             }
             (None, None) => KeySource::OsKeyring,
         };
-        let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, compress: true };
+        let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, compress: true, ..Default::default() };
         Self::open_with(py, opts, provider)
     }
 

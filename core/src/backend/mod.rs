@@ -20,6 +20,8 @@
 //! (`../shared/STYLE.md`); the store holds a `Box<dyn Backend>`.
 
 pub mod sqlite;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 
 use crate::error::Result;
 
@@ -321,8 +323,12 @@ pub trait ReadTx {
     fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>>;
     /// The session's last transcript seq (0 when it has none).
     fn last_entry_seq(&self, session_id: &str) -> Result<u64>;
-    /// One journal row by event id.
-    fn event(&self, event_id: &str) -> Result<Option<EventRow>>;
+    /// The journal row of `event_id`: the one in session `session_id` if
+    /// there is one, else (event ids name one event store-wide) one in
+    /// another session, so the store can tell a replay from a conflict.
+    /// A backend keyed by `(session_id, event_id)` (PostgreSQL, Citus-ready)
+    /// finds the first by its unique key.
+    fn event(&self, session_id: &str, event_id: &str) -> Result<Option<EventRow>>;
     /// Journal rows of a session with `seq >= from_seq`, at most `limit`, by seq.
     fn events(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventRow>>;
     /// Has an event of `kind` been recorded for operation `operation_id`?

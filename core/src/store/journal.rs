@@ -201,7 +201,7 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, ev: &NewEvent) -> Result<AppendOutcome> {
     }
     let payload_text = serde_json::to_string(&ev.payload).expect("a JSON value serializes");
 
-    if let Some(row) = t.tx.event(&ev.event_id)? {
+    if let Some(row) = t.tx.event(&ev.session_id, &ev.event_id)? {
         let stored = open_required(t.key, &row.payload, &record_id(&ev.event_id))?;
         let stored: serde_json::Value = serde_json::from_str(&stored)
             .map_err(|_| Error::corrupt(format!("record `{}`: journal payload is not JSON", record_id(&ev.event_id))))?;

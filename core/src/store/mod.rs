@@ -67,6 +67,21 @@ pub struct OpenOptions {
     /// before encryption (envelope `v` = 2; default true). Off: every new
     /// envelope is `v` = 1. Either way both versions are read.
     pub compress: bool,
+    /// Owner lease on a server backend, milliseconds (default
+    /// [`DEFAULT_LEASE_MS`]): renewed by the handle every third of it; once
+    /// it has expired (server time), another handle's recovery pass takes
+    /// over this handle's open operations and fences it out. Unused by SQLite,
+    /// whose owners hold a file lock for their whole life.
+    pub lease_ms: u64,
+}
+
+/// Default [`OpenOptions::lease_ms`]: 30 seconds.
+pub const DEFAULT_LEASE_MS: u64 = 30_000;
+
+/// Is `location` a server URL (`postgres://...` or `postgresql://...`)
+/// rather than a database file path?
+pub fn is_server_url(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
 }
 
 impl Default for OpenOptions {
@@ -78,6 +93,7 @@ impl Default for OpenOptions {
             busy_timeout_ms: DEFAULT_BUSY_TIMEOUT_MS,
             recover: true,
             compress: true,
+            lease_ms: DEFAULT_LEASE_MS,
         }
     }
 }
@@ -145,6 +161,10 @@ impl SessionStore {
     /// schema), `RecoveryLocked` (database exists, key missing: no key is
     /// written), `KeyMismatch`, `KeyStoreUnavailable`, `InvalidInput`.
     pub fn open(opts: OpenOptions) -> Result<Self> {
+        let instance_id = uuid::Uuid::now_v7().simple().to_string();
+        if let Some(url) = opts.path.as_ref().and_then(|p| p.to_str()).filter(|p| is_server_url(p)) {
+            return Self::open_server(url, &opts, instance_id);
+        }
         let path = match &opts.path {
             Some(p) => p.clone(),
             None => paths::default_db_path(&opts.app)?,
@@ -153,14 +173,58 @@ impl SessionStore {
         if opts.path.is_none() || !dir.exists() {
             paths::ensure_private_dir(dir)?;
         }
-        let instance_id = uuid::Uuid::now_v7().simple().to_string();
         let started = std::time::Instant::now();
         let (backend, resolved) = open_database(&path, &opts, &instance_id)
             .map_err(|e| crate::backend::sqlite::waited(e, opts.busy_timeout_ms, started))?;
         paths::restrict_db_files(&path)?;
         backend.register_owner()?;
+        Self::assemble(Box::new(backend), resolved, path, instance_id, &opts)
+    }
+
+    /// Open the store at a `postgres://` / `postgresql://` URL
+    /// (DESIGN.md "Backends"; the cargo feature `postgres`). The same key
+    /// rules as a database file: an initialised store (its key-check value
+    /// is in `meta`) is opened with the key it was created with
+    /// (`RecoveryLocked` without one, `KeyMismatch` with another); a new
+    /// one gets its key and key-check value under the server's first-open
+    /// advisory lock, so two clients creating it at once end with one key.
+    #[cfg(feature = "postgres")]
+    fn open_server(url: &str, opts: &OpenOptions, instance_id: String) -> Result<Self> {
+        use crate::backend::postgres::{self as pg, PgBackend};
+        let timeout = opts.busy_timeout_ms;
+        let backend = PgBackend::connect(url, timeout, &instance_id)?;
+        backend.migrate()?;
+        let has_key_check = |b: &PgBackend| -> Result<bool> {
+            let b: &dyn Backend = b;
+            Ok(!matches!(b.read(|r| r.meta("key_check"))?, Sealed::Absent))
+        };
+        let resolved = if has_key_check(&backend)? {
+            let resolved = keys::resolve_key(&opts.key, &opts.app, true, timeout)?;
+            verify_or_init_key_check(&backend as &dyn Backend, &resolved.key, &resolved.backend)?;
+            resolved
+        } else {
+            backend.with_first_open_lock(|| {
+                // Another client may have initialised it while we waited.
+                let resolved = keys::resolve_key(&opts.key, &opts.app, has_key_check(&backend)?, timeout)?;
+                verify_or_init_key_check(&backend as &dyn Backend, &resolved.key, &resolved.backend)?;
+                Ok(resolved)
+            })?
+        };
+        backend.register_owner(opts.lease_ms)?;
+        Self::assemble(Box::new(backend), resolved, PathBuf::from(pg::redact(url)), instance_id, opts)
+    }
+
+    /// A build without the `postgres` feature refuses server URLs.
+    #[cfg(not(feature = "postgres"))]
+    fn open_server(_url: &str, _opts: &OpenOptions, _instance_id: String) -> Result<Self> {
+        Err(Error::invalid("this build of sessiondb has no PostgreSQL backend (cargo feature `postgres`); open a database file instead"))
+    }
+
+    /// The store over an open, migrated, key-checked backend; runs the
+    /// recovery pass when `opts.recover`.
+    fn assemble(backend: Box<dyn Backend>, resolved: keys::ResolvedKey, path: PathBuf, instance_id: String, opts: &OpenOptions) -> Result<Self> {
         let store = SessionStore {
-            backend: Box::new(backend),
+            backend,
             key: resolved.key,
             path,
             key_backend: resolved.backend,
@@ -298,7 +362,7 @@ fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(
     let connect = || SqliteBackend::connect(path, timeout, instance_id);
     let init = |b: SqliteBackend, resolved: keys::ResolvedKey| -> Result<(SqliteBackend, keys::ResolvedKey)> {
         b.migrate()?;
-        verify_or_init_key_check(&b, &resolved.key, &resolved.backend)?;
+        verify_or_init_key_check(&b as &dyn Backend, &resolved.key, &resolved.backend)?;
         Ok((b, resolved))
     };
     let finish = |b: SqliteBackend, has_data: bool| init(b, keys::resolve_key(&opts.key, &opts.app, has_data, timeout)?);
@@ -329,7 +393,7 @@ fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(
 /// Check `key` against the stored key-check value, or store one (a new
 /// database). Errors: `KeyMismatch`; `Corrupt` for a stored value that is
 /// no envelope.
-fn verify_or_init_key_check(backend: &SqliteBackend, key: &DataKey, key_backend: &str) -> Result<()> {
+fn verify_or_init_key_check(backend: &(dyn Backend + 'static), key: &DataKey, key_backend: &str) -> Result<()> {
     let verify = |stored: Sealed| -> Result<bool> {
         let bytes = match stored {
             Sealed::Absent => return Ok(false),
@@ -344,7 +408,6 @@ fn verify_or_init_key_check(backend: &SqliteBackend, key: &DataKey, key_backend:
             _ => Err(Error::KeyMismatch { backend: key_backend.to_string() }),
         }
     };
-    let backend: &dyn Backend = backend;
     // The common case reads only, so opening never waits for another writer.
     if verify(backend.read(|r| r.meta("key_check"))?)? {
         return Ok(());

@@ -264,7 +264,8 @@ impl ReadTx for SqlTx<'_> {
         Ok(last.max(0) as u64)
     }
 
-    fn event(&self, event_id: &str) -> Result<Option<EventRow>> {
+    fn event(&self, _session_id: &str, event_id: &str) -> Result<Option<EventRow>> {
+        // `event_id` is the seed's PRIMARY KEY: unique store-wide.
         let mut v = self.rows(&format!("SELECT {EVENT_COLUMNS} FROM journal WHERE event_id = ?1"), [event_id], event_row)?;
         Ok(v.pop())
     }

@@ -1,0 +1,461 @@
+//! Every row-level SQL statement of the PostgreSQL backend: [`ReadTx`] and
+//! [`WriteTx`] over one `postgres` transaction.
+//!
+//! Columns are typed by the server, so a plaintext column never holds a
+//! value of another type ([`SessionRow::damaged`] stays empty) and an
+//! envelope column is `BYTEA` or `TEXT` (never [`Sealed::NotBytes`]).
+
+use std::cell::RefCell;
+
+use postgres::types::ToSql;
+use postgres::{Row, Transaction};
+
+use crate::backend::{
+    EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
+    RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
+};
+use crate::error::Result;
+
+/// One transaction of the PostgreSQL backend; `write` is true in a write
+/// transaction (which also takes the session row locks that allocate seqs).
+pub(super) struct PgTx<'a> {
+    pub(super) tx: RefCell<Transaction<'a>>,
+    pub(super) write: bool,
+}
+
+const SESSION_COLUMNS: &str = "s.session_id, s.name_enc, s.workspace_enc, s.model, s.provider, s.work_mode, s.created_at, s.updated_at,
+     (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = s.session_id),
+     s.forked_from, s.forked_at_seq";
+const ENTRY_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line";
+const ENTRY_META_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc";
+const EVENT_COLUMNS: &str = "event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, created_at";
+
+fn u(v: i64) -> u64 {
+    v.max(0) as u64
+}
+
+fn ou(v: Option<i64>) -> Option<u64> {
+    v.map(u)
+}
+
+fn i(v: u64) -> i64 {
+    v.min(i64::MAX as u64) as i64
+}
+
+fn sealed(v: Option<Vec<u8>>) -> Sealed {
+    v.map_or(Sealed::Absent, Sealed::Bytes)
+}
+
+fn sealed_text(v: Option<String>) -> Sealed {
+    v.map_or(Sealed::Absent, |s| Sealed::Bytes(s.into_bytes()))
+}
+
+fn session_row(r: &Row) -> Result<SessionRow> {
+    Ok(SessionRow {
+        id: r.try_get(0)?,
+        name: sealed(r.try_get(1)?),
+        workspace: sealed(r.try_get(2)?),
+        model: r.try_get(3)?,
+        provider: r.try_get(4)?,
+        work_mode: r.try_get(5)?,
+        created_at: r.try_get(6)?,
+        updated_at: r.try_get(7)?,
+        entry_count: u(r.try_get(8)?),
+        forked_from: r.try_get(9)?,
+        forked_at_seq: ou(r.try_get(10)?),
+        damaged: Vec::new(),
+    })
+}
+
+fn entry_row(r: &Row, base: usize, with_meta: bool) -> Result<EntryRow> {
+    let meta = if with_meta {
+        Some(EntryMetaRow { model: r.try_get(base + 7)?, provider: r.try_get(base + 8)?, extra: sealed(r.try_get(base + 9)?) })
+    } else {
+        None
+    };
+    Ok(EntryRow {
+        seq: u(r.try_get(base)?),
+        role: r.try_get(base + 1)?,
+        format: r.try_get(base + 2)?,
+        content: sealed(r.try_get(base + 3)?),
+        created_at: r.try_get(base + 4)?,
+        tokens: ou(r.try_get(base + 5)?),
+        source_line: ou(r.try_get(base + 6)?),
+        meta,
+    })
+}
+
+fn event_row(r: &Row) -> Result<EventRow> {
+    Ok(EventRow {
+        event_id: r.try_get(0)?,
+        session_id: r.try_get(1)?,
+        seq: u(r.try_get(2)?),
+        aggregate_version: u(r.try_get(3)?),
+        operation_id: r.try_get(4)?,
+        kind: r.try_get(5)?,
+        payload: sealed_text(r.try_get(6)?),
+        created_at: r.try_get(7)?,
+    })
+}
+
+impl PgTx<'_> {
+    fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
+        Ok(self.tx.borrow_mut().query(sql, params)?)
+    }
+
+    fn exec(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
+        Ok(self.tx.borrow_mut().execute(sql, params)?)
+    }
+
+    fn one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row> {
+        Ok(self.tx.borrow_mut().query_one(sql, params)?)
+    }
+
+    /// In a write transaction: lock the session's row (`FOR UPDATE`), so
+    /// transcript seqs and extension numbers are allocated by one writer
+    /// at a time. No-op in a read transaction.
+    fn lock_session(&self, session_id: &str) -> Result<()> {
+        if self.write {
+            self.query("SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE", &[&session_id])?;
+        }
+        Ok(())
+    }
+}
+
+impl ReadTx for PgTx<'_> {
+    fn session(&self, id: &str) -> Result<Option<SessionRow>> {
+        let rows = self.query(&format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.session_id = $1"), &[&id])?;
+        rows.first().map(session_row).transpose()
+    }
+
+    fn sessions(&self, query: SessionQuery<'_>, limit: Option<u32>) -> Result<Vec<SessionRow>> {
+        let limit: Option<i64> = limit.map(i64::from);
+        let recent = "ORDER BY s.updated_at DESC, s.session_id DESC LIMIT $2";
+        let (cond, arg, order) = match query {
+            SessionQuery::All => ("$1::text IS NULL OR TRUE", None, recent),
+            SessionQuery::Unbound => ("s.workspace_index IS NULL AND $1::text IS NULL", None, recent),
+            SessionQuery::Index(x) => ("s.workspace_index = $1", Some(x), recent),
+            SessionQuery::OtherThan(x) => ("s.workspace_index IS NOT NULL AND s.workspace_index <> $1", Some(x), recent),
+            SessionQuery::IdPrefix(p) => ("starts_with(s.session_id, $1)", Some(p), "ORDER BY s.session_id LIMIT $2"),
+            SessionQuery::Titled => ("s.name_enc IS NOT NULL AND $1::text IS NULL", None, recent),
+        };
+        let rows = self.query(&format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE {cond} {order}"), &[&arg, &limit])?;
+        rows.iter().map(session_row).collect()
+    }
+
+    fn session_exists(&self, id: &str) -> Result<bool> {
+        Ok(!self.query("SELECT 1 FROM sessions WHERE session_id = $1", &[&id])?.is_empty())
+    }
+
+    fn session_updated_at(&self, id: &str) -> Result<Option<i64>> {
+        Ok(self.query("SELECT updated_at FROM sessions WHERE session_id = $1", &[&id])?.first().map(|r| r.get(0)))
+    }
+
+    fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
+        let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
+        let rows = self.query(
+            &format!("SELECT {cols} FROM transcript_entries WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3"),
+            &[&session_id, &i(from_seq), &i64::from(limit)],
+        )?;
+        rows.iter().map(|r| entry_row(r, 0, with_meta)).collect()
+    }
+
+    fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>> {
+        let rows = self.query(
+            "SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries
+             WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
+            &[&session_id, &i(from_seq), &i64::from(limit)],
+        )?;
+        rows.iter()
+            .map(|r| {
+                Ok(EntryStatRow {
+                    seq: u(r.try_get(0)?),
+                    role: r.try_get(1)?,
+                    format: r.try_get(2)?,
+                    tokens: ou(r.try_get(3)?),
+                    content_bytes: ou(r.try_get(4)?),
+                    kind: r.try_get(5)?,
+                    call_keys: r.try_get(6)?,
+                })
+            })
+            .collect()
+    }
+
+    fn last_entry_seq(&self, session_id: &str) -> Result<u64> {
+        self.lock_session(session_id)?;
+        Ok(u(self.one("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = $1", &[&session_id])?.get(0)))
+    }
+
+    fn event(&self, session_id: &str, event_id: &str) -> Result<Option<EventRow>> {
+        // The row of this session first; else one of another session, so the
+        // store's rule (an event id names one event store-wide) holds here too.
+        let rows = self.query(
+            &format!("SELECT {EVENT_COLUMNS} FROM journal WHERE event_id = $2 ORDER BY (session_id = $1) DESC LIMIT 1"),
+            &[&session_id, &event_id],
+        )?;
+        rows.first().map(event_row).transpose()
+    }
+
+    fn events(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventRow>> {
+        let rows = self.query(
+            &format!("SELECT {EVENT_COLUMNS} FROM journal WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3"),
+            &[&session_id, &i(from_seq), &i64::from(limit)],
+        )?;
+        rows.iter().map(event_row).collect()
+    }
+
+    fn operation_has_event(&self, operation_id: &str, kinds: &[&str]) -> Result<bool> {
+        let kinds: Vec<&str> = kinds.to_vec();
+        Ok(!self
+            .query("SELECT 1 FROM journal WHERE operation_id = $1 AND payload_kind = ANY($2) LIMIT 1", &[&operation_id, &kinds])?
+            .is_empty())
+    }
+
+    fn open_operation_session(&self, operation_id: &str) -> Result<Option<String>> {
+        Ok(self.query("SELECT session_id FROM open_operations WHERE operation_id = $1 LIMIT 1", &[&operation_id])?.first().map(|r| r.get(0)))
+    }
+
+    fn open_operations(&self) -> Result<Vec<OpenOperationRow>> {
+        let rows = self.query("SELECT session_id, operation_id, owner FROM open_operations ORDER BY operation_id", &[])?;
+        Ok(rows.iter().map(|r| OpenOperationRow { session_id: r.get(0), operation_id: r.get(1), owner: r.get(2) }).collect())
+    }
+
+    fn token_rows(&self, session_id: &str) -> Result<Vec<TokenRow>> {
+        let rows = self.query("SELECT input, output, cached, id FROM token_ledger WHERE session_id = $1 ORDER BY id", &[&session_id])?;
+        Ok(rows.iter().map(|r| TokenRow { input: r.get(0), output: r.get(1), cached: r.get(2), row_id: r.get(3) }).collect())
+    }
+
+    fn extensions(&self, session_id: &str) -> Result<Vec<ExtensionRow>> {
+        let rows = self.query("SELECT n, kind, body_enc, created_at FROM context_extensions WHERE session_id = $1 ORDER BY n", &[&session_id])?;
+        rows.iter()
+            .map(|r| Ok(ExtensionRow { n: u(r.try_get(0)?), kind: r.try_get(1)?, body: sealed(r.try_get(2)?), created_at: r.try_get(3)? }))
+            .collect()
+    }
+
+    fn meta(&self, key: &str) -> Result<Sealed> {
+        let rows = self.query("SELECT value FROM meta WHERE session_id = '' AND key = $1", &[&key])?;
+        Ok(sealed_text(rows.first().map(|r| r.get(0))))
+    }
+
+    fn counts(&self) -> Result<RowCounts> {
+        let r = self.one(
+            "SELECT (SELECT COUNT(*) FROM sessions), (SELECT COUNT(*) FROM transcript_entries),
+                    (SELECT COUNT(*) FROM journal), (SELECT COUNT(*) FROM open_operations)",
+            &[],
+        )?;
+        Ok(RowCounts {
+            sessions: u(r.get(0)),
+            transcript_entries: u(r.get(1)),
+            journal_events: u(r.get(2)),
+            open_operations: u(r.get(3)),
+        })
+    }
+
+    fn schema_version(&self) -> Result<u32> {
+        Ok(super::schema::current_version(&mut *self.tx.borrow_mut())?.max(0) as u32)
+    }
+
+    fn scan_sessions(&self, f: &mut dyn FnMut(&str, Result<SessionRow>) -> Result<()>) -> Result<()> {
+        for r in self.query(&format!("SELECT {SESSION_COLUMNS} FROM sessions s ORDER BY s.session_id"), &[])? {
+            let id: String = r.get(0);
+            f(&id, session_row(&r))?;
+        }
+        Ok(())
+    }
+
+    fn scan_entries(&self, f: &mut dyn FnMut(&str, u64, Result<EntryRow>) -> Result<()>) -> Result<()> {
+        for r in self.query(&format!("SELECT session_id, {ENTRY_META_COLUMNS} FROM transcript_entries ORDER BY session_id, seq"), &[])? {
+            let sid: String = r.get(0);
+            let seq = u(r.get(1));
+            f(&sid, seq, entry_row(&r, 1, true))?;
+        }
+        Ok(())
+    }
+
+    fn scan_extensions(&self, f: &mut dyn FnMut(&str, u64, Result<ExtensionRow>) -> Result<()>) -> Result<()> {
+        for r in self.query("SELECT session_id, n, kind, body_enc, created_at FROM context_extensions ORDER BY session_id, n", &[])? {
+            let sid: String = r.get(0);
+            let n = u(r.get(1));
+            let row = (|| Ok(ExtensionRow { n, kind: r.try_get(2)?, body: sealed(r.try_get(3)?), created_at: r.try_get(4)? }))();
+            f(&sid, n, row)?;
+        }
+        Ok(())
+    }
+
+    fn scan_tokens(&self, f: &mut dyn FnMut(&str, i64, Result<TokenRow>) -> Result<()>) -> Result<()> {
+        for r in self.query("SELECT session_id, id, input, output, cached FROM token_ledger ORDER BY id", &[])? {
+            let sid: String = r.get(0);
+            let row_id: i64 = r.get(1);
+            f(&sid, row_id, Ok(TokenRow { row_id, input: r.get(2), output: r.get(3), cached: r.get(4) }))?;
+        }
+        Ok(())
+    }
+
+    fn scan_event_payloads(&self, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()> {
+        for r in self.query("SELECT event_id, payload_json FROM journal ORDER BY aggregate_version", &[])? {
+            let id: String = r.get(0);
+            f(&id, sealed_text(r.get(1)))?;
+        }
+        Ok(())
+    }
+
+    fn scan_meta(&self, prefix: &str, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()> {
+        for r in self.query("SELECT key, value FROM meta WHERE session_id = '' AND starts_with(key, $1) ORDER BY key", &[&prefix])? {
+            let key: String = r.get(0);
+            f(&key, sealed_text(r.get(1)))?;
+        }
+        Ok(())
+    }
+}
+
+impl WriteTx for PgTx<'_> {
+    fn insert_session(&self, row: &NewSessionRow<'_>) -> Result<()> {
+        self.exec(
+            "INSERT INTO sessions (session_id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
+                                   created_at, updated_at, forked_from, forked_at_seq)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)",
+            &[
+                &row.id,
+                &row.name,
+                &row.workspace,
+                &row.workspace_index,
+                &row.model,
+                &row.provider,
+                &row.work_mode,
+                &row.created_at,
+                &row.forked_from,
+                &row.forked_at_seq.map(i),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn set_session_name(&self, id: &str, name: Option<&[u8]>, now: i64) -> Result<bool> {
+        Ok(self.exec("UPDATE sessions SET name_enc = $2, updated_at = GREATEST(updated_at, $3) WHERE session_id = $1", &[&id, &name, &now])? > 0)
+    }
+
+    fn set_session_model(&self, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<bool> {
+        Ok(self.exec("UPDATE sessions SET model = $2, provider = $3 WHERE session_id = $1", &[&id, &model, &provider])? > 0)
+    }
+
+    fn set_session_work_mode(&self, id: &str, work_mode: Option<&str>) -> Result<bool> {
+        Ok(self.exec("UPDATE sessions SET work_mode = $2 WHERE session_id = $1", &[&id, &work_mode])? > 0)
+    }
+
+    fn set_session_updated_at(&self, id: &str, updated_at: i64) -> Result<()> {
+        self.exec("UPDATE sessions SET updated_at = $2 WHERE session_id = $1", &[&id, &updated_at])?;
+        Ok(())
+    }
+
+    fn delete_session(&self, id: &str) -> Result<Option<u64>> {
+        if self.exec("DELETE FROM sessions WHERE session_id = $1", &[&id])? == 0 {
+            return Ok(None);
+        }
+        let entries = self.exec("DELETE FROM transcript_entries WHERE session_id = $1", &[&id])?;
+        self.exec("DELETE FROM token_ledger WHERE session_id = $1", &[&id])?;
+        self.exec("DELETE FROM context_extensions WHERE session_id = $1", &[&id])?;
+        Ok(Some(entries))
+    }
+
+    fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()> {
+        let mut tx = self.tx.borrow_mut();
+        let st = tx.prepare(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
+                                             content_bytes, kind, call_keys, content_enc, meta_enc)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        )?;
+        for e in rows {
+            tx.execute(
+                &st,
+                &[
+                    &session_id,
+                    &i(e.seq),
+                    &e.role,
+                    &e.format,
+                    &e.created_at,
+                    &e.tokens.map(i),
+                    &e.source_line.map(i),
+                    &e.model,
+                    &e.provider,
+                    &i(e.content_bytes),
+                    &e.kind,
+                    &e.call_keys,
+                    &e.content,
+                    &e.meta,
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn insert_event(&self, row: &NewEventRow<'_>) -> Result<(u64, u64)> {
+        // The session's journal head row: allocated under its row lock,
+        // rolled back with the transaction, so seqs stay gapless.
+        let seq: i64 = self
+            .one(
+                "INSERT INTO journal_heads (session_id, last_seq) VALUES ($1, 1)
+                 ON CONFLICT (session_id) DO UPDATE SET last_seq = journal_heads.last_seq + 1 RETURNING last_seq",
+                &[&row.session_id],
+            )?
+            .get(0);
+        // The store-wide head (locked at the start of every write transaction).
+        let version: i64 = self.one("UPDATE journal_heads SET last_seq = last_seq + 1 WHERE session_id = '' RETURNING last_seq", &[])?.get(0);
+        self.exec(
+            "INSERT INTO journal (session_id, seq, event_id, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[&row.session_id, &seq, &row.event_id, &version, &row.operation_id, &row.kind, &row.payload, &row.envelope, &row.created_at],
+        )?;
+        Ok((u(seq), u(version)))
+    }
+
+    fn open_operation(&self, operation_id: &str, session_id: &str, owner: &str, dispatched_event_id: &str) -> Result<()> {
+        self.exec(
+            "INSERT INTO open_operations (session_id, operation_id, owner, dispatched_event_id) VALUES ($1, $2, $3, $4)",
+            &[&session_id, &operation_id, &owner, &dispatched_event_id],
+        )?;
+        Ok(())
+    }
+
+    fn close_operation(&self, operation_id: &str) -> Result<()> {
+        self.exec("DELETE FROM open_operations WHERE operation_id = $1", &[&operation_id])?;
+        Ok(())
+    }
+
+    fn insert_tokens(&self, session_id: &str, rows: &[NewTokenRow<'_>]) -> Result<()> {
+        for t in rows {
+            self.exec(
+                "INSERT INTO token_ledger (session_id, model, provider, input, output, cached, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                &[&session_id, &t.model, &t.provider, &i(t.input), &i(t.output), &i(t.cached), &t.created_at],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn next_extension_n(&self, session_id: &str) -> Result<u64> {
+        self.lock_session(session_id)?;
+        Ok(u(self.one("SELECT COALESCE(MAX(n), 0) + 1 FROM context_extensions WHERE session_id = $1", &[&session_id])?.get(0)))
+    }
+
+    fn insert_extension(&self, session_id: &str, n: u64, kind: &str, body: &[u8], created_at: i64) -> Result<()> {
+        self.exec(
+            "INSERT INTO context_extensions (session_id, n, kind, body_enc, created_at) VALUES ($1, $2, $3, $4, $5)",
+            &[&session_id, &i(n), &kind, &body, &created_at],
+        )?;
+        Ok(())
+    }
+
+    fn put_meta(&self, key: &str, value: &str, replace: bool) -> Result<()> {
+        let sql = if replace {
+            "INSERT INTO meta (session_id, key, value) VALUES ('', $1, $2) ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value"
+        } else {
+            "INSERT INTO meta (session_id, key, value) VALUES ('', $1, $2) ON CONFLICT (session_id, key) DO NOTHING"
+        };
+        self.exec(sql, &[&key, &value])?;
+        Ok(())
+    }
+
+    fn delete_meta(&self, key: &str) -> Result<()> {
+        self.exec("DELETE FROM meta WHERE session_id = '' AND key = $1", &[&key])?;
+        Ok(())
+    }
+}

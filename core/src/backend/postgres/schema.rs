@@ -1,0 +1,220 @@
+//! PostgreSQL DDL and numbered migrations (DESIGN.md "Backends").
+//!
+//! * Citus-ready: every PRIMARY KEY and UNIQUE constraint leads with
+//!   `session_id`, so every table can be distributed by it. Store-wide rows
+//!   (`meta`, `owners`, the migration record, the store-wide journal head)
+//!   use `session_id = ''`: they live together in one shard (or the tables
+//!   become Citus reference tables).
+//! * The journal keeps the seed's columns with `PRIMARY KEY (session_id, seq)`
+//!   and `UNIQUE (session_id, event_id)`; the store-wide uniqueness of
+//!   event ids that the seed's `event_id TEXT PRIMARY KEY` gives SQLite is
+//!   kept by the store's check (see `ReadTx::event`), run under the
+//!   store-wide writer lock.
+//! * Seqs are never a SQL sequence: `journal_heads` holds each session's
+//!   last journal seq (its row is the session's journal lock) and, in the
+//!   row `session_id = ''`, the store-wide last `aggregate_version` (its row
+//!   lock is the writer lock every write transaction takes first).
+//! * Each migration runs in one transaction that first takes
+//!   `pg_advisory_xact_lock(MIGRATION_LOCK)`, then re-reads the version: two
+//!   clients migrating at once apply each step once.
+//! * Envelopes: `BYTEA` in the binary form in our tables, the JSON text in
+//!   `journal.payload_json` and `meta.value` (as in SQLite).
+
+use postgres::Client;
+
+use crate::error::{Error, Result};
+
+/// Advisory lock key of schema migrations (`pg_advisory_xact_lock`).
+pub const MIGRATION_LOCK: i64 = 0x5e55_1d0b_0001;
+/// Advisory lock key of the first open (creating the key-check value).
+pub const FIRST_OPEN_LOCK: i64 = 0x5e55_1d0b_0002;
+
+/// The table recording applied migrations (created by the first migration's
+/// transaction, under the migration lock).
+const MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS sessiondb_migrations (
+  session_id  TEXT COLLATE \"C\" NOT NULL DEFAULT '',
+  version     INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  applied_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (session_id, version)
+)";
+
+/// Version 1: the whole schema of SQLite's version 4, in PostgreSQL terms.
+const V1: &str = r#"
+CREATE TABLE meta (
+  session_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  key        TEXT COLLATE "C" NOT NULL,
+  value      TEXT NOT NULL,
+  PRIMARY KEY (session_id, key)
+);
+CREATE TABLE sessions (
+  session_id      TEXT COLLATE "C" NOT NULL,
+  name_enc        BYTEA,
+  workspace_enc   BYTEA,
+  workspace_index TEXT COLLATE "C",
+  model           TEXT,
+  provider        TEXT,
+  work_mode       TEXT,
+  created_at      BIGINT NOT NULL,
+  updated_at      BIGINT NOT NULL,
+  forked_from     TEXT COLLATE "C",
+  forked_at_seq   BIGINT,
+  PRIMARY KEY (session_id)
+);
+CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, session_id DESC);
+CREATE INDEX sessions_by_workspace ON sessions (workspace_index, updated_at DESC, session_id DESC);
+CREATE TABLE transcript_entries (
+  session_id    TEXT COLLATE "C" NOT NULL,
+  seq           BIGINT NOT NULL,
+  role          TEXT NOT NULL,
+  format        TEXT NOT NULL DEFAULT 'text',
+  created_at    BIGINT NOT NULL,
+  tokens        BIGINT,
+  source_line   BIGINT,
+  model         TEXT,
+  provider      TEXT,
+  content_bytes BIGINT,
+  kind          TEXT,
+  call_keys     TEXT,
+  content_enc   BYTEA NOT NULL,
+  meta_enc      BYTEA,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE token_ledger (
+  session_id TEXT COLLATE "C" NOT NULL,
+  id         BIGINT GENERATED ALWAYS AS IDENTITY,
+  model      TEXT,
+  provider   TEXT,
+  input      BIGINT NOT NULL,
+  output     BIGINT NOT NULL,
+  cached     BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (session_id, id)
+);
+CREATE TABLE context_extensions (
+  session_id TEXT COLLATE "C" NOT NULL,
+  n          BIGINT NOT NULL,
+  kind       TEXT NOT NULL,
+  body_enc   BYTEA NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (session_id, n)
+);
+CREATE TABLE journal (
+  session_id        TEXT COLLATE "C" NOT NULL,
+  seq               BIGINT NOT NULL,
+  event_id          TEXT COLLATE "C" NOT NULL,
+  aggregate_version BIGINT NOT NULL,
+  operation_id      TEXT COLLATE "C" NOT NULL DEFAULT '',
+  payload_kind      TEXT NOT NULL,
+  payload_json      TEXT NOT NULL,
+  envelope_json     TEXT NOT NULL,
+  created_at        TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq),
+  UNIQUE (session_id, event_id)
+);
+CREATE INDEX journal_by_event ON journal (event_id);
+CREATE INDEX journal_by_operation ON journal (operation_id) WHERE operation_id <> '';
+CREATE INDEX journal_by_version ON journal (aggregate_version);
+CREATE TABLE journal_heads (
+  session_id TEXT COLLATE "C" NOT NULL,
+  last_seq   BIGINT NOT NULL,
+  PRIMARY KEY (session_id)
+);
+INSERT INTO journal_heads (session_id, last_seq) VALUES ('', 0);
+CREATE TABLE open_operations (
+  session_id          TEXT COLLATE "C" NOT NULL,
+  operation_id        TEXT COLLATE "C" NOT NULL,
+  owner               TEXT NOT NULL,
+  dispatched_event_id TEXT NOT NULL,
+  PRIMARY KEY (session_id, operation_id)
+);
+CREATE INDEX open_operations_by_operation ON open_operations (operation_id);
+CREATE TABLE owners (
+  session_id       TEXT COLLATE "C" NOT NULL DEFAULT '',
+  instance_id      TEXT COLLATE "C" NOT NULL,
+  epoch            BIGINT NOT NULL,
+  lease_expires_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (session_id, instance_id)
+);
+"#;
+
+/// One numbered migration.
+pub struct Migration {
+    /// The version this migration produces.
+    pub version: i32,
+    /// What it does.
+    pub description: &'static str,
+    /// The SQL (several statements).
+    pub sql: &'static str,
+}
+
+/// Every migration, in order. Append only; never edit a released one.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    description: "sessions, transcript, tokens, context extensions, journal and its heads, open operations, owners",
+    sql: V1,
+}];
+
+/// The schema version this build writes.
+pub const LATEST_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].version;
+
+/// Does `table` exist in the current schema? Read from `pg_class` with the
+/// statement's snapshot: `to_regclass` may answer from a relation cache that
+/// taking an advisory lock does not refresh, and so miss a table another
+/// client's migration just committed.
+fn table_exists(c: &mut impl postgres::GenericClient, table: &str) -> Result<bool> {
+    Ok(c.query_one(
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                        WHERE c.relname = $1 AND n.nspname = current_schema())",
+        &[&table],
+    )?
+    .get(0))
+}
+
+/// The applied version (0: none), read inside `tx`.
+pub(super) fn current_version(c: &mut impl postgres::GenericClient) -> Result<i32> {
+    if !table_exists(c, "sessiondb_migrations")? {
+        return Ok(0);
+    }
+    let v: Option<i32> = c.query_one("SELECT MAX(version) FROM sessiondb_migrations WHERE session_id = ''", &[])?.get(0);
+    Ok(v.unwrap_or(0))
+}
+
+/// Apply every migration above the current version, each in its own
+/// transaction under the migration lock. Returns the version reached.
+///
+/// Errors: `Corrupt` if the database is newer than this build, or holds a
+/// `sessions` table but no migration record (another program's database).
+pub(super) fn migrate(client: &mut Client) -> Result<i32> {
+    let mut version = current_version(client)?;
+    if version > LATEST_VERSION {
+        return Err(Error::corrupt(format!(
+            "schema version {version} is newer than this build supports ({LATEST_VERSION}); upgrade sessiondb"
+        )));
+    }
+    let start = version;
+    for m in MIGRATIONS.iter().filter(|m| m.version > start) {
+        let mut tx = client.transaction()?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+        // Another client may have migrated while we waited for the lock.
+        let now = current_version(&mut tx)?;
+        if now >= m.version {
+            version = now;
+            tx.commit()?;
+            continue;
+        }
+        if now == 0 {
+            if table_exists(&mut tx, "sessions")? {
+                return Err(Error::corrupt(
+                    "this PostgreSQL database has a `sessions` table but no sessiondb migration record: it belongs to another program and was left untouched",
+                ));
+            }
+            tx.batch_execute(MIGRATIONS_TABLE)?;
+        }
+        tx.batch_execute(m.sql)?;
+        tx.execute("INSERT INTO sessiondb_migrations (session_id, version, description) VALUES ('', $1, $2)", &[&m.version, &m.description])?;
+        tx.commit()?;
+        version = m.version;
+    }
+    Ok(version)
+}

@@ -1,0 +1,365 @@
+//! The store on the PostgreSQL backend (DESIGN.md "Backends"): the behaviour
+//! suite and the conformance cases, plus what only a server shows: the
+//! Citus key check on the catalog, no canary in a `pg_dump`, 8 client
+//! processes appending with replayed event ids, two clients creating one
+//! store, leases and fencing.
+//!
+//! Needs a server: run under `scripts/with-postgres.sh` (it exports
+//! `SESSIONDB_TEST_PG_URL`, a superuser URL). Each test makes a database of
+//! its own and drops it afterwards. Without the variable every test passes
+//! after printing that it was skipped.
+#![cfg(feature = "postgres")]
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use sessiondb::*;
+
+#[macro_use]
+mod behaviour;
+
+const URL_VAR: &str = "SESSIONDB_TEST_PG_URL";
+
+fn key(b: u8) -> DataKey {
+    DataKey::from_bytes(&[b; 32]).unwrap()
+}
+
+/// True (and says so) when no server is configured.
+fn skip() -> bool {
+    if std::env::var_os(URL_VAR).is_some() {
+        return false;
+    }
+    eprintln!("skipped: {URL_VAR} is unset; run under scripts/with-postgres.sh to test the PostgreSQL backend");
+    true
+}
+
+/// `url` with its database name replaced by `db`.
+fn with_db(url: &str, db: &str) -> String {
+    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
+    let (host, _) = base.rsplit_once('/').expect("a URL with a database");
+    match query {
+        Some(q) => format!("{host}/{db}?{q}"),
+        None => format!("{host}/{db}"),
+    }
+}
+
+/// A fresh database (dropped on drop) and a temp dir for workspace paths.
+struct PgTemp {
+    dir: tempfile::TempDir,
+    admin: String,
+    db: String,
+}
+
+impl PgTemp {
+    fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for PgTemp {
+    fn drop(&mut self) {
+        if let Ok(mut c) = postgres::Client::connect(&self.admin, postgres::NoTls) {
+            let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.db));
+        }
+    }
+}
+
+fn temp() -> (PgTemp, PathBuf) {
+    let admin = std::env::var(URL_VAR).expect("SESSIONDB_TEST_PG_URL");
+    let db = format!("sdb_{}", uuid_like());
+    let mut c = postgres::Client::connect(&admin, postgres::NoTls).expect("connect to the test server");
+    c.batch_execute(&format!("CREATE DATABASE \"{db}\"")).expect("create a test database");
+    let url = with_db(&admin, &db);
+    (PgTemp { dir: tempfile::tempdir().unwrap(), admin, db }, PathBuf::from(url))
+}
+
+fn uuid_like() -> String {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let n = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    format!("{:x}_{}_{}", n, std::process::id(), rand_u32())
+}
+
+fn rand_u32() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    N.fetch_add(1, Ordering::SeqCst)
+}
+
+fn open_at(url: &PathBuf, b: u8) -> SessionStore {
+    SessionStore::open(OpenOptions::at(url, KeySource::Bytes(key(b)))).unwrap()
+}
+
+fn client(url: &PathBuf) -> postgres::Client {
+    postgres::Client::connect(url.to_str().unwrap(), postgres::NoTls).unwrap()
+}
+
+// The behaviour suite and the conformance cases on PostgreSQL.
+store_behaviour_suite!(temp, open_at, skip);
+
+#[test]
+fn every_primary_key_and_unique_constraint_leads_with_session_id() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    drop(open_at(&url, 1));
+    let rows = client(&url)
+        .query(
+            "SELECT c.conrelid::regclass::text, c.conname, c.contype::text, a.attname::text
+             FROM pg_constraint c
+             JOIN pg_namespace n ON n.oid = c.connamespace AND n.nspname = 'public'
+             JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+             WHERE c.contype IN ('p', 'u')
+             ORDER BY 1, 2",
+            &[],
+        )
+        .unwrap();
+    // Unique indexes that are not constraints count too.
+    let indexes = client(&url)
+        .query(
+            "SELECT i.indrelid::regclass::text, i.indexrelid::regclass::text, a.attname::text
+             FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
+             JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+             WHERE i.indisunique",
+            &[],
+        )
+        .unwrap();
+    let keys: Vec<(String, String, String, String)> = rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect();
+    eprintln!("primary keys and unique constraints: {}", keys.len());
+    for k in &keys {
+        eprintln!("  {} {} ({}) leads with {}", k.0, k.1, k.2, k.3);
+    }
+    let bad: Vec<_> = keys.iter().filter(|k| k.3 != "session_id").collect();
+    assert!(bad.is_empty(), "keys not led by session_id: {bad:?}");
+    let bad_idx: Vec<(String, String, String)> =
+        indexes.iter().map(|r| (r.get(0), r.get(1), r.get(2))).filter(|(_, _, c): &(String, String, String)| c != "session_id").collect();
+    assert!(bad_idx.is_empty(), "unique indexes not led by session_id: {bad_idx:?}");
+    let tables: i64 = client(&url)
+        .query_one("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public'", &[])
+        .unwrap()
+        .get(0);
+    let with_pk: i64 = client(&url)
+        .query_one("SELECT COUNT(DISTINCT conrelid) FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'public' AND contype = 'p'", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(tables, with_pk, "every table has a primary key (Citus distributes by it)");
+}
+
+#[test]
+fn a_pg_dump_holds_no_planted_canary() {
+    if skip() {
+        return;
+    }
+    let (d, url) = temp();
+    let s = open_at(&url, 1);
+    let ws = d.path().join("CANARY-path-7f3a");
+    std::fs::create_dir_all(&ws).unwrap();
+    let a = s.create_session(Some("CANARY-title-91c2".into()), Some(ws.to_string_lossy().into())).unwrap();
+    s.append_transcript(&a.id, Role::User, "CANARY-message-5be1 ".repeat(40)).unwrap();
+    s.append_transcript(&a.id, Role::Assistant, "CANARY-short-0d4e".into()).unwrap();
+    s.append_context_extension(&a.id, "artifact_manifest", r#"{"files":["CANARY-ext-66aa"]}"#).unwrap();
+    s.journal_append(NewEvent {
+        event_id: "ev-1".into(),
+        session_id: a.id.clone(),
+        kind: "Note".into(),
+        operation_id: None,
+        payload: serde_json::json!({"secret": "CANARY-payload-e8d0"}),
+    })
+    .unwrap();
+    s.append_entries_with_meta(
+        &a.id,
+        vec![(NewEntry::text(Role::User, "x"), EntryMeta { model: None, provider: None, extra: serde_json::from_str(r#"{"k":"CANARY-meta-4411"}"#).unwrap() })],
+    )
+    .unwrap();
+    let out = Command::new("pg_dump").arg("--no-owner").arg("-d").arg(url.to_str().unwrap()).output().expect("pg_dump runs");
+    assert!(out.status.success(), "pg_dump: {}", String::from_utf8_lossy(&out.stderr));
+    let dump = String::from_utf8_lossy(&out.stdout);
+    assert!(dump.contains(&a.id), "the dump holds the session id (so it holds the rows)");
+    for canary in ["CANARY", "canary", "7f3a", "91c2", "5be1", "0d4e", "66aa", "e8d0", "4411"] {
+        assert!(!dump.contains(canary), "the dump holds `{canary}`");
+    }
+    eprintln!("pg_dump: {} bytes, no canary", dump.len());
+}
+
+#[test]
+fn two_clients_creating_one_store_end_with_one_key() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let url = Arc::new(url);
+    let hs: Vec<_> = (0..6u8)
+        .map(|i| {
+            let url = url.clone();
+            // Threads 0-2 bring key 1, threads 3-5 key 2.
+            std::thread::spawn(move || SessionStore::open(OpenOptions::at(&*url, KeySource::Bytes(key(1 + i / 3)))).map(|s| s.instance_id().to_string()))
+        })
+        .collect();
+    let results: Vec<_> = hs.into_iter().map(|h| h.join().unwrap()).collect();
+    let ok = results.iter().filter(|r| r.is_ok()).count();
+    let mismatch = results.iter().filter(|r| matches!(r, Err(e) if e.kind() == ErrorKind::KeyMismatch)).count();
+    assert_eq!((ok, mismatch), (3, 3), "{results:?}");
+    let migrations: i64 = client(&url).query_one("SELECT COUNT(*) FROM sessiondb_migrations", &[]).unwrap().get(0);
+    assert_eq!(migrations, 1, "each migration applied once");
+    let checks: i64 = client(&url).query_one("SELECT COUNT(*) FROM meta WHERE key = 'key_check'", &[]).unwrap().get(0);
+    assert_eq!(checks, 1);
+}
+
+#[test]
+fn an_empty_store_without_a_key_is_initialised_but_an_initialised_one_is_recovery_locked() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    drop(open_at(&url, 1));
+    let e = SessionStore::open(OpenOptions::at(&url, KeySource::Provider(Arc::new(NoKey)))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::RecoveryLocked, "{e}");
+    assert_eq!(SessionStore::open(OpenOptions::at(&url, KeySource::Bytes(key(2)))).unwrap_err().kind(), ErrorKind::KeyMismatch);
+}
+
+struct NoKey;
+impl KeyProvider for NoKey {
+    fn get_key(&self) -> Result<Option<Vec<u8>>> {
+        Ok(None)
+    }
+    fn set_key(&self, _key: &[u8]) -> Result<()> {
+        panic!("no key may be written for an initialised store")
+    }
+}
+
+#[test]
+fn a_server_url_is_redacted_in_path_and_a_bad_url_is_invalid_input() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let with_password = url.to_str().unwrap().replacen("postgres@", "postgres:hunter2@", 1);
+    let s = SessionStore::open(OpenOptions::at(&with_password, KeySource::Bytes(key(1)))).unwrap();
+    assert!(!s.path().to_string_lossy().contains("hunter2"));
+    assert!(!s.stats().unwrap().path.contains("hunter2"));
+    let bad = SessionStore::open(OpenOptions::at("postgres://[::1", KeySource::Bytes(key(1)))).unwrap_err();
+    assert_eq!(bad.kind(), ErrorKind::InvalidInput, "{bad}");
+    let down = SessionStore::open(OpenOptions { busy_timeout_ms: 2000, ..OpenOptions::at("postgres://postgres@127.0.0.1:1/x?sslmode=disable", KeySource::Bytes(key(1))) })
+        .unwrap_err();
+    assert_eq!(down.kind(), ErrorKind::Io, "{down}");
+}
+
+/// Events per worker per session in the concurrent test.
+const EVENTS: u64 = 40;
+const WORKERS: usize = 8;
+const SESSIONS: usize = 3;
+const ENTRIES: u64 = 15;
+
+/// The child side of the concurrent test: runs only with SESSIONDB_PG_WORKER set.
+#[test]
+fn worker_entry() {
+    let Ok(w) = std::env::var("SESSIONDB_PG_WORKER") else { return };
+    let w: u64 = w.parse().unwrap();
+    let url = PathBuf::from(std::env::var("SESSIONDB_PG_WORKER_URL").unwrap());
+    let s = open_at(&url, 1);
+    let mut conflicts = 0;
+    for n in 0..EVENTS {
+        for si in 0..SESSIONS {
+            // Every worker appends the same shared ids (in its own order: replays
+            // racing with the first append) and one id of its own.
+            let m = (n + w * 7) % EVENTS;
+            let shared = NewEvent {
+                event_id: format!("shared-{si}-{m}"),
+                session_id: format!("s{si}"),
+                kind: "Note".into(),
+                operation_id: None,
+                payload: serde_json::json!({ "n": m }),
+            };
+            s.journal_append(shared.clone()).unwrap();
+            s.journal_append(NewEvent { event_id: format!("own-{w}-{si}-{n}"), ..shared.clone() }).unwrap();
+            if n % 10 == 0 {
+                let e = s.journal_append(NewEvent { payload: serde_json::json!({ "n": -1 }), ..shared }).unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::Conflict, "{e}");
+                conflicts += 1;
+            }
+        }
+        if n < ENTRIES {
+            s.append_transcript("t0", Role::User, format!("w{w} n{n}")).unwrap();
+        }
+    }
+    println!("worker {w} done, {conflicts} conflicts");
+}
+
+#[test]
+fn eight_processes_append_with_replayed_event_ids_gapless_and_once() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let s = open_at(&url, 1);
+    s.create_session_with(NewSession { id: Some("t0".into()), ..Default::default() }).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..WORKERS)
+        .map(|w| {
+            Command::new(&exe)
+                .args(["--exact", "worker_entry", "--nocapture", "--test-threads=1"])
+                .env("SESSIONDB_PG_WORKER", w.to_string())
+                .env("SESSIONDB_PG_WORKER_URL", &url)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "worker failed: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("done, 12 conflicts"), "{}", String::from_utf8_lossy(&out.stdout));
+    }
+    for si in 0..SESSIONS {
+        let ev = s.journal_events(&format!("s{si}"), 1, 100_000).unwrap();
+        let expected = EVENTS as usize + WORKERS * EVENTS as usize;
+        assert_eq!(ev.len(), expected, "each acknowledged event once in s{si}");
+        assert_eq!(ev.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=expected as u64).collect::<Vec<_>>(), "gapless seqs in s{si}");
+        let mut ids: Vec<_> = ev.iter().map(|e| e.event_id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), expected, "no duplicate event id");
+        assert!(ev.iter().all(|e| e.payload["n"] != -1), "no conflicting payload was stored");
+    }
+    let t = s.get_transcript("t0", 1, 10_000).unwrap();
+    assert_eq!(t.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=WORKERS as u64 * ENTRIES).collect::<Vec<_>>());
+    let versions: Vec<i64> = client(&url).query("SELECT aggregate_version FROM journal ORDER BY aggregate_version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(versions, (1..=versions.len() as i64).collect::<Vec<_>>(), "aggregate_version gapless store-wide");
+}
+
+#[test]
+fn an_expired_lease_is_recovered_and_its_owner_is_fenced() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    // The stale owner renews every 20 s; the live one every 100 ms.
+    let stale = SessionStore::open(OpenOptions { lease_ms: 60_000, ..OpenOptions::at(&url, KeySource::Bytes(key(1))) }).unwrap();
+    stale.dispatch_operation("s1", "op-stale", serde_json::json!({})).unwrap();
+    let live = SessionStore::open(OpenOptions { lease_ms: 300, ..OpenOptions::at(&url, KeySource::Bytes(key(1))) }).unwrap();
+    live.dispatch_operation("s1", "op-live", serde_json::json!({})).unwrap();
+    // A lease renewed by its thread stays alive past its length.
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let third = open_at(&url, 1);
+    assert_eq!(third.open_recovery_report().skipped_live, 2);
+    // The stale owner stops renewing (as a paused process would): its lease
+    // runs out by the server's clock.
+    client(&url)
+        .execute("UPDATE owners SET lease_expires_at = now() - interval '1 second' WHERE instance_id = $1", &[&stale.instance_id()])
+        .unwrap();
+    let r = third.recover().unwrap();
+    assert_eq!(r.marked_unknown, vec![("s1".to_string(), "op-stale".to_string())]);
+    assert_eq!(r.skipped_live, 1);
+    // The stale owner comes back: a typed error, never a second terminal event.
+    let e = stale.complete_operation("s1", "op-stale", OperationOutcome::Succeeded, serde_json::json!({})).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Conflict, "{e}");
+    assert_eq!(stale.create_session(None, None).unwrap_err().kind(), ErrorKind::Conflict, "a fenced handle writes nothing");
+    let terminals: Vec<_> = third.journal_events("s1", 1, 100).unwrap().into_iter().filter(|e| e.operation_id.as_deref() == Some("op-stale") && e.kind != "EffectDispatchCommitted").collect();
+    assert_eq!(terminals.len(), 1);
+    assert_eq!(terminals[0].kind, "OperationUnknownOutcome");
+    // The live owner still completes its own.
+    live.complete_operation("s1", "op-live", OperationOutcome::Succeeded, serde_json::json!({})).unwrap();
+}
