@@ -24,10 +24,13 @@ pub(super) struct PgTx<'a> {
 }
 
 const SESSION_COLUMNS: &str = "s.session_id, s.name_enc, s.workspace_enc, s.model, s.provider, s.work_mode, s.created_at, s.updated_at,
-     (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = s.session_id),
+     (SELECT COALESCE(MAX(t.seq), 0) FROM transcript_entries t WHERE t.session_id = s.session_id)
+       - (SELECT COUNT(*) FROM retractions r WHERE r.session_id = s.session_id),
      s.forked_from, s.forked_at_seq";
 const ENTRY_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line";
 const ENTRY_META_COLUMNS: &str = "seq, role, format, content_enc, created_at, tokens, source_line, model, provider, meta_enc";
+/// Leaves out retracted entries of `transcript_entries t`.
+const NOT_RETRACTED: &str = "NOT EXISTS (SELECT 1 FROM retractions x WHERE x.session_id = t.session_id AND x.seq = t.seq)";
 const EVENT_COLUMNS: &str = "event_id, session_id, seq, aggregate_version, operation_id, payload_kind, payload_json, created_at";
 
 fn u(v: i64) -> u64 {
@@ -154,16 +157,30 @@ impl ReadTx for PgTx<'_> {
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
         let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
         let rows = self.query(
-            &format!("SELECT {cols} FROM transcript_entries WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3"),
+            &format!("SELECT {cols} FROM transcript_entries t WHERE session_id = $1 AND seq >= $2 AND {NOT_RETRACTED} ORDER BY seq LIMIT $3"),
             &[&session_id, &i(from_seq), &i64::from(limit)],
         )?;
         rows.iter().map(|r| entry_row(r, 0, with_meta)).collect()
     }
 
+    fn entries_tail(&self, session_id: &str, limit: u32) -> Result<Vec<EntryRow>> {
+        let rows = self.query(
+            &format!("SELECT {ENTRY_COLUMNS} FROM transcript_entries t WHERE session_id = $1 AND {NOT_RETRACTED} ORDER BY seq DESC LIMIT $2"),
+            &[&session_id, &i64::from(limit)],
+        )?;
+        let mut v: Vec<EntryRow> = rows.iter().map(|r| entry_row(r, 0, false)).collect::<Result<_>>()?;
+        v.reverse();
+        Ok(v)
+    }
+
+    fn is_retracted(&self, session_id: &str, seq: u64) -> Result<bool> {
+        Ok(!self.query("SELECT 1 FROM retractions WHERE session_id = $1 AND seq = $2", &[&session_id, &i(seq)])?.is_empty())
+    }
+
     fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>> {
         let rows = self.query(
-            "SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries
-             WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
+            &format!("SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries t
+             WHERE session_id = $1 AND seq >= $2 AND {NOT_RETRACTED} ORDER BY seq LIMIT $3"),
             &[&session_id, &i(from_seq), &i64::from(limit)],
         )?;
         rows.iter()
@@ -354,7 +371,12 @@ impl WriteTx for PgTx<'_> {
         let entries = self.exec("DELETE FROM transcript_entries WHERE session_id = $1", &[&id])?;
         self.exec("DELETE FROM token_ledger WHERE session_id = $1", &[&id])?;
         self.exec("DELETE FROM context_extensions WHERE session_id = $1", &[&id])?;
+        self.exec("DELETE FROM retractions WHERE session_id = $1", &[&id])?;
         Ok(Some(entries))
+    }
+
+    fn retract_entry(&self, session_id: &str, seq: u64) -> Result<bool> {
+        Ok(self.exec("INSERT INTO retractions (session_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING", &[&session_id, &i(seq)])? > 0)
     }
 
     fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()> {

@@ -80,6 +80,11 @@ CREATE TABLE transcript_entries (
   meta_enc      BYTEA,
   PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE retractions (
+  session_id TEXT COLLATE "C" NOT NULL,
+  seq        BIGINT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
 CREATE TABLE token_ledger (
   session_id TEXT COLLATE "C" NOT NULL,
   id         BIGINT GENERATED ALWAYS AS IDENTITY,
