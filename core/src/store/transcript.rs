@@ -65,13 +65,33 @@ pub fn entry_shape(role: Role, format: ContentFormat, content: &str) -> (&'stati
         Role::Tool => entry_kind::TOOL_RESULT,
         Role::User | Role::Assistant => entry_kind::MESSAGE,
     };
-    // Most block contents hold no tool blocks: skip the parse for them.
+    // Most block contents hold no tool blocks: skip the parse for them. The
+    // parse reads only `type`, `id` and `tool_use_id` of each block (serde
+    // skips everything else without building it).
+    #[derive(serde::Deserialize)]
+    struct Block {
+        #[serde(rename = "type", default)]
+        kind: Option<serde_json::Value>,
+        #[serde(default)]
+        id: Option<serde_json::Value>,
+        #[serde(default)]
+        tool_use_id: Option<serde_json::Value>,
+    }
     if format == ContentFormat::Blocks && (content.contains("tool_use") || content.contains("tool_result")) {
-        if let Ok(serde_json::Value::Array(blocks)) = serde_json::from_str::<serde_json::Value>(content) {
+        // Elements that are not objects: read the general way.
+        let blocks: Vec<Block> = match serde_json::from_str::<Vec<Block>>(content) {
+            Ok(b) => b,
+            Err(_) => serde_json::from_str::<Vec<serde_json::Value>>(content)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|v| v.is_object().then(|| serde_json::from_value(v).ok()).flatten())
+                .collect(),
+        };
+        {
             for b in &blocks {
-                match b.get("type").and_then(|t| t.as_str()) {
+                match b.kind.as_ref().and_then(|v| v.as_str()) {
                     Some("tool_use") => {
-                        if let Some(id) = b.get("id").and_then(|v| v.as_str()) {
+                        if let Some(id) = b.id.as_ref().and_then(|v| v.as_str()) {
                             calls.push(id.to_string());
                             if kind == entry_kind::MESSAGE {
                                 kind = entry_kind::TOOL_CALL;
@@ -79,7 +99,7 @@ pub fn entry_shape(role: Role, format: ContentFormat, content: &str) -> (&'stati
                         }
                     }
                     Some("tool_result") => {
-                        if let Some(id) = b.get("tool_use_id").and_then(|v| v.as_str()) {
+                        if let Some(id) = b.tool_use_id.as_ref().and_then(|v| v.as_str()) {
                             calls.push(id.to_string());
                             if kind != entry_kind::SYSTEM {
                                 kind = entry_kind::TOOL_RESULT;
