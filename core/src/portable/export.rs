@@ -5,7 +5,7 @@ use std::io::Write;
 
 use super::import::{EXPORT_PAGE, SOURCE_COMPACTION_KIND};
 use super::model::{Block, Compaction, PortableSession, Role, SourceInfo, Turn};
-use super::{write_thclaws, write_thclaws_with, WriteOptions, WriteReport};
+use super::{write_thclaws_with, WriteOptions, WriteReport};
 use crate::store::{ContentFormat, Role as StoreRole, SessionStore};
 use crate::Result;
 use serde_json::Value;
@@ -111,14 +111,23 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
 }
 
 /// Export a stored session as thClaws JSONL (the format real thClaws reads)
-/// to `out`. Errors: as [`load_portable`], and `Io` from `out`.
+/// to `out`. Every line deserializes with thClaws' own types (issue 14;
+/// DESIGN.md "Portable sessions"; checked by [`super::thclaws_check`]):
+/// blocks thClaws does not define are converted or written as text
+/// ([`super::thclaws_blocks`]) and empty turns are left out, as with
+/// [`WriteOptions::only_thclaws_blocks`].
+/// Errors: as [`load_portable`], and `Io` from `out`.
 pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) -> Result<WriteReport> {
-    write_thclaws(&load_portable(store, session_id)?, out)
+    export_thclaws_with(store, session_id, out, &WriteOptions::default())
 }
 
-/// [`export_thclaws`] with writer options (e.g. only thClaws block types).
+/// [`export_thclaws`] with writer options. A store export always writes
+/// thClaws' shapes: `only_thclaws_blocks` is treated as set (since issue 14;
+/// the raw writer [`super::write_thclaws`] keeps unknown blocks verbatim for
+/// in-memory round trips).
 /// Errors: as [`export_thclaws`].
 pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
-    write_thclaws_with(&load_portable(store, session_id)?, out, opts)
+    let opts = WriteOptions { only_thclaws_blocks: true, ..opts.clone() };
+    write_thclaws_with(&load_portable(store, session_id)?, out, &opts)
 }
 

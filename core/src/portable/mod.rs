@@ -25,6 +25,7 @@ pub mod import;
 mod lines;
 pub mod model;
 pub mod thclaws;
+pub mod thclaws_check;
 
 pub use claude::read_claude;
 pub use codex::read_codex;
@@ -38,7 +39,7 @@ pub use lines::parse_iso8601_ms;
 pub use model::{
     Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SourceFormat, SourceInfo, Turn, Usage,
 };
-pub use thclaws::{append_turns, read_thclaws, repair_tail, write_thclaws, write_thclaws_with, TailRepair, WriteOptions, WriteReport};
+pub use thclaws::{append_turns, read_thclaws, repair_tail, thclaws_blocks, write_thclaws, write_thclaws_with, TailRepair, WriteOptions, WriteReport};
 
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader};
