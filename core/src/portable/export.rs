@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::import::{EXPORT_PAGE, SOURCE_COMPACTION_KIND};
-use super::model::{Block, Compaction, PortableSession, Role, SourceInfo, Turn};
+use super::model::{Block, Compaction, PortableSession, Role, SnapshotKind, SourceInfo, StateSnapshot, Turn};
 use super::{write_thclaws_with, WriteOptions, WriteReport};
 use crate::store::{ContentFormat, Role as StoreRole, SessionStore};
 use crate::Result;
@@ -75,8 +75,22 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
     for x in store.list_context_extensions(session_id)? {
         let Ok(body) = serde_json::from_str::<Value>(&x.body) else { continue };
         match x.kind.as_str() {
-            "plan_snapshot" => s.plan = body.get("plan").cloned(),
-            "goal_snapshot" => s.goal = body.get("goal").cloned(),
+            // Every snapshot in order (issue 14 item 3); the latest wins in
+            // `plan` / `goal`. One stored before issue 14 has no `at_seq` (0).
+            "plan_snapshot" | "goal_snapshot" => {
+                let (kind, field) = if x.kind == "plan_snapshot" { (SnapshotKind::Plan, "plan") } else { (SnapshotKind::Goal, "goal") };
+                let value = body.get(field).cloned().unwrap_or(Value::Null);
+                s.snapshots.push(StateSnapshot {
+                    kind,
+                    at_turn: body.get("at_seq").and_then(Value::as_u64).unwrap_or(0) as usize,
+                    value: value.clone(),
+                    timestamp_ms: body.get("timestamp_ms").and_then(Value::as_i64),
+                });
+                match kind {
+                    SnapshotKind::Plan => s.plan = Some(value),
+                    SnapshotKind::Goal => s.goal = Some(value),
+                }
+            }
             "import_source" if s.cwd.is_none() => s.cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned),
             "provider_state" => s.provider_state = Some(body.get("provider_session_id").and_then(Value::as_str).map(str::to_owned)),
             SOURCE_COMPACTION_KIND => {
@@ -107,6 +121,8 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
         }
     }
     s.compactions.sort_by_key(|c| c.at_turn);
+    // Stable: snapshots at one place keep their stored order.
+    s.snapshots.sort_by_key(|x| x.at_turn);
     Ok(s)
 }
 

@@ -13,7 +13,8 @@
 //!   encrypted as `transcript:<sid>:<seq>:meta`;
 //! - each [`Usage`] → one token-ledger record (`provider` = the session's);
 //! - title, model, provider, cwd (the workspace binding), created → the session row;
-//! - plan / goal / provider state (latest of the read), each compaction,
+//! - every plan and goal snapshot, in order (`{plan|goal, at_seq,
+//!   timestamp_ms}`), provider state (latest of the read), each compaction,
 //!   source metadata and unknown lines → context extensions of kinds
 //!   `plan_snapshot`, `goal_snapshot`, `provider_state`, `compaction`,
 //!   `import_source`, `import_raw_line`;
@@ -24,6 +25,21 @@
 //!   head_hash, lines, bytes, updated_at_ms}`: how many lines and bytes were
 //!   consumed, and a keyed hash of the file's first (up to) 4 KiB. No schema
 //!   migration is needed.
+//!
+//! Record identity (issue 14 item 2): every turn, usage figure, snapshot,
+//! compaction and raw line stored gets a `meta` row
+//! `import-rec:<sid>:<keyed hash of its identity>` (HMAC with the data key,
+//! domain `import-record`: no content in the clear) in the batch that stores
+//! it. A record whose identity the session holds is not stored again,
+//! whatever file, path or line it arrives in: identity is the Claude line's
+//! `uuid`, a Codex or thClaws turn's role, timestamp and blocks, the Claude
+//! `message.id` of a usage figure, a Codex `token_count`'s cumulative total,
+//! a snapshot's value and timestamp, a raw line's JSON. Sessions imported
+//! before (no `import-rec:` row) keep the line-number guard below.
+//! Known limit: a Codex copy that starts after the file's first
+//! `token_count` counts its first total whole (usage is the difference of
+//! successive totals), so a later import of the full file adds that event's
+//! own difference on top.
 //!
 //! Idempotence: a file whose length equals the bytes consumed adds nothing;
 //! a grown file is read again with only lines after the consumed ones
@@ -108,8 +124,14 @@ pub struct SessionImport {
     pub cached_tokens: u64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: u64,
+    /// Usage figures, snapshots, compactions and raw lines not stored again
+    /// because the session already holds the same source record (a Claude
+    /// `message.id`'s usage, a Codex `token_count` total, the same line's content).
+    pub duplicate_records: u64,
 }
 
 /// The import report of one file.
@@ -410,9 +432,9 @@ struct PendingWrite {
 }
 
 enum Op {
-    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64 },
-    Usage(Usage),
-    Ext { kind: &'static str, body: String },
+    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64, record: Option<String> },
+    Usage(Usage, Option<String>),
+    Ext { kind: &'static str, body: String, record: Option<String> },
     Rename(Option<String>),
 }
 
@@ -438,6 +460,9 @@ enum BatchWrite {
     Lines { sid: String, lines: u64 },
     /// The progress record (sealed, under `key` in `meta`) and its `SessionImported` event.
     Progress { sid: String, key: String, record: String, event: Value },
+    /// Source records now in session `sid`: one `meta` row each, keyed
+    /// `import-rec:<sid>:<keyed hash of the record's identity>`.
+    Records { keys: Vec<String> },
 }
 
 /// Write one batch in one transaction.
@@ -473,6 +498,11 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                     t.tx.put_meta(key, record, true)?;
                     crate::journal::record(t, sid, "SessionImported", event.clone())?;
                 }
+                BatchWrite::Records { keys } => {
+                    for k in keys {
+                        t.tx.put_meta(k, "1", true)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -498,12 +528,39 @@ struct Target {
     next_seq_base: u64,
     stats: SessionImport,
     snapshots: [Snapshot; 3],
+    /// Identities (`import-rec:` keys) of the source records the session
+    /// holds: a turn, usage figure or extension whose identity is here is
+    /// not stored again, whatever file or line it arrives in.
+    seen: std::collections::HashSet<String>,
     provider: Option<String>,
     /// Model and provider on the session row.
     stored_model: Option<String>,
 }
 
 const SNAPSHOT_KINDS: [&str; 3] = ["plan_snapshot", "goal_snapshot", "provider_state"];
+
+/// `meta` key prefix of the per-session source record identities.
+const RECORD_PREFIX: &str = "import-rec:";
+const RECORD_DOMAIN: &str = "import-record";
+
+/// What identifies a turn as a source record (issue 14 item 2): the Claude
+/// line's `uuid` (an assistant message merged from several lines: its first
+/// line's), otherwise the turn itself (role, timestamp and blocks: for
+/// thClaws one line, for Codex the items of one turn). Never its line number.
+fn turn_identity(format: SourceFormat, turn: &Turn) -> String {
+    if format == SourceFormat::ClaudeCode {
+        if let Some(uuid) = turn.extra.get("uuid").and_then(Value::as_str) {
+            return format!("claude-uuid\0{uuid}");
+        }
+    }
+    format!("turn\0{}\0{:?}\0{}", turn.role.as_str(), turn.timestamp_ms, turn.blocks_json())
+}
+
+/// What identifies a usage figure: the Claude `message.id` it was billed
+/// for, or the Codex `token_count` event (its cumulative `total_token_usage`).
+fn usage_identity(u: &Usage) -> Option<String> {
+    u.record_id.clone()
+}
 
 /// Where the progress record of the file being imported goes.
 struct ProgressTarget {
@@ -612,7 +669,19 @@ impl<'a> ImportSink<'a> {
             }
             Err(e) => return Err(e),
         };
-        let max_stored_line = if created {
+        let mut seen = std::collections::HashSet::new();
+        if !created {
+            let prefix = format!("{RECORD_PREFIX}{id}:");
+            self.store.read(|c, _| {
+                c.scan_meta(&prefix, &mut |k, _| {
+                    seen.insert(k.to_owned());
+                    Ok(())
+                })
+            })?;
+        }
+        let max_stored_line = if created || !seen.is_empty() {
+            // Record identities decide what is stored already; line numbers
+            // are only the guard of sessions imported before issue 14.
             0
         } else {
             let last_entry = if rec.entry_count > 0 { self.store.get_transcript(&id, rec.entry_count, 1)?.first().and_then(|e| e.source_line).unwrap_or(0) } else { 0 };
@@ -635,6 +704,7 @@ impl<'a> ImportSink<'a> {
                 next_seq_base: rec.entry_count,
                 stats,
                 snapshots: Default::default(),
+                seen,
                 provider: rec.provider.clone(),
                 stored_model: rec.model.clone(),
             },
@@ -644,6 +714,32 @@ impl<'a> ImportSink<'a> {
             self.push(line, i, Op::Rename(title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty())));
         }
         Ok(i)
+    }
+
+    /// The `import-rec:` key of a source record of identity `identity` in
+    /// target `target`, remembered as held; `None` (and counted in
+    /// [`SessionImport::duplicate_records`]) when the session holds it already.
+    fn record(&mut self, target: usize, identity: &str) -> Option<String> {
+        let t = &mut self.targets[target].1;
+        let key = format!("{RECORD_PREFIX}{}:{}", t.id, crypto::keyed_hash(self.store.key(), RECORD_DOMAIN, identity.as_bytes()));
+        if t.seen.insert(key.clone()) {
+            Some(key)
+        } else {
+            t.stats.duplicate_records += 1;
+            None
+        }
+    }
+
+    /// A `plan_snapshot` (k = 0) or `goal_snapshot` (k = 1): every one is a
+    /// context extension of its kind, in order, with the number of entries
+    /// before it (`at_seq`) and its timestamp (issue 14 item 3).
+    fn state_snapshot(&mut self, target: usize, k: usize, line: u64, v: Value, timestamp_ms: Option<i64>) {
+        let at_seq = self.targets[target].1.next_seq_base;
+        let field = if k == 0 { "plan" } else { "goal" };
+        let v = fit_depth(v, MAX_NESTED_DEPTH - 1);
+        let Some(record) = self.record(target, &format!("{field}\0{timestamp_ms:?}\0{v}")) else { return };
+        let body = json!({ field: v, "at_seq": at_seq, "timestamp_ms": timestamp_ms });
+        self.push(line, target, Op::Ext { kind: SNAPSHOT_KINDS[k], body: body.to_string(), record: Some(record) });
     }
 
     fn push(&mut self, line: u64, target: usize, op: Op) {
@@ -690,11 +786,13 @@ impl<'a> ImportSink<'a> {
         // into one journal event per turn (the journal was 12% of the database).
         let mut entries_at: std::collections::HashMap<String, usize> = Default::default();
         let mut usage_at: std::collections::HashMap<String, usize> = Default::default();
+        let mut records: Vec<String> = Vec::new();
         for w in now {
             let tg = &mut self.targets[w.target].1;
             let st = &mut tg.stats;
             match w.op {
-                Op::Entry { entry, meta, seq, tool_calls, tool_results } => {
+                Op::Entry { entry, meta, seq, tool_calls, tool_results, record } => {
+                    records.extend(record);
                     st.entries += 1;
                     st.tool_calls += tool_calls;
                     st.tool_results += tool_results;
@@ -712,7 +810,8 @@ impl<'a> ImportSink<'a> {
                         }
                     }
                 }
-                Op::Usage(u) => {
+                Op::Usage(u, record) => {
+                    records.extend(record);
                     st.usage_records += 1;
                     st.input_tokens = st.input_tokens.saturating_add(u.input);
                     st.output_tokens = st.output_tokens.saturating_add(u.output);
@@ -726,12 +825,16 @@ impl<'a> ImportSink<'a> {
                         }
                     }
                 }
-                Op::Ext { kind, body } => {
+                Op::Ext { kind, body, record } => {
+                    records.extend(record);
                     st.context_extensions += 1;
                     writes.push(BatchWrite::Ext { sid: tg.id.clone(), kind, body });
                 }
                 Op::Rename(title) => writes.push(BatchWrite::Rename { sid: tg.id.clone(), title }),
             }
+        }
+        if !records.is_empty() {
+            writes.push(BatchWrite::Records { keys: records });
         }
         for (thread, t) in self.targets.iter_mut() {
             let model = self.models.get(thread).map(|m| clip(m, 256));
@@ -875,26 +978,39 @@ impl EventSink for ImportSink<'_> {
                     t.stats.skipped_already_stored += 1;
                     return Ok(());
                 }
+                let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
+                let Some(record) = self.record(i, &turn_identity(self.format, &turn)) else {
+                    self.targets[i].1.stats.skipped_already_stored += 1;
+                    self.targets[i].1.stats.duplicate_records -= 1;
+                    return Ok(());
+                };
                 // Entries are committed in the order they are pushed, so this
                 // is the seq the entry gets (checked when it is written).
+                let t = &mut self.targets[i].1;
                 t.next_seq_base += 1;
                 let seq = t.next_seq_base;
-                let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
                 let (entry, meta) = to_entry(turn, ts);
-                self.push(line, i, Op::Entry { entry, meta, seq, tool_calls, tool_results });
+                self.push(line, i, Op::Entry { entry, meta, seq, tool_calls, tool_results, record: Some(record) });
             }
             Event::Usage(mut u) => {
                 u.model = u.model.map(|m| clip(&m, 256));
                 let i = self.target(thread)?;
-                self.push(u.source_line, i, Op::Usage(u));
+                let record = match usage_identity(&u) {
+                    Some(idn) => match self.record(i, &format!("usage\0{idn}")) {
+                        Some(r) => Some(r),
+                        None => return Ok(()),
+                    },
+                    None => None,
+                };
+                self.push(u.source_line, i, Op::Usage(u, record));
             }
-            Event::Plan { plan, line } => {
+            Event::Plan { plan, line, timestamp_ms } => {
                 let i = self.target(thread)?;
-                self.snapshot(i, 0, line, plan);
+                self.state_snapshot(i, 0, line, plan, timestamp_ms);
             }
-            Event::Goal { goal, line } => {
+            Event::Goal { goal, line, timestamp_ms } => {
                 let i = self.target(thread)?;
-                self.snapshot(i, 1, line, goal);
+                self.state_snapshot(i, 1, line, goal, timestamp_ms);
             }
             Event::ProviderState { provider_session_id, line } => {
                 let i = self.target(thread)?;
@@ -904,12 +1020,19 @@ impl EventSink for ImportSink<'_> {
             Event::Compaction(c) => {
                 let i = self.target(thread)?;
                 let body = compaction_body(&c, self.targets[i].1.next_seq_base);
-                self.push(c.source_line, i, Op::Ext { kind: SOURCE_COMPACTION_KIND, body: body.to_string() });
+                let mut ident = body.clone();
+                if let Value::Object(m) = &mut ident {
+                    m.remove("at_seq");
+                    m.remove("source_line");
+                }
+                let Some(record) = self.record(i, &format!("compaction\0{ident}")) else { return Ok(()) };
+                self.push(c.source_line, i, Op::Ext { kind: SOURCE_COMPACTION_KIND, body: body.to_string(), record: Some(record) });
             }
             Event::Other(o) => {
                 let i = self.target(thread)?;
                 let body = json!({"line": o.line, "kind": o.kind, "raw": fit_depth(o.raw, MAX_NESTED_DEPTH - 1)});
-                self.push(o.line, i, Op::Ext { kind: "import_raw_line", body: body.to_string() });
+                let Some(record) = self.record(i, &format!("raw\0{}\0{}", o.kind, body["raw"])) else { return Ok(()) };
+                self.push(o.line, i, Op::Ext { kind: "import_raw_line", body: body.to_string(), record: Some(record) });
             }
         }
         Ok(())

@@ -14,7 +14,7 @@
 
 use super::events::{Event, EventSink, Meta, Thread};
 use super::lines::{json_time_ms, Line, LineReader};
-use super::model::{Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SourceFormat, Turn};
+use super::model::{Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SnapshotKind, SourceFormat, StateSnapshot, Turn};
 use super::ReadOptions;
 use crate::{Error, Result};
 use serde_json::{Map, Value};
@@ -71,8 +71,8 @@ pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Eve
                 }
             },
             "rename" => Event::Title { title: str_field(&mut obj, "title").filter(|t| !t.is_empty()), line: n },
-            "plan_snapshot" => Event::Plan { plan: obj.remove("plan").unwrap_or(Value::Null), line: n },
-            "goal_snapshot" => Event::Goal { goal: obj.remove("goal").unwrap_or(Value::Null), line: n },
+            "plan_snapshot" => Event::Plan { plan: obj.remove("plan").unwrap_or(Value::Null), line: n, timestamp_ms: ts },
+            "goal_snapshot" => Event::Goal { goal: obj.remove("goal").unwrap_or(Value::Null), line: n, timestamp_ms: ts },
             "provider_state" => Event::ProviderState { provider_session_id: str_field(&mut obj, "provider_session_id"), line: n },
             "compaction" => {
                 let messages = match obj.remove("messages") {
@@ -377,11 +377,28 @@ pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts:
     let header = HeaderLine { ty: "header", id: &session.id, model: &model, cwd: session.cwd.as_deref().unwrap_or(""), created_at: created };
     emit(&header, &mut rep)?;
     let null = Value::Null;
-    emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
-    emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    // Every snapshot is written in order at its place (issue 14 item 3); a
+    // kind with none (a session built in memory) gets one line after the header.
+    if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Plan) {
+        emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    }
+    if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Goal) {
+        emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    }
     let mut last_ts = created;
+    let mut snaps = session.snapshots.iter().peekable();
+    let emit_snapshot = |sn: &StateSnapshot, last_ts: i64, emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>, rep: &mut WriteReport| -> Result<()> {
+        let timestamp = secs(sn.timestamp_ms, last_ts);
+        match sn.kind {
+            SnapshotKind::Plan => emit(&PlanLine { ty: "plan_snapshot", plan: &sn.value, timestamp }, rep),
+            SnapshotKind::Goal => emit(&GoalLine { ty: "goal_snapshot", goal: &sn.value, timestamp }, rep),
+        }
+    };
     let mut comps = session.compactions.iter().peekable();
     for (i, t) in session.turns.iter().enumerate() {
+        while let Some(sn) = snaps.next_if(|s| s.at_turn <= i) {
+            emit_snapshot(sn, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
+        }
         while let Some(c) = comps.next_if(|c| c.at_turn <= i) {
             write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
         }
@@ -401,6 +418,9 @@ pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts:
         };
         emit(&line, &mut rep)?;
         rep.turns += 1;
+    }
+    for sn in snaps {
+        emit_snapshot(sn, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
     }
     for c in comps {
         write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
