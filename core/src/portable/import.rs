@@ -79,6 +79,8 @@ const SOURCE_DOMAIN: &str = "import-source";
 /// (thClaws `compaction`, Codex `compacted`, Claude `compact_boundary`). It is
 /// not the `compaction` kind of context governance (a sessiondb plan), so
 /// `/context` replay ignores it; export writes it back as a `compaction` line.
+/// Beside it the import records the governance record that makes the active
+/// context start where the source agent resumes (`resume_point`, issue 14).
 pub const SOURCE_COMPACTION_KIND: &str = "source_compaction";
 const HEAD_BYTES: usize = 4096;
 
@@ -1027,6 +1029,10 @@ impl EventSink for ImportSink<'_> {
                 }
                 let Some(record) = self.record(i, &format!("compaction\0{ident}")) else { return Ok(()) };
                 self.push(c.source_line, i, Op::Ext { kind: SOURCE_COMPACTION_KIND, body: body.to_string(), record: Some(record) });
+                let model = self.models.get(thread).cloned().or_else(|| self.meta.model.clone()).unwrap_or_default();
+                if let Some((kind, body)) = resume_point(&c, self.targets[i].1.next_seq_base, &model) {
+                    self.push(c.source_line, i, Op::Ext { kind, body, record: None });
+                }
             }
             Event::Other(o) => {
                 let i = self.target(thread)?;
@@ -1059,6 +1065,73 @@ fn compaction_body(c: &Compaction, at_seq: u64) -> Value {
         ),
         "raw": c.raw.clone().map(|r| fit_depth(r, MAX_NESTED_DEPTH - 1)),
     })
+}
+
+/// The context-governance record that makes an imported session's active
+/// context start where its source agent resumes after compaction `c`
+/// (DESIGN.md "Context governance"; issue 14 item 4), `at_seq` being the
+/// number of entries before it; the saved transcript keeps everything.
+///
+/// - No replacement messages (a Claude `compact_boundary`, whose summary is
+///   the next, `isCompactSummary`, user turn; a Codex `compacted` with an
+///   empty history): `exclude` seqs `1..=at_seq`, so the context starts at
+///   the turn after the boundary, as Claude Code resumes.
+/// - Replacement messages (thClaws `compaction.messages`, Codex
+///   `replacement_history`), k of them: a `compaction` plan whose runs cover
+///   `1..=at_seq`, one run per message, in order (runs `1`, `2`, ...,
+///   `k-1` of one entry each and a last run to `at_seq`), each run's summary
+///   the message's text whole (the source's summary, not a 240-character
+///   one of ours) and its `tokens_after` that text's [`count_tokens`] for
+///   the session's model. The active context then holds exactly the k
+///   messages thClaws loads, then the turns after. With fewer entries
+///   before it than messages (n < k), the last run holds messages n to k
+///   (the context has all their text and tokens, in n items).
+/// - No entry before it: nothing to record (`None`).
+///
+/// [`count_tokens`]: crate::context::count_tokens
+fn resume_point(c: &Compaction, at_seq: u64, model: &str) -> Option<(&'static str, String)> {
+    if at_seq == 0 {
+        return None;
+    }
+    if c.messages.is_empty() {
+        let seqs: Vec<u64> = (1..=at_seq).collect();
+        return Some((crate::context::governance::KIND_EXCLUDE, json!({ "seqs": seqs }).to_string()));
+    }
+    let texts: Vec<String> = c.messages.iter().map(|m| format!("{}: {}", m.role.as_str(), message_text(&m.blocks))).collect();
+    let k = (texts.len() as u64).min(at_seq);
+    let mut groups: Vec<String> = texts[..(k as usize - 1)].to_vec();
+    groups.push(texts[k as usize - 1..].join("\n\n"));
+    let mut transformations = Vec::with_capacity(groups.len());
+    for (i, summary) in groups.into_iter().enumerate() {
+        let seq = i as u64 + 1;
+        let last = if seq == k { at_seq } else { seq };
+        let tokens_after = crate::context::count_tokens(model, &summary, None).tokens;
+        transformations.push(crate::context::Transformation {
+            seq,
+            last_seq: Some(last),
+            action: crate::context::CompactionAction::Summarized,
+            tokens_before: 0,
+            tokens_after,
+            summary,
+        });
+    }
+    let tokens_after = transformations.iter().map(|t| t.tokens_after).sum();
+    let plan = crate::context::CompactionPlan { capacity: 0, target_percent: 0, target_tokens: 0, tokens_before: 0, tokens_after, reached_target: true, transformations };
+    Some((crate::context::governance::KIND_COMPACTION, serde_json::to_string(&plan).expect("a plan serializes")))
+}
+
+/// The text of a message's blocks as a model is sent them: text as is,
+/// anything else as its JSON.
+fn message_text(blocks: &[Block]) -> String {
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text { text } => text.clone(),
+            Block::Thinking { text, .. } => text.clone(),
+            other => other.to_json().to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Deepest nesting of arrays and objects serde_json reads back (its
