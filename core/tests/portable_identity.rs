@@ -73,8 +73,14 @@ fn claude_two_files_with_copied_lines_give_the_whole_file_once() {
     std::fs::write(&a, lines(&text, 1, 26)).unwrap();
     std::fs::write(&b, lines(&text, 11, 39)).unwrap();
     import_file(&st, &a, Some(SourceFormat::ClaudeCode)).unwrap();
-    import_file(&st, &b, Some(SourceFormat::ClaudeCode)).unwrap();
+    let r = import_file(&st, &b, Some(SourceFormat::ClaudeCode)).unwrap();
     assert_eq!(figures(&st, HEAVY_ID), HEAVY_ONCE);
+    // The report says what was not stored again.
+    let read = r.read.unwrap();
+    // Lines 11-26 are in both: 10 turns (7 user, 1 assistant message of two
+    // lines, 2 local_command) and the usage of that assistant message.
+    assert_eq!((read.not_imported["already stored: turn"], read.not_imported["already stored: usage"]), (10, 1));
+    assert_eq!(r.sessions[0].skipped_already_stored, 10);
     // The whole file afterwards adds nothing.
     let r = import_file(&st, &root.join(HEAVY), None).unwrap();
     assert_eq!((r.sessions[0].entries, r.sessions[0].usage_records), (0, 0));
@@ -149,7 +155,7 @@ fn every_plan_and_goal_snapshot_is_kept_in_order_and_exported_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let st = store(dir.path());
     let r = import_file(&st, &root.join(RICH), None).unwrap();
-    assert_eq!(r.sessions[0].duplicate_records, 0);
+    assert!(!r.read.as_ref().unwrap().not_imported.keys().any(|k| k.starts_with(sessiondb::portable::import::ALREADY_STORED)));
     let src = read_path(&root.join(RICH), None).unwrap().sessions.remove(0);
     let plans = |s: &sessiondb::portable::PortableSession| s.snapshots.iter().filter(|x| x.kind == SnapshotKind::Plan).map(|x| (x.at_turn, x.value.clone())).collect::<Vec<_>>();
     assert_eq!(plans(&src).len(), 10);

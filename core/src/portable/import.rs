@@ -130,11 +130,13 @@ pub struct SessionImport {
     /// source record, by identity: Claude `uuid`, or the turn's content and
     /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: u64,
-    /// Usage figures, snapshots, compactions and raw lines not stored again
-    /// because the session already holds the same source record (a Claude
-    /// `message.id`'s usage, a Codex `token_count` total, the same line's content).
-    pub duplicate_records: u64,
 }
+
+/// Prefix of the [`ReadReport::not_imported`] kinds under which an import
+/// counts the source records it did not store again because the session
+/// holds them already (`already stored: usage`, `already stored:
+/// plan_snapshot`, ...; turns are [`SessionImport::skipped_already_stored`]).
+pub const ALREADY_STORED: &str = "already stored: ";
 
 /// The import report of one file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -378,6 +380,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         committed_bytes: prev.as_ref().map(|p| p.bytes).unwrap_or(0),
         progress_recorded: prev.is_some(),
         writer: None,
+        duplicates: Default::default(),
     };
     let opts = ReadOptions { emit_from_line: out.from_line };
     let input = BufReader::with_capacity(1 << 20, file);
@@ -419,10 +422,16 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
 /// Read the whole stream into `sink`, then commit what is left at its end
 /// (`ImportSink::finish`). The sink is consumed either way.
 fn read_all<R: std::io::BufRead>(format: SourceFormat, input: R, opts: &ReadOptions, mut sink: ImportSink<'_>) -> Result<(ReadReport, Vec<SessionImport>)> {
-    let report = read_stream(format, input, opts, &mut sink)?;
+    let mut report = read_stream(format, input, opts, &mut sink)?;
     let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
     let bytes = report.bytes;
-    Ok((report, sink.finish(consumed_lines, bytes)?))
+    // The report lists what was not imported, duplicates of stored records included.
+    let dups = std::mem::take(&mut sink.duplicates);
+    let sessions = sink.finish(consumed_lines, bytes)?;
+    for (k, n) in dups {
+        *report.not_imported.entry(k).or_default() += n;
+    }
+    Ok((report, sessions))
 }
 
 /// One write the reader asked for, not yet committed, with the source line
@@ -576,6 +585,8 @@ struct ProgressTarget {
 
 struct ImportSink<'a> {
     store: &'a SessionStore,
+    /// Source records not stored again, by `already stored: <what>` kind.
+    duplicates: std::collections::BTreeMap<String, u64>,
     format: SourceFormat,
     known_main: Option<String>,
     fallback: String,
@@ -720,14 +731,15 @@ impl<'a> ImportSink<'a> {
 
     /// The `import-rec:` key of a source record of identity `identity` in
     /// target `target`, remembered as held; `None` (and counted in
-    /// [`SessionImport::duplicate_records`]) when the session holds it already.
-    fn record(&mut self, target: usize, identity: &str) -> Option<String> {
+    /// [`ReadReport::not_imported`] as `already stored: <what>`) when the
+    /// session holds it already.
+    fn record(&mut self, target: usize, what: &str, identity: &str) -> Option<String> {
         let t = &mut self.targets[target].1;
         let key = format!("{RECORD_PREFIX}{}:{}", t.id, crypto::keyed_hash(self.store.key(), RECORD_DOMAIN, identity.as_bytes()));
         if t.seen.insert(key.clone()) {
             Some(key)
         } else {
-            t.stats.duplicate_records += 1;
+            *self.duplicates.entry(format!("{ALREADY_STORED}{what}")).or_default() += 1;
             None
         }
     }
@@ -739,7 +751,7 @@ impl<'a> ImportSink<'a> {
         let at_seq = self.targets[target].1.next_seq_base;
         let field = if k == 0 { "plan" } else { "goal" };
         let v = fit_depth(v, MAX_NESTED_DEPTH - 1);
-        let Some(record) = self.record(target, &format!("{field}\0{timestamp_ms:?}\0{v}")) else { return };
+        let Some(record) = self.record(target, SNAPSHOT_KINDS[k], &format!("{field}\0{timestamp_ms:?}\0{v}")) else { return };
         let body = json!({ field: v, "at_seq": at_seq, "timestamp_ms": timestamp_ms });
         self.push(line, target, Op::Ext { kind: SNAPSHOT_KINDS[k], body: body.to_string(), record: Some(record) });
     }
@@ -981,9 +993,8 @@ impl EventSink for ImportSink<'_> {
                     return Ok(());
                 }
                 let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
-                let Some(record) = self.record(i, &turn_identity(self.format, &turn)) else {
+                let Some(record) = self.record(i, "turn", &turn_identity(self.format, &turn)) else {
                     self.targets[i].1.stats.skipped_already_stored += 1;
-                    self.targets[i].1.stats.duplicate_records -= 1;
                     return Ok(());
                 };
                 // Entries are committed in the order they are pushed, so this
@@ -998,7 +1009,7 @@ impl EventSink for ImportSink<'_> {
                 u.model = u.model.map(|m| clip(&m, 256));
                 let i = self.target(thread)?;
                 let record = match usage_identity(&u) {
-                    Some(idn) => match self.record(i, &format!("usage\0{idn}")) {
+                    Some(idn) => match self.record(i, "usage", &format!("usage\0{idn}")) {
                         Some(r) => Some(r),
                         None => return Ok(()),
                     },
@@ -1027,7 +1038,7 @@ impl EventSink for ImportSink<'_> {
                     m.remove("at_seq");
                     m.remove("source_line");
                 }
-                let Some(record) = self.record(i, &format!("compaction\0{ident}")) else { return Ok(()) };
+                let Some(record) = self.record(i, "compaction", &format!("compaction\0{ident}")) else { return Ok(()) };
                 self.push(c.source_line, i, Op::Ext { kind: SOURCE_COMPACTION_KIND, body: body.to_string(), record: Some(record) });
                 let model = self.models.get(thread).cloned().or_else(|| self.meta.model.clone()).unwrap_or_default();
                 if let Some((kind, body)) = resume_point(&c, self.targets[i].1.next_seq_base, &model) {
@@ -1037,7 +1048,7 @@ impl EventSink for ImportSink<'_> {
             Event::Other(o) => {
                 let i = self.target(thread)?;
                 let body = json!({"line": o.line, "kind": o.kind, "raw": fit_depth(o.raw, MAX_NESTED_DEPTH - 1)});
-                let Some(record) = self.record(i, &format!("raw\0{}\0{}", o.kind, body["raw"])) else { return Ok(()) };
+                let Some(record) = self.record(i, "raw line", &format!("raw\0{}\0{}", o.kind, body["raw"])) else { return Ok(()) };
                 self.push(o.line, i, Op::Ext { kind: "import_raw_line", body: body.to_string(), record: Some(record) });
             }
         }

@@ -129,12 +129,10 @@ pub struct WriteReport {
     pub lines: u64,
     /// Bytes written.
     pub bytes: u64,
-    /// Turns written (compaction messages not included).
+    /// Turns written (compaction messages not included; under
+    /// [`WriteOptions::only_thclaws_blocks`] turns with no content, such as
+    /// Claude `stop_hook_summary` / `turn_duration`, are left out and not counted).
     pub turns: u64,
-    /// Turns with no content left out under
-    /// [`WriteOptions::only_thclaws_blocks`] (empty `system` turns such as
-    /// Claude `stop_hook_summary` / `turn_duration`).
-    pub empty_turns_left_out: u64,
 }
 
 #[derive(serde::Serialize)]
@@ -405,7 +403,6 @@ pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts:
         last_ts = secs(t.timestamp_ms, last_ts);
         if opts.only_thclaws_blocks && is_empty_turn(&t.blocks) {
             // thClaws would show an empty message (issue 14 item 5).
-            rep.empty_turns_left_out += 1;
             continue;
         }
         let blocks = fix(opts.only_thclaws_blocks, &t.blocks);
