@@ -143,7 +143,8 @@ pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) 
 /// in-memory round trips).
 /// Errors: as [`export_thclaws`].
 pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
-    let opts = WriteOptions { only_thclaws_blocks: true, ..opts.clone() };
+    let mut opts = opts.clone();
+    opts.only_thclaws_blocks = true;
     write_thclaws_with(&load_portable(store, session_id)?, out, &opts)
 }
 
