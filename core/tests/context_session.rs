@@ -57,5 +57,9 @@ fn imported_source_compactions_do_not_break_context_replay() {
     assert!(kinds.contains(&"source_compaction".to_string()), "{kinds:?}");
     let st = context_status(&s, &id, 400_000, None, None).unwrap();
     assert_eq!(st.turns.len(), 3);
-    assert!(st.turns.iter().all(|t| t.state == TurnState::Verbatim));
+    // Since issue 14 the import also records where Codex resumes (a
+    // `compaction` plan whose runs hold the replacement history): the two
+    // turns before the `compacted` line are compacted, the one after verbatim.
+    assert!(kinds.contains(&"compaction".to_string()), "{kinds:?}");
+    assert_eq!(st.turns.iter().map(|t| t.state).collect::<Vec<_>>(), [TurnState::Compacted, TurnState::Compacted, TurnState::Verbatim]);
 }

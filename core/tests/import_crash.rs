@@ -199,8 +199,9 @@ fn an_import_killed_mid_file_then_run_again_equals_one_uninterrupted_import() {
             (s.input_tokens, s.output_tokens, s.cached_tokens),
             (input, output, 500 * turns)
         );
-        // import_source + 61 unknown lines + 6 compactions.
-        assert_eq!(s.context_extensions, 1 + turns / 97 + turns / 1000);
+        // import_source + 61 unknown lines + 6 compactions, each with the
+        // governance record of where Codex resumes (issue 14 item 4).
+        assert_eq!(s.context_extensions, 1 + turns / 97 + 2 * (turns / 1000));
         snapshot(&store, "crash-codex")
     };
     assert_eq!(reference.entries.len() as u64, 3 * turns);

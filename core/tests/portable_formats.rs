@@ -108,7 +108,9 @@ fn growing_codex_and_claude_files_import_the_same_totals_as_one_shot() {
     std::fs::write(&p, format!("{meta}\n{user}\n{}\n{}\n", tc(100, 10), tc(100, 10))).unwrap();
     import_file(&st, &p, None).unwrap();
     let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
-    writeln!(f, "{user}\n{}\n{}", tc(250, 30), tc(250, 30)).unwrap();
+    // A second user turn (its own timestamp: an identical line would be the
+    // same source record, imported once since issue 14).
+    writeln!(f, "{}\n{}\n{}", user.replace("00:00:01.000Z", "00:00:03.000Z"), tc(250, 30), tc(250, 30)).unwrap();
     drop(f);
     let r = import_file(&st, &p, None).unwrap();
     assert_eq!(r.status, ImportStatus::Imported);

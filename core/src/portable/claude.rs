@@ -270,8 +270,9 @@ fn thread_of(st: &mut State, obj: &Map<String, Value>) -> Thread {
 fn flush(st: &mut State, thread: &Thread, sink: &mut dyn EventSink, report: &mut ReadReport) -> Result<()> {
     if let Some(p) = st.pending.remove(thread) {
         sink.event(thread, Event::Turn(p.turn))?;
-        if let Some(u) = p.usage {
-            if st.usage_seen.insert(p.msg_id) {
+        if let Some(mut u) = p.usage {
+            if st.usage_seen.insert(p.msg_id.clone()) {
+                u.record_id = Some(format!("claude-msg\0{}", p.msg_id));
                 sink.event(thread, Event::Usage(u))?;
             } else {
                 report.duplicate_usage += 1;
@@ -322,5 +323,5 @@ fn user_turn(obj: &mut Map<String, Value>, ts: Option<i64>, n: u64) -> Turn {
 fn claude_usage(u: &Value, model: Option<String>, line: u64, ts: Option<i64>) -> Usage {
     let g = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
     let cached = g("cache_read_input_tokens");
-    Usage { input: g("input_tokens").saturating_add(g("cache_creation_input_tokens")).saturating_add(cached), output: g("output_tokens"), cached, model, source_line: line, timestamp_ms: ts }
+    Usage { input: g("input_tokens").saturating_add(g("cache_creation_input_tokens")).saturating_add(cached), output: g("output_tokens"), cached, model, source_line: line, timestamp_ms: ts, record_id: None }
 }

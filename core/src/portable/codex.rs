@@ -199,7 +199,16 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                             if emit {
                                 sink.event(
                                     &main,
-                                    Event::Usage(Usage { input: d.input, output: d.output, cached: d.cached, model: st.model.clone(), source_line: n, timestamp_ms: ts }),
+                                    Event::Usage(Usage {
+                                        input: d.input,
+                                        output: d.output,
+                                        cached: d.cached,
+                                        model: st.model.clone(),
+                                        source_line: n,
+                                        timestamp_ms: ts,
+                                        // The event is identified by the cumulative total it reports.
+                                        record_id: Some(format!("codex-total\0{}\0{}\0{}", t.input, t.output, t.cached)),
+                                    }),
                                 )?;
                             }
                         }

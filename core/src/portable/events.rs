@@ -2,7 +2,7 @@
 //! so a file of any size is read with bounded memory. [`Collector`] builds
 //! [`PortableSession`]s from them; the store importer writes them in batches.
 
-use super::model::{Compaction, OtherLine, PortableSession, SourceFormat, SourceInfo, Turn, Usage};
+use super::model::{Compaction, OtherLine, PortableSession, SnapshotKind, SourceFormat, SourceInfo, StateSnapshot, Turn, Usage};
 use crate::Result;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -49,19 +49,24 @@ pub enum Event {
         /// 1-based line.
         line: u64,
     },
-    /// `plan_snapshot.plan` (may be JSON null). Latest wins.
+    /// `plan_snapshot.plan` (may be JSON null). Every one is kept in
+    /// order; the latest wins in the restored view.
     Plan {
         /// The plan object (`{id, steps:[...]}`) or null.
         plan: Value,
         /// 1-based line.
         line: u64,
+        /// The line's `timestamp`, milliseconds since the Unix epoch.
+        timestamp_ms: Option<i64>,
     },
-    /// `goal_snapshot.goal` (may be JSON null). Latest wins.
+    /// `goal_snapshot.goal` (may be JSON null). Kept as [`Event::Plan`].
     Goal {
         /// The goal or null.
         goal: Value,
         /// 1-based line.
         line: u64,
+        /// The line's `timestamp`, milliseconds since the Unix epoch.
+        timestamp_ms: Option<i64>,
     },
     /// `provider_state.provider_session_id`. Latest wins.
     ProviderState {
@@ -179,8 +184,14 @@ impl EventSink for Collector {
             }
             Event::Usage(u) => s.usage.push(u),
             Event::Title { title, .. } => s.title = title,
-            Event::Plan { plan, .. } => s.plan = Some(plan),
-            Event::Goal { goal, .. } => s.goal = Some(goal),
+            Event::Plan { plan, timestamp_ms, .. } => {
+                s.snapshots.push(StateSnapshot { kind: SnapshotKind::Plan, at_turn: s.turns.len(), value: plan.clone(), timestamp_ms });
+                s.plan = Some(plan)
+            }
+            Event::Goal { goal, timestamp_ms, .. } => {
+                s.snapshots.push(StateSnapshot { kind: SnapshotKind::Goal, at_turn: s.turns.len(), value: goal.clone(), timestamp_ms });
+                s.goal = Some(goal)
+            }
             Event::ProviderState { provider_session_id, .. } => s.provider_state = Some(provider_session_id),
             Event::Compaction(mut c) => {
                 c.at_turn = s.turns.len();

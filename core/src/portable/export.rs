@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use super::import::{EXPORT_PAGE, SOURCE_COMPACTION_KIND};
-use super::model::{Block, Compaction, PortableSession, Role, SourceInfo, Turn};
-use super::{write_thclaws, write_thclaws_with, WriteOptions, WriteReport};
+use super::model::{Block, Compaction, PortableSession, Role, SnapshotKind, SourceInfo, StateSnapshot, Turn};
+use super::{write_thclaws_with, WriteOptions, WriteReport};
 use crate::store::{ContentFormat, Role as StoreRole, SessionStore};
 use crate::Result;
 use serde_json::Value;
@@ -75,8 +75,22 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
     for x in store.list_context_extensions(session_id)? {
         let Ok(body) = serde_json::from_str::<Value>(&x.body) else { continue };
         match x.kind.as_str() {
-            "plan_snapshot" => s.plan = body.get("plan").cloned(),
-            "goal_snapshot" => s.goal = body.get("goal").cloned(),
+            // Every snapshot in order (issue 14 item 3); the latest wins in
+            // `plan` / `goal`. One stored before issue 14 has no `at_seq` (0).
+            "plan_snapshot" | "goal_snapshot" => {
+                let (kind, field) = if x.kind == "plan_snapshot" { (SnapshotKind::Plan, "plan") } else { (SnapshotKind::Goal, "goal") };
+                let value = body.get(field).cloned().unwrap_or(Value::Null);
+                s.snapshots.push(StateSnapshot {
+                    kind,
+                    at_turn: body.get("at_seq").and_then(Value::as_u64).unwrap_or(0) as usize,
+                    value: value.clone(),
+                    timestamp_ms: body.get("timestamp_ms").and_then(Value::as_i64),
+                });
+                match kind {
+                    SnapshotKind::Plan => s.plan = Some(value),
+                    SnapshotKind::Goal => s.goal = Some(value),
+                }
+            }
             "import_source" if s.cwd.is_none() => s.cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned),
             "provider_state" => s.provider_state = Some(body.get("provider_session_id").and_then(Value::as_str).map(str::to_owned)),
             SOURCE_COMPACTION_KIND => {
@@ -107,18 +121,30 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
         }
     }
     s.compactions.sort_by_key(|c| c.at_turn);
+    // Stable: snapshots at one place keep their stored order.
+    s.snapshots.sort_by_key(|x| x.at_turn);
     Ok(s)
 }
 
 /// Export a stored session as thClaws JSONL (the format real thClaws reads)
-/// to `out`. Errors: as [`load_portable`], and `Io` from `out`.
+/// to `out`. Every line deserializes with thClaws' own types (issue 14;
+/// DESIGN.md "Portable sessions"; checked by [`super::thclaws_check`]):
+/// blocks thClaws does not define are converted or written as text
+/// ([`super::thclaws_blocks`]) and empty turns are left out, as with
+/// [`WriteOptions::only_thclaws_blocks`].
+/// Errors: as [`load_portable`], and `Io` from `out`.
 pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) -> Result<WriteReport> {
-    write_thclaws(&load_portable(store, session_id)?, out)
+    export_thclaws_with(store, session_id, out, &WriteOptions::default())
 }
 
-/// [`export_thclaws`] with writer options (e.g. only thClaws block types).
+/// [`export_thclaws`] with writer options. A store export always writes
+/// thClaws' shapes: `only_thclaws_blocks` is treated as set (since issue 14;
+/// the raw writer [`super::write_thclaws`] keeps unknown blocks verbatim for
+/// in-memory round trips).
 /// Errors: as [`export_thclaws`].
 pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
-    write_thclaws_with(&load_portable(store, session_id)?, out, opts)
+    let mut opts = opts.clone();
+    opts.only_thclaws_blocks = true;
+    write_thclaws_with(&load_portable(store, session_id)?, out, &opts)
 }
 

@@ -13,7 +13,8 @@
 //!   encrypted as `transcript:<sid>:<seq>:meta`;
 //! - each [`Usage`] → one token-ledger record (`provider` = the session's);
 //! - title, model, provider, cwd (the workspace binding), created → the session row;
-//! - plan / goal / provider state (latest of the read), each compaction,
+//! - every plan and goal snapshot, in order (`{plan|goal, at_seq,
+//!   timestamp_ms}`), provider state (latest of the read), each compaction,
 //!   source metadata and unknown lines → context extensions of kinds
 //!   `plan_snapshot`, `goal_snapshot`, `provider_state`, `compaction`,
 //!   `import_source`, `import_raw_line`;
@@ -24,6 +25,21 @@
 //!   head_hash, lines, bytes, updated_at_ms}`: how many lines and bytes were
 //!   consumed, and a keyed hash of the file's first (up to) 4 KiB. No schema
 //!   migration is needed.
+//!
+//! Record identity (issue 14 item 2): every turn, usage figure, snapshot,
+//! compaction and raw line stored gets a `meta` row
+//! `import-rec:<sid>:<keyed hash of its identity>` (HMAC with the data key,
+//! domain `import-record`: no content in the clear) in the batch that stores
+//! it. A record whose identity the session holds is not stored again,
+//! whatever file, path or line it arrives in: identity is the Claude line's
+//! `uuid`, a Codex or thClaws turn's role, timestamp and blocks, the Claude
+//! `message.id` of a usage figure, a Codex `token_count`'s cumulative total,
+//! a snapshot's value and timestamp, a raw line's JSON. Sessions imported
+//! before (no `import-rec:` row) keep the line-number guard below.
+//! Known limit: a Codex copy that starts after the file's first
+//! `token_count` counts its first total whole (usage is the difference of
+//! successive totals), so a later import of the full file adds that event's
+//! own difference on top.
 //!
 //! Idempotence: a file whose length equals the bytes consumed adds nothing;
 //! a grown file is read again with only lines after the consumed ones
@@ -63,6 +79,8 @@ const SOURCE_DOMAIN: &str = "import-source";
 /// (thClaws `compaction`, Codex `compacted`, Claude `compact_boundary`). It is
 /// not the `compaction` kind of context governance (a sessiondb plan), so
 /// `/context` replay ignores it; export writes it back as a `compaction` line.
+/// Beside it the import records the governance record that makes the active
+/// context start where the source agent resumes (`resume_point`, issue 14).
 pub const SOURCE_COMPACTION_KIND: &str = "source_compaction";
 const HEAD_BYTES: usize = 4096;
 
@@ -108,9 +126,17 @@ pub struct SessionImport {
     pub cached_tokens: u64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: u64,
 }
+
+/// Prefix of the [`ReadReport::not_imported`] kinds under which an import
+/// counts the source records it did not store again because the session
+/// holds them already (`already stored: usage`, `already stored:
+/// plan_snapshot`, ...; turns are [`SessionImport::skipped_already_stored`]).
+pub const ALREADY_STORED: &str = "already stored: ";
 
 /// The import report of one file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -354,6 +380,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         committed_bytes: prev.as_ref().map(|p| p.bytes).unwrap_or(0),
         progress_recorded: prev.is_some(),
         writer: None,
+        duplicates: Default::default(),
     };
     let opts = ReadOptions { emit_from_line: out.from_line };
     let input = BufReader::with_capacity(1 << 20, file);
@@ -395,10 +422,16 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
 /// Read the whole stream into `sink`, then commit what is left at its end
 /// (`ImportSink::finish`). The sink is consumed either way.
 fn read_all<R: std::io::BufRead>(format: SourceFormat, input: R, opts: &ReadOptions, mut sink: ImportSink<'_>) -> Result<(ReadReport, Vec<SessionImport>)> {
-    let report = read_stream(format, input, opts, &mut sink)?;
+    let mut report = read_stream(format, input, opts, &mut sink)?;
     let consumed_lines = report.lines - u64::from(report.torn_tail().is_some());
     let bytes = report.bytes;
-    Ok((report, sink.finish(consumed_lines, bytes)?))
+    // The report lists what was not imported, duplicates of stored records included.
+    let dups = std::mem::take(&mut sink.duplicates);
+    let sessions = sink.finish(consumed_lines, bytes)?;
+    for (k, n) in dups {
+        *report.not_imported.entry(k).or_default() += n;
+    }
+    Ok((report, sessions))
 }
 
 /// One write the reader asked for, not yet committed, with the source line
@@ -410,9 +443,9 @@ struct PendingWrite {
 }
 
 enum Op {
-    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64 },
-    Usage(Usage),
-    Ext { kind: &'static str, body: String },
+    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64, record: Option<String> },
+    Usage(Usage, Option<String>),
+    Ext { kind: &'static str, body: String, record: Option<String> },
     Rename(Option<String>),
 }
 
@@ -438,6 +471,9 @@ enum BatchWrite {
     Lines { sid: String, lines: u64 },
     /// The progress record (sealed, under `key` in `meta`) and its `SessionImported` event.
     Progress { sid: String, key: String, record: String, event: Value },
+    /// Source records now in session `sid`: one `meta` row each, keyed
+    /// `import-rec:<sid>:<keyed hash of the record's identity>`.
+    Records { keys: Vec<String> },
 }
 
 /// Write one batch in one transaction.
@@ -473,6 +509,11 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                     t.tx.put_meta(key, record, true)?;
                     crate::journal::record(t, sid, "SessionImported", event.clone())?;
                 }
+                BatchWrite::Records { keys } => {
+                    for k in keys {
+                        t.tx.put_meta(k, "1", true)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -498,12 +539,39 @@ struct Target {
     next_seq_base: u64,
     stats: SessionImport,
     snapshots: [Snapshot; 3],
+    /// Identities (`import-rec:` keys) of the source records the session
+    /// holds: a turn, usage figure or extension whose identity is here is
+    /// not stored again, whatever file or line it arrives in.
+    seen: std::collections::HashSet<String>,
     provider: Option<String>,
     /// Model and provider on the session row.
     stored_model: Option<String>,
 }
 
 const SNAPSHOT_KINDS: [&str; 3] = ["plan_snapshot", "goal_snapshot", "provider_state"];
+
+/// `meta` key prefix of the per-session source record identities.
+const RECORD_PREFIX: &str = "import-rec:";
+const RECORD_DOMAIN: &str = "import-record";
+
+/// What identifies a turn as a source record (issue 14 item 2): the Claude
+/// line's `uuid` (an assistant message merged from several lines: its first
+/// line's), otherwise the turn itself (role, timestamp and blocks: for
+/// thClaws one line, for Codex the items of one turn). Never its line number.
+fn turn_identity(format: SourceFormat, turn: &Turn) -> String {
+    if format == SourceFormat::ClaudeCode {
+        if let Some(uuid) = turn.extra.get("uuid").and_then(Value::as_str) {
+            return format!("claude-uuid\0{uuid}");
+        }
+    }
+    format!("turn\0{}\0{:?}\0{}", turn.role.as_str(), turn.timestamp_ms, turn.blocks_json())
+}
+
+/// What identifies a usage figure: the Claude `message.id` it was billed
+/// for, or the Codex `token_count` event (its cumulative `total_token_usage`).
+fn usage_identity(u: &Usage) -> Option<String> {
+    u.record_id.clone()
+}
 
 /// Where the progress record of the file being imported goes.
 struct ProgressTarget {
@@ -517,6 +585,8 @@ struct ProgressTarget {
 
 struct ImportSink<'a> {
     store: &'a SessionStore,
+    /// Source records not stored again, by `already stored: <what>` kind.
+    duplicates: std::collections::BTreeMap<String, u64>,
     format: SourceFormat,
     known_main: Option<String>,
     fallback: String,
@@ -612,7 +682,19 @@ impl<'a> ImportSink<'a> {
             }
             Err(e) => return Err(e),
         };
-        let max_stored_line = if created {
+        let mut seen = std::collections::HashSet::new();
+        if !created {
+            let prefix = format!("{RECORD_PREFIX}{id}:");
+            self.store.read(|c, _| {
+                c.scan_meta(&prefix, &mut |k, _| {
+                    seen.insert(k.to_owned());
+                    Ok(())
+                })
+            })?;
+        }
+        let max_stored_line = if created || !seen.is_empty() {
+            // Record identities decide what is stored already; line numbers
+            // are only the guard of sessions imported before issue 14.
             0
         } else {
             let last_entry = self.store.get_transcript_tail(&id, 1)?.first().and_then(|e| e.source_line).unwrap_or(0);
@@ -635,6 +717,7 @@ impl<'a> ImportSink<'a> {
                 next_seq_base: self.store.last_seq(&rec.id)?,
                 stats,
                 snapshots: Default::default(),
+                seen,
                 provider: rec.provider.clone(),
                 stored_model: rec.model.clone(),
             },
@@ -644,6 +727,33 @@ impl<'a> ImportSink<'a> {
             self.push(line, i, Op::Rename(title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty())));
         }
         Ok(i)
+    }
+
+    /// The `import-rec:` key of a source record of identity `identity` in
+    /// target `target`, remembered as held; `None` (and counted in
+    /// [`ReadReport::not_imported`] as `already stored: <what>`) when the
+    /// session holds it already.
+    fn record(&mut self, target: usize, what: &str, identity: &str) -> Option<String> {
+        let t = &mut self.targets[target].1;
+        let key = format!("{RECORD_PREFIX}{}:{}", t.id, crypto::keyed_hash(self.store.key(), RECORD_DOMAIN, identity.as_bytes()));
+        if t.seen.insert(key.clone()) {
+            Some(key)
+        } else {
+            *self.duplicates.entry(format!("{ALREADY_STORED}{what}")).or_default() += 1;
+            None
+        }
+    }
+
+    /// A `plan_snapshot` (k = 0) or `goal_snapshot` (k = 1): every one is a
+    /// context extension of its kind, in order, with the number of entries
+    /// before it (`at_seq`) and its timestamp (issue 14 item 3).
+    fn state_snapshot(&mut self, target: usize, k: usize, line: u64, v: Value, timestamp_ms: Option<i64>) {
+        let at_seq = self.targets[target].1.next_seq_base;
+        let field = if k == 0 { "plan" } else { "goal" };
+        let v = fit_depth(v, MAX_NESTED_DEPTH - 1);
+        let Some(record) = self.record(target, SNAPSHOT_KINDS[k], &format!("{field}\0{timestamp_ms:?}\0{v}")) else { return };
+        let body = json!({ field: v, "at_seq": at_seq, "timestamp_ms": timestamp_ms });
+        self.push(line, target, Op::Ext { kind: SNAPSHOT_KINDS[k], body: body.to_string(), record: Some(record) });
     }
 
     fn push(&mut self, line: u64, target: usize, op: Op) {
@@ -690,11 +800,13 @@ impl<'a> ImportSink<'a> {
         // into one journal event per turn (the journal was 12% of the database).
         let mut entries_at: std::collections::HashMap<String, usize> = Default::default();
         let mut usage_at: std::collections::HashMap<String, usize> = Default::default();
+        let mut records: Vec<String> = Vec::new();
         for w in now {
             let tg = &mut self.targets[w.target].1;
             let st = &mut tg.stats;
             match w.op {
-                Op::Entry { entry, meta, seq, tool_calls, tool_results } => {
+                Op::Entry { entry, meta, seq, tool_calls, tool_results, record } => {
+                    records.extend(record);
                     st.entries += 1;
                     st.tool_calls += tool_calls;
                     st.tool_results += tool_results;
@@ -712,7 +824,8 @@ impl<'a> ImportSink<'a> {
                         }
                     }
                 }
-                Op::Usage(u) => {
+                Op::Usage(u, record) => {
+                    records.extend(record);
                     st.usage_records += 1;
                     st.input_tokens = st.input_tokens.saturating_add(u.input);
                     st.output_tokens = st.output_tokens.saturating_add(u.output);
@@ -726,12 +839,16 @@ impl<'a> ImportSink<'a> {
                         }
                     }
                 }
-                Op::Ext { kind, body } => {
+                Op::Ext { kind, body, record } => {
+                    records.extend(record);
                     st.context_extensions += 1;
                     writes.push(BatchWrite::Ext { sid: tg.id.clone(), kind, body });
                 }
                 Op::Rename(title) => writes.push(BatchWrite::Rename { sid: tg.id.clone(), title }),
             }
+        }
+        if !records.is_empty() {
+            writes.push(BatchWrite::Records { keys: records });
         }
         for (thread, t) in self.targets.iter_mut() {
             let model = self.models.get(thread).map(|m| clip(m, 256));
@@ -875,26 +992,38 @@ impl EventSink for ImportSink<'_> {
                     t.stats.skipped_already_stored += 1;
                     return Ok(());
                 }
+                let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
+                let Some(record) = self.record(i, "turn", &turn_identity(self.format, &turn)) else {
+                    self.targets[i].1.stats.skipped_already_stored += 1;
+                    return Ok(());
+                };
                 // Entries are committed in the order they are pushed, so this
                 // is the seq the entry gets (checked when it is written).
+                let t = &mut self.targets[i].1;
                 t.next_seq_base += 1;
                 let seq = t.next_seq_base;
-                let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
                 let (entry, meta) = to_entry(turn, ts);
-                self.push(line, i, Op::Entry { entry, meta, seq, tool_calls, tool_results });
+                self.push(line, i, Op::Entry { entry, meta, seq, tool_calls, tool_results, record: Some(record) });
             }
             Event::Usage(mut u) => {
                 u.model = u.model.map(|m| clip(&m, 256));
                 let i = self.target(thread)?;
-                self.push(u.source_line, i, Op::Usage(u));
+                let record = match usage_identity(&u) {
+                    Some(idn) => match self.record(i, "usage", &format!("usage\0{idn}")) {
+                        Some(r) => Some(r),
+                        None => return Ok(()),
+                    },
+                    None => None,
+                };
+                self.push(u.source_line, i, Op::Usage(u, record));
             }
-            Event::Plan { plan, line } => {
+            Event::Plan { plan, line, timestamp_ms } => {
                 let i = self.target(thread)?;
-                self.snapshot(i, 0, line, plan);
+                self.state_snapshot(i, 0, line, plan, timestamp_ms);
             }
-            Event::Goal { goal, line } => {
+            Event::Goal { goal, line, timestamp_ms } => {
                 let i = self.target(thread)?;
-                self.snapshot(i, 1, line, goal);
+                self.state_snapshot(i, 1, line, goal, timestamp_ms);
             }
             Event::ProviderState { provider_session_id, line } => {
                 let i = self.target(thread)?;
@@ -904,12 +1033,23 @@ impl EventSink for ImportSink<'_> {
             Event::Compaction(c) => {
                 let i = self.target(thread)?;
                 let body = compaction_body(&c, self.targets[i].1.next_seq_base);
-                self.push(c.source_line, i, Op::Ext { kind: SOURCE_COMPACTION_KIND, body: body.to_string() });
+                let mut ident = body.clone();
+                if let Value::Object(m) = &mut ident {
+                    m.remove("at_seq");
+                    m.remove("source_line");
+                }
+                let Some(record) = self.record(i, "compaction", &format!("compaction\0{ident}")) else { return Ok(()) };
+                self.push(c.source_line, i, Op::Ext { kind: SOURCE_COMPACTION_KIND, body: body.to_string(), record: Some(record) });
+                let model = self.models.get(thread).cloned().or_else(|| self.meta.model.clone()).unwrap_or_default();
+                if let Some((kind, body)) = resume_point(&c, self.targets[i].1.next_seq_base, &model) {
+                    self.push(c.source_line, i, Op::Ext { kind, body, record: None });
+                }
             }
             Event::Other(o) => {
                 let i = self.target(thread)?;
                 let body = json!({"line": o.line, "kind": o.kind, "raw": fit_depth(o.raw, MAX_NESTED_DEPTH - 1)});
-                self.push(o.line, i, Op::Ext { kind: "import_raw_line", body: body.to_string() });
+                let Some(record) = self.record(i, "raw line", &format!("raw\0{}\0{}", o.kind, body["raw"])) else { return Ok(()) };
+                self.push(o.line, i, Op::Ext { kind: "import_raw_line", body: body.to_string(), record: Some(record) });
             }
         }
         Ok(())
@@ -936,6 +1076,73 @@ fn compaction_body(c: &Compaction, at_seq: u64) -> Value {
         ),
         "raw": c.raw.clone().map(|r| fit_depth(r, MAX_NESTED_DEPTH - 1)),
     })
+}
+
+/// The context-governance record that makes an imported session's active
+/// context start where its source agent resumes after compaction `c`
+/// (DESIGN.md "Context governance"; issue 14 item 4), `at_seq` being the
+/// number of entries before it; the saved transcript keeps everything.
+///
+/// - No replacement messages (a Claude `compact_boundary`, whose summary is
+///   the next, `isCompactSummary`, user turn; a Codex `compacted` with an
+///   empty history): `exclude` seqs `1..=at_seq`, so the context starts at
+///   the turn after the boundary, as Claude Code resumes.
+/// - Replacement messages (thClaws `compaction.messages`, Codex
+///   `replacement_history`), k of them: a `compaction` plan whose runs cover
+///   `1..=at_seq`, one run per message, in order (runs `1`, `2`, ...,
+///   `k-1` of one entry each and a last run to `at_seq`), each run's summary
+///   the message's text whole (the source's summary, not a 240-character
+///   one of ours) and its `tokens_after` that text's [`count_tokens`] for
+///   the session's model. The active context then holds exactly the k
+///   messages thClaws loads, then the turns after. With fewer entries
+///   before it than messages (n < k), the last run holds messages n to k
+///   (the context has all their text and tokens, in n items).
+/// - No entry before it: nothing to record (`None`).
+///
+/// [`count_tokens`]: crate::context::count_tokens
+fn resume_point(c: &Compaction, at_seq: u64, model: &str) -> Option<(&'static str, String)> {
+    if at_seq == 0 {
+        return None;
+    }
+    if c.messages.is_empty() {
+        let seqs: Vec<u64> = (1..=at_seq).collect();
+        return Some((crate::context::governance::KIND_EXCLUDE, json!({ "seqs": seqs }).to_string()));
+    }
+    let texts: Vec<String> = c.messages.iter().map(|m| format!("{}: {}", m.role.as_str(), message_text(&m.blocks))).collect();
+    let k = (texts.len() as u64).min(at_seq);
+    let mut groups: Vec<String> = texts[..(k as usize - 1)].to_vec();
+    groups.push(texts[k as usize - 1..].join("\n\n"));
+    let mut transformations = Vec::with_capacity(groups.len());
+    for (i, summary) in groups.into_iter().enumerate() {
+        let seq = i as u64 + 1;
+        let last = if seq == k { at_seq } else { seq };
+        let tokens_after = crate::context::count_tokens(model, &summary, None).tokens;
+        transformations.push(crate::context::Transformation {
+            seq,
+            last_seq: Some(last),
+            action: crate::context::CompactionAction::Summarized,
+            tokens_before: 0,
+            tokens_after,
+            summary,
+        });
+    }
+    let tokens_after = transformations.iter().map(|t| t.tokens_after).sum();
+    let plan = crate::context::CompactionPlan { capacity: 0, target_percent: 0, target_tokens: 0, tokens_before: 0, tokens_after, reached_target: true, transformations };
+    Some((crate::context::governance::KIND_COMPACTION, serde_json::to_string(&plan).expect("a plan serializes")))
+}
+
+/// The text of a message's blocks as a model is sent them: text as is,
+/// anything else as its JSON.
+fn message_text(blocks: &[Block]) -> String {
+    blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text { text } => text.clone(),
+            Block::Thinking { text, .. } => text.clone(),
+            other => other.to_json().to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Deepest nesting of arrays and objects serde_json reads back (its

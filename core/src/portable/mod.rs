@@ -25,6 +25,7 @@ pub mod import;
 mod lines;
 pub mod model;
 pub mod thclaws;
+pub mod thclaws_check;
 
 pub use claude::read_claude;
 pub use codex::read_codex;
@@ -36,9 +37,9 @@ pub use export::{export_thclaws, export_thclaws_with, load_portable};
 pub use import::{import_file, import_paths, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::parse_iso8601_ms;
 pub use model::{
-    Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SourceFormat, SourceInfo, Turn, Usage,
+    Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SnapshotKind, SourceFormat, SourceInfo, StateSnapshot, Turn, Usage,
 };
-pub use thclaws::{append_turns, read_thclaws, repair_tail, write_thclaws, write_thclaws_with, TailRepair, WriteOptions, WriteReport};
+pub use thclaws::{append_turns, read_thclaws, repair_tail, thclaws_blocks, write_thclaws, write_thclaws_with, TailRepair, WriteOptions, WriteReport};
 
 use crate::{Error, Result};
 use std::io::{BufRead, BufReader};

@@ -330,6 +330,12 @@ pub struct Usage {
     pub source_line: u64,
     /// When, milliseconds since the Unix epoch.
     pub timestamp_ms: Option<i64>,
+    /// What identifies the figure as a source record, so that it is counted
+    /// once whatever file it arrives in (issue 14 item 2): the Claude
+    /// `message.id` it bills, or the Codex `token_count` event's cumulative
+    /// `total_token_usage`. `None`: no identity (counted as read).
+    #[serde(default)]
+    pub record_id: Option<String>,
 }
 
 /// A compaction checkpoint.
@@ -355,6 +361,29 @@ pub struct Compaction {
     pub messages: Vec<Turn>,
     /// Source metadata not modelled above (Claude `compactMetadata`...).
     pub raw: Option<Value>,
+}
+
+/// Which thClaws state line a [`StateSnapshot`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotKind {
+    /// `plan_snapshot{plan, timestamp}` (thClaws `session.rs` `PlanSnapshotEvent`).
+    Plan,
+    /// `goal_snapshot{goal, timestamp}` (thClaws `session.rs` `GoalSnapshotEvent`).
+    Goal,
+}
+
+/// One `plan_snapshot` or `goal_snapshot` line, kept in order (thClaws keeps
+/// every one on disk; its loader lets the latest win).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateSnapshot {
+    /// Plan or goal.
+    pub kind: SnapshotKind,
+    /// Number of [`PortableSession::turns`] before it.
+    pub at_turn: usize,
+    /// The plan or goal object, or JSON null (cleared).
+    pub value: Value,
+    /// When, milliseconds since the Unix epoch.
+    pub timestamp_ms: Option<i64>,
 }
 
 /// A source line this model does not understand, kept verbatim.
@@ -440,6 +469,10 @@ pub struct PortableSession {
     pub plan: Option<Value>,
     /// Latest `goal_snapshot.goal`, as `plan`.
     pub goal: Option<Value>,
+    /// Every `plan_snapshot` and `goal_snapshot`, in file order (issue 14
+    /// item 3); `plan` and `goal` are the latest of them. Empty for a session
+    /// built in memory or stored before issue 14 with no snapshot.
+    pub snapshots: Vec<StateSnapshot>,
     /// Latest `provider_state.provider_session_id` (`Some(None)` when cleared).
     pub provider_state: Option<Option<String>>,
     /// Compaction checkpoints, in order.

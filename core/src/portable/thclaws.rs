@@ -14,7 +14,7 @@
 
 use super::events::{Event, EventSink, Meta, Thread};
 use super::lines::{json_time_ms, Line, LineReader};
-use super::model::{Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SourceFormat, Turn};
+use super::model::{Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SnapshotKind, SourceFormat, StateSnapshot, Turn};
 use super::ReadOptions;
 use crate::{Error, Result};
 use serde_json::{Map, Value};
@@ -71,8 +71,8 @@ pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Eve
                 }
             },
             "rename" => Event::Title { title: str_field(&mut obj, "title").filter(|t| !t.is_empty()), line: n },
-            "plan_snapshot" => Event::Plan { plan: obj.remove("plan").unwrap_or(Value::Null), line: n },
-            "goal_snapshot" => Event::Goal { goal: obj.remove("goal").unwrap_or(Value::Null), line: n },
+            "plan_snapshot" => Event::Plan { plan: obj.remove("plan").unwrap_or(Value::Null), line: n, timestamp_ms: ts },
+            "goal_snapshot" => Event::Goal { goal: obj.remove("goal").unwrap_or(Value::Null), line: n, timestamp_ms: ts },
             "provider_state" => Event::ProviderState { provider_session_id: str_field(&mut obj, "provider_session_id"), line: n },
             "compaction" => {
                 let messages = match obj.remove("messages") {
@@ -129,7 +129,9 @@ pub struct WriteReport {
     pub lines: u64,
     /// Bytes written.
     pub bytes: u64,
-    /// Turns written (compaction messages not included).
+    /// Turns written (compaction messages not included; under
+    /// [`WriteOptions::only_thclaws_blocks`] turns with no content, such as
+    /// Claude `stop_hook_summary` / `turn_duration`, are left out and not counted).
     pub turns: u64,
 }
 
@@ -200,8 +202,9 @@ struct CompactionLine<'a> {
     timestamp: i64,
 }
 
+/// Unix seconds, never negative (thClaws reads `timestamp` as `u64`).
 fn secs(ms: Option<i64>, fallback: i64) -> i64 {
-    ms.map_or(fallback, |m| m.div_euclid(1000))
+    ms.map_or(fallback, |m| m.div_euclid(1000)).max(0)
 }
 
 fn thclaws_type(role: Role) -> &'static str {
@@ -238,31 +241,117 @@ pub fn write_thclaws<W: Write>(session: &PortableSession, out: W) -> Result<Writ
 /// Options of [`write_thclaws_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
-    /// Write every [`Block::Other`] as a `text` block holding
-    /// `[<type> block] <its JSON>` instead of verbatim, so the file holds
-    /// only the block types thClaws defines (text, thinking, tool_use,
-    /// tool_result, image). Not lossless on re-import.
+    /// Write every block in a shape thClaws' own types accept
+    /// ([`thclaws_blocks`]: a `data:` image becomes a base64 image, an image by
+    /// URL and every block type thClaws does not define become text), and
+    /// leave out turns with no content. Store export ([`super::export_thclaws`])
+    /// always does this. Not lossless on re-import.
     pub only_thclaws_blocks: bool,
 }
 
-fn strict_blocks(blocks: &[Block]) -> Vec<Block> {
-    blocks
-        .iter()
-        .map(|b| match b {
-            Block::Other(v) => {
-                let ty = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
-                Block::Text { text: format!("[{ty} block] {v}") }
-            }
-            other => other.clone(),
-        })
-        .collect()
+/// The blocks as thClaws' own types accept them (its `crates/core/src/types.rs`
+/// `ContentBlock`; checked by [`super::thclaws_check`]), so that thClaws never
+/// drops the message that holds them:
+/// - `text`, `thinking`, `tool_use` are kept;
+/// - an `image` whose source is `base64{media_type, data}` is kept; an image
+///   by `data:` URL (Codex `input_image`, Claude `url` source) becomes a base64
+///   image block; any other image (a `https:` URL, a file id) becomes a text
+///   block `[image: <url or source JSON>]`;
+/// - a `tool_result` keeps `tool_use_id` and `is_error`; its `content` becomes
+///   what thClaws' `ToolResultContent` accepts (a string, or text and base64
+///   image blocks; other parts become text, a null content `""`, any other
+///   value its JSON text);
+/// - any other block (Codex `web_search_call`, Claude `redacted_thinking`,
+///   audio, documents, unknown types) becomes a text block
+///   `[<type> block] <its JSON>`.
+///
+/// Not lossless on re-import for the converted blocks.
+pub fn thclaws_blocks(blocks: &[Block]) -> Vec<Block> {
+    blocks.iter().map(thclaws_block).collect()
+}
+
+fn as_text_block(v: &Value) -> Block {
+    let ty = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
+    Block::Text { text: format!("[{ty} block] {v}") }
+}
+
+/// `data:<media type>;base64,<data>` → (media type, data).
+fn parse_data_url(url: &str) -> Option<(String, String)> {
+    let rest = url.strip_prefix("data:")?;
+    let (meta, data) = rest.split_once(',')?;
+    let media = meta.strip_suffix(";base64")?;
+    let media = if media.is_empty() { "application/octet-stream" } else { media };
+    Some((media.to_owned(), data.to_owned()))
+}
+
+/// An image source in thClaws' `ImageSource::Base64` shape, or the text that
+/// stands for it when it has no such form.
+fn image_source(source: &Value) -> std::result::Result<Value, String> {
+    let ty = source.get("type").and_then(Value::as_str);
+    if ty == Some("base64") {
+        if let (Some(mt), Some(data)) = (source.get("media_type").and_then(Value::as_str), source.get("data").and_then(Value::as_str)) {
+            return Ok(serde_json::json!({"type": "base64", "media_type": mt, "data": data}));
+        }
+    }
+    let url = source.get("url").and_then(Value::as_str).or_else(|| source.as_str());
+    if let Some(url) = url {
+        if let Some((mt, data)) = parse_data_url(url) {
+            return Ok(serde_json::json!({"type": "base64", "media_type": mt, "data": data}));
+        }
+        return Err(format!("[image: {url}]"));
+    }
+    Err(format!("[image: {source}]"))
+}
+
+fn tool_result_content(content: &Value) -> Value {
+    match content {
+        Value::String(_) => content.clone(),
+        Value::Null => Value::String(String::new()),
+        Value::Array(parts) => Value::Array(
+            parts
+                .iter()
+                .map(|p| match p.get("type").and_then(Value::as_str) {
+                    Some("text") if p.get("text").is_some_and(Value::is_string) => serde_json::json!({"type": "text", "text": p["text"]}),
+                    Some("image") => match image_source(p.get("source").unwrap_or(&Value::Null)) {
+                        Ok(src) => serde_json::json!({"type": "image", "source": src}),
+                        Err(text) => serde_json::json!({"type": "text", "text": text}),
+                    },
+                    _ => match as_text_block(p) {
+                        Block::Text { text } => serde_json::json!({"type": "text", "text": text}),
+                        _ => unreachable!("as_text_block makes text"),
+                    },
+                })
+                .collect(),
+        ),
+        other => Value::String(other.to_string()),
+    }
+}
+
+fn thclaws_block(b: &Block) -> Block {
+    match b {
+        Block::Text { .. } | Block::Thinking { .. } | Block::ToolUse { .. } => b.clone(),
+        Block::ToolResult { tool_use_id, content, is_error } => {
+            Block::ToolResult { tool_use_id: tool_use_id.clone(), content: tool_result_content(content), is_error: *is_error }
+        }
+        Block::Image { source } => match image_source(source) {
+            Ok(source) => Block::Image { source },
+            Err(text) => Block::Text { text },
+        },
+        Block::Other(v) => as_text_block(v),
+    }
+}
+
+/// True when a turn has nothing to say: no block, or only empty text blocks
+/// (Claude `stop_hook_summary` / `turn_duration` system lines import so).
+fn is_empty_turn(blocks: &[Block]) -> bool {
+    blocks.iter().all(|b| matches!(b, Block::Text { text } if text.trim().is_empty()))
 }
 
 /// [`write_thclaws`] with options. Errors: [`Error::Io`] from `out`.
 pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts: &WriteOptions) -> Result<WriteReport> {
     fn fix<'b>(strict: bool, b: &'b [Block]) -> std::borrow::Cow<'b, [Block]> {
-        if strict && b.iter().any(|x| matches!(x, Block::Other(_))) {
-            std::borrow::Cow::Owned(strict_blocks(b))
+        if strict {
+            std::borrow::Cow::Owned(thclaws_blocks(b))
         } else {
             std::borrow::Cow::Borrowed(b)
         }
@@ -286,15 +375,36 @@ pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts:
     let header = HeaderLine { ty: "header", id: &session.id, model: &model, cwd: session.cwd.as_deref().unwrap_or(""), created_at: created };
     emit(&header, &mut rep)?;
     let null = Value::Null;
-    emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
-    emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    // Every snapshot is written in order at its place (issue 14 item 3); a
+    // kind with none (a session built in memory) gets one line after the header.
+    if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Plan) {
+        emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    }
+    if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Goal) {
+        emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
+    }
     let mut last_ts = created;
+    let mut snaps = session.snapshots.iter().peekable();
+    let emit_snapshot = |sn: &StateSnapshot, last_ts: i64, emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>, rep: &mut WriteReport| -> Result<()> {
+        let timestamp = secs(sn.timestamp_ms, last_ts);
+        match sn.kind {
+            SnapshotKind::Plan => emit(&PlanLine { ty: "plan_snapshot", plan: &sn.value, timestamp }, rep),
+            SnapshotKind::Goal => emit(&GoalLine { ty: "goal_snapshot", goal: &sn.value, timestamp }, rep),
+        }
+    };
     let mut comps = session.compactions.iter().peekable();
     for (i, t) in session.turns.iter().enumerate() {
+        while let Some(sn) = snaps.next_if(|s| s.at_turn <= i) {
+            emit_snapshot(sn, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
+        }
         while let Some(c) = comps.next_if(|c| c.at_turn <= i) {
             write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
         }
         last_ts = secs(t.timestamp_ms, last_ts);
+        if opts.only_thclaws_blocks && is_empty_turn(&t.blocks) {
+            // thClaws would show an empty message (issue 14 item 5).
+            continue;
+        }
         let blocks = fix(opts.only_thclaws_blocks, &t.blocks);
         let line = TurnLine {
             ty: thclaws_type(t.role),
@@ -305,6 +415,9 @@ pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts:
         };
         emit(&line, &mut rep)?;
         rep.turns += 1;
+    }
+    for sn in snaps {
+        emit_snapshot(sn, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
     }
     for c in comps {
         write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
@@ -326,7 +439,7 @@ fn write_compaction(
     emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>,
     rep: &mut WriteReport,
 ) -> Result<()> {
-    let owned: Vec<Vec<Block>> = if strict { c.messages.iter().map(|m| strict_blocks(&m.blocks)).collect() } else { Vec::new() };
+    let owned: Vec<Vec<Block>> = if strict { c.messages.iter().map(|m| thclaws_blocks(&m.blocks)).collect() } else { Vec::new() };
     let messages = c
         .messages
         .iter()

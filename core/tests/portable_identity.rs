@@ -1,0 +1,181 @@
+//! Each source record is imported once, whatever file it arrives in
+//! (issue 14 item 2), and every plan and goal snapshot is kept in order
+//! (item 3). Record identity comes from the record (Claude `uuid`, a
+//! Codex or thClaws turn's content and timestamp; usage per Claude
+//! `message.id` and per Codex `token_count` total), never its line number.
+//! Real samples are read from `../shared/samples` (skipped when absent).
+
+use sessiondb::keys::KeySource;
+use sessiondb::portable::thclaws_check::load_check;
+use sessiondb::portable::{export_thclaws, import_file, load_portable, read_path, SnapshotKind, SourceFormat};
+use sessiondb::store::{OpenOptions, SessionStore};
+use sessiondb::DataKey;
+use std::path::{Path, PathBuf};
+
+fn store(dir: &Path) -> SessionStore {
+    let key = DataKey::from_bytes(&[7u8; 32]).unwrap();
+    SessionStore::open(OpenOptions::at(dir.join("sessions.db"), KeySource::Bytes(key))).unwrap()
+}
+
+fn samples() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
+    if p.join("README.md").exists() {
+        Some(p)
+    } else {
+        eprintln!("SKIP: real session samples not found at {} (they live beside the repo, never in it)", p.display());
+        None
+    }
+}
+
+/// Lines `from..=to` (1-based) of `text`, each ending in `\n`.
+fn lines(text: &str, from: usize, to: usize) -> String {
+    text.split_terminator('\n').skip(from - 1).take(to + 1 - from).map(|l| format!("{l}\n")).collect()
+}
+
+/// (entries, tool calls, tool results, input, output, cached) of a stored session.
+fn figures(st: &SessionStore, id: &str) -> (u64, usize, usize, u64, u64, u64) {
+    let s = load_portable(st, id).unwrap();
+    let t = st.token_totals(id).unwrap();
+    (st.get_session(id).unwrap().entry_count, s.tool_calls(), s.tool_results(), t.input, t.output, t.cached)
+}
+
+const HEAVY: &str = "claude-code/spotter_tool_heavy.jsonl";
+const HEAVY_ID: &str = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
+/// What importing the whole file once gives (README table, portable_import.rs).
+const HEAVY_ONCE: (u64, usize, usize, u64, u64, u64) = (19, 6, 6, 105_981, 212, 88_231);
+
+#[test]
+fn claude_partial_copy_then_whole_file_stores_each_record_once() {
+    let Some(root) = samples() else { return };
+    let text = std::fs::read_to_string(root.join(HEAVY)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let part = dir.path().join("part.jsonl");
+    std::fs::write(&part, lines(&text, 11, 30)).unwrap();
+    let r = import_file(&st, &part, Some(SourceFormat::ClaudeCode)).unwrap();
+    assert_eq!(r.sessions[0].session_id, HEAVY_ID);
+    let part_entries = r.sessions[0].entries;
+    assert_eq!(part_entries, 11);
+    let r = import_file(&st, &root.join(HEAVY), None).unwrap();
+    let s = &r.sessions[0];
+    assert_eq!((s.entries, s.skipped_already_stored), (19 - part_entries, part_entries), "no turn skipped that was not stored, none stored twice");
+    assert_eq!(figures(&st, HEAVY_ID), HEAVY_ONCE);
+}
+
+#[test]
+fn claude_two_files_with_copied_lines_give_the_whole_file_once() {
+    let Some(root) = samples() else { return };
+    let text = std::fs::read_to_string(root.join(HEAVY)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    std::fs::write(&a, lines(&text, 1, 26)).unwrap();
+    std::fs::write(&b, lines(&text, 11, 39)).unwrap();
+    import_file(&st, &a, Some(SourceFormat::ClaudeCode)).unwrap();
+    let r = import_file(&st, &b, Some(SourceFormat::ClaudeCode)).unwrap();
+    assert_eq!(figures(&st, HEAVY_ID), HEAVY_ONCE);
+    // The report says what was not stored again.
+    let read = r.read.unwrap();
+    // Lines 11-26 are in both: 10 turns (7 user, 1 assistant message of two
+    // lines, 2 local_command) and the usage of that assistant message.
+    assert_eq!((read.not_imported["already stored: turn"], read.not_imported["already stored: usage"]), (10, 1));
+    assert_eq!(r.sessions[0].skipped_already_stored, 10);
+    // The whole file afterwards adds nothing.
+    let r = import_file(&st, &root.join(HEAVY), None).unwrap();
+    assert_eq!((r.sessions[0].entries, r.sessions[0].usage_records), (0, 0));
+    assert_eq!(figures(&st, HEAVY_ID), HEAVY_ONCE);
+}
+
+#[test]
+fn a_moved_file_that_grew_adds_only_its_new_records() {
+    let Some(root) = samples() else { return };
+    let text = std::fs::read_to_string(root.join(HEAVY)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let first = dir.path().join("first.jsonl");
+    std::fs::write(&first, lines(&text, 1, 22)).unwrap();
+    let r = import_file(&st, &first, Some(SourceFormat::ClaudeCode)).unwrap();
+    let early = r.sessions[0].entries;
+    // Moved to another directory, and grown to the whole file there.
+    std::fs::create_dir(dir.path().join("archived")).unwrap();
+    let moved = dir.path().join("archived/first.jsonl");
+    std::fs::rename(&first, &moved).unwrap();
+    std::fs::write(&moved, &text).unwrap();
+    let r = import_file(&st, &moved, Some(SourceFormat::ClaudeCode)).unwrap();
+    assert_eq!(r.sessions[0].entries, 19 - early);
+    assert_eq!(figures(&st, HEAVY_ID), HEAVY_ONCE);
+}
+
+const CODEX: &str = "codex/localpush_rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
+const CODEX_ID: &str = "019c8bfe-ec25-79e0-97d7-bda6a9c575ff";
+const CODEX_ONCE: (u64, usize, usize, u64, u64, u64) = (18, 5, 5, 298_373, 1_123, 238_848);
+
+#[test]
+fn codex_copy_and_grown_head_give_the_whole_file_once() {
+    let Some(root) = samples() else { return };
+    let text = std::fs::read_to_string(root.join(CODEX)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    // The first 40 lines under another name (the session id comes from session_meta).
+    let head = dir.path().join("rollout-head.jsonl");
+    std::fs::write(&head, lines(&text, 1, 40)).unwrap();
+    import_file(&st, &head, Some(SourceFormat::Codex)).unwrap();
+    // The original, then a byte-identical copy elsewhere.
+    import_file(&st, &root.join(CODEX), None).unwrap();
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::write(&copy, &text).unwrap();
+    let r = import_file(&st, &copy, Some(SourceFormat::Codex)).unwrap();
+    assert_eq!((r.sessions[0].entries, r.sessions[0].usage_records), (0, 0));
+    assert_eq!(figures(&st, CODEX_ID), CODEX_ONCE);
+}
+
+const RICH: &str = "thclaws/apcball_sess-18b0133eac539936.jsonl";
+const RICH_ID: &str = "sess-18b0133eac539936";
+
+#[test]
+fn thclaws_partial_copy_then_whole_file_stores_each_record_once() {
+    let Some(root) = samples() else { return };
+    let text = std::fs::read_to_string(root.join(RICH)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let part = dir.path().join("part.jsonl");
+    // The header and lines 40-80 (a copy cut out of the middle).
+    std::fs::write(&part, lines(&text, 1, 1) + &lines(&text, 40, 80)).unwrap();
+    import_file(&st, &part, Some(SourceFormat::Thclaws)).unwrap();
+    import_file(&st, &root.join(RICH), None).unwrap();
+    assert_eq!(figures(&st, RICH_ID), (102, 51, 50, 0, 0, 0));
+    let kinds = |k: &str| st.list_context_extensions(RICH_ID).unwrap().iter().filter(|x| x.kind == k).count();
+    assert_eq!((kinds("plan_snapshot"), kinds("goal_snapshot")), (10, 3));
+}
+
+#[test]
+fn every_plan_and_goal_snapshot_is_kept_in_order_and_exported_in_order() {
+    let Some(root) = samples() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let st = store(dir.path());
+    let r = import_file(&st, &root.join(RICH), None).unwrap();
+    assert!(!r.read.as_ref().unwrap().not_imported.keys().any(|k| k.starts_with(sessiondb::portable::import::ALREADY_STORED)));
+    let src = read_path(&root.join(RICH), None).unwrap().sessions.remove(0);
+    let plans = |s: &sessiondb::portable::PortableSession| s.snapshots.iter().filter(|x| x.kind == SnapshotKind::Plan).map(|x| (x.at_turn, x.value.clone())).collect::<Vec<_>>();
+    assert_eq!(plans(&src).len(), 10);
+    assert_eq!(src.snapshots.iter().filter(|x| x.kind == SnapshotKind::Goal).count(), 3);
+    let distinct: std::collections::BTreeSet<String> = plans(&src).iter().filter(|(_, v)| !v.is_null()).map(|(_, v)| v.to_string()).collect();
+    assert_eq!(distinct.len(), 7, "seven real plans, none lost");
+    let stored = load_portable(&st, RICH_ID).unwrap();
+    assert_eq!(plans(&stored), plans(&src), "every plan, at its place, in order");
+    assert_eq!(stored.plan, src.plan, "the restored view uses the latest");
+    let mut out = Vec::new();
+    export_thclaws(&st, RICH_ID, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let load = load_check(&text);
+    assert!(load.rejected.is_empty(), "{:?}", load.rejected);
+    assert_eq!((load.plan_snapshots, load.goal_snapshots, load.messages), (10, 3, 102));
+    // The exported snapshot lines are the source's, in the source's order.
+    let snap_lines = |t: &str| t.lines().filter(|l| l.starts_with(r#"{"type":"plan_snapshot""#) || l.starts_with(r#"{"type":"goal_snapshot""#)).map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        (v["type"].clone(), v.get("plan").or(v.get("goal")).cloned(), v["timestamp"].clone())
+    }).collect::<Vec<_>>();
+    let original = std::fs::read_to_string(root.join(RICH)).unwrap();
+    assert_eq!(snap_lines(&text), snap_lines(&original));
+}
