@@ -8,6 +8,8 @@ from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSes
 from sessiondb.types import Band, ContentFormat, ImportStatus, Outcome, Role, SourceFormat
 
 __all__ = [
+    "ActiveContextView",
+    "ActiveItem",
     "Authority",
     "CapacityBreakdown",
     "CompactionHistoryEntry",

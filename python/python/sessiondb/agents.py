@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from . import errors
 from ._native import EntryMeta, NewEntry, SessionStore, should_compact
+from .types import Role
 
 #: Metadata key of the SDK item's exact JSON text.
 ITEM_KEY = "agents_item"
@@ -55,13 +56,15 @@ def item_text(item: Dict[str, Any]) -> str:
     return json.dumps(item, ensure_ascii=False)
 
 
-def item_role(item: Dict[str, Any]) -> str:
+def item_role(item: Dict[str, Any]) -> Role:
     """The transcript role of an SDK item: its message role (``developer``
     is ``system``), ``tool`` for tool outputs, else ``assistant``."""
     role = item.get("role")
-    if role in ("user", "assistant", "system"):
-        return role
-    if role == "developer":
+    if role == "user":
+        return "user"
+    if role == "assistant":
+        return "assistant"
+    if role in ("system", "developer"):
         return "system"
     if str(item.get("type", "")).endswith("_output"):
         return "tool"
@@ -117,12 +120,12 @@ class SessionDBSession:
         except errors.NotFoundError:
             return False
 
-    def _active_items(self) -> List[Dict[str, Any]]:
+    def _active_items(self, window: int) -> List[Dict[str, Any]]:
         st = self._store
-        status = st.context_status(self.session_id, self.window, model=self.model)
+        status = st.context_status(self.session_id, window, model=self.model)
         if should_compact(status.meter.active_tokens, status.capacity):
-            st.compact_session(self.session_id, self.window, model=self.model)
-        view = st.active_context(self.session_id, self.window, model=self.model)
+            st.compact_session(self.session_id, window, model=self.model)
+        view = st.active_context(self.session_id, window, model=self.model)
         verbatim = [i.seq for i in view.items if i.state == "verbatim"]
         raw: Dict[int, Any] = {}
         seq = verbatim[0] if verbatim else None
@@ -147,7 +150,7 @@ class SessionDBSession:
         if not self._exists():
             return []
         if self.window is not None:
-            items = self._active_items()
+            items = self._active_items(self.window)
             return items if limit is None else (items[-limit:] if limit > 0 else [])
         out: List[Dict[str, Any]] = []
         if limit is not None:

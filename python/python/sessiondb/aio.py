@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any, AsyncIterator, Callable, Optional
+from typing import Any, AsyncIterator, Callable, List, Tuple
 
-from ._native import SessionStore, TranscriptEntry
+from ._native import EntryMeta, SessionStore, TranscriptEntry
 
 # Methods that answer from memory, without disk or crypto: called directly.
 _IMMEDIATE = frozenset({"path", "instance_id", "key_backend", "open_recovery_report"})
@@ -65,10 +65,10 @@ class AsyncSessionStore:
 
         return call
 
-    async def _paged(self, read: Callable[[str, int, int], list], session_id: str, from_seq: int, limit: int) -> list:
+    async def _paged(self, read: Callable[[str, int, int], List[Any]], session_id: str, from_seq: int, limit: int) -> List[Any]:
         if limit <= 0 or limit > 10_000:
             return await asyncio.to_thread(read, session_id, from_seq, limit)  # the store raises InvalidInputError
-        out: list = []
+        out: List[Any] = []
         seq = from_seq
         while len(out) < limit:
             n = min(_CHUNK, limit - len(out))
@@ -80,11 +80,11 @@ class AsyncSessionStore:
             seq = (last[0] if isinstance(last, tuple) else last).seq + 1
         return out
 
-    async def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> list:
+    async def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]:
         """:meth:`SessionStore.get_transcript`, read in chunks so the loop keeps running."""
         return await self._paged(self._store.get_transcript, session_id, from_seq, limit)
 
-    async def get_transcript_with_meta(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> list:
+    async def get_transcript_with_meta(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
         """:meth:`SessionStore.get_transcript_with_meta`, read in chunks."""
         return await self._paged(self._store.get_transcript_with_meta, session_id, from_seq, limit)
 
