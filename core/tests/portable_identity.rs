@@ -5,27 +5,12 @@
 //! `message.id` and per Codex `token_count` total), never its line number.
 //! Real samples are read from `../shared/samples` (skipped when absent).
 
-use sessiondb::keys::KeySource;
 use sessiondb::portable::thclaws_check::load_check;
 use sessiondb::portable::{export_thclaws, import_file, load_portable, read_path, SnapshotKind, SourceFormat};
-use sessiondb::store::{OpenOptions, SessionStore};
-use sessiondb::DataKey;
-use std::path::{Path, PathBuf};
+use sessiondb::store::SessionStore;
 
-fn store(dir: &Path) -> SessionStore {
-    let key = DataKey::from_bytes(&[7u8; 32]).unwrap();
-    SessionStore::open(OpenOptions::at(dir.join("sessions.db"), KeySource::Bytes(key))).unwrap()
-}
-
-fn samples() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
-    if p.join("README.md").exists() {
-        Some(p)
-    } else {
-        eprintln!("SKIP: real session samples not found at {} (they live beside the repo, never in it)", p.display());
-        None
-    }
-}
+mod portable_support;
+use portable_support::{samples, store};
 
 /// Lines `from..=to` (1-based) of `text`, each ending in `\n`.
 fn lines(text: &str, from: usize, to: usize) -> String {

@@ -1,29 +1,15 @@
 //! Import into the encrypted store, idempotence, export back to thClaws,
 //! find/resume and fork (issue 4 items 1, 3, 4, 5).
 
-use sessiondb::keys::KeySource;
 use sessiondb::portable::{
     append_turns, export_thclaws, fork_session, import_file, import_paths, read_path, read_thclaws, resolve_session, sidebar_sessions, Block,
     Collector, ForkOptions, ImportStatus, ReadOptions, Role, SourceFormat, Turn,
 };
-use sessiondb::store::{OpenOptions, SessionStore};
-use sessiondb::{DataKey, ErrorKind};
-use std::path::{Path, PathBuf};
+use sessiondb::store::SessionStore;
+use sessiondb::ErrorKind;
 
-fn store(dir: &Path) -> SessionStore {
-    let key = DataKey::from_bytes(&[7u8; 32]).unwrap();
-    SessionStore::open(OpenOptions::at(dir.join("sessions.db"), KeySource::Bytes(key))).unwrap()
-}
-
-fn samples() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
-    if p.join("README.md").exists() {
-        Some(p)
-    } else {
-        eprintln!("SKIP: real session samples not found at {} (they live beside the repo, never in it)", p.display());
-        None
-    }
-}
+mod portable_support;
+use portable_support::{samples, store};
 
 /// (session id suffix-free, entries, tool calls, tool results, input, output, cached)
 type Row = (&'static str, u64, u64, u64, u64, u64, u64);

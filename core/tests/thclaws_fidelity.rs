@@ -4,27 +4,13 @@
 //! every shared sample file's export and over handmade two-turn files, one
 //! per block kind thClaws does not define.
 
-use sessiondb::keys::KeySource;
 use sessiondb::portable::thclaws_check::{check_line, load_check, LineVerdict};
 use sessiondb::portable::{export_thclaws, import_file, SourceFormat};
-use sessiondb::store::{OpenOptions, SessionStore};
-use sessiondb::DataKey;
-use std::path::{Path, PathBuf};
+use sessiondb::store::SessionStore;
+use std::path::Path;
 
-fn store(dir: &Path) -> SessionStore {
-    let key = DataKey::from_bytes(&[7u8; 32]).unwrap();
-    SessionStore::open(OpenOptions::at(dir.join("sessions.db"), KeySource::Bytes(key))).unwrap()
-}
-
-fn samples() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
-    if p.join("README.md").exists() {
-        Some(p)
-    } else {
-        eprintln!("SKIP: real session samples not found at {} (they live beside the repo, never in it)", p.display());
-        None
-    }
-}
+mod portable_support;
+use portable_support::{samples, store};
 
 fn export(st: &SessionStore, id: &str) -> (String, sessiondb::portable::WriteReport) {
     let mut out = Vec::new();

@@ -110,14 +110,4 @@ class AsyncSessionStore:
         await self.close()
 
 
-def run_in_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorate a synchronous function as a coroutine run in a worker thread."""
-
-    @functools.wraps(fn)
-    async def call(*args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(fn, *args, **kwargs)
-
-    return call
-
-
-__all__ = ["AsyncSessionStore", "run_in_thread"]
+__all__ = ["AsyncSessionStore"]
