@@ -155,7 +155,10 @@ class EntryMeta:
         model: Optional[str] = None,
         provider: Optional[str] = None,
         extra: Optional[Dict[str, Any]] = None,
+        item: Optional[str] = None,
     ) -> "EntryMeta": ...
+    @property
+    def item(self) -> Optional[str]: ...
     @property
     def model(self) -> Optional[str]: ...
     @property
@@ -863,6 +866,9 @@ class SessionStore:
         Raises NotFoundError, InvalidInputError (e.g. a model or provider
         name over 256 bytes or with control characters).
         """
+    def get_transcript_tail_with_meta(
+        self, session_id: str, limit: int = 1000
+    ) -> List[Tuple[TranscriptEntry, EntryMeta]]: ...
     def get_transcript_with_meta(
         self, session_id: str, from_seq: int = 1, limit: int = 1000
     ) -> List[Tuple[TranscriptEntry, EntryMeta]]:
