@@ -177,7 +177,8 @@ class SessionDBSession:
                     pairs = pairs[-limit:]
         except errors.NotFoundError:
             return []  # no session yet: no items, as in the SDK's sessions
-        return [_item_of(entry, meta) for entry, meta in pairs]
+        loads = json.loads
+        return [loads(raw) if (raw := meta.item) is not None else _item_of(entry, meta) for entry, meta in pairs]
 
     async def get_items(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
         """The history in order; with ``limit``, the latest ``limit`` items."""
