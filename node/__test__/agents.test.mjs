@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sdb, KEY, tempDb } from './helpers.mjs'
@@ -187,8 +187,11 @@ test('the example app (node/examples/agents-app.mts) compiles with tsc --strict 
   // Inside the app directory, so that its node_modules (sessiondb, @openai/agents) resolve.
   const dir = mkdtempSync(join(HERE, '..', '.agents-app-'))
   try {
-    const compilerOptions = { strict: true, skipLibCheck: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', outDir: join(dir, 'out'), rootDir: join(ROOT, 'node', 'examples'), types: ['node'], typeRoots: [join(HERE, '..', 'node_modules', '@types')] }
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: [join(ROOT, 'node', 'examples', 'agents-app.mts')] }))
+    // A copy of the example, so that its imports resolve from the app, not the repository.
+    mkdirSync(join(dir, 'src'))
+    copyFileSync(join(ROOT, 'node', 'examples', 'agents-app.mts'), join(dir, 'src', 'agents-app.mts'))
+    const compilerOptions = { strict: true, skipLibCheck: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', outDir: join(dir, 'out'), rootDir: join(dir, 'src'), types: ['node'], typeRoots: [join(HERE, '..', 'node_modules', '@types')] }
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: [join(dir, 'src', 'agents-app.mts')] }))
     const r = spawnSync(process.execPath, [TSC, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' })
     assert.equal(r.status, 0, `tsc: ${r.stdout}${r.stderr}`)
     // Compiled beside the app's node_modules: run it there.
