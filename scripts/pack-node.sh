@@ -36,4 +36,4 @@ check() {  # TGZ WANT...: the tarball holds exactly these files
 }
 check "$DEST/sessiondb-linux-x64-gnu-$V.tgz" package.json README.md LICENSE-MIT LICENSE-APACHE sessiondb.linux-x64-gnu.node
 check "$DEST/sessiondb-$V.tgz" package.json README.md LICENSE-MIT LICENSE-APACHE \
-  index.js index.mjs index.d.ts errors.js errors.d.ts native.js native.d.ts
+  index.js index.mjs index.d.ts errors.js errors.d.ts agents.js agents.mjs agents.d.ts native.js native.d.ts

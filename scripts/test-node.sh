@@ -25,6 +25,9 @@ V="$(node -p "require('./package.json').version")"
 TGZ="$WORK/sessiondb-$V.tgz"; PLATFORM_TGZ="$WORK/sessiondb-linux-x64-gnu-$V.tgz"
 mkdir "$WORK/app"
 (cd "$WORK/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error "$PLATFORM_TGZ" "$TGZ")
+# The OpenAI Agents SDK for JS and Node's types, for sessiondb/agents' tests and its typed example app.
+(cd "$WORK/app" && npm install --no-audit --no-fund --loglevel=error '@openai/agents@^0.20.0' '@types/node@^20')
+echo "@openai/agents $(node -p "require('$WORK/app/node_modules/@openai/agents/package.json').version") installed"
 PKG="$WORK/app/node_modules/sessiondb"
 [ -f "$WORK/app/node_modules/sessiondb-linux-x64-gnu/sessiondb.linux-x64-gnu.node" ] || { echo "platform package not installed" >&2; exit 1; }
 node -e "const s=require('$PKG'); if (typeof s.SessionStore.open !== 'function') process.exit(1); console.log('sessiondb from', require.resolve('$PKG'))"

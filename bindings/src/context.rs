@@ -4,7 +4,7 @@
 //! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
 
 use sessiondb::context::{
-    self as core_ctx, Band, CapacityBreakdown, CompactionAction, CompactionHistoryEntry,
+    self as core_ctx, ActiveContextView, ActiveItem, Band, CapacityBreakdown, CompactionAction, CompactionHistoryEntry,
     CompactionPlan, ContextItem, ContextMeter, ContextStatus, CountMethod, Encoding, ItemKind,
     ModelLimits, TokenCount, Transformation, TurnGovernance, TurnState,
 };
@@ -193,6 +193,36 @@ pub struct ContextStatus {
     pub meter: ContextMeter,
     /// Per-turn state: verbatim, compacted or excluded, and pinned.
     pub turns: Vec<TurnGovernance>,
+}
+
+/// One item of what the model sees next (`activeContext`).
+#[uniffi::remote(Record)]
+pub struct ActiveItem {
+    /// The entry's seq (a compacted run: its first seq).
+    pub seq: u64,
+    /// A compacted run: its last seq.
+    pub last_seq: Option<u64>,
+    /// The entry's role (a run: its first entry's).
+    pub role: String,
+    /// Verbatim, compacted (the summary replaces it) or excluded (not sent).
+    pub state: TurnState,
+    /// Tokens the item costs in the request (0 when excluded).
+    pub tokens: u64,
+    /// What is sent: the entry's content, the summary, or `null`/`nil` when excluded.
+    pub text: Option<String>,
+}
+
+/// What the model sees next (DESIGN.md "Context governance").
+#[uniffi::remote(Record)]
+pub struct ActiveContextView {
+    /// The model asked for, else the session's.
+    pub model: Option<String>,
+    /// Effective Context Capacity (tokens).
+    pub capacity: u64,
+    /// Sum of the items' tokens (the meter's active tokens).
+    pub tokens: u64,
+    /// Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded.
+    pub items: Vec<ActiveItem>,
 }
 
 /// Planner options.
@@ -560,6 +590,22 @@ impl SessionStore {
             output_reserve,
             model,
         )?)
+    }
+
+    /// What the model sees next for a `rawWindow`-token window: every
+    /// visible entry in order, verbatim, compacted (a run is one item with
+    /// its summary) or excluded, with its tokens, from stored counts.
+    /// Records nothing (call `compactSession` first to compact).
+    /// Errors: `NotFound`, `InvalidInput` (window), `AuthenticationFailed`, `Corrupt`.
+    #[uniffi::method(default(output_reserve = None, model = None))]
+    pub fn active_context(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+    ) -> Result<ActiveContextView> {
+        Ok(core_ctx::active_context(self.core(), &session_id, raw_window, output_reserve, model)?)
     }
 
     /// Plan compaction of a stored session's active context down to

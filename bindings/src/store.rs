@@ -275,6 +275,19 @@ impl SessionStore {
         Ok(self.inner.get_transcript_tail(&session_id, limit)?)
     }
 
+    /// The last `limit` (≤ 10,000) entries with their metadata, in seq
+    /// order, in one read (an Agents SDK session's `getItems(limit)`).
+    /// Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`, `Corrupt`.
+    #[uniffi::method(default(limit = 1000))]
+    pub fn get_transcript_tail_with_meta(&self, session_id: String, limit: u32) -> Result<Vec<TranscriptEntryWithMeta>> {
+        Ok(self
+            .inner
+            .get_transcript_tail_with_meta(&session_id, limit)?
+            .into_iter()
+            .map(|(entry, meta)| TranscriptEntryWithMeta { entry, meta: meta.into() })
+            .collect())
+    }
+
     /// [`Self::append_entries`] with per-entry metadata, one transaction
     /// (all or none). Errors: `NotFound` (session), `InvalidInput` (a model
     /// or provider name over 256 bytes or with control characters,
@@ -485,7 +498,7 @@ mod default_tests {
                 .match_indices("limit = ")
                 .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
                 .collect();
-            assert_eq!(defaults.len(), 4, "{host}: get_transcript, get_transcript_tail, get_transcript_with_meta, journal_events");
+            assert_eq!(defaults.len(), 5, "{host}: get_transcript, get_transcript_tail, get_transcript_tail_with_meta, get_transcript_with_meta, journal_events");
             assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{host}: {defaults:?}");
         }
     }

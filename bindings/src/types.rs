@@ -154,9 +154,11 @@ pub struct NewEntry {
 }
 
 /// Per-entry metadata (see `appendEntriesWithMeta`, `getTranscriptWithMeta`):
-/// the model and provider that produced an entry and the source's other
+/// the model and provider that produced an entry, the source's other
 /// fields as one JSON object (Claude `tool_use_result`, `uuid`; Codex
-/// `phase`...).
+/// `phase`...) and a structured item (`item`: a framework item's JSON text,
+/// kept byte-exact and encrypted; the entry's content is the text that
+/// counts for tokens).
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct EntryMeta {
     /// Model that produced the entry (at most 256 bytes).
@@ -169,6 +171,11 @@ pub struct EntryMeta {
     /// there are none; stored encrypted).
     #[uniffi(default = "{}")]
     pub extra_json: String,
+    /// A structured item's JSON text (e.g. an Agents SDK item), returned
+    /// byte-exact; `null`/`nil` when there is none. `InvalidInput` on append
+    /// when it is not the JSON text of one value.
+    #[uniffi(default)]
+    pub item: Option<String>,
 }
 
 impl From<sessiondb::EntryMeta> for EntryMeta {
@@ -177,6 +184,7 @@ impl From<sessiondb::EntryMeta> for EntryMeta {
             model: m.model,
             provider: m.provider,
             extra_json: serde_json::Value::Object(m.extra).to_string(),
+            item: m.item,
         }
     }
 }
@@ -185,7 +193,7 @@ impl TryFrom<EntryMeta> for sessiondb::EntryMeta {
     type Error = SessionDbError;
     fn try_from(m: EntryMeta) -> Result<Self> {
         let extra = parse_json(&m.extra_json, "extraJson")?;
-        Ok(sessiondb::EntryMeta::from_json_extra(m.model, m.provider, extra, "extraJson")?)
+        Ok(sessiondb::EntryMeta { item: m.item, ..sessiondb::EntryMeta::from_json_extra(m.model, m.provider, extra, "extraJson")? })
     }
 }
 

@@ -85,6 +85,22 @@ private func storeCall(_ s: SessionStore, _ name: String, _ a: J) throws -> J {
         case (let f?, let l?): page = try s.getTranscript(sessionId: sid, fromSeq: f, limit: l)
         }
         return .array(page.map(entryJ))
+    case "append_with_item":
+        let row = NewEntryWithMeta(entry: NewEntry(role: try roleOf(a), content: a["content"].str!, format: .text), meta: EntryMeta(item: a["item"].str!))
+        return entryJ(try s.appendEntriesWithMeta(sessionId: sid, entries: [row])[0])
+    case "get_transcript_tail_with_meta":
+        let rows: [TranscriptEntryWithMeta]
+        if let l = a["limit"].int { rows = try s.getTranscriptTailWithMeta(sessionId: sid, limit: UInt32(l)) } else { rows = try s.getTranscriptTailWithMeta(sessionId: sid) }
+        return .array(rows.map { .object(["entry": entryJ($0.entry), "meta": .object(["model": js($0.meta.model), "provider": js($0.meta.provider), "item": js($0.meta.item)])]) })
+    case "active_context":
+        let v = try s.activeContext(sessionId: sid, rawWindow: a["raw_window"].u64!)
+        return .object([
+            "model": js(v.model), "capacity": ju(v.capacity), "tokens": ju(v.tokens),
+            "items": .array(v.items.map {
+                .object(["seq": ju($0.seq), "last_seq": ju($0.lastSeq), "role": .string($0.role), "state": .string(String(describing: $0.state)),
+                         "tokens": ju($0.tokens), "text": js($0.text)])
+            }),
+        ])
     case "fork_session":
         return sessionJ(try s.forkSession(sessionId: sid, options: ForkOptions(atSeq: a["at_seq"].u64)))
     case "record_tokens":

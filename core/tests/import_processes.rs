@@ -44,7 +44,7 @@ fn child_entry() {
             let mut extra = serde_json::Map::new();
             extra.insert("k".into(), json!("v"));
             store
-                .append_entries_with_meta(&s.id, vec![(NewEntry::text(Role::Assistant, "x"), EntryMeta { model: Some("m".into()), provider: None, extra })])
+                .append_entries_with_meta(&s.id, vec![(NewEntry::text(Role::Assistant, "x"), EntryMeta { model: Some("m".into()), provider: None, extra, item: None })])
                 .unwrap();
             println!("OPENED {}", store.stats().unwrap().schema_version);
         }

@@ -332,7 +332,7 @@ fn migration_from_v2_keeps_entries_and_gives_them_empty_metadata() {
     // New entries carry their metadata next to the old ones.
     let mut extra = serde_json::Map::new();
     extra.insert("phase".into(), "final_answer".into());
-    let meta = EntryMeta { model: Some("gpt-5.3-codex".into()), provider: Some("openai".into()), extra };
+    let meta = EntryMeta { model: Some("gpt-5.3-codex".into()), provider: Some("openai".into()), extra, item: None };
     let added = s.append_entries_with_meta("old1", vec![(NewEntry::text(Role::Assistant, "new answer"), meta.clone())]).unwrap();
     assert_eq!(added[0].seq, 3);
     let m = s.get_transcript_with_meta("old1", 3, 1).unwrap();
@@ -379,7 +379,7 @@ fn moved_entry_metadata_fails_authentication_and_plain_reads_skip_it() {
     let (_d, p) = temp();
     let s = open_at(&p, 1);
     let a = s.create_session(None, None).unwrap();
-    let meta = |m: &str| EntryMeta { model: Some(m.into()), provider: None, extra: serde_json::from_str(r#"{"uuid":"x"}"#).unwrap() };
+    let meta = |m: &str| EntryMeta { model: Some(m.into()), provider: None, extra: serde_json::from_str(r#"{"uuid":"x"}"#).unwrap(), item: None };
     s.append_entries_with_meta(
         &a.id,
         vec![

@@ -170,7 +170,7 @@ fn a_pg_dump_holds_no_planted_canary() {
     .unwrap();
     s.append_entries_with_meta(
         &a.id,
-        vec![(NewEntry::text(Role::User, "x"), EntryMeta { model: None, provider: None, extra: serde_json::from_str(r#"{"k":"CANARY-meta-4411"}"#).unwrap() })],
+        vec![(NewEntry::text(Role::User, "x"), EntryMeta { model: None, provider: None, extra: serde_json::from_str(r#"{"k":"CANARY-meta-4411"}"#).unwrap(), item: None })],
     )
     .unwrap();
     let out = Command::new("pg_dump").arg("--no-owner").arg("-d").arg(url.to_str().unwrap()).output().expect("pg_dump runs");

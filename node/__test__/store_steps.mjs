@@ -25,6 +25,10 @@ const CALLS = {
   retract_last_entry: (s, a) => s.retractLastEntry(a.session_id).then((e) => (e ? rec(e) : null)),
   get_transcript_tail: (s, a) => s.getTranscriptTail(a.session_id, a.limit).then((l) => l.map(rec)),
   get_transcript: (s, a) => s.getTranscript(a.session_id, ...page(a)).then((l) => l.map(rec)),
+  append_with_item: (s, a) => s.appendEntriesWithMeta(a.session_id, [{ entry: { role: a.role, content: a.content }, meta: { item: a.item } }]).then((l) => rec(l[0])),
+  get_transcript_tail_with_meta: (s, a) =>
+    s.getTranscriptTailWithMeta(a.session_id, a.limit).then((l) => l.map((x) => ({ entry: rec(x.entry), meta: { model: x.meta.model ?? null, provider: x.meta.provider ?? null, item: x.meta.item ?? null } }))),
+  active_context: (s, a) => s.activeContext(a.session_id, a.raw_window).then((v) => ({ ...rec(v), items: v.items.map(rec) })),
   fork_session: (s, a) => s.forkSession(a.session_id, a.at_seq ?? null).then(rec),
   record_tokens: (s, a) => s.recordTokens(a.session_id, { input: a.input, output: a.output, cached: a.cached }).then(() => null),
   token_totals: (s, a) => s.tokenTotals(a.session_id).then(rec),

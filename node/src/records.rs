@@ -176,11 +176,14 @@ impl NewEntry {
     }
 }
 
-/// Per-entry metadata: the model and provider that produced an entry and
-/// the source's other fields (`extra`, JSON values under the core's keys,
+/// Per-entry metadata: the model and provider that produced an entry, the
+/// source's other fields (`extra`, JSON values under the core's keys,
 /// which are not camelCased: Claude `tool_use_result`, `uuid`; Codex
-/// `phase`...). Input: every field may be left out; output: `extra` is
-/// always set (`{}` when empty).
+/// `phase`...) and a structured item (`item`: a framework item's JSON
+/// text, e.g. an `@openai/agents` item, kept byte-exact and encrypted; the
+/// entry's content is the text that counts for tokens). Input: every field
+/// may be left out; output: `extra` is always set (`{}` when empty), `item`
+/// is left out when there is none.
 #[napi(object)]
 pub struct EntryMeta {
     pub model: Option<String>,
@@ -189,11 +192,12 @@ pub struct EntryMeta {
     // an array or a string into an object of its indexes.
     #[napi(ts_type = "Record<string, unknown>")]
     pub extra: Option<Value>,
+    pub item: Option<String>,
 }
 
 impl From<sessiondb::EntryMeta> for EntryMeta {
     fn from(m: sessiondb::EntryMeta) -> Self {
-        EntryMeta { model: m.model, provider: m.provider, extra: Some(Value::Object(m.extra)) }
+        EntryMeta { model: m.model, provider: m.provider, extra: Some(Value::Object(m.extra)), item: m.item }
     }
 }
 
@@ -204,7 +208,7 @@ impl EntryMeta {
             None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
             Some(v) => v,
         };
-        sessiondb::EntryMeta::from_json_extra(self.model, self.provider, extra, "meta.extra")
+        Ok(sessiondb::EntryMeta { item: self.item, ..sessiondb::EntryMeta::from_json_extra(self.model, self.provider, extra, "meta.extra")? })
     }
 }
 

@@ -276,6 +276,32 @@ pub struct ContextStatus {
     pub turns: Vec<TurnGovernance>,
 }
 
+/// One item of what the model sees next (`activeContext`): `seq` (a
+/// compacted run: its first seq, `lastSeq` its last), the role, the state,
+/// the tokens it costs (0 when excluded) and the text sent (the entry's
+/// content, the summary, or null when excluded).
+#[napi(object, object_from_js = false)]
+pub struct ActiveItem {
+    pub seq: i64,
+    pub last_seq: Option<i64>,
+    pub role: String,
+    #[napi(ts_type = "'verbatim' | 'compacted' | 'excluded'")]
+    pub state: String,
+    pub tokens: i64,
+    pub text: Option<String>,
+}
+
+/// What the model sees next (`activeContext`, DESIGN.md "Context
+/// governance"): the model used (else the session's), the Effective Context
+/// Capacity and the items' total, in tokens, and every visible entry in order.
+#[napi(object, object_from_js = false)]
+pub struct ActiveContextView {
+    pub model: Option<String>,
+    pub capacity: i64,
+    pub tokens: i64,
+    pub items: Vec<ActiveItem>,
+}
+
 /// One recorded compaction: context extension number, time (ms since the Unix epoch), plan.
 #[napi(object, object_from_js = false)]
 pub struct CompactionHistoryEntry {
@@ -468,6 +494,8 @@ from_core! {
     Transformation <= core_ctx::Transformation { seq, last_seq, action, tokens_before, tokens_after, summary }
     TurnGovernance <= core_ctx::TurnGovernance { seq, state, pinned, compaction }
     ContextStatus <= core_ctx::ContextStatus { model, capacity, meter, turns }
+    ActiveItem <= core_ctx::ActiveItem { seq, last_seq, role, state, tokens, text }
+    ActiveContextView <= core_ctx::ActiveContextView { model, capacity, tokens, items }
     CompactionHistoryEntry <= core_ctx::CompactionHistoryEntry { n, created_at_ms, plan }
     ContextGovernance <= core_ctx::ContextGovernance { pinned, excluded, compacted, history }
     SavedSessionState <= sessiondb::restore::SavedSessionState { session, transcript, token_totals, governance, other_extensions }

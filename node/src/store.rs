@@ -15,7 +15,7 @@ use crate::errors::to_napi;
 use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
-use crate::results::{CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
+use crate::results::{ActiveContextView, CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]
@@ -287,6 +287,18 @@ impl SessionStore {
         }))
     }
 
+    /// The last `limit` (default 1000, at most 10000) entries with their
+    /// metadata, in seq order, in one read: `[{ entry, meta }]`.
+    /// Rejects with NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
+    #[napi(ts_return_type = "Promise<TranscriptEntryWithMeta[]>")]
+    pub fn get_transcript_tail_with_meta(&self, session_id: String, limit: Option<u32>) -> AsyncTask<Job<Vec<TranscriptEntryWithMeta>>> {
+        let s = self.inner.clone();
+        job(move || {
+            s.get_transcript_tail_with_meta(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE))
+                .map(|v| v.into_iter().map(|(e, m)| TranscriptEntryWithMeta { entry: e.into(), meta: m.into() }).collect())
+        })
+    }
+
     /// Add one token-ledger record.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> napi::Result<AsyncTask<Job<()>>> {
@@ -461,6 +473,19 @@ impl SessionStore {
         let reserve = output_reserve.map(|v| u(v, "outputReserve")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || sessiondb::context::context_status(&s, &session_id, raw, reserve, model).map(Into::into)))
+    }
+
+    /// What the model sees next for a `rawWindow`-token window (DESIGN.md
+    /// "Context governance"): every visible entry in order, verbatim,
+    /// compacted (a run is one item with its summary) or excluded, with its
+    /// tokens; computed from stored counts. Records nothing.
+    /// Rejects with NotFoundError, InvalidInputError (window), AuthenticationError, CorruptError.
+    #[napi(ts_return_type = "Promise<ActiveContextView>")]
+    pub fn active_context(&self, session_id: String, raw_window: i64, output_reserve: Option<i64>, model: Option<String>) -> napi::Result<AsyncTask<Job<ActiveContextView>>> {
+        let raw = u(raw_window, "rawWindow").map_err(to_napi)?;
+        let reserve = output_reserve.map(|v| u(v, "outputReserve")).transpose().map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || sessiondb::context::active_context(&s, &session_id, raw, reserve, model).map(Into::into)))
     }
 
     /// Plan (and unless `dryRun`, record) compaction of a stored session; the transcript is never modified.

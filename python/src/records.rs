@@ -280,29 +280,38 @@ impl JournalEvent {
 }
 
 
-const ENTRY_META_FIELDS: &[&str] = &["model", "provider", "extra"];
+const ENTRY_META_FIELDS: &[&str] = &["model", "provider", "extra", "item"];
 
 /// Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
-/// the model and provider that produced the entry and the source's other
+/// the model and provider that produced the entry, the source's other
 /// fields (`extra`, a dict of JSON values: Claude `tool_use_result`, Codex
-/// `phase`...). Empty metadata is `EntryMeta()`.
+/// `phase`...) and a structured item (`item`: a framework item's JSON text,
+/// e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
+/// content is the text that counts for tokens). Empty metadata is `EntryMeta()`.
 #[pyclass(frozen, eq, module = "sessiondb", name = "EntryMeta")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryMeta(pub sessiondb::EntryMeta);
 
 #[pymethods]
 impl EntryMeta {
-    /// `extra`: a dict of JSON-serialisable values (None = empty).
+    /// `extra`: a dict of JSON-serialisable values (None = empty); `item`:
+    /// JSON text of one value, stored as given (checked when appended:
+    /// InvalidInputError if it is not JSON).
     /// Raises InvalidInputError when `extra` is not a dict (JSON object),
     /// TypeError when it is not JSON-serialisable.
     #[new]
-    #[pyo3(signature = (model = None, provider = None, extra = None))]
-    fn new(model: Option<String>, provider: Option<String>, extra: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (model = None, provider = None, extra = None, item = None))]
+    fn new(model: Option<String>, provider: Option<String>, extra: Option<&Bound<'_, PyAny>>, item: Option<String>) -> PyResult<Self> {
         let extra = match extra {
             None => serde_json::Map::new(),
             Some(v) => crate::json::de(v, "extra")?,
         };
-        Ok(EntryMeta(sessiondb::EntryMeta { model, provider, extra }))
+        Ok(EntryMeta(sessiondb::EntryMeta { model, provider, extra, item }))
+    }
+    /// The structured item's JSON text, byte-exact as appended (None: none).
+    #[getter]
+    fn item(&self) -> Option<&str> {
+        self.0.item.as_deref()
     }
     #[getter]
     fn model(&self) -> Option<&str> {
@@ -320,7 +329,7 @@ impl EntryMeta {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         repr_of(slf.as_any(), "EntryMeta", ENTRY_META_FIELDS)
     }
-    /// The metadata as plain data: `{"model", "provider", "extra"}`.
+    /// The metadata as plain data: `{"model", "provider", "extra", "item"}`.
     fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         dict_of(slf.as_any(), ENTRY_META_FIELDS)
     }

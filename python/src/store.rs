@@ -337,6 +337,16 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
+    /// The last `limit` (1..=10000) entries with their metadata, in seq
+    /// order, in one read: a list of `(TranscriptEntry, EntryMeta)` pairs.
+    /// Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
+    #[pyo3(signature = (session_id, limit = 1000))]
+    fn get_transcript_tail_with_meta(&self, py: Python<'_>, session_id: &str, limit: u32) -> PyResult<Vec<(TranscriptEntry, EntryMeta)>> {
+        py.detach(|| self.inner.get_transcript_tail_with_meta(session_id, limit))
+            .map(|v| v.into_iter().map(|(e, m)| (e.into(), EntryMeta(m))).collect())
+            .map_err(py_err(py))
+    }
+
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     /// Raises NotFoundError, AuthenticationError, InvalidInputError.
     #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]

@@ -64,6 +64,14 @@ CALLS = {
     "retract_entry": lambda s, a: (lambda e: e and e.to_dict())(s.retract_entry(a["session_id"], a["seq"])),
     "retract_last_entry": lambda s, a: (lambda e: e and e.to_dict())(s.retract_last_entry(a["session_id"])),
     "get_transcript_tail": lambda s, a: [e.to_dict() for e in s.get_transcript_tail(a["session_id"], **({"limit": a["limit"]} if "limit" in a else {}))],
+    "append_with_item": lambda s, a: s.append_entries_with_meta(
+        a["session_id"], [(sessiondb.NewEntry(a["role"], a["content"]), sessiondb.EntryMeta(item=a["item"]))]
+    )[0].to_dict(),
+    "get_transcript_tail_with_meta": lambda s, a: [
+        {"entry": e.to_dict(), "meta": {"model": m.model, "provider": m.provider, "item": m.item}}
+        for e, m in s.get_transcript_tail_with_meta(a["session_id"], **({"limit": a["limit"]} if "limit" in a else {}))
+    ],
+    "active_context": lambda s, a: s.active_context(a["session_id"], a["raw_window"]).to_dict(),
     "fork_session": lambda s, a: s.fork_session(a["session_id"], at_seq=a.get("at_seq")),
     "record_tokens": lambda s, a: s.record_tokens(a["session_id"], input=a["input"], output=a["output"], cached=a["cached"]),
     "token_totals": lambda s, a: s.token_totals(a["session_id"]),

@@ -92,11 +92,37 @@ def test_items_are_stored_whole_encrypted_with_their_text_as_content(tmp_path):
         # pop_item retracted entry 5: it is out of reads and counts, and the journal says so.
         assert store.get_session("sdk-2").entry_count == 4
         assert [e.kind for e in store.journal_events("sdk-2")].count("EntryRetracted") == 1
+        # The item is the entry's structured item, its JSON text whole.
         meta = store.get_transcript_with_meta("sdk-2", 2, 1)[0][1]
-        assert json.loads(meta.extra[ITEM_KEY]) == ITEMS[1]
+        assert meta.item == json.dumps(ITEMS[1], ensure_ascii=False)
+        assert meta.extra == {}
         s.close()
         raw = (tmp_path / "s.db").read_bytes()
         assert b"Two files" not in raw and b"function_call_output" not in raw
+
+    asyncio.run(main())
+
+
+def test_items_written_by_the_earlier_extra_form_still_read_back(tmp_path):
+    async def main():
+        path = str(tmp_path / "s.db")
+        with sessiondb.SessionStore(path, key=KEY) as st:
+            st.create_session(id="old")
+            # As the adapter wrote them before EntryMeta.item: JSON under extra["agents_item"].
+            st.append_entries_with_meta("old", [
+                (sessiondb.NewEntry("user", "What is in src/?"), sessiondb.EntryMeta(extra={ITEM_KEY: json.dumps(ITEMS[0])})),
+                (sessiondb.NewEntry("assistant", "imported"), sessiondb.EntryMeta()),
+            ])
+        s = SessionDBSession("old", path=path, key=KEY)
+        await s.add_items(ITEMS[1:3])
+        assert await s.get_items() == [ITEMS[0], {"role": "assistant", "content": "imported"}, ITEMS[1], ITEMS[2]]
+        assert await s.get_items(3) == [{"role": "assistant", "content": "imported"}, ITEMS[1], ITEMS[2]]
+        assert await s.pop_item() == ITEMS[2]
+        assert await s.pop_item() == ITEMS[1]
+        assert await s.pop_item() == {"role": "assistant", "content": "imported"}
+        assert await s.pop_item() == ITEMS[0]
+        assert await s.pop_item() is None
+        s.close()
 
     asyncio.run(main())
 

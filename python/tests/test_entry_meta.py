@@ -17,8 +17,10 @@ EXTRA = {"phase": "final_answer", "tool_use_result": {"stdout": "ok", "exit": 0,
 def test_entry_meta_record():
     m = EntryMeta("claude-opus-4-6", "anthropic", EXTRA)
     assert (m.model, m.provider, m.extra) == ("claude-opus-4-6", "anthropic", EXTRA)
-    assert m.to_dict() == {"model": "claude-opus-4-6", "provider": "anthropic", "extra": EXTRA}
-    assert repr(EntryMeta(model="m", extra={"k": [1]})) == "EntryMeta(model='m', provider=None, extra={'k': [1]})"
+    assert m.to_dict() == {"model": "claude-opus-4-6", "provider": "anthropic", "extra": EXTRA, "item": None}
+    assert repr(EntryMeta(model="m", extra={"k": [1]})) == "EntryMeta(model='m', provider=None, extra={'k': [1]}, item=None)"
+    assert EntryMeta(item='{"a": 1}').item == '{"a": 1}'
+    assert EntryMeta(item='{"a": 1}') != EntryMeta(item='{"a":1}')
     assert EntryMeta() == EntryMeta(None, None, {})
     assert (EntryMeta().model, EntryMeta().provider, EntryMeta().extra) == (None, None, {})
     assert m == EntryMeta(model="claude-opus-4-6", provider="anthropic", extra=dict(EXTRA))
@@ -49,8 +51,8 @@ def test_append_and_read_with_meta_exact(store):
     got = store.get_transcript_with_meta(s.id)
     assert got == [(out[0], EntryMeta("gpt-5", "openai", EXTRA)), (out[1], EntryMeta())]
     assert [type(x) for x in got[0]] == [sessiondb.TranscriptEntry, EntryMeta]
-    assert got[0][1].to_dict() == {"model": "gpt-5", "provider": "openai", "extra": EXTRA}
-    assert got[1][1].to_dict() == {"model": None, "provider": None, "extra": {}}
+    assert got[0][1].to_dict() == {"model": "gpt-5", "provider": "openai", "extra": EXTRA, "item": None}
+    assert got[1][1].to_dict() == {"model": None, "provider": None, "extra": {}, "item": None}
     assert store.get_transcript_with_meta(s.id, from_seq=2, limit=1) == [(out[1], EntryMeta())]
     assert store.get_transcript(s.id) == out
     # Entries written without metadata read back with an empty one.
@@ -101,3 +103,37 @@ def test_claude_sample_import_keeps_model_and_tool_use_result(store):
         "noOutputExpected": False,
         "backgroundTaskId": "bae407b",
     }
+
+
+ITEM = '{"z": 1,  "role":"user",\n "content": "h\\u00e9llo ☃ café \\ud83d\\ude00 😀", "a": [ ]}\t'
+
+
+def test_structured_item_round_trips_byte_exact_and_counts_only_its_text(store):
+    s = store.create_session(id="items")
+    plain = store.create_session(id="plain")
+    text = "héllo ☃ café 😀"
+    store.append_entries_with_meta(s.id, [(NewEntry("user", text), EntryMeta(item=ITEM)), (NewEntry("user", "b"), EntryMeta(extra={"k": 1}, item="[1]"))])
+    store.append_entries(plain.id, [NewEntry("user", text), NewEntry("user", "b")])
+    got = store.get_transcript_with_meta(s.id)
+    assert [(e.content, m.item, m.extra) for e, m in got] == [(text, ITEM, {}), ("b", "[1]", {"k": 1})]
+    assert got[0][1].item.encode("utf-8") == ITEM.encode("utf-8")
+    # The meter and the active context count the text alone.
+    a, b = store.active_context(s.id, 128_000, model="gpt-4o"), store.active_context(plain.id, 128_000, model="gpt-4o")
+    assert [i.tokens for i in a.items] == [i.tokens for i in b.items] == [sessiondb.count_tokens("gpt-4o", t).tokens for t in (text, "b")]
+    assert store.context_status(s.id, 128_000, model="gpt-4o").meter.active_tokens == a.tokens
+    with pytest.raises(sessiondb.InvalidInputError, match="EntryMeta.item must be the JSON text of one value"):
+        store.append_entries_with_meta(s.id, [(NewEntry("user", "x"), EntryMeta(item="{not json"))])
+    assert store.get_session(s.id).entry_count == 2
+
+
+def test_transcript_tail_with_meta_one_read(store):
+    s = store.create_session(id="tail")
+    store.append_entries_with_meta(s.id, [(NewEntry("user", f"t{i}"), EntryMeta(model=f"m{i}", item=f'{{"n": {i}}}')) for i in range(1, 6)])
+    store.retract_entry(s.id, 5)
+    tail = store.get_transcript_tail_with_meta(s.id, 2)
+    assert [(e.seq, e.content, m.model, m.item) for e, m in tail] == [(3, "t3", "m3", '{"n": 3}'), (4, "t4", "m4", '{"n": 4}')]
+    assert len(store.get_transcript_tail_with_meta(s.id)) == 4
+    with pytest.raises(sessiondb.InvalidInputError):
+        store.get_transcript_tail_with_meta(s.id, 0)
+    with pytest.raises(sessiondb.NotFoundError):
+        store.get_transcript_tail_with_meta("nope", 2)

@@ -314,8 +314,9 @@ pub trait ReadTx {
     /// Entries of a session with `seq >= from_seq` that are not retracted,
     /// at most `limit`, by seq; `with_meta` also reads the metadata columns.
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>>;
-    /// The last `limit` entries of a session that are not retracted, by seq.
-    fn entries_tail(&self, session_id: &str, limit: u32) -> Result<Vec<EntryRow>>;
+    /// The last `limit` entries of a session that are not retracted, by seq;
+    /// `with_meta` also reads the metadata columns.
+    fn entries_tail(&self, session_id: &str, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>>;
     /// Is entry `seq` of the session retracted?
     fn is_retracted(&self, session_id: &str, seq: u64) -> Result<bool>;
     /// The planning columns of entries with `seq >= from_seq`, at most

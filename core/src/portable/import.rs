@@ -1200,7 +1200,7 @@ fn to_entry(turn: Turn, ts: Option<i64>) -> (NewEntry, EntryMeta) {
         [Block::Text { text }] => (ContentFormat::Text, text.clone()),
         _ => (ContentFormat::Blocks, turn.blocks_json()),
     };
-    let meta = EntryMeta { model: turn.model.map(|m| clip(&m, 256)), provider: turn.provider.map(|p| clip(&p, 256)), extra: turn.extra };
+    let meta = EntryMeta { model: turn.model.map(|m| clip(&m, 256)), provider: turn.provider.map(|p| clip(&p, 256)), extra: turn.extra, item: None };
     (NewEntry { role, content, format, created_at_ms: ts, tokens: None, source_line: Some(turn.source_line) }, meta)
 }
 

@@ -42,12 +42,6 @@ impl SessionStore {
     pub fn check_records(&self) -> Result<CheckReport> {
         self.read(|c, key| {
             let mut report = CheckReport::default();
-            let json_object = |text: Option<String>, record: &str| -> Result<()> {
-                match text.map(|t| serde_json::from_str::<serde_json::Value>(&t)) {
-                    None | Some(Ok(serde_json::Value::Object(_))) => Ok(()),
-                    Some(_) => Err(Error::corrupt(format!("record `{record}` is not a JSON object"))),
-                }
-            };
             c.scan_sessions(&mut |id, row| {
                 match row.and_then(|row| sessions::session_from_row(key, row)) {
                     Ok(s) => {
@@ -74,7 +68,10 @@ impl SessionStore {
                 match row.meta.map(|m| m.extra) {
                     None | Some(Sealed::Absent) => Ok(()),
                     Some(extra) => {
-                        note(&mut report, "meta", &meta, open_sealed(key, &extra, &meta).and_then(|t| json_object(t, &meta)))
+                        note(&mut report, "meta", &meta, open_sealed(key, &extra, &meta).and_then(|t| match t {
+                            None => Ok(()),
+                            Some(t) => super::transcript::decode_meta(&t, &meta).map(drop),
+                        }))
                     }
                 }
             })?;

@@ -134,6 +134,40 @@ fn meta_record(sid: &str, seq: u64) -> String {
     format!("transcript:{sid}:{seq}:meta")
 }
 
+/// The sealed plaintext of an entry's metadata (see [`EntryMeta`]): `None`
+/// when there is nothing to seal (empty `extra`, no `item`), the JSON object
+/// `extra` without an item (the schema v3 form), else `[extra, item]`.
+pub(crate) fn encode_meta(m: &EntryMeta) -> Option<String> {
+    match &m.item {
+        None if m.extra.is_empty() => None,
+        None => Some(serde_json::to_string(&m.extra).expect("a JSON map serializes")),
+        Some(item) => Some(serde_json::to_string(&(&m.extra, item)).expect("a JSON map and a string serialize")),
+    }
+}
+
+/// Read back what [`encode_meta`] sealed: `(extra, item)`.
+/// Errors: `Corrupt` (record `rec`) for anything else.
+pub(crate) fn decode_meta(json: &str, rec: &str) -> Result<(serde_json::Map<String, serde_json::Value>, Option<String>)> {
+    let bad = || Error::corrupt(format!("record `{rec}`: transcript entry metadata is neither a JSON object nor [object, item]"));
+    if json.starts_with('[') {
+        let (extra, item): (serde_json::Map<String, serde_json::Value>, String) = serde_json::from_str(json).map_err(|_| bad())?;
+        Ok((extra, Some(item)))
+    } else {
+        serde_json::from_str(json).map(|m| (m, None)).map_err(|_| bad())
+    }
+}
+
+/// Check a structured item before anything is written: one JSON value.
+/// Errors: `InvalidInput`.
+fn check_item(item: &Option<String>) -> Result<()> {
+    match item {
+        Some(text) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() => {
+            Err(Error::invalid("EntryMeta.item must be the JSON text of one value (a framework item)"))
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 thread_local! {
     /// Test hook: fail the write right after the first row insert.
@@ -173,6 +207,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
         for x in m {
             super::sessions::check_label("model", &x.borrow().model)?;
             super::sessions::check_label("provider", &x.borrow().provider)?;
+            check_item(&x.borrow().item)?;
         }
     }
     let updated_at = t.tx.session_updated_at(session_id)?.ok_or_else(|| Error::not_found("session", session_id))?;
@@ -192,10 +227,9 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
             Some(env) => std::borrow::Cow::Borrowed(env[i].as_slice()),
             None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq, &e.content, t.compress)),
         };
-        let meta_env = metas.map(|m| m[i].borrow()).filter(|m| !m.extra.is_empty()).map(|m| {
-            let json = serde_json::to_string(&m.extra).expect("a JSON map serializes");
-            crypto::seal(t.key, &meta_record(session_id, seq), json.as_bytes(), t.compress)
-        });
+        let meta_env = metas
+            .and_then(|m| encode_meta(m[i].borrow()))
+            .map(|json| crypto::seal(t.key, &meta_record(session_id, seq), json.as_bytes(), t.compress));
         let (kind, calls) = entry_shape(e.role, e.format, &e.content);
         envs.push((env, meta_env, kind, call_keys(t.key, &calls)));
     }
@@ -322,18 +356,15 @@ impl SessionStore {
     /// `schema::V3`). Errors: as `get_transcript`; `Corrupt` when decrypted
     /// metadata is not a JSON object.
     pub fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<(TranscriptEntry, EntryMeta)>> {
-        self.read_entries(session_id, Some(from_seq), limit, true, |key, row, e| {
-            let rec = meta_record(session_id, e.seq);
-            let meta = row.meta.as_ref().expect("read with metadata");
-            let extra = match open_sealed(key, &meta.extra, &rec)? {
-                None => serde_json::Map::new(),
-                Some(json) => match serde_json::from_str(&json) {
-                    Ok(serde_json::Value::Object(m)) => m,
-                    _ => return Err(Error::corrupt(format!("record `{rec}`: transcript entry metadata is not a JSON object"))),
-                },
-            };
-            Ok((e, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra }))
-        })
+        self.read_entries(session_id, Some(from_seq), limit, true, |key, row, e| with_meta(key, session_id, row, e))
+    }
+
+    /// The last `limit` entries of a session (all of them when it has
+    /// fewer) with their [`EntryMeta`], in seq order, in one read: what an
+    /// Agents SDK session's `get_items(limit)` needs.
+    /// Errors: as [`Self::get_transcript_with_meta`].
+    pub fn get_transcript_tail_with_meta(&self, session_id: &str, limit: u32) -> Result<Vec<(TranscriptEntry, EntryMeta)>> {
+        self.read_entries(session_id, None, limit, true, |key, row, e| with_meta(key, session_id, row, e))
     }
 
     /// The session's last seq, retracted entries included (0 when it has
@@ -425,7 +456,7 @@ impl SessionStore {
             }
             let rows = match from_seq {
                 Some(seq) => c.entries(session_id, seq, limit, with_meta)?,
-                None => c.entries_tail(session_id, limit)?,
+                None => c.entries_tail(session_id, limit, with_meta)?,
             };
             let mut out = Vec::new();
             for row in rows {
@@ -446,6 +477,18 @@ impl SessionStore {
             Ok(out)
         })
     }
+}
+
+/// An entry read with its metadata columns, with its [`EntryMeta`] decrypted.
+/// Errors: `AuthenticationFailed`, `Corrupt` (not what [`encode_meta`] writes).
+fn with_meta(key: &crypto::DataKey, session_id: &str, row: &EntryRow, e: TranscriptEntry) -> Result<(TranscriptEntry, EntryMeta)> {
+    let rec = meta_record(session_id, e.seq);
+    let meta = row.meta.as_ref().expect("read with metadata");
+    let (extra, item) = match open_sealed(key, &meta.extra, &rec)? {
+        None => (serde_json::Map::new(), None),
+        Some(json) => decode_meta(&json, &rec)?,
+    };
+    Ok((e, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra, item }))
 }
 
 /// One host append waiting for its commit.

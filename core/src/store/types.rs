@@ -216,8 +216,16 @@ impl NewEntry {
 /// binding); the plain [`NewEntry`] / [`TranscriptEntry`] API is unchanged.
 ///
 /// On disk: `model` and `provider` are plaintext columns (names, as DESIGN.md
-/// allows); `extra` is user and tool data, sealed as one `EncryptedField`
-/// with record id `transcript:<sid>:<seq>:meta`. An empty `extra` is not stored.
+/// allows); `extra` and `item` are user and tool data, sealed as one
+/// `EncryptedField` with record id `transcript:<sid>:<seq>:meta`: the JSON
+/// object `extra` alone when there is no `item` (the schema v3 form), else
+/// the JSON array `[extra, item]` (no schema change: a reader tells the two
+/// forms by their first character). An empty `extra` without `item` is not stored.
+///
+/// A structured item (issue 16 item 3) is a framework's own record of the
+/// entry, e.g. an OpenAI Agents SDK item: its JSON text is kept whole and
+/// byte-exact (key order, whitespace, escapes), while the entry's `content`
+/// holds the text that counts for tokens, the meter and compaction summaries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryMeta {
     /// Model that produced the entry, as the source names it (at most 256 bytes).
@@ -230,6 +238,12 @@ pub struct EntryMeta {
     /// `message_id`, `is_meta`; Codex `phase`, `codex_role`...).
     #[serde(default)]
     pub extra: serde_json::Map<String, serde_json::Value>,
+    /// A framework item's JSON text (e.g. an Agents SDK item), kept
+    /// byte-exact and encrypted; never counted for tokens or summarized
+    /// (the entry's `content` is). Must be one JSON value (`InvalidInput`
+    /// otherwise). `None` for entries written without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
 }
 
 impl EntryMeta {
@@ -237,14 +251,20 @@ impl EntryMeta {
     /// names it in the error). Errors: `InvalidInput` unless it is a JSON object.
     pub fn from_json_extra(model: Option<String>, provider: Option<String>, extra: serde_json::Value, what: &str) -> crate::Result<EntryMeta> {
         match extra {
-            serde_json::Value::Object(extra) => Ok(EntryMeta { model, provider, extra }),
+            serde_json::Value::Object(extra) => Ok(EntryMeta { model, provider, extra, item: None }),
             _ => Err(crate::Error::invalid(format!("{what} must be a JSON object"))),
         }
     }
 
     /// True when there is nothing to store.
     pub fn is_empty(&self) -> bool {
-        self.model.is_none() && self.provider.is_none() && self.extra.is_empty()
+        self.model.is_none() && self.provider.is_none() && self.extra.is_empty() && self.item.is_none()
+    }
+
+    /// This metadata with the structured item `item` (JSON text, see [`EntryMeta::item`]).
+    pub fn with_item(mut self, item: impl Into<String>) -> Self {
+        self.item = Some(item.into());
+        self
     }
 }
 

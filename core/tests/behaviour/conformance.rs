@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 use sessiondb::journal::OperationOutcome;
 use sessiondb::portable::{fork_session, ForkOptions};
-use sessiondb::{NewEntry, NewEvent, Role, SessionStore, TokenUsage};
+use sessiondb::{EntryMeta, NewEntry, NewEvent, Role, SessionStore, TokenUsage};
 
 /// Every case file under `tests/conformance/store/`, parsed.
 pub fn case_files() -> Vec<(String, Value)> {
@@ -87,6 +87,16 @@ fn call(store: &SessionStore, name: &str, a: &Value) -> Result<Value, String> {
         "retract_entry" => to(store.retract_entry(s(a, "session_id"), u(a, "seq").unwrap())),
         "retract_last_entry" => to(store.retract_last_entry(s(a, "session_id"))),
         "get_transcript_tail" => to(store.get_transcript_tail(s(a, "session_id"), u(a, "limit").map_or(1000, |l| l as u32))),
+        "append_with_item" => {
+            let entry = NewEntry::text(Role::parse(s(a, "role")).unwrap(), s(a, "content"));
+            let meta = EntryMeta::default().with_item(s(a, "item"));
+            to(store.append_entries_with_meta(s(a, "session_id"), vec![(entry, meta)]).map(|mut v| v.pop()))
+        }
+        "get_transcript_tail_with_meta" => store
+            .get_transcript_tail_with_meta(s(a, "session_id"), u(a, "limit").map_or(sessiondb::store::DEFAULT_PAGE, |l| l as u32))
+            .map(|v| v.into_iter().map(|(e, m)| json!({"entry": e, "meta": {"model": m.model, "provider": m.provider, "item": m.item}})).collect())
+            .map_err(kind),
+        "active_context" => to(sessiondb::context::active_context(store, s(a, "session_id"), u(a, "raw_window").unwrap(), None, None)),
         "fork_session" => fork_session(store, s(a, "session_id"), ForkOptions { at_seq: u(a, "at_seq"), summary: None }).map(session).map_err(kind),
         "record_tokens" => {
             let usage = TokenUsage { input: u(a, "input").unwrap(), output: u(a, "output").unwrap(), cached: u(a, "cached").unwrap(), model: None, provider: None };

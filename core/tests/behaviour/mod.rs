@@ -319,7 +319,7 @@ macro_rules! store_behaviour_suite {
             let meta = |m: &str, v: serde_json::Value| {
                 let mut extra = serde_json::Map::new();
                 extra.insert("tool_use_result".into(), v);
-                EntryMeta { model: Some(m.into()), provider: Some("anthropic".into()), extra }
+                EntryMeta { model: Some(m.into()), provider: Some("anthropic".into()), extra, item: None }
             };
             let m1 = meta("claude-opus-4-6", serde_json::json!({"stdout": "one"}));
             let m2 = meta("claude-sonnet-4-6", serde_json::json!("User rejected tool use"));
@@ -338,6 +338,104 @@ macro_rules! store_behaviour_suite {
             let bad = EntryMeta { model: Some("x".repeat(257)), ..Default::default() };
             assert_eq!(s.append_entries_with_meta(&a.id, vec![(NewEntry::text(Role::User, "d"), bad)]).unwrap_err().kind(), ErrorKind::InvalidInput);
             assert_eq!(s.get_session(&a.id).unwrap().entry_count, 3);
+        }
+        #[test]
+        fn structured_item_round_trips_byte_exact_beside_extra_and_through_fork() {
+            if $skip() {
+                return;
+            }
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            // Key order, whitespace, escapes and non-ASCII exactly as a framework wrote them.
+            let item1 = r#"{"type":"message",  "role":"user",
+ "content":"h\u00e9llo ☃ café", "z":1, "a":[ ]}"#;
+            let item2 = "{ \"role\" : \"assistant\", \"content\": [{\"type\":\"output_text\",\"text\":\"\\ud83d\\ude00 😀 ok\"}],\"id\":\"msg_1\" }\t\r\n";
+            let mut extra = serde_json::Map::new();
+            extra.insert("uuid".into(), serde_json::json!("u-1"));
+            let m1 = EntryMeta::default().with_item(item1);
+            let m2 = EntryMeta { model: Some("gpt-5".into()), provider: None, extra: extra.clone(), item: Some(item2.into()) };
+            let m3 = EntryMeta { extra, ..Default::default() };
+            s.append_entries_with_meta(
+                &a.id,
+                vec![(NewEntry::text(Role::User, "héllo ☃ café"), m1.clone()), (NewEntry::text(Role::Assistant, "😀 ok"), m2.clone()), (NewEntry::text(Role::User, "plain"), m3.clone())],
+            )
+            .unwrap();
+            let want = vec![("héllo ☃ café".to_string(), m1), ("😀 ok".to_string(), m2), ("plain".to_string(), m3)];
+            let got: Vec<_> = s.get_transcript_with_meta(&a.id, 1, 10).unwrap().into_iter().map(|(e, m)| (e.content, m)).collect();
+            assert_eq!(got, want);
+            assert_eq!(got[0].1.item.as_deref(), Some(item1));
+            assert_eq!(got[1].1.item.as_deref(), Some(item2));
+            // A fork copies the item with its entry.
+            let f = sessiondb::portable::fork_session(&s, &a.id, sessiondb::portable::ForkOptions { at_seq: Some(3), summary: None }).unwrap();
+            let forked: Vec<_> = s.get_transcript_with_meta(&f.id, 1, 10).unwrap().into_iter().map(|(e, m)| (e.content, m)).collect();
+            assert_eq!(forked, want);
+            // The integrity check reads both forms without a complaint.
+            assert_eq!(s.check_records().unwrap().damaged, vec![]);
+        }
+        #[test]
+        fn an_item_that_is_not_json_is_invalid_input_and_nothing_is_stored() {
+            if $skip() {
+                return;
+            }
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap();
+            let rows = vec![
+                (NewEntry::text(Role::User, "fine"), EntryMeta::default().with_item("{}")),
+                (NewEntry::text(Role::User, "bad"), EntryMeta::default().with_item("{\"role\": \"user\"")),
+            ];
+            let e = s.append_entries_with_meta(&a.id, rows).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidInput);
+            assert_eq!(e.to_string(), "invalid input: EntryMeta.item must be the JSON text of one value (a framework item)");
+            assert_eq!(s.get_session(&a.id).unwrap().entry_count, 0);
+            assert_eq!(s.last_seq(&a.id).unwrap(), 0);
+        }
+        #[test]
+        fn tokens_of_an_entry_with_an_item_are_those_of_its_text_alone() {
+            if $skip() {
+                return;
+            }
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let texts = ["What is the weather in Tokyo today, and should I bring an umbrella?", "get_weather({\"city\":\"Tokyo\"})", "Sunny, 24 C, no rain expected."];
+            let item = |t: &str| serde_json::json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": t}], "id": "msg_0123456789abcdef0123456789abcdef"}).to_string();
+            let with = s.create_session(None, None).unwrap().id;
+            let plain = s.create_session(None, None).unwrap().id;
+            let json = s.create_session(None, None).unwrap().id;
+            s.append_entries_with_meta(&with, texts.iter().map(|t| (NewEntry::text(Role::User, *t), EntryMeta::default().with_item(item(t)))).collect()).unwrap();
+            s.append_entries(&plain, texts.iter().map(|t| NewEntry::text(Role::User, *t)).collect()).unwrap();
+            s.append_entries(&json, texts.iter().map(|t| NewEntry::text(Role::User, item(t))).collect()).unwrap();
+            let view = |sid: &str| sessiondb::context::active_context(&s, sid, 128_000, None, Some("gpt-4o".into())).unwrap();
+            let (w, p_, j) = (view(&with), view(&plain), view(&json));
+            let toks = |v: &sessiondb::context::ActiveContextView| v.items.iter().map(|i| i.tokens).collect::<Vec<_>>();
+            let want: Vec<u64> = texts.iter().map(|t| sessiondb::context::count_tokens("gpt-4o", t, None).tokens).collect();
+            assert_eq!(toks(&p_), want);
+            assert_eq!(toks(&w), want);
+            assert_eq!(w.tokens, want.iter().sum::<u64>());
+            assert_eq!(w.items.iter().map(|i| i.text.clone().unwrap()).collect::<Vec<_>>(), texts);
+            // Had the JSON been the content, the meter would count far more.
+            assert!(j.tokens > 2 * w.tokens, "{} vs {}", j.tokens, w.tokens);
+            let st = |sid: &str| sessiondb::context::context_status(&s, sid, 128_000, None, Some("gpt-4o".into())).unwrap().meter.active_tokens;
+            assert_eq!(st(&with), st(&plain));
+        }
+        #[test]
+        fn transcript_tail_with_meta_is_the_last_entries_with_their_metadata() {
+            if $skip() {
+                return;
+            }
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap().id;
+            let rows: Vec<_> = (1..=6).map(|i| (NewEntry::text(Role::User, format!("t{i}")), EntryMeta::default().with_item(format!("{{\"n\": {i}}}")))).collect();
+            s.append_entries_with_meta(&a, rows).unwrap();
+            s.retract_entry(&a, 6).unwrap();
+            let tail = s.get_transcript_tail_with_meta(&a, 3).unwrap();
+            let got: Vec<_> = tail.iter().map(|(e, m)| (e.seq, e.content.as_str(), m.item.as_deref())).collect();
+            assert_eq!(got, [(3, "t3", Some("{\"n\": 3}")), (4, "t4", Some("{\"n\": 4}")), (5, "t5", Some("{\"n\": 5}"))]);
+            assert_eq!(s.get_transcript_tail_with_meta(&a, 100).unwrap().len(), 5);
+            assert_eq!(s.get_transcript_tail_with_meta(&a, 0).unwrap_err().kind(), ErrorKind::InvalidInput);
+            assert_eq!(s.get_transcript_tail_with_meta("none", 3).unwrap_err().kind(), ErrorKind::NotFound);
         }
         #[test]
         fn find_session_by_id_prefix_and_title() {

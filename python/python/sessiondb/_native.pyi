@@ -146,16 +146,22 @@ class TranscriptEntry:
 @final
 class EntryMeta:
     """Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
-    the model and provider that produced the entry and the source's other
+    the model and provider that produced the entry, the source's other
     fields (`extra`, a dict of JSON values: Claude `tool_use_result`, Codex
-    `phase`...). Empty metadata is `EntryMeta()`.
+    `phase`...) and a structured item (`item`: a framework item's JSON text,
+    e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
+    content is the text that counts for tokens). Empty metadata is `EntryMeta()`.
     """
     def __new__(
         cls,
         model: Optional[str] = None,
         provider: Optional[str] = None,
         extra: Optional[Dict[str, Any]] = None,
+        item: Optional[str] = None,
     ) -> "EntryMeta": ...
+    @property
+    def item(self) -> Optional[str]:
+        """The structured item's JSON text, byte-exact as appended (None: none)."""
     @property
     def model(self) -> Optional[str]: ...
     @property
@@ -164,7 +170,7 @@ class EntryMeta:
     def extra(self) -> Dict[str, Any]:
         """The source fields as a new dict (JSON values) on each read."""
     def to_dict(self) -> Dict[str, Any]:
-        """The metadata as plain data: `{"model", "provider", "extra"}`."""
+        """The metadata as plain data: `{"model", "provider", "extra", "item"}`."""
 
 @final
 class TokenTotals:
@@ -862,6 +868,13 @@ class SessionStore:
         `(NewEntry, EntryMeta)` pairs, one transaction (all or none).
         Raises NotFoundError, InvalidInputError (e.g. a model or provider
         name over 256 bytes or with control characters).
+        """
+    def get_transcript_tail_with_meta(
+        self, session_id: str, limit: int = 1000
+    ) -> List[Tuple[TranscriptEntry, EntryMeta]]:
+        """The last `limit` (1..=10000) entries with their metadata, in seq
+        order, in one read: a list of `(TranscriptEntry, EntryMeta)` pairs.
+        Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
     def get_transcript_with_meta(
         self, session_id: str, from_seq: int = 1, limit: int = 1000

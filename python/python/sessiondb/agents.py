@@ -12,8 +12,10 @@
     result = await Runner.run(agent, "hello", session=session)
 
 Each SDK item is one transcript entry: the item's JSON is kept whole and
-exactly (encrypted, in the entry's metadata under ``agents_item``), and the
-entry's content is the item's text (message text, a tool call's name and
+exactly as the entry's structured item (``EntryMeta.item``, encrypted in
+the entry's metadata; entries written by earlier versions kept it under
+``extra["agents_item"]`` and still read back), and the entry's content is
+the item's text (message text, a tool call's name and
 arguments, a tool's output), so the context meter and compaction count the
 conversation, not JSON. ``pop_item`` retracts the last entry (it stays
 stored, and is left out of reads, export, fork and the context). The SDK
@@ -30,8 +32,23 @@ from . import errors
 from ._native import EntryMeta, NewEntry, SessionStore, should_compact
 from .types import Role
 
-#: Metadata key of the SDK item's exact JSON text.
+#: Metadata key under which earlier versions kept the SDK item's JSON text
+#: (``EntryMeta.extra``); still read, no longer written.
 ITEM_KEY = "agents_item"
+
+
+def _item_of(entry: Any, meta: EntryMeta) -> Dict[str, Any]:
+    """The SDK item of a stored entry: its structured item, else the legacy
+    ``extra["agents_item"]``, else ``{"role", "content"}`` of an entry
+    written without one (e.g. imported)."""
+    raw = meta.item
+    if raw is None:
+        legacy = meta.extra.get(ITEM_KEY)
+        raw = legacy if isinstance(legacy, str) else None
+    if raw is not None:
+        item: Dict[str, Any] = json.loads(raw)
+        return item
+    return {"role": entry.role, "content": entry.content}
 
 
 def item_text(item: Dict[str, Any]) -> str:
@@ -113,13 +130,6 @@ class SessionDBSession:
         """The store underneath."""
         return self._store
 
-    def _exists(self) -> bool:
-        try:
-            self._store.get_session(self.session_id)
-            return True
-        except errors.NotFoundError:
-            return False
-
     def _active_items(self, window: int) -> List[Dict[str, Any]]:
         st = self._store
         status = st.context_status(self.session_id, window, model=self.model)
@@ -141,37 +151,34 @@ class SessionDBSession:
             if item.state == "compacted":
                 out.append({"role": "user", "content": item.text})
             elif item.state == "verbatim":
-                entry, meta = raw[item.seq]
-                r = meta.extra.get(ITEM_KEY)
-                out.append(json.loads(r) if isinstance(r, str) else {"role": entry.role, "content": entry.content})
+                out.append(_item_of(*raw[item.seq]))
         return out
 
     def _items(self, limit: Optional[int]) -> List[Dict[str, Any]]:
-        if not self._exists():
+        if limit is not None and limit <= 0:
             return []
-        if self.window is not None:
-            items = self._active_items(self.window)
-            return items if limit is None else (items[-limit:] if limit > 0 else [])
-        out: List[Dict[str, Any]] = []
-        if limit is not None:
-            if limit <= 0:
-                return []
-            tail = self._store.get_transcript_tail(self.session_id, min(limit, 10_000))
-            first = tail[0].seq if tail else 1
-            pairs = self._store.get_transcript_with_meta(self.session_id, first, max(len(tail), 1))
-        else:
-            pairs = []
-            seq = 1
-            while True:
-                page = self._store.get_transcript_with_meta(self.session_id, seq, 1000)
-                if not page:
-                    break
-                pairs.extend(page)
-                seq = page[-1][0].seq + 1
-        for entry, meta in pairs:
-            raw = meta.extra.get(ITEM_KEY)
-            out.append(json.loads(raw) if isinstance(raw, str) else {"role": entry.role, "content": entry.content})
-        return out
+        try:
+            if self.window is not None:
+                items = self._active_items(self.window)
+                return items if limit is None else items[-limit:]
+            if limit is not None and limit <= 10_000:
+                # One read of the tail with its metadata.
+                pairs = self._store.get_transcript_tail_with_meta(self.session_id, limit)
+            else:
+                pairs = []
+                seq = 1
+                while True:
+                    page = self._store.get_transcript_with_meta(self.session_id, seq, 1000)
+                    if not page:
+                        break
+                    pairs.extend(page)
+                    seq = page[-1][0].seq + 1
+                if limit is not None:
+                    pairs = pairs[-limit:]
+        except errors.NotFoundError:
+            return []  # no session yet: no items, as in the SDK's sessions
+        loads = json.loads
+        return [loads(raw) if (raw := meta.item) is not None else _item_of(entry, meta) for entry, meta in pairs]
 
     async def get_items(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
         """The history in order; with ``limit``, the latest ``limit`` items."""
@@ -180,16 +187,18 @@ class SessionDBSession:
     def _add(self, items: List[Any]) -> None:
         if not items:
             return
-        if not self._exists():
+        rows = []
+        for item in items:
+            d = item if isinstance(item, dict) else item.model_dump(exclude_unset=True)
+            rows.append((NewEntry(item_role(d), item_text(d)), EntryMeta(item=json.dumps(d, ensure_ascii=False))))
+        try:
+            self._store.append_entries_with_meta(self.session_id, rows)
+        except errors.NotFoundError:
             try:
                 self._store.create_session(id=self.session_id)
             except errors.ConflictError:
                 pass  # created by another handle just now
-        rows = []
-        for item in items:
-            d = item if isinstance(item, dict) else item.model_dump(exclude_unset=True)
-            rows.append((NewEntry(item_role(d), item_text(d)), EntryMeta(extra={ITEM_KEY: json.dumps(d, ensure_ascii=False)})))
-        self._store.append_entries_with_meta(self.session_id, rows)
+            self._store.append_entries_with_meta(self.session_id, rows)
 
     async def add_items(self, items: List[Any]) -> None:
         """Append items in one transaction (all or none)."""
@@ -197,19 +206,17 @@ class SessionDBSession:
             await asyncio.to_thread(self._add, list(items))
 
     def _pop(self) -> Optional[Dict[str, Any]]:
-        if not self._exists():
-            return None
         while True:
-            tail = self._store.get_transcript_tail(self.session_id, 1)
+            try:
+                tail = self._store.get_transcript_tail_with_meta(self.session_id, 1)
+            except errors.NotFoundError:
+                return None
             if not tail:
                 return None
-            seq = tail[0].seq
-            pair = self._store.get_transcript_with_meta(self.session_id, seq, 1)
-            if self._store.retract_entry(self.session_id, seq) is None:
+            entry, meta = tail[0]
+            if self._store.retract_entry(self.session_id, entry.seq) is None:
                 continue  # another handle popped it first
-            entry, meta = pair[0]
-            raw = meta.extra.get(ITEM_KEY)
-            return json.loads(raw) if isinstance(raw, str) else {"role": entry.role, "content": entry.content}
+            return _item_of(entry, meta)
 
     async def pop_item(self) -> Optional[Dict[str, Any]]:
         """Retract and return the most recent item (``None`` when empty)."""

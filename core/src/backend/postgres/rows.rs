@@ -163,12 +163,13 @@ impl ReadTx for PgTx<'_> {
         rows.iter().map(|r| entry_row(r, 0, with_meta)).collect()
     }
 
-    fn entries_tail(&self, session_id: &str, limit: u32) -> Result<Vec<EntryRow>> {
+    fn entries_tail(&self, session_id: &str, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
+        let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
         let rows = self.query(
-            &format!("SELECT {ENTRY_COLUMNS} FROM transcript_entries t WHERE session_id = $1 AND {NOT_RETRACTED} ORDER BY seq DESC LIMIT $2"),
+            &format!("SELECT {cols} FROM transcript_entries t WHERE session_id = $1 AND {NOT_RETRACTED} ORDER BY seq DESC LIMIT $2"),
             &[&session_id, &i64::from(limit)],
         )?;
-        let mut v: Vec<EntryRow> = rows.iter().map(|r| entry_row(r, 0, false)).collect::<Result<_>>()?;
+        let mut v: Vec<EntryRow> = rows.iter().map(|r| entry_row(r, 0, with_meta)).collect::<Result<_>>()?;
         v.reverse();
         Ok(v)
     }

@@ -216,11 +216,12 @@ impl ReadTx for SqlTx<'_> {
         )
     }
 
-    fn entries_tail(&self, session_id: &str, limit: u32) -> Result<Vec<EntryRow>> {
+    fn entries_tail(&self, session_id: &str, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
+        let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
         let mut v = self.rows(
-            &format!("SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {NOT_RETRACTED} ORDER BY t.seq DESC LIMIT ?2"),
+            &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {NOT_RETRACTED} ORDER BY t.seq DESC LIMIT ?2"),
             params![session_id, limit as i64],
-            |r| entry_row(r, session_id, 0, false),
+            |r| entry_row(r, session_id, 0, with_meta),
         )?;
         v.reverse();
         Ok(v)

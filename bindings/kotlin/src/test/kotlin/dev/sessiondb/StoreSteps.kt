@@ -70,6 +70,27 @@ object StoreSteps {
                 else -> s.getTranscript(sid, from, limit)
             }.map(::entry)
         }
+        "append_with_item" -> entry(
+            s.appendEntriesWithMeta(a["session_id"] as String, listOf(NewEntryWithMeta(NewEntry(role(a), a["content"] as String, ContentFormat.TEXT), EntryMeta(item = a["item"] as String)))).single(),
+        )
+        "get_transcript_tail_with_meta" -> {
+            val limit = long(a, "limit")?.toUInt()
+            val sid = a["session_id"] as String
+            (if (limit == null) s.getTranscriptTailWithMeta(sid) else s.getTranscriptTailWithMeta(sid, limit)).map {
+                mapOf("entry" to entry(it.entry), "meta" to mapOf("model" to it.meta.model, "provider" to it.meta.provider, "item" to it.meta.item))
+            }
+        }
+        "active_context" -> s.activeContext(a["session_id"] as String, long(a, "raw_window")!!.toULong()).let { v ->
+            mapOf(
+                "model" to v.model, "capacity" to v.capacity.toLong(), "tokens" to v.tokens.toLong(),
+                "items" to v.items.map {
+                    mapOf(
+                        "seq" to it.seq.toLong(), "last_seq" to it.lastSeq?.toLong(), "role" to it.role,
+                        "state" to it.state.name.lowercase(), "tokens" to it.tokens.toLong(), "text" to it.text,
+                    )
+                },
+            )
+        }
         "fork_session" -> session(s.forkSession(a["session_id"] as String, ForkOptions(atSeq = long(a, "at_seq")?.toULong())))
         "record_tokens" -> {
             s.recordTokens(

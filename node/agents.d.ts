@@ -1,0 +1,53 @@
+// Types of `sessiondb/agents`: an `@openai/agents` Session stored in sessiondb.
+import type { AgentInputItem, Session } from '@openai/agents'
+import type { SessionStore } from './index'
+
+/** Options of {@link SessionDBSession}. */
+export interface SessionDBSessionOptions {
+  /** The sessiondb session id (default: a new UUID; created on the first addItems). */
+  sessionId?: string
+  /** Database file (with `key` or the OS credential store); absent with `key` absent: the default store. */
+  path?: string
+  /** 32 key bytes; absent: the OS credential store. */
+  key?: Uint8Array
+  /** An open store (or a Promise of one) to share; `close()` leaves it open. */
+  store?: SessionStore | Promise<SessionStore>
+  /**
+   * The model's raw context window in tokens: getItems returns the active context, compacted
+   * first when the history exceeds the window's capacity (a compacted run is one
+   * `{ role: 'user', content: summary }` item; excluded turns are left out).
+   */
+  window?: number
+  /** Picks the tokenizer for `window` (default: the session's model). */
+  model?: string
+}
+
+/**
+ * An `@openai/agents` Session stored in sessiondb: each item is one encrypted transcript entry
+ * whose structured item is the item's JSON (kept byte-exact) and whose content is the item's
+ * text (what the context meter counts). Rejects with the SessionDBError subclasses of `sessiondb`.
+ */
+export declare class SessionDBSession implements Session {
+  constructor(options?: SessionDBSessionOptions)
+  readonly sessionId: string
+  readonly window: number | null
+  readonly model: string | null
+  /** The store underneath (opened on first use). */
+  store(): Promise<SessionStore>
+  getSessionId(): Promise<string>
+  /** The history in order; with `limit`, the latest `limit` items (none for `limit <= 0`). */
+  getItems(limit?: number): Promise<AgentInputItem[]>
+  /** Append items in one transaction (all or none). */
+  addItems(items: AgentInputItem[]): Promise<void>
+  /** Retract and return the most recent item (undefined when there is none). */
+  popItem(): Promise<AgentInputItem | undefined>
+  /** Delete the session and its items. */
+  clearSession(): Promise<void>
+  /** Close the store if this session opened it. */
+  close(): Promise<void>
+}
+
+/** The text of an SDK item that counts for tokens and summaries. */
+export declare function itemText(item: AgentInputItem): string
+/** The transcript role of an SDK item. */
+export declare function itemRole(item: AgentInputItem): 'user' | 'assistant' | 'tool' | 'system'

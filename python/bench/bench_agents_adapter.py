@@ -1,0 +1,127 @@
+"""The Agents SDK adapter (sessiondb.agents.SessionDBSession) vs the SDK's own
+sessions on the same workload, side by side in one run (issue 16 "Performance").
+
+Workload: an agent turn of 10 items (a user message, then five tool calls with
+their outputs, an assistant message... 10 SDK items of 60 B to 1.5 KiB, as the
+Runner saves them: one `add_items(turn)` call), repeated TURNS times; then
+`get_items()` of the whole history, REPEAT times. Rates are items per second.
+Then `get_items(limit=20)` on a session of 50,000 items (LONG): the median and
+the worst of 200 calls, in ms.
+
+Sessions: sessiondb's adapter (encrypted, journaled), the SDK's `SQLiteSession`
+(plaintext) and its `EncryptedSession` (Fernet per item over a SQLiteSession,
+`openai-agents[encrypt]`). Goal: sessiondb >= 3x EncryptedSession for add and
+get; get_items(limit=20) on 50,000 items <= 5 ms.
+
+Run: scripts/bench-python.sh bench_agents_adapter.py
+Env: BENCH_TURNS (default 500), BENCH_REPEAT (default 5), BENCH_LONG (default 50000).
+"""
+
+import asyncio
+import json
+import os
+import statistics
+import tempfile
+import time
+
+TURNS = int(os.environ.get("BENCH_TURNS", "500"))
+REPEAT = int(os.environ.get("BENCH_REPEAT", "5"))
+LONG = int(os.environ.get("BENCH_LONG", "50000"))
+KEY = bytes(range(32))
+
+
+def turn(t: int) -> list:
+    """One agent turn of 10 SDK items (Responses API shapes, as the Python SDK stores them)."""
+    out = "\n".join(f"src/module_{t}_{i}.rs: fn handler_{i}() -> Result<(), Error>" for i in range(20))
+    items: list = [{"role": "user", "content": f"Turn {t}: find where the login handler is defined and rename it to sign_in."}]
+    for c in range(4):
+        items.append({"type": "function_call", "call_id": f"call_{t}_{c}", "name": "grep", "arguments": json.dumps({"pattern": f"login_{c}", "path": "src"}), "id": f"fc_{t}_{c}", "status": "completed"})
+        items.append({"type": "function_call_output", "call_id": f"call_{t}_{c}", "output": out})
+    items.append({"id": f"msg_{t}", "type": "message", "role": "assistant", "status": "completed",
+                  "content": [{"type": "output_text", "text": f"Renamed login to sign_in in {t} files. " + "Checked callers. " * 20, "annotations": []}]})
+    assert len(items) == 10
+    return items
+
+
+async def add_and_get(session) -> tuple:
+    turns = [turn(t) for t in range(TURNS)]
+    t0 = time.perf_counter()
+    for items in turns:
+        await session.add_items(items)
+    add = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(REPEAT):
+        got = await session.get_items()
+    get = time.perf_counter() - t0
+    assert len(got) == TURNS * 10 and got[-1] == turns[-1][-1] and got[0] == turns[0][0], len(got)
+    return TURNS * 10 / add, TURNS * 10 * REPEAT / get
+
+
+async def tail(session) -> tuple:
+    for t in range(LONG // 10):
+        await session.add_items(turn(t))
+    want = turn(LONG // 10 - 1)[-10:]
+    times = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        got = await session.get_items(limit=20)
+        times.append(time.perf_counter() - t0)
+    assert len(got) == 20 and got[-10:] == want
+    return statistics.median(times) * 1000, max(times) * 1000
+
+
+def json_floor() -> float:
+    """items/s of json.loads alone over the same items' JSON: what any session
+    that stores items as JSON text pays on get_items, before any storage."""
+    texts = [json.dumps(i, ensure_ascii=False) for t in range(TURNS) for i in turn(t)]
+    t0 = time.perf_counter()
+    for _ in range(REPEAT):
+        for x in texts:
+            json.loads(x)
+    return len(texts) * REPEAT / (time.perf_counter() - t0)
+
+
+def sessions(d: str, tag: str):
+    from agents import SQLiteSession
+    from agents.extensions.memory import EncryptedSession
+    from cryptography.fernet import Fernet
+
+    from sessiondb.agents import SessionDBSession
+
+    return {
+        "sessiondb SessionDBSession": SessionDBSession("bench", path=os.path.join(d, f"sdb-{tag}.db"), key=KEY),
+        "agents SQLiteSession": SQLiteSession("bench", os.path.join(d, f"sqlite-{tag}.db")),
+        "agents EncryptedSession": EncryptedSession(
+            session_id="bench",
+            underlying_session=SQLiteSession("bench", os.path.join(d, f"enc-{tag}.db")),
+            encryption_key=Fernet.generate_key().decode("ascii"),
+            ttl=86_400,
+        ),
+    }
+
+
+def main():
+    import agents
+    import sessiondb
+
+    with tempfile.TemporaryDirectory() as d:
+        rates = {name: asyncio.run(add_and_get(s)) for name, s in sessions(d, "turns").items()}
+        tails = {name: asyncio.run(tail(s)) for name, s in sessions(d, "long").items()}
+        floor = json_floor()
+    print(f"sessiondb {sessiondb.__version__}, openai-agents {agents.__version__}")
+    print(f"{TURNS} agent turns of 10 items (one add_items per turn), then get_items() of all {TURNS * 10} items x{REPEAT}")
+    print(f"  {'':30} {'add items/s':>12} {'get items/s':>12}   get_items(limit=20) on {LONG:,} items: median / worst ms")
+    for name in rates:
+        (a, g), (med, worst) = rates[name], tails[name]
+        print(f"  {name:30} {a:>12,.0f} {g:>12,.0f}   {med:8.3f} / {worst:.3f}")
+    ours, enc, plain = rates["sessiondb SessionDBSession"], rates["agents EncryptedSession"], rates["agents SQLiteSession"]
+    print(f"  sessiondb vs EncryptedSession: add {ours[0] / enc[0]:.2f}x, get {ours[1] / enc[1]:.2f}x (goal >= 3x both)")
+    print(f"  sessiondb vs SQLiteSession (plaintext): add {ours[0] / plain[0]:.2f}x, get {ours[1] / plain[1]:.2f}x")
+    print(f"  floor: json.loads alone of the same items: {floor:,.0f} items/s = {floor / enc[1]:.2f}x EncryptedSession's get")
+    med = tails["sessiondb SessionDBSession"][0]
+    print(f"  sessiondb get_items(limit=20) on {LONG:,} items: median {med:.3f} ms (goal <= 5 ms: {'met' if med <= 5 else 'NOT met'})")
+    print(json.dumps({"turns": TURNS, "repeat": REPEAT, "long": LONG, "rates": rates, "tail_ms": tails, "json_loads_floor": floor}))
+
+
+if __name__ == "__main__":
+    main()
