@@ -75,7 +75,7 @@ const BATCH_ENTRIES: usize = 512;
 /// Content bytes appended per transaction, at most (about).
 const BATCH_BYTES: usize = 8 << 20;
 /// Transcript page size when exporting and forking.
-pub(super) const EXPORT_PAGE: u32 = 1000;
+pub const EXPORT_PAGE: u32 = 1000;
 const SOURCE_DOMAIN: &str = "import-source";
 /// Context-extension kind of a compaction checkpoint read from a source file
 /// (thClaws `compaction`, Codex `compacted`, Claude `compact_boundary`). It is
