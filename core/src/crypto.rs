@@ -214,7 +214,7 @@ fn split_binary(bytes: &[u8]) -> Result<(u8, &[u8; NONCE_LEN], &[u8], &[u8; TAG_
 /// Output length: `BINARY_OVERHEAD + min(len, compressed len)` bytes.
 pub fn seal(key: &DataKey, record_id: &str, plaintext: &[u8], compress: bool) -> Vec<u8> {
     let mut compressed = if compress && plaintext.len() >= COMPRESS_MIN_BYTES {
-        zstd::bulk::compress(plaintext, ZSTD_LEVEL).ok().filter(|c| c.len() < plaintext.len()).map(Zeroizing::new)
+        compress_zstd(plaintext).filter(|c| c.len() < plaintext.len()).map(Zeroizing::new)
     } else {
         None
     };
@@ -263,6 +263,24 @@ pub fn open_any(key: &DataKey, record_id: &str, bytes: &[u8]) -> Result<Zeroizin
     finish_plaintext(v, plain, record_id)
 }
 
+thread_local! {
+    /// One zstd compression context per thread, reused by every [`seal`]:
+    /// creating a context (and its match tables) per entry cost more than
+    /// compressing a typical 1-3 KiB entry. `None` if zstd could not
+    /// allocate one (then nothing is compressed: `v` = 1).
+    static ZSTD_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Compressor::new(ZSTD_LEVEL).ok());
+    /// One zstd decompression context per thread, reused by [`open_any`].
+    static ZSTD_DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
+}
+
+/// `plaintext` as one zstd frame at [`ZSTD_LEVEL`] (content size in the
+/// frame header), with this thread's context; `None` when zstd fails.
+fn compress_zstd(plaintext: &[u8]) -> Option<Vec<u8>> {
+    ZSTD_COMPRESSOR.with(|c| c.borrow_mut().as_mut()?.compress(plaintext).ok())
+}
+
 /// Undo the compression of a version-2 plaintext.
 fn finish_plaintext(v: u32, plain: Zeroizing<Vec<u8>>, record_id: &str) -> Result<Zeroizing<Vec<u8>>> {
     if v == ENVELOPE_VERSION {
@@ -274,8 +292,12 @@ fn finish_plaintext(v: u32, plain: Zeroizing<Vec<u8>>, record_id: &str) -> Resul
         _ => return Err(bad()),
     };
     let mut out = Zeroizing::new(Vec::with_capacity(size));
-    let mut d = zstd::bulk::Decompressor::new().map_err(|_| bad())?;
-    d.decompress_to_buffer(&plain[..], &mut *out).map_err(|_| bad())?;
+    ZSTD_DECOMPRESSOR
+        .with(|d| match &mut *d.borrow_mut() {
+            Some(d) => d.decompress_to_buffer(&plain[..], &mut *out).ok(),
+            None => None,
+        })
+        .ok_or_else(bad)?;
     if out.len() != size {
         return Err(bad());
     }

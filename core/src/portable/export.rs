@@ -48,7 +48,11 @@ fn entry_turn(rec: &SessionRecord, e: TranscriptEntry, meta: EntryMeta) -> Turn 
     let blocks = match e.format {
         ContentFormat::Text => vec![Block::Text { text: e.content }],
         ContentFormat::Blocks => match serde_json::from_str::<Value>(&e.content) {
-            Ok(Value::Array(a)) => a.into_iter().map(Block::from_json).collect(),
+            Ok(Value::Array(a)) => {
+                // The text now lives in `a`: free it before building blocks.
+                drop(e.content);
+                a.into_iter().map(Block::from_json).collect()
+            }
             _ => vec![Block::Text { text: e.content }],
         },
     };
@@ -185,12 +189,12 @@ pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out
         let Some((last, _)) = page.last() else { break };
         from = last.seq + 1;
         for (e, meta) in page {
-            w.turn(&entry_turn(&rec, e, meta))?;
+            w.turn_owned(entry_turn(&rec, e, meta))?;
         }
     }
     w.finish()
 }
 
 /// Content bytes an export page holds at most (unless one entry is larger).
-pub const EXPORT_PAGE_BYTES: u64 = 4 << 20;
+pub const EXPORT_PAGE_BYTES: u64 = 1 << 20;
 

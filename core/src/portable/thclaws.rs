@@ -327,6 +327,36 @@ fn tool_result_content(content: &Value) -> Value {
     }
 }
 
+/// [`tool_result_content`] by value: a string content (a tool's output,
+/// possibly megabytes) and text parts move instead of being copied.
+fn tool_result_content_owned(content: Value) -> Value {
+    match content {
+        Value::String(_) => content,
+        Value::Array(parts) => Value::Array(
+            parts
+                .into_iter()
+                .map(|mut p| match p.get("type").and_then(Value::as_str) {
+                    Some("text") if p.get("text").is_some_and(Value::is_string) => serde_json::json!({"type": "text", "text": p["text"].take()}),
+                    _ => match tool_result_content(&Value::Array(vec![p])) {
+                        Value::Array(mut one) => one.pop().expect("one part in, one out"),
+                        _ => unreachable!("an array maps to an array"),
+                    },
+                })
+                .collect(),
+        ),
+        other => tool_result_content(&other),
+    }
+}
+
+/// [`thclaws_block`] by value (no copy of the text it keeps).
+fn thclaws_block_owned(b: Block) -> Block {
+    match b {
+        Block::Text { .. } | Block::Thinking { .. } | Block::ToolUse { .. } => b,
+        Block::ToolResult { tool_use_id, content, is_error } => Block::ToolResult { tool_use_id, content: tool_result_content_owned(content), is_error },
+        other => thclaws_block(&other),
+    }
+}
+
 fn thclaws_block(b: &Block) -> Block {
     match b {
         Block::Text { .. } | Block::Thinking { .. } | Block::ToolUse { .. } => b.clone(),
@@ -413,12 +443,13 @@ impl<'s, W: Write> ThclawsWriter<'s, W> {
         Ok(w)
     }
 
+    /// Write `v` as one JSON line, straight into `out` (no line buffer: a
+    /// turn of hundreds of MB is not copied again).
     fn emit(&mut self, v: &dyn erased::Ser) -> Result<()> {
-        let mut line = v.to_vec();
-        line.push(b'\n');
-        self.out.write_all(&line).map_err(|e| Error::io("writing a thClaws session file", e))?;
+        let mut w = Counting { out: &mut self.out, bytes: 0 };
+        v.write_to(&mut w).and_then(|()| w.write_all(b"\n")).map_err(|e| Error::io("writing a thClaws session file", e))?;
         self.rep.lines += 1;
-        self.rep.bytes += line.len() as u64;
+        self.rep.bytes += w.bytes;
         Ok(())
     }
 
@@ -460,19 +491,33 @@ impl<'s, W: Write> ThclawsWriter<'s, W> {
     /// an empty message; issue 14 item 5) but still counts for placement.
     /// Errors: [`Error::Io`] from `out`.
     pub fn turn(&mut self, t: &Turn) -> Result<()> {
+        if self.strict {
+            let blocks = thclaws_blocks(&t.blocks);
+            self.write_turn(t, &blocks)
+        } else {
+            self.write_turn(t, &t.blocks)
+        }
+    }
+
+    /// [`Self::turn`] taking the turn by value: under `only_thclaws_blocks`
+    /// its blocks are converted in place, so the text is never copied (a
+    /// store export of a 200 MB tool output holds it once, not twice).
+    /// Errors: [`Error::Io`] from `out`.
+    pub fn turn_owned(&mut self, mut t: Turn) -> Result<()> {
+        if self.strict {
+            t.blocks = std::mem::take(&mut t.blocks).into_iter().map(thclaws_block_owned).collect();
+        }
+        let blocks = std::mem::take(&mut t.blocks);
+        self.write_turn(&t, &blocks)
+    }
+
+    fn write_turn(&mut self, t: &Turn, blocks: &[Block]) -> Result<()> {
         self.placed(Some(self.turns))?;
         self.turns += 1;
         self.last_ts = secs(t.timestamp_ms, self.last_ts);
-        if self.strict && is_empty_turn(&t.blocks) {
+        if self.strict && is_empty_turn(blocks) {
             return Ok(());
         }
-        let owned;
-        let blocks: &[Block] = if self.strict {
-            owned = thclaws_blocks(&t.blocks);
-            &owned
-        } else {
-            &t.blocks
-        };
         let line = TurnLine { ty: thclaws_type(t.role), content: blocks, timestamp: self.last_ts, provider: t.provider.as_deref(), model: t.model.as_deref() };
         self.emit(&line)?;
         self.rep.turns += 1;
@@ -495,14 +540,32 @@ impl<'s, W: Write> ThclawsWriter<'s, W> {
     }
 }
 
+/// A writer that counts the bytes written through it.
+struct Counting<'w, W: Write> {
+    out: &'w mut W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counting<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 mod erased {
-    /// Object-safe "serialize to JSON bytes".
+    /// Object-safe "serialize as JSON into a writer".
     pub trait Ser {
-        fn to_vec(&self) -> Vec<u8>;
+        fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()>;
     }
     impl<T: serde::Serialize> Ser for T {
-        fn to_vec(&self) -> Vec<u8> {
-            serde_json::to_vec(self).expect("in-memory JSON serialization of owned data cannot fail")
+        fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+            // Our line types serialize without error; only the writer fails.
+            serde_json::to_writer(w, self).map_err(std::io::Error::other)
         }
     }
 }
@@ -594,3 +657,39 @@ pub fn append_turns(path: &Path, turns: &[Turn]) -> Result<TailRepair> {
     Ok(repair)
 }
 
+
+#[cfg(test)]
+mod owned_conversion {
+    use super::*;
+
+    /// The by-value conversion of a store export writes what the borrowed
+    /// one writes, for every block shape it handles itself or hands on.
+    #[test]
+    fn owned_block_conversion_equals_the_borrowed_one() {
+        let blocks = vec![
+            Block::Text { text: "t".into() },
+            Block::Thinking { text: "th".into(), signature: Some("s".into()) },
+            Block::ToolUse { id: "c1".into(), name: "Bash".into(), input: serde_json::json!({"command": "ls"}), thought_signature: None },
+            Block::ToolResult { tool_use_id: "c1".into(), content: Value::String("out".into()), is_error: false },
+            Block::ToolResult { tool_use_id: "c2".into(), content: Value::Null, is_error: true },
+            Block::ToolResult { tool_use_id: "c3".into(), content: serde_json::json!(7), is_error: false },
+            Block::ToolResult {
+                tool_use_id: "c4".into(),
+                content: serde_json::json!([
+                    {"type": "text", "text": "a"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}},
+                    {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}},
+                    {"type": "audio", "data": "zz"},
+                    {"type": "text", "text": 5}
+                ]),
+                is_error: false,
+            },
+            Block::Image { source: serde_json::json!({"type": "url", "url": "data:image/png;base64,AA=="}) },
+            Block::Other(serde_json::json!({"type": "web_search_call", "q": "x"})),
+        ];
+        let borrowed = thclaws_blocks(&blocks);
+        let owned: Vec<Block> = blocks.into_iter().map(thclaws_block_owned).collect();
+        assert_eq!(serde_json::to_string(&owned).unwrap(), serde_json::to_string(&borrowed).unwrap());
+        assert_eq!(owned.len(), 9);
+    }
+}
