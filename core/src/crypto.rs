@@ -472,13 +472,21 @@ pub fn workspace_index(key: &DataKey, canonical_path: &str) -> String {
 }
 
 /// Keyed hash for equality lookups of other values (import source files),
-/// domain-separated from the workspace index by `domain`.
+/// domain-separated from the workspace index by `domain`: lowercase hex of
+/// [`keyed_digest`] (64 characters).
 pub fn keyed_hash(key: &DataKey, domain: &str, value: &[u8]) -> String {
+    hex(&keyed_digest(key, domain, value))
+}
+
+/// HMAC-SHA-256(data key, `domain` ‖ 0x00 ‖ `value`): 32 bytes. The binary
+/// form of [`keyed_hash`]; the import's record identities keep its first 16
+/// bytes (`import_records`, schema version 5).
+pub fn keyed_digest(key: &DataKey, domain: &str, value: &[u8]) -> [u8; 32] {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key.0).expect("HMAC takes any key length");
     mac.update(domain.as_bytes());
     mac.update(&[0]);
     mac.update(value);
-    hex(&mac.finalize().into_bytes())
+    mac.finalize().into_bytes().into()
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -164,3 +164,63 @@ fn every_plan_and_goal_snapshot_is_kept_in_order_and_exported_in_order() {
     let original = std::fs::read_to_string(root.join(RICH)).unwrap();
     assert_eq!(snap_lines(&text), snap_lines(&original));
 }
+
+/// Schema version 5 keeps the import's record identities in
+/// `import_records` (16 bytes each), not as `meta` rows. A version-4
+/// database (its records as `import-rec:<sid>:<64 hex>` rows in `meta`)
+/// migrates without the key: the rows move, and importing the same file
+/// again stores nothing twice; deleting the session removes its records.
+#[test]
+fn import_records_live_in_their_own_table_and_version_4_rows_migrate() {
+    use sessiondb::backend::sqlite::schema;
+    let dir = tempfile::tempdir().unwrap();
+    let header = r#"{"type":"header","id":"sess-00000000000000bb","model":"m","cwd":"/tmp/p","created_at":1700000000}"#;
+    let turn = |role: &str, text: &str, ts: i64| serde_json::json!({"type": role, "content": [{"type": "text", "text": text}], "timestamp": ts}).to_string();
+    let body = format!("{header}\n{}\n{}\n{}\n", turn("user", "one", 1), turn("assistant", "two", 2), turn("user", "three", 3));
+    let file = dir.path().join("a.jsonl");
+    std::fs::write(&file, &body).unwrap();
+    let sid = "sess-00000000000000bb";
+    let db = dir.path().join("sessions.db");
+    {
+        let st = store(dir.path());
+        assert_eq!(import_file(&st, &file, Some(SourceFormat::Thclaws)).unwrap().sessions[0].entries, 3);
+    }
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let records = |c: &rusqlite::Connection| -> Vec<(String, usize)> {
+        c.prepare("SELECT session_id, length(record_id) FROM import_records ORDER BY record_id").unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize))).unwrap().map(|x| x.unwrap()).collect()
+    };
+    let meta_records = |c: &rusqlite::Connection| -> i64 { c.query_row("SELECT COUNT(*) FROM meta WHERE key LIKE 'import-rec:%'", [], |r| r.get(0)).unwrap() };
+    // Three turns, three 16-byte records; none in `meta`.
+    assert_eq!(records(&c), vec![(sid.to_string(), 16); 3]);
+    assert_eq!(meta_records(&c), 0);
+    // Back to version 4's form: each record a `meta` row with 64 hex digits
+    // (the first 32 are the id), the table gone.
+    let ids: Vec<Vec<u8>> = c.prepare("SELECT record_id FROM import_records").unwrap().query_map([], |r| r.get(0)).unwrap().map(|x| x.unwrap()).collect();
+    for id in &ids {
+        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        c.execute("INSERT INTO meta (key, value) VALUES (?1, '1')", [format!("import-rec:{sid}:{hex}{}", "ab".repeat(16))]).unwrap();
+    }
+    // A key that does not parse stays in `meta`, untouched.
+    c.execute("INSERT INTO meta (key, value) VALUES ('import-rec:broken', '1')", []).unwrap();
+    c.execute_batch("DROP TABLE import_records; PRAGMA user_version = 4;").unwrap();
+    drop(c);
+    let st = store(dir.path());
+    let c = rusqlite::Connection::open(&db).unwrap();
+    assert_eq!(schema::current_version(&c).unwrap(), schema::LATEST_VERSION);
+    assert_eq!(records(&c), vec![(sid.to_string(), 16); 3]);
+    assert_eq!(meta_records(&c), 1);
+    // The migrated identities are recognised: a copy of the file under
+    // another name adds nothing, and says why.
+    let copy = dir.path().join("b.jsonl");
+    std::fs::write(&copy, &body).unwrap();
+    let r = import_file(&st, &copy, Some(SourceFormat::Thclaws)).unwrap();
+    assert_eq!((r.sessions[0].entries, r.sessions[0].skipped_already_stored), (0, 3));
+    assert_eq!(st.get_session(sid).unwrap().entry_count, 3);
+    // Deleting the session deletes its records: importing again stores it whole.
+    st.delete_session(sid).unwrap();
+    assert_eq!(records(&c), vec![]);
+    let r = import_file(&st, &copy, Some(SourceFormat::Thclaws)).unwrap();
+    assert_eq!(r.sessions[0].entries, 3);
+    assert_eq!(records(&c).len(), 3);
+}

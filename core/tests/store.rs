@@ -260,8 +260,9 @@ fn every_older_schema_version_migrates_to_the_latest() {
 /// columns before v3).
 fn open_at_version(p: &std::path::Path, version: u32) {
     let c = rusqlite::Connection::open(p).unwrap();
-    // v3 only added nullable entry columns, so v2's statements write a v3 database too.
-    assert!((1..=3).contains(&version), "add a writer for each new old version");
+    // v3 only added nullable entry columns, so v2's statements write a v3
+    // database too; v4 moved bodies to `entry_bodies` (written below).
+    assert!((1..=4).contains(&version), "add a writer for each new old version");
     let k = key(1);
     let check = sessiondb::crypto::encrypt_field(&k, "meta:key-check", b"sessiondb key-check v1");
     c.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [check.to_json()]).unwrap();
@@ -276,6 +277,17 @@ fn open_at_version(p: &std::path::Path, version: u32) {
     }
     for (seq, role, text) in [(1, "user", "old question"), (2, "assistant", "old answer")] {
         let env = sessiondb::crypto::seal_str(&k, &format!("transcript:old1:{seq}:content"), text);
+        if version >= 4 {
+            let blob = sessiondb::crypto::EncryptedField::from_json(&env).unwrap().to_binary().unwrap();
+            c.execute("INSERT INTO entry_bodies (content_enc) VALUES (?1)", [blob]).unwrap();
+            c.execute(
+                "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, content_bytes, body_id)
+                 VALUES ('old1', ?1, ?2, 'text', 1000, 7, ?1, ?3, last_insert_rowid())",
+                rusqlite::params![seq, role, text.len()],
+            )
+            .unwrap();
+            continue;
+        }
         c.execute(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, content_enc) VALUES ('old1', ?1, ?2, 'text', 1000, 7, ?1, ?3)",
             rusqlite::params![seq, role, env],

@@ -361,7 +361,15 @@ pub trait ReadTx {
     fn scan_event_payloads(&self, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()>;
     /// Every `meta` entry whose key starts with `prefix`.
     fn scan_meta(&self, prefix: &str, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()>;
+    /// Every import record identity of a session ([`RecordId`]s, in byte order).
+    fn import_records(&self, session_id: &str, f: &mut dyn FnMut(RecordId) -> Result<()>) -> Result<()>;
 }
+
+/// The identity of a source record an import stored (issue 14 item 2): the
+/// first 16 bytes of `crypto::keyed_digest(key, "import-record", identity)`.
+/// No content in the clear; 16 bytes make a collision among 10^9 records of
+/// one session about 1.5e-21 likely.
+pub type RecordId = [u8; 16];
 
 /// Writes inside one write transaction (which also reads).
 pub trait WriteTx: ReadTx {
@@ -375,8 +383,8 @@ pub trait WriteTx: ReadTx {
     fn set_session_work_mode(&self, id: &str, work_mode: Option<&str>) -> Result<bool>;
     /// Set `updated_at`.
     fn set_session_updated_at(&self, id: &str, updated_at: i64) -> Result<()>;
-    /// Delete a session and its transcript, token and extension rows (the
-    /// journal stays); the number of entries deleted, `None` if no such session.
+    /// Delete a session and its transcript, token, extension, retraction and
+    /// import-record rows (the journal stays); the number of entries deleted, `None` if no such session.
     fn delete_session(&self, id: &str) -> Result<Option<u64>>;
     /// Insert transcript rows (seqs allocated by the store).
     fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()>;
@@ -398,6 +406,8 @@ pub trait WriteTx: ReadTx {
     fn put_meta(&self, key: &str, value: &str, replace: bool) -> Result<()>;
     /// Remove a `meta` value.
     fn delete_meta(&self, key: &str) -> Result<()>;
+    /// Record that a session holds these source records (ids already held are kept).
+    fn insert_import_records(&self, session_id: &str, ids: &[RecordId]) -> Result<()>;
 }
 
 /// Storage figures for `doctor`.

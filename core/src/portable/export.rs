@@ -5,8 +5,9 @@ use std::io::Write;
 
 use super::import::{EXPORT_PAGE, SOURCE_COMPACTION_KIND};
 use super::model::{Block, Compaction, PortableSession, Role, SnapshotKind, SourceInfo, StateSnapshot, Turn};
-use super::{write_thclaws_with, WriteOptions, WriteReport};
-use crate::store::{ContentFormat, Role as StoreRole, SessionStore};
+use super::thclaws::ThclawsWriter;
+use super::{WriteOptions, WriteReport};
+use crate::store::{ContentFormat, EntryMeta, Role as StoreRole, SessionRecord, SessionStore, TranscriptEntry};
 use crate::Result;
 use serde_json::Value;
 
@@ -21,6 +22,61 @@ use serde_json::Value;
 ///
 /// Errors: `NotFound`, `AuthenticationFailed`, store errors.
 pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableSession> {
+    let (rec, mut s) = load_header(store, session_id)?;
+    let mut from = 1;
+    loop {
+        let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE)?;
+        let Some((last, _)) = page.last() else { break };
+        from = last.seq + 1;
+        let n = page.len();
+        s.turns.extend(page.into_iter().map(|(e, meta)| entry_turn(&rec, e, meta)));
+        if n < EXPORT_PAGE as usize {
+            break;
+        }
+    }
+    Ok(s)
+}
+
+/// A stored entry as a neutral turn (see [`load_portable`]).
+fn entry_turn(rec: &SessionRecord, e: TranscriptEntry, meta: EntryMeta) -> Turn {
+    let role = match e.role {
+        StoreRole::User => Role::User,
+        StoreRole::Assistant => Role::Assistant,
+        StoreRole::System => Role::System,
+        StoreRole::Tool => Role::Tool,
+    };
+    let blocks = match e.format {
+        ContentFormat::Text => vec![Block::Text { text: e.content }],
+        ContentFormat::Blocks => match serde_json::from_str::<Value>(&e.content) {
+            Ok(Value::Array(a)) => {
+                // The text now lives in `a`: free it before building blocks.
+                drop(e.content);
+                a.into_iter().map(Block::from_json).collect()
+            }
+            _ => vec![Block::Text { text: e.content }],
+        },
+    };
+    let mut t = Turn::new(role, blocks, Some(e.created_at_ms), e.seq);
+    t.model = meta.model;
+    t.provider = meta.provider;
+    t.extra = meta.extra;
+    if role == Role::Assistant {
+        // Entries written without metadata (before schema v3, or by a
+        // host) are attributed to the session's model, as before.
+        if t.model.is_none() {
+            t.model = rec.model.clone();
+        }
+        if t.provider.is_none() {
+            t.provider = rec.provider.clone();
+        }
+    }
+    t
+}
+
+/// The session's record and its neutral model without turns: title, model,
+/// provider, workspace, creation time, snapshots and compactions (what
+/// [`load_portable`] reads besides the transcript).
+fn load_header(store: &SessionStore, session_id: &str) -> Result<(SessionRecord, PortableSession)> {
     let rec = store.get_session(session_id)?;
     let mut s = PortableSession {
         id: rec.id.clone(),
@@ -32,46 +88,6 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
         source: SourceInfo { format: None, ..Default::default() },
         ..Default::default()
     };
-    let mut from = 1;
-    loop {
-        let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE)?;
-        let Some((last, _)) = page.last() else { break };
-        from = last.seq + 1;
-        let n = page.len();
-        for (e, meta) in page {
-            let role = match e.role {
-                StoreRole::User => Role::User,
-                StoreRole::Assistant => Role::Assistant,
-                StoreRole::System => Role::System,
-                StoreRole::Tool => Role::Tool,
-            };
-            let blocks = match e.format {
-                ContentFormat::Text => vec![Block::Text { text: e.content }],
-                ContentFormat::Blocks => match serde_json::from_str::<Value>(&e.content) {
-                    Ok(Value::Array(a)) => a.into_iter().map(Block::from_json).collect(),
-                    _ => vec![Block::Text { text: e.content }],
-                },
-            };
-            let mut t = Turn::new(role, blocks, Some(e.created_at_ms), e.seq);
-            t.model = meta.model;
-            t.provider = meta.provider;
-            t.extra = meta.extra;
-            if role == Role::Assistant {
-                // Entries written without metadata (before schema v3, or by a
-                // host) are attributed to the session's model, as before.
-                if t.model.is_none() {
-                    t.model = rec.model.clone();
-                }
-                if t.provider.is_none() {
-                    t.provider = rec.provider.clone();
-                }
-            }
-            s.turns.push(t);
-        }
-        if n < EXPORT_PAGE as usize {
-            break;
-        }
-    }
     for x in store.list_context_extensions(session_id)? {
         let Ok(body) = serde_json::from_str::<Value>(&x.body) else { continue };
         match x.kind.as_str() {
@@ -123,7 +139,7 @@ pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableS
     s.compactions.sort_by_key(|c| c.at_turn);
     // Stable: snapshots at one place keep their stored order.
     s.snapshots.sort_by_key(|x| x.at_turn);
-    Ok(s)
+    Ok((rec, s))
 }
 
 /// Export a stored session as thClaws JSONL (the format real thClaws reads)
@@ -142,9 +158,43 @@ pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) 
 /// the raw writer [`super::write_thclaws`] keeps unknown blocks verbatim for
 /// in-memory round trips).
 /// Errors: as [`export_thclaws`].
+///
+/// Streams (issue 12 item 3): entries are read in pages of at most
+/// [`EXPORT_PAGE`] entries and about [`EXPORT_PAGE_BYTES`] of content
+/// (planned from the stored content lengths, so a page holds one entry when
+/// that entry alone is larger), each written before the next page is read.
+/// Peak memory is about a page of entries plus its JSON lines: for a
+/// session of 50,000 entries with tool outputs of 5 MB, about 2x the largest
+/// entry plus the page budget, never the session.
 pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
     let mut opts = opts.clone();
     opts.only_thclaws_blocks = true;
-    write_thclaws_with(&load_portable(store, session_id)?, out, &opts)
+    let (rec, header) = load_header(store, session_id)?;
+    let mut w = ThclawsWriter::start(&header, out, &opts)?;
+    let mut from = 1;
+    loop {
+        // How many entries from `from` fit the byte budget (at least one).
+        let stats = store.entry_stats(session_id, from, EXPORT_PAGE)?;
+        let Some(first) = stats.first() else { break };
+        let mut bytes = 0u64;
+        let mut take = 0u32;
+        for st in &stats {
+            bytes += st.content_bytes.unwrap_or(0);
+            if take > 0 && bytes > EXPORT_PAGE_BYTES {
+                break;
+            }
+            take += 1;
+        }
+        let page = store.get_transcript_with_meta(session_id, first.seq, take)?;
+        let Some((last, _)) = page.last() else { break };
+        from = last.seq + 1;
+        for (e, meta) in page {
+            w.turn_owned(entry_turn(&rec, e, meta))?;
+        }
+    }
+    w.finish()
 }
+
+/// Content bytes an export page holds at most (unless one entry is larger).
+pub const EXPORT_PAGE_BYTES: u64 = 1 << 20;
 

@@ -27,15 +27,16 @@
 //!   migration is needed.
 //!
 //! Record identity (issue 14 item 2): every turn, usage figure, snapshot,
-//! compaction and raw line stored gets a `meta` row
-//! `import-rec:<sid>:<keyed hash of its identity>` (HMAC with the data key,
-//! domain `import-record`: no content in the clear) in the batch that stores
-//! it. A record whose identity the session holds is not stored again,
+//! compaction and raw line stored gets an `import_records` row
+//! `(sid, RecordId)` (the first 16 bytes of an HMAC of its identity with the
+//! data key, domain `import-record`: no content in the clear; schema
+//! version 5, before it a `meta` row `import-rec:<sid>:<hex>`) in the batch
+//! that stores it. A record whose identity the session holds is not stored again,
 //! whatever file, path or line it arrives in: identity is the Claude line's
 //! `uuid`, a Codex or thClaws turn's role, timestamp and blocks, the Claude
 //! `message.id` of a usage figure, a Codex `token_count`'s cumulative total,
 //! a snapshot's value and timestamp, a raw line's JSON. Sessions imported
-//! before (no `import-rec:` row) keep the line-number guard below.
+//! before (no import record) keep the line-number guard below.
 //! Known limit: a Codex copy that starts after the file's first
 //! `token_count` counts its first total whole (usage is the difference of
 //! successive totals), so a later import of the full file adds that event's
@@ -60,6 +61,7 @@
 use super::events::{Event, EventSink, Meta, Thread};
 use super::model::{Block, Compaction, ReadReport, Role, SourceFormat, Turn, Usage};
 use super::{detect_format, fallback_id, find_jsonl_files, read_stream, ReadOptions};
+use crate::backend::RecordId;
 use crate::crypto;
 use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionStore, TokenUsage};
 use crate::{Error, Result};
@@ -73,7 +75,7 @@ const BATCH_ENTRIES: usize = 512;
 /// Content bytes appended per transaction, at most (about).
 const BATCH_BYTES: usize = 8 << 20;
 /// Transcript page size when exporting and forking.
-pub(super) const EXPORT_PAGE: u32 = 1000;
+pub const EXPORT_PAGE: u32 = 1000;
 const SOURCE_DOMAIN: &str = "import-source";
 /// Context-extension kind of a compaction checkpoint read from a source file
 /// (thClaws `compaction`, Codex `compacted`, Claude `compact_boundary`). It is
@@ -443,9 +445,9 @@ struct PendingWrite {
 }
 
 enum Op {
-    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64, record: Option<String> },
-    Usage(Usage, Option<String>),
-    Ext { kind: &'static str, body: String, record: Option<String> },
+    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64, record: Option<RecordId> },
+    Usage(Usage, Option<RecordId>),
+    Ext { kind: &'static str, body: String, record: Option<RecordId> },
     Rename(Option<String>),
 }
 
@@ -471,9 +473,8 @@ enum BatchWrite {
     Lines { sid: String, lines: u64 },
     /// The progress record (sealed, under `key` in `meta`) and its `SessionImported` event.
     Progress { sid: String, key: String, record: String, event: Value },
-    /// Source records now in session `sid`: one `meta` row each, keyed
-    /// `import-rec:<sid>:<keyed hash of the record's identity>`.
-    Records { keys: Vec<String> },
+    /// Source records now in session `sid`: one `import_records` row each.
+    Records { sid: String, ids: Vec<RecordId> },
 }
 
 /// Write one batch in one transaction.
@@ -509,11 +510,7 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                     t.tx.put_meta(key, record, true)?;
                     crate::journal::record(t, sid, "SessionImported", event.clone())?;
                 }
-                BatchWrite::Records { keys } => {
-                    for k in keys {
-                        t.tx.put_meta(k, "1", true)?;
-                    }
-                }
+                BatchWrite::Records { sid, ids } => t.tx.insert_import_records(sid, ids)?,
             }
         }
         Ok(())
@@ -539,10 +536,10 @@ struct Target {
     next_seq_base: u64,
     stats: SessionImport,
     snapshots: [Snapshot; 3],
-    /// Identities (`import-rec:` keys) of the source records the session
-    /// holds: a turn, usage figure or extension whose identity is here is
-    /// not stored again, whatever file or line it arrives in.
-    seen: std::collections::HashSet<String>,
+    /// Identities of the source records the session holds: a turn, usage
+    /// figure or extension whose identity is here is not stored again,
+    /// whatever file or line it arrives in.
+    seen: std::collections::HashSet<RecordId>,
     provider: Option<String>,
     /// Model and provider on the session row.
     stored_model: Option<String>,
@@ -550,8 +547,7 @@ struct Target {
 
 const SNAPSHOT_KINDS: [&str; 3] = ["plan_snapshot", "goal_snapshot", "provider_state"];
 
-/// `meta` key prefix of the per-session source record identities.
-const RECORD_PREFIX: &str = "import-rec:";
+/// HMAC domain of the source record identities ([`RecordId`]).
 const RECORD_DOMAIN: &str = "import-record";
 
 /// What identifies a turn as a source record (issue 14 item 2): the Claude
@@ -684,10 +680,9 @@ impl<'a> ImportSink<'a> {
         };
         let mut seen = std::collections::HashSet::new();
         if !created {
-            let prefix = format!("{RECORD_PREFIX}{id}:");
             self.store.read(|c, _| {
-                c.scan_meta(&prefix, &mut |k, _| {
-                    seen.insert(k.to_owned());
+                c.import_records(&id, &mut |r| {
+                    seen.insert(r);
                     Ok(())
                 })
             })?;
@@ -729,15 +724,17 @@ impl<'a> ImportSink<'a> {
         Ok(i)
     }
 
-    /// The `import-rec:` key of a source record of identity `identity` in
-    /// target `target`, remembered as held; `None` (and counted in
+    /// The [`RecordId`] of a source record of identity `identity` in target
+    /// `target`, remembered as held; `None` (and counted in
     /// [`ReadReport::not_imported`] as `already stored: <what>`) when the
     /// session holds it already.
-    fn record(&mut self, target: usize, what: &str, identity: &str) -> Option<String> {
+    fn record(&mut self, target: usize, what: &str, identity: &str) -> Option<RecordId> {
         let t = &mut self.targets[target].1;
-        let key = format!("{RECORD_PREFIX}{}:{}", t.id, crypto::keyed_hash(self.store.key(), RECORD_DOMAIN, identity.as_bytes()));
-        if t.seen.insert(key.clone()) {
-            Some(key)
+        let digest = crypto::keyed_digest(self.store.key(), RECORD_DOMAIN, identity.as_bytes());
+        let mut id: RecordId = [0; 16];
+        id.copy_from_slice(&digest[..16]);
+        if t.seen.insert(id) {
+            Some(id)
         } else {
             *self.duplicates.entry(format!("{ALREADY_STORED}{what}")).or_default() += 1;
             None
@@ -800,13 +797,13 @@ impl<'a> ImportSink<'a> {
         // into one journal event per turn (the journal was 12% of the database).
         let mut entries_at: std::collections::HashMap<String, usize> = Default::default();
         let mut usage_at: std::collections::HashMap<String, usize> = Default::default();
-        let mut records: Vec<String> = Vec::new();
+        let mut records: std::collections::BTreeMap<String, Vec<RecordId>> = Default::default();
         for w in now {
             let tg = &mut self.targets[w.target].1;
             let st = &mut tg.stats;
             match w.op {
                 Op::Entry { entry, meta, seq, tool_calls, tool_results, record } => {
-                    records.extend(record);
+                    records.entry(tg.id.clone()).or_default().extend(record);
                     st.entries += 1;
                     st.tool_calls += tool_calls;
                     st.tool_results += tool_results;
@@ -825,7 +822,7 @@ impl<'a> ImportSink<'a> {
                     }
                 }
                 Op::Usage(u, record) => {
-                    records.extend(record);
+                    records.entry(tg.id.clone()).or_default().extend(record);
                     st.usage_records += 1;
                     st.input_tokens = st.input_tokens.saturating_add(u.input);
                     st.output_tokens = st.output_tokens.saturating_add(u.output);
@@ -840,15 +837,15 @@ impl<'a> ImportSink<'a> {
                     }
                 }
                 Op::Ext { kind, body, record } => {
-                    records.extend(record);
+                    records.entry(tg.id.clone()).or_default().extend(record);
                     st.context_extensions += 1;
                     writes.push(BatchWrite::Ext { sid: tg.id.clone(), kind, body });
                 }
                 Op::Rename(title) => writes.push(BatchWrite::Rename { sid: tg.id.clone(), title }),
             }
         }
-        if !records.is_empty() {
-            writes.push(BatchWrite::Records { keys: records });
+        for (sid, ids) in records {
+            writes.push(BatchWrite::Records { sid, ids });
         }
         for (thread, t) in self.targets.iter_mut() {
             let model = self.models.get(thread).map(|m| clip(m, 256));

@@ -14,7 +14,7 @@
 
 use super::events::{Event, EventSink, Meta, Thread};
 use super::lines::{json_time_ms, Line, LineReader};
-use super::model::{Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SnapshotKind, SourceFormat, StateSnapshot, Turn};
+use super::model::{Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SnapshotKind, SourceFormat, Turn};
 use super::ReadOptions;
 use crate::{Error, Result};
 use serde_json::{Map, Value};
@@ -327,6 +327,36 @@ fn tool_result_content(content: &Value) -> Value {
     }
 }
 
+/// [`tool_result_content`] by value: a string content (a tool's output,
+/// possibly megabytes) and text parts move instead of being copied.
+fn tool_result_content_owned(content: Value) -> Value {
+    match content {
+        Value::String(_) => content,
+        Value::Array(parts) => Value::Array(
+            parts
+                .into_iter()
+                .map(|mut p| match p.get("type").and_then(Value::as_str) {
+                    Some("text") if p.get("text").is_some_and(Value::is_string) => serde_json::json!({"type": "text", "text": p["text"].take()}),
+                    _ => match tool_result_content(&Value::Array(vec![p])) {
+                        Value::Array(mut one) => one.pop().expect("one part in, one out"),
+                        _ => unreachable!("an array maps to an array"),
+                    },
+                })
+                .collect(),
+        ),
+        other => tool_result_content(&other),
+    }
+}
+
+/// [`thclaws_block`] by value (no copy of the text it keeps).
+fn thclaws_block_owned(b: Block) -> Block {
+    match b {
+        Block::Text { .. } | Block::Thinking { .. } | Block::ToolUse { .. } => b,
+        Block::ToolResult { tool_use_id, content, is_error } => Block::ToolResult { tool_use_id, content: tool_result_content_owned(content), is_error },
+        other => thclaws_block(&other),
+    }
+}
+
 fn thclaws_block(b: &Block) -> Block {
     match b {
         Block::Text { .. } | Block::Thinking { .. } | Block::ToolUse { .. } => b.clone(),
@@ -348,121 +378,194 @@ fn is_empty_turn(blocks: &[Block]) -> bool {
 }
 
 /// [`write_thclaws`] with options. Errors: [`Error::Io`] from `out`.
-pub fn write_thclaws_with<W: Write>(session: &PortableSession, mut out: W, opts: &WriteOptions) -> Result<WriteReport> {
-    fn fix<'b>(strict: bool, b: &'b [Block]) -> std::borrow::Cow<'b, [Block]> {
-        if strict {
-            std::borrow::Cow::Owned(thclaws_blocks(b))
-        } else {
-            std::borrow::Cow::Borrowed(b)
-        }
+pub fn write_thclaws_with<W: Write>(session: &PortableSession, out: W, opts: &WriteOptions) -> Result<WriteReport> {
+    let mut w = ThclawsWriter::start(session, out, opts)?;
+    for t in &session.turns {
+        w.turn(t)?;
     }
-    let mut rep = WriteReport::default();
-    let mut emit = |v: &dyn erased::Ser, rep: &mut WriteReport| -> Result<()> {
-        let mut line = v.to_vec();
-        line.push(b'\n');
-        out.write_all(&line).map_err(|e| Error::io("writing a thClaws session file", e))?;
-        rep.lines += 1;
-        rep.bytes += line.len() as u64;
-        Ok(())
-    };
-    let created = secs(session.created_at_ms, 0);
-    let model = match (&session.provider, &session.model) {
-        (Some(p), Some(m)) if !m.starts_with(&format!("{p}/")) => format!("{p}/{m}"),
-        (_, Some(m)) => m.clone(),
-        (Some(p), None) => p.clone(),
-        (None, None) => String::new(),
-    };
-    let header = HeaderLine { ty: "header", id: &session.id, model: &model, cwd: session.cwd.as_deref().unwrap_or(""), created_at: created };
-    emit(&header, &mut rep)?;
-    let null = Value::Null;
-    // Every snapshot is written in order at its place (issue 14 item 3); a
-    // kind with none (a session built in memory) gets one line after the header.
-    if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Plan) {
-        emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
-    }
-    if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Goal) {
-        emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created }, &mut rep)?;
-    }
-    let mut last_ts = created;
-    let mut snaps = session.snapshots.iter().peekable();
-    let emit_snapshot = |sn: &StateSnapshot, last_ts: i64, emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>, rep: &mut WriteReport| -> Result<()> {
-        let timestamp = secs(sn.timestamp_ms, last_ts);
-        match sn.kind {
-            SnapshotKind::Plan => emit(&PlanLine { ty: "plan_snapshot", plan: &sn.value, timestamp }, rep),
-            SnapshotKind::Goal => emit(&GoalLine { ty: "goal_snapshot", goal: &sn.value, timestamp }, rep),
-        }
-    };
-    let mut comps = session.compactions.iter().peekable();
-    for (i, t) in session.turns.iter().enumerate() {
-        while let Some(sn) = snaps.next_if(|s| s.at_turn <= i) {
-            emit_snapshot(sn, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
-        }
-        while let Some(c) = comps.next_if(|c| c.at_turn <= i) {
-            write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
-        }
-        last_ts = secs(t.timestamp_ms, last_ts);
-        if opts.only_thclaws_blocks && is_empty_turn(&t.blocks) {
-            // thClaws would show an empty message (issue 14 item 5).
-            continue;
-        }
-        let blocks = fix(opts.only_thclaws_blocks, &t.blocks);
-        let line = TurnLine {
-            ty: thclaws_type(t.role),
-            content: &blocks,
-            timestamp: last_ts,
-            provider: t.provider.as_deref(),
-            model: t.model.as_deref(),
-        };
-        emit(&line, &mut rep)?;
-        rep.turns += 1;
-    }
-    for sn in snaps {
-        emit_snapshot(sn, last_ts, &mut |v, r| emit(v, r), &mut rep)?;
-    }
-    for c in comps {
-        write_compaction(c, last_ts, opts.only_thclaws_blocks, &mut |v, r| emit(v, r), &mut rep)?;
-    }
-    if let Some(title) = &session.title {
-        emit(&RenameLine { ty: "rename", title, timestamp: last_ts }, &mut rep)?;
-    }
-    if let Some(ps) = &session.provider_state {
-        emit(&ProviderStateLine { ty: "provider_state", provider_session_id: ps, timestamp: last_ts }, &mut rep)?;
-    }
-    out.flush().map_err(|e| Error::io("writing a thClaws session file", e))?;
-    Ok(rep)
+    w.finish()
 }
 
-fn write_compaction(
-    c: &Compaction,
-    last_ts: i64,
+/// A thClaws JSONL writer fed one turn at a time, so a stored session is
+/// exported without holding its transcript ([`super::export_thclaws`]:
+/// memory bounded by a page of entries, never the session).
+///
+/// [`ThclawsWriter::start`] takes the session's header fields, snapshots
+/// and compactions (its `turns` are not read) and writes the header;
+/// [`ThclawsWriter::turn`] writes the snapshots and compactions placed
+/// before the turn (`at_turn` = turns before it), then the turn;
+/// [`ThclawsWriter::finish`] writes the rest and the trailing `rename` and
+/// `provider_state` lines. The lines are those of [`write_thclaws_with`],
+/// which is this writer over `session.turns`.
+pub struct ThclawsWriter<'s, W: Write> {
+    session: &'s PortableSession,
+    out: W,
     strict: bool,
-    emit: &mut dyn FnMut(&dyn erased::Ser, &mut WriteReport) -> Result<()>,
-    rep: &mut WriteReport,
-) -> Result<()> {
-    let owned: Vec<Vec<Block>> = if strict { c.messages.iter().map(|m| thclaws_blocks(&m.blocks)).collect() } else { Vec::new() };
-    let messages = c
-        .messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| CompactionMessage { role: thclaws_type(m.role), content: if strict { &owned[i] } else { &m.blocks } })
-        .collect();
-    let line = CompactionLine {
-        ty: "compaction",
-        messages,
-        replaces_count: c.replaces_count.unwrap_or(c.at_turn as u64),
-        timestamp: secs(c.timestamp_ms, last_ts),
-    };
-    emit(&line, rep)
+    rep: WriteReport,
+    last_ts: i64,
+    /// Turns written or skipped so far.
+    turns: usize,
+    next_snapshot: usize,
+    next_compaction: usize,
+}
+
+impl<'s, W: Write> ThclawsWriter<'s, W> {
+    /// Write the header (and a plan / goal snapshot line for a kind the
+    /// session has no snapshot of). Errors: [`Error::Io`] from `out`.
+    pub fn start(session: &'s PortableSession, out: W, opts: &WriteOptions) -> Result<Self> {
+        let created = secs(session.created_at_ms, 0);
+        let mut w = ThclawsWriter {
+            session,
+            out,
+            strict: opts.only_thclaws_blocks,
+            rep: WriteReport::default(),
+            last_ts: created,
+            turns: 0,
+            next_snapshot: 0,
+            next_compaction: 0,
+        };
+        let model = match (&session.provider, &session.model) {
+            (Some(p), Some(m)) if !m.starts_with(&format!("{p}/")) => format!("{p}/{m}"),
+            (_, Some(m)) => m.clone(),
+            (Some(p), None) => p.clone(),
+            (None, None) => String::new(),
+        };
+        w.emit(&HeaderLine { ty: "header", id: &session.id, model: &model, cwd: session.cwd.as_deref().unwrap_or(""), created_at: created })?;
+        let null = Value::Null;
+        // Every snapshot is written in order at its place (issue 14 item 3); a
+        // kind with none (a session built in memory) gets one line after the header.
+        if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Plan) {
+            w.emit(&PlanLine { ty: "plan_snapshot", plan: session.plan.as_ref().unwrap_or(&null), timestamp: created })?;
+        }
+        if !session.snapshots.iter().any(|s| s.kind == SnapshotKind::Goal) {
+            w.emit(&GoalLine { ty: "goal_snapshot", goal: session.goal.as_ref().unwrap_or(&null), timestamp: created })?;
+        }
+        Ok(w)
+    }
+
+    /// Write `v` as one JSON line, straight into `out` (no line buffer: a
+    /// turn of hundreds of MB is not copied again).
+    fn emit(&mut self, v: &dyn erased::Ser) -> Result<()> {
+        let mut w = Counting { out: &mut self.out, bytes: 0 };
+        v.write_to(&mut w).and_then(|()| w.write_all(b"\n")).map_err(|e| Error::io("writing a thClaws session file", e))?;
+        self.rep.lines += 1;
+        self.rep.bytes += w.bytes;
+        Ok(())
+    }
+
+    /// The snapshots and compactions placed at or before turn `upto`
+    /// (`None`: all that are left), in stored order.
+    fn placed(&mut self, upto: Option<usize>) -> Result<()> {
+        let session = self.session;
+        let fits = |at: usize| upto.is_none_or(|u| at <= u);
+        while let Some(sn) = session.snapshots.get(self.next_snapshot).filter(|s| fits(s.at_turn)) {
+            self.next_snapshot += 1;
+            let timestamp = secs(sn.timestamp_ms, self.last_ts);
+            match sn.kind {
+                SnapshotKind::Plan => self.emit(&PlanLine { ty: "plan_snapshot", plan: &sn.value, timestamp })?,
+                SnapshotKind::Goal => self.emit(&GoalLine { ty: "goal_snapshot", goal: &sn.value, timestamp })?,
+            }
+        }
+        while let Some(c) = session.compactions.get(self.next_compaction).filter(|c| fits(c.at_turn)) {
+            self.next_compaction += 1;
+            let owned: Vec<Vec<Block>> = if self.strict { c.messages.iter().map(|m| thclaws_blocks(&m.blocks)).collect() } else { Vec::new() };
+            let messages = c
+                .messages
+                .iter()
+                .enumerate()
+                .map(|(i, m)| CompactionMessage { role: thclaws_type(m.role), content: if self.strict { &owned[i] } else { &m.blocks } })
+                .collect();
+            let line = CompactionLine {
+                ty: "compaction",
+                messages,
+                replaces_count: c.replaces_count.unwrap_or(c.at_turn as u64),
+                timestamp: secs(c.timestamp_ms, self.last_ts),
+            };
+            self.emit(&line)?;
+        }
+        Ok(())
+    }
+
+    /// Write one turn (after what is placed before it). A turn with no
+    /// content is left out under `only_thclaws_blocks` (thClaws would show
+    /// an empty message; issue 14 item 5) but still counts for placement.
+    /// Errors: [`Error::Io`] from `out`.
+    pub fn turn(&mut self, t: &Turn) -> Result<()> {
+        if self.strict {
+            let blocks = thclaws_blocks(&t.blocks);
+            self.write_turn(t, &blocks)
+        } else {
+            self.write_turn(t, &t.blocks)
+        }
+    }
+
+    /// [`Self::turn`] taking the turn by value: under `only_thclaws_blocks`
+    /// its blocks are converted in place, so the text is never copied (a
+    /// store export of a 200 MB tool output holds it once, not twice).
+    /// Errors: [`Error::Io`] from `out`.
+    pub fn turn_owned(&mut self, mut t: Turn) -> Result<()> {
+        if self.strict {
+            t.blocks = std::mem::take(&mut t.blocks).into_iter().map(thclaws_block_owned).collect();
+        }
+        let blocks = std::mem::take(&mut t.blocks);
+        self.write_turn(&t, &blocks)
+    }
+
+    fn write_turn(&mut self, t: &Turn, blocks: &[Block]) -> Result<()> {
+        self.placed(Some(self.turns))?;
+        self.turns += 1;
+        self.last_ts = secs(t.timestamp_ms, self.last_ts);
+        if self.strict && is_empty_turn(blocks) {
+            return Ok(());
+        }
+        let line = TurnLine { ty: thclaws_type(t.role), content: blocks, timestamp: self.last_ts, provider: t.provider.as_deref(), model: t.model.as_deref() };
+        self.emit(&line)?;
+        self.rep.turns += 1;
+        Ok(())
+    }
+
+    /// Write what is left (snapshots and compactions after the last turn,
+    /// the title, the provider state) and flush. Errors: [`Error::Io`].
+    pub fn finish(mut self) -> Result<WriteReport> {
+        self.placed(None)?;
+        let session = self.session;
+        if let Some(title) = &session.title {
+            self.emit(&RenameLine { ty: "rename", title, timestamp: self.last_ts })?;
+        }
+        if let Some(ps) = &session.provider_state {
+            self.emit(&ProviderStateLine { ty: "provider_state", provider_session_id: ps, timestamp: self.last_ts })?;
+        }
+        self.out.flush().map_err(|e| Error::io("writing a thClaws session file", e))?;
+        Ok(self.rep)
+    }
+}
+
+/// A writer that counts the bytes written through it.
+struct Counting<'w, W: Write> {
+    out: &'w mut W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counting<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 mod erased {
-    /// Object-safe "serialize to JSON bytes".
+    /// Object-safe "serialize as JSON into a writer".
     pub trait Ser {
-        fn to_vec(&self) -> Vec<u8>;
+        fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()>;
     }
     impl<T: serde::Serialize> Ser for T {
-        fn to_vec(&self) -> Vec<u8> {
-            serde_json::to_vec(self).expect("in-memory JSON serialization of owned data cannot fail")
+        fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+            // Our line types serialize without error; only the writer fails.
+            serde_json::to_writer(w, self).map_err(std::io::Error::other)
         }
     }
 }
@@ -554,3 +657,39 @@ pub fn append_turns(path: &Path, turns: &[Turn]) -> Result<TailRepair> {
     Ok(repair)
 }
 
+
+#[cfg(test)]
+mod owned_conversion {
+    use super::*;
+
+    /// The by-value conversion of a store export writes what the borrowed
+    /// one writes, for every block shape it handles itself or hands on.
+    #[test]
+    fn owned_block_conversion_equals_the_borrowed_one() {
+        let blocks = vec![
+            Block::Text { text: "t".into() },
+            Block::Thinking { text: "th".into(), signature: Some("s".into()) },
+            Block::ToolUse { id: "c1".into(), name: "Bash".into(), input: serde_json::json!({"command": "ls"}), thought_signature: None },
+            Block::ToolResult { tool_use_id: "c1".into(), content: Value::String("out".into()), is_error: false },
+            Block::ToolResult { tool_use_id: "c2".into(), content: Value::Null, is_error: true },
+            Block::ToolResult { tool_use_id: "c3".into(), content: serde_json::json!(7), is_error: false },
+            Block::ToolResult {
+                tool_use_id: "c4".into(),
+                content: serde_json::json!([
+                    {"type": "text", "text": "a"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}},
+                    {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}},
+                    {"type": "audio", "data": "zz"},
+                    {"type": "text", "text": 5}
+                ]),
+                is_error: false,
+            },
+            Block::Image { source: serde_json::json!({"type": "url", "url": "data:image/png;base64,AA=="}) },
+            Block::Other(serde_json::json!({"type": "web_search_call", "q": "x"})),
+        ];
+        let borrowed = thclaws_blocks(&blocks);
+        let owned: Vec<Block> = blocks.into_iter().map(thclaws_block_owned).collect();
+        assert_eq!(serde_json::to_string(&owned).unwrap(), serde_json::to_string(&borrowed).unwrap());
+        assert_eq!(owned.len(), 9);
+    }
+}

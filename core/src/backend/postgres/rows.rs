@@ -12,9 +12,9 @@ use postgres::{Row, Transaction};
 
 use crate::backend::{
     EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
-    RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
+    RecordId, RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// One transaction of the PostgreSQL backend; `write` is true in a write
 /// transaction (which also takes the session row locks that allocate seqs).
@@ -324,6 +324,15 @@ impl ReadTx for PgTx<'_> {
         }
         Ok(())
     }
+
+    fn import_records(&self, session_id: &str, f: &mut dyn FnMut(RecordId) -> Result<()>) -> Result<()> {
+        for r in self.query("SELECT record_id FROM import_records WHERE session_id = $1 ORDER BY record_id", &[&session_id])? {
+            let b: Vec<u8> = r.get(0);
+            f(RecordId::try_from(b.as_slice())
+                .map_err(|_| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
+        }
+        Ok(())
+    }
 }
 
 impl WriteTx for PgTx<'_> {
@@ -373,6 +382,7 @@ impl WriteTx for PgTx<'_> {
         self.exec("DELETE FROM token_ledger WHERE session_id = $1", &[&id])?;
         self.exec("DELETE FROM context_extensions WHERE session_id = $1", &[&id])?;
         self.exec("DELETE FROM retractions WHERE session_id = $1", &[&id])?;
+        self.exec("DELETE FROM import_records WHERE session_id = $1", &[&id])?;
         Ok(Some(entries))
     }
 
@@ -479,6 +489,15 @@ impl WriteTx for PgTx<'_> {
 
     fn delete_meta(&self, key: &str) -> Result<()> {
         self.exec("DELETE FROM meta WHERE session_id = '' AND key = $1", &[&key])?;
+        Ok(())
+    }
+
+    fn insert_import_records(&self, session_id: &str, ids: &[RecordId]) -> Result<()> {
+        let ids: Vec<&[u8]> = ids.iter().map(|id| &id[..]).collect();
+        self.exec(
+            "INSERT INTO import_records (session_id, record_id) SELECT $1, unnest($2::bytea[]) ON CONFLICT DO NOTHING",
+            &[&session_id, &ids],
+        )?;
         Ok(())
     }
 }

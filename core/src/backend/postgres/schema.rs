@@ -143,6 +143,24 @@ CREATE TABLE owners (
 );
 "#;
 
+/// Version 2: the import's source-record identities in a table of their
+/// own (as SQLite's version 5): 16 bytes of HMAC per record, keyed by
+/// session; version 1's `meta` rows `import-rec:<sid>:<64 hex digits>` move
+/// there (their first 32 hex digits are the id) and leave `meta`.
+const V2: &str = r#"
+CREATE TABLE import_records (
+  session_id TEXT COLLATE "C" NOT NULL,
+  record_id  BYTEA NOT NULL,
+  PRIMARY KEY (session_id, record_id)
+);
+INSERT INTO import_records (session_id, record_id)
+  SELECT substr(key, 12, length(key) - 76), decode(left(right(key, 64), 32), 'hex')
+  FROM meta
+  WHERE session_id = '' AND starts_with(key, 'import-rec:') AND key ~ '^import-rec:.+:[0-9a-f]{64}$'
+  ON CONFLICT DO NOTHING;
+DELETE FROM meta WHERE session_id = '' AND starts_with(key, 'import-rec:') AND key ~ '^import-rec:.+:[0-9a-f]{64}$';
+"#;
+
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -154,11 +172,14 @@ pub struct Migration {
 }
 
 /// Every migration, in order. Append only; never edit a released one.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    description: "sessions, transcript, tokens, context extensions, journal and its heads, open operations, owners",
-    sql: V1,
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        description: "sessions, transcript, tokens, context extensions, journal and its heads, open operations, owners",
+        sql: V1,
+    },
+    Migration { version: 2, description: "import record identities in a table of their own", sql: V2 },
+];
 
 /// The schema version this build writes.
 pub const LATEST_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].version;

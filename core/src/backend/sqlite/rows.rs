@@ -12,7 +12,7 @@ use rusqlite::{params, OptionalExtension, Row, Transaction};
 
 use crate::backend::{
     EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
-    RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
+    RecordId, RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
 };
 use crate::error::{Error, Result};
 
@@ -409,6 +409,19 @@ impl ReadTx for SqlTx<'_> {
         }
         Ok(())
     }
+
+    fn import_records(&self, session_id: &str, f: &mut dyn FnMut(RecordId) -> Result<()>) -> Result<()> {
+        let mut st = self.0.prepare_cached("SELECT record_id FROM import_records WHERE session_id = ?1 ORDER BY record_id")?;
+        let mut rows = st.query([session_id])?;
+        while let Some(r) = rows.next()? {
+            let id = match r.get_ref(0)? {
+                ValueRef::Blob(b) => RecordId::try_from(b).ok(),
+                _ => None,
+            };
+            f(id.ok_or_else(|| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
+        }
+        Ok(())
+    }
 }
 
 impl WriteTx for SqlTx<'_> {
@@ -465,6 +478,7 @@ impl WriteTx for SqlTx<'_> {
         self.0.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM retractions WHERE session_id = ?1", [id])?;
+        self.0.execute("DELETE FROM import_records WHERE session_id = ?1", [id])?;
         Ok(Some(entries as u64))
     }
 
@@ -571,6 +585,14 @@ impl WriteTx for SqlTx<'_> {
 
     fn delete_meta(&self, key: &str) -> Result<()> {
         self.0.prepare_cached("DELETE FROM meta WHERE key = ?1")?.execute([key])?;
+        Ok(())
+    }
+
+    fn insert_import_records(&self, session_id: &str, ids: &[RecordId]) -> Result<()> {
+        let mut st = self.0.prepare_cached("INSERT OR IGNORE INTO import_records (session_id, record_id) VALUES (?1, ?2)")?;
+        for id in ids {
+            st.execute(params![session_id, &id[..]])?;
+        }
         Ok(())
     }
 }
