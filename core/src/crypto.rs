@@ -457,8 +457,13 @@ pub fn open_str(key: &DataKey, record_id: &str, envelope_json: &str) -> Result<S
 /// bytes, an empty string, a zeroed BLOB) are `Corrupt` naming `record_id`;
 /// another record's envelope is `AuthenticationFailed` naming it.
 pub fn open_bytes(key: &DataKey, record_id: &str, envelope: &[u8]) -> Result<String> {
-    let bytes = open_any(key, record_id, envelope)?;
-    String::from_utf8(bytes.to_vec()).map_err(|_| Error::corrupt(format!("record `{record_id}` is not UTF-8")))
+    let mut bytes = open_any(key, record_id, envelope)?;
+    // The plaintext moves into the String (no second copy of a 200 MB
+    // entry); plaintext that is not UTF-8 is wiped before it is dropped.
+    String::from_utf8(std::mem::take(&mut *bytes)).map_err(|e| {
+        e.into_bytes().zeroize();
+        Error::corrupt(format!("record `{record_id}` is not UTF-8"))
+    })
 }
 
 /// Workspace binding index: lowercase hex HMAC-SHA-256(data key, canonical path).
