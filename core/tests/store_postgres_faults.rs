@@ -329,30 +329,31 @@ fn a_partition_frozen_inside_a_transaction_lets_other_writers_through_and_the_fr
     };
     let mut admin = postgres::Client::connect(&direct_s, postgres::NoTls).unwrap();
     // Freeze the proxy until the frozen client is caught inside a
-    // transaction (state `idle in transaction` on the server; a freeze
-    // between two transactions is thawed and tried again).
+    // transaction holding the row lock of session `p` (on the server: its
+    // connection `idle in transaction`, and `p` cannot be locked; a freeze
+    // elsewhere is thawed and tried again).
     let mut caught = false;
-    for _ in 0..200 {
+    for _ in 0..300 {
         std::thread::sleep(Duration::from_millis(7));
         signal(proxy.id(), "STOP");
-        std::thread::sleep(Duration::from_millis(100));
-        if idle_in_transaction(&mut admin, &db) > 0 {
+        std::thread::sleep(Duration::from_millis(60));
+        if idle_in_transaction(&mut admin, &db) > 0 && admin.execute("SELECT 1 FROM sessions WHERE session_id = 'p' FOR UPDATE NOWAIT", &[]).is_err() {
             caught = true;
             break;
         }
         signal(proxy.id(), "CONT");
     }
-    assert!(caught, "the client was never caught inside a transaction");
-    // The other writers get through while the client is frozen: its own
-    // session `p` once the server ended the idle transaction (its row
-    // lock with it), another session `q` at once.
+    assert!(caught, "the client was never caught inside a transaction holding the session's lock");
+    // The other writers get through while the client is frozen: another
+    // session `q` at once, the frozen client's own session `p` once the
+    // server ended the idle transaction (and its row lock with it).
     let t = Instant::now();
     let q = other.append_transcript("q", Role::User, "other session".into()).unwrap();
     let q_ms = t.elapsed().as_millis();
     let t = Instant::now();
     let p = other.append_transcript("p", Role::User, "other writer".into()).unwrap();
     let p_ms = t.elapsed().as_millis();
-    eprintln!("partition: other writers through while frozen: q in {q_ms} ms, p in {p_ms} ms");
+    eprintln!("partition: other writers through while frozen: session q in {q_ms} ms, session p (locked by the frozen one) in {p_ms} ms");
     assert!(p_ms < 10_000, "the frozen transaction was ended by idle_in_transaction_session_timeout");
     assert_eq!(q.seq, 1);
     assert_eq!(idle_in_transaction(&mut admin, &db), 0, "the server ended the frozen transaction");
