@@ -444,3 +444,47 @@ fn an_expired_lease_is_recovered_and_its_owner_is_fenced() {
     // The live owner still completes its own.
     live.complete_operation("s1", "op-live", OperationOutcome::Succeeded, serde_json::json!({})).unwrap();
 }
+
+#[test]
+fn handles_recovering_one_gone_owner_at_once_mark_each_operation_once_and_report_no_failure() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let gone = open_at(&url, 1);
+    for i in 0..12 {
+        gone.dispatch_operation(&format!("s{}", i % 3), &format!("op-{i}"), serde_json::json!({ "i": i })).unwrap();
+    }
+    // Closing deletes its owner row: the owner is gone, its operations open.
+    drop(gone);
+    let url = Arc::new(url);
+    let barrier = Arc::new(std::sync::Barrier::new(4));
+    let hs: Vec<_> = (0..4)
+        .map(|_| {
+            let (url, barrier) = (url.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let s = SessionStore::open(OpenOptions { recover: false, ..OpenOptions::at(&*url, KeySource::Bytes(key(1))) }).unwrap();
+                barrier.wait();
+                let r = s.recover().unwrap();
+                (r.marked_unknown, r.failed)
+            })
+        })
+        .collect();
+    let mut marked = Vec::new();
+    for h in hs {
+        let (m, failed) = h.join().unwrap();
+        assert!(failed.is_empty(), "a recovery pass that lost the race reports nothing failed: {failed:?}");
+        marked.extend(m);
+    }
+    marked.sort();
+    let mut expected: Vec<(String, String)> = (0..12).map(|i| (format!("s{}", i % 3), format!("op-{i}"))).collect();
+    expected.sort();
+    assert_eq!(marked, expected, "each operation marked once, by one of the passes");
+    let s = open_at(&url, 1);
+    for si in 0..3 {
+        let ev = s.journal_events(&format!("s{si}"), 1, 100).unwrap();
+        assert_eq!(ev.iter().filter(|e| e.kind == "OperationUnknownOutcome").count(), 4);
+        assert_eq!(ev.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
+    }
+    assert!(s.open_operations().unwrap().is_empty());
+}

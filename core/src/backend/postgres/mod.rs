@@ -337,11 +337,15 @@ impl Backend for PgBackend {
         }
         let epoch = self.epoch();
         self.with_tx(IsolationLevel::ReadCommitted, false, |tx, stmts| {
-            let t = rows::PgTx::new(tx, stmts, true);
+            let mut t = rows::PgTx::new(tx, stmts, true);
+            // The fence is checked by the statement that inserts a journal
+            // event (one round trip fewer per write); a write without an
+            // event checks it before its commit.
             if let Some(epoch) = epoch {
-                t.check_epoch(&self.instance_id, epoch, &self.fenced)?;
+                t.owner = Some(rows::Owner { instance_id: &self.instance_id, epoch, fenced: &self.fenced });
             }
             f(&t)?;
+            t.check_fence_before_commit()?;
             t.tx.into_inner().commit()?;
             Ok(())
         })

@@ -28,6 +28,18 @@ pub(super) struct PgTx<'a> {
     write: bool,
     /// Sessions whose `sessions` row this write transaction has locked.
     locked: RefCell<HashSet<String>>,
+    /// In a write transaction of a handle with a lease: whose epoch every
+    /// journal insert checks (the fence, see [`super::owners`]).
+    pub(super) owner: Option<Owner<'a>>,
+    /// Whether a statement of this transaction checked the fence.
+    fence_checked: std::cell::Cell<bool>,
+}
+
+/// The handle that writes, for the fence check.
+pub(super) struct Owner<'a> {
+    pub(super) instance_id: &'a str,
+    pub(super) epoch: i64,
+    pub(super) fenced: &'a AtomicBool,
 }
 
 const SESSION_COLUMNS: &str = "s.session_id, s.name_enc, s.workspace_enc, s.model, s.provider, s.work_mode, s.created_at, s.updated_at,
@@ -110,7 +122,14 @@ fn event_row(r: &Row) -> Result<EventRow> {
 
 impl<'a> PgTx<'a> {
     pub(super) fn new(tx: Transaction<'a>, stmts: &'a mut HashMap<String, Statement>, write: bool) -> PgTx<'a> {
-        PgTx { tx: RefCell::new(tx), stmts: RefCell::new(stmts), write, locked: RefCell::new(HashSet::new()) }
+        PgTx {
+            tx: RefCell::new(tx),
+            stmts: RefCell::new(stmts),
+            write,
+            locked: RefCell::new(HashSet::new()),
+            owner: None,
+            fence_checked: std::cell::Cell::new(false),
+        }
     }
 }
 
@@ -155,16 +174,23 @@ impl PgTx<'_> {
         Ok(Some(rows.first().map(|r| r.get(0))))
     }
 
-    /// At the start of a write transaction: fail with the fence error if
-    /// this handle's epoch is no longer the stored one (its lease was
-    /// taken over). The owner row is read `FOR SHARE`, so a recovery pass
-    /// that would fence this handle waits until this transaction ends
-    /// (and then sees what it wrote) instead of racing it.
-    pub(super) fn check_epoch(&self, instance_id: &str, epoch: i64, fenced: &AtomicBool) -> Result<()> {
+    /// Before the commit of a write transaction in which no journal insert
+    /// checked the fence: fail with the fence error if this handle's epoch
+    /// is no longer the stored one (its lease was taken over). A plain
+    /// read, not `FOR SHARE`: an owner frozen inside a transaction must not
+    /// block the recovery pass that fences it. A write racing the fence
+    /// cannot add a second terminal event either way: a terminal event's
+    /// id is `<operation>.terminal`, and writers of one event id take turns
+    /// ([`ReadTx::event`], [`ReadTx::open_operation_session`]).
+    pub(super) fn check_fence_before_commit(&self) -> Result<()> {
+        let Some(o) = &self.owner else { return Ok(()) };
+        if self.fence_checked.get() {
+            return Ok(());
+        }
         let held = !self
-            .query("SELECT 1 FROM owners WHERE session_id = '' AND instance_id = $1 AND epoch = $2 FOR SHARE", &[&instance_id, &epoch])?
+            .query("SELECT 1 FROM owners WHERE session_id = '' AND instance_id = $1 AND epoch = $2", &[&o.instance_id, &o.epoch])?
             .is_empty();
-        super::owners::fence_unless(held, fenced)
+        super::owners::fence_unless(held, o.fenced)
     }
 }
 
@@ -284,6 +310,15 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn open_operation_session(&self, operation_id: &str) -> Result<Option<String>> {
+        // In a write transaction: take the lock of the operation's terminal
+        // event id (`<operation>.terminal`, see `ReadTx::event`) first, so a
+        // recovery pass and the owner completing it, or two recovery
+        // passes, take turns in one lock order, and the later one sees the
+        // operation closed instead of racing for its terminal event.
+        if self.write {
+            let terminal = format!("{operation_id}.terminal");
+            self.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", &[&super::schema::EVENT_ID_LOCK_SPACE, &terminal])?;
+        }
         Ok(self.query("SELECT session_id FROM open_operations WHERE operation_id = $1 LIMIT 1", &[&operation_id])?.first().map(|r| r.get(0)))
     }
 
@@ -470,16 +505,26 @@ impl WriteTx for PgTx<'_> {
         // under its row lock (rolled back with the transaction, so seqs
         // stay gapless; the upsert's update sees the latest committed head
         // even after waiting for the lock), `journal_version` the
-        // aggregate version (see the module docs), and the row goes in.
-        let r = self.one(
+        // aggregate version (see the module docs), and the row goes in,
+        // only if this handle still holds its epoch (the fence: no row
+        // means fenced).
+        let (instance, epoch) = self.owner.as_ref().map_or(("", 0), |o| (o.instance_id, o.epoch));
+        let fence = self.owner.is_some();
+        let rows = self.query(
             "WITH head AS (
                INSERT INTO journal_heads (session_id, last_seq) VALUES ($1, 1)
                ON CONFLICT (session_id) DO UPDATE SET last_seq = journal_heads.last_seq + 1 RETURNING last_seq)
              INSERT INTO journal (session_id, seq, event_id, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
              SELECT $1, head.last_seq, $2, nextval('journal_version'), $3, $4, $5, $6, $7 FROM head
+             WHERE NOT $8 OR EXISTS (SELECT 1 FROM owners WHERE session_id = '' AND instance_id = $9 AND epoch = $10)
              RETURNING seq, aggregate_version",
-            &[&row.session_id, &row.event_id, &row.operation_id, &row.kind, &row.payload, &row.envelope, &row.created_at],
+            &[&row.session_id, &row.event_id, &row.operation_id, &row.kind, &row.payload, &row.envelope, &row.created_at, &fence, &instance, &epoch],
         )?;
+        let Some(r) = rows.first() else {
+            let o = self.owner.as_ref().expect("only a fenced insert returns no row");
+            return Err(super::owners::fence_unless(false, o.fenced).expect_err("fenced"));
+        };
+        self.fence_checked.set(true);
         Ok((u(r.get(0)), u(r.get(1))))
     }
 
