@@ -403,3 +403,23 @@ impl Drop for PgBackend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sslrootcert_is_taken_out_of_the_url_and_percent_decoded() {
+        let (url, ca) = split_root_cert("postgres://u@h:5/db?sslmode=require&sslrootcert=%2Fetc%2Fca%20x.pem&application_name=a").unwrap();
+        assert_eq!(url, "postgres://u@h:5/db?sslmode=require&application_name=a");
+        assert_eq!(ca.as_deref(), Some("/etc/ca x.pem"));
+        let (url, ca) = split_root_cert("postgres://u@h/db?sslrootcert=/a.pem").unwrap();
+        assert_eq!((url.as_str(), ca.as_deref()), ("postgres://u@h/db", Some("/a.pem")));
+        assert_eq!(split_root_cert("postgres://u@h/db").unwrap(), ("postgres://u@h/db".to_string(), None));
+        assert_eq!(split_root_cert("postgres://u@h/db?sslrootcert=/a&sslrootcert=/b").unwrap_err().kind(), crate::ErrorKind::InvalidInput);
+        assert_eq!(split_root_cert("postgres://u@h/db?sslrootcert=").unwrap_err().kind(), crate::ErrorKind::InvalidInput);
+        // A lone or malformed escape is kept as it is.
+        assert_eq!(percent_decode("a%2"), "a%2");
+        assert_eq!(percent_decode("a%zz%41"), "a%zzA");
+    }
+}
