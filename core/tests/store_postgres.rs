@@ -347,7 +347,7 @@ fn eight_processes_append_with_replayed_event_ids_gapless_and_once() {
 
 /// `url` with `sslmode=disable` replaced by `mode` and, when given, the
 /// `sslrootcert` parameter.
-fn tls_url(url: &PathBuf, mode: &str, ca: Option<&str>) -> PathBuf {
+fn tls_url(url: &std::path::Path, mode: &str, ca: Option<&str>) -> PathBuf {
     let u = url.to_str().unwrap().replace("sslmode=disable", &format!("sslmode={mode}"));
     PathBuf::from(match ca {
         Some(ca) => format!("{u}&sslrootcert={ca}"),
@@ -388,23 +388,23 @@ fn tls_with_the_servers_ca_is_encrypted_and_a_wrong_ca_is_refused_with_a_typed_e
     }
     drop(s);
     // sslmode=require with another CA: refused before anything is sent, typed.
-    let e = SessionStore::open(OpenOptions::at(&tls_url(&url, "require", Some(&other)), KeySource::Bytes(key(1)))).unwrap_err();
+    let e = SessionStore::open(OpenOptions::at(tls_url(&url, "require", Some(&other)), KeySource::Bytes(key(1)))).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io, "{e}");
     let text = e.to_string();
     assert!(text.contains("over TLS") && text.contains("sslrootcert"), "{text}");
     // Without sslrootcert the server's private CA is not among Mozilla's roots: refused too.
-    let e = SessionStore::open(OpenOptions::at(&tls_url(&url, "require", None), KeySource::Bytes(key(1)))).unwrap_err();
+    let e = SessionStore::open(OpenOptions::at(tls_url(&url, "require", None), KeySource::Bytes(key(1)))).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io, "{e}");
     assert!(e.to_string().contains("over TLS"), "{e}");
     // A sslrootcert that is not a PEM file of certificates: InvalidInput, naming it.
     let dir = tempfile::tempdir().unwrap();
     let junk = dir.path().join("junk.pem");
     std::fs::write(&junk, "not a certificate").unwrap();
-    let e = SessionStore::open(OpenOptions::at(&tls_url(&url, "require", Some(junk.to_str().unwrap())), KeySource::Bytes(key(1)))).unwrap_err();
+    let e = SessionStore::open(OpenOptions::at(tls_url(&url, "require", Some(junk.to_str().unwrap())), KeySource::Bytes(key(1)))).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
     assert!(e.to_string().contains("sslrootcert"), "{e}");
     // A missing file: Io.
-    let e = SessionStore::open(OpenOptions::at(&tls_url(&url, "require", Some("/nonexistent/ca.pem")), KeySource::Bytes(key(1)))).unwrap_err();
+    let e = SessionStore::open(OpenOptions::at(tls_url(&url, "require", Some("/nonexistent/ca.pem")), KeySource::Bytes(key(1)))).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io, "{e}");
     // Nothing of the refused opens was stored: the one session is intact.
     let s = open_at(&tls_url(&url, "require", Some(&ca)), 1);

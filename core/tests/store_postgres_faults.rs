@@ -391,7 +391,7 @@ fn a_partition_frozen_inside_a_transaction_lets_other_writers_through_and_the_fr
 #[test]
 fn paused_owner_entry() {
     let Some(url) = env("SESSIONDB_PG_OWNER_URL") else { return };
-    let s = SessionStore::open(OpenOptions { lease_ms: 600, ..OpenOptions::at(&PathBuf::from(url), KeySource::Bytes(key())) }).unwrap();
+    let s = SessionStore::open(OpenOptions { lease_ms: 600, ..OpenOptions::at(PathBuf::from(url), KeySource::Bytes(key())) }).unwrap();
     s.dispatch_operation("o", "op-paused", serde_json::json!({"tool": "edit"})).unwrap();
     println!("dispatched {}", s.instance_id());
     let mut line = String::new();
