@@ -40,3 +40,12 @@ export SESSIONDB_PKG="$PKG" SESSIONDB_REPO="$ROOT" SESSIONDB_CONFORMANCE_COUNT_F
 node --test __test__/
 read -r ran total < "$WORK/conformance-count"
 echo "node: conformance cases run: $ran of $total"
+
+# The store opened by postgres:// URL, against a throwaway server (root only:
+# with-postgres.sh runs initdb and pg_ctl as the postgres user).
+if [ "$(id -u)" = 0 ]; then
+  echo "--- node --test __test__/postgres.test.mjs under scripts/with-postgres.sh"
+  "$ROOT/scripts/with-postgres.sh" node --test __test__/postgres.test.mjs
+else
+  echo "--- skipped the PostgreSQL test (not root: scripts/with-postgres.sh needs root)"
+fi

@@ -47,3 +47,12 @@ export SESSIONDB_REPO="$ROOT" SESSIONDB_CONFORMANCE_COUNT_FILE="$WORK/conformanc
 "$TEST_VENV/bin/python" -m pytest -q -rs -p no:cacheprovider --rootdir "$ROOT/python/tests" "$ROOT/python/tests"
 read -r ran total < "$WORK/conformance-count"
 echo "python: conformance cases run: $ran of $total"
+
+# The store opened by postgres:// URL, against a throwaway server (root only:
+# with-postgres.sh runs initdb and pg_ctl as the postgres user).
+if [ "$(id -u)" = 0 ]; then
+  echo "--- pytest tests/test_postgres.py under scripts/with-postgres.sh"
+  "$ROOT/scripts/with-postgres.sh" "$TEST_VENV/bin/python" -m pytest -q -rs -p no:cacheprovider --rootdir "$ROOT/python/tests" "$ROOT/python/tests/test_postgres.py"
+else
+  echo "--- skipped the PostgreSQL test (not root: scripts/with-postgres.sh needs root)"
+fi

@@ -1,13 +1,20 @@
-//! Faults of a real PostgreSQL server (issue 13 item 6): the server
-//! restarted while a store is open (the next call reconnects), and the
-//! server killed with SIGKILL while a client process appends (no
-//! acknowledged append lost, no partial rows, the client gets a typed `Io`
-//! or `Busy` and goes on once the server is back).
+//! Faults of a real PostgreSQL server (issue 13 items 5 and 6): the server
+//! restarted while a store is open (the next call reconnects); the server
+//! killed with SIGKILL while a client process appends (no acknowledged
+//! append lost, no partial rows, the client gets a typed `Io` or `Busy` and
+//! goes on once the server is back); a partition (a loopback TCP proxy
+//! process frozen with SIGSTOP while a client is inside a transaction, with
+//! `idle_in_transaction_session_timeout` set: the other writers get
+//! through, nothing is half-written, the frozen client gets `Io` when
+//! resumed and its retry succeeds); an owner process paused with SIGSTOP
+//! past its lease (recovery by another owner marks `OperationUnknownOutcome`;
+//! the resumed owner's completion is a typed `Conflict`, never a second
+//! terminal event).
 //!
 //! Run under `scripts/with-postgres.sh` (it exports `SESSIONDB_TEST_PG_URL`,
 //! `SESSIONDB_TEST_PG_DATA` and `SESSIONDB_TEST_PG_CTL`). A binary of its own,
-//! so that stopping the server cannot disturb the other tests; its one test
-//! runs the faults in turn.
+//! so that stopping the server cannot disturb the other tests; its tests
+//! take turns ([`SERIAL`]).
 #![cfg(feature = "postgres")]
 
 use std::io::{BufRead, BufReader};
@@ -16,6 +23,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use sessiondb::*;
+
+/// The tests of this binary take turns: one of them stops the server.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn key() -> DataKey {
     DataKey::from_bytes(&[9; 32]).unwrap()
@@ -71,8 +85,12 @@ fn zombie(pid: &str) -> bool {
 }
 
 fn fresh_db() -> PathBuf {
+    fresh_db_named("sdb_faults")
+}
+
+fn fresh_db_named(prefix: &str) -> PathBuf {
     let admin = env("SESSIONDB_TEST_PG_URL").unwrap();
-    let db = format!("sdb_faults_{}", std::process::id());
+    let db = format!("{prefix}_{}", std::process::id());
     let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
     c.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).unwrap();
     c.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
@@ -116,6 +134,7 @@ fn server_faults_restart_reconnects_and_sigkill_loses_no_acknowledged_append() {
         eprintln!("skipped: SESSIONDB_TEST_PG_URL/SESSIONDB_TEST_PG_CTL unset; run under scripts/with-postgres.sh");
         return;
     }
+    let _turn = serial();
     let url = fresh_db();
 
     // 1. Restart while a store is open: the next call reconnects.
@@ -185,4 +204,250 @@ fn server_faults_restart_reconnects_and_sigkill_loses_no_acknowledged_append() {
     assert_eq!(appended, entries.len(), "one TranscriptAppended event per committed append");
     let check = s.check_records().unwrap();
     assert!(check.damaged.is_empty(), "{:?}", check.damaged);
+}
+
+/// Send `signal` (`STOP`, `CONT`) to process `pid`.
+fn signal(pid: u32, signal: &str) {
+    let st = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().unwrap();
+    assert!(st.success(), "kill -{signal} {pid}");
+}
+
+/// The proxy side of the partition fault: a loopback TCP proxy to
+/// `SESSIONDB_PG_PROXY_TO` (host:port), one thread per direction per
+/// connection; prints `listening <port>`. Runs until killed.
+#[test]
+fn partition_proxy_entry() {
+    use std::io::Write;
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    let Some(to) = env("SESSIONDB_PG_PROXY_TO") else { return };
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("listening {}", listener.local_addr().unwrap().port());
+    std::io::stdout().flush().unwrap();
+    for client in listener.incoming() {
+        let Ok(client) = client else { continue };
+        let Ok(server) = TcpStream::connect(&to) else { continue };
+        for (mut from, mut into) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)] {
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from, &mut into);
+                let _ = into.shutdown(Shutdown::Write);
+                let _ = from.shutdown(Shutdown::Read);
+            });
+        }
+    }
+}
+
+/// A child process running this binary's `entry` test with `vars`, its
+/// stdout as a channel of lines.
+fn spawn_child(entry: &str, vars: &[(&str, String)], stdin: bool) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = Command::new(&exe);
+    cmd.args(["--exact", entry, "--nocapture", "--test-threads=1"]).stdout(Stdio::piped()).stderr(Stdio::null());
+    if stdin {
+        cmd.stdin(Stdio::piped());
+    }
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// The first line of `rx` that contains `marker`, the rest of it after the marker.
+fn wait_line(rx: &std::sync::mpsc::Receiver<String>, marker: &str) -> String {
+    loop {
+        let line = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no `{marker}` line from the child"));
+        if let Some(rest) = line.split(marker).nth(1) {
+            return rest.trim().to_string();
+        }
+    }
+}
+
+/// Connections of database `db` in state `idle in transaction`.
+fn idle_in_transaction(admin: &mut postgres::Client, db: &str) -> i64 {
+    admin
+        .query_one("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'idle in transaction'", &[&db])
+        .unwrap()
+        .get(0)
+}
+
+#[test]
+fn a_partition_frozen_inside_a_transaction_lets_other_writers_through_and_the_frozen_client_retries() {
+    if env("SESSIONDB_PG_PROXY_TO").is_some() || env("SESSIONDB_PG_OWNER_URL").is_some() || env("SESSIONDB_PG_FAULT_URL").is_some() {
+        return;
+    }
+    if env("SESSIONDB_TEST_PG_URL").is_none() {
+        eprintln!("skipped: SESSIONDB_TEST_PG_URL unset; run under scripts/with-postgres.sh");
+        return;
+    }
+    let _turn = serial();
+    let direct = fresh_db_named("sdb_partition");
+    let direct_s = direct.to_str().unwrap().to_string();
+    let db = direct_s.rsplit_once('/').unwrap().1.split('?').next().unwrap().to_string();
+    let server = direct_s.split("@").nth(1).unwrap().split('/').next().unwrap().to_string();
+    let (mut proxy, rx) = spawn_child("partition_proxy_entry", &[("SESSIONDB_PG_PROXY_TO", server.clone())], false);
+    let port = wait_line(&rx, "listening ");
+    // The frozen client reaches the server through the proxy; the server
+    // ends a transaction left idle for 1 s (set by the URL's `options`).
+    let via_proxy = PathBuf::from(
+        direct_s.replacen(&server, &format!("127.0.0.1:{port}"), 1)
+            + "&options=-c%20idle_in_transaction_session_timeout%3D1000",
+    );
+    let other = open(&direct);
+    other.create_session_with(NewSession { id: Some("p".into()), ..Default::default() }).unwrap();
+    other.create_session_with(NewSession { id: Some("q".into()), ..Default::default() }).unwrap();
+    let frozen = std::sync::Arc::new(open(&via_proxy));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The client appends to `p` in a loop; on its first error it records
+    // the kind, retries that append once, and stops.
+    let worker = {
+        let (s, stop) = (frozen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let (mut acked, mut n) = (Vec::new(), 0u32);
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                match s.append_transcript("p", Role::User, format!("frozen {n}")) {
+                    Ok(e) => acked.push((e.seq, e.content)),
+                    Err(e) => {
+                        let kind = e.kind();
+                        let retried = s.append_transcript("p", Role::User, format!("frozen {n}")).map(|e| (e.seq, e.content));
+                        return (acked, Some((kind, e.to_string())), Some(retried));
+                    }
+                }
+                n += 1;
+            }
+            (acked, None, None)
+        })
+    };
+    let mut admin = postgres::Client::connect(&direct_s, postgres::NoTls).unwrap();
+    // Freeze the proxy until the frozen client is caught inside a
+    // transaction holding the row lock of session `p` (on the server: its
+    // connection `idle in transaction`, and `p` cannot be locked; a freeze
+    // elsewhere is thawed and tried again).
+    let mut caught = false;
+    for _ in 0..300 {
+        std::thread::sleep(Duration::from_millis(7));
+        signal(proxy.id(), "STOP");
+        std::thread::sleep(Duration::from_millis(60));
+        if idle_in_transaction(&mut admin, &db) > 0 && admin.execute("SELECT 1 FROM sessions WHERE session_id = 'p' FOR UPDATE NOWAIT", &[]).is_err() {
+            caught = true;
+            break;
+        }
+        signal(proxy.id(), "CONT");
+    }
+    assert!(caught, "the client was never caught inside a transaction holding the session's lock");
+    // The other writers get through while the client is frozen: another
+    // session `q` at once, the frozen client's own session `p` once the
+    // server ended the idle transaction (and its row lock with it).
+    let t = Instant::now();
+    let q = other.append_transcript("q", Role::User, "other session".into()).unwrap();
+    let q_ms = t.elapsed().as_millis();
+    let t = Instant::now();
+    let p = other.append_transcript("p", Role::User, "other writer".into()).unwrap();
+    let p_ms = t.elapsed().as_millis();
+    eprintln!("partition: other writers through while frozen: session q in {q_ms} ms, session p (locked by the frozen one) in {p_ms} ms");
+    assert!(p_ms < 10_000, "the frozen transaction was ended by idle_in_transaction_session_timeout");
+    assert_eq!(q.seq, 1);
+    assert_eq!(idle_in_transaction(&mut admin, &db), 0, "the server ended the frozen transaction");
+    // Thaw: the frozen client's call fails typed, its retry succeeds.
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    signal(proxy.id(), "CONT");
+    let (acked, failed, retried) = worker.join().unwrap();
+    let (kind, text) = failed.expect("the frozen call failed when resumed");
+    eprintln!("partition: {} appends acknowledged before the freeze; the frozen call failed with {kind:?}: {text}", acked.len());
+    assert!(kind == ErrorKind::Io || kind == ErrorKind::Busy, "typed Io/Busy: {kind:?} {text}");
+    let (retry_seq, retry_content) = retried.unwrap().expect("the retry after the partition succeeds");
+    assert_eq!(retry_seq, p.seq + 1, "the retry goes after the other writer's append");
+    let _ = proxy.kill();
+    let _ = proxy.wait();
+    // Nothing half-written: seqs gapless, every acknowledged append once,
+    // the frozen one once (after its retry), one event per append.
+    let entries = other.get_transcript("p", 1, 10_000).unwrap();
+    assert_eq!(entries.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=entries.len() as u64).collect::<Vec<_>>());
+    assert_eq!(entries.len(), acked.len() + 2, "the acknowledged ones, the other writer's and the retried one");
+    for (seq, content) in &acked {
+        assert_eq!(&entries[*seq as usize - 1].content, content);
+    }
+    assert_eq!(entries[p.seq as usize - 1].content, "other writer");
+    assert_eq!(entries.last().unwrap().content, retry_content);
+    assert_eq!(entries.iter().filter(|e| e.content == retry_content).count(), 1, "the frozen append is stored once");
+    let events = other.journal_events("p", 1, 100_000).unwrap();
+    assert_eq!(events.iter().filter(|e| e.kind == "TranscriptAppended").count(), entries.len());
+    assert!(other.check_records().unwrap().damaged.is_empty());
+}
+
+/// The child side of the owner-liveness fault: opens the store with a
+/// 600 ms lease, dispatches `op-paused`, prints `dispatched`, waits for a
+/// line on stdin, then tries to complete it and to write anything else,
+/// printing `complete <ok|kind>` and `write <ok|kind>`.
+#[test]
+fn paused_owner_entry() {
+    let Some(url) = env("SESSIONDB_PG_OWNER_URL") else { return };
+    let s = SessionStore::open(OpenOptions { lease_ms: 600, ..OpenOptions::at(PathBuf::from(url), KeySource::Bytes(key())) }).unwrap();
+    s.dispatch_operation("o", "op-paused", serde_json::json!({"tool": "edit"})).unwrap();
+    println!("dispatched {}", s.instance_id());
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+    let name = |r: Result<()>| match r {
+        Ok(()) => "ok".to_string(),
+        Err(e) => e.kind().name().to_string(),
+    };
+    let done = s.complete_operation("o", "op-paused", OperationOutcome::Succeeded, serde_json::json!({})).map(|_| ());
+    println!("complete {}", name(done));
+    println!("write {}", name(s.append_transcript("o", Role::User, "after the pause".into()).map(|_| ())));
+}
+
+#[test]
+fn an_owner_paused_past_its_lease_is_recovered_and_gets_a_typed_error_when_it_resumes() {
+    if env("SESSIONDB_PG_PROXY_TO").is_some() || env("SESSIONDB_PG_OWNER_URL").is_some() || env("SESSIONDB_PG_FAULT_URL").is_some() {
+        return;
+    }
+    if env("SESSIONDB_TEST_PG_URL").is_none() {
+        eprintln!("skipped: SESSIONDB_TEST_PG_URL unset; run under scripts/with-postgres.sh");
+        return;
+    }
+    let _turn = serial();
+    let url = fresh_db_named("sdb_paused");
+    let first = open(&url);
+    first.create_session_with(NewSession { id: Some("o".into()), ..Default::default() }).unwrap();
+    drop(first);
+    let (mut child, rx) = spawn_child("paused_owner_entry", &[("SESSIONDB_PG_OWNER_URL", url.to_str().unwrap().to_string())], true);
+    let owner = wait_line(&rx, "dispatched ");
+    // While its lease is renewed, another handle leaves its operation alone.
+    std::thread::sleep(Duration::from_millis(900));
+    let live = open(&url);
+    assert_eq!(live.open_recovery_report().skipped_live, 1, "a live owner's operation is not touched");
+    assert!(live.open_recovery_report().marked_unknown.is_empty());
+    drop(live);
+    // Paused (SIGSTOP: the renewing thread stops too) past its 600 ms lease.
+    signal(child.id(), "STOP");
+    std::thread::sleep(Duration::from_millis(1500));
+    let other = open(&url);
+    assert_eq!(other.open_recovery_report().marked_unknown, vec![("o".to_string(), "op-paused".to_string())]);
+    assert_eq!(other.open_operations().unwrap(), Vec::<(String, String, String)>::new());
+    // Resumed: its completion and any other write are refused, typed.
+    signal(child.id(), "CONT");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "go").unwrap();
+    }
+    let complete = wait_line(&rx, "complete ");
+    let write = wait_line(&rx, "write ");
+    assert!(child.wait().unwrap().success());
+    eprintln!("paused owner {owner}: recovered while stopped; on resume: complete -> {complete}, write -> {write}");
+    assert_eq!(complete, "Conflict");
+    assert_eq!(write, "Conflict");
+    let events = other.journal_events("o", 1, 100).unwrap();
+    let op: Vec<&str> = events.iter().filter(|e| e.operation_id.as_deref() == Some("op-paused")).map(|e| e.kind.as_str()).collect();
+    assert_eq!(op, vec!["EffectDispatchCommitted", "OperationUnknownOutcome"], "one terminal event, the recovery's");
+    assert!(other.get_transcript("o", 1, 10).unwrap().is_empty(), "the fenced owner wrote nothing");
 }

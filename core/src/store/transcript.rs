@@ -626,12 +626,14 @@ fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> 
 
 /// The failure of a group's commit, for each append of it: `Busy` stays
 /// `Busy`, `Closed` stays `Closed` (the host may retry or reopen), `Io`
-/// stays `Io` (a full disk says so);
+/// stays `Io` (a full disk says so), `Conflict` stays `Conflict` (a
+/// server handle whose owner lease was taken over: fenced, nothing written);
 /// anything else is a database error naming the original.
 fn copy_error(e: &Error) -> Error {
     match e {
         Error::Busy { timeout_ms, waited_ms } => Error::Busy { timeout_ms: *timeout_ms, waited_ms: *waited_ms },
         Error::Closed => Error::Closed,
+        Error::Conflict { reason } => Error::Conflict { reason: reason.clone() },
         // A full disk (or another OS failure) stays `Io` with its errno.
         Error::Io { step, source } => Error::Io {
             step,

@@ -8,6 +8,9 @@
 //!   drops the broken connection; the next call reconnects);
 //! * unique violation (23505): `Conflict` (two writers raced for one id);
 //!   another integrity violation (class 23): `Corrupt`;
+//! * a refused TLS handshake (a certificate no trusted CA signed, a server
+//!   without TLS under `sslmode=require`): `Io` with kind `InvalidData`
+//!   and a step that names the remedy ([`TLS_STEP`]);
 //! * disk full (53100): `Io` with `ENOSPC`; insufficient privilege (42501):
 //!   `Io` with `PermissionDenied`;
 //! * anything else: `Database` with the server's message (parameters are
@@ -63,12 +66,19 @@ impl From<postgres::Error> for Error {
             };
         }
         // No SQLSTATE: an I/O error, a closed connection, a TLS or a conversion error.
+        let text = e.to_string();
+        if text.starts_with("error performing TLS handshake") {
+            return Error::Io { step: TLS_STEP, source: std::io::Error::new(std::io::ErrorKind::InvalidData, text) };
+        }
         if e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()) {
             return connection_lost(e.to_string());
         }
         Error::Database(format!("postgres: {e}"))
     }
 }
+
+/// The step named by a refused TLS handshake (`Io`, kind `InvalidData`).
+pub(crate) const TLS_STEP: &str = "connecting to the PostgreSQL server over TLS (the handshake failed: a certificate not signed by a trusted CA needs `sslrootcert=PATH` naming that CA's PEM file; a server without TLS needs `sslmode=prefer` or `disable`)";
 
 /// `Io` (kind `ConnectionAborted`) for a lost connection.
 pub(crate) fn connection_lost(reason: String) -> Error {

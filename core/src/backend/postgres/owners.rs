@@ -89,12 +89,11 @@ impl Lease {
     }
 }
 
-/// Inside a write transaction: fail with the fence error if this handle's
-/// epoch is no longer the stored one (its lease was taken over).
-pub(crate) fn check_epoch(tx: &mut impl GenericClient, instance_id: &str, epoch: i64, fenced: &AtomicBool) -> Result<()> {
-    let stored: Option<i64> =
-        tx.query_opt("SELECT epoch FROM owners WHERE session_id = '' AND instance_id = $1", &[&instance_id])?.map(|r| r.get(0));
-    if stored != Some(epoch) {
+/// Inside a write transaction: `held` tells whether this handle's epoch is
+/// still the stored one; if not (its lease was taken over), remember it
+/// and fail with the fence error.
+pub(crate) fn fence_unless(held: bool, fenced: &AtomicBool) -> Result<()> {
+    if !held {
         fenced.store(true, Ordering::SeqCst);
         return Err(fenced_error());
     }

@@ -6,9 +6,11 @@
 //! envelope column is `BYTEA` or `TEXT` (never [`Sealed::NotBytes`]).
 
 use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::AtomicBool;
 
 use postgres::types::ToSql;
-use postgres::{Row, Transaction};
+use postgres::{Row, Statement, Transaction};
 
 use crate::backend::{
     EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
@@ -18,9 +20,26 @@ use crate::error::{Error, Result};
 
 /// One transaction of the PostgreSQL backend; `write` is true in a write
 /// transaction (which also takes the session row locks that allocate seqs).
+/// Every statement is prepared once per connection (`stmts`, the
+/// connection's cache) and then executed in one round trip.
 pub(super) struct PgTx<'a> {
     pub(super) tx: RefCell<Transaction<'a>>,
-    pub(super) write: bool,
+    stmts: RefCell<&'a mut HashMap<String, Statement>>,
+    write: bool,
+    /// Sessions whose `sessions` row this write transaction has locked.
+    locked: RefCell<HashSet<String>>,
+    /// In a write transaction of a handle with a lease: whose epoch every
+    /// journal insert checks (the fence, see [`super::owners`]).
+    pub(super) owner: Option<Owner<'a>>,
+    /// Whether a statement of this transaction checked the fence.
+    fence_checked: std::cell::Cell<bool>,
+}
+
+/// The handle that writes, for the fence check.
+pub(super) struct Owner<'a> {
+    pub(super) instance_id: &'a str,
+    pub(super) epoch: i64,
+    pub(super) fenced: &'a AtomicBool,
 }
 
 const SESSION_COLUMNS: &str = "s.session_id, s.name_enc, s.workspace_enc, s.model, s.provider, s.work_mode, s.created_at, s.updated_at,
@@ -101,27 +120,77 @@ fn event_row(r: &Row) -> Result<EventRow> {
     })
 }
 
+impl<'a> PgTx<'a> {
+    pub(super) fn new(tx: Transaction<'a>, stmts: &'a mut HashMap<String, Statement>, write: bool) -> PgTx<'a> {
+        PgTx {
+            tx: RefCell::new(tx),
+            stmts: RefCell::new(stmts),
+            write,
+            locked: RefCell::new(HashSet::new()),
+            owner: None,
+            fence_checked: std::cell::Cell::new(false),
+        }
+    }
+}
+
 impl PgTx<'_> {
+    /// `sql` prepared on this connection (once; then from its cache).
+    fn stmt(&self, sql: &str) -> Result<Statement> {
+        if let Some(st) = self.stmts.borrow().get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.tx.borrow_mut().prepare(sql)?;
+        self.stmts.borrow_mut().insert(sql.to_string(), st.clone());
+        Ok(st)
+    }
+
     fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        Ok(self.tx.borrow_mut().query(sql, params)?)
+        let st = self.stmt(sql)?;
+        Ok(self.tx.borrow_mut().query(&st, params)?)
     }
 
     fn exec(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
-        Ok(self.tx.borrow_mut().execute(sql, params)?)
+        let st = self.stmt(sql)?;
+        Ok(self.tx.borrow_mut().execute(&st, params)?)
     }
 
     fn one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row> {
-        Ok(self.tx.borrow_mut().query_one(sql, params)?)
+        let st = self.stmt(sql)?;
+        Ok(self.tx.borrow_mut().query_one(&st, params)?)
     }
 
-    /// In a write transaction: lock the session's row (`FOR UPDATE`), so
-    /// transcript seqs and extension numbers are allocated by one writer
-    /// at a time. No-op in a read transaction.
-    fn lock_session(&self, session_id: &str) -> Result<()> {
-        if self.write {
-            self.query("SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE", &[&session_id])?;
+    /// In a write transaction: lock the session's row (`FOR UPDATE`, once
+    /// per transaction), so transcript seqs and extension numbers are
+    /// allocated by one writer at a time. Returns its `updated_at` when
+    /// this call took the lock. No-op in a read transaction.
+    fn lock_session(&self, session_id: &str) -> Result<Option<Option<i64>>> {
+        if !self.write || self.locked.borrow().contains(session_id) {
+            return Ok(None);
         }
-        Ok(())
+        let rows = self.query("SELECT updated_at FROM sessions WHERE session_id = $1 FOR UPDATE", &[&session_id])?;
+        if !rows.is_empty() {
+            self.locked.borrow_mut().insert(session_id.to_string());
+        }
+        Ok(Some(rows.first().map(|r| r.get(0))))
+    }
+
+    /// Before the commit of a write transaction in which no journal insert
+    /// checked the fence: fail with the fence error if this handle's epoch
+    /// is no longer the stored one (its lease was taken over). A plain
+    /// read, not `FOR SHARE`: an owner frozen inside a transaction must not
+    /// block the recovery pass that fences it. A write racing the fence
+    /// cannot add a second terminal event either way: a terminal event's
+    /// id is `<operation>.terminal`, and writers of one event id take turns
+    /// ([`ReadTx::event`], [`ReadTx::open_operation_session`]).
+    pub(super) fn check_fence_before_commit(&self) -> Result<()> {
+        let Some(o) = &self.owner else { return Ok(()) };
+        if self.fence_checked.get() {
+            return Ok(());
+        }
+        let held = !self
+            .query("SELECT 1 FROM owners WHERE session_id = '' AND instance_id = $1 AND epoch = $2", &[&o.instance_id, &o.epoch])?
+            .is_empty();
+        super::owners::fence_unless(held, o.fenced)
     }
 }
 
@@ -151,6 +220,11 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn session_updated_at(&self, id: &str) -> Result<Option<i64>> {
+        // In a write transaction this is the first read of an append: it
+        // takes the session's row lock too (one round trip for both).
+        if let Some(locked) = self.lock_session(id)? {
+            return Ok(locked);
+        }
         Ok(self.query("SELECT updated_at FROM sessions WHERE session_id = $1", &[&id])?.first().map(|r| r.get(0)))
     }
 
@@ -205,6 +279,13 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn event(&self, session_id: &str, event_id: &str) -> Result<Option<EventRow>> {
+        // In a write transaction, writers of one event id take turns (a
+        // transaction advisory lock on its hash, in the two-key space that
+        // the one-key locks of `schema` do not share): the second one's
+        // lookup, a new statement, sees the first one's committed event.
+        if self.write {
+            self.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", &[&super::schema::EVENT_ID_LOCK_SPACE, &event_id])?;
+        }
         // The row of this session first; else one of another session, so the
         // store's rule (an event id names one event store-wide) holds here too.
         let rows = self.query(
@@ -230,6 +311,15 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn open_operation_session(&self, operation_id: &str) -> Result<Option<String>> {
+        // In a write transaction: take the lock of the operation's terminal
+        // event id (`<operation>.terminal`, see `ReadTx::event`) first, so a
+        // recovery pass and the owner completing it, or two recovery
+        // passes, take turns in one lock order, and the later one sees the
+        // operation closed instead of racing for its terminal event.
+        if self.write {
+            let terminal = format!("{operation_id}.terminal");
+            self.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", &[&super::schema::EVENT_ID_LOCK_SPACE, &terminal])?;
+        }
         Ok(self.query("SELECT session_id FROM open_operations WHERE operation_id = $1 LIMIT 1", &[&operation_id])?.first().map(|r| r.get(0)))
     }
 
@@ -391,12 +481,12 @@ impl WriteTx for PgTx<'_> {
     }
 
     fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()> {
-        let mut tx = self.tx.borrow_mut();
-        let st = tx.prepare(
+        let st = self.stmt(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
                                              content_bytes, kind, call_keys, content_enc, meta_enc)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         )?;
+        let mut tx = self.tx.borrow_mut();
         for e in rows {
             tx.execute(
                 &st,
@@ -422,23 +512,31 @@ impl WriteTx for PgTx<'_> {
     }
 
     fn insert_event(&self, row: &NewEventRow<'_>) -> Result<(u64, u64)> {
-        // The session's journal head row: allocated under its row lock,
-        // rolled back with the transaction, so seqs stay gapless.
-        let seq: i64 = self
-            .one(
-                "INSERT INTO journal_heads (session_id, last_seq) VALUES ($1, 1)
-                 ON CONFLICT (session_id) DO UPDATE SET last_seq = journal_heads.last_seq + 1 RETURNING last_seq",
-                &[&row.session_id],
-            )?
-            .get(0);
-        // The store-wide head (locked at the start of every write transaction).
-        let version: i64 = self.one("UPDATE journal_heads SET last_seq = last_seq + 1 WHERE session_id = '' RETURNING last_seq", &[])?.get(0);
-        self.exec(
-            "INSERT INTO journal (session_id, seq, event_id, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[&row.session_id, &seq, &row.event_id, &version, &row.operation_id, &row.kind, &row.payload, &row.envelope, &row.created_at],
+        // One statement: the session's journal head row allocates the seq
+        // under its row lock (rolled back with the transaction, so seqs
+        // stay gapless; the upsert's update sees the latest committed head
+        // even after waiting for the lock), `journal_version` the
+        // aggregate version (see the module docs), and the row goes in,
+        // only if this handle still holds its epoch (the fence: no row
+        // means fenced).
+        let (instance, epoch) = self.owner.as_ref().map_or(("", 0), |o| (o.instance_id, o.epoch));
+        let fence = self.owner.is_some();
+        let rows = self.query(
+            "WITH head AS (
+               INSERT INTO journal_heads (session_id, last_seq) VALUES ($1, 1)
+               ON CONFLICT (session_id) DO UPDATE SET last_seq = journal_heads.last_seq + 1 RETURNING last_seq)
+             INSERT INTO journal (session_id, seq, event_id, aggregate_version, operation_id, payload_kind, payload_json, envelope_json, created_at)
+             SELECT $1, head.last_seq, $2, nextval('journal_version'), $3, $4, $5, $6, $7 FROM head
+             WHERE NOT $8 OR EXISTS (SELECT 1 FROM owners WHERE session_id = '' AND instance_id = $9 AND epoch = $10)
+             RETURNING seq, aggregate_version",
+            &[&row.session_id, &row.event_id, &row.operation_id, &row.kind, &row.payload, &row.envelope, &row.created_at, &fence, &instance, &epoch],
         )?;
-        Ok((u(seq), u(version)))
+        let Some(r) = rows.first() else {
+            let o = self.owner.as_ref().expect("only a fenced insert returns no row");
+            return Err(super::owners::fence_unless(false, o.fenced).expect_err("fenced"));
+        };
+        self.fence_checked.set(true);
+        Ok((u(r.get(0)), u(r.get(1))))
     }
 
     fn open_operation(&self, operation_id: &str, session_id: &str, owner: &str, dispatched_event_id: &str) -> Result<()> {

@@ -8,12 +8,14 @@
 //! * The journal keeps the seed's columns with `PRIMARY KEY (session_id, seq)`
 //!   and `UNIQUE (session_id, event_id)`; the store-wide uniqueness of
 //!   event ids that the seed's `event_id TEXT PRIMARY KEY` gives SQLite is
-//!   kept by the store's check (see `ReadTx::event`), run under the
-//!   store-wide writer lock.
+//!   kept by the store's check (see `ReadTx::event`), run under a
+//!   transaction advisory lock on the event id ([`EVENT_ID_LOCK_SPACE`]).
 //! * Seqs are never a SQL sequence: `journal_heads` holds each session's
-//!   last journal seq (its row is the session's journal lock) and, in the
-//!   row `session_id = ''`, the store-wide last `aggregate_version` (its row
-//!   lock is the writer lock every write transaction takes first).
+//!   last journal seq (its row is the session's journal lock). Until
+//!   version 2 its row `session_id = ''` held the store-wide last
+//!   `aggregate_version` and was the writer lock every write transaction
+//!   took first; since version 2 `aggregate_version` comes from the
+//!   sequence `journal_version` and no store-wide row is locked.
 //! * Each migration runs in one transaction that first takes
 //!   `pg_advisory_xact_lock(MIGRATION_LOCK)`, then re-reads the version: two
 //!   clients migrating at once apply each step once.
@@ -28,6 +30,11 @@ use crate::error::{Error, Result};
 pub const MIGRATION_LOCK: i64 = 0x5e55_1d0b_0001;
 /// Advisory lock key of the first open (creating the key-check value).
 pub const FIRST_OPEN_LOCK: i64 = 0x5e55_1d0b_0002;
+
+/// First key of the transaction advisory locks on event ids (two-key
+/// form: `pg_advisory_xact_lock(EVENT_ID_LOCK_SPACE, hashtext(event_id))`;
+/// the one-key locks above live in another key space).
+pub const EVENT_ID_LOCK_SPACE: i32 = 0x5e55_1d0b;
 
 /// The table recording applied migrations (created by the first migration's
 /// transaction, under the migration lock).
@@ -143,11 +150,24 @@ CREATE TABLE owners (
 );
 "#;
 
-/// Version 2: the import's source-record identities in a table of their
+/// Version 2: the store-wide writer lock goes. `aggregate_version` comes
+/// from the sequence `journal_version` (started after every version
+/// already given), and the store-wide head row that every writer used to
+/// lock is removed.
+const V2: &str = r#"
+CREATE SEQUENCE journal_version AS BIGINT;
+SELECT setval('journal_version',
+              GREATEST(1, (SELECT COALESCE(MAX(aggregate_version), 0) FROM journal),
+                          (SELECT COALESCE(MAX(last_seq), 0) FROM journal_heads WHERE session_id = '')),
+              EXISTS (SELECT 1 FROM journal) OR EXISTS (SELECT 1 FROM journal_heads WHERE session_id = '' AND last_seq > 0));
+DELETE FROM journal_heads WHERE session_id = '';
+"#;
+
+/// Version 3: the import's source-record identities in a table of their
 /// own (as SQLite's version 5): 16 bytes of HMAC per record, keyed by
 /// session; version 1's `meta` rows `import-rec:<sid>:<64 hex digits>` move
 /// there (their first 32 hex digits are the id) and leave `meta`.
-const V2: &str = r#"
+const V3: &str = r#"
 CREATE TABLE import_records (
   session_id TEXT COLLATE "C" NOT NULL,
   record_id  BYTEA NOT NULL,
@@ -178,7 +198,8 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "sessions, transcript, tokens, context extensions, journal and its heads, open operations, owners",
         sql: V1,
     },
-    Migration { version: 2, description: "import record identities in a table of their own", sql: V2 },
+    Migration { version: 2, description: "aggregate_version from the sequence journal_version; no store-wide writer lock", sql: V2 },
+    Migration { version: 3, description: "import record identities in a table of their own", sql: V3 },
 ];
 
 /// The schema version this build writes.
