@@ -17,7 +17,7 @@ here; a listed name missing from the generated source is an error.
     functions as `SessionDbSuspending.encryptField(…)` and so on.
   Swift (module SessionDB, file SessionDBAsync.swift):
     `AsyncSessionStore(store)` / `store.async`: every blocking method as
-    `async throws`, run on a global Dispatch queue (never on the cooperative
+    `async throws`, run on a the `sessiondbBlockingQueue` (never on the cooperative
     pool, which must not block); constructors as `AsyncSessionStore.open*(…)`;
     module functions as `SessionDBAsync.encryptField(…)`.
 
@@ -271,13 +271,17 @@ def gen_swift(src, out):
         "",
         "import Foundation",
         "",
-        "/// Runs a blocking call on a global Dispatch queue and resumes the caller with",
-        "/// its result: Swift's cooperative pool must never block on SQLite, the",
-        "/// keychain callback or AES-GCM.",
+        "/// The concurrent Dispatch queue the `async` variants run their blocking call on",
+        "/// (label `dev.sessiondb.blocking`, QoS user-initiated, targeting a global queue):",
+        "/// Swift's cooperative pool must never block on SQLite, the keychain callback",
+        "/// or AES-GCM.",
+        "public let sessiondbBlockingQueue = DispatchQueue(label: \"dev.sessiondb.blocking\", qos: .userInitiated, attributes: .concurrent)",
+        "",
+        "/// Runs a blocking call on `sessiondbBlockingQueue` and resumes the caller with its result.",
         "@usableFromInline",
         "func sessiondbOffload<T>(_ body: @escaping () throws -> T) async throws -> T {",
         "    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in",
-        "        DispatchQueue.global(qos: .userInitiated).async {",
+        "        sessiondbBlockingQueue.async {",
         "            continuation.resume(with: Result { try body() })",
         "        }",
         "    }",
@@ -287,7 +291,7 @@ def gen_swift(src, out):
         "@usableFromInline",
         "func sessiondbOffloadNonThrowing<T>(_ body: @escaping () -> T) async -> T {",
         "    await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in",
-        "        DispatchQueue.global(qos: .userInitiated).async {",
+        "        sessiondbBlockingQueue.async {",
         "            continuation.resume(returning: body())",
         "        }",
         "    }",
@@ -296,8 +300,8 @@ def gen_swift(src, out):
         "/// `async` variants of every `SessionStore` call that touches disk or crypto.",
         "///",
         "/// Each method has the blocking method's name, labels, defaults, result and",
-        "/// errors (`SessionDbError`) and runs the blocking call on a global Dispatch",
-        "/// queue. The store is thread-safe: several tasks may call one wrapper at once.",
+        "/// errors (`SessionDbError`) and runs the blocking call on",
+        "/// `sessiondbBlockingQueue`. The store is thread-safe: several tasks may call one wrapper at once.",
         "/// Accessors that only read a field (`path()`, `instanceId()`, `keyBackend()`,",
         "/// `isClosed()`, `openRecoveryReport()`) stay synchronous.",
         "public final class AsyncSessionStore: @unchecked Sendable {",
@@ -311,7 +315,7 @@ def gen_swift(src, out):
     for name in blocking:
         params, throws, r = get(methods, name, "method")
         t = "try " if throws else ""
-        o.append(f"    /// `SessionStore.{name}` on a global Dispatch queue.")
+        o.append(f"    /// `SessionStore.{name}` on a the `sessiondbBlockingQueue`.")
         o.append(f"    public func {sname(name)}({decl(params)}) async{' throws' if throws else ''}{ret(r)} {{")
         o.append(f"        let store = self.store")
         if throws:
@@ -328,7 +332,7 @@ def gen_swift(src, out):
         o.append("")
     for name in ctors:
         params, throws, _ = get(sctors, name, "constructor")
-        o.append(f"    /// `SessionStore.{name}` on a global Dispatch queue (opening reads the key and runs the recovery pass).")
+        o.append(f"    /// `SessionStore.{name}` on a the `sessiondbBlockingQueue` (opening reads the key and runs the recovery pass).")
         o.append(f"    public static func {sname(name)}({decl(params)}) async throws -> AsyncSessionStore {{")
         o.append(f"        try await sessiondbOffload {{ AsyncSessionStore(try SessionStore.{sname(name)}({call(params)})) }}")
         o.append("    }")
@@ -341,13 +345,13 @@ def gen_swift(src, out):
     o.append("}")
     o.append("")
     o.append("/// `async` variants of the module functions that read files or run a cipher or")
-    o.append("/// HMAC, on a global Dispatch queue; same labels, results and errors as the")
+    o.append("/// HMAC, on a the `sessiondbBlockingQueue`; same labels, results and errors as the")
     o.append("/// blocking functions of the same name.")
     o.append("public enum SessionDBAsync {")
     for name in funcs:
         params, throws, r = get(sfuncs, name, "function")
         t = "try " if throws else ""
-        o.append(f"    /// `{name}` on a global Dispatch queue.")
+        o.append(f"    /// `{name}` on a the `sessiondbBlockingQueue`.")
         o.append(f"    public static func {sname(name)}({decl(params)}) async throws{ret(r)} {{")
         o.append(f"        try await sessiondbOffload {{ {t}SessionDB.{sname(name)}({call(params)}) }}")
         o.append("    }")
