@@ -25,8 +25,9 @@ let ffiTarget: Target = useXCFramework
     ? .binaryTarget(name: "SessionDBFFI", path: xcframework)
     : .systemLibrary(name: "SessionDBFFI", path: "Sources/SessionDBFFI")
 
+// The static library in the XCFramework uses the Keychain (Security.framework).
 let linker: [LinkerSetting] = useXCFramework
-    ? []
+    ? [.linkedFramework("Security"), .linkedFramework("CoreFoundation")]
     : [.unsafeFlags(["-L", here + "/lib", "-Xlinker", "-rpath", "-Xlinker", here + "/lib"])]
 
 let package = Package(
