@@ -107,4 +107,17 @@ final class AsyncTests: XCTestCase {
         try expectEqual(try await SessionDBAsync.workspaceIndex(key: key9, canonicalPath: "/projA"), try workspaceIndex(key: key9, canonicalPath: "/projA"))
         try expectEqual(try await SessionDBAsync.canonicalWorkspace(path: "/a/./b/"), "/a/b")
     }
+
+    /// The README's async example, as written there.
+    func testREADMEAsyncExample() async throws {
+        let dbPath = tempDb()
+        let key = key9
+        let s = try await AsyncSessionStore.openWithKey(path: dbPath, key: key)
+        let id = try await s.createSession(name: "async").id
+        _ = try await s.appendTranscript(sessionId: id, role: .user, content: "hello")
+        print(try await s.contextStatus(sessionId: id, rawWindow: 128_000).meter.label)  // Ctx 0%
+        try expectEqual(try await s.contextStatus(sessionId: id, rawWindow: 128_000).meter.label, "Ctx 0%")
+        try expectEqual(try await s.getTranscript(sessionId: id).map { $0.content }, ["hello"])
+        await s.close()
+    }
 }

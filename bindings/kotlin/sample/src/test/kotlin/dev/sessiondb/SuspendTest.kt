@@ -133,6 +133,23 @@ class SuspendTest {
         assertEquals("/no/such/dir", SessionDbSuspending.canonicalWorkspace("/no/such/dir/"))
     }
 
+    /** The README's suspend example, as written there. */
+    @Test
+    fun readmeSuspendExampleRuns() {
+        val dbPath = tempDb()
+        val key = ByteArray(32) { 1 }
+        runBlocking {
+            SuspendingSessionStore.openWithKey(path = dbPath, key = key).use { s ->
+                val id = s.createSession(name = "suspend").id
+                s.appendTranscript(id, Role.USER, "hello")                  // on Dispatchers.IO
+                println(s.contextStatus(id, rawWindow = 128_000uL).meter.label)   // Ctx 0%
+                assertEquals("Ctx 0%", s.contextStatus(id, rawWindow = 128_000uL).meter.label)
+                assertEquals(listOf("hello"), s.getTranscript(id).map { it.content })
+                s.closeStore()
+            }
+        }
+    }
+
     /** Every method of the blocking interface exists on the wrapper (the generator cannot drop one). */
     @Test
     fun theWrapperCoversEverySessionStoreMethod() {
