@@ -33,6 +33,9 @@ PKG="$WORK/app/node_modules/sessiondb"
 node -e "const s=require('$PKG'); if (typeof s.SessionStore.open !== 'function') process.exit(1); console.log('sessiondb from', require.resolve('$PKG'))"
 (cd "$WORK/app" && node --input-type=module -e "import { SessionStore, NotFoundError } from 'sessiondb'; if (typeof SessionStore.open !== 'function' || typeof NotFoundError !== 'function') process.exit(1); console.log('ESM named imports ok')")
 
+echo "--- the example VS Code extension (examples/vscode) against the same tarballs"
+bash "$ROOT/scripts/test-vscode-example.sh" "$TGZ" "$PLATFORM_TGZ"
+
 echo "--- node --test against the installed package"
 cp -r "$ROOT/node/__test__" "$WORK/app/__test__"
 cd "$WORK/app"

@@ -8,7 +8,7 @@ import java.io.File
 
 /** Per-entry metadata: appendEntriesWithMeta / getTranscriptWithMeta, exact values. */
 class EntryMetaTest {
-    private val samples = File(System.getProperty("sessiondb.samples.dir") ?: "../../../shared/samples")
+    private val samples = File(System.getProperty("sessiondb.samples.dir") ?: "../../../../shared/samples")
 
     private val extra = """{"phase":"final_answer","tool_use_result":{"stdout":"ok","exit":0,"nested":{"a":[1,2,null],"b":true}}}"""
     // As the core returns it: compact, keys in order.

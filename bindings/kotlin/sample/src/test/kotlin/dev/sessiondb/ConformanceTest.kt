@@ -12,8 +12,8 @@ import java.io.File
  * core/tests/context_conformance.rs and core/tests/conformance_crypto.rs.
  */
 class ConformanceTest {
-    private val dir = File(System.getProperty("sessiondb.conformance.dir") ?: "../../tests/conformance")
-    private val samples = File(System.getProperty("sessiondb.samples.dir") ?: "../../../shared/samples")
+    private val dir = File(System.getProperty("sessiondb.conformance.dir") ?: "../../../tests/conformance")
+    private val samples = File(System.getProperty("sessiondb.samples.dir") ?: "../../../../shared/samples")
 
     /** Functions whose cases this binding does not run, and why (none today). */
     private val notBound = mapOf<String, String>()
