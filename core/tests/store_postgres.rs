@@ -206,7 +206,8 @@ fn two_clients_creating_one_store_end_with_one_key() {
     assert_eq!((ok, mismatch), (3, 3), "{results:?}");
     let migrations: Vec<i32> =
         client(&url).query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(migrations, vec![1, 2], "each migration applied once");
+    assert_eq!(migrations, (1..=sessiondb::backend::postgres::schema::LATEST_VERSION).collect::<Vec<_>>(), "each migration applied once");
+    assert_eq!(migrations.len(), 3);
     let checks: i64 = client(&url).query_one("SELECT COUNT(*) FROM meta WHERE key = 'key_check'", &[]).unwrap().get(0);
     assert_eq!(checks, 1);
 }
@@ -487,4 +488,53 @@ fn handles_recovering_one_gone_owner_at_once_mark_each_operation_once_and_report
         assert_eq!(ev.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
     }
     assert!(s.open_operations().unwrap().is_empty());
+}
+
+/// PostgreSQL migration 3 moves version 1-2's import records
+/// (`import-rec:<sid>:<64 hex>` rows of `meta`) into `import_records`
+/// without the key, and an import of the same file afterwards stores
+/// nothing twice (as SQLite's migration 5).
+#[test]
+fn migration_3_moves_import_records_out_of_meta() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let dir = tempfile::tempdir().unwrap();
+    let sid = "sess-00000000000000dd";
+    let turn = |role: &str, text: &str, ts: i64| serde_json::json!({"type": role, "content": [{"type": "text", "text": text}], "timestamp": ts}).to_string();
+    let body = format!(
+        "{}\n{}\n{}\n",
+        format!(r#"{{"type":"header","id":"{sid}","model":"m","cwd":"/tmp/p","created_at":1700000000}}"#),
+        turn("user", "one", 1),
+        turn("assistant", "two", 2)
+    );
+    let file = dir.path().join("a.jsonl");
+    std::fs::write(&file, &body).unwrap();
+    let open = || SessionStore::open(OpenOptions::at(&url, KeySource::Bytes(key(1)))).unwrap();
+    {
+        let s = open();
+        assert_eq!(portable::import_file(&s, &file, Some(portable::SourceFormat::Thclaws)).unwrap().sessions[0].entries, 2);
+    }
+    let mut c = client(&url);
+    let ids: Vec<Vec<u8>> = c.query("SELECT record_id FROM import_records WHERE session_id = $1", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(ids.len(), 2);
+    // Back to version 2's form.
+    for id in &ids {
+        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        c.execute("INSERT INTO meta (session_id, key, value) VALUES ('', $1, '1')", &[&format!("import-rec:{sid}:{hex}{}", "cd".repeat(16))]).unwrap();
+    }
+    c.batch_execute("DROP TABLE import_records; DELETE FROM sessiondb_migrations WHERE version = 3;").unwrap();
+    let s = open();
+    let moved: Vec<(String, Vec<u8>)> =
+        c.query("SELECT session_id, record_id FROM import_records ORDER BY record_id", &[]).unwrap().iter().map(|r| (r.get(0), r.get(1))).collect();
+    let mut want: Vec<(String, Vec<u8>)> = ids.iter().map(|id| (sid.to_string(), id.clone())).collect();
+    want.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(moved, want);
+    let left: i64 = c.query_one("SELECT COUNT(*) FROM meta WHERE key LIKE 'import-rec:%'", &[]).unwrap().get(0);
+    assert_eq!(left, 0);
+    let copy = dir.path().join("b.jsonl");
+    std::fs::write(&copy, &body).unwrap();
+    let r = portable::import_file(&s, &copy, Some(portable::SourceFormat::Thclaws)).unwrap();
+    assert_eq!((r.sessions[0].entries, r.sessions[0].skipped_already_stored), (0, 2));
 }
