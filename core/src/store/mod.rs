@@ -16,6 +16,7 @@
 
 mod check;
 pub mod copy;
+mod recovery_key;
 pub(crate) mod context_ext;
 pub mod journal;
 pub(crate) mod sessions;
