@@ -888,8 +888,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 outln!(
                     "copied {} → {}: {} session(s) seen, {} created, {} updated, {} deleted; {} entries, {} retractions, {} token rows, \
                      {} extensions, {} journal events, {} open operations, {} import records",
-                    shown_path(from),
-                    shown_path(to),
+                    // The stores' own paths: a server URL's password is redacted there.
+                    shown_path(source.path()),
+                    shown_path(dest.path()),
                     r.sessions_seen,
                     r.sessions_created,
                     r.sessions_updated,
