@@ -32,6 +32,12 @@
 //! listed with kind `Corrupt`. Merging two histories is not attempted:
 //! copy in the other direction, or delete the session on one side.
 //!
+//! **Open operations.** An operation open in A is recorded open in B with
+//! A's owner (B is a store in its own right: nothing is lost when A is
+//! retired). B's recovery pass sees that owner as gone and marks the
+//! operation `OperationUnknownOutcome`; that event is B's own, so the session
+//! has diverged from then on. Copy while no operation is in flight.
+//!
 //! **Keys.** B must hold the same data key: A's key is checked against B's
 //! key-check value before anything is written, else `KeyMismatch` and B is
 //! unchanged.
