@@ -3,7 +3,18 @@
 // and the helpers index.js adds.
 export * from './native'
 export * from './errors'
-import type { ContextMeter, OpenOptions, TranscriptEntry } from './native'
+import type { ContextMeter, OpenOptions, SessionStore, TranscriptEntry } from './native'
+
+/**
+ * Import a recovery key for the store `options` names (`path`, `app`,
+ * `keyProvider`; default the OS keyring) and open it: the text is checked
+ * (checksum), then against the database's key-check value, then stored in the
+ * credential store. Rejects with InvalidInputError (mistyped: "recovery key
+ * checksum mismatch"), NotFoundError, KeyMismatchError (another database's
+ * key; nothing stored), ConflictError (the credential store holds another key
+ * for the app), KeyStoreUnavailableError.
+ */
+export declare function importRecoveryKey(recoveryKey: string, options?: OpenOptions | null): Promise<SessionStore>
 
 /** Who wrote a transcript entry (seed 000 `TranscriptRole`). */
 export type Role = TranscriptEntry['role']

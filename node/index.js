@@ -85,23 +85,32 @@ for (const name of Object.getOwnPropertyNames(SessionStore.prototype)) {
   }
 }
 
+/** Open options with a key provider whose methods keep their `this`. */
+function bindProvider(options) {
+  const p = options && options.keyProvider
+  if (!p) return options
+  const backendName = typeof p.backendName === 'function' ? p.backendName() : p.backendName
+  return {
+    ...options,
+    keyProvider: {
+      getKey: () => p.getKey(),
+      setKey: (key) => {
+        p.setKey(key)
+      },
+      backendName: backendName ?? `JS key provider ${p.constructor && p.constructor.name !== 'Object' ? p.constructor.name : ''}`.trim(),
+    },
+  }
+}
+
 const nativeOpen = SessionStore._open
 SessionStore.open = wrapAsync(function open(options) {
-  const p = options && options.keyProvider
-  if (p) {
-    const backendName = typeof p.backendName === 'function' ? p.backendName() : p.backendName
-    options = {
-      ...options,
-      keyProvider: {
-        getKey: () => p.getKey(),
-        setKey: (key) => {
-          p.setKey(key)
-        },
-        backendName: backendName ?? `JS key provider ${p.constructor && p.constructor.name !== 'Object' ? p.constructor.name : ''}`.trim(),
-      },
-    }
-  }
-  return nativeOpen.call(SessionStore, options)
+  return nativeOpen.call(SessionStore, bindProvider(options))
+})
+
+const nativeImportRecoveryKey = native._importRecoveryKey
+/** Import a recovery key for the store `options` names and open it (see native.d.ts `_importRecoveryKey`). */
+const importRecoveryKey = wrapAsync(function importRecoveryKey(recoveryKey, options) {
+  return nativeImportRecoveryKey(recoveryKey, bindProvider(options))
 })
 
 /** Every entry of a transcript from `fromSeq`, fetching `pageSize` entries per native call. */
@@ -126,6 +135,7 @@ const out = { ...errors, SessionStore }
 delete out.fromNative
 delete out.KINDS
 for (const [name, value] of Object.entries(native)) {
-  if (name !== 'SessionStore' && typeof value === 'function') out[name] = (ASYNC_FUNCTIONS.has(name) ? wrapAsync : wrap)(value)
+  if (name !== 'SessionStore' && name !== '_importRecoveryKey' && typeof value === 'function') out[name] = (ASYNC_FUNCTIONS.has(name) ? wrapAsync : wrap)(value)
 }
+out.importRecoveryKey = importRecoveryKey
 module.exports = out

@@ -46,4 +46,7 @@ export const {
   detectFormat,
   truncateChars,
   encodingForModel,
+  recoveryKeyText,
+  parseRecoveryKey,
+  importRecoveryKey,
 } = sdb

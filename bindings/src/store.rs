@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sessiondb::journal::{AppendOutcome, OperationOutcome};
 use sessiondb::{
-    ContextExtensionRecord, DataKey, KeySource, NewEntry, NewSession, OpenOptions, Role,
+    ContextExtensionRecord, CopyReport, DataKey, KeySource, NewEntry, NewSession, OpenOptions, Role,
     SessionRecord, StoreStats, TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
@@ -140,6 +140,21 @@ impl SessionStore {
     /// True once the store was closed.
     pub fn is_closed(&self) -> bool {
         self.inner.is_closed()
+    }
+
+    /// Copy this store into `dest`, incrementally, moving ciphertext as it
+    /// is: the rows added per kind and the sessions refused (`conflicts`).
+    /// Errors: `KeyMismatch` (dest has another data key; nothing is
+    /// written), `Closed`, `Busy`, `Io`.
+    pub fn copy_to(&self, dest: Arc<SessionStore>) -> Result<CopyReport> {
+        Ok(self.inner.copy_to(&dest.inner)?)
+    }
+
+    /// This store's data key as a recovery key: 56 base32 characters (key
+    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+    /// it can decrypt every session.
+    pub fn recovery_key(&self) -> String {
+        self.inner.recovery_key()
     }
 
     /// Schema version, counts, file sizes (bytes) and key backend.
@@ -463,6 +478,46 @@ pub fn canonical_workspace(path: String) -> Result<String> {
     let cwd = std::env::current_dir()
         .map_err(|e| sessiondb::Error::io("reading the current directory", e))?;
     Ok(sessiondb::paths::canonical_workspace(&path, &cwd)?)
+}
+
+/// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+/// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
+/// Errors: `InvalidInput` unless `key` is 32 bytes.
+#[uniffi::export]
+pub fn recovery_key_text(key: Vec<u8>) -> Result<String> {
+    Ok(sessiondb::keys::recovery_key_text(&DataKey::from_bytes(&key)?))
+}
+
+/// The 32-byte data key of a recovery key (any case; whitespace and `-`
+/// ignored). Errors: `InvalidInput` ("recovery key checksum mismatch" for a
+/// mistyped key; wrong length or character).
+#[uniffi::export]
+pub fn parse_recovery_key(text: String) -> Result<Vec<u8>> {
+    Ok(sessiondb::keys::parse_recovery_key(&text)?.expose_bytes().to_vec())
+}
+
+/// Import a recovery key for the database at `path` and open it: the text
+/// is checked (checksum), then against the database's key-check value, then
+/// stored in `keyProvider` (`setKey`), or with none in the OS credential
+/// store under service `app` (default `sessiondb`).
+/// Errors: `InvalidInput` (mistyped), `NotFound` (no database file),
+/// `KeyMismatch` (another database's key; nothing stored), `Conflict` (the
+/// credential store holds another key for the app), `KeyStoreUnavailable`.
+#[uniffi::export(default(key_provider = None, app = None))]
+pub fn import_recovery_key(
+    recovery_key: String,
+    path: String,
+    key_provider: Option<Arc<dyn KeyProvider>>,
+    app: Option<String>,
+) -> Result<Arc<SessionStore>> {
+    let key = match key_provider {
+        Some(p) => KeySource::Provider(Arc::new(HostKeyProvider(p))),
+        None => KeySource::OsKeyring,
+    };
+    let opts = options(Some(path), app, None, key);
+    Ok(Arc::new(SessionStore {
+        inner: sessiondb::SessionStore::import_recovery_key(opts, &recovery_key)?,
+    }))
 }
 
 /// A core error kind: its conformance name and Node-style code.

@@ -8,7 +8,7 @@
 
 use sessiondb::journal::{AppendOutcome, OperationOutcome};
 use sessiondb::{
-    ContentFormat, ContextExtensionRecord, NewEntry, NewSession, Role, SessionRecord, StoreStats, UnreadableField,
+    ContentFormat, ContextExtensionRecord, CopyConflict, CopyReport, NewEntry, NewSession, Role, SessionRecord, StoreStats, UnreadableField,
     TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
@@ -270,6 +270,48 @@ pub enum WorkspaceFilter {
     Unbound,
     /// Every session.
     All,
+}
+
+/// What `copyTo` added to the destination per kind of row (counts), and
+/// the sessions it refused.
+#[uniffi::remote(Record)]
+pub struct CopyReport {
+    /// Sessions examined in the source.
+    pub sessions_seen: u64,
+    /// Session rows created in the destination.
+    pub sessions_created: u64,
+    /// Session rows of the destination overwritten with the source's.
+    pub sessions_updated: u64,
+    /// Sessions deleted in the destination (deleted in the source).
+    pub sessions_deleted: u64,
+    /// Transcript entries added (retracted ones included).
+    pub entries: u64,
+    /// Retractions added.
+    pub retractions: u64,
+    /// Token-ledger rows added.
+    pub tokens: u64,
+    /// Context extensions added.
+    pub extensions: u64,
+    /// Journal events added.
+    pub events: u64,
+    /// Operations recorded open in the destination.
+    pub open_operations: u64,
+    /// Import bookkeeping rows added.
+    pub import_records: u64,
+    /// Sessions refused, left unchanged in the destination.
+    pub conflicts: Vec<CopyConflict>,
+}
+
+/// A session `copyTo` refused: `kind` is `Conflict` (the destination holds
+/// rows the source does not) or `Corrupt` (a damaged row in the source).
+#[uniffi::remote(Record)]
+pub struct CopyConflict {
+    /// The session id.
+    pub session_id: String,
+    /// `Conflict` or `Corrupt`.
+    pub kind: String,
+    /// Why, without user content.
+    pub reason: String,
 }
 
 /// Figures for `doctor`: schema version, counts, file sizes, key backend.

@@ -53,7 +53,7 @@ struct Cli {
     cmd: Cmd,
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 struct Global {
     /// Database file (default: $XDG_STATE_HOME/<app>/sessions.db or the platform's equivalent),
     /// or a PostgreSQL URL (`postgres://user[:password]@host[:port]/database[?sslmode=require]`).
@@ -208,6 +208,36 @@ enum Cmd {
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
+    },
+    /// Copy every session of store A into store B (each a database file or a PostgreSQL URL),
+    /// moving ciphertext as it is; run again to copy only what is new. B must have A's data key
+    /// (both are opened with --key-file or the OS keyring of --app). A session B holds rows of
+    /// that A lacks is refused and listed (exit 4); the others are copied.
+    Copy {
+        /// Source store A (must exist).
+        #[arg(long)]
+        from: PathBuf,
+        /// Destination store B (created when absent).
+        #[arg(long)]
+        to: PathBuf,
+    },
+    /// Recovery key: print the data key as checksummed text, or store one on this machine.
+    Key {
+        #[command(subcommand)]
+        cmd: KeyCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeyCmd {
+    /// Print the recovery key of --db: 56 characters in 14 groups of 4 (base32 of the data key
+    /// and a 3-byte checksum). It decrypts every session: keep it in a password manager or on paper.
+    Export,
+    /// Check a recovery key against --db's key-check value and store it in this machine's
+    /// credential store (the OS keyring of --app); then --db opens with it.
+    Import {
+        /// The recovery key (any case, with or without dashes and spaces); read from stdin when absent.
+        recovery_key: Option<String>,
     },
 }
 
@@ -848,6 +878,76 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Completions { .. } => unreachable!("handled in main before any database is opened"),
+        Cmd::Copy { from, to } => {
+            let source = open_existing(&Global { db: Some(from.clone()), ..g.clone() })?;
+            let dest = open(&Global { db: Some(to.clone()), ..g.clone() })?;
+            let r = source.copy_to(&dest)?;
+            if g.json {
+                print_json(&r);
+            } else {
+                outln!(
+                    "copied {} → {}: {} session(s) seen, {} created, {} updated, {} deleted; {} entries, {} retractions, {} token rows, \
+                     {} extensions, {} journal events, {} open operations, {} import records",
+                    // The stores' own paths: a server URL's password is redacted there.
+                    shown_path(source.path()),
+                    shown_path(dest.path()),
+                    r.sessions_seen,
+                    r.sessions_created,
+                    r.sessions_updated,
+                    r.sessions_deleted,
+                    r.entries,
+                    r.retractions,
+                    r.tokens,
+                    r.extensions,
+                    r.events,
+                    r.open_operations,
+                    r.import_records
+                );
+                for c in &r.conflicts {
+                    outln!("refused {} ({}): {}", c.session_id, c.kind, c.reason);
+                }
+            }
+            if !r.conflicts.is_empty() {
+                return Err(Failure::new(
+                    ErrorKind::Conflict,
+                    format!("{} session(s) were refused (the destination holds rows the source does not); the others were copied", r.conflicts.len()),
+                ));
+            }
+        }
+        Cmd::Key { cmd: KeyCmd::Export } => {
+            let s = open_existing_with(g, false)?;
+            warn(
+                g.json,
+                "RecoveryKeyExported",
+                "this recovery key decrypts every session of this store (and of every store that shares its data key): \
+                 keep it in a password manager or on paper, never in the repository or a chat; it cannot be revoked",
+            );
+            if g.json {
+                print_json(&serde_json::json!({ "recovery_key": s.recovery_key() }));
+            } else {
+                outln!("{}", s.recovery_key());
+            }
+        }
+        Cmd::Key { cmd: KeyCmd::Import { recovery_key } } => {
+            let text = match recovery_key {
+                Some(t) => t.clone(),
+                None => {
+                    let mut t = String::new();
+                    std::io::stdin().read_to_string(&mut t).map_err(|e| sessiondb::Error::io("reading the recovery key from stdin", e))?;
+                    t
+                }
+            };
+            let path = db_path(g)?;
+            let s = SessionStore::import_recovery_key(
+                OpenOptions { path: Some(path.clone()), app: g.app.clone(), key: key_source(g)?, ..Default::default() },
+                &text,
+            )?;
+            if g.json {
+                print_json(&serde_json::json!({ "imported": true, "key_backend": s.key_backend(), "app": g.app, "path": s.path() }));
+            } else {
+                outln!("recovery key checked against {} and stored in {} (service `{}`); the store opens with it", shown_path(s.path()), s.key_backend(), shown(&g.app));
+            }
+        }
         Cmd::Resume { session } => {
             let s = open_existing(g)?;
             let here = cwd()?;

@@ -233,3 +233,113 @@ fn app_key_lock(app: &str, timeout_ms: u64) -> Result<Option<crate::paths::FileL
     }
     crate::paths::FileLock::acquire(&dir.join("key-creation.lock"), timeout_ms, "locking the key-creation lock").map(Some)
 }
+
+/// Characters of a recovery key without separators: base32 of 35 bytes.
+pub const RECOVERY_KEY_CHARS: usize = 56;
+/// Characters per group in [`recovery_key_text`].
+pub const RECOVERY_KEY_GROUP: usize = 4;
+/// Domain of the recovery key checksum (SHA-256 input prefix).
+const RECOVERY_CHECKSUM_DOMAIN: &[u8] = b"sessiondb recovery key v1\0";
+/// Checksum bytes of a recovery key.
+const RECOVERY_CHECKSUM_LEN: usize = 3;
+
+fn recovery_checksum(key: &[u8]) -> [u8; RECOVERY_CHECKSUM_LEN] {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(RECOVERY_CHECKSUM_DOMAIN);
+    h.update(key);
+    let d = h.finalize();
+    [d[0], d[1], d[2]]
+}
+
+/// The recovery key of `key` (DESIGN.md "Keys": a second device gets the key):
+/// the 32 key bytes followed by a 3-byte checksum (the first 3 bytes of
+/// SHA-256(`"sessiondb recovery key v1\0"` ‖ key)), in base32 (RFC 4648
+/// alphabet `A-Z2-7`, no padding): 56 characters, printed as 14 groups of 4
+/// joined by `-`, e.g. `MFRG-GZDF-...`. Anyone holding it can decrypt every
+/// session of every store with this key.
+pub fn recovery_key_text(key: &DataKey) -> String {
+    let mut raw = Zeroizing::new(Vec::with_capacity(crate::crypto::KEY_LEN + RECOVERY_CHECKSUM_LEN));
+    raw.extend_from_slice(key.expose_bytes());
+    raw.extend_from_slice(&recovery_checksum(key.expose_bytes()));
+    let b32 = Zeroizing::new(data_encoding::BASE32_NOPAD.encode(&raw));
+    debug_assert_eq!(b32.len(), RECOVERY_KEY_CHARS);
+    let groups: Vec<&str> = b32.as_bytes().chunks(RECOVERY_KEY_GROUP).map(|c| std::str::from_utf8(c).expect("base32 is ASCII")).collect();
+    groups.join("-")
+}
+
+/// Parse a recovery key written by [`recovery_key_text`]. Tolerated: any
+/// case, and whitespace and `-` anywhere (grouped or not, split over lines).
+///
+/// Errors (all `InvalidInput`, none `KeyMismatch`): a character outside
+/// the base32 alphabet (named by its position), a length other than 56
+/// characters, and a checksum that does not match (a mistyped character:
+/// the message names the checksum). A random typo passes the 24-bit
+/// checksum with probability 2^-24.
+pub fn parse_recovery_key(text: &str) -> Result<DataKey> {
+    let mut clean = Zeroizing::new(String::with_capacity(RECOVERY_KEY_CHARS));
+    for (i, c) in text.chars().filter(|c| !c.is_whitespace() && *c != '-').enumerate() {
+        let u = c.to_ascii_uppercase();
+        if !(u.is_ascii_uppercase() || ('2'..='7').contains(&u)) {
+            return Err(Error::invalid(format!(
+                "recovery key: character {} is not in its alphabet (letters A-Z and digits 2-7; 0, 1, 8 and 9 never occur)",
+                i + 1
+            )));
+        }
+        clean.push(u);
+    }
+    if clean.len() != RECOVERY_KEY_CHARS {
+        return Err(Error::invalid(format!(
+            "recovery key: {} characters, a recovery key has {RECOVERY_KEY_CHARS} (14 groups of 4)",
+            clean.len()
+        )));
+    }
+    let raw = Zeroizing::new(
+        data_encoding::BASE32_NOPAD
+            .decode(clean.as_bytes())
+            .map_err(|_| Error::invalid("recovery key: not base32 (the last group has a character that cannot end a key)"))?,
+    );
+    let (key, sum) = raw.split_at(crate::crypto::KEY_LEN);
+    if sum != recovery_checksum(key) {
+        return Err(Error::invalid(
+            "recovery key checksum mismatch: a character was mistyped or left out; compare it group by group with the exported text",
+        ));
+    }
+    DataKey::from_bytes(key)
+}
+
+/// Store `key` in the credential store of `source` for `app` (the
+/// recovery-key import): the OS keyring entry (service `app`, account
+/// [`KEY_ACCOUNT`]) or the host provider's `set_key`. An entry that
+/// already holds this key is left as it is.
+///
+/// Errors: `Conflict` when the store already holds another data key (it
+/// opens other databases of this app: nothing is overwritten);
+/// `InvalidInput` for [`KeySource::Bytes`] (no credential store to write);
+/// `KeyStoreUnavailable`.
+pub(crate) fn store_imported_key(source: &KeySource, app: &str, key: &DataKey) -> Result<String> {
+    let provider: Arc<dyn KeyProvider> = match source {
+        KeySource::Bytes(_) => {
+            return Err(Error::invalid("a recovery key is imported into a credential store (the OS keyring or a key provider), not into key bytes"))
+        }
+        KeySource::Provider(p) => p.clone(),
+        KeySource::OsKeyring => Arc::new(KeyringProvider::native(app)?),
+    };
+    match provider.get_key()? {
+        Some(existing) => {
+            let existing = Zeroizing::new(existing);
+            if existing.as_slice() == key.expose_bytes().as_slice() {
+                return Ok(provider.backend_name());
+            }
+            Err(Error::conflict(format!(
+                "{} already holds another data key for `{app}` (it opens other databases of this app); nothing was overwritten: \
+                 import under another app name (--app), or move those databases first",
+                provider.backend_name()
+            )))
+        }
+        None => {
+            provider.set_key(key.expose_bytes())?;
+            Ok(provider.backend_name())
+        }
+    }
+}

@@ -32,6 +32,8 @@ const CALLS = {
   fork_session: (s, a) => s.forkSession(a.session_id, a.at_seq ?? null).then(rec),
   record_tokens: (s, a) => s.recordTokens(a.session_id, { input: a.input, output: a.output, cached: a.cached }).then(() => null),
   token_totals: (s, a) => s.tokenTotals(a.session_id).then(rec),
+  recovery_key_text: async (s, a) => sdb.recoveryKeyText(Buffer.from(a.key_hex, 'hex')),
+  parse_recovery_key: async (s, a) => sdb.parseRecoveryKey(a.text).toString('hex'),
   journal_append: (s, a) => s.journalAppend({ eventId: a.event_id, sessionId: a.session_id, kind: a.kind, payload: a.payload }).then(rec),
   journal_events: (s, a) => s.journalEvents(a.session_id).then((l) => l.map(rec)),
   dispatch_operation: (s, a) => s.dispatchOperation(a.session_id, a.operation_id).then(rec),

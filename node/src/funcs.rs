@@ -66,6 +66,24 @@ pub fn decrypt_field(key: Buffer, record_id: String, envelope_json: String) -> A
     })
 }
 
+/// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+/// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
+/// Throws InvalidInputError unless `key` is 32 bytes.
+#[napi]
+pub fn recovery_key_text(key: Buffer) -> napi::Result<String> {
+    let key = DataKey::from_bytes(&key).map_err(to_napi)?;
+    Ok(sessiondb::keys::recovery_key_text(&key))
+}
+
+/// The 32-byte data key of a recovery key (any case; whitespace and `-`
+/// ignored). Throws InvalidInputError: "recovery key checksum mismatch" for
+/// a mistyped key, or the wrong length or character.
+#[napi]
+pub fn parse_recovery_key(text: String) -> napi::Result<Buffer> {
+    let key = sessiondb::keys::parse_recovery_key(&text).map_err(to_napi)?;
+    Ok(Buffer::from(key.expose_bytes().to_vec()))
+}
+
 /// Encrypt `plaintext` for `recordId` with a fresh nonce; resolves to the envelope JSON text.
 #[napi(ts_return_type = "Promise<string>")]
 pub fn encrypt_field(key: Buffer, record_id: String, plaintext: Buffer) -> AsyncTask<Job<String>> {

@@ -361,6 +361,34 @@ pub struct StoreStats {
     pub wal_bytes: i64,
 }
 
+/// What `copyTo` added to the destination per kind of row (counts), and
+/// the sessions it refused.
+#[napi(object)]
+pub struct CopyReport {
+    pub sessions_seen: i64,
+    pub sessions_created: i64,
+    pub sessions_updated: i64,
+    pub sessions_deleted: i64,
+    pub entries: i64,
+    pub retractions: i64,
+    pub tokens: i64,
+    pub extensions: i64,
+    pub events: i64,
+    pub open_operations: i64,
+    pub import_records: i64,
+    /// Sessions refused, left unchanged in the destination.
+    pub conflicts: Vec<CopyConflict>,
+}
+
+/// A session `copyTo` refused: `kind` is `Conflict` (the destination holds
+/// rows the source does not) or `Corrupt` (a damaged row in the source).
+#[napi(object)]
+pub struct CopyConflict {
+    pub session_id: String,
+    pub kind: String,
+    pub reason: String,
+}
+
 /// A host key source: `getKey()` returns the 32 stored key bytes or null
 /// (no key yet) and must throw when the store is locked or unreachable;
 /// `setKey(key)` persists a new key. Both are called synchronously.
@@ -394,5 +422,10 @@ from_core! {
     ContextExtension <= sessiondb::ContextExtensionRecord { session_id, n, kind, body, created_at_ms }
     JournalEvent <= sessiondb::JournalEvent { event_id, session_id, seq, aggregate_version, operation_id, kind, payload, created_at }
     AppendOutcome <= sessiondb::AppendOutcome { seq, aggregate_version, duplicate }
+    CopyConflict <= sessiondb::CopyConflict { session_id, kind, reason }
+    CopyReport <= sessiondb::CopyReport {
+        sessions_seen, sessions_created, sessions_updated, sessions_deleted, entries, retractions, tokens, extensions, events,
+        open_operations, import_records, conflicts
+    }
     StoreStats <= sessiondb::StoreStats { path, key_backend, schema_version, sessions, transcript_entries, journal_events, open_operations, db_bytes, wal_bytes }
 }

@@ -37,28 +37,7 @@ impl SessionStore {
     /// CorruptError, IoError, InvalidInputError.
     #[napi(js_name = "_open", ts_return_type = "Promise<SessionStore>")]
     pub fn open(options: Option<OpenOptions>) -> napi::Result<AsyncTask<Job<SessionStore>>> {
-        let o = options.unwrap_or(OpenOptions { path: None, key: None, key_provider: None, app: None, busy_timeout_ms: None, recover: None });
-        let key = match (o.key, o.key_provider) {
-            (Some(_), Some(_)) => return Err(to_napi(Error::invalid("pass either key or keyProvider, not both"))),
-            (Some(k), None) => KeySource::Bytes(DataKey::from_bytes(&k).map_err(to_napi)?),
-            (None, Some(p)) => KeySource::Provider(Arc::new(JsKeyProvider {
-                get: p.get_key,
-                set: p.set_key,
-                backend: p.backend_name.unwrap_or_else(|| "JS key provider".into()),
-            })),
-            (None, None) => KeySource::OsKeyring,
-        };
-        let mut opts = sessiondb::OpenOptions { key, ..Default::default() };
-        opts.path = o.path.map(Into::into);
-        if let Some(app) = o.app {
-            opts.app = app;
-        }
-        if let Some(ms) = o.busy_timeout_ms {
-            opts.busy_timeout_ms = u64::from(ms);
-        }
-        if let Some(r) = o.recover {
-            opts.recover = r;
-        }
+        let opts = core_options(options)?;
         Ok(job(move || sessiondb::SessionStore::open(opts).map(|s| SessionStore { inner: Arc::new(s) })))
     }
 
@@ -100,6 +79,26 @@ impl SessionStore {
     #[napi]
     pub fn open_recovery_report(&self) -> RecoveryReport {
         self.inner.open_recovery_report().into()
+    }
+
+    /// Copy this store into `dest` (a file or a PostgreSQL URL),
+    /// incrementally, moving ciphertext as it is; resolves to the rows added
+    /// per kind and the sessions refused (`conflicts`). Rejects with
+    /// KeyMismatchError (dest has another data key; nothing is written),
+    /// ClosedError, BusyError, IoError.
+    #[napi(ts_return_type = "Promise<CopyReport>")]
+    pub fn copy_to(&self, dest: &SessionStore) -> AsyncTask<Job<CopyReport>> {
+        let (a, b) = (self.inner.clone(), dest.inner.clone());
+        job(move || a.copy_to(&b).map(Into::into))
+    }
+
+    /// This store's data key as a recovery key: 56 base32 characters (key
+    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+    /// it can decrypt every session.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn recovery_key(&self) -> AsyncTask<Job<String>> {
+        let s = self.inner.clone();
+        job(move || Ok(s.recovery_key()))
     }
 
     /// Schema version, counts and file sizes.
@@ -530,4 +529,45 @@ impl SessionStore {
         let s = self.inner.clone();
         job(move || sessiondb::restore::open_saved_session(&s, &session_id).map(Into::into))
     }
+}
+
+/// The core options of `SessionStore.open` / `importRecoveryKey` options.
+fn core_options(options: Option<OpenOptions>) -> napi::Result<sessiondb::OpenOptions> {
+    let o = options.unwrap_or(OpenOptions { path: None, key: None, key_provider: None, app: None, busy_timeout_ms: None, recover: None });
+    let key = match (o.key, o.key_provider) {
+        (Some(_), Some(_)) => return Err(to_napi(Error::invalid("pass either key or keyProvider, not both"))),
+        (Some(k), None) => KeySource::Bytes(DataKey::from_bytes(&k).map_err(to_napi)?),
+        (None, Some(p)) => KeySource::Provider(Arc::new(JsKeyProvider {
+            get: p.get_key,
+            set: p.set_key,
+            backend: p.backend_name.unwrap_or_else(|| "JS key provider".into()),
+        })),
+        (None, None) => KeySource::OsKeyring,
+    };
+    let mut opts = sessiondb::OpenOptions { key, ..Default::default() };
+    opts.path = o.path.map(Into::into);
+    if let Some(app) = o.app {
+        opts.app = app;
+    }
+    if let Some(ms) = o.busy_timeout_ms {
+        opts.busy_timeout_ms = u64::from(ms);
+    }
+    if let Some(r) = o.recover {
+        opts.recover = r;
+    }
+    Ok(opts)
+}
+
+/// Import a recovery key for the store `options` names (`path`, `app`,
+/// `keyProvider`; default the OS keyring) and open it: the text is checked
+/// (checksum), then against the database's key-check value, then stored in
+/// the credential store. Rejects with InvalidInputError (mistyped:
+/// "recovery key checksum mismatch"; `options.key` given), NotFoundError (no
+/// database file), KeyMismatchError (another database's key; nothing
+/// stored), ConflictError (the credential store holds another key for the
+/// app), KeyStoreUnavailableError.
+#[napi(js_name = "_importRecoveryKey", ts_return_type = "Promise<SessionStore>")]
+pub fn import_recovery_key(recovery_key: String, options: Option<OpenOptions>) -> napi::Result<AsyncTask<Job<SessionStore>>> {
+    let opts = core_options(options)?;
+    Ok(job(move || sessiondb::SessionStore::import_recovery_key(opts, &recovery_key).map(|s| SessionStore { inner: Arc::new(s) })))
 }

@@ -32,6 +32,25 @@ pub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {
     ErrorKind::ALL.iter().map(|k| (k.name(), k.code(), crate::errors::class_name(*k))).collect()
 }
 
+/// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+/// key and a 3-byte checksum (SHA-256 of `"sessiondb recovery key v1\\0"` +
+/// key), 56 characters in 14 groups of 4 joined by `-`. Raises
+/// InvalidInputError unless `key` is 32 bytes.
+#[pyfunction]
+pub fn recovery_key_text(py: Python<'_>, key: &[u8]) -> PyResult<String> {
+    let key = DataKey::from_bytes(key).map_err(py_err(py))?;
+    Ok(sessiondb::keys::recovery_key_text(&key))
+}
+
+/// The 32-byte data key of a recovery key (any case; whitespace and `-`
+/// ignored). Raises InvalidInputError: "recovery key checksum mismatch" for
+/// a mistyped key, or the wrong length or character.
+#[pyfunction]
+pub fn parse_recovery_key<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let key = sessiondb::keys::parse_recovery_key(text).map_err(py_err(py))?;
+    Ok(PyBytes::new(py, key.expose_bytes()))
+}
+
 /// The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`.
 #[pyfunction]
 pub fn envelope_aad(record_id: &str) -> String {

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 mod _native {
     #[pymodule_export]
     use crate::records::{
-        AppendOutcome, ContextExtension, EntryMeta, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
+        AppendOutcome, ContextExtension, CopyConflict, CopyReport, EntryMeta, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
         TranscriptEntry, UnreadableField,
     };
     #[pymodule_export]
@@ -28,11 +28,11 @@ mod _native {
         SessionImport, SkippedLine, ThclawsDigest, TokenCount, Transformation, TurnGovernance,
     };
     #[pymodule_export]
-    use crate::store::{NewEntry, SessionStore, TranscriptIterator};
+    use crate::store::{import_recovery_key, NewEntry, SessionStore, TranscriptIterator};
     #[pymodule_export]
     use crate::funcs::{
         _bench_core, canonical_workspace, decrypt_field, default_db_path, encrypt_field, envelope_aad, error_kinds,
-        read_thclaws_digest, workspace_index, write_thclaws_json,
+        parse_recovery_key, read_thclaws_digest, recovery_key_text, workspace_index, write_thclaws_json,
     };
 
     #[pymodule_export]

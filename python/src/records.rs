@@ -227,6 +227,32 @@ record! {
     }
 }
 
+record! {
+    /// A session `SessionStore.copy_to` refused, left unchanged in the
+    /// destination: `kind` is `Conflict` (the destination holds rows the
+    /// source does not) or `Corrupt` (a damaged row in the source).
+    CopyConflict = "CopyConflict" from sessiondb::CopyConflict { session_id: String, kind: String, reason: String }
+}
+
+record! {
+    /// What `SessionStore.copy_to` added to the destination, per kind of row
+    /// (counts), and the sessions it refused.
+    CopyReport = "CopyReport" from sessiondb::CopyReport {
+        sessions_seen: u64,
+        sessions_created: u64,
+        sessions_updated: u64,
+        sessions_deleted: u64,
+        entries: u64,
+        retractions: u64,
+        tokens: u64,
+        extensions: u64,
+        events: u64,
+        open_operations: u64,
+        import_records: u64,
+        conflicts: Vec<CopyConflict>,
+    }
+}
+
 const JOURNAL_EVENT_FIELDS: &[&str] =
     &["event_id", "session_id", "seq", "aggregate_version", "operation_id", "kind", "payload", "created_at"];
 

@@ -191,6 +191,23 @@ impl SessionStore {
         self.inner.open_recovery_report().into()
     }
 
+    /// Copy this store into `dest` (another SessionStore: a file or a
+    /// PostgreSQL URL), incrementally, moving ciphertext as it is: rows per
+    /// kind added and the sessions refused (`CopyReport.conflicts`). Raises
+    /// KeyMismatchError (dest has another data key; nothing is written),
+    /// ClosedError, BusyError, IoError.
+    fn copy_to(&self, py: Python<'_>, dest: &SessionStore) -> PyResult<CopyReport> {
+        let (a, b) = (self.inner.clone(), dest.inner.clone());
+        py.detach(move || a.copy_to(&b)).map(Into::into).map_err(py_err(py))
+    }
+
+    /// This store's data key as a recovery key: 56 base32 characters (key
+    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+    /// it can decrypt every session.
+    fn recovery_key(&self) -> String {
+        self.inner.recovery_key()
+    }
+
     /// Schema version, counts and file sizes.
     fn stats(&self, py: Python<'_>) -> PyResult<StoreStats> {
         py.detach(|| self.inner.stats()).map(Into::into).map_err(py_err(py))
@@ -665,5 +682,38 @@ impl TranscriptIterator {
             self.buf.extend(page);
         }
         Ok(self.buf.pop_front().map(Into::into))
+    }
+}
+
+/// Import a recovery key for the store at `path` (None = the default path
+/// for `app`) and open it: the text is checked (checksum), then against the
+/// database's key-check value, then stored in the credential store
+/// (`key_provider`'s `set_key`, else the OS keyring under service `app`).
+/// Raises InvalidInputError (mistyped: "recovery key checksum mismatch"),
+/// NotFoundError (no database file), KeyMismatchError (another database's
+/// key; nothing stored), ConflictError (the credential store holds another
+/// key for `app`; nothing overwritten), KeyStoreUnavailableError.
+#[pyfunction]
+#[pyo3(signature = (recovery_key, path = None, *, key_provider = None, app = "sessiondb"))]
+pub fn import_recovery_key(py: Python<'_>, recovery_key: &str, path: Option<PathBuf>, key_provider: Option<Py<PyAny>>, app: &str) -> PyResult<SessionStore> {
+    let provider = match key_provider {
+        Some(obj) => Some(Arc::new(PyKeyProvider::new(py, obj)?)),
+        None => None,
+    };
+    let key = match &provider {
+        Some(p) => KeySource::Provider(p.clone()),
+        None => KeySource::OsKeyring,
+    };
+    let opts = OpenOptions { path, app: app.to_string(), key, ..Default::default() };
+    let text = recovery_key.to_string();
+    match py.detach(move || sessiondb::SessionStore::import_recovery_key(opts, &text)) {
+        Ok(s) => Ok(SessionStore { inner: Arc::new(s) }),
+        Err(e) => {
+            let err = crate::errors::to_py(py, e);
+            if let Some(cause) = provider.and_then(|p| p.take_raised()) {
+                err.set_cause(py, Some(cause));
+            }
+            Err(err)
+        }
     }
 }

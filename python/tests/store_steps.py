@@ -75,6 +75,8 @@ CALLS = {
     "fork_session": lambda s, a: s.fork_session(a["session_id"], at_seq=a.get("at_seq")),
     "record_tokens": lambda s, a: s.record_tokens(a["session_id"], input=a["input"], output=a["output"], cached=a["cached"]),
     "token_totals": lambda s, a: s.token_totals(a["session_id"]),
+    "recovery_key_text": lambda s, a: sessiondb.recovery_key_text(bytes.fromhex(a["key_hex"])),
+    "parse_recovery_key": lambda s, a: sessiondb.parse_recovery_key(a["text"]).hex(),
     "journal_append": lambda s, a: s.journal_append(a["event_id"], a["session_id"], a["kind"], a["payload"]),
     "journal_events": lambda s, a: [e.to_dict() for e in s.journal_events(a["session_id"])],
     "dispatch_operation": lambda s, a: s.dispatch_operation(a["session_id"], a["operation_id"]),

@@ -288,6 +288,91 @@ pub struct ExtensionRow {
     pub created_at: i64,
 }
 
+/// Every stored column of a session row, for copying a store between
+/// backends (`SessionStore::copy_to`): envelopes as stored, never opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionCopyRow {
+    /// Session id.
+    pub id: String,
+    /// Title envelope (binary form), as stored.
+    pub name: Sealed,
+    /// Workspace path envelope (binary form), as stored.
+    pub workspace: Sealed,
+    /// HMAC workspace index (hex).
+    pub workspace_index: Option<String>,
+    /// Model name.
+    pub model: Option<String>,
+    /// Provider name.
+    pub provider: Option<String>,
+    /// Work mode.
+    pub work_mode: Option<String>,
+    /// Creation time (ms).
+    pub created_at: i64,
+    /// Last activity time (ms).
+    pub updated_at: i64,
+    /// Parent session of a fork.
+    pub forked_from: Option<String>,
+    /// Last parent seq copied into a fork.
+    pub forked_at_seq: Option<u64>,
+}
+
+/// Every stored column of a transcript row, retracted or not, for copying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryCopyRow {
+    /// Per-session seq.
+    pub seq: u64,
+    /// Role name.
+    pub role: String,
+    /// Format name.
+    pub format: String,
+    /// Creation time (ms).
+    pub created_at: i64,
+    /// Host-supplied token count.
+    pub tokens: Option<u64>,
+    /// Source line.
+    pub source_line: Option<u64>,
+    /// Model name.
+    pub model: Option<String>,
+    /// Provider name.
+    pub provider: Option<String>,
+    /// UTF-8 bytes of the content (`None` on rows converted from schema 3).
+    pub content_bytes: Option<u64>,
+    /// Item kind name (`None` on rows converted from schema 3).
+    pub kind: Option<String>,
+    /// Keyed hashes of the tool-call ids (`None` on rows converted from schema 3).
+    pub call_keys: Option<String>,
+    /// Content envelope (record `transcript:<sid>:<seq>:content`), as stored.
+    pub content: Sealed,
+    /// Source fields envelope (record `transcript:<sid>:<seq>:meta`), as stored.
+    pub meta: Sealed,
+}
+
+/// A journal row with its plaintext `envelope_json`, for copying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventCopyRow {
+    /// The row as [`ReadTx::events`] returns it.
+    pub event: EventRow,
+    /// Plaintext `envelope_json` (`{"v":1,"owner":...}`).
+    pub envelope: String,
+}
+
+/// Every stored column of a token-ledger row but its store-local row id, for copying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenCopyRow {
+    /// Model name.
+    pub model: Option<String>,
+    /// Provider name.
+    pub provider: Option<String>,
+    /// Input tokens.
+    pub input: i64,
+    /// Output tokens.
+    pub output: i64,
+    /// Cached input tokens.
+    pub cached: i64,
+    /// Creation time (ms).
+    pub created_at: i64,
+}
+
 /// Row counts for `doctor`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RowCounts {
@@ -363,6 +448,22 @@ pub trait ReadTx {
     fn scan_meta(&self, prefix: &str, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()>;
     /// Every import record identity of a session ([`RecordId`]s, in byte order).
     fn import_records(&self, session_id: &str, f: &mut dyn FnMut(RecordId) -> Result<()>) -> Result<()>;
+    /// Copy (DESIGN.md "Backends"): every session id that has a session
+    /// row or a journal event, sorted.
+    fn copy_session_ids(&self) -> Result<Vec<String>>;
+    /// Copy: every column of one session row.
+    fn session_copy(&self, id: &str) -> Result<Option<SessionCopyRow>>;
+    /// Copy: transcript rows with `seq >= from_seq`, retracted ones too,
+    /// at most `limit`, by seq.
+    fn entry_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryCopyRow>>;
+    /// Copy: the retracted seqs of a session, ascending.
+    fn retracted_seqs(&self, session_id: &str) -> Result<Vec<u64>>;
+    /// Copy: the token-ledger rows of a session in the order they were written.
+    fn token_copies(&self, session_id: &str) -> Result<Vec<TokenCopyRow>>;
+    /// Copy: journal rows of a session with `seq >= from_seq`, at most `limit`, by seq.
+    fn event_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventCopyRow>>;
+    /// Copy: the session's last journal seq (0 when it has none).
+    fn last_event_seq(&self, session_id: &str) -> Result<u64>;
 }
 
 /// The identity of a source record an import stored (issue 14 item 2): the
@@ -408,6 +509,13 @@ pub trait WriteTx: ReadTx {
     fn delete_meta(&self, key: &str) -> Result<()>;
     /// Record that a session holds these source records (ids already held are kept).
     fn insert_import_records(&self, session_id: &str, ids: &[RecordId]) -> Result<()>;
+    /// Copy: insert the session row, or overwrite every column of an
+    /// existing one, with `row` (envelopes as given; `Sealed::NotBytes` is
+    /// refused by the store before this is called).
+    fn put_session_copy(&self, row: &SessionCopyRow) -> Result<()>;
+    /// Copy: insert transcript rows as they are (seqs, envelopes and
+    /// planning columns as given).
+    fn insert_entry_copies(&self, session_id: &str, rows: &[EntryCopyRow]) -> Result<()>;
 }
 
 /// Storage figures for `doctor`.

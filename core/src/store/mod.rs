@@ -15,6 +15,8 @@
 //! * The handle is `Send + Sync`.
 
 mod check;
+pub mod copy;
+mod recovery_key;
 pub(crate) mod context_ext;
 pub mod journal;
 pub(crate) mod sessions;
@@ -23,6 +25,7 @@ pub(crate) mod transcript;
 mod types;
 
 pub use check::CheckReport;
+pub use copy::{CopyConflict, CopyReport};
 /// The SQLite schema and its numbered migrations (re-exported from the backend).
 pub use crate::backend::sqlite::schema;
 pub use crate::backend::sqlite::{CACHE_SIZE_KIB, DEFAULT_BUSY_TIMEOUT_MS, JOURNAL_SIZE_LIMIT, PAGE_SIZE, WAL_AUTOCHECKPOINT_PAGES};

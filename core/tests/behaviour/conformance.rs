@@ -103,6 +103,13 @@ fn call(store: &SessionStore, name: &str, a: &Value) -> Result<Value, String> {
             to(store.record_tokens(s(a, "session_id"), usage))
         }
         "token_totals" => to(store.token_totals(s(a, "session_id"))),
+        "recovery_key_text" => {
+            let hex = s(a, "key_hex");
+            let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex")).collect();
+            to(sessiondb::DataKey::from_bytes(&bytes).map(|k| sessiondb::keys::recovery_key_text(&k)))
+        }
+        "parse_recovery_key" => to(sessiondb::keys::parse_recovery_key(s(a, "text"))
+            .map(|k| k.expose_bytes().iter().map(|b| format!("{b:02x}")).collect::<String>())),
         "journal_append" => to(store.journal_append(NewEvent {
             event_id: s(a, "event_id").into(),
             session_id: s(a, "session_id").into(),

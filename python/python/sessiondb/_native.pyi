@@ -32,6 +32,8 @@ __all__ = [
     "TurnGovernance",
     "AppendOutcome",
     "ContextExtension",
+    "CopyConflict",
+    "CopyReport",
     "EntryMeta",
     "JournalEvent",
     "NewEntry",
@@ -58,6 +60,9 @@ __all__ = [
     "encrypt_field",
     "envelope_aad",
     "error_kinds",
+    "import_recovery_key",
+    "parse_recovery_key",
+    "recovery_key_text",
     "estimate_tokens",
     "encoding_for_model",
     "truncate_chars",
@@ -233,6 +238,53 @@ class OpenOperation:
     def operation_id(self) -> str: ...
     @property
     def owner(self) -> str: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class CopyConflict:
+    """A session `SessionStore.copy_to` refused, left unchanged in the
+    destination: `kind` is `Conflict` (the destination holds rows the
+    source does not) or `Corrupt` (a damaged row in the source).
+    """
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class CopyReport:
+    """What `SessionStore.copy_to` added to the destination, per kind of row
+    (counts), and the sessions it refused.
+    """
+    @property
+    def sessions_seen(self) -> int: ...
+    @property
+    def sessions_created(self) -> int: ...
+    @property
+    def sessions_updated(self) -> int: ...
+    @property
+    def sessions_deleted(self) -> int: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def retractions(self) -> int: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def extensions(self) -> int: ...
+    @property
+    def events(self) -> int: ...
+    @property
+    def open_operations(self) -> int: ...
+    @property
+    def import_records(self) -> int: ...
+    @property
+    def conflicts(self) -> List[CopyConflict]: ...
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -797,6 +849,18 @@ class SessionStore:
         """Which key backend the data key came from."""
     def open_recovery_report(self) -> RecoveryReport:
         """The report of the recovery pass run at open."""
+    def copy_to(self, dest: SessionStore) -> CopyReport:
+        """Copy this store into `dest` (another SessionStore: a file or a
+        PostgreSQL URL), incrementally, moving ciphertext as it is: rows per
+        kind added and the sessions refused (`CopyReport.conflicts`). Raises
+        KeyMismatchError (dest has another data key; nothing is written),
+        ClosedError, BusyError, IoError.
+        """
+    def recovery_key(self) -> str:
+        """This store's data key as a recovery key: 56 base32 characters (key
+        and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+        it can decrypt every session.
+        """
     def stats(self) -> StoreStats:
         """Schema version, counts and file sizes."""
     def create_session(
@@ -1004,6 +1068,33 @@ def canonical_workspace(path: str) -> str:
     """
 def error_kinds() -> List[Tuple[str, str, str]]:
     """`(name, code, python class name)` of every core error kind."""
+def recovery_key_text(key: bytes) -> str:
+    """The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+    key and a 3-byte checksum (SHA-256 of `"sessiondb recovery key v1\\\\0"` +
+    key), 56 characters in 14 groups of 4 joined by `-`. Raises
+    InvalidInputError unless `key` is 32 bytes.
+    """
+def parse_recovery_key(text: str) -> bytes:
+    """The 32-byte data key of a recovery key (any case; whitespace and `-`
+    ignored). Raises InvalidInputError: "recovery key checksum mismatch" for
+    a mistyped key, or the wrong length or character.
+    """
+def import_recovery_key(
+    recovery_key: str,
+    path: Union[str, "os.PathLike[str]", None] = None,
+    *,
+    key_provider: Any = None,
+    app: str = "sessiondb",
+) -> SessionStore:
+    """Import a recovery key for the store at `path` (None = the default path
+    for `app`) and open it: the text is checked (checksum), then against the
+    database's key-check value, then stored in the credential store
+    (`key_provider`'s `set_key`, else the OS keyring under service `app`).
+    Raises InvalidInputError (mistyped: "recovery key checksum mismatch"),
+    NotFoundError (no database file), KeyMismatchError (another database's
+    key; nothing stored), ConflictError (the credential store holds another
+    key for `app`; nothing overwritten), KeyStoreUnavailableError.
+    """
 def envelope_aad(record_id: str) -> str:
     """The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`."""
 def decrypt_field(key: bytes, record_id: str, envelope_json: str) -> bytes:

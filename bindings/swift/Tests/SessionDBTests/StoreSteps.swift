@@ -106,6 +106,12 @@ private func storeCall(_ s: SessionStore, _ name: String, _ a: J) throws -> J {
     case "record_tokens":
         try s.recordTokens(sessionId: sid, usage: TokenUsage(input: a["input"].u64!, output: a["output"].u64!, cached: a["cached"].u64!))
         return .null
+    case "recovery_key_text":
+        let hex = Array(a["key_hex"].str!)
+        let bytes = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(hex[$0..<$0 + 2]), radix: 16)! }
+        return .string(try recoveryKeyText(key: Data(bytes)))
+    case "parse_recovery_key":
+        return .string(try parseRecoveryKey(text: a["text"].str!).map { String(format: "%02x", $0) }.joined())
     case "token_totals":
         let t = try s.tokenTotals(sessionId: sid)
         return .object(["input": ju(t.input), "output": ju(t.output), "cached": ju(t.cached)])

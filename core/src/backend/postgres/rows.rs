@@ -13,6 +13,7 @@ use postgres::types::ToSql;
 use postgres::{Row, Statement, Transaction};
 
 use crate::backend::{
+    EntryCopyRow, EventCopyRow, SessionCopyRow, TokenCopyRow,
     EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
     RecordId, RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
 };
@@ -422,6 +423,97 @@ impl ReadTx for PgTx<'_> {
                 .map_err(|_| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
         }
         Ok(())
+    fn copy_session_ids(&self) -> Result<Vec<String>> {
+        let rows = self.query("SELECT session_id FROM sessions UNION SELECT session_id FROM journal ORDER BY 1", &[])?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn session_copy(&self, id: &str) -> Result<Option<SessionCopyRow>> {
+        let rows = self.query(
+            "SELECT session_id, name_enc, workspace_enc, workspace_index, model, provider, work_mode, created_at, updated_at, forked_from, forked_at_seq
+             FROM sessions WHERE session_id = $1",
+            &[&id],
+        )?;
+        rows.first()
+            .map(|r| {
+                Ok(SessionCopyRow {
+                    id: r.try_get(0)?,
+                    name: sealed(r.try_get(1)?),
+                    workspace: sealed(r.try_get(2)?),
+                    workspace_index: r.try_get(3)?,
+                    model: r.try_get(4)?,
+                    provider: r.try_get(5)?,
+                    work_mode: r.try_get(6)?,
+                    created_at: r.try_get(7)?,
+                    updated_at: r.try_get(8)?,
+                    forked_from: r.try_get(9)?,
+                    forked_at_seq: ou(r.try_get(10)?),
+                })
+            })
+            .transpose()
+    }
+
+    fn entry_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryCopyRow>> {
+        let rows = self.query(
+            "SELECT seq, role, format, created_at, tokens, source_line, model, provider, content_bytes, kind, call_keys, content_enc, meta_enc
+             FROM transcript_entries WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
+            &[&session_id, &i(from_seq), &i64::from(limit)],
+        )?;
+        rows.iter()
+            .map(|r| {
+                Ok(EntryCopyRow {
+                    seq: u(r.try_get(0)?),
+                    role: r.try_get(1)?,
+                    format: r.try_get(2)?,
+                    created_at: r.try_get(3)?,
+                    tokens: ou(r.try_get(4)?),
+                    source_line: ou(r.try_get(5)?),
+                    model: r.try_get(6)?,
+                    provider: r.try_get(7)?,
+                    content_bytes: ou(r.try_get(8)?),
+                    kind: r.try_get(9)?,
+                    call_keys: r.try_get(10)?,
+                    content: sealed(r.try_get(11)?),
+                    meta: sealed(r.try_get(12)?),
+                })
+            })
+            .collect()
+    }
+
+    fn retracted_seqs(&self, session_id: &str) -> Result<Vec<u64>> {
+        let rows = self.query("SELECT seq FROM retractions WHERE session_id = $1 ORDER BY seq", &[&session_id])?;
+        Ok(rows.iter().map(|r| u(r.get(0))).collect())
+    }
+
+    fn token_copies(&self, session_id: &str) -> Result<Vec<TokenCopyRow>> {
+        let rows = self.query(
+            "SELECT model, provider, input, output, cached, created_at FROM token_ledger WHERE session_id = $1 ORDER BY id",
+            &[&session_id],
+        )?;
+        rows.iter()
+            .map(|r| {
+                Ok(TokenCopyRow {
+                    model: r.try_get(0)?,
+                    provider: r.try_get(1)?,
+                    input: r.try_get(2)?,
+                    output: r.try_get(3)?,
+                    cached: r.try_get(4)?,
+                    created_at: r.try_get(5)?,
+                })
+            })
+            .collect()
+    }
+
+    fn event_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventCopyRow>> {
+        let rows = self.query(
+            &format!("SELECT {EVENT_COLUMNS}, envelope_json FROM journal WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3"),
+            &[&session_id, &i(from_seq), &i64::from(limit)],
+        )?;
+        rows.iter().map(|r| Ok(EventCopyRow { event: event_row(r)?, envelope: r.try_get(8)? })).collect()
+    }
+
+    fn last_event_seq(&self, session_id: &str) -> Result<u64> {
+        Ok(u(self.one("SELECT COALESCE(MAX(seq), 0) FROM journal WHERE session_id = $1", &[&session_id])?.get(0)))
     }
 }
 
@@ -596,6 +688,72 @@ impl WriteTx for PgTx<'_> {
             "INSERT INTO import_records (session_id, record_id) SELECT $1, unnest($2::bytea[]) ON CONFLICT DO NOTHING",
             &[&session_id, &ids],
         )?;
+        Ok(())
+    }
+    fn put_session_copy(&self, row: &SessionCopyRow) -> Result<()> {
+        let env = |s: &Sealed| -> Option<Vec<u8>> {
+            match s {
+                Sealed::Bytes(b) => Some(b.clone()),
+                _ => None,
+            }
+        };
+        self.exec(
+            "INSERT INTO sessions (session_id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
+                                   created_at, updated_at, forked_from, forked_at_seq)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             ON CONFLICT (session_id) DO UPDATE SET name_enc = $2, workspace_enc = $3, workspace_index = $4, model = $5, provider = $6,
+               work_mode = $7, created_at = $8, updated_at = $9, forked_from = $10, forked_at_seq = $11",
+            &[
+                &row.id,
+                &env(&row.name),
+                &env(&row.workspace),
+                &row.workspace_index,
+                &row.model,
+                &row.provider,
+                &row.work_mode,
+                &row.created_at,
+                &row.updated_at,
+                &row.forked_from,
+                &row.forked_at_seq.map(i),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn insert_entry_copies(&self, session_id: &str, rows: &[EntryCopyRow]) -> Result<()> {
+        let bytes = |s: &Sealed| match s {
+            Sealed::Bytes(b) => Some(b.clone()),
+            _ => None,
+        };
+        let mut tx = self.tx.borrow_mut();
+        let st = tx.prepare(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
+                                             content_bytes, kind, call_keys, content_enc, meta_enc)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        )?;
+        for e in rows {
+            let content = bytes(&e.content)
+                .ok_or_else(|| crate::error::Error::corrupt(format!("record `transcript:{session_id}:{}:content` has no envelope", e.seq)))?;
+            tx.execute(
+                &st,
+                &[
+                    &session_id,
+                    &i(e.seq),
+                    &e.role,
+                    &e.format,
+                    &e.created_at,
+                    &e.tokens.map(i),
+                    &e.source_line.map(i),
+                    &e.model,
+                    &e.provider,
+                    &e.content_bytes.map(i),
+                    &e.kind,
+                    &e.call_keys,
+                    &content,
+                    &bytes(&e.meta),
+                ],
+            )?;
+        }
         Ok(())
     }
 }

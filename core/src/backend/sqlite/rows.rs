@@ -11,6 +11,7 @@ use rusqlite::types::{FromSql, ValueRef};
 use rusqlite::{params, OptionalExtension, Row, Transaction};
 
 use crate::backend::{
+    EntryCopyRow, EventCopyRow, SessionCopyRow, TokenCopyRow,
     EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
     RecordId, RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
 };
@@ -421,6 +422,108 @@ impl ReadTx for SqlTx<'_> {
             f(id.ok_or_else(|| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
         }
         Ok(())
+    fn copy_session_ids(&self) -> Result<Vec<String>> {
+        self.rows("SELECT id FROM sessions UNION SELECT session_id FROM journal ORDER BY 1", [], |r| Ok(key_text(r, 0)))
+    }
+
+    fn session_copy(&self, id: &str) -> Result<Option<SessionCopyRow>> {
+        let rec = || format!("session:{id}");
+        let mut v = self.rows(
+            "SELECT id, name_enc, workspace_enc, workspace_index, model, provider, work_mode, created_at, updated_at, forked_from, forked_at_seq
+             FROM sessions WHERE id = ?1",
+            [id],
+            |r| {
+                Ok(SessionCopyRow {
+                    id: column(r, 0, &rec)?,
+                    name: sealed(r, 1)?,
+                    workspace: sealed(r, 2)?,
+                    workspace_index: column(r, 3, &rec)?,
+                    model: column(r, 4, &rec)?,
+                    provider: column(r, 5, &rec)?,
+                    work_mode: column(r, 6, &rec)?,
+                    created_at: column(r, 7, &rec)?,
+                    updated_at: column(r, 8, &rec)?,
+                    forked_from: column(r, 9, &rec)?,
+                    forked_at_seq: opt_count(r, 10, &rec)?,
+                })
+            },
+        )?;
+        Ok(v.pop())
+    }
+
+    fn entry_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryCopyRow>> {
+        self.rows(
+            &format!(
+                "SELECT t.seq, t.role, t.format, t.created_at, t.tokens, t.source_line, t.model, t.provider, t.content_bytes, t.kind, t.call_keys,
+                        b.content_enc, b.meta_enc
+                 FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 ORDER BY t.seq LIMIT ?3"
+            ),
+            params![session_id, seq_arg(from_seq), limit as i64],
+            |r| {
+                let seq = count(r, 0, &|| format!("transcript:{session_id}"))?;
+                let rec = || format!("transcript:{session_id}:{seq}:content");
+                Ok(EntryCopyRow {
+                    seq,
+                    role: column(r, 1, &rec)?,
+                    format: column(r, 2, &rec)?,
+                    created_at: column(r, 3, &rec)?,
+                    tokens: opt_count(r, 4, &rec)?,
+                    source_line: opt_count(r, 5, &rec)?,
+                    model: column(r, 6, &rec)?,
+                    provider: column(r, 7, &rec)?,
+                    content_bytes: opt_count(r, 8, &rec)?,
+                    kind: column(r, 9, &rec)?,
+                    call_keys: column(r, 10, &rec)?,
+                    content: sealed(r, 11)?,
+                    meta: sealed(r, 12)?,
+                })
+            },
+        )
+    }
+
+    fn retracted_seqs(&self, session_id: &str) -> Result<Vec<u64>> {
+        self.rows("SELECT seq FROM retractions WHERE session_id = ?1 ORDER BY seq", [session_id], |r| {
+            count(r, 0, &|| format!("transcript:{session_id} (a retraction)"))
+        })
+    }
+
+    fn token_copies(&self, session_id: &str) -> Result<Vec<TokenCopyRow>> {
+        self.rows(
+            "SELECT model, provider, input, output, cached, created_at, id FROM token_ledger WHERE session_id = ?1 ORDER BY id",
+            [session_id],
+            |r| {
+                let row_id: i64 = r.get(6)?;
+                let rec = || format!("tokens:{session_id}:{row_id}");
+                Ok(TokenCopyRow {
+                    model: column(r, 0, &rec)?,
+                    provider: column(r, 1, &rec)?,
+                    input: column(r, 2, &rec)?,
+                    output: column(r, 3, &rec)?,
+                    cached: column(r, 4, &rec)?,
+                    created_at: column(r, 5, &rec)?,
+                })
+            },
+        )
+    }
+
+    fn event_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventCopyRow>> {
+        self.rows(
+            &format!("SELECT {EVENT_COLUMNS}, envelope_json FROM journal WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3"),
+            params![session_id, seq_arg(from_seq), limit as i64],
+            |r| {
+                let event = event_row(r)?;
+                let rec = || format!("journal:{}:payload", event.event_id);
+                Ok(EventCopyRow { envelope: column(r, 8, &rec)?, event })
+            },
+        )
+    }
+
+    fn last_event_seq(&self, session_id: &str) -> Result<u64> {
+        let last: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM journal WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
+        Ok(last.max(0) as u64)
     }
 }
 
@@ -592,6 +695,69 @@ impl WriteTx for SqlTx<'_> {
         let mut st = self.0.prepare_cached("INSERT OR IGNORE INTO import_records (session_id, record_id) VALUES (?1, ?2)")?;
         for id in ids {
             st.execute(params![session_id, &id[..]])?;
+    fn put_session_copy(&self, row: &SessionCopyRow) -> Result<()> {
+        let env = |s: &Sealed| -> Option<Vec<u8>> {
+            match s {
+                Sealed::Bytes(b) => Some(b.clone()),
+                _ => None,
+            }
+        };
+        self.0
+            .prepare_cached(
+                "INSERT INTO sessions (id, name_enc, workspace_enc, workspace_index, model, provider, work_mode,
+                                       created_at, updated_at, forked_from, forked_at_seq)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 ON CONFLICT(id) DO UPDATE SET name_enc = ?2, workspace_enc = ?3, workspace_index = ?4, model = ?5, provider = ?6,
+                   work_mode = ?7, created_at = ?8, updated_at = ?9, forked_from = ?10, forked_at_seq = ?11",
+            )?
+            .execute(params![
+                row.id,
+                env(&row.name),
+                env(&row.workspace),
+                row.workspace_index,
+                row.model,
+                row.provider,
+                row.work_mode,
+                row.created_at,
+                row.updated_at,
+                row.forked_from,
+                row.forked_at_seq.map(seq_arg)
+            ])?;
+        Ok(())
+    }
+
+    fn insert_entry_copies(&self, session_id: &str, rows: &[EntryCopyRow]) -> Result<()> {
+        let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
+        let mut ins = self.0.prepare_cached(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
+                                             content_bytes, kind, call_keys, body_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        )?;
+        fn bytes(s: &Sealed) -> Option<&[u8]> {
+            match s {
+                Sealed::Bytes(b) => Some(b.as_slice()),
+                _ => None,
+            }
+        }
+        for e in rows {
+            let content = bytes(&e.content).ok_or_else(|| Error::corrupt(format!("record `transcript:{session_id}:{}:content` has no envelope", e.seq)))?;
+            body.execute(params![content, bytes(&e.meta)])?;
+            let body_id = self.0.last_insert_rowid();
+            ins.execute(params![
+                session_id,
+                seq_arg(e.seq),
+                e.role,
+                e.format,
+                e.created_at,
+                e.tokens.map(seq_arg),
+                e.source_line.map(seq_arg),
+                e.model,
+                e.provider,
+                e.content_bytes.map(seq_arg),
+                e.kind,
+                e.call_keys,
+                body_id
+            ])?;
         }
         Ok(())
     }

@@ -99,6 +99,8 @@ object StoreSteps {
             )
             null
         }
+        "recovery_key_text" -> recoveryKeyText((a["key_hex"] as String).chunked(2).map { it.toInt(16).toByte() }.toByteArray())
+        "parse_recovery_key" -> parseRecoveryKey(a["text"] as String).joinToString("") { "%02x".format(it) }
         "token_totals" -> s.tokenTotals(a["session_id"] as String).let {
             mapOf("input" to it.input.toLong(), "output" to it.output.toLong(), "cached" to it.cached.toLong())
         }
