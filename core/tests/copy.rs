@@ -81,6 +81,7 @@ const TABLES: &[(&str, &[(&str, char)], &str)] = &[
     ),
     ("open_operations", &[("session_id", 't'), ("operation_id", 't'), ("owner", 't'), ("dispatched_event_id", 't')], "session_id, operation_id"),
     ("meta", &[("key", 't'), ("value", 't')], "key"),
+    ("import_records", &[("session_id", 't'), ("record_id", 'b')], "session_id, record_id"),
 ];
 
 /// Every stored row of the tables copy writes, each column as text (bytes as
@@ -162,7 +163,7 @@ fn populate(s: &SessionStore, ws: &Path) -> (String, String) {
         &a.id,
         vec![(
             NewEntry::text(Role::Assistant, "with meta"),
-            EntryMeta { model: Some("gpt-5".into()), provider: Some("openai".into()), extra: serde_json::json!({"uuid": "u-1"}).as_object().unwrap().clone() },
+            EntryMeta { model: Some("gpt-5".into()), provider: Some("openai".into()), extra: serde_json::json!({"uuid": "u-1"}).as_object().unwrap().clone(), item: Some(r#"{"type":"message"}"#.into()) },
         )],
     )
     .unwrap();

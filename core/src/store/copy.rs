@@ -89,7 +89,8 @@ pub struct CopyReport {
     pub events: u64,
     /// Operations recorded open in the destination (open in the source, with its owner).
     pub open_operations: u64,
-    /// Import bookkeeping rows (`meta` keys `import-*`) added.
+    /// Import bookkeeping rows added: `meta` keys `import-*` and record
+    /// identities (`import_records`).
     pub import_records: u64,
     /// Sessions refused, left unchanged in the destination.
     pub conflicts: Vec<CopyConflict>,
@@ -215,8 +216,8 @@ impl SessionStore {
             self.read(|r, _| r.open_operations())?.into_iter().map(|o| (o.operation_id, (o.session_id, o.owner))).collect();
         for sid in ids {
             report.sessions_seen += 1;
-            match self.copy_session(dest, &sid, &open, &mut report) {
-                Ok(()) => {}
+            match self.copy_session(dest, &sid, &open, &mut report).and_then(|()| self.copy_import_records(dest, &sid)) {
+                Ok(n) => report.import_records += n,
                 Err(e @ (Error::Conflict { .. } | Error::Corrupt { .. } | Error::AuthenticationFailed { .. })) => {
                     let reason = match &e {
                         Error::Conflict { reason } | Error::Corrupt { reason } => reason.clone(),
@@ -227,7 +228,7 @@ impl SessionStore {
                 Err(e) => return Err(e),
             }
         }
-        report.import_records = self.copy_import_meta(dest)?;
+        report.import_records += self.copy_import_meta(dest)?;
         Ok(report)
     }
 
@@ -439,6 +440,33 @@ impl SessionStore {
         report.events += added.events;
         report.open_operations += added.open_operations;
         Ok(())
+    }
+
+    /// Copy the import record identities of session `sid`
+    /// (`import_records`, schema 5) that B lacks; the number added.
+    fn copy_import_records(&self, dest: &SessionStore, sid: &str) -> Result<u64> {
+        let mut ids = Vec::new();
+        self.read(|r, _| {
+            r.import_records(sid, &mut |id| {
+                ids.push(id);
+                Ok(())
+            })
+        })?;
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let mut have = BTreeSet::new();
+        dest.read(|r, _| {
+            r.import_records(sid, &mut |id| {
+                have.insert(id);
+                Ok(())
+            })
+        })?;
+        ids.retain(|id| !have.contains(id));
+        if !ids.is_empty() {
+            dest.backend.write(|w| w.insert_import_records(sid, &ids))?;
+        }
+        Ok(ids.len() as u64)
     }
 
     /// Copy the import bookkeeping (`meta` keys `import-*`) that B lacks;

@@ -4,8 +4,14 @@ import Foundation
 import SessionDB
 import XCTest
 
-/// The recovery key of the bytes 0..31 (cross-checked in Python).
+let recoveryTestKey = Data((0..<32).map { UInt8($0) })
+// base32(key + sha256("sessiondb recovery key v1\0" + key)[:3]), in groups of 4.
 let recoveryTestText = "AAAQ-EAYE-AUDA-OCAJ-BIFQ-YDIO-B4IB-CEQT-CQKR-MFYY-DENB-WHA5-DYPU-PUO5"
+
+func copyCounts(_ r: CopyReport) -> [UInt64] {
+    [r.sessionsSeen, r.sessionsCreated, r.sessionsUpdated, r.sessionsDeleted, r.entries, r.retractions,
+     r.tokens, r.extensions, r.events, r.openOperations, r.importRecords]
+}
 
 extension SessionDBTests {
     /// copyTo copies, then nothing, then only new rows; a diverged session is a Conflict

@@ -423,6 +423,8 @@ impl ReadTx for PgTx<'_> {
                 .map_err(|_| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
         }
         Ok(())
+    }
+
     fn copy_session_ids(&self) -> Result<Vec<String>> {
         let rows = self.query("SELECT session_id FROM sessions UNION SELECT session_id FROM journal ORDER BY 1", &[])?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
@@ -690,6 +692,7 @@ impl WriteTx for PgTx<'_> {
         )?;
         Ok(())
     }
+
     fn put_session_copy(&self, row: &SessionCopyRow) -> Result<()> {
         let env = |s: &Sealed| -> Option<Vec<u8>> {
             match s {

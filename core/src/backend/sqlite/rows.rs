@@ -422,6 +422,8 @@ impl ReadTx for SqlTx<'_> {
             f(id.ok_or_else(|| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
         }
         Ok(())
+    }
+
     fn copy_session_ids(&self) -> Result<Vec<String>> {
         self.rows("SELECT id FROM sessions UNION SELECT session_id FROM journal ORDER BY 1", [], |r| Ok(key_text(r, 0)))
     }
@@ -695,6 +697,10 @@ impl WriteTx for SqlTx<'_> {
         let mut st = self.0.prepare_cached("INSERT OR IGNORE INTO import_records (session_id, record_id) VALUES (?1, ?2)")?;
         for id in ids {
             st.execute(params![session_id, &id[..]])?;
+        }
+        Ok(())
+    }
+
     fn put_session_copy(&self, row: &SessionCopyRow) -> Result<()> {
         let env = |s: &Sealed| -> Option<Vec<u8>> {
             match s {
