@@ -157,7 +157,10 @@ class SuspendTest {
         fun names(c: Class<*>) = c.methods.map { it.name.substringBefore('-').removeSuffix("\$default") }.toSortedSet()
         val blocking = names(SessionStoreInterface::class.java)
         val wrapped = names(SuspendingSessionStore::class.java)
-        assertEquals(49, blocking.size)
+        // Not a fixed count (each new method would have to edit it): the
+        // interface is non-trivial and every one of its methods is wrapped.
+        assertTrue(blocking.size > 40, "blocking interface: $blocking")
+        assertTrue("copyTo" in blocking && "getTranscriptTailWithMeta" in blocking, "blocking interface: $blocking")
         assertEquals(emptySet<String>(), blocking - wrapped)
         val ctors = listOf("open", "openWithKey", "openWithOsKeyring")
         val companion = names(SuspendingSessionStore.Companion::class.java)
