@@ -303,26 +303,27 @@ fn image_source(source: &Value) -> std::result::Result<Value, String> {
     Err(format!("[image: {source}]"))
 }
 
+/// One part of an array `tool_result` content as thClaws accepts it: a text
+/// part, a base64 image, or text standing for anything else.
+fn tool_result_part(p: &Value) -> Value {
+    match p.get("type").and_then(Value::as_str) {
+        Some("text") if p.get("text").is_some_and(Value::is_string) => serde_json::json!({"type": "text", "text": p["text"]}),
+        Some("image") => match image_source(p.get("source").unwrap_or(&Value::Null)) {
+            Ok(src) => serde_json::json!({"type": "image", "source": src}),
+            Err(text) => serde_json::json!({"type": "text", "text": text}),
+        },
+        _ => match as_text_block(p) {
+            Block::Text { text } => serde_json::json!({"type": "text", "text": text}),
+            _ => unreachable!("as_text_block makes text"),
+        },
+    }
+}
+
 fn tool_result_content(content: &Value) -> Value {
     match content {
         Value::String(_) => content.clone(),
         Value::Null => Value::String(String::new()),
-        Value::Array(parts) => Value::Array(
-            parts
-                .iter()
-                .map(|p| match p.get("type").and_then(Value::as_str) {
-                    Some("text") if p.get("text").is_some_and(Value::is_string) => serde_json::json!({"type": "text", "text": p["text"]}),
-                    Some("image") => match image_source(p.get("source").unwrap_or(&Value::Null)) {
-                        Ok(src) => serde_json::json!({"type": "image", "source": src}),
-                        Err(text) => serde_json::json!({"type": "text", "text": text}),
-                    },
-                    _ => match as_text_block(p) {
-                        Block::Text { text } => serde_json::json!({"type": "text", "text": text}),
-                        _ => unreachable!("as_text_block makes text"),
-                    },
-                })
-                .collect(),
-        ),
+        Value::Array(parts) => Value::Array(parts.iter().map(tool_result_part).collect()),
         other => Value::String(other.to_string()),
     }
 }
@@ -337,10 +338,7 @@ fn tool_result_content_owned(content: Value) -> Value {
                 .into_iter()
                 .map(|mut p| match p.get("type").and_then(Value::as_str) {
                     Some("text") if p.get("text").is_some_and(Value::is_string) => serde_json::json!({"type": "text", "text": p["text"].take()}),
-                    _ => match tool_result_content(&Value::Array(vec![p])) {
-                        Value::Array(mut one) => one.pop().expect("one part in, one out"),
-                        _ => unreachable!("an array maps to an array"),
-                    },
+                    _ => tool_result_part(&p),
                 })
                 .collect(),
         ),

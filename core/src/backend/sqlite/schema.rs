@@ -229,7 +229,7 @@ fn convert_to_v5(tx: &Transaction<'_>) -> Result<()> {
 }
 
 /// The [`crate::backend::RecordId`] of a version-4 key's 64 hex digits.
-pub(crate) fn record_id_from_hex(hex: &str) -> Option<crate::backend::RecordId> {
+fn record_id_from_hex(hex: &str) -> Option<crate::backend::RecordId> {
     if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
