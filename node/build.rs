@@ -1,3 +1,6 @@
+//! napi's build setup, and the record interfaces declared in bridge/records.rs
+//! (sessiondb-bridge).
 fn main() {
     napi_build::setup();
+    sessiondb_bridge::build(sessiondb_bridge::Host::Node);
 }

@@ -4,67 +4,14 @@
 //! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
 
 use sessiondb::context::{
-    self as core_ctx, ActiveContextView, ActiveItem, Band, CapacityBreakdown, CompactionAction, CompactionHistoryEntry,
+    self as core_ctx, ActiveContextView, CapacityBreakdown, CompactionHistoryEntry,
     CompactionPlan, ContextItem, ContextMeter, ContextStatus, CountMethod, Encoding, ItemKind,
-    ModelLimits, TokenCount, Transformation, TurnGovernance, TurnState,
+    ModelLimits, TokenCount, Transformation, TurnGovernance,
 };
 use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
 
 use crate::error::Result;
 use crate::store::SessionStore;
-
-/// Every term of the Effective Context Capacity formula, in tokens.
-#[uniffi::remote(Record)]
-pub struct CapacityBreakdown {
-    /// Raw context window of the model (tokens).
-    pub raw: u64,
-    /// Tokens kept free for the answer: `max(min(reserve, model max output), ⌈8% raw⌉)`.
-    pub output_reserve: u64,
-    /// Safety margin: `max(2,048, ⌈2% raw⌉)`.
-    pub safety_margin: u64,
-    /// `raw − outputReserve − safetyMargin`, always ≥ 1.
-    pub capacity: u64,
-}
-
-/// Published limits of a model (tokens).
-#[uniffi::remote(Record)]
-pub struct ModelLimits {
-    /// Raw context window (input + output), tokens.
-    pub context_window: u64,
-    /// Maximum output tokens per response.
-    pub max_output: u64,
-}
-
-/// Severity band of the meter: green 0–69 %, amber 70–84 %, orange 85–94 %,
-/// red ≥ 95 % (seed 000, "Context Utilization Meter").
-#[uniffi::remote(Enum)]
-pub enum Band {
-    /// 0–69 %.
-    Green,
-    /// 70–84 %.
-    Amber,
-    /// 85–94 %.
-    Orange,
-    /// 95 % and above.
-    Red,
-}
-
-/// One reading of the context meter.
-#[uniffi::remote(Record)]
-pub struct ContextMeter {
-    /// Active tokens measured (tokens).
-    pub active_tokens: u64,
-    /// Effective Context Capacity measured against (tokens).
-    pub capacity: u64,
-    /// `N = ⌊100 × activeTokens / capacity⌋`; not capped (250 = 2.5× capacity).
-    pub percent: u64,
-    /// The status text, exactly `Ctx N%` (e.g. `Ctx 87%`).
-    pub label: String,
-    /// Severity band of `percent`.
-    pub band: Band,
-    /// `activeTokens > capacity` (exactly 100 % fits and is not overflow).
-    pub overflow: bool,
-}
 
 /// A tiktoken encoding.
 #[uniffi::remote(Enum)]
@@ -136,32 +83,6 @@ pub struct ContextItem {
     pub compacted: bool,
 }
 
-/// What compaction did to one item.
-#[uniffi::remote(Enum)]
-pub enum CompactionAction {
-    /// A message or tool call replaced by a summary.
-    Summarized,
-    /// A tool result replaced by `[tool result: N bytes, truncated to preview] …`.
-    ToolResultPreview,
-}
-
-/// The transformation record of one compacted item.
-#[uniffi::remote(Record)]
-pub struct Transformation {
-    /// The item's seq (a run: its first item's seq).
-    pub seq: u64,
-    /// A run: the seq of its last item; `None`: one item.
-    pub last_seq: Option<u64>,
-    /// What was done.
-    pub action: CompactionAction,
-    /// Tokens before (the item's `tokens`).
-    pub tokens_before: u64,
-    /// Tokens of `summary`.
-    pub tokens_after: u64,
-    /// The replacement text, at most 240 characters.
-    pub summary: String,
-}
-
 /// A compaction plan (the saved transcript is never modified).
 #[uniffi::remote(Record)]
 pub struct CompactionPlan {
@@ -182,49 +103,6 @@ pub struct CompactionPlan {
     pub transformations: Vec<Transformation>,
 }
 
-/// Where a stored session's context stands (what `/context` shows).
-#[uniffi::remote(Record)]
-pub struct ContextStatus {
-    /// Model whose tokenizer and output limit were used (`null`/`nil`: estimate, no cap).
-    pub model: Option<String>,
-    /// Effective Context Capacity in tokens.
-    pub capacity: u64,
-    /// Active-context utilization (never cumulative usage).
-    pub meter: ContextMeter,
-    /// Per-turn state: verbatim, compacted or excluded, and pinned.
-    pub turns: Vec<TurnGovernance>,
-}
-
-/// One item of what the model sees next (`activeContext`).
-#[uniffi::remote(Record)]
-pub struct ActiveItem {
-    /// The entry's seq (a compacted run: its first seq).
-    pub seq: u64,
-    /// A compacted run: its last seq.
-    pub last_seq: Option<u64>,
-    /// The entry's role (a run: its first entry's).
-    pub role: String,
-    /// Verbatim, compacted (the summary replaces it) or excluded (not sent).
-    pub state: TurnState,
-    /// Tokens the item costs in the request (0 when excluded).
-    pub tokens: u64,
-    /// What is sent: the entry's content, the summary, or `null`/`nil` when excluded.
-    pub text: Option<String>,
-}
-
-/// What the model sees next (DESIGN.md "Context governance").
-#[uniffi::remote(Record)]
-pub struct ActiveContextView {
-    /// The model asked for, else the session's.
-    pub model: Option<String>,
-    /// Effective Context Capacity (tokens).
-    pub capacity: u64,
-    /// Sum of the items' tokens (the meter's active tokens).
-    pub tokens: u64,
-    /// Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded.
-    pub items: Vec<ActiveItem>,
-}
-
 /// Planner options.
 #[derive(Debug, Clone, uniffi::Record)]
 pub struct CompactionOptions {
@@ -243,41 +121,6 @@ impl From<CompactionOptions> for core_ctx::CompactionOptions {
             model: o.model,
         }
     }
-}
-
-/// What the next request does with a turn.
-#[uniffi::remote(Enum)]
-pub enum TurnState {
-    /// Sent as stored.
-    Verbatim,
-    /// Sent as its compaction summary.
-    Compacted,
-    /// Not sent.
-    Excluded,
-}
-
-/// One turn as `/context` shows it.
-#[uniffi::remote(Record)]
-pub struct TurnGovernance {
-    /// Transcript seq.
-    pub seq: u64,
-    /// Verbatim, compacted or excluded (exclusion wins over compaction).
-    pub state: TurnState,
-    /// Pinned by the user.
-    pub pinned: bool,
-    /// The compaction record in force for this turn, if any.
-    pub compaction: Option<Transformation>,
-}
-
-/// One recorded compaction (history entry).
-#[uniffi::remote(Record)]
-pub struct CompactionHistoryEntry {
-    /// The context extension's number.
-    pub n: u64,
-    /// When it was recorded, ms since the Unix epoch.
-    pub created_at_ms: i64,
-    /// The plan as recorded.
-    pub plan: CompactionPlan,
 }
 
 /// The replayed governance state of a session (pins, exclusions, compactions).

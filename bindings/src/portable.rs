@@ -16,17 +16,6 @@ use sessiondb::SessionRecord;
 use crate::error::Result;
 use crate::store::SessionStore;
 
-/// The file format a session came from.
-#[uniffi::remote(Enum)]
-pub enum SourceFormat {
-    /// thClaws JSONL (seed 002).
-    Thclaws,
-    /// OpenAI Codex rollout.
-    Codex,
-    /// Claude Code transcript.
-    ClaudeCode,
-}
-
 /// What happened to one source file.
 #[uniffi::remote(Enum)]
 pub enum ImportStatus {
@@ -40,33 +29,6 @@ pub enum ImportStatus {
     Unrecognized,
     /// Reading or storing failed; the message names the step (no content).
     Failed(String),
-}
-
-/// Per-session figures of one file import.
-#[uniffi::remote(Record)]
-pub struct SessionImport {
-    /// Store session id.
-    pub session_id: String,
-    /// True when this import created the session.
-    pub created: bool,
-    /// Transcript entries appended.
-    pub entries: u64,
-    /// Tool-use blocks in those entries.
-    pub tool_calls: u64,
-    /// Tool-result blocks in those entries.
-    pub tool_results: u64,
-    /// Token-ledger records added.
-    pub usage_records: u64,
-    /// Input tokens added (cached included).
-    pub input_tokens: u64,
-    /// Output tokens added.
-    pub output_tokens: u64,
-    /// Cached input tokens added.
-    pub cached_tokens: u64,
-    /// Context extensions added (plan, goal, compaction, raw lines...).
-    pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
-    pub skipped_already_stored: u64,
 }
 
 /// Why a line was not read.

@@ -6,78 +6,12 @@
 //! compile). Types holding JSON values or tuples get an FFI twin here, with a
 //! `From` conversion and nothing else.
 
-use sessiondb::journal::{AppendOutcome, OperationOutcome};
+use sessiondb::journal::OperationOutcome;
 use sessiondb::{
-    ContentFormat, ContextExtensionRecord, CopyConflict, CopyReport, NewEntry, NewSession, Role, SessionRecord, StoreStats, UnreadableField,
-    TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
+    ContentFormat, NewEntry, NewSession, Role, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
-
-/// Who wrote a transcript entry (seed 000 `TranscriptRole`).
-#[uniffi::remote(Enum)]
-pub enum Role {
-    /// The person.
-    User,
-    /// The model.
-    Assistant,
-    /// A tool's output.
-    Tool,
-    /// System prompt or notice.
-    System,
-}
-
-/// How a transcript entry's `content` is to be read.
-#[uniffi::remote(Enum)]
-pub enum ContentFormat {
-    /// Plain text.
-    Text,
-    /// A JSON array of content blocks (thClaws/Anthropic shape: `text`,
-    /// `thinking`, `tool_use`, `tool_result`, `image`), as imported.
-    Blocks,
-}
-
-/// A session's metadata, decrypted.
-#[uniffi::remote(Record)]
-pub struct SessionRecord {
-    /// Session id (uuid v7 for new sessions; the source id for imports).
-    pub id: String,
-    /// Title; `null`/`nil` = untitled (listed by id).
-    pub name: Option<String>,
-    /// Canonical workspace path the session is bound to, if any.
-    pub workspace_path: Option<String>,
-    /// Model name (e.g. `claude-sonnet-4-6`).
-    pub model: Option<String>,
-    /// Provider name (e.g. `anthropic`).
-    pub provider: Option<String>,
-    /// Work mode (host-defined, e.g. `plan`, `build`).
-    pub work_mode: Option<String>,
-    /// Creation time, milliseconds since the Unix epoch.
-    pub created_at_ms: i64,
-    /// Last activity time, milliseconds since the Unix epoch.
-    pub updated_at_ms: i64,
-    /// Number of transcript entries.
-    pub entry_count: u64,
-    /// The session this one was forked from.
-    pub forked_from: Option<String>,
-    /// The last seq of the parent copied into this fork.
-    pub forked_at_seq: Option<u64>,
-    /// Fields that could not be read (a damaged row); empty when healthy.
-    pub unreadable: Vec<UnreadableField>,
-}
-
-/// A stored field that could not be read (a damaged row).
-#[uniffi::remote(Record)]
-pub struct UnreadableField {
-    /// Which field: `name`, `workspace_path`, `content`, `meta`, `body`, `payload`, `tokens`, `value`.
-    pub field: String,
-    /// The record id, e.g. `session:<id>:name`.
-    pub record_id: String,
-    /// `AuthenticationFailed` or `Corrupt`.
-    pub kind: String,
-    /// Why, without user content.
-    pub reason: String,
-}
 
 /// Arguments of `createSessionWith` (imports, forks, every field).
 #[uniffi::remote(Record)]
@@ -110,27 +44,6 @@ pub struct NewSession {
     /// Fork origin: last parent seq included.
     #[uniffi(default)]
     pub forked_at_seq: Option<u64>,
-}
-
-/// One transcript entry, decrypted.
-#[uniffi::remote(Record)]
-pub struct TranscriptEntry {
-    /// Owning session.
-    pub session_id: String,
-    /// Gapless per-session sequence number, from 1.
-    pub seq: u64,
-    /// Author role.
-    pub role: Role,
-    /// How to read `content`.
-    pub format: ContentFormat,
-    /// The content, verbatim.
-    pub content: String,
-    /// Time written, ms since epoch.
-    pub created_at_ms: i64,
-    /// Token count of this entry if the host or importer supplied one.
-    pub tokens: Option<u64>,
-    /// Line number in the imported source file, if imported.
-    pub source_line: Option<u64>,
 }
 
 /// One entry to append (see `appendEntries`).
@@ -233,32 +146,6 @@ pub struct TokenUsage {
     pub provider: Option<String>,
 }
 
-/// Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens.
-#[uniffi::remote(Record)]
-pub struct TokenTotals {
-    /// Sum of input tokens.
-    pub input: u64,
-    /// Sum of output tokens.
-    pub output: u64,
-    /// Sum of cached tokens.
-    pub cached: u64,
-}
-
-/// One context extension (pins, exclusions, compaction records, plans...), decrypted.
-#[uniffi::remote(Record)]
-pub struct ContextExtensionRecord {
-    /// Owning session.
-    pub session_id: String,
-    /// Per-session number, from 1, gapless.
-    pub n: u64,
-    /// Kind (plaintext, not user content): e.g. `pin`, `unpin`, `exclude`, `compaction`.
-    pub kind: String,
-    /// The body (JSON text), decrypted.
-    pub body: String,
-    /// Time written, ms since epoch.
-    pub created_at_ms: i64,
-}
-
 /// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
 #[uniffi::remote(Enum)]
 pub enum WorkspaceFilter {
@@ -270,71 +157,6 @@ pub enum WorkspaceFilter {
     Unbound,
     /// Every session.
     All,
-}
-
-/// What `copyTo` added to the destination per kind of row (counts), and
-/// the sessions it refused.
-#[uniffi::remote(Record)]
-pub struct CopyReport {
-    /// Sessions examined in the source.
-    pub sessions_seen: u64,
-    /// Session rows created in the destination.
-    pub sessions_created: u64,
-    /// Session rows of the destination overwritten with the source's.
-    pub sessions_updated: u64,
-    /// Sessions deleted in the destination (deleted in the source).
-    pub sessions_deleted: u64,
-    /// Transcript entries added (retracted ones included).
-    pub entries: u64,
-    /// Retractions added.
-    pub retractions: u64,
-    /// Token-ledger rows added.
-    pub tokens: u64,
-    /// Context extensions added.
-    pub extensions: u64,
-    /// Journal events added.
-    pub events: u64,
-    /// Operations recorded open in the destination.
-    pub open_operations: u64,
-    /// Import bookkeeping rows added.
-    pub import_records: u64,
-    /// Sessions refused, left unchanged in the destination.
-    pub conflicts: Vec<CopyConflict>,
-}
-
-/// A session `copyTo` refused: `kind` is `Conflict` (the destination holds
-/// rows the source does not) or `Corrupt` (a damaged row in the source).
-#[uniffi::remote(Record)]
-pub struct CopyConflict {
-    /// The session id.
-    pub session_id: String,
-    /// `Conflict` or `Corrupt`.
-    pub kind: String,
-    /// Why, without user content.
-    pub reason: String,
-}
-
-/// Figures for `doctor`: schema version, counts, file sizes, key backend.
-#[uniffi::remote(Record)]
-pub struct StoreStats {
-    /// Database file path.
-    pub path: String,
-    /// The key backend the data key came from.
-    pub key_backend: String,
-    /// `PRAGMA user_version`.
-    pub schema_version: u32,
-    /// Number of sessions.
-    pub sessions: u64,
-    /// Number of transcript entries.
-    pub transcript_entries: u64,
-    /// Number of journal events.
-    pub journal_events: u64,
-    /// Operations dispatched without a terminal event.
-    pub open_operations: u64,
-    /// Size of the database file in bytes.
-    pub db_bytes: u64,
-    /// Size of the `-wal` file in bytes (0 if absent).
-    pub wal_bytes: u64,
 }
 
 /// How an operation ended (its terminal journal event).
@@ -350,17 +172,6 @@ pub enum OperationOutcome {
     Cancelled,
     /// `OperationUnknownOutcome`
     UnknownOutcome,
-}
-
-/// What a journal append did.
-#[uniffi::remote(Record)]
-pub struct AppendOutcome {
-    /// The event's per-session seq (the original one for a duplicate).
-    pub seq: u64,
-    /// The event's store-wide aggregate_version.
-    pub aggregate_version: u64,
-    /// True if the event was already there (nothing was written).
-    pub duplicate: bool,
 }
 
 /// A journal event to append (idempotent by `eventId`).

@@ -13,28 +13,11 @@ use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
 use crate::records::{conv_from, from_core, n, u, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
+pub use crate::records::{
+    ActiveContextView, CapacityBreakdown, CompactionHistoryEntry, ContextMeter, ContextStatus, ModelLimits, SessionImport, Transformation,
+};
 
 // Field conversions of the core's enums (their serde names), once per type.
-impl Conv<String> for core_ctx::Band {
-    fn conv(self) -> String {
-        self.name().to_owned()
-    }
-}
-impl Conv<String> for core_pt::SourceFormat {
-    fn conv(self) -> String {
-        self.as_str().to_owned()
-    }
-}
-impl Conv<String> for core_ctx::CompactionAction {
-    fn conv(self) -> String {
-        enum_name(&self)
-    }
-}
-impl Conv<String> for core_ctx::TurnState {
-    fn conv(self) -> String {
-        enum_name(&self)
-    }
-}
 impl Conv<DigestSkippedLine> for core_pt::DigestSkippedLine {
     fn conv(self) -> DigestSkippedLine {
         DigestSkippedLine { line: n(self.line), reason: self.reason }
@@ -66,34 +49,6 @@ fn seqs(v: impl IntoIterator<Item = u64>) -> Vec<i64> {
 
 // --- context: capacity, meter, tokens
 
-/// Every term of the Effective Context Capacity, in tokens.
-#[napi(object, object_from_js = false)]
-pub struct CapacityBreakdown {
-    pub raw: i64,
-    pub output_reserve: i64,
-    pub safety_margin: i64,
-    pub capacity: i64,
-}
-
-/// Published limits of a model, in tokens.
-#[napi(object, object_from_js = false)]
-pub struct ModelLimits {
-    pub context_window: i64,
-    pub max_output: i64,
-}
-
-/// One reading of the context meter: `label` is `Ctx N%`; `overflow` = activeTokens > capacity.
-#[napi(object, object_from_js = false)]
-pub struct ContextMeter {
-    pub active_tokens: i64,
-    pub capacity: i64,
-    pub percent: i64,
-    pub label: String,
-    #[napi(ts_type = "'green' | 'amber' | 'orange' | 'red'")]
-    pub band: String,
-    pub overflow: bool,
-}
-
 /// A token count; `encoding` only for exact counts.
 #[napi(object, object_from_js = false)]
 pub struct TokenCount {
@@ -116,19 +71,6 @@ impl From<core_ctx::TokenCount> for TokenCount {
 }
 
 // --- context: compaction
-
-/// The transformation record of one compacted item; `summary` at most 240 characters.
-#[napi(object)]
-pub struct Transformation {
-    pub seq: i64,
-    /// A run: the seq of its last item (every item from `seq` to here is replaced by `summary`).
-    pub last_seq: Option<i64>,
-    #[napi(ts_type = "'summarized' | 'tool_result_preview'")]
-    pub action: String,
-    pub tokens_before: i64,
-    pub tokens_after: i64,
-    pub summary: String,
-}
 
 impl Transformation {
     fn into_core(self) -> sessiondb::Result<core_ctx::Transformation> {
@@ -256,60 +198,6 @@ impl From<CompactionOptions> for core_ctx::CompactionOptions {
 
 // --- context: governance and status
 
-/// One turn as `/context` shows it; `compaction` is the record in force for this turn, if any.
-#[napi(object, object_from_js = false)]
-pub struct TurnGovernance {
-    pub seq: i64,
-    #[napi(ts_type = "'verbatim' | 'compacted' | 'excluded'")]
-    pub state: String,
-    pub pinned: bool,
-    pub compaction: Option<Transformation>,
-}
-
-/// Where a stored session's context stands (`/context`): `model` picks the
-/// tokenizer (absent: estimate), `capacity` in tokens.
-#[napi(object, object_from_js = false)]
-pub struct ContextStatus {
-    pub model: Option<String>,
-    pub capacity: i64,
-    pub meter: ContextMeter,
-    pub turns: Vec<TurnGovernance>,
-}
-
-/// One item of what the model sees next (`activeContext`): `seq` (a
-/// compacted run: its first seq, `lastSeq` its last), the role, the state,
-/// the tokens it costs (0 when excluded) and the text sent (the entry's
-/// content, the summary, or null when excluded).
-#[napi(object, object_from_js = false)]
-pub struct ActiveItem {
-    pub seq: i64,
-    pub last_seq: Option<i64>,
-    pub role: String,
-    #[napi(ts_type = "'verbatim' | 'compacted' | 'excluded'")]
-    pub state: String,
-    pub tokens: i64,
-    pub text: Option<String>,
-}
-
-/// What the model sees next (`activeContext`, DESIGN.md "Context
-/// governance"): the model used (else the session's), the Effective Context
-/// Capacity and the items' total, in tokens, and every visible entry in order.
-#[napi(object, object_from_js = false)]
-pub struct ActiveContextView {
-    pub model: Option<String>,
-    pub capacity: i64,
-    pub tokens: i64,
-    pub items: Vec<ActiveItem>,
-}
-
-/// One recorded compaction: context extension number, time (ms since the Unix epoch), plan.
-#[napi(object, object_from_js = false)]
-pub struct CompactionHistoryEntry {
-    pub n: i64,
-    pub created_at_ms: i64,
-    pub plan: CompactionPlan,
-}
-
 /// Pins, exclusions and compactions of a session, replayed: seqs ascending;
 /// `compacted` maps a seq to the compaction record in force for it.
 #[napi(object, object_from_js = false)]
@@ -363,22 +251,6 @@ pub struct OpenedSession {
 }
 
 // --- portable sessions
-
-/// Per-session figures of one file import.
-#[napi(object, object_from_js = false)]
-pub struct SessionImport {
-    pub session_id: String,
-    pub created: bool,
-    pub entries: i64,
-    pub tool_calls: i64,
-    pub tool_results: i64,
-    pub usage_records: i64,
-    pub input_tokens: i64,
-    pub output_tokens: i64,
-    pub cached_tokens: i64,
-    pub context_extensions: i64,
-    pub skipped_already_stored: i64,
-}
 
 /// A line a reader skipped; `column` (1-based) only for `invalid_json`.
 #[napi(object, object_from_js = false)]
@@ -488,19 +360,9 @@ pub struct ThclawsDigest {
 }
 
 from_core! {
-    CapacityBreakdown <= core_ctx::CapacityBreakdown { raw, output_reserve, safety_margin, capacity }
-    ModelLimits <= core_ctx::ModelLimits { context_window, max_output }
-    ContextMeter <= core_ctx::ContextMeter { active_tokens, capacity, percent, label, band, overflow }
-    Transformation <= core_ctx::Transformation { seq, last_seq, action, tokens_before, tokens_after, summary }
-    TurnGovernance <= core_ctx::TurnGovernance { seq, state, pinned, compaction }
-    ContextStatus <= core_ctx::ContextStatus { model, capacity, meter, turns }
-    ActiveItem <= core_ctx::ActiveItem { seq, last_seq, role, state, tokens, text }
-    ActiveContextView <= core_ctx::ActiveContextView { model, capacity, tokens, items }
-    CompactionHistoryEntry <= core_ctx::CompactionHistoryEntry { n, created_at_ms, plan }
     ContextGovernance <= core_ctx::ContextGovernance { pinned, excluded, compacted, history }
     SavedSessionState <= sessiondb::restore::SavedSessionState { session, transcript, token_totals, governance, other_extensions }
     OpenedSession <= sessiondb::restore::OpenedSession { knowledge, authority }
-    SessionImport <= core_pt::SessionImport { session_id, created, entries, tool_calls, tool_results, usage_records, input_tokens, output_tokens, cached_tokens, context_extensions, skipped_already_stored }
     ReadReport <= core_pt::ReadReport { format, lines, bytes, kinds, not_imported, kept_raw, skipped, surrogates_replaced, blank_lines, missing_final_newline, already_imported_lines, merged_lines, duplicate_usage }
     ThclawsDigest <= core_pt::ThclawsDigest { id, title, model, provider, cwd, created_at_ms, roles, texts, active_texts, tool_calls, tool_results, plan_steps, compactions, lines, bytes, skipped, surrogates_replaced, missing_final_newline, kept_raw, other_lines }
 }

@@ -11,29 +11,13 @@ use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
 use crate::json::{enum_name, enum_parse};
-use crate::records::{conv_from, dict_of, record, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
+use crate::records::{conv_from, dict_of, record, ContextExtension, Session, TokenTotals, TranscriptEntry};
+pub(crate) use crate::records::{
+    ActiveContextView, ActiveItem, CapacityBreakdown, CompactionHistoryEntry, ContextMeter, ContextStatus, ModelLimits, SessionImport,
+    Transformation, TurnGovernance,
+};
 
 // Field conversions of the core's enums (their serde names), once per type.
-impl Conv<&'static str> for core_ctx::Band {
-    fn conv(self) -> &'static str {
-        self.name()
-    }
-}
-impl Conv<&'static str> for core_pt::SourceFormat {
-    fn conv(self) -> &'static str {
-        self.as_str()
-    }
-}
-impl Conv<String> for core_ctx::CompactionAction {
-    fn conv(self) -> String {
-        enum_name(&self)
-    }
-}
-impl Conv<String> for core_ctx::TurnState {
-    fn conv(self) -> String {
-        enum_name(&self)
-    }
-}
 conv_from!(
     core_ctx::CompactionPlan => CompactionPlan,
     sessiondb::restore::Authority => Authority,
@@ -41,29 +25,6 @@ conv_from!(
 );
 
 // --- context: capacity, meter, tokens
-
-record! {
-    /// Every term of the Effective Context Capacity, in tokens.
-    CapacityBreakdown = "CapacityBreakdown" from core_ctx::CapacityBreakdown { raw: u64, output_reserve: u64, safety_margin: u64, capacity: u64 }
-}
-
-record! {
-    /// Published limits of a model, in tokens.
-    ModelLimits = "ModelLimits" from core_ctx::ModelLimits { context_window: u64, max_output: u64 }
-}
-
-record! {
-    /// One reading of the context meter: `label` is `Ctx N%`, `band`
-    /// green|amber|orange|red, `overflow` = active_tokens > capacity.
-    ContextMeter = "ContextMeter" from core_ctx::ContextMeter {
-        active_tokens: u64,
-        capacity: u64,
-        percent: u64,
-        label: String,
-        band: &'static str,
-        overflow: bool,
-    }
-}
 
 record! {
     /// A token count: `method` exact|estimate|host; `encoding`
@@ -83,13 +44,6 @@ impl From<core_ctx::TokenCount> for TokenCount {
 }
 
 // --- context: compaction
-
-record! {
-    /// The transformation record of one compacted item, or of a run of
-    /// items from `seq` to `last_seq` replaced by one summary; `action`
-    /// summarized|tool_result_preview; `summary` at most 240 characters.
-    Transformation = "Transformation" from core_ctx::Transformation { seq: u64, last_seq: Option<u64>, action: String, tokens_before: u64, tokens_after: u64, summary: String }
-}
 
 impl Transformation {
     fn to_core(&self) -> sessiondb::Result<core_ctx::Transformation> {
@@ -240,37 +194,6 @@ impl ContextItem {
 // --- context: governance and status
 
 record! {
-    /// One turn as `/context` shows it: `state` verbatim|compacted|excluded;
-    /// `compaction` is the record in force for this turn, if any.
-    TurnGovernance = "TurnGovernance" from core_ctx::TurnGovernance { seq: u64, state: String, pinned: bool, compaction: Option<Transformation> }
-}
-
-record! {
-    /// Where a stored session's context stands (`/context`): `model` picks
-    /// the tokenizer (None: estimate), `capacity` in tokens.
-    ContextStatus = "ContextStatus" from core_ctx::ContextStatus { model: Option<String>, capacity: u64, meter: ContextMeter, turns: Vec<TurnGovernance> }
-}
-
-record! {
-    /// One item of what the model sees next: `state` verbatim|compacted|excluded,
-    /// `tokens` it costs (0 when excluded), `text` what is sent (None when
-    /// excluded); a run of compacted entries covers `seq`..`last_seq`.
-    ActiveItem = "ActiveItem" from core_ctx::ActiveItem { seq: u64, last_seq: Option<u64>, role: String, state: String, tokens: u64, text: Option<String> }
-}
-
-record! {
-    /// What the model sees next (`active_context`): `items` in order,
-    /// `tokens` their sum, `capacity` the Effective Context Capacity.
-    ActiveContextView = "ActiveContextView" from core_ctx::ActiveContextView { model: Option<String>, capacity: u64, tokens: u64, items: Vec<ActiveItem> }
-}
-
-record! {
-    /// One recorded compaction: the context extension number `n`, when
-    /// (ms since the Unix epoch) and the plan as recorded.
-    CompactionHistoryEntry = "CompactionHistoryEntry" from core_ctx::CompactionHistoryEntry { n: u64, created_at_ms: i64, plan: CompactionPlan }
-}
-
-record! {
     /// Pins, exclusions and compactions of a session, replayed: `pinned`
     /// and `excluded` seqs ascending, `compacted` the record in force per
     /// seq, `history` every recorded compaction, oldest first.
@@ -324,23 +247,6 @@ record! {
 }
 
 // --- portable sessions
-
-record! {
-    /// Per-session figures of one file import (tokens for the `*_tokens` fields).
-    SessionImport = "SessionImport" from core_pt::SessionImport {
-        session_id: String,
-        created: bool,
-        entries: u64,
-        tool_calls: u64,
-        tool_results: u64,
-        usage_records: u64,
-        input_tokens: u64,
-        output_tokens: u64,
-        cached_tokens: u64,
-        context_extensions: u64,
-        skipped_already_stored: u64,
-    }
-}
 
 record! {
     /// A line a reader skipped: `reason` torn_tail|invalid_utf8|invalid_json|not_an_object;

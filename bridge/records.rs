@@ -1,0 +1,418 @@
+// The one declaration of the records and enums the hosts expose (issue 11
+// item 4). Not compiled: `sessiondb-bridge` (bridge/src/lib.rs, whose docs
+// give the rules and the `#[bridge(...)]` attributes) parses it in each
+// binding crate's build.rs and writes that host's declarations: Python
+// (`record!` classes), Node (`#[napi(object)]` interfaces) and Kotlin/Swift
+// (`#[uniffi::remote]`, the core types as they are). Field types are the
+// core's; docs are what every host shows. Checked against
+// tests/api/surface.json by tests/api/surface.py like every host.
+
+// ---- enums (Python and Node see the `str` names, the core's serde names)
+
+/// Who wrote a transcript entry (seed 000 `TranscriptRole`).
+#[bridge(core = sessiondb::Role)]
+pub enum Role {
+    /// The person.
+    #[bridge(str = "user")]
+    User,
+    /// The model.
+    #[bridge(str = "assistant")]
+    Assistant,
+    /// A tool's output.
+    #[bridge(str = "tool")]
+    Tool,
+    /// System prompt or notice.
+    #[bridge(str = "system")]
+    System,
+}
+
+/// How a transcript entry's `content` is to be read.
+#[bridge(core = sessiondb::ContentFormat)]
+pub enum ContentFormat {
+    /// Plain text.
+    #[bridge(str = "text")]
+    Text,
+    /// A JSON array of content blocks (thClaws/Anthropic shape: `text`,
+    /// `thinking`, `tool_use`, `tool_result`, `image`), as imported.
+    #[bridge(str = "blocks")]
+    Blocks,
+}
+
+/// Severity band of the meter: green 0–69 %, amber 70–84 %, orange 85–94 %,
+/// red ≥ 95 % (seed 000, "Context Utilization Meter").
+#[bridge(core = sessiondb::context::Band)]
+pub enum Band {
+    /// 0–69 %.
+    #[bridge(str = "green")]
+    Green,
+    /// 70–84 %.
+    #[bridge(str = "amber")]
+    Amber,
+    /// 85–94 %.
+    #[bridge(str = "orange")]
+    Orange,
+    /// 95 % and above.
+    #[bridge(str = "red")]
+    Red,
+}
+
+/// What compaction did to one item.
+#[bridge(core = sessiondb::context::CompactionAction)]
+pub enum CompactionAction {
+    /// A message or tool call replaced by a summary.
+    #[bridge(str = "summarized")]
+    Summarized,
+    /// A tool result replaced by `[tool result: N bytes, truncated to preview] …`.
+    #[bridge(str = "tool_result_preview")]
+    ToolResultPreview,
+}
+
+/// What the next request does with a turn.
+#[bridge(core = sessiondb::context::TurnState)]
+pub enum TurnState {
+    /// Sent as stored.
+    #[bridge(str = "verbatim")]
+    Verbatim,
+    /// Sent as its compaction summary.
+    #[bridge(str = "compacted")]
+    Compacted,
+    /// Not sent.
+    #[bridge(str = "excluded")]
+    Excluded,
+}
+
+/// The file format a session came from.
+#[bridge(core = sessiondb::portable::SourceFormat)]
+pub enum SourceFormat {
+    /// thClaws JSONL (seed 002).
+    #[bridge(str = "thclaws")]
+    Thclaws,
+    /// OpenAI Codex rollout.
+    #[bridge(str = "codex")]
+    Codex,
+    /// Claude Code transcript.
+    #[bridge(str = "claude-code")]
+    ClaudeCode,
+}
+
+// ---- the store
+
+/// A session's metadata, decrypted.
+#[bridge(core = sessiondb::SessionRecord)]
+pub struct Session {
+    /// Session id (uuid v7 for new sessions; the source id for imports).
+    pub id: String,
+    /// Title; none = untitled (listed by id).
+    pub name: Option<String>,
+    /// Canonical workspace path the session is bound to, if any.
+    pub workspace_path: Option<String>,
+    /// Model name (e.g. `claude-sonnet-4-6`).
+    pub model: Option<String>,
+    /// Provider name (e.g. `anthropic`).
+    pub provider: Option<String>,
+    /// Work mode (host-defined, e.g. `plan`, `build`).
+    pub work_mode: Option<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: i64,
+    /// Last activity time, milliseconds since the Unix epoch.
+    pub updated_at_ms: i64,
+    /// Number of transcript entries (retracted ones not counted).
+    pub entry_count: u64,
+    /// The session this one was forked from.
+    pub forked_from: Option<String>,
+    /// The last seq of the parent copied into this fork.
+    pub forked_at_seq: Option<u64>,
+    /// Fields that could not be read (a damaged row); empty when healthy.
+    pub unreadable: Vec<UnreadableField>,
+}
+
+/// A stored field that could not be read (a damaged row).
+#[bridge(core = sessiondb::UnreadableField)]
+pub struct UnreadableField {
+    /// Which field: `name`, `workspace_path`, `content`, `meta`, `body`, `payload`, `tokens`, `value`.
+    pub field: String,
+    /// The record id, e.g. `session:<id>:name`.
+    pub record_id: String,
+    /// `AuthenticationFailed` or `Corrupt`.
+    pub kind: String,
+    /// Why, without user content.
+    pub reason: String,
+}
+
+/// One transcript entry, decrypted.
+#[bridge(core = sessiondb::TranscriptEntry)]
+pub struct TranscriptEntry {
+    /// Owning session.
+    pub session_id: String,
+    /// Gapless per-session sequence number, from 1.
+    pub seq: u64,
+    /// Author role.
+    pub role: Role,
+    /// How to read `content`.
+    pub format: ContentFormat,
+    /// The content, verbatim.
+    pub content: String,
+    /// Time written, ms since the Unix epoch.
+    pub created_at_ms: i64,
+    /// Token count of this entry if the host or importer supplied one.
+    pub tokens: Option<u64>,
+    /// Line number in the imported source file, if imported.
+    pub source_line: Option<u64>,
+}
+
+/// Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens.
+#[bridge(core = sessiondb::TokenTotals)]
+pub struct TokenTotals {
+    /// Sum of input tokens.
+    pub input: u64,
+    /// Sum of output tokens.
+    pub output: u64,
+    /// Sum of cached tokens.
+    pub cached: u64,
+}
+
+/// One context extension (pins, exclusions, compaction records, plans...), decrypted.
+#[bridge(core = sessiondb::ContextExtensionRecord)]
+pub struct ContextExtension {
+    /// Owning session.
+    pub session_id: String,
+    /// Per-session number, from 1, gapless.
+    pub n: u64,
+    /// Kind (plaintext, not user content): e.g. `pin`, `unpin`, `exclude`, `compaction`.
+    pub kind: String,
+    /// The body (JSON text), decrypted.
+    pub body: String,
+    /// Time written, ms since the Unix epoch.
+    pub created_at_ms: i64,
+}
+
+/// What a journal append did.
+#[bridge(core = sessiondb::journal::AppendOutcome)]
+pub struct AppendOutcome {
+    /// The event's per-session seq (the original one for a duplicate).
+    pub seq: u64,
+    /// The event's store-wide aggregate_version.
+    pub aggregate_version: u64,
+    /// True if the event was already there (nothing was written).
+    pub duplicate: bool,
+}
+
+/// Store figures (`sessiondb doctor`): schema version, counts, file sizes, key backend.
+#[bridge(core = sessiondb::StoreStats)]
+pub struct StoreStats {
+    /// Database file path (a PostgreSQL store: its URL without the password).
+    pub path: String,
+    /// The key backend the data key came from.
+    pub key_backend: String,
+    /// The schema version (SQLite `PRAGMA user_version`).
+    pub schema_version: u32,
+    /// Number of sessions.
+    pub sessions: u64,
+    /// Number of transcript entries.
+    pub transcript_entries: u64,
+    /// Number of journal events.
+    pub journal_events: u64,
+    /// Operations dispatched without a terminal event.
+    pub open_operations: u64,
+    /// Size of the database file in bytes.
+    pub db_bytes: u64,
+    /// Size of the `-wal` file in bytes (0 if absent).
+    pub wal_bytes: u64,
+}
+
+/// What `copy_to` added to the destination per kind of row (counts), and
+/// the sessions it refused.
+#[bridge(core = sessiondb::CopyReport)]
+pub struct CopyReport {
+    /// Sessions examined in the source.
+    pub sessions_seen: u64,
+    /// Session rows created in the destination.
+    pub sessions_created: u64,
+    /// Session rows of the destination overwritten with the source's.
+    pub sessions_updated: u64,
+    /// Sessions deleted in the destination (deleted in the source).
+    pub sessions_deleted: u64,
+    /// Transcript entries added (retracted ones included).
+    pub entries: u64,
+    /// Retractions added.
+    pub retractions: u64,
+    /// Token-ledger rows added.
+    pub tokens: u64,
+    /// Context extensions added.
+    pub extensions: u64,
+    /// Journal events added.
+    pub events: u64,
+    /// Operations recorded open in the destination.
+    pub open_operations: u64,
+    /// Import bookkeeping rows added.
+    pub import_records: u64,
+    /// Sessions refused, left unchanged in the destination.
+    pub conflicts: Vec<CopyConflict>,
+}
+
+/// A session `copy_to` refused: `kind` is `Conflict` (the destination holds
+/// rows the source does not) or `Corrupt` (a damaged row in the source).
+#[bridge(core = sessiondb::CopyConflict)]
+pub struct CopyConflict {
+    /// The session id.
+    pub session_id: String,
+    /// `Conflict` or `Corrupt`.
+    pub kind: String,
+    /// Why, without user content.
+    pub reason: String,
+}
+
+// ---- context governance (seed 000, "Context Utilization Meter", "Context Compaction")
+
+/// Every term of the Effective Context Capacity formula, in tokens.
+#[bridge(core = sessiondb::context::CapacityBreakdown, output)]
+pub struct CapacityBreakdown {
+    /// Raw context window of the model (tokens).
+    pub raw: u64,
+    /// Tokens kept free for the answer: `max(min(reserve, model max output), ⌈8% raw⌉)`.
+    pub output_reserve: u64,
+    /// Safety margin: `max(2,048, ⌈2% raw⌉)`.
+    pub safety_margin: u64,
+    /// `raw − output reserve − safety margin`, always ≥ 1.
+    pub capacity: u64,
+}
+
+/// Published limits of a model (tokens).
+#[bridge(core = sessiondb::context::ModelLimits, output)]
+pub struct ModelLimits {
+    /// Raw context window (input + output), tokens.
+    pub context_window: u64,
+    /// Maximum output tokens per response.
+    pub max_output: u64,
+}
+
+/// One reading of the context meter.
+#[bridge(core = sessiondb::context::ContextMeter, output)]
+pub struct ContextMeter {
+    /// Active tokens measured (tokens).
+    pub active_tokens: u64,
+    /// Effective Context Capacity measured against (tokens).
+    pub capacity: u64,
+    /// `N = ⌊100 × active tokens / capacity⌋`; not capped (250 = 2.5× capacity).
+    pub percent: u64,
+    /// The status text, exactly `Ctx N%` (e.g. `Ctx 87%`).
+    pub label: String,
+    /// Severity band of `percent`.
+    pub band: Band,
+    /// Active tokens > capacity (exactly 100 % fits and is not overflow).
+    pub overflow: bool,
+}
+
+/// The transformation record of one compacted item, or of a run of items
+/// from `seq` to `last_seq` replaced by one summary.
+#[bridge(core = sessiondb::context::Transformation)]
+pub struct Transformation {
+    /// The item's seq (a run: its first item's seq).
+    pub seq: u64,
+    /// A run: the seq of its last item; none: one item.
+    pub last_seq: Option<u64>,
+    /// What was done.
+    pub action: CompactionAction,
+    /// Tokens before (the item's tokens).
+    pub tokens_before: u64,
+    /// Tokens of `summary`.
+    pub tokens_after: u64,
+    /// The replacement text, at most 240 characters.
+    pub summary: String,
+}
+
+/// One turn as `/context` shows it.
+#[bridge(core = sessiondb::context::TurnGovernance, output)]
+pub struct TurnGovernance {
+    /// Transcript seq.
+    pub seq: u64,
+    /// Verbatim, compacted or excluded (exclusion wins over compaction).
+    pub state: TurnState,
+    /// Pinned by the user.
+    pub pinned: bool,
+    /// The compaction record in force for this turn, if any.
+    pub compaction: Option<Transformation>,
+}
+
+/// Where a stored session's context stands (what `/context` shows).
+#[bridge(core = sessiondb::context::ContextStatus, output)]
+pub struct ContextStatus {
+    /// Model whose tokenizer and output limit were used (none: estimate, no cap).
+    pub model: Option<String>,
+    /// Effective Context Capacity in tokens.
+    pub capacity: u64,
+    /// Active-context utilization (never cumulative usage).
+    pub meter: ContextMeter,
+    /// Per-turn state: verbatim, compacted or excluded, and pinned.
+    pub turns: Vec<TurnGovernance>,
+}
+
+/// One item of what the model sees next (`active_context`).
+#[bridge(core = sessiondb::context::ActiveItem, output)]
+pub struct ActiveItem {
+    /// The entry's seq (a compacted run: its first seq).
+    pub seq: u64,
+    /// A compacted run: its last seq.
+    pub last_seq: Option<u64>,
+    /// The entry's role (a run: its first entry's).
+    pub role: String,
+    /// Verbatim, compacted (the summary replaces it) or excluded (not sent).
+    pub state: TurnState,
+    /// Tokens the item costs in the request (0 when excluded).
+    pub tokens: u64,
+    /// What is sent: the entry's content, the summary, or none when excluded.
+    pub text: Option<String>,
+}
+
+/// What the model sees next (DESIGN.md "Context governance").
+#[bridge(core = sessiondb::context::ActiveContextView, output)]
+pub struct ActiveContextView {
+    /// The model asked for, else the session's.
+    pub model: Option<String>,
+    /// Effective Context Capacity (tokens).
+    pub capacity: u64,
+    /// Sum of the items' tokens (the meter's active tokens).
+    pub tokens: u64,
+    /// Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded.
+    pub items: Vec<ActiveItem>,
+}
+
+/// One recorded compaction (history entry).
+#[bridge(core = sessiondb::context::CompactionHistoryEntry, output)]
+pub struct CompactionHistoryEntry {
+    /// The context extension's number.
+    pub n: u64,
+    /// When it was recorded, ms since the Unix epoch.
+    pub created_at_ms: i64,
+    /// The plan as recorded.
+    pub plan: CompactionPlan,
+}
+
+// ---- portable sessions (seed 002)
+
+/// Per-session figures of one file import.
+#[bridge(core = sessiondb::portable::SessionImport, output)]
+pub struct SessionImport {
+    /// Store session id.
+    pub session_id: String,
+    /// True when this import created the session.
+    pub created: bool,
+    /// Transcript entries appended.
+    pub entries: u64,
+    /// Tool-use blocks in those entries.
+    pub tool_calls: u64,
+    /// Tool-result blocks in those entries.
+    pub tool_results: u64,
+    /// Token-ledger records added.
+    pub usage_records: u64,
+    /// Input tokens added (cached included).
+    pub input_tokens: u64,
+    /// Output tokens added.
+    pub output_tokens: u64,
+    /// Cached input tokens added.
+    pub cached_tokens: u64,
+    /// Context extensions added (plan, goal, compaction, raw lines...).
+    pub context_extensions: u64,
+    /// Turns skipped because the session already holds their source line.
+    pub skipped_already_stored: u64,
+}
