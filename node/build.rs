@@ -1,4 +1,4 @@
-//! napi's build setup, and the record interfaces declared in bridge/records.rs
+//! napi's build setup, and the record interfaces declared in bridge/api.rs
 //! (sessiondb-bridge).
 fn main() {
     napi_build::setup();

@@ -4,8 +4,8 @@
 //! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
 
 use sessiondb::context::{
-    self as core_ctx, ActiveContextView, CapacityBreakdown, CompactionHistoryEntry,
-    CompactionPlan, ContextItem, ContextMeter, ContextStatus, CountMethod, Encoding, ItemKind,
+    self as core_ctx, CapacityBreakdown, CompactionHistoryEntry,
+    CompactionPlan, ContextItem, ContextMeter, CountMethod, Encoding, ItemKind,
     ModelLimits, TokenCount, Transformation, TurnGovernance,
 };
 use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
@@ -411,44 +411,6 @@ impl SessionStore {
             &session_id,
             &plan,
         )?)
-    }
-
-    /// Meter and per-turn state of a stored session (`/context`) for a model
-    /// with a `rawWindow`-token context window and an optional output
-    /// reserve (tokens). `model` defaults to the session's model; it picks
-    /// the tokenizer and caps the reserve by the model's known maximum output.
-    /// Errors: `NotFound`, `InvalidInput` (window 0 or too small).
-    #[uniffi::method(default(output_reserve = None, model = None))]
-    pub fn context_status(
-        &self,
-        session_id: String,
-        raw_window: u64,
-        output_reserve: Option<u64>,
-        model: Option<String>,
-    ) -> Result<ContextStatus> {
-        Ok(core_ctx::context_status(
-            self.core(),
-            &session_id,
-            raw_window,
-            output_reserve,
-            model,
-        )?)
-    }
-
-    /// What the model sees next for a `rawWindow`-token window: every
-    /// visible entry in order, verbatim, compacted (a run is one item with
-    /// its summary) or excluded, with its tokens, from stored counts.
-    /// Records nothing (call `compactSession` first to compact).
-    /// Errors: `NotFound`, `InvalidInput` (window), `AuthenticationFailed`, `Corrupt`.
-    #[uniffi::method(default(output_reserve = None, model = None))]
-    pub fn active_context(
-        &self,
-        session_id: String,
-        raw_window: u64,
-        output_reserve: Option<u64>,
-        model: Option<String>,
-    ) -> Result<ActiveContextView> {
-        Ok(core_ctx::active_context(self.core(), &session_id, raw_window, output_reserve, model)?)
     }
 
     /// Plan compaction of a stored session's active context down to

@@ -262,31 +262,6 @@ impl SessionStore {
         Ok(core_pt::fork_session(self.core(), &session_id, opts)?)
     }
 
-    /// Resolve a reference as `/load` and `--resume` do: `last` = the most
-    /// recent session bound to `workspace`; otherwise an id, unique id prefix
-    /// or exact title. Errors: `NotFound`; `Conflict` when ambiguous.
-    #[uniffi::method(default(workspace = None))]
-    pub fn resolve_session(
-        &self,
-        reference: String,
-        workspace: Option<String>,
-    ) -> Result<SessionRecord> {
-        Ok(core_pt::resolve_session(
-            self.core(),
-            &reference,
-            workspace.as_deref(),
-        )?)
-    }
-
-    /// The 20 most recently active sessions (seed 002 `/sessions`).
-    pub fn recent_sessions(&self) -> Result<Vec<SessionRecord>> {
-        Ok(core_pt::recent_sessions(self.core())?)
-    }
-
-    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
-    pub fn sidebar_sessions(&self) -> Result<Vec<SessionRecord>> {
-        Ok(core_pt::sidebar_sessions(self.core())?)
-    }
 }
 
 /// One turn of a portable session.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use sessiondb::journal::{AppendOutcome, OperationOutcome};
 use sessiondb::{
-    ContextExtensionRecord, CopyReport, DataKey, KeySource, NewEntry, NewSession, OpenOptions, Role,
-    SessionRecord, StoreStats, TokenTotals, TokenUsage, TranscriptEntry, WorkspaceFilter,
+    DataKey, KeySource, NewEntry, NewSession, OpenOptions,
+    SessionRecord, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
 use crate::error::Result;
@@ -142,27 +142,6 @@ impl SessionStore {
         self.inner.is_closed()
     }
 
-    /// Copy this store into `dest`, incrementally, moving ciphertext as it
-    /// is: the rows added per kind and the sessions refused (`conflicts`).
-    /// Errors: `KeyMismatch` (dest has another data key; nothing is
-    /// written), `Closed`, `Busy`, `Io`.
-    pub fn copy_to(&self, dest: Arc<SessionStore>) -> Result<CopyReport> {
-        Ok(self.inner.copy_to(&dest.inner)?)
-    }
-
-    /// This store's data key as a recovery key: 56 base32 characters (key
-    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
-    /// it can decrypt every session.
-    pub fn recovery_key(&self) -> String {
-        self.inner.recovery_key()
-    }
-
-    /// Schema version, counts, file sizes (bytes) and key backend.
-    /// Errors: `Closed`, `Database`.
-    pub fn stats(&self) -> Result<StoreStats> {
-        Ok(self.inner.stats()?)
-    }
-
     /// Create a session titled `name` (`null`/`nil` = untitled), bound to
     /// `workspacePath` (made canonical) if given. Errors: `InvalidInput`, `Closed`.
     #[uniffi::method(default(name = None, workspace_path = None))]
@@ -178,17 +157,6 @@ impl SessionStore {
     /// Errors: `Conflict` (the id exists), `InvalidInput`, `Closed`.
     pub fn create_session_with(&self, new: NewSession) -> Result<SessionRecord> {
         Ok(self.inner.create_session_with(new)?)
-    }
-
-    /// One session. Errors: `NotFound`.
-    pub fn get_session(&self, id: String) -> Result<SessionRecord> {
-        Ok(self.inner.get_session(&id)?)
-    }
-
-    /// Every session, most recently active first, at most `limit` (`null`/`nil` = all).
-    #[uniffi::method(default(limit = None))]
-    pub fn list_sessions(&self, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
-        Ok(self.inner.list_sessions(limit)?)
     }
 
     /// Sessions selected by `filter` (current workspace, other workspaces,
@@ -225,28 +193,6 @@ impl SessionStore {
         Ok(self.inner.set_work_mode(&id, work_mode)?)
     }
 
-    /// Delete a session with its transcript, token ledger and context
-    /// extensions; its journal stays and gains `SessionDeleted`. Errors: `NotFound`.
-    pub fn delete_session(&self, id: String) -> Result<()> {
-        Ok(self.inner.delete_session(&id)?)
-    }
-
-    /// Resolve a full id, a unique id prefix or an exact title.
-    /// Errors: `NotFound`; `Conflict` when it matches more than one session.
-    pub fn find_session(&self, id_prefix_or_title: String) -> Result<SessionRecord> {
-        Ok(self.inner.find_session(&id_prefix_or_title)?)
-    }
-
-    /// Append one plain-text entry. Errors: `NotFound` (session), `InvalidInput`, `Closed`.
-    pub fn append_transcript(
-        &self,
-        session_id: String,
-        role: Role,
-        content: String,
-    ) -> Result<TranscriptEntry> {
-        Ok(self.inner.append_transcript(&session_id, role, content)?)
-    }
-
     /// Append entries in one transaction (all or none); seqs are gapless.
     /// Errors: `NotFound` (session), `InvalidInput`, `Closed`.
     pub fn append_entries(
@@ -255,39 +201,6 @@ impl SessionStore {
         entries: Vec<NewEntry>,
     ) -> Result<Vec<TranscriptEntry>> {
         Ok(self.inner.append_entries(&session_id, entries)?)
-    }
-
-    /// Entries of a session from `fromSeq` (inclusive, seqs start at 1), at
-    /// most `limit` (≤ 10,000). Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`.
-    #[uniffi::method(default(from_seq = 1, limit = 1000))]
-    pub fn get_transcript(
-        &self,
-        session_id: String,
-        from_seq: u64,
-        limit: u32,
-    ) -> Result<Vec<TranscriptEntry>> {
-        Ok(self.inner.get_transcript(&session_id, from_seq, limit)?)
-    }
-
-    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
-    /// export, fork and the context (one EntryRetracted journal event).
-    /// Returns the entry, or null when it was already retracted.
-    /// Errors: `NotFound` (session or seq), `Busy`.
-    pub fn retract_entry(&self, session_id: String, seq: u64) -> Result<Option<TranscriptEntry>> {
-        Ok(self.inner.retract_entry(&session_id, seq)?.map(Into::into))
-    }
-
-    /// Retract the last visible entry and return it (null when there is
-    /// none). Errors: `NotFound`, `Busy`.
-    pub fn retract_last_entry(&self, session_id: String) -> Result<Option<TranscriptEntry>> {
-        Ok(self.inner.retract_last_entry(&session_id)?.map(Into::into))
-    }
-
-    /// The last `limit` (≤ 10,000) entries of a session, in seq order (all
-    /// of a shorter session). Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`.
-    #[uniffi::method(default(limit = 1000))]
-    pub fn get_transcript_tail(&self, session_id: String, limit: u32) -> Result<Vec<TranscriptEntry>> {
-        Ok(self.inner.get_transcript_tail(&session_id, limit)?)
     }
 
     /// The last `limit` (≤ 10,000) entries with their metadata, in seq
@@ -342,32 +255,6 @@ impl SessionStore {
     /// Add one record to a session's token ledger. Errors: `NotFound`.
     pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> Result<()> {
         Ok(self.inner.record_tokens(&session_id, usage)?)
-    }
-
-    /// Sums of a session's token ledger (tokens). Errors: `NotFound`.
-    pub fn token_totals(&self, session_id: String) -> Result<TokenTotals> {
-        Ok(self.inner.token_totals(&session_id)?)
-    }
-
-    /// Append a context extension (`kind` plaintext, `bodyJson` encrypted);
-    /// returns its number `n`. Errors: `NotFound`, `InvalidInput`.
-    pub fn append_context_extension(
-        &self,
-        session_id: String,
-        kind: String,
-        body_json: String,
-    ) -> Result<u64> {
-        Ok(self
-            .inner
-            .append_context_extension(&session_id, &kind, &body_json)?)
-    }
-
-    /// A session's context extensions in `n` order. Errors: `NotFound`, `AuthenticationFailed`.
-    pub fn list_context_extensions(
-        &self,
-        session_id: String,
-    ) -> Result<Vec<ContextExtensionRecord>> {
-        Ok(self.inner.list_context_extensions(&session_id)?)
     }
 
     /// Append one journal event (idempotent by `eventId`: the same event
@@ -558,3 +445,6 @@ mod default_tests {
         }
     }
 }
+
+// The methods declared in bridge/api.rs (`trait SessionStore`), generated by build.rs.
+include!(concat!(env!("OUT_DIR"), "/bridge_methods.rs"));

@@ -1,9 +1,9 @@
-//! The host bridge generator: reads `bridge/records.rs`, the one declaration
+//! The host bridge generator: reads `bridge/api.rs`, the one declaration
 //! of the records and enums every host exposes, and writes each host's Rust
 //! declarations of them at build time (issue 11 item 4, "one bridge
 //! definition that generates every host"; libsignal's bridge is the model).
 //!
-//! `bridge/records.rs` is Rust syntax, parsed here with `syn` and never
+//! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never
 //! compiled itself: each `struct` is a record, each `enum` a unit enum of the
 //! core, written with the core's field types and the docs every host shows.
 //! `#[bridge(...)]` says how a host departs from the rule:
@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use quote::ToTokens;
 use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
@@ -53,16 +53,20 @@ impl Host {
 }
 
 /// For a binding crate's `build.rs`: generate `$OUT_DIR/bridge_records.rs`
-/// from `../bridge/records.rs` (relative to the crate) and ask cargo to rerun
+/// ([`generate`]) and `$OUT_DIR/bridge_methods.rs` ([`generate_methods`])
+/// from `../bridge/api.rs` (relative to the crate) and ask cargo to rerun
 /// when it changes. Panics with the schema error (a build failure).
 pub fn build(host: Host) {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    let schema = manifest.join("../bridge/records.rs");
+    let schema = manifest.join("../bridge/api.rs");
     println!("cargo:rerun-if-changed={}", schema.display());
     let src = std::fs::read_to_string(&schema).unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-    let out = generate(host, &src).unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("bridge_records.rs");
-    std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    for (name, text) in [("bridge_records.rs", generate(host, &src)), ("bridge_methods.rs", generate_methods(host, &src))] {
+        let text = text.unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
+        let dest = out_dir.join(name);
+        std::fs::write(&dest, text).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+    }
 }
 
 struct Field {
@@ -94,6 +98,8 @@ struct Enum {
     name: String,
     docs: Vec<String>,
     core: String,
+    /// The core's parser of the `str` names (method parameters), if any.
+    parse: Option<String>,
     skip: Vec<String>,
     variants: Vec<Variant>,
 }
@@ -107,6 +113,10 @@ struct BridgeAttr {
     ts: Option<String>,
     text: Option<String>,
     default: Option<Option<String>>,
+    parse: Option<String>,
+    defaults: Vec<(String, String)>,
+    errors: Vec<String>,
+    infallible: bool,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -131,6 +141,7 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
             match key.as_str() {
                 "core" => out.core = Some(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', "")),
                 "output" => out.output = true,
+                "infallible" => out.infallible = true,
                 "skip" => m.parse_nested_meta(|h| {
                     out.skip.push(h.path.get_ident().map(|i| i.to_string()).unwrap_or_default());
                     Ok(())
@@ -141,6 +152,17 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                 }
                 "ts" => out.ts = Some(m.value()?.parse::<syn::LitStr>()?.value()),
                 "str" => out.text = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                "parse" => out.parse = Some(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', "")),
+                "defaults" => m.parse_nested_meta(|d| {
+                    let name = d.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    let value = d.value()?.parse::<Expr>()?.to_token_stream().to_string();
+                    out.defaults.push((name, value));
+                    Ok(())
+                })?,
+                "errors" => m.parse_nested_meta(|k| {
+                    out.errors.push(k.path.get_ident().map(|i| i.to_string()).unwrap_or_default());
+                    Ok(())
+                })?,
                 "default" => {
                     out.default = Some(if m.input.peek(syn::Token![=]) {
                         Some(m.value()?.parse::<syn::LitStr>()?.value())
@@ -159,11 +181,28 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
 struct Schema {
     records: Vec<Record>,
     enums: Vec<Enum>,
+    methods: Vec<Method>,
+}
+
+/// A `SessionStore` method of `trait SessionStore` in the schema: the core
+/// method's own parameters (`&self` first) and its `Ok` type.
+struct Method {
+    name: String,
+    docs: Vec<String>,
+    params: Vec<(String, Type)>,
+    ret: Option<Type>,
+    /// A free function of the core taking the store first, else a method.
+    core: Option<String>,
+    defaults: Vec<(String, String)>,
+    errors: Vec<String>,
+    skip: Vec<String>,
+    /// The core method returns its value, not a `Result`.
+    infallible: bool,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
     let file = syn::parse_file(src)?;
-    let mut s = Schema { records: vec![], enums: vec![] };
+    let mut s = Schema { records: vec![], enums: vec![], methods: vec![] };
     for item in file.items {
         match item {
             Item::Struct(st) => {
@@ -195,9 +234,53 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     let text = vb.text.ok_or_else(|| syn::Error::new_spanned(&v.ident, "a variant needs `#[bridge(str = \"...\")]`"))?;
                     variants.push(Variant { name: v.ident.to_string(), docs: docs(&v.attrs), text });
                 }
-                s.enums.push(Enum { name: en.ident.to_string(), docs: docs(&en.attrs), core, skip: b.skip, variants });
+                s.enums.push(Enum { name: en.ident.to_string(), docs: docs(&en.attrs), core, parse: b.parse, skip: b.skip, variants });
             }
-            other => return Err(syn::Error::new_spanned(other, "bridge/records.rs holds only structs and enums")),
+            Item::Trait(t) if t.ident == "SessionStore" => {
+                for it in &t.items {
+                    let syn::TraitItem::Fn(f) = it else {
+                        return Err(syn::Error::new_spanned(it, "trait SessionStore holds only methods"));
+                    };
+                    let b = bridge_attr(&f.attrs)?;
+                    let mut params = vec![];
+                    let mut receiver = false;
+                    for input in &f.sig.inputs {
+                        match input {
+                            syn::FnArg::Receiver(_) => receiver = true,
+                            syn::FnArg::Typed(pt) => {
+                                let syn::Pat::Ident(id) = &*pt.pat else {
+                                    return Err(syn::Error::new_spanned(pt, "parameters are plain names"));
+                                };
+                                params.push((id.ident.to_string(), (*pt.ty).clone()));
+                            }
+                        }
+                    }
+                    if !receiver {
+                        return Err(syn::Error::new_spanned(&f.sig, "a store method takes &self"));
+                    }
+                    let ret = match &f.sig.output {
+                        syn::ReturnType::Default => None,
+                        syn::ReturnType::Type(_, t) => Some((**t).clone()),
+                    };
+                    for (d, _) in &b.defaults {
+                        if !params.iter().any(|(p, _)| p == d) {
+                            return Err(syn::Error::new_spanned(&f.sig, format!("default for `{d}`, which is not a parameter")));
+                        }
+                    }
+                    s.methods.push(Method {
+                        name: f.sig.ident.to_string(),
+                        docs: docs(&f.attrs),
+                        params,
+                        ret,
+                        core: b.core,
+                        defaults: b.defaults,
+                        errors: b.errors,
+                        skip: b.skip,
+                        infallible: b.infallible,
+                    });
+                }
+            }
+            other => return Err(syn::Error::new_spanned(other, "bridge/api.rs holds only structs, enums and `trait SessionStore`")),
         }
     }
     Ok(s)
@@ -218,6 +301,12 @@ impl Schema {
 
     /// The host's type for a schema type (see the crate docs for the rules).
     fn host_ty(&self, host: Host, ty: &Type) -> String {
+        self.host_ty_q(host, ty, false)
+    }
+
+    /// [`Schema::host_ty`]; `qualify`: records and enums by full path (for
+    /// code outside the records module).
+    fn host_ty_q(&self, host: Host, ty: &Type, qualify: bool) -> String {
         match ty {
             Type::Path(p) if p.qself.is_none() => {
                 let seg = p.path.segments.last().expect("a path has a segment");
@@ -231,7 +320,7 @@ impl Schema {
                     _ => vec![],
                 };
                 if !args.is_empty() {
-                    let mut mapped: Vec<String> = args.iter().map(|t| self.host_ty(host, t)).collect();
+                    let mut mapped: Vec<String> = args.iter().map(|t| self.host_ty_q(host, t, qualify)).collect();
                     if id == "BTreeMap" && host == Host::Node && mapped[0] == "i64" {
                         mapped[0] = "String".into();
                     }
@@ -239,7 +328,10 @@ impl Schema {
                 }
                 if let Some(r) = self.record(&id) {
                     return match (host, &r.core) {
-                        (Host::Uniffi, Some(core)) if !r.skip.iter().any(|s| s == "uniffi") => last(core).to_string(),
+                        (Host::Uniffi, Some(core)) if !r.skip.iter().any(|s| s == "uniffi") => {
+                            if qualify { core.clone() } else { last(core).to_string() }
+                        }
+                        _ if qualify => format!("crate::records::{id}"),
                         _ => id,
                     };
                 }
@@ -247,6 +339,7 @@ impl Schema {
                     return match host {
                         Host::Python => "&'static str".into(),
                         Host::Node => "String".into(),
+                        Host::Uniffi if qualify => e.core.clone(),
                         Host::Uniffi => last(&e.core).to_string(),
                     };
                 }
@@ -255,7 +348,7 @@ impl Schema {
                     _ => ty.to_token_stream().to_string(),
                 }
             }
-            Type::Tuple(t) => format!("({})", t.elems.iter().map(|e| self.host_ty(host, e)).collect::<Vec<_>>().join(", ")),
+            Type::Tuple(t) => format!("({})", t.elems.iter().map(|e| self.host_ty_q(host, e, qualify)).collect::<Vec<_>>().join(", ")),
             other => other.to_token_stream().to_string(),
         }
     }
@@ -280,6 +373,256 @@ impl Schema {
     }
 }
 
+/// `foo_bar` -> `fooBar` (Node and Kotlin/Swift names).
+fn camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in name.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The host class of a core error kind (`AuthenticationFailed` ->
+/// `AuthenticationError`, else kind + `Error`), as Python and Node name them.
+fn error_class(kind: &str) -> String {
+    match kind {
+        "AuthenticationFailed" => "AuthenticationError".into(),
+        k => format!("{k}Error"),
+    }
+}
+
+/// How a core parameter type crosses a host: the host's declared type, the
+/// statement converting it (if any) and the argument expression of the call.
+struct ParamPlan {
+    decl: String,
+    ts: Option<String>,
+    prelude: Option<String>,
+    arg: String,
+}
+
+impl Schema {
+    fn param_plan(&self, host: Host, m: &Method, name: &str, ty: &Type) -> Result<ParamPlan, String> {
+        let t = ty.to_token_stream().to_string().replace(' ', "");
+        let default = m.defaults.iter().find(|(d, _)| d == name).map(|(_, v)| v.as_str());
+        let js = camel(name);
+        let plain = |decl: &str, arg: String| ParamPlan { decl: decl.to_string(), ts: None, prelude: None, arg };
+        let err_map = match host {
+            Host::Python => ".map_err(crate::errors::py_err(py))?",
+            Host::Node => ".map_err(crate::errors::to_napi)?",
+            Host::Uniffi => "?",
+        };
+        if let Some(e) = self.enumeration(&t) {
+            return Ok(match host {
+                Host::Uniffi => plain(&e.core, name.to_string()),
+                _ => {
+                    let parse = e.parse.as_ref().ok_or_else(|| format!("method {}: enum {} needs `parse = path` to be a parameter", m.name, e.name))?;
+                    let decl = if host == Host::Python { "&str" } else { "String" };
+                    ParamPlan {
+                        decl: decl.into(),
+                        ts: self.ts_union(ty),
+                        prelude: Some(format!("let {name} = {parse}(&{name}){err_map};")),
+                        arg: name.to_string(),
+                    }
+                }
+            });
+        }
+        Ok(match (host, t.as_str()) {
+            (Host::Python, "&str") => plain("&str", name.into()),
+            (_, "&str") => plain("String", format!("&{name}")),
+            (Host::Python, "Option<&str>") => plain("Option<&str>", name.into()),
+            (_, "Option<&str>") => plain("Option<String>", format!("{name}.as_deref()")),
+            (Host::Python, "&SessionStore") => plain("&SessionStore", format!("&{name}.inner")),
+            (Host::Node, "&SessionStore") => ParamPlan {
+                decl: "&SessionStore".into(),
+                ts: None,
+                prelude: Some(format!("let {name} = {name}.inner.clone();")),
+                arg: format!("&{name}"),
+            },
+            (Host::Uniffi, "&SessionStore") => plain("std::sync::Arc<SessionStore>", format!("&{name}.inner")),
+            (Host::Node, "u64") => ParamPlan {
+                decl: if default.is_some() { "Option<i64>".into() } else { "i64".into() },
+                ts: None,
+                prelude: Some(match default {
+                    Some(d) => format!("let {name} = crate::records::u({name}.unwrap_or({d}), {js:?}){err_map};"),
+                    None => format!("let {name} = crate::records::u({name}, {js:?}){err_map};"),
+                }),
+                arg: name.into(),
+            },
+            (Host::Node, "Option<u64>") => ParamPlan {
+                decl: "Option<i64>".into(),
+                ts: None,
+                prelude: Some(format!("let {name} = {name}.map(|v| crate::records::u(v, {js:?})).transpose(){err_map};")),
+                arg: name.into(),
+            },
+            (Host::Node, "u32" | "i64" | "bool" | "f64" | "String") if default.is_some() => ParamPlan {
+                decl: format!("Option<{t}>"),
+                ts: None,
+                prelude: Some(format!("let {name} = {name}.unwrap_or({});", default.unwrap_or_default())),
+                arg: name.into(),
+            },
+            (_, "String" | "Option<String>" | "u64" | "Option<u64>" | "u32" | "Option<u32>" | "i64" | "Option<i64>" | "bool" | "f64") => {
+                plain(&t, name.into())
+            }
+            _ => return Err(format!("method {}: parameter `{name}: {t}` has no rule; declare the method by hand (skip)", m.name)),
+        })
+    }
+
+    /// The TypeScript type of a returned core type.
+    fn ts_ty(&self, ty: &Type) -> String {
+        if let Type::Tuple(t) = ty {
+            if t.elems.is_empty() {
+                return "void".into();
+            }
+        }
+        if let Some(u) = self.ts_union(ty) {
+            return u;
+        }
+        let Type::Path(p) = ty else { return "unknown".into() };
+        let Some(seg) = p.path.segments.last() else { return "unknown".into() };
+        let id = seg.ident.to_string();
+        if let PathArguments::AngleBracketed(a) = &seg.arguments {
+            if let Some(inner) = a.args.iter().find_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None }) {
+                let i = self.ts_ty(inner);
+                return match id.as_str() {
+                    "Option" => format!("{i} | null"),
+                    "Vec" if i.contains(' ') => format!("Array<{i}>"),
+                    "Vec" => format!("{i}[]"),
+                    _ => "unknown".into(),
+                };
+            }
+        }
+        match id.as_str() {
+            "String" => "string".into(),
+            "u64" | "u32" | "i64" | "u8" | "f64" | "usize" => "number".into(),
+            "bool" => "boolean".into(),
+            _ => id,
+        }
+    }
+}
+
+/// The generated `SessionStore` methods of `host` for the schema text `src`:
+/// Python `#[pymethods]` (GIL released around the core call), Node
+/// `#[napi]` returning a Promise (`AsyncTask` on the libuv pool), Kotlin/Swift
+/// `#[uniffi::export]`. Each converts its arguments, calls the core method
+/// (or the free function `core = path` with the store first) and converts
+/// the result by the host's `Conv`. Errors: a parameter type without a rule.
+pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
+    let s = parse(src).map_err(|e| e.to_string())?;
+    let mut out = String::from("// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n");
+    out.push_str(match host {
+        Host::Python => "#[pyo3::pymethods]\nimpl SessionStore {\n",
+        Host::Node => "#[napi_derive::napi]\nimpl SessionStore {\n",
+        Host::Uniffi => "#[uniffi::export]\nimpl SessionStore {\n",
+    });
+    for m in s.methods.iter().filter(|m| !skipped(&m.skip, host)) {
+        let mut plans = vec![];
+        for (name, ty) in &m.params {
+            plans.push((name.as_str(), s.param_plan(host, m, name, ty)?));
+        }
+        let args: Vec<&str> = plans.iter().map(|(_, p)| p.arg.as_str()).collect();
+        let call = match &m.core {
+            Some(f) => format!("{f}({}{}{})", if host == Host::Node { "&s" } else { "s" }, if args.is_empty() { "" } else { ", " }, args.join(", ")),
+            None => format!("s.{}({})", m.name, args.join(", ")),
+        };
+        let unit: Type = syn::parse_quote!(());
+        let ret = m.ret.clone().unwrap_or(unit);
+        let host_ret = s.host_ty_q(host, &ret, true);
+        let host_ret = if host_ret == "()" { "()".to_string() } else { host_ret };
+        let mut docs = m.docs.clone();
+        if !m.errors.is_empty() {
+            let line = match host {
+                Host::Python => format!(" Raises {}.", m.errors.iter().map(|k| error_class(k)).collect::<Vec<_>>().join(", ")),
+                Host::Node => format!(" Rejects with {}.", m.errors.iter().map(|k| error_class(k)).collect::<Vec<_>>().join(", ")),
+                Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+            };
+            docs.push(String::new());
+            docs.push(line);
+        }
+        write_docs(&mut out, "    ", &docs);
+        let preludes: Vec<&str> = plans.iter().filter_map(|(_, p)| p.prelude.as_deref()).collect();
+        match host {
+            Host::Python => {
+                if !m.defaults.is_empty() {
+                    let sig: Vec<String> = m
+                        .params
+                        .iter()
+                        .map(|(n, _)| match m.defaults.iter().find(|(d, _)| d == n) {
+                            Some((_, v)) => format!("{n} = {v}"),
+                            None => n.clone(),
+                        })
+                        .collect();
+                    let _ = writeln!(out, "    #[pyo3(signature = ({}))]", sig.join(", "));
+                }
+                let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
+                let _ = writeln!(out, "    fn {}(&self, py: pyo3::Python<'_>{}) -> pyo3::PyResult<{host_ret}> {{", m.name, decls.concat());
+                for p in &preludes {
+                    let _ = writeln!(out, "        {p}");
+                }
+                let _ = writeln!(out, "        let s = &self.inner;");
+                if m.infallible {
+                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv(py.detach(|| {call})))");
+                } else {
+                    let _ = writeln!(out, "        py.detach(|| {call}).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))");
+                }
+            }
+            Host::Node => {
+                let _ = writeln!(out, "    #[napi(ts_return_type = {:?})]", format!("Promise<{}>", s.ts_ty(&ret)));
+                let decls: Vec<String> = plans
+                    .iter()
+                    .map(|(n, p)| match &p.ts {
+                        Some(ts) => format!(", #[napi(ts_arg_type = {ts:?})] {n}: {}", p.decl),
+                        None => format!(", {n}: {}", p.decl),
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    pub fn {}(&self{}) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<{host_ret}>>> {{",
+                    m.name,
+                    decls.concat()
+                );
+                for p in &preludes {
+                    let _ = writeln!(out, "        {p}");
+                }
+                let _ = writeln!(out, "        let s = self.inner.clone();");
+                if m.infallible {
+                    let _ = writeln!(out, "        Ok(crate::job::job(move || Ok(crate::records::Conv::conv({call}))))");
+                } else {
+                    let _ = writeln!(out, "        Ok(crate::job::job(move || {call}.map(crate::records::Conv::conv)))");
+                }
+            }
+            Host::Uniffi => {
+                if !m.defaults.is_empty() {
+                    let d: Vec<String> = m.defaults.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+                    let _ = writeln!(out, "    #[uniffi::method(default({}))]", d.join(", "));
+                }
+                let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
+                let ret = if m.infallible { host_ret.clone() } else { format!("crate::error::Result<{host_ret}>") };
+                let _ = writeln!(out, "    pub fn {}(&self{}) -> {ret} {{", m.name, decls.concat());
+                for p in &preludes {
+                    let _ = writeln!(out, "        {p}");
+                }
+                let _ = writeln!(out, "        let s = &self.inner;");
+                if m.infallible {
+                    let _ = writeln!(out, "        {call}");
+                } else {
+                    let _ = writeln!(out, "        Ok({call}?)");
+                }
+            }
+        }
+        out.push_str("    }\n\n");
+    }
+    out.push_str("}\n");
+    Ok(out)
+}
+
 fn write_docs(out: &mut String, indent: &str, docs: &[String]) {
     for d in docs {
         let _ = writeln!(out, "{indent}#[doc = {d:?}]");
@@ -294,7 +637,7 @@ fn skipped(skip: &[String], host: Host) -> bool {
 /// Errors: the schema's parse or attribute error, as text.
 pub fn generate(host: Host, src: &str) -> Result<String, String> {
     let s = parse(src).map_err(|e| { let at = e.span().start(); format!("{e} (line {}, column {})", at.line, at.column + 1) })?;
-    let mut out = String::from("// @generated by sessiondb-bridge from bridge/records.rs: edit that file, not this one.\n\n");
+    let mut out = String::from("// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n");
     for e in s.enums.iter().filter(|e| !skipped(&e.skip, host)) {
         gen_enum(&mut out, host, e);
     }

@@ -13,9 +13,7 @@ use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
 use crate::records::{conv_from, from_core, n, u, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
-pub use crate::records::{
-    ActiveContextView, CapacityBreakdown, CompactionHistoryEntry, ContextMeter, ContextStatus, ModelLimits, SessionImport, Transformation,
-};
+pub use crate::records::{CapacityBreakdown, CompactionHistoryEntry, ContextMeter, ModelLimits, SessionImport, Transformation};
 
 // Field conversions of the core's enums (their serde names), once per type.
 impl Conv<DigestSkippedLine> for core_pt::DigestSkippedLine {

@@ -9,13 +9,13 @@ use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use serde_json::Value;
 use sessiondb::journal::OperationOutcome;
-use sessiondb::{DataKey, Error, KeySource, NewSession, Role, WorkspaceFilter};
+use sessiondb::{DataKey, Error, KeySource, NewSession, WorkspaceFilter};
 
 use crate::errors::to_napi;
 use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
-use crate::results::{ActiveContextView, CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
+use crate::results::{CompactionPlan, ContextGovernance, FileImport, OpenedSession};
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]
@@ -81,33 +81,6 @@ impl SessionStore {
         self.inner.open_recovery_report().into()
     }
 
-    /// Copy this store into `dest` (a file or a PostgreSQL URL),
-    /// incrementally, moving ciphertext as it is; resolves to the rows added
-    /// per kind and the sessions refused (`conflicts`). Rejects with
-    /// KeyMismatchError (dest has another data key; nothing is written),
-    /// ClosedError, BusyError, IoError.
-    #[napi(ts_return_type = "Promise<CopyReport>")]
-    pub fn copy_to(&self, dest: &SessionStore) -> AsyncTask<Job<CopyReport>> {
-        let (a, b) = (self.inner.clone(), dest.inner.clone());
-        job(move || a.copy_to(&b).map(Into::into))
-    }
-
-    /// This store's data key as a recovery key: 56 base32 characters (key
-    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
-    /// it can decrypt every session.
-    #[napi(ts_return_type = "Promise<string>")]
-    pub fn recovery_key(&self) -> AsyncTask<Job<String>> {
-        let s = self.inner.clone();
-        job(move || Ok(s.recovery_key()))
-    }
-
-    /// Schema version, counts and file sizes.
-    #[napi(ts_return_type = "Promise<StoreStats>")]
-    pub fn stats(&self) -> AsyncTask<Job<StoreStats>> {
-        let s = self.inner.clone();
-        job(move || s.stats().map(Into::into))
-    }
-
     /// Create a session; `workspacePath` is made canonical. Rejects with ConflictError, InvalidInputError.
     #[napi(ts_return_type = "Promise<Session>")]
     pub fn create_session(
@@ -132,20 +105,6 @@ impl SessionStore {
         Ok(job(move || s.create_session_with(new).map(Into::into)))
     }
 
-    /// One session. Rejects with NotFoundError.
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn get_session(&self, id: String) -> AsyncTask<Job<Session>> {
-        let s = self.inner.clone();
-        job(move || s.get_session(&id).map(Into::into))
-    }
-
-    /// Every session, most recently active first, at most `limit`.
-    #[napi(ts_return_type = "Promise<Session[]>")]
-    pub fn list_sessions(&self, limit: Option<u32>) -> AsyncTask<Job<Vec<Session>>> {
-        let s = self.inner.clone();
-        job(move || s.list_sessions(limit).map(map))
-    }
-
     /// Sessions by workspace: `scope` current|other (need `path`), unbound, all.
     #[napi(ts_return_type = "Promise<Session[]>")]
     pub fn list_sessions_for_workspace(
@@ -157,13 +116,6 @@ impl SessionStore {
         let f = WorkspaceFilter::from_scope(&scope, path).map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.list_sessions_for_workspace(f, limit).map(map)))
-    }
-
-    /// Resolve a full id, unique id prefix or exact title. Rejects with NotFoundError, ConflictError.
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn find_session(&self, id_prefix_or_title: String) -> AsyncTask<Job<Session>> {
-        let s = self.inner.clone();
-        job(move || s.find_session(&id_prefix_or_title).map(Into::into))
     }
 
     /// Set (or clear with null) a session's title.
@@ -187,67 +139,12 @@ impl SessionStore {
         job(move || s.set_work_mode(&id, work_mode).map(Into::into))
     }
 
-    /// Delete a session with its transcript, tokens and context extensions (its journal stays).
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn delete_session(&self, id: String) -> AsyncTask<Job<()>> {
-        let s = self.inner.clone();
-        job(move || s.delete_session(&id))
-    }
-
-    /// Append one entry; resolves to it with its seq.
-    #[napi(ts_return_type = "Promise<TranscriptEntry>")]
-    pub fn append_transcript(
-        &self,
-        session_id: String,
-        #[napi(ts_arg_type = "'user' | 'assistant' | 'tool' | 'system'")] role: String,
-        content: String,
-    ) -> napi::Result<AsyncTask<Job<TranscriptEntry>>> {
-        let role = Role::parse(&role).map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.append_transcript(&session_id, role, content).map(Into::into)))
-    }
-
     /// Append several entries in one transaction (all or none).
     #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
     pub fn append_entries(&self, session_id: String, entries: Vec<NewEntry>) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
         let entries = entries.into_iter().map(NewEntry::into_core).collect::<sessiondb::Result<Vec<_>>>().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.append_entries(&session_id, entries).map(map)))
-    }
-
-    /// One page: up to `limit` (1..=10000, default 1000) entries with `seq >= fromSeq` (default 1).
-    #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
-    pub fn get_transcript(&self, session_id: String, from_seq: Option<i64>, limit: Option<u32>) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
-        let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.get_transcript(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map)))
-    }
-
-    /// The last `limit` (1..=10000, default 1000) entries, in seq order (all
-    /// of a shorter session). Rejects with NotFoundError, InvalidInputError.
-    #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
-    pub fn get_transcript_tail(&self, session_id: String, limit: Option<u32>) -> AsyncTask<Job<Vec<TranscriptEntry>>> {
-        let s = self.inner.clone();
-        job(move || s.get_transcript_tail(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map))
-    }
-
-    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
-    /// export, fork and the context (one EntryRetracted journal event).
-    /// Resolves to the entry, or null when it was already retracted.
-    /// Rejects with NotFoundError (session or seq), BusyError.
-    #[napi(ts_return_type = "Promise<TranscriptEntry | null>")]
-    pub fn retract_entry(&self, session_id: String, seq: i64) -> napi::Result<AsyncTask<Job<Option<TranscriptEntry>>>> {
-        let seq = u(seq, "seq").map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.retract_entry(&session_id, seq).map(|e| e.map(Into::into))))
-    }
-
-    /// Retract the last visible entry and resolve to it (null when there is
-    /// none): the Agents SDK's `popItem`. Rejects with NotFoundError, BusyError.
-    #[napi(ts_return_type = "Promise<TranscriptEntry | null>")]
-    pub fn retract_last_entry(&self, session_id: String) -> AsyncTask<Job<Option<TranscriptEntry>>> {
-        let s = self.inner.clone();
-        job(move || s.retract_last_entry(&session_id).map(|e| e.map(Into::into)))
     }
 
     /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
@@ -304,27 +201,6 @@ impl SessionStore {
         let usage = usage.into_core().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.record_tokens(&session_id, usage)))
-    }
-
-    /// Sums of a session's token ledger.
-    #[napi(ts_return_type = "Promise<TokenTotals>")]
-    pub fn token_totals(&self, session_id: String) -> AsyncTask<Job<TokenTotals>> {
-        let s = self.inner.clone();
-        job(move || s.token_totals(&session_id).map(Into::into))
-    }
-
-    /// Append a context extension (`bodyJson`: JSON text); resolves to its number `n`.
-    #[napi(ts_return_type = "Promise<number>")]
-    pub fn append_context_extension(&self, session_id: String, kind: String, body_json: String) -> AsyncTask<Job<i64>> {
-        let s = self.inner.clone();
-        job(move || s.append_context_extension(&session_id, &kind, &body_json).map(|n| n as i64))
-    }
-
-    /// Every context extension of a session, in `n` order.
-    #[napi(ts_return_type = "Promise<ContextExtension[]>")]
-    pub fn list_context_extensions(&self, session_id: String) -> AsyncTask<Job<Vec<ContextExtension>>> {
-        let s = self.inner.clone();
-        job(move || s.list_context_extensions(&session_id).map(map))
     }
 
     /// Append a journal event, idempotent by `eventId`. Rejects with
@@ -425,28 +301,6 @@ impl SessionStore {
         Ok(job(move || sessiondb::portable::fork_session(&s, &session_id, sessiondb::portable::ForkOptions { at_seq, summary }).map(Into::into)))
     }
 
-    /// Resolve a reference as `/load` and `--resume` do: `last` = the most recent session bound to `workspace`;
-    /// otherwise an id, unique id prefix or exact title. Rejects with NotFoundError, ConflictError (ambiguous).
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn resolve_session(&self, reference: String, workspace: Option<String>) -> AsyncTask<Job<Session>> {
-        let s = self.inner.clone();
-        job(move || sessiondb::portable::resolve_session(&s, &reference, workspace.as_deref()).map(Into::into))
-    }
-
-    /// The 20 most recently active sessions (seed 002 `/sessions`).
-    #[napi(ts_return_type = "Promise<Session[]>")]
-    pub fn recent_sessions(&self) -> AsyncTask<Job<Vec<Session>>> {
-        let s = self.inner.clone();
-        job(move || sessiondb::portable::recent_sessions(&s).map(map))
-    }
-
-    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
-    #[napi(ts_return_type = "Promise<Session[]>")]
-    pub fn sidebar_sessions(&self) -> AsyncTask<Job<Vec<Session>>> {
-        let s = self.inner.clone();
-        job(move || sessiondb::portable::sidebar_sessions(&s).map(map))
-    }
-
     /// Record a compaction plan; resolves to its context extension number, or null for a plan without
     /// transformations (not recorded). Rejects with NotFoundError.
     #[napi(ts_return_type = "Promise<number | null>")]
@@ -464,28 +318,6 @@ impl SessionStore {
     }
 
     // --- context governance and restore
-
-    /// Where a stored session's context stands: `model`, `capacity`, `meter`, `turns`.
-    #[napi(ts_return_type = "Promise<ContextStatus>")]
-    pub fn context_status(&self, session_id: String, raw_window: i64, output_reserve: Option<i64>, model: Option<String>) -> napi::Result<AsyncTask<Job<ContextStatus>>> {
-        let raw = u(raw_window, "rawWindow").map_err(to_napi)?;
-        let reserve = output_reserve.map(|v| u(v, "outputReserve")).transpose().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || sessiondb::context::context_status(&s, &session_id, raw, reserve, model).map(Into::into)))
-    }
-
-    /// What the model sees next for a `rawWindow`-token window (DESIGN.md
-    /// "Context governance"): every visible entry in order, verbatim,
-    /// compacted (a run is one item with its summary) or excluded, with its
-    /// tokens; computed from stored counts. Records nothing.
-    /// Rejects with NotFoundError, InvalidInputError (window), AuthenticationError, CorruptError.
-    #[napi(ts_return_type = "Promise<ActiveContextView>")]
-    pub fn active_context(&self, session_id: String, raw_window: i64, output_reserve: Option<i64>, model: Option<String>) -> napi::Result<AsyncTask<Job<ActiveContextView>>> {
-        let raw = u(raw_window, "rawWindow").map_err(to_napi)?;
-        let reserve = output_reserve.map(|v| u(v, "outputReserve")).transpose().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || sessiondb::context::active_context(&s, &session_id, raw, reserve, model).map(Into::into)))
-    }
 
     /// Plan (and unless `dryRun`, record) compaction of a stored session; the transcript is never modified.
     #[napi(ts_return_type = "Promise<CompactionPlan>")]
@@ -571,3 +403,6 @@ pub fn import_recovery_key(recovery_key: String, options: Option<OpenOptions>) -
     let opts = core_options(options)?;
     Ok(job(move || sessiondb::SessionStore::import_recovery_key(opts, &recovery_key).map(|s| SessionStore { inner: Arc::new(s) })))
 }
+
+// The methods declared in bridge/api.rs (`trait SessionStore`), generated by build.rs.
+include!(concat!(env!("OUT_DIR"), "/bridge_methods.rs"));

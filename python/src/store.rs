@@ -16,7 +16,7 @@ use sessiondb::{
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
-use crate::results::{ActiveContextView, CompactionPlan, ContextGovernance, ContextStatus, FileImport, OpenedSession};
+use crate::results::{CompactionPlan, ContextGovernance, FileImport, OpenedSession};
 
 /// One entry to append (`SessionStore.append_entries`). `role`:
 /// user|assistant|tool|system; `format`: text|blocks; times in ms since the
@@ -191,28 +191,6 @@ impl SessionStore {
         self.inner.open_recovery_report().into()
     }
 
-    /// Copy this store into `dest` (another SessionStore: a file or a
-    /// PostgreSQL URL), incrementally, moving ciphertext as it is: rows per
-    /// kind added and the sessions refused (`CopyReport.conflicts`). Raises
-    /// KeyMismatchError (dest has another data key; nothing is written),
-    /// ClosedError, BusyError, IoError.
-    fn copy_to(&self, py: Python<'_>, dest: &SessionStore) -> PyResult<CopyReport> {
-        let (a, b) = (self.inner.clone(), dest.inner.clone());
-        py.detach(move || a.copy_to(&b)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// This store's data key as a recovery key: 56 base32 characters (key
-    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
-    /// it can decrypt every session.
-    fn recovery_key(&self) -> String {
-        self.inner.recovery_key()
-    }
-
-    /// Schema version, counts and file sizes.
-    fn stats(&self, py: Python<'_>) -> PyResult<StoreStats> {
-        py.detach(|| self.inner.stats()).map(Into::into).map_err(py_err(py))
-    }
-
     /// Create a session. `workspace_path` is made canonical; `id` = None
     /// gives a new uuid v7. Raises ConflictError (id exists), InvalidInputError.
     #[pyo3(signature = (name = None, workspace_path = None, *, id = None, model = None, provider = None, work_mode = None, created_at_ms = None, forked_from = None, forked_at_seq = None))]
@@ -235,19 +213,6 @@ impl SessionStore {
         py.detach(|| self.inner.create_session_with(new)).map(Into::into).map_err(py_err(py))
     }
 
-    /// One session. Raises NotFoundError.
-    fn get_session(&self, py: Python<'_>, id: &str) -> PyResult<Session> {
-        py.detach(|| self.inner.get_session(id)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Every session, most recently active first, at most `limit`.
-    #[pyo3(signature = (limit = None))]
-    fn list_sessions(&self, py: Python<'_>, limit: Option<u32>) -> PyResult<Vec<Session>> {
-        py.detach(|| self.inner.list_sessions(limit))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
-    }
-
     /// Sessions by workspace. `scope`: "current" (bound to `path`), "other"
     /// (bound to another workspace than `path`), "unbound", "all".
     #[pyo3(signature = (scope, path = None, limit = None))]
@@ -262,12 +227,6 @@ impl SessionStore {
         py.detach(|| self.inner.list_sessions_for_workspace(f, limit))
             .map(|v| v.into_iter().map(Into::into).collect())
             .map_err(py_err(py))
-    }
-
-    /// Resolve a full id, a unique id prefix or an exact title.
-    /// Raises NotFoundError, ConflictError (ambiguous).
-    fn find_session(&self, py: Python<'_>, id_prefix_or_title: &str) -> PyResult<Session> {
-        py.detach(|| self.inner.find_session(id_prefix_or_title)).map(Into::into).map_err(py_err(py))
     }
 
     /// Set (or clear with None) a session's title. Raises NotFoundError.
@@ -290,18 +249,6 @@ impl SessionStore {
     /// Set the work mode. Raises NotFoundError.
     fn set_work_mode(&self, py: Python<'_>, id: &str, work_mode: Option<String>) -> PyResult<Session> {
         py.detach(|| self.inner.set_work_mode(id, work_mode)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Delete a session with its transcript, tokens and context extensions
-    /// (its journal stays). Raises NotFoundError.
-    fn delete_session(&self, py: Python<'_>, id: &str) -> PyResult<()> {
-        py.detach(|| self.inner.delete_session(id)).map_err(py_err(py))
-    }
-
-    /// Append one entry; returns it with its seq. Raises NotFoundError, InvalidInputError.
-    fn append_transcript(&self, py: Python<'_>, session_id: &str, role: &str, content: String) -> PyResult<TranscriptEntry> {
-        let role = Role::parse(role).map_err(py_err(py))?;
-        py.detach(|| self.inner.append_transcript(session_id, role, content)).map(Into::into).map_err(py_err(py))
     }
 
     /// Append several entries in one transaction (all or none).
@@ -364,36 +311,6 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
-    /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
-    /// Raises NotFoundError, AuthenticationError, InvalidInputError.
-    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
-    fn get_transcript(&self, py: Python<'_>, session_id: &str, from_seq: u64, limit: u32) -> PyResult<Vec<TranscriptEntry>> {
-        py.detach(|| self.inner.get_transcript(session_id, from_seq, limit))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
-    }
-
-    /// The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
-    /// Raises NotFoundError, AuthenticationError, InvalidInputError.
-    #[pyo3(signature = (session_id, limit = 1000))]
-    fn get_transcript_tail(&self, py: Python<'_>, session_id: &str, limit: u32) -> PyResult<Vec<TranscriptEntry>> {
-        py.detach(|| self.inner.get_transcript_tail(session_id, limit)).map(|v| v.into_iter().map(Into::into).collect()).map_err(py_err(py))
-    }
-
-    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
-    /// export, fork and the context from now on (one EntryRetracted journal
-    /// event). Returns the entry, or None when it was already retracted.
-    /// Raises NotFoundError (session or seq), BusyError.
-    fn retract_entry(&self, py: Python<'_>, session_id: &str, seq: u64) -> PyResult<Option<TranscriptEntry>> {
-        py.detach(|| self.inner.retract_entry(session_id, seq)).map(|e| e.map(Into::into)).map_err(py_err(py))
-    }
-
-    /// Retract the last visible entry and return it (None when there is
-    /// none): the Agents SDK's `pop_item`. Raises NotFoundError, BusyError.
-    fn retract_last_entry(&self, py: Python<'_>, session_id: &str) -> PyResult<Option<TranscriptEntry>> {
-        py.detach(|| self.inner.retract_last_entry(session_id)).map(|e| e.map(Into::into)).map_err(py_err(py))
-    }
-
     /// Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call.
     #[pyo3(signature = (session_id, from_seq = 1, page_size = 1000))]
     fn iter_transcript(&self, session_id: String, from_seq: u64, page_size: u32) -> TranscriptIterator {
@@ -415,23 +332,6 @@ impl SessionStore {
     ) -> PyResult<()> {
         let usage = TokenUsage { input, output, cached, model, provider };
         py.detach(|| self.inner.record_tokens(session_id, usage)).map_err(py_err(py))
-    }
-
-    /// Sums of a session's token ledger. Raises NotFoundError.
-    fn token_totals(&self, py: Python<'_>, session_id: &str) -> PyResult<TokenTotals> {
-        py.detach(|| self.inner.token_totals(session_id)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Append a context extension (`body_json`: JSON text); returns its number `n`.
-    fn append_context_extension(&self, py: Python<'_>, session_id: &str, kind: &str, body_json: &str) -> PyResult<u64> {
-        py.detach(|| self.inner.append_context_extension(session_id, kind, body_json)).map_err(py_err(py))
-    }
-
-    /// Every context extension of a session, in `n` order.
-    fn list_context_extensions(&self, py: Python<'_>, session_id: &str) -> PyResult<Vec<ContextExtension>> {
-        py.detach(|| self.inner.list_context_extensions(session_id))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
     }
 
     /// Append one journal event, idempotent by `event_id`; `payload` is any
@@ -500,40 +400,6 @@ impl SessionStore {
     }
 
     // --- context governance and restore (sessiondb::context, sessiondb::restore)
-
-    /// Where a stored session's context stands: `model`, `capacity`,
-    /// `meter`, `turns`. `raw_window` in tokens. Raises NotFoundError, InvalidInputError.
-    #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None))]
-    fn context_status(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        raw_window: u64,
-        output_reserve: Option<u64>,
-        model: Option<String>,
-    ) -> PyResult<ContextStatus> {
-        py.detach(|| sessiondb::context::context_status(&self.inner, session_id, raw_window, output_reserve, model))
-            .map(Into::into)
-            .map_err(py_err(py))
-    }
-
-    /// What the model sees next for a `raw_window`-token window: every entry
-    /// verbatim, compacted (a run is one item) or excluded, with its tokens,
-    /// in order; only verbatim contents are decrypted. Records nothing (call
-    /// `compact_session` first). Raises NotFoundError, InvalidInputError.
-    #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None))]
-    fn active_context(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        raw_window: u64,
-        output_reserve: Option<u64>,
-        model: Option<String>,
-    ) -> PyResult<ActiveContextView> {
-        py.detach(|| sessiondb::context::active_context(&self.inner, session_id, raw_window, output_reserve, model))
-            .map(Into::into)
-            .map_err(py_err(py))
-    }
 
     /// Plan (and unless `dry_run`, record) compaction of a stored session
     /// like `/compact`; the transcript is never modified. Returns the plan.
@@ -619,28 +485,6 @@ impl SessionStore {
         py.detach(|| sessiondb::portable::fork_session(&self.inner, session_id, opts)).map(Into::into).map_err(py_err(py))
     }
 
-    /// Resolve a reference as `/load` and `--resume` do: `last` = the most
-    /// recent session bound to `workspace`; otherwise an id, unique id prefix
-    /// or exact title. Raises NotFoundError, ConflictError (ambiguous).
-    #[pyo3(signature = (reference, workspace = None))]
-    fn resolve_session(&self, py: Python<'_>, reference: &str, workspace: Option<&str>) -> PyResult<Session> {
-        py.detach(|| sessiondb::portable::resolve_session(&self.inner, reference, workspace)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// The 20 most recently active sessions (seed 002 `/sessions`).
-    fn recent_sessions(&self, py: Python<'_>) -> PyResult<Vec<Session>> {
-        py.detach(|| sessiondb::portable::recent_sessions(&self.inner))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
-    }
-
-    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
-    fn sidebar_sessions(&self, py: Python<'_>) -> PyResult<Vec<Session>> {
-        py.detach(|| sessiondb::portable::sidebar_sessions(&self.inner))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
-    }
-
     /// Record a compaction plan; returns its context extension number, or
     /// None for a plan without transformations (not recorded). Raises NotFoundError.
     fn record_compaction(&self, py: Python<'_>, session_id: &str, plan: &Bound<'_, CompactionPlan>) -> PyResult<Option<u64>> {
@@ -717,3 +561,6 @@ pub fn import_recovery_key(py: Python<'_>, recovery_key: &str, path: Option<Path
         }
     }
 }
+
+// The methods declared in bridge/api.rs (`trait SessionStore`), generated by build.rs.
+include!(concat!(env!("OUT_DIR"), "/bridge_methods.rs"));

@@ -10,7 +10,7 @@
 // ---- enums (Python and Node see the `str` names, the core's serde names)
 
 /// Who wrote a transcript entry (seed 000 `TranscriptRole`).
-#[bridge(core = sessiondb::Role)]
+#[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse)]
 pub enum Role {
     /// The person.
     #[bridge(str = "user")]
@@ -415,4 +415,107 @@ pub struct SessionImport {
     pub context_extensions: u64,
     /// Turns skipped because the session already holds their source line.
     pub skipped_already_stored: u64,
+}
+
+// ---- the store's methods: the core method's parameters and `Ok` type;
+// `core = path`: a free function of the core taking the store first.
+// `defaults(...)`: Python's defaults (Node: optional, Kotlin/Swift: defaults).
+
+trait SessionStore {
+    /// Schema version, counts and file sizes.
+    #[bridge(errors(Closed))]
+    fn stats(&self) -> StoreStats;
+
+    /// This store's data key as a recovery key: 56 base32 characters (key
+    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+    /// it can decrypt every session.
+    #[bridge(infallible)]
+    fn recovery_key(&self) -> String;
+
+    /// Copy this store into `dest` (another store: a file or a PostgreSQL
+    /// URL), incrementally, moving ciphertext as it is: the rows added per
+    /// kind and the sessions refused (`conflicts`). `KeyMismatch`: dest has
+    /// another data key; nothing is written.
+    #[bridge(errors(KeyMismatch, Closed, Busy, Io))]
+    fn copy_to(&self, dest: &SessionStore) -> CopyReport;
+
+    /// One session.
+    #[bridge(errors(NotFound))]
+    fn get_session(&self, id: &str) -> Session;
+
+    /// Every session, most recently active first, at most `limit` (none = all).
+    #[bridge(defaults(limit = None))]
+    fn list_sessions(&self, limit: Option<u32>) -> Vec<Session>;
+
+    /// Resolve a full id, a unique id prefix or an exact title.
+    #[bridge(errors(NotFound, Conflict))]
+    fn find_session(&self, id_prefix_or_title: &str) -> Session;
+
+    /// Delete a session with its transcript, tokens and context extensions
+    /// (its journal stays).
+    #[bridge(errors(NotFound))]
+    fn delete_session(&self, id: &str);
+
+    /// Append one entry; returns it with its seq.
+    #[bridge(errors(NotFound, InvalidInput))]
+    fn append_transcript(&self, session_id: &str, role: Role, content: String) -> TranscriptEntry;
+
+    /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
+    #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
+    fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<TranscriptEntry>;
+
+    /// The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+    #[bridge(defaults(limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
+    fn get_transcript_tail(&self, session_id: &str, limit: u32) -> Vec<TranscriptEntry>;
+
+    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
+    /// export, fork and the context from now on (one EntryRetracted journal
+    /// event). Returns the entry, or none when it was already retracted.
+    #[bridge(errors(NotFound, Busy))]
+    fn retract_entry(&self, session_id: &str, seq: u64) -> Option<TranscriptEntry>;
+
+    /// Retract the last visible entry and return it (none when there is
+    /// none): the Agents SDK's `pop_item`.
+    #[bridge(errors(NotFound, Busy))]
+    fn retract_last_entry(&self, session_id: &str) -> Option<TranscriptEntry>;
+
+    /// Sums of a session's token ledger.
+    #[bridge(errors(NotFound))]
+    fn token_totals(&self, session_id: &str) -> TokenTotals;
+
+    /// Append a context extension (pin, plan, artifact...): `kind` in
+    /// plaintext, `body_json` JSON text (stored encrypted). Returns its number `n`.
+    #[bridge(errors(NotFound, InvalidInput))]
+    fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> u64;
+
+    /// A session's context extensions, in `n` order.
+    #[bridge(errors(NotFound, AuthenticationFailed))]
+    fn list_context_extensions(&self, session_id: &str) -> Vec<ContextExtension>;
+
+    /// Meter and per-turn state of a stored session (`/context`) for a model
+    /// with a `raw_window`-token context window and an optional output
+    /// reserve (tokens). `model` defaults to the session's model; it picks
+    /// the tokenizer and caps the reserve by the model's known maximum output.
+    #[bridge(core = sessiondb::context::context_status, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput))]
+    fn context_status(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ContextStatus;
+
+    /// What the model sees next for a `raw_window`-token window (DESIGN.md
+    /// "Context governance"): every visible entry in order, verbatim,
+    /// compacted (a run is one item with its summary) or excluded, with its
+    /// tokens, from stored counts. Records nothing.
+    #[bridge(core = sessiondb::context::active_context, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput, AuthenticationFailed, Corrupt))]
+    fn active_context(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ActiveContextView;
+
+    /// Resolve a reference (id, unique id prefix or exact title) as
+    /// `/load` does (seed 002), preferring sessions of `workspace`.
+    #[bridge(core = sessiondb::portable::resolve_session, defaults(workspace = None), errors(NotFound, Conflict))]
+    fn resolve_session(&self, reference: &str, workspace: Option<&str>) -> Session;
+
+    /// The 20 most recently active sessions (seed 002 `/sessions`).
+    #[bridge(core = sessiondb::portable::recent_sessions)]
+    fn recent_sessions(&self) -> Vec<Session>;
+
+    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+    #[bridge(core = sessiondb::portable::sidebar_sessions)]
+    fn sidebar_sessions(&self) -> Vec<Session>;
 }
