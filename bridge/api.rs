@@ -262,6 +262,16 @@ pub struct CopyConflict {
     pub reason: String,
 }
 
+/// An operation dispatched without a terminal event.
+pub struct OpenOperation {
+    /// Session id.
+    pub session_id: String,
+    /// Operation id.
+    pub operation_id: String,
+    /// Instance id of the store handle that dispatched it.
+    pub owner: String,
+}
+
 // ---- context governance (seed 000, "Context Utilization Meter", "Context Compaction")
 
 /// Every term of the Effective Context Capacity formula, in tokens.
@@ -514,6 +524,50 @@ trait SessionStore {
     /// The 20 most recently active sessions (seed 002 `/sessions`).
     #[bridge(core = sessiondb::portable::recent_sessions)]
     fn recent_sessions(&self) -> Vec<Session>;
+
+    /// Set (a string) or clear (none) a session's title.
+    #[bridge(errors(NotFound))]
+    fn rename_session(&self, id: &str, name: Option<String>) -> Session;
+
+    /// Change a session's model and provider; the id stays (seed 002 `/model`).
+    #[bridge(defaults(provider = None), errors(NotFound))]
+    fn set_session_model(&self, id: &str, model: Option<String>, provider: Option<String>) -> Session;
+
+    /// Set a session's work mode (host-defined, e.g. `plan`, `build`).
+    #[bridge(errors(NotFound))]
+    fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Session;
+
+    /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
+    #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
+    fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<JournalEvent>;
+
+    /// Operations dispatched without a terminal event.
+    #[bridge(returns = "Vec<OpenOperation>")]
+    fn open_operations(&self) -> Vec<(String, String, String)>;
+
+    /// Run the recovery pass (seed 000, "Recovery Pass"): mark every open
+    /// operation whose owner is gone `OperationUnknownOutcome`.
+    #[bridge(errors(Busy, Closed))]
+    fn recover(&self) -> RecoveryReport;
+
+    /// The report of the recovery pass run at open.
+    #[bridge(sync, infallible)]
+    fn open_recovery_report(&self) -> RecoveryReport;
+
+    /// Replay a session's pins, exclusions and compactions (after a restart).
+    #[bridge(core = sessiondb::context::recover_context_governance, errors(NotFound, AuthenticationFailed, Corrupt))]
+    fn recover_context_governance(&self, session_id: &str) -> ContextGovernance;
+
+    /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
+    /// `include`) on transcript seqs; returns the extension number `n`.
+    #[bridge(core = sessiondb::context::record_turn_decision, errors(InvalidInput, NotFound))]
+    fn record_turn_decision(&self, session_id: &str, kind: &str, seqs: &[u64]) -> u64;
+
+    /// Open a saved session (seed 000, "Session Restoration Boundary"): its
+    /// knowledge (transcript, model, work mode, workspace, token totals,
+    /// governance, other extensions) and a fresh authority. Reads only.
+    #[bridge(core = sessiondb::restore::open_saved_session, errors(NotFound, AuthenticationFailed, Corrupt))]
+    fn open_saved_session(&self, session_id: &str) -> OpenedSession;
 
     /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
     #[bridge(core = sessiondb::portable::sidebar_sessions)]

@@ -375,28 +375,6 @@ pub fn governance_turns(governance: ContextGovernance, entry_count: u64) -> Vec<
 
 #[uniffi::export]
 impl SessionStore {
-    /// Replay a session's pins, exclusions and compactions (after a restart).
-    /// Errors: `NotFound`, `AuthenticationFailed`, `Corrupt`.
-    pub fn recover_context_governance(&self, session_id: String) -> Result<ContextGovernance> {
-        Ok(core_ctx::recover_context_governance(self.core(), &session_id)?.into())
-    }
-
-    /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
-    /// `include`) on transcript seqs; returns the extension number `n`.
-    /// Errors: `InvalidInput` (other kind, no seqs, seq out of range), `NotFound`.
-    pub fn record_turn_decision(
-        &self,
-        session_id: String,
-        kind: String,
-        seqs: Vec<u64>,
-    ) -> Result<u64> {
-        Ok(core_ctx::record_turn_decision(
-            self.core(),
-            &session_id,
-            &kind,
-            &seqs,
-        )?)
-    }
 
     /// Record a compaction plan; returns its extension number, or
     /// `null`/`nil` for a plan without transformations (not recorded).
@@ -438,12 +416,6 @@ impl SessionStore {
         )?)
     }
 
-    /// Open a saved session: its knowledge (transcript, model, work mode,
-    /// workspace, token totals, governance, other extensions) and a fresh
-    /// authority. Reads only. Errors: `NotFound`, `AuthenticationFailed`, `Corrupt`.
-    pub fn open_saved_session(&self, session_id: String) -> Result<OpenedSession> {
-        Ok(sessiondb::restore::open_saved_session(self.core(), &session_id)?.into())
-    }
 }
 
 /// Decrypt one `EncryptedField` envelope (seed 000 `{"n","c","t","v","alg"}`,

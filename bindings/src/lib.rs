@@ -30,6 +30,22 @@ pub mod portable;
 pub mod records {
     use sessiondb::context::CompactionPlan;
     include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
+
+    /// `impl Conv<Ffi> for Core` from an existing `From<Core> for Ffi` (the FFI twins).
+    macro_rules! conv_from {
+        ($($core:ty => $ffi:ty),* $(,)?) => { $(impl Conv<$ffi> for $core { fn conv(self) -> $ffi { self.into() } })* };
+    }
+    conv_from!(
+        sessiondb::JournalEvent => crate::types::JournalEvent,
+        sessiondb::RecoveryReport => crate::types::RecoveryReport,
+        sessiondb::context::ContextGovernance => crate::context::ContextGovernance,
+        sessiondb::restore::OpenedSession => crate::context::OpenedSession,
+    );
+    impl Conv<OpenOperation> for (String, String, String) {
+        fn conv(self) -> OpenOperation {
+            OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
+        }
+    }
 }
 pub mod store;
 pub mod types;

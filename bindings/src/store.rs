@@ -10,10 +10,11 @@ use sessiondb::{
     SessionRecord, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
+use crate::context::{ContextGovernance, OpenedSession};
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::types::{
-    parse_json, JournalEvent, NewEntryWithMeta, NewEvent, OpenOperation, RecoveryReport,
+    parse_json, JournalEvent, NewEntryWithMeta, NewEvent, RecoveryReport,
     TranscriptEntryWithMeta,
 };
 
@@ -171,28 +172,6 @@ impl SessionStore {
         Ok(self.inner.list_sessions_for_workspace(filter, limit)?)
     }
 
-    /// Set (a string) or clear (`null`/`nil`) a session's title. Errors: `NotFound`.
-    pub fn rename_session(&self, id: String, name: Option<String>) -> Result<SessionRecord> {
-        Ok(self.inner.rename_session(&id, name)?)
-    }
-
-    /// Change a session's model and provider; the id stays (seed 002
-    /// `/model`). Errors: `NotFound`.
-    #[uniffi::method(default(provider = None))]
-    pub fn set_session_model(
-        &self,
-        id: String,
-        model: Option<String>,
-        provider: Option<String>,
-    ) -> Result<SessionRecord> {
-        Ok(self.inner.set_session_model(&id, model, provider)?)
-    }
-
-    /// Set a session's work mode. Errors: `NotFound`.
-    pub fn set_work_mode(&self, id: String, work_mode: Option<String>) -> Result<SessionRecord> {
-        Ok(self.inner.set_work_mode(&id, work_mode)?)
-    }
-
     /// Append entries in one transaction (all or none); seqs are gapless.
     /// Errors: `NotFound` (session), `InvalidInput`, `Closed`.
     pub fn append_entries(
@@ -294,46 +273,6 @@ impl SessionStore {
             .complete_operation(&session_id, &operation_id, outcome, payload)?)
     }
 
-    /// Journal events of a session from `fromSeq` (inclusive), at most `limit`.
-    #[uniffi::method(default(from_seq = 1, limit = 1000))]
-    pub fn journal_events(
-        &self,
-        session_id: String,
-        from_seq: u64,
-        limit: u32,
-    ) -> Result<Vec<JournalEvent>> {
-        Ok(self
-            .inner
-            .journal_events(&session_id, from_seq, limit)?
-            .into_iter()
-            .map(Into::into)
-            .collect())
-    }
-
-    /// Operations dispatched without a terminal event.
-    pub fn open_operations(&self) -> Result<Vec<OpenOperation>> {
-        Ok(self
-            .inner
-            .open_operations()?
-            .into_iter()
-            .map(|(session_id, operation_id, owner)| OpenOperation {
-                session_id,
-                operation_id,
-                owner,
-            })
-            .collect())
-    }
-
-    /// Run the recovery pass (seed 000, "Recovery Pass"): mark every open
-    /// operation whose owner is gone `OperationUnknownOutcome`.
-    pub fn recover(&self) -> Result<RecoveryReport> {
-        Ok(self.inner.recover()?.into())
-    }
-
-    /// The report of the recovery pass run at open.
-    pub fn open_recovery_report(&self) -> RecoveryReport {
-        self.inner.open_recovery_report().into()
-    }
 }
 
 impl SessionStore {

@@ -240,17 +240,6 @@ impl From<sessiondb::JournalEvent> for JournalEvent {
     }
 }
 
-/// An operation dispatched without a terminal event.
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct OpenOperation {
-    /// Session id.
-    pub session_id: String,
-    /// Operation id.
-    pub operation_id: String,
-    /// Instance id of the store handle that dispatched it.
-    pub owner: String,
-}
-
 /// An operation the recovery pass marked `OperationUnknownOutcome`.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct MarkedOperation {

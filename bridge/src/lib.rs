@@ -117,6 +117,8 @@ struct BridgeAttr {
     defaults: Vec<(String, String)>,
     errors: Vec<String>,
     infallible: bool,
+    sync: bool,
+    returns: Option<Type>,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -142,6 +144,8 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                 "core" => out.core = Some(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', "")),
                 "output" => out.output = true,
                 "infallible" => out.infallible = true,
+                "sync" => out.sync = true,
+                "returns" => out.returns = Some(m.value()?.parse::<syn::LitStr>()?.parse::<Type>()?),
                 "skip" => m.parse_nested_meta(|h| {
                     out.skip.push(h.path.get_ident().map(|i| i.to_string()).unwrap_or_default());
                     Ok(())
@@ -198,6 +202,12 @@ struct Method {
     skip: Vec<String>,
     /// The core method returns its value, not a `Result`.
     infallible: bool,
+    /// Cheap (no disk, no crypto): Node returns the value, not a Promise;
+    /// Python keeps the GIL.
+    sync: bool,
+    /// The schema type the hosts return when it is not the core's `Ok`
+    /// type (each host's `Conv` converts).
+    returns: Option<Type>,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
@@ -277,6 +287,8 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         errors: b.errors,
                         skip: b.skip,
                         infallible: b.infallible,
+                        sync: b.sync,
+                        returns: b.returns,
                     });
                 }
             }
@@ -447,6 +459,16 @@ impl Schema {
                 arg: format!("&{name}"),
             },
             (Host::Uniffi, "&SessionStore") => plain("std::sync::Arc<SessionStore>", format!("&{name}.inner")),
+            (Host::Node, "&[u64]") => ParamPlan {
+                decl: "Vec<i64>".into(),
+                ts: None,
+                prelude: Some(format!(
+                    "let {name} = {name}.into_iter().map(|v| crate::records::u(v, {:?})).collect::<sessiondb::Result<Vec<u64>>>(){err_map};",
+                    js.trim_end_matches('s')
+                )),
+                arg: format!("&{name}"),
+            },
+            (_, "&[u64]") => plain("Vec<u64>", format!("&{name}")),
             (Host::Node, "u64") => ParamPlan {
                 decl: if default.is_some() { "Option<i64>".into() } else { "i64".into() },
                 ts: None,
@@ -533,7 +555,7 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
             None => format!("s.{}({})", m.name, args.join(", ")),
         };
         let unit: Type = syn::parse_quote!(());
-        let ret = m.ret.clone().unwrap_or(unit);
+        let ret = m.returns.clone().or_else(|| m.ret.clone()).unwrap_or(unit);
         let host_ret = s.host_ty_q(host, &ret, true);
         let host_ret = if host_ret == "()" { "()".to_string() } else { host_ret };
         let mut docs = m.docs.clone();
@@ -567,10 +589,31 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
                     let _ = writeln!(out, "        {p}");
                 }
                 let _ = writeln!(out, "        let s = &self.inner;");
-                if m.infallible {
+                if m.sync {
+                    let _ = writeln!(out, "        let _ = py;");
+                }
+                if m.infallible && m.sync {
+                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv({call}))");
+                } else if m.infallible {
                     let _ = writeln!(out, "        Ok(crate::records::Conv::conv(py.detach(|| {call})))");
+                } else if m.sync {
+                    let _ = writeln!(out, "        {call}.map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))");
                 } else {
                     let _ = writeln!(out, "        py.detach(|| {call}).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))");
+                }
+            }
+            Host::Node if m.sync => {
+                let _ = writeln!(out, "    #[napi]");
+                let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
+                let _ = writeln!(out, "    pub fn {}(&self{}) -> napi::Result<{host_ret}> {{", m.name, decls.concat());
+                for p in &preludes {
+                    let _ = writeln!(out, "        {p}");
+                }
+                let _ = writeln!(out, "        let s = &self.inner;");
+                if m.infallible {
+                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv({call}))");
+                } else {
+                    let _ = writeln!(out, "        {call}.map(crate::records::Conv::conv).map_err(crate::errors::to_napi)");
                 }
             }
             Host::Node => {
@@ -611,9 +654,9 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
                 }
                 let _ = writeln!(out, "        let s = &self.inner;");
                 if m.infallible {
-                    let _ = writeln!(out, "        {call}");
+                    let _ = writeln!(out, "        crate::records::Conv::conv({call})");
                 } else {
-                    let _ = writeln!(out, "        Ok({call}?)");
+                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv({call}?))");
                 }
             }
         }
@@ -677,10 +720,18 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                     let _ = writeln!(from_core, "    {} <= {core} {{ {} }}", r.name, names.join(", "));
                 }
             }
+            Host::Uniffi if r.core.is_none() => {
+                write_docs(&mut out, "", &r.docs);
+                let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
+                for f in &fields {
+                    write_docs(&mut out, "    ", &f.docs);
+                    let ty = f.over.get("uniffi").cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+                    let _ = writeln!(out, "    pub {}: {ty},", f.name);
+                }
+                out.push_str("}\n\n");
+            }
             Host::Uniffi => {
-                let Some(core) = &r.core else {
-                    return Err(format!("record {}: Kotlin/Swift expose core types (`core = path`) or skip(uniffi)", r.name));
-                };
+                let Some(core) = &r.core else { unreachable!("a record without core is a host record") };
                 let _ = writeln!(out, "#[allow(unused_imports)]\nuse {core};");
                 write_docs(&mut out, "", &r.docs);
                 let _ = writeln!(out, "#[uniffi::remote(Record)]\npub struct {} {{", last(core));
@@ -700,6 +751,24 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
     }
     if !from_core.is_empty() {
         let _ = writeln!(out, "crate::records::from_core! {{\n{from_core}}}");
+    }
+    if host == Host::Uniffi {
+        // Kotlin/Swift take the core types as they are: `Conv` is the identity
+        // on them, and `conv_from!` adds the FFI twins declared by hand.
+        let mut same: Vec<String> = ["()", "String", "u64", "i64", "u32", "u8", "bool"].iter().map(|t| t.to_string()).collect();
+        same.extend(s.enums.iter().filter(|e| !skipped(&e.skip, host)).map(|e| e.core.clone()));
+        same.extend(s.records.iter().filter(|r| !skipped(&r.skip, host)).filter_map(|r| r.core.clone()));
+        let _ = writeln!(
+            out,
+            "/// A core value as the FFI type of a result: the identity on the types\n\
+             /// exposed as they are, `From` for the FFI twins (`conv_from!`).\n\
+             pub trait Conv<T> {{\n    /// Convert.\n    fn conv(self) -> T;\n}}\n\
+             impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {{\n    fn conv(self) -> Option<B> {{\n        self.map(Conv::conv)\n    }}\n}}\n\
+             impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}"
+        );
+        for t in same {
+            let _ = writeln!(out, "impl Conv<{t}> for {t} {{\n    fn conv(self) -> {t} {{\n        self\n    }}\n}}");
+        }
     }
     Ok(out)
 }
@@ -782,8 +851,8 @@ pub struct TranscriptEntry {
     fn schema_errors_name_the_problem() {
         let e = generate(Host::Node, "#[bridge(core = a::B)] pub enum B { X }").unwrap_err();
         assert!(e.starts_with("a variant needs `#[bridge(str = \"...\")]`"), "{e}");
-        let e = generate(Host::Uniffi, "pub struct A { pub x: u64 }").unwrap_err();
-        assert_eq!(e, "record A: Kotlin/Swift expose core types (`core = path`) or skip(uniffi)");
+        let e = generate(Host::Uniffi, "trait SessionStore { fn f(&self, x: &[String]); }").map(|_| ()).and_then(|_| generate_methods(Host::Uniffi, "trait SessionStore { fn f(&self, x: &[String]); }")).unwrap_err();
+        assert_eq!(e, "method f: parameter `x: &[String]` has no rule; declare the method by hand (skip)");
         let e = generate(Host::Node, "#[bridge(colour = 1)] pub struct A { pub x: u64 }").unwrap_err();
         assert!(e.starts_with("unknown bridge attribute `colour`"), "{e}");
     }

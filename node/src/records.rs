@@ -264,13 +264,12 @@ impl From<sessiondb::RecoveryReport> for RecoveryReport {
     }
 }
 
-/// An operation dispatched without a terminal event.
-#[napi(object)]
-pub struct OpenOperation {
-    pub session_id: String,
-    pub operation_id: String,
-    pub owner: String,
+impl Conv<OpenOperation> for (String, String, String) {
+    fn conv(self) -> OpenOperation {
+        OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
+    }
 }
+conv_from!(sessiondb::RecoveryReport => RecoveryReport);
 
 /// A host key source: `getKey()` returns the 32 stored key bytes or null
 /// (no key yet) and must throw when the store is locked or unreachable;

@@ -75,12 +75,6 @@ impl SessionStore {
         self.inner.key_backend().to_string()
     }
 
-    /// The report of the recovery pass run at open.
-    #[napi]
-    pub fn open_recovery_report(&self) -> RecoveryReport {
-        self.inner.open_recovery_report().into()
-    }
-
     /// Create a session; `workspacePath` is made canonical. Rejects with ConflictError, InvalidInputError.
     #[napi(ts_return_type = "Promise<Session>")]
     pub fn create_session(
@@ -116,27 +110,6 @@ impl SessionStore {
         let f = WorkspaceFilter::from_scope(&scope, path).map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.list_sessions_for_workspace(f, limit).map(map)))
-    }
-
-    /// Set (or clear with null) a session's title.
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn rename_session(&self, id: String, name: Option<String>) -> AsyncTask<Job<Session>> {
-        let s = self.inner.clone();
-        job(move || s.rename_session(&id, name).map(Into::into))
-    }
-
-    /// Change model and provider; the session id stays.
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn set_session_model(&self, id: String, model: Option<String>, provider: Option<String>) -> AsyncTask<Job<Session>> {
-        let s = self.inner.clone();
-        job(move || s.set_session_model(&id, model, provider).map(Into::into))
-    }
-
-    /// Set the work mode.
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn set_work_mode(&self, id: String, work_mode: Option<String>) -> AsyncTask<Job<Session>> {
-        let s = self.inner.clone();
-        job(move || s.set_work_mode(&id, work_mode).map(Into::into))
     }
 
     /// Append several entries in one transaction (all or none).
@@ -239,25 +212,6 @@ impl SessionStore {
         Ok(job(move || s.complete_operation(&session_id, &operation_id, o, payload.unwrap_or(Value::Null)).map(Into::into)))
     }
 
-    /// Journal events of a session from `fromSeq` (default 1), at most `limit` (default 1000).
-    #[napi(ts_return_type = "Promise<JournalEvent[]>")]
-    pub fn journal_events(&self, session_id: String, from_seq: Option<i64>, limit: Option<u32>) -> napi::Result<AsyncTask<Job<Vec<JournalEvent>>>> {
-        let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.journal_events(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(map)))
-    }
-
-    /// Operations dispatched without a terminal event.
-    #[napi(ts_return_type = "Promise<OpenOperation[]>")]
-    pub fn open_operations(&self) -> AsyncTask<Job<Vec<OpenOperation>>> {
-        let s = self.inner.clone();
-        job(move || {
-            s.open_operations().map(|v| {
-                v.into_iter().map(|(session_id, operation_id, owner)| OpenOperation { session_id, operation_id, owner }).collect()
-            })
-        })
-    }
-
     // --- portable sessions (sessiondb::portable, thClaws JSONL)
 
     /// Import one session file (`format` 'thclaws' | 'codex' | 'claude-code', default: detect); resolves to the import report.
@@ -310,13 +264,6 @@ impl SessionStore {
         Ok(job(move || sessiondb::context::record_compaction(&s, &session_id, &plan).map(|n| n.map(crate::records::n))))
     }
 
-    /// Run the recovery pass now (it also runs at open).
-    #[napi(ts_return_type = "Promise<RecoveryReport>")]
-    pub fn recover(&self) -> AsyncTask<Job<RecoveryReport>> {
-        let s = self.inner.clone();
-        job(move || s.recover().map(Into::into))
-    }
-
     // --- context governance and restore
 
     /// Plan (and unless `dryRun`, record) compaction of a stored session; the transcript is never modified.
@@ -340,27 +287,6 @@ impl SessionStore {
         }))
     }
 
-    /// Pins, exclusions and compaction history of a session, replayed.
-    #[napi(ts_return_type = "Promise<ContextGovernance>")]
-    pub fn recover_context_governance(&self, session_id: String) -> AsyncTask<Job<ContextGovernance>> {
-        let s = self.inner.clone();
-        job(move || sessiondb::context::recover_context_governance(&s, &session_id).map(Into::into))
-    }
-
-    /// Record a turn decision (`kind`: pin|unpin|exclude|include) for `seqs`; resolves to the extension number.
-    #[napi(ts_return_type = "Promise<number>")]
-    pub fn record_turn_decision(&self, session_id: String, kind: String, seqs: Vec<i64>) -> napi::Result<AsyncTask<Job<i64>>> {
-        let seqs = seqs.into_iter().map(|v| u(v, "seq")).collect::<sessiondb::Result<Vec<_>>>().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || sessiondb::context::record_turn_decision(&s, &session_id, &kind, &seqs).map(|n| n as i64)))
-    }
-
-    /// Open a saved session: its `knowledge` and a fresh `authority` (Manual, no grants). Reads only.
-    #[napi(ts_return_type = "Promise<OpenedSession>")]
-    pub fn open_saved_session(&self, session_id: String) -> AsyncTask<Job<OpenedSession>> {
-        let s = self.inner.clone();
-        job(move || sessiondb::restore::open_saved_session(&s, &session_id).map(Into::into))
-    }
 }
 
 /// The core options of `SessionStore.open` / `importRecoveryKey` options.

@@ -136,9 +136,15 @@ record! {
     }
 }
 
-record! {
-    /// An operation dispatched without a terminal event.
-    OpenOperation = "OpenOperation" { session_id: String, operation_id: String, owner: String }
+impl Conv<OpenOperation> for (String, String, String) {
+    fn conv(self) -> OpenOperation {
+        OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
+    }
+}
+impl Conv<JournalEvent> for sessiondb::JournalEvent {
+    fn conv(self) -> JournalEvent {
+        JournalEvent(self)
+    }
 }
 
 const JOURNAL_EVENT_FIELDS: &[&str] =

@@ -186,11 +186,6 @@ impl SessionStore {
         self.inner.key_backend()
     }
 
-    /// The report of the recovery pass run at open.
-    fn open_recovery_report(&self) -> RecoveryReport {
-        self.inner.open_recovery_report().into()
-    }
-
     /// Create a session. `workspace_path` is made canonical; `id` = None
     /// gives a new uuid v7. Raises ConflictError (id exists), InvalidInputError.
     #[pyo3(signature = (name = None, workspace_path = None, *, id = None, model = None, provider = None, work_mode = None, created_at_ms = None, forked_from = None, forked_at_seq = None))]
@@ -227,28 +222,6 @@ impl SessionStore {
         py.detach(|| self.inner.list_sessions_for_workspace(f, limit))
             .map(|v| v.into_iter().map(Into::into).collect())
             .map_err(py_err(py))
-    }
-
-    /// Set (or clear with None) a session's title. Raises NotFoundError.
-    fn rename_session(&self, py: Python<'_>, id: &str, name: Option<String>) -> PyResult<Session> {
-        py.detach(|| self.inner.rename_session(id, name)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Change the model (and provider); the session id stays. Raises NotFoundError.
-    #[pyo3(signature = (id, model, provider = None))]
-    fn set_session_model(
-        &self,
-        py: Python<'_>,
-        id: &str,
-        model: Option<String>,
-        provider: Option<String>,
-    ) -> PyResult<Session> {
-        py.detach(|| self.inner.set_session_model(id, model, provider)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Set the work mode. Raises NotFoundError.
-    fn set_work_mode(&self, py: Python<'_>, id: &str, work_mode: Option<String>) -> PyResult<Session> {
-        py.detach(|| self.inner.set_work_mode(id, work_mode)).map(Into::into).map_err(py_err(py))
     }
 
     /// Append several entries in one transaction (all or none).
@@ -380,25 +353,6 @@ impl SessionStore {
         py.detach(|| self.inner.complete_operation(session_id, operation_id, o, payload)).map(Into::into).map_err(py_err(py))
     }
 
-    /// Journal events of a session from `from_seq`, at most `limit`.
-    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
-    fn journal_events(&self, py: Python<'_>, session_id: &str, from_seq: u64, limit: u32) -> PyResult<Vec<JournalEvent>> {
-        py.detach(|| self.inner.journal_events(session_id, from_seq, limit))
-            .map(|v| v.into_iter().map(JournalEvent).collect())
-            .map_err(py_err(py))
-    }
-
-    /// Operations dispatched without a terminal event.
-    fn open_operations(&self, py: Python<'_>) -> PyResult<Vec<OpenOperation>> {
-        py.detach(|| self.inner.open_operations())
-            .map(|v| {
-                v.into_iter()
-                    .map(|(session_id, operation_id, owner)| OpenOperation { session_id, operation_id, owner })
-                    .collect()
-            })
-            .map_err(py_err(py))
-    }
-
     // --- context governance and restore (sessiondb::context, sessiondb::restore)
 
     /// Plan (and unless `dry_run`, record) compaction of a stored session
@@ -421,25 +375,6 @@ impl SessionStore {
         })
         .map(Into::into)
         .map_err(py_err(py))
-    }
-
-    /// Pins, exclusions and compaction history of a session, replayed.
-    fn recover_context_governance(&self, py: Python<'_>, session_id: &str) -> PyResult<ContextGovernance> {
-        py.detach(|| sessiondb::context::recover_context_governance(&self.inner, session_id)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Record a turn decision (`kind`: pin, unpin, exclude, include) for
-    /// transcript `seqs`; returns the extension number.
-    fn record_turn_decision(&self, py: Python<'_>, session_id: &str, kind: &str, seqs: Vec<u64>) -> PyResult<u64> {
-        py.detach(|| sessiondb::context::record_turn_decision(&self.inner, session_id, kind, &seqs)).map_err(py_err(py))
-    }
-
-    /// Open a saved session (seed 000 "Session Restoration Boundary"):
-    /// `knowledge` (session, transcript, token_totals, governance,
-    /// other_extensions) and a fresh `authority` (Manual, no full access,
-    /// no grants). Reads only.
-    fn open_saved_session(&self, py: Python<'_>, session_id: &str) -> PyResult<OpenedSession> {
-        py.detach(|| sessiondb::restore::open_saved_session(&self.inner, session_id)).map(Into::into).map_err(py_err(py))
     }
 
     // --- portable sessions (sessiondb::portable, thClaws JSONL)
@@ -492,10 +427,6 @@ impl SessionStore {
         py.detach(|| sessiondb::context::record_compaction(&self.inner, session_id, &plan)).map_err(py_err(py))
     }
 
-    /// Run the recovery pass now (it also runs at open).
-    fn recover(&self, py: Python<'_>) -> PyResult<RecoveryReport> {
-        py.detach(|| self.inner.recover()).map(Into::into).map_err(py_err(py))
-    }
 }
 
 /// Iterator over a transcript, one page per core call (`iter_transcript`).
