@@ -79,72 +79,91 @@ __version__: str
 
 @final
 class Session:
-    """A session's metadata (decrypted). Times in ms since the Unix epoch."""
+    """A session's metadata, decrypted."""
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """Session id (uuid v7 for new sessions; the source id for imports)."""
     @property
-    def name(self) -> Optional[str]: ...
+    def name(self) -> Optional[str]:
+        """Title; none = untitled (listed by id)."""
     @property
-    def workspace_path(self) -> Optional[str]: ...
+    def workspace_path(self) -> Optional[str]:
+        """Canonical workspace path the session is bound to, if any."""
     @property
-    def model(self) -> Optional[str]: ...
+    def model(self) -> Optional[str]:
+        """Model name (e.g. `claude-sonnet-4-6`)."""
     @property
-    def provider(self) -> Optional[str]: ...
+    def provider(self) -> Optional[str]:
+        """Provider name (e.g. `anthropic`)."""
     @property
-    def work_mode(self) -> Optional[str]: ...
+    def work_mode(self) -> Optional[str]:
+        """Work mode (host-defined, e.g. `plan`, `build`)."""
     @property
-    def created_at_ms(self) -> int: ...
+    def created_at_ms(self) -> int:
+        """Creation time, milliseconds since the Unix epoch."""
     @property
-    def updated_at_ms(self) -> int: ...
+    def updated_at_ms(self) -> int:
+        """Last activity time, milliseconds since the Unix epoch."""
     @property
-    def entry_count(self) -> int: ...
+    def entry_count(self) -> int:
+        """Number of transcript entries (retracted ones not counted)."""
     @property
-    def forked_from(self) -> Optional[str]: ...
+    def forked_from(self) -> Optional[str]:
+        """The session this one was forked from."""
     @property
-    def forked_at_seq(self) -> Optional[int]: ...
+    def forked_at_seq(self) -> Optional[int]:
+        """The last seq of the parent copied into this fork."""
     @property
-    def unreadable(self) -> List[UnreadableField]: ...
+    def unreadable(self) -> List[UnreadableField]:
+        """Fields that could not be read (a damaged row); empty when healthy."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class UnreadableField:
-    """A stored field that could not be read (a damaged row): `field` (e.g.
-    `name`), `record_id` (e.g. `session:<id>:name`), `kind`
-    (`AuthenticationFailed` or `Corrupt`) and `reason`.
-    """
+    """A stored field that could not be read (a damaged row)."""
     @property
-    def field(self) -> str: ...
+    def field(self) -> str:
+        """Which field: `name`, `workspace_path`, `content`, `meta`, `body`, `payload`, `tokens`, `value`."""
     @property
-    def record_id(self) -> str: ...
+    def record_id(self) -> str:
+        """The record id, e.g. `session:<id>:name`."""
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """`AuthenticationFailed` or `Corrupt`."""
     @property
-    def reason(self) -> str: ...
+    def reason(self) -> str:
+        """Why, without user content."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class TranscriptEntry:
-    """One transcript entry (decrypted). `role`: user|assistant|tool|system;
-    `format`: text|blocks; `tokens`: host-supplied count, if any.
-    """
+    """One transcript entry, decrypted."""
     @property
-    def session_id(self) -> str: ...
+    def session_id(self) -> str:
+        """Owning session."""
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """Gapless per-session sequence number, from 1."""
     @property
-    def role(self) -> Role: ...
+    def role(self) -> Role:
+        """Author role."""
     @property
-    def format(self) -> ContentFormat: ...
+    def format(self) -> ContentFormat:
+        """How to read `content`."""
     @property
-    def content(self) -> str: ...
+    def content(self) -> str:
+        """The content, verbatim."""
     @property
-    def created_at_ms(self) -> int: ...
+    def created_at_ms(self) -> int:
+        """Time written, ms since the Unix epoch."""
     @property
-    def tokens(self) -> Optional[int]: ...
+    def tokens(self) -> Optional[int]:
+        """Token count of this entry if the host or importer supplied one."""
     @property
-    def source_line(self) -> Optional[int]: ...
+    def source_line(self) -> Optional[int]:
+        """Line number in the imported source file, if imported."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -179,41 +198,52 @@ class EntryMeta:
 
 @final
 class TokenTotals:
-    """Sums of a session's token ledger, in tokens."""
+    """Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens."""
     @property
-    def input(self) -> int: ...
+    def input(self) -> int:
+        """Sum of input tokens."""
     @property
-    def output(self) -> int: ...
+    def output(self) -> int:
+        """Sum of output tokens."""
     @property
-    def cached(self) -> int: ...
+    def cached(self) -> int:
+        """Sum of cached tokens."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextExtension:
-    """One context extension (pin, exclusion, compaction record...); `body` is JSON text."""
+    """One context extension (pins, exclusions, compaction records, plans...), decrypted."""
     @property
-    def session_id(self) -> str: ...
+    def session_id(self) -> str:
+        """Owning session."""
     @property
-    def n(self) -> int: ...
+    def n(self) -> int:
+        """Per-session number, from 1, gapless."""
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """Kind (plaintext, not user content): e.g. `pin`, `unpin`, `exclude`, `compaction`."""
     @property
-    def body(self) -> str: ...
+    def body(self) -> str:
+        """The body (JSON text), decrypted."""
     @property
-    def created_at_ms(self) -> int: ...
+    def created_at_ms(self) -> int:
+        """Time written, ms since the Unix epoch."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class AppendOutcome:
-    """What a journal append did; `duplicate` = the event id was already there."""
+    """What a journal append did."""
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """The event's per-session seq (the original one for a duplicate)."""
     @property
-    def aggregate_version(self) -> int: ...
+    def aggregate_version(self) -> int:
+        """The event's store-wide aggregate_version."""
     @property
-    def duplicate(self) -> bool: ...
+    def duplicate(self) -> bool:
+        """True if the event was already there (nothing was written)."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -233,82 +263,108 @@ class RecoveryReport:
 class OpenOperation:
     """An operation dispatched without a terminal event."""
     @property
-    def session_id(self) -> str: ...
+    def session_id(self) -> str:
+        """Session id."""
     @property
-    def operation_id(self) -> str: ...
+    def operation_id(self) -> str:
+        """Operation id."""
     @property
-    def owner(self) -> str: ...
+    def owner(self) -> str:
+        """Instance id of the store handle that dispatched it."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class CopyConflict:
-    """A session `SessionStore.copy_to` refused, left unchanged in the
-    destination: `kind` is `Conflict` (the destination holds rows the
-    source does not) or `Corrupt` (a damaged row in the source).
+    """A session `copy_to` refused: `kind` is `Conflict` (the destination holds
+    rows the source does not) or `Corrupt` (a damaged row in the source).
     """
     @property
-    def session_id(self) -> str: ...
+    def session_id(self) -> str:
+        """The session id."""
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """`Conflict` or `Corrupt`."""
     @property
-    def reason(self) -> str: ...
+    def reason(self) -> str:
+        """Why, without user content."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class CopyReport:
-    """What `SessionStore.copy_to` added to the destination, per kind of row
-    (counts), and the sessions it refused.
+    """What `copy_to` added to the destination per kind of row (counts), and
+    the sessions it refused.
     """
     @property
-    def sessions_seen(self) -> int: ...
+    def sessions_seen(self) -> int:
+        """Sessions examined in the source."""
     @property
-    def sessions_created(self) -> int: ...
+    def sessions_created(self) -> int:
+        """Session rows created in the destination."""
     @property
-    def sessions_updated(self) -> int: ...
+    def sessions_updated(self) -> int:
+        """Session rows of the destination overwritten with the source's."""
     @property
-    def sessions_deleted(self) -> int: ...
+    def sessions_deleted(self) -> int:
+        """Sessions deleted in the destination (deleted in the source)."""
     @property
-    def entries(self) -> int: ...
+    def entries(self) -> int:
+        """Transcript entries added (retracted ones included)."""
     @property
-    def retractions(self) -> int: ...
+    def retractions(self) -> int:
+        """Retractions added."""
     @property
-    def tokens(self) -> int: ...
+    def tokens(self) -> int:
+        """Token-ledger rows added."""
     @property
-    def extensions(self) -> int: ...
+    def extensions(self) -> int:
+        """Context extensions added."""
     @property
-    def events(self) -> int: ...
+    def events(self) -> int:
+        """Journal events added."""
     @property
-    def open_operations(self) -> int: ...
+    def open_operations(self) -> int:
+        """Operations recorded open in the destination."""
     @property
-    def import_records(self) -> int: ...
+    def import_records(self) -> int:
+        """Import bookkeeping rows added."""
     @property
-    def conflicts(self) -> List[CopyConflict]: ...
+    def conflicts(self) -> List[CopyConflict]:
+        """Sessions refused, left unchanged in the destination."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class StoreStats:
-    """Store figures (`sessiondb doctor`); sizes in bytes."""
+    """Store figures (`sessiondb doctor`): schema version, counts, file sizes, key backend."""
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """Database file path (a PostgreSQL store: its URL without the password)."""
     @property
-    def key_backend(self) -> str: ...
+    def key_backend(self) -> str:
+        """The key backend the data key came from."""
     @property
-    def schema_version(self) -> int: ...
+    def schema_version(self) -> int:
+        """The schema version (SQLite `PRAGMA user_version`)."""
     @property
-    def sessions(self) -> int: ...
+    def sessions(self) -> int:
+        """Number of sessions."""
     @property
-    def transcript_entries(self) -> int: ...
+    def transcript_entries(self) -> int:
+        """Number of transcript entries."""
     @property
-    def journal_events(self) -> int: ...
+    def journal_events(self) -> int:
+        """Number of journal events."""
     @property
-    def open_operations(self) -> int: ...
+    def open_operations(self) -> int:
+        """Operations dispatched without a terminal event."""
     @property
-    def db_bytes(self) -> int: ...
+    def db_bytes(self) -> int:
+        """Size of the database file in bytes."""
     @property
-    def wal_bytes(self) -> int: ...
+    def wal_bytes(self) -> int:
+        """Size of the `-wal` file in bytes (0 if absent)."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -338,45 +394,55 @@ class JournalEvent:
 
 @final
 class CapacityBreakdown:
-    """Every term of the Effective Context Capacity, in tokens."""
+    """Every term of the Effective Context Capacity formula, in tokens."""
     @property
-    def raw(self) -> int: ...
+    def raw(self) -> int:
+        """Raw context window of the model (tokens)."""
     @property
-    def output_reserve(self) -> int: ...
+    def output_reserve(self) -> int:
+        """Tokens kept free for the answer: `max(min(reserve, model max output), ⌈8% raw⌉)`."""
     @property
-    def safety_margin(self) -> int: ...
+    def safety_margin(self) -> int:
+        """Safety margin: `max(2,048, ⌈2% raw⌉)`."""
     @property
-    def capacity(self) -> int: ...
+    def capacity(self) -> int:
+        """`raw − output reserve − safety margin`, always ≥ 1."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ModelLimits:
-    """Published limits of a model, in tokens."""
+    """Published limits of a model (tokens)."""
     @property
-    def context_window(self) -> int: ...
+    def context_window(self) -> int:
+        """Raw context window (input + output), tokens."""
     @property
-    def max_output(self) -> int: ...
+    def max_output(self) -> int:
+        """Maximum output tokens per response."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextMeter:
-    """One reading of the context meter: `label` is `Ctx N%`, `band`
-    green|amber|orange|red, `overflow` = active_tokens > capacity.
-    """
+    """One reading of the context meter."""
     @property
-    def active_tokens(self) -> int: ...
+    def active_tokens(self) -> int:
+        """Active tokens measured (tokens)."""
     @property
-    def capacity(self) -> int: ...
+    def capacity(self) -> int:
+        """Effective Context Capacity measured against (tokens)."""
     @property
-    def percent(self) -> int: ...
+    def percent(self) -> int:
+        """`N = ⌊100 × active tokens / capacity⌋`; not capped (250 = 2.5× capacity)."""
     @property
-    def label(self) -> str: ...
+    def label(self) -> str:
+        """The status text, exactly `Ctx N%` (e.g. `Ctx 87%`)."""
     @property
-    def band(self) -> Band: ...
+    def band(self) -> Band:
+        """Severity band of `percent`."""
     @property
-    def overflow(self) -> bool: ...
+    def overflow(self) -> bool:
+        """Active tokens > capacity (exactly 100 % fits and is not overflow)."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -396,22 +462,27 @@ class TokenCount:
 
 @final
 class Transformation:
-    """The transformation record of one compacted item, or of a run of
-    items from `seq` to `last_seq` replaced by one summary; `action`
-    summarized|tool_result_preview; `summary` at most 240 characters.
+    """The transformation record of one compacted item, or of a run of items
+    from `seq` to `last_seq` replaced by one summary.
     """
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """The item's seq (a run: its first item's seq)."""
     @property
-    def last_seq(self) -> Optional[int]: ...
+    def last_seq(self) -> Optional[int]:
+        """A run: the seq of its last item; none: one item."""
     @property
-    def action(self) -> str: ...
+    def action(self) -> str:
+        """What was done."""
     @property
-    def tokens_before(self) -> int: ...
+    def tokens_before(self) -> int:
+        """Tokens before (the item's tokens)."""
     @property
-    def tokens_after(self) -> int: ...
+    def tokens_after(self) -> int:
+        """Tokens of `summary`."""
     @property
-    def summary(self) -> str: ...
+    def summary(self) -> str:
+        """The replacement text, at most 240 characters."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -477,84 +548,94 @@ class ContextItem:
 
 @final
 class TurnGovernance:
-    """One turn as `/context` shows it: `state` verbatim|compacted|excluded;
-    `compaction` is the record in force for this turn, if any.
-    """
+    """One turn as `/context` shows it."""
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """Transcript seq."""
     @property
-    def state(self) -> str: ...
+    def state(self) -> str:
+        """Verbatim, compacted or excluded (exclusion wins over compaction)."""
     @property
-    def pinned(self) -> bool: ...
+    def pinned(self) -> bool:
+        """Pinned by the user."""
     @property
-    def compaction(self) -> Optional[Transformation]: ...
+    def compaction(self) -> Optional[Transformation]:
+        """The compaction record in force for this turn, if any."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ActiveItem:
-    """One item of what the model sees next: `state` verbatim|compacted|excluded,
-    `tokens` it costs (0 when excluded), `text` what is sent (None when
-    excluded); a run of compacted entries covers `seq`..`last_seq`.
-    """
+    """One item of what the model sees next (`active_context`)."""
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """The entry's seq (a compacted run: its first seq)."""
     @property
-    def last_seq(self) -> Optional[int]: ...
+    def last_seq(self) -> Optional[int]:
+        """A compacted run: its last seq."""
     @property
-    def role(self) -> str: ...
+    def role(self) -> str:
+        """The entry's role (a run: its first entry's)."""
     @property
-    def state(self) -> str: ...
+    def state(self) -> str:
+        """Verbatim, compacted (the summary replaces it) or excluded (not sent)."""
     @property
-    def tokens(self) -> int: ...
+    def tokens(self) -> int:
+        """Tokens the item costs in the request (0 when excluded)."""
     @property
-    def text(self) -> Optional[str]: ...
+    def text(self) -> Optional[str]:
+        """What is sent: the entry's content, the summary, or none when excluded."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ActiveContextView:
-    """What the model sees next (`active_context`): `items` in order,
-    `tokens` their sum, `capacity` the Effective Context Capacity.
-    """
+    """What the model sees next (DESIGN.md "Context governance")."""
     @property
-    def model(self) -> Optional[str]: ...
+    def model(self) -> Optional[str]:
+        """The model asked for, else the session's."""
     @property
-    def capacity(self) -> int: ...
+    def capacity(self) -> int:
+        """Effective Context Capacity (tokens)."""
     @property
-    def tokens(self) -> int: ...
+    def tokens(self) -> int:
+        """Sum of the items' tokens (the meter's active tokens)."""
     @property
-    def items(self) -> List[ActiveItem]: ...
+    def items(self) -> List[ActiveItem]:
+        """Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ContextStatus:
-    """Where a stored session's context stands (`/context`): `model` picks
-    the tokenizer (None: estimate), `capacity` in tokens.
-    """
+    """Where a stored session's context stands (what `/context` shows)."""
     @property
-    def model(self) -> Optional[str]: ...
+    def model(self) -> Optional[str]:
+        """Model whose tokenizer and output limit were used (none: estimate, no cap)."""
     @property
-    def capacity(self) -> int: ...
+    def capacity(self) -> int:
+        """Effective Context Capacity in tokens."""
     @property
-    def meter(self) -> ContextMeter: ...
+    def meter(self) -> ContextMeter:
+        """Active-context utilization (never cumulative usage)."""
     @property
-    def turns(self) -> List[TurnGovernance]: ...
+    def turns(self) -> List[TurnGovernance]:
+        """Per-turn state: verbatim, compacted or excluded, and pinned."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class CompactionHistoryEntry:
-    """One recorded compaction: the context extension number `n`, when
-    (ms since the Unix epoch) and the plan as recorded.
-    """
+    """One recorded compaction (history entry)."""
     @property
-    def n(self) -> int: ...
+    def n(self) -> int:
+        """The context extension's number."""
     @property
-    def created_at_ms(self) -> int: ...
+    def created_at_ms(self) -> int:
+        """When it was recorded, ms since the Unix epoch."""
     @property
-    def plan(self) -> CompactionPlan: ...
+    def plan(self) -> CompactionPlan:
+        """The plan as recorded."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -621,29 +702,40 @@ class OpenedSession:
 
 @final
 class SessionImport:
-    """Per-session figures of one file import (tokens for the `*_tokens` fields)."""
+    """Per-session figures of one file import."""
     @property
-    def session_id(self) -> str: ...
+    def session_id(self) -> str:
+        """Store session id."""
     @property
-    def created(self) -> bool: ...
+    def created(self) -> bool:
+        """True when this import created the session."""
     @property
-    def entries(self) -> int: ...
+    def entries(self) -> int:
+        """Transcript entries appended."""
     @property
-    def tool_calls(self) -> int: ...
+    def tool_calls(self) -> int:
+        """Tool-use blocks in those entries."""
     @property
-    def tool_results(self) -> int: ...
+    def tool_results(self) -> int:
+        """Tool-result blocks in those entries."""
     @property
-    def usage_records(self) -> int: ...
+    def usage_records(self) -> int:
+        """Token-ledger records added."""
     @property
-    def input_tokens(self) -> int: ...
+    def input_tokens(self) -> int:
+        """Input tokens added (cached included)."""
     @property
-    def output_tokens(self) -> int: ...
+    def output_tokens(self) -> int:
+        """Output tokens added."""
     @property
-    def cached_tokens(self) -> int: ...
+    def cached_tokens(self) -> int:
+        """Cached input tokens added."""
     @property
-    def context_extensions(self) -> int: ...
+    def context_extensions(self) -> int:
+        """Context extensions added (plan, goal, compaction, raw lines...)."""
     @property
-    def skipped_already_stored(self) -> int: ...
+    def skipped_already_stored(self) -> int:
+        """Turns skipped because the session already holds their source line."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -850,11 +942,12 @@ class SessionStore:
     def open_recovery_report(self) -> RecoveryReport:
         """The report of the recovery pass run at open."""
     def copy_to(self, dest: SessionStore) -> CopyReport:
-        """Copy this store into `dest` (another SessionStore: a file or a
-        PostgreSQL URL), incrementally, moving ciphertext as it is: rows per
-        kind added and the sessions refused (`CopyReport.conflicts`). Raises
-        KeyMismatchError (dest has another data key; nothing is written),
-        ClosedError, BusyError, IoError.
+        """Copy this store into `dest` (another store: a file or a PostgreSQL
+        URL), incrementally, moving ciphertext as it is: the rows added per
+        kind and the sessions refused (`conflicts`). `KeyMismatch`: dest has
+        another data key; nothing is written.
+
+        Raises KeyMismatchError, ClosedError, BusyError, IoError.
         """
     def recovery_key(self) -> str:
         """This store's data key as a recovery key: 56 base32 characters (key
@@ -862,7 +955,10 @@ class SessionStore:
         it can decrypt every session.
         """
     def stats(self) -> StoreStats:
-        """Schema version, counts and file sizes."""
+        """Schema version, counts and file sizes.
+
+        Raises ClosedError.
+        """
     def create_session(
         self,
         name: Optional[str] = None,
@@ -880,9 +976,12 @@ class SessionStore:
         gives a new uuid v7. Raises ConflictError (id exists), InvalidInputError.
         """
     def get_session(self, id: str) -> Session:
-        """One session. Raises NotFoundError."""
+        """One session.
+
+        Raises NotFoundError.
+        """
     def list_sessions(self, limit: Optional[int] = None) -> List[Session]:
-        """Every session, most recently active first, at most `limit`."""
+        """Every session, most recently active first, at most `limit` (none = all)."""
     def list_sessions_for_workspace(
         self, scope: str, path: Optional[str] = None, limit: Optional[int] = None
     ) -> List[Session]:
@@ -891,38 +990,58 @@ class SessionStore:
         """
     def find_session(self, id_prefix_or_title: str) -> Session:
         """Resolve a full id, a unique id prefix or an exact title.
-        Raises NotFoundError, ConflictError (ambiguous).
+
+        Raises NotFoundError, ConflictError.
         """
     def rename_session(self, id: str, name: Optional[str]) -> Session:
-        """Set (or clear with None) a session's title. Raises NotFoundError."""
+        """Set (a string) or clear (none) a session's title.
+
+        Raises NotFoundError.
+        """
     def set_session_model(self, id: str, model: Optional[str], provider: Optional[str] = None) -> Session:
-        """Change the model (and provider); the session id stays. Raises NotFoundError."""
+        """Change a session's model and provider; the id stays (seed 002 `/model`).
+
+        Raises NotFoundError.
+        """
     def set_work_mode(self, id: str, work_mode: Optional[str]) -> Session:
-        """Set the work mode. Raises NotFoundError."""
+        """Set a session's work mode (host-defined, e.g. `plan`, `build`).
+
+        Raises NotFoundError.
+        """
     def delete_session(self, id: str) -> None:
         """Delete a session with its transcript, tokens and context extensions
-        (its journal stays). Raises NotFoundError.
+        (its journal stays).
+
+        Raises NotFoundError.
         """
     def append_transcript(self, session_id: str, role: Role, content: str) -> TranscriptEntry:
-        """Append one entry; returns it with its seq. Raises NotFoundError, InvalidInputError."""
+        """Append one entry; returns it with its seq.
+
+        Raises NotFoundError, InvalidInputError.
+        """
     def append_entries(self, session_id: str, entries: List[NewEntry]) -> List[TranscriptEntry]:
         """Append several entries in one transaction (all or none)."""
     def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]:
         """One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
+
         Raises NotFoundError, AuthenticationError, InvalidInputError.
         """
     def retract_entry(self, session_id: str, seq: int) -> Optional[TranscriptEntry]:
         """Retract entry `seq`: it stays stored but is left out of reads, counts,
         export, fork and the context from now on (one EntryRetracted journal
-        event). Returns the entry, or None when it was already retracted.
-        Raises NotFoundError (session or seq), BusyError.
+        event). Returns the entry, or none when it was already retracted.
+
+        Raises NotFoundError, BusyError.
         """
     def retract_last_entry(self, session_id: str) -> Optional[TranscriptEntry]:
-        """Retract the last visible entry and return it (None when there is
-        none): the Agents SDK's `pop_item`. Raises NotFoundError, BusyError.
+        """Retract the last visible entry and return it (none when there is
+        none): the Agents SDK's `pop_item`.
+
+        Raises NotFoundError, BusyError.
         """
     def get_transcript_tail(self, session_id: str, limit: int = 1000) -> List[TranscriptEntry]:
         """The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+
         Raises NotFoundError, AuthenticationError, InvalidInputError.
         """
     def append_entries_with_meta(
@@ -962,11 +1081,21 @@ class SessionStore:
     ) -> None:
         """Add one token-ledger record (tokens). Raises NotFoundError, InvalidInputError."""
     def token_totals(self, session_id: str) -> TokenTotals:
-        """Sums of a session's token ledger. Raises NotFoundError."""
+        """Sums of a session's token ledger.
+
+        Raises NotFoundError.
+        """
     def append_context_extension(self, session_id: str, kind: str, body_json: str) -> int:
-        """Append a context extension (`body_json`: JSON text); returns its number `n`."""
+        """Append a context extension (pin, plan, artifact...): `kind` in
+        plaintext, `body_json` JSON text (stored encrypted). Returns its number `n`.
+
+        Raises NotFoundError, InvalidInputError.
+        """
     def list_context_extensions(self, session_id: str) -> List[ContextExtension]:
-        """Every context extension of a session, in `n` order."""
+        """A session's context extensions, in `n` order.
+
+        Raises NotFoundError, AuthenticationError.
+        """
     def journal_append(
         self, event_id: str, session_id: str, kind: str, payload: Any, operation_id: Optional[str] = None
     ) -> AppendOutcome:
@@ -983,24 +1112,37 @@ class SessionStore:
         blocked, cancelled, unknown. Raises ConflictError, NotFoundError.
         """
     def journal_events(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[JournalEvent]:
-        """Journal events of a session from `from_seq`, at most `limit`."""
+        """Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
+
+        Raises NotFoundError, AuthenticationError, InvalidInputError.
+        """
     def open_operations(self) -> List[OpenOperation]:
         """Operations dispatched without a terminal event."""
     def recover(self) -> RecoveryReport:
-        """Run the recovery pass now (it also runs at open)."""
+        """Run the recovery pass (seed 000, "Recovery Pass"): mark every open
+        operation whose owner is gone `OperationUnknownOutcome`.
+
+        Raises BusyError, ClosedError.
+        """
     def active_context(
         self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None
     ) -> ActiveContextView:
-        """What the model sees next for a `raw_window`-token window: every entry
-        verbatim, compacted (a run is one item) or excluded, with its tokens,
-        in order; only verbatim contents are decrypted. Records nothing (call
-        `compact_session` first). Raises NotFoundError, InvalidInputError.
+        """What the model sees next for a `raw_window`-token window (DESIGN.md
+        "Context governance"): every visible entry in order, verbatim,
+        compacted (a run is one item with its summary) or excluded, with its
+        tokens, from stored counts. Records nothing.
+
+        Raises NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
         """
     def context_status(
         self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None
     ) -> ContextStatus:
-        """Where a stored session's context stands: `model`, `capacity`,
-        `meter`, `turns`. `raw_window` in tokens. Raises NotFoundError, InvalidInputError.
+        """Meter and per-turn state of a stored session (`/context`) for a model
+        with a `raw_window`-token context window and an optional output
+        reserve (tokens). `model` defaults to the session's model; it picks
+        the tokenizer and caps the reserve by the model's known maximum output.
+
+        Raises NotFoundError, InvalidInputError.
         """
     def compact_session(
         self,
@@ -1016,16 +1158,22 @@ class SessionStore:
         Raises ContextOverflowError, NotFoundError, InvalidInputError.
         """
     def recover_context_governance(self, session_id: str) -> ContextGovernance:
-        """Pins, exclusions and compaction history of a session, replayed."""
+        """Replay a session's pins, exclusions and compactions (after a restart).
+
+        Raises NotFoundError, AuthenticationError, CorruptError.
+        """
     def record_turn_decision(self, session_id: str, kind: str, seqs: Sequence[int]) -> int:
-        """Record a turn decision (`kind`: pin, unpin, exclude, include) for
-        transcript `seqs`; returns the extension number.
+        """Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
+        `include`) on transcript seqs; returns the extension number `n`.
+
+        Raises InvalidInputError, NotFoundError.
         """
     def open_saved_session(self, session_id: str) -> OpenedSession:
-        """Open a saved session (seed 000 "Session Restoration Boundary"):
-        `knowledge` (session, transcript, token_totals, governance,
-        other_extensions) and a fresh `authority` (Manual, no full access,
-        no grants). Reads only.
+        """Open a saved session (seed 000, "Session Restoration Boundary"): its
+        knowledge (transcript, model, work mode, workspace, token totals,
+        governance, other extensions) and a fresh authority. Reads only.
+
+        Raises NotFoundError, AuthenticationError, CorruptError.
         """
     def import_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[SourceFormat] = None) -> FileImport:
         """Import one session file (thClaws JSONL, Codex rollout or Claude Code
@@ -1047,9 +1195,10 @@ class SessionStore:
         all), or one `system` entry with `summary`. Raises NotFoundError, InvalidInputError.
         """
     def resolve_session(self, reference: str, workspace: Optional[str] = None) -> Session:
-        """Resolve a reference as `/load` and `--resume` do: `last` = the most
-        recent session bound to `workspace`; otherwise an id, unique id prefix
-        or exact title. Raises NotFoundError, ConflictError (ambiguous).
+        """Resolve a reference (id, unique id prefix or exact title) as
+        `/load` does (seed 002), preferring sessions of `workspace`.
+
+        Raises NotFoundError, ConflictError.
         """
     def recent_sessions(self) -> List[Session]:
         """The 20 most recently active sessions (seed 002 `/sessions`)."""
