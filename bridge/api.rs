@@ -81,6 +81,17 @@ pub enum TurnState {
     Excluded,
 }
 
+/// A tiktoken encoding.
+#[bridge(core = sessiondb::context::Encoding)]
+pub enum Encoding {
+    /// `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series).
+    #[bridge(str = "o200k_base")]
+    O200kBase,
+    /// `cl100k_base` (GPT-4, GPT-3.5, text-embedding-3).
+    #[bridge(str = "cl100k_base")]
+    Cl100kBase,
+}
+
 /// The file format a session came from.
 #[bridge(core = sessiondb::portable::SourceFormat)]
 pub enum SourceFormat {
@@ -572,4 +583,65 @@ trait SessionStore {
     /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
     #[bridge(core = sessiondb::portable::sidebar_sessions)]
     fn sidebar_sessions(&self) -> Vec<Session>;
+}
+
+// ---- module functions: `core = path` names the core function; synchronous
+// unless `blocking` (Node: a Promise; Python: GIL released) or `detach`
+// (Python only: GIL released).
+
+trait Functions {
+    /// Effective Context Capacity in tokens (seed 000 "Context Utilization
+    /// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
+    /// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
+    /// `model_max_output`: none when not configured or unknown. Never
+    /// guesses a window.
+    #[bridge(core = sessiondb::context::effective_context_capacity, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
+    fn effective_context_capacity(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> u64;
+
+    /// Every term of the Effective Context Capacity (tokens).
+    #[bridge(core = sessiondb::context::capacity_breakdown, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
+    fn capacity_breakdown(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> CapacityBreakdown;
+
+    /// Effective Context Capacity for a known model name (its window and
+    /// maximum output), in tokens.
+    #[bridge(core = sessiondb::context::effective_context_capacity_for_model, defaults(output_reserve = None), errors(InvalidInput))]
+    fn effective_context_capacity_for_model(model: &str, output_reserve: Option<u64>) -> u64;
+
+    /// Published limits of a known model (case-insensitive prefix match), or
+    /// none: the caller must then pass the window itself.
+    #[bridge(core = sessiondb::context::known_model_limits, infallible)]
+    fn known_model_limits(model: &str) -> Option<ModelLimits>;
+
+    /// The meter for `active_tokens` against `capacity` (tokens): percent,
+    /// the `Ctx N%` label, band and overflow.
+    #[bridge(core = sessiondb::context::meter, errors(InvalidInput))]
+    fn meter(active_tokens: u64, capacity: u64) -> ContextMeter;
+
+    /// True when the projected context exceeds the capacity (compact before
+    /// the provider call).
+    #[bridge(core = sessiondb::context::should_compact, infallible)]
+    fn should_compact(projected_tokens: u64, capacity: u64) -> bool;
+
+    /// Token count of `text` for `model`: exact with the model's tokenizer,
+    /// else the documented estimate; a host count always wins.
+    #[bridge(core = sessiondb::context::count_tokens, defaults(host_count = None), infallible, detach)]
+    fn count_tokens(model: &str, text: &str, host_count: Option<u64>) -> TokenCount;
+
+    /// The documented estimate `⌈UTF-8 bytes / 3⌉` (no tokenizer), in tokens.
+    #[bridge(core = sessiondb::context::estimate_tokens, infallible)]
+    fn estimate_tokens(text: &str) -> u64;
+
+    /// The tiktoken encoding of a model name, or none when its family has none.
+    #[bridge(core = sessiondb::context::encoding_for_model, infallible)]
+    fn encoding_for_model(model: &str) -> Option<Encoding>;
+
+    /// Cut `text` to at most `max_chars` characters, ending with `…` when
+    /// cut, never inside a character or a common grapheme cluster.
+    #[bridge(core = sessiondb::context::truncate_chars, infallible)]
+    fn truncate_chars(text: &str, max_chars: usize) -> String;
+
+    /// The format of a session file from its first lines, or none when it is
+    /// none of thClaws, Codex rollout or Claude Code.
+    #[bridge(core = sessiondb::portable::detect_format, blocking, errors(Io))]
+    fn detect_format(path: &Path) -> Option<SourceFormat>;
 }

@@ -4,23 +4,13 @@
 //! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
 
 use sessiondb::context::{
-    self as core_ctx, CapacityBreakdown, CompactionHistoryEntry,
-    CompactionPlan, ContextItem, ContextMeter, CountMethod, Encoding, ItemKind,
-    ModelLimits, TokenCount, Transformation, TurnGovernance,
+    self as core_ctx, CompactionHistoryEntry,
+    CompactionPlan, ContextItem, CountMethod, Encoding, ItemKind, TokenCount, Transformation, TurnGovernance,
 };
 use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
 
 use crate::error::Result;
 use crate::store::SessionStore;
-
-/// A tiktoken encoding.
-#[uniffi::remote(Enum)]
-pub enum Encoding {
-    /// `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series).
-    O200kBase,
-    /// `cl100k_base` (GPT-4, GPT-3.5, text-embedding-3).
-    Cl100kBase,
-}
 
 /// How a token count was obtained.
 #[uniffi::remote(Enum)]
@@ -224,93 +214,6 @@ impl From<sessiondb::restore::OpenedSession> for OpenedSession {
     }
 }
 
-/// Effective Context Capacity in tokens:
-/// `raw − max(min(outputReserve, modelMaxOutput), ⌈8% raw⌉) − max(2048, ⌈2% raw⌉)`;
-/// 128,000 → 115,200. `outputReserve`/`modelMaxOutput`: `null`/`nil` when
-/// not configured/unknown. Errors: `InvalidInput` (raw 0, modelMaxOutput 0,
-/// result ≤ 0). Never guesses a window.
-#[uniffi::export(default(output_reserve = None, model_max_output = None))]
-pub fn effective_context_capacity(
-    raw: u64,
-    output_reserve: Option<u64>,
-    model_max_output: Option<u64>,
-) -> Result<u64> {
-    Ok(core_ctx::effective_context_capacity(
-        raw,
-        output_reserve,
-        model_max_output,
-    )?)
-}
-
-/// Every term of the Effective Context Capacity (see `effectiveContextCapacity`).
-#[uniffi::export(default(output_reserve = None, model_max_output = None))]
-pub fn capacity_breakdown(
-    raw: u64,
-    output_reserve: Option<u64>,
-    model_max_output: Option<u64>,
-) -> Result<CapacityBreakdown> {
-    Ok(core_ctx::capacity_breakdown(
-        raw,
-        output_reserve,
-        model_max_output,
-    )?)
-}
-
-/// Published limits of a known model (case-insensitive prefix match), or
-/// `null`/`nil`: the caller must then pass the window itself.
-#[uniffi::export]
-pub fn known_model_limits(model: String) -> Option<ModelLimits> {
-    core_ctx::known_model_limits(&model)
-}
-
-/// Effective Context Capacity of a known model, with the optional output
-/// reserve capped by its maximum output. Errors: `InvalidInput` (unknown model).
-#[uniffi::export(default(output_reserve = None))]
-pub fn effective_context_capacity_for_model(
-    model: String,
-    output_reserve: Option<u64>,
-) -> Result<u64> {
-    Ok(core_ctx::effective_context_capacity_for_model(
-        &model,
-        output_reserve,
-    )?)
-}
-
-/// Read the meter: `N = ⌊100 × activeTokens / capacity⌋`, label `Ctx N%`,
-/// band, overflow when `activeTokens > capacity` (tokens).
-/// Errors: `InvalidInput` (capacity 0).
-#[uniffi::export]
-pub fn meter(active_tokens: u64, capacity: u64) -> Result<ContextMeter> {
-    Ok(core_ctx::meter(active_tokens, capacity)?)
-}
-
-/// Whether compaction must run before a provider call: `projectedTokens > capacity`.
-#[uniffi::export]
-pub fn should_compact(projected_tokens: u64, capacity: u64) -> bool {
-    core_ctx::should_compact(projected_tokens, capacity)
-}
-
-/// Count the tokens of `text` for `model`: `hostCount` when given (method
-/// `Host`), else the model's tiktoken encoding (`Exact`, o200k/cl100k), else
-/// `⌈UTF-8 bytes / 3⌉` (`Estimate`). Never fails, no network.
-#[uniffi::export(default(host_count = None))]
-pub fn count_tokens(model: String, text: String, host_count: Option<u64>) -> TokenCount {
-    core_ctx::count_tokens(&model, &text, host_count)
-}
-
-/// The documented estimate: `⌈UTF-8 bytes / 3⌉` tokens.
-#[uniffi::export]
-pub fn estimate_tokens(text: String) -> u64 {
-    core_ctx::estimate_tokens(&text)
-}
-
-/// The tiktoken encoding of a model name, or `null`/`nil` when its family
-/// has none.
-#[uniffi::export]
-pub fn encoding_for_model(model: String) -> Option<Encoding> {
-    core_ctx::encoding_for_model(&model)
-}
-
 /// Plan the compaction of the active context (seed 000, "Context
 /// Compaction"): compact the oldest unpinned, unprotected items until the
 /// context is ≤ `targetPercent` (default 70) of `capacity` (tokens); a tool
@@ -346,13 +249,6 @@ pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> Vec<Co
 #[uniffi::export]
 pub fn summarize_item(item: ContextItem) -> String {
     core_ctx::summarize_item(&item)
-}
-
-/// Cut `text` to at most `maxChars` Unicode scalar values, ending with `…`
-/// when cut, never inside a character or a common grapheme cluster.
-#[uniffi::export]
-pub fn truncate_chars(text: String, max_chars: u32) -> String {
-    core_ctx::truncate_chars(&text, max_chars as usize)
 }
 
 /// The active context for the planner, from stored entries and replayed

@@ -41,6 +41,11 @@ pub mod records {
         sessiondb::context::ContextGovernance => crate::context::ContextGovernance,
         sessiondb::restore::OpenedSession => crate::context::OpenedSession,
     );
+    impl Conv<sessiondb::context::TokenCount> for sessiondb::context::TokenCount {
+        fn conv(self) -> sessiondb::context::TokenCount {
+            self
+        }
+    }
     impl Conv<OpenOperation> for (String, String, String) {
         fn conv(self) -> OpenOperation {
             OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }

@@ -168,13 +168,6 @@ pub trait ImportProgressListener: Send + Sync {
     fn on_progress(&self, files_done: u64, files_total: u64, bytes_done: u64, bytes_total: u64);
 }
 
-/// The format of a session file from its first lines, or `null`/`nil` when
-/// it is none of thClaws, Codex rollout or Claude Code. Errors: `Io`.
-#[uniffi::export]
-pub fn detect_format(path: String) -> Result<Option<SourceFormat>> {
-    Ok(core_pt::detect_format(Path::new(&path))?)
-}
-
 #[uniffi::export]
 impl SessionStore {
     /// Import one session file (format detected unless given). Incremental:

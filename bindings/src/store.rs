@@ -11,6 +11,7 @@ use sessiondb::{
 };
 
 use crate::context::{ContextGovernance, OpenedSession};
+use sessiondb::context::TokenCount;
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::types::{

@@ -119,6 +119,8 @@ struct BridgeAttr {
     infallible: bool,
     sync: bool,
     returns: Option<Type>,
+    blocking: bool,
+    detach: bool,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -145,6 +147,8 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                 "output" => out.output = true,
                 "infallible" => out.infallible = true,
                 "sync" => out.sync = true,
+                "blocking" => out.blocking = true,
+                "detach" => out.detach = true,
                 "returns" => out.returns = Some(m.value()?.parse::<syn::LitStr>()?.parse::<Type>()?),
                 "skip" => m.parse_nested_meta(|h| {
                     out.skip.push(h.path.get_ident().map(|i| i.to_string()).unwrap_or_default());
@@ -208,6 +212,14 @@ struct Method {
     /// The schema type the hosts return when it is not the core's `Ok`
     /// type (each host's `Conv` converts).
     returns: Option<Type>,
+    /// A module function (`trait Functions`), not a store method.
+    function: bool,
+    /// A function that waits on disk or crypto: a Promise in Node and the
+    /// GIL released in Python (functions are otherwise synchronous).
+    blocking: bool,
+    /// A function whose Python call releases the GIL (CPU-heavy, e.g. a
+    /// tokenizer) while Node calls it synchronously.
+    detach: bool,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
@@ -246,10 +258,11 @@ fn parse(src: &str) -> syn::Result<Schema> {
                 }
                 s.enums.push(Enum { name: en.ident.to_string(), docs: docs(&en.attrs), core, parse: b.parse, skip: b.skip, variants });
             }
-            Item::Trait(t) if t.ident == "SessionStore" => {
+            Item::Trait(t) if t.ident == "SessionStore" || t.ident == "Functions" => {
+                let function = t.ident == "Functions";
                 for it in &t.items {
                     let syn::TraitItem::Fn(f) = it else {
-                        return Err(syn::Error::new_spanned(it, "trait SessionStore holds only methods"));
+                        return Err(syn::Error::new_spanned(it, "trait SessionStore and trait Functions hold only fns"));
                     };
                     let b = bridge_attr(&f.attrs)?;
                     let mut params = vec![];
@@ -265,8 +278,11 @@ fn parse(src: &str) -> syn::Result<Schema> {
                             }
                         }
                     }
-                    if !receiver {
+                    if !receiver && !function {
                         return Err(syn::Error::new_spanned(&f.sig, "a store method takes &self"));
+                    }
+                    if function && (receiver || b.core.is_none()) {
+                        return Err(syn::Error::new_spanned(&f.sig, "a function takes no self and names its core function (`core = path`)"));
                     }
                     let ret = match &f.sig.output {
                         syn::ReturnType::Default => None,
@@ -287,8 +303,11 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         errors: b.errors,
                         skip: b.skip,
                         infallible: b.infallible,
-                        sync: b.sync,
+                        sync: b.sync || (function && !b.blocking),
                         returns: b.returns,
+                        function,
+                        blocking: b.blocking,
+                        detach: b.detach,
                     });
                 }
             }
@@ -459,6 +478,10 @@ impl Schema {
                 arg: format!("&{name}"),
             },
             (Host::Uniffi, "&SessionStore") => plain("std::sync::Arc<SessionStore>", format!("&{name}.inner")),
+            (Host::Python, "usize") => plain("usize", name.into()),
+            (_, "usize") => plain("u32", format!("{name} as usize")),
+            (Host::Python, "&Path") => plain("std::path::PathBuf", format!("&{name}")),
+            (_, "&Path") => plain("String", format!("std::path::Path::new(&{name})")),
             (Host::Node, "&[u64]") => ParamPlan {
                 decl: "Vec<i64>".into(),
                 ts: None,
@@ -504,10 +527,12 @@ impl Schema {
                 return "void".into();
             }
         }
-        if let Some(u) = self.ts_union(ty) {
-            return u;
-        }
         let Type::Path(p) = ty else { return "unknown".into() };
+        if p.path.segments.last().is_some_and(|s| s.ident != "Option") {
+            if let Some(u) = self.ts_union(ty) {
+                return u;
+            }
+        }
         let Some(seg) = p.path.segments.last() else { return "unknown".into() };
         let id = seg.ident.to_string();
         if let PathArguments::AngleBracketed(a) = &seg.arguments {
@@ -530,12 +555,14 @@ impl Schema {
     }
 }
 
-/// The generated `SessionStore` methods of `host` for the schema text `src`:
-/// Python `#[pymethods]` (GIL released around the core call), Node
-/// `#[napi]` returning a Promise (`AsyncTask` on the libuv pool), Kotlin/Swift
-/// `#[uniffi::export]`. Each converts its arguments, calls the core method
-/// (or the free function `core = path` with the store first) and converts
-/// the result by the host's `Conv`. Errors: a parameter type without a rule.
+/// The generated `SessionStore` methods and module functions of `host` for
+/// the schema text `src`: Python `#[pymethods]`/`#[pyfunction]` (GIL
+/// released around a core call that waits on disk or crypto) with
+/// `register_functions(module)`, Node `#[napi]` (a Promise via `AsyncTask`
+/// for those calls), Kotlin/Swift `#[uniffi::export]`. Each converts its
+/// arguments, calls the core method (or the free function `core = path`,
+/// with the store first for a method) and converts the result by the host's
+/// `Conv`. Errors: a parameter type without a rule.
 pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
     let s = parse(src).map_err(|e| e.to_string())?;
     let mut out = String::from("// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n");
@@ -544,126 +571,157 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
         Host::Node => "#[napi_derive::napi]\nimpl SessionStore {\n",
         Host::Uniffi => "#[uniffi::export]\nimpl SessionStore {\n",
     });
-    for m in s.methods.iter().filter(|m| !skipped(&m.skip, host)) {
-        let mut plans = vec![];
-        for (name, ty) in &m.params {
-            plans.push((name.as_str(), s.param_plan(host, m, name, ty)?));
+    let live: Vec<&Method> = s.methods.iter().filter(|m| !skipped(&m.skip, host)).collect();
+    for m in live.iter().filter(|m| !m.function) {
+        emit(&mut out, &s, host, m, "    ")?;
+    }
+    out.push_str("}\n\n");
+    for m in live.iter().filter(|m| m.function) {
+        emit(&mut out, &s, host, m, "")?;
+    }
+    if host == Host::Python {
+        out.push_str("/// Add the module functions of bridge/api.rs to the module.\n");
+        out.push_str("pub(crate) fn register_functions(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {\n    use pyo3::types::PyModuleMethods;\n");
+        for m in live.iter().filter(|m| m.function) {
+            let _ = writeln!(out, "    m.add_function(pyo3::wrap_pyfunction!({}, m)?)?;", m.name);
         }
-        let args: Vec<&str> = plans.iter().map(|(_, p)| p.arg.as_str()).collect();
-        let call = match &m.core {
-            Some(f) => format!("{f}({}{}{})", if host == Host::Node { "&s" } else { "s" }, if args.is_empty() { "" } else { ", " }, args.join(", ")),
-            None => format!("s.{}({})", m.name, args.join(", ")),
+        out.push_str("    Ok(())\n}\n");
+    }
+    Ok(out)
+}
+
+/// One method (`indent` = inside the impl block) or module function.
+fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> Result<(), String> {
+    let i = indent;
+    let mut plans = vec![];
+    for (name, ty) in &m.params {
+        plans.push((name.as_str(), s.param_plan(host, m, name, ty)?));
+    }
+    let args: Vec<&str> = plans.iter().map(|(_, p)| p.arg.as_str()).collect();
+    let call = match (&m.core, m.function) {
+        (Some(f), true) => format!("{f}({})", args.join(", ")),
+        (Some(f), false) => format!("{f}({}{}{})", if host == Host::Node { "&s" } else { "s" }, if args.is_empty() { "" } else { ", " }, args.join(", ")),
+        (None, _) => format!("s.{}({})", m.name, args.join(", ")),
+    };
+    let unit: Type = syn::parse_quote!(());
+    let ret = m.returns.clone().or_else(|| m.ret.clone()).unwrap_or(unit);
+    let host_ret = s.host_ty_q(host, &ret, true);
+    let promise = host == Host::Node && !m.sync;
+    let mut docs = m.docs.clone();
+    if !m.errors.is_empty() {
+        let classes = m.errors.iter().map(|k| error_class(k)).collect::<Vec<_>>().join(", ");
+        let line = match host {
+            Host::Python => format!(" Raises {classes}."),
+            Host::Node if promise => format!(" Rejects with {classes}."),
+            Host::Node => format!(" Throws {classes}."),
+            Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
         };
-        let unit: Type = syn::parse_quote!(());
-        let ret = m.returns.clone().or_else(|| m.ret.clone()).unwrap_or(unit);
-        let host_ret = s.host_ty_q(host, &ret, true);
-        let host_ret = if host_ret == "()" { "()".to_string() } else { host_ret };
-        let mut docs = m.docs.clone();
-        if !m.errors.is_empty() {
-            let line = match host {
-                Host::Python => format!(" Raises {}.", m.errors.iter().map(|k| error_class(k)).collect::<Vec<_>>().join(", ")),
-                Host::Node => format!(" Rejects with {}.", m.errors.iter().map(|k| error_class(k)).collect::<Vec<_>>().join(", ")),
-                Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
-            };
-            docs.push(String::new());
-            docs.push(line);
-        }
-        write_docs(&mut out, "    ", &docs);
-        let preludes: Vec<&str> = plans.iter().filter_map(|(_, p)| p.prelude.as_deref()).collect();
-        match host {
-            Host::Python => {
-                if !m.defaults.is_empty() {
-                    let sig: Vec<String> = m
-                        .params
-                        .iter()
-                        .map(|(n, _)| match m.defaults.iter().find(|(d, _)| d == n) {
-                            Some((_, v)) => format!("{n} = {v}"),
-                            None => n.clone(),
-                        })
-                        .collect();
-                    let _ = writeln!(out, "    #[pyo3(signature = ({}))]", sig.join(", "));
-                }
-                let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
-                let _ = writeln!(out, "    fn {}(&self, py: pyo3::Python<'_>{}) -> pyo3::PyResult<{host_ret}> {{", m.name, decls.concat());
-                for p in &preludes {
-                    let _ = writeln!(out, "        {p}");
-                }
-                let _ = writeln!(out, "        let s = &self.inner;");
-                if m.sync {
-                    let _ = writeln!(out, "        let _ = py;");
-                }
-                if m.infallible && m.sync {
-                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv({call}))");
-                } else if m.infallible {
-                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv(py.detach(|| {call})))");
-                } else if m.sync {
-                    let _ = writeln!(out, "        {call}.map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))");
-                } else {
-                    let _ = writeln!(out, "        py.detach(|| {call}).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))");
-                }
+        docs.push(String::new());
+        docs.push(line);
+    }
+    write_docs(out, i, &docs);
+    let preludes: Vec<&str> = plans.iter().filter_map(|(_, p)| p.prelude.as_deref()).collect();
+    let recv = if m.function { "" } else { "&self" };
+    let sep = |first: bool| if first && m.function { "" } else { ", " };
+    let conv = "crate::records::Conv::conv";
+    match host {
+        Host::Python => {
+            if m.function {
+                let _ = writeln!(out, "{i}#[pyo3::pyfunction]");
             }
-            Host::Node if m.sync => {
-                let _ = writeln!(out, "    #[napi]");
-                let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
-                let _ = writeln!(out, "    pub fn {}(&self{}) -> napi::Result<{host_ret}> {{", m.name, decls.concat());
-                for p in &preludes {
-                    let _ = writeln!(out, "        {p}");
-                }
-                let _ = writeln!(out, "        let s = &self.inner;");
-                if m.infallible {
-                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv({call}))");
-                } else {
-                    let _ = writeln!(out, "        {call}.map(crate::records::Conv::conv).map_err(crate::errors::to_napi)");
-                }
-            }
-            Host::Node => {
-                let _ = writeln!(out, "    #[napi(ts_return_type = {:?})]", format!("Promise<{}>", s.ts_ty(&ret)));
-                let decls: Vec<String> = plans
+            if !m.defaults.is_empty() {
+                let sig: Vec<String> = m
+                    .params
                     .iter()
-                    .map(|(n, p)| match &p.ts {
-                        Some(ts) => format!(", #[napi(ts_arg_type = {ts:?})] {n}: {}", p.decl),
-                        None => format!(", {n}: {}", p.decl),
+                    .map(|(n, _)| match m.defaults.iter().find(|(d, _)| d == n) {
+                        Some((_, v)) => format!("{n} = {v}"),
+                        None => n.clone(),
                     })
                     .collect();
+                let _ = writeln!(out, "{i}#[pyo3(signature = ({}))]", sig.join(", "));
+            }
+            let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
+            let head = if m.function { "" } else { "&self, " };
+            let _ = writeln!(out, "{i}{}fn {}({head}py: pyo3::Python<'_>{}) -> pyo3::PyResult<{host_ret}> {{", if m.function { "pub " } else { "" }, m.name, decls.concat());
+            for p in &preludes {
+                let _ = writeln!(out, "{i}    {p}");
+            }
+            if !m.function {
+                let _ = writeln!(out, "{i}    let s = &self.inner;");
+            }
+            let detach = if m.function { m.blocking || m.detach } else { !m.sync };
+            if !detach {
+                let _ = writeln!(out, "{i}    let _ = py;");
+            }
+            let value = if detach { format!("py.detach(|| {call})") } else { call.clone() };
+            if m.infallible {
+                let _ = writeln!(out, "{i}    Ok({conv}({value}))");
+            } else {
+                let _ = writeln!(out, "{i}    {value}.map({conv}).map_err(crate::errors::py_err(py))");
+            }
+        }
+        Host::Node => {
+            let decls: Vec<String> = plans
+                .iter()
+                .enumerate()
+                .map(|(k, (n, p))| match &p.ts {
+                    Some(ts) => format!("{}#[napi(ts_arg_type = {ts:?})] {n}: {}", sep(k == 0), p.decl),
+                    None => format!("{}{n}: {}", sep(k == 0), p.decl),
+                })
+                .collect();
+            let attr = if m.function { "napi_derive::napi" } else { "napi" };
+            if promise {
+                let _ = writeln!(out, "{i}#[{attr}(ts_return_type = {:?})]", format!("Promise<{}>", s.ts_ty(&ret)));
                 let _ = writeln!(
                     out,
-                    "    pub fn {}(&self{}) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<{host_ret}>>> {{",
+                    "{i}pub fn {}({recv}{}) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<{host_ret}>>> {{",
                     m.name,
                     decls.concat()
                 );
-                for p in &preludes {
-                    let _ = writeln!(out, "        {p}");
-                }
-                let _ = writeln!(out, "        let s = self.inner.clone();");
-                if m.infallible {
-                    let _ = writeln!(out, "        Ok(crate::job::job(move || Ok(crate::records::Conv::conv({call}))))");
-                } else {
-                    let _ = writeln!(out, "        Ok(crate::job::job(move || {call}.map(crate::records::Conv::conv)))");
-                }
+            } else {
+                let _ = writeln!(out, "{i}#[{attr}]");
+                let _ = writeln!(out, "{i}pub fn {}({recv}{}) -> napi::Result<{host_ret}> {{", m.name, decls.concat());
             }
-            Host::Uniffi => {
-                if !m.defaults.is_empty() {
-                    let d: Vec<String> = m.defaults.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-                    let _ = writeln!(out, "    #[uniffi::method(default({}))]", d.join(", "));
-                }
-                let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
-                let ret = if m.infallible { host_ret.clone() } else { format!("crate::error::Result<{host_ret}>") };
-                let _ = writeln!(out, "    pub fn {}(&self{}) -> {ret} {{", m.name, decls.concat());
-                for p in &preludes {
-                    let _ = writeln!(out, "        {p}");
-                }
-                let _ = writeln!(out, "        let s = &self.inner;");
-                if m.infallible {
-                    let _ = writeln!(out, "        crate::records::Conv::conv({call})");
-                } else {
-                    let _ = writeln!(out, "        Ok(crate::records::Conv::conv({call}?))");
-                }
+            for p in &preludes {
+                let _ = writeln!(out, "{i}    {p}");
+            }
+            if !m.function {
+                let _ = writeln!(out, "{i}    let s = {};", if promise { "self.inner.clone()" } else { "&self.inner" });
+            }
+            let value = match (m.infallible, promise) {
+                (true, true) => format!("Ok(crate::job::job(move || Ok({conv}({call}))))"),
+                (false, true) => format!("Ok(crate::job::job(move || {call}.map({conv})))"),
+                (true, false) => format!("Ok({conv}({call}))"),
+                (false, false) => format!("{call}.map({conv}).map_err(crate::errors::to_napi)"),
+            };
+            let _ = writeln!(out, "{i}    {value}");
+        }
+        Host::Uniffi => {
+            let defaults = m.defaults.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", ");
+            match (m.function, m.defaults.is_empty()) {
+                (true, true) => { let _ = writeln!(out, "{i}#[uniffi::export]"); }
+                (true, false) => { let _ = writeln!(out, "{i}#[uniffi::export(default({defaults}))]"); }
+                (false, false) => { let _ = writeln!(out, "{i}#[uniffi::method(default({defaults}))]"); }
+                (false, true) => {}
+            }
+            let decls: Vec<String> = plans.iter().enumerate().map(|(k, (n, p))| format!("{}{n}: {}", sep(k == 0), p.decl)).collect();
+            let ret = if m.infallible { host_ret.clone() } else { format!("crate::error::Result<{host_ret}>") };
+            let _ = writeln!(out, "{i}pub fn {}({recv}{}) -> {ret} {{", m.name, decls.concat());
+            for p in &preludes {
+                let _ = writeln!(out, "{i}    {p}");
+            }
+            if !m.function {
+                let _ = writeln!(out, "{i}    let s = &self.inner;");
+            }
+            if m.infallible {
+                let _ = writeln!(out, "{i}    {conv}({call})");
+            } else {
+                let _ = writeln!(out, "{i}    Ok({conv}({call}?))");
             }
         }
-        out.push_str("    }\n\n");
     }
-    out.push_str("}\n");
-    Ok(out)
+    let _ = writeln!(out, "{i}}}\n");
+    Ok(())
 }
 
 fn write_docs(out: &mut String, indent: &str, docs: &[String]) {

@@ -12,11 +12,7 @@ use sessiondb::{paths, DataKey, Error, ErrorKind, KeySource, OpenOptions, Role};
 use crate::errors::{r, to_napi};
 use crate::job::{job, Job};
 use crate::records::u;
-use crate::results::{CapacityBreakdown, CompactionOptions, CompactionPlan, ContextItem, ContextMeter, ModelLimits, ThclawsDigest, TokenCount};
-
-fn u_opt(v: Option<i64>, what: &str) -> napi::Result<Option<u64>> {
-    v.map(|x| u(x, what)).transpose().map_err(to_napi)
-}
+use crate::results::{CompactionOptions, CompactionPlan, ContextItem, ThclawsDigest};
 
 fn items_core(items: Vec<ContextItem>) -> napi::Result<Vec<context::ContextItem>> {
     r(items.into_iter().map(ContextItem::into_core).collect())
@@ -98,61 +94,6 @@ pub fn workspace_index(key: Buffer, canonical_path: String) -> AsyncTask<Job<Str
     job(move || DataKey::from_bytes(&key).map(|k| crypto::workspace_index(&k, &canonical_path)))
 }
 
-/// Effective Context Capacity in tokens (seed 000): raw − max(min(outputReserve,
-/// modelMaxOutput), ⌈8% raw⌉) − max(2048, ⌈2% raw⌉). Throws InvalidInputError.
-#[napi]
-pub fn effective_context_capacity(raw: i64, output_reserve: Option<i64>, model_max_output: Option<i64>) -> napi::Result<i64> {
-    let raw = u(raw, "raw").map_err(to_napi)?;
-    r(context::effective_context_capacity(raw, u_opt(output_reserve, "outputReserve")?, u_opt(model_max_output, "modelMaxOutput")?)
-        .map(|c| c as i64))
-}
-
-/// Every term of the capacity, in tokens. Throws InvalidInputError.
-#[napi]
-pub fn capacity_breakdown(raw: i64, output_reserve: Option<i64>, model_max_output: Option<i64>) -> napi::Result<CapacityBreakdown> {
-    let raw = u(raw, "raw").map_err(to_napi)?;
-    r(context::capacity_breakdown(raw, u_opt(output_reserve, "outputReserve")?, u_opt(model_max_output, "modelMaxOutput")?)
-        .map(Into::into))
-}
-
-/// Capacity for a known model name.
-#[napi]
-pub fn effective_context_capacity_for_model(model: String, output_reserve: Option<i64>) -> napi::Result<i64> {
-    r(context::effective_context_capacity_for_model(&model, u_opt(output_reserve, "outputReserve")?).map(|c| c as i64))
-}
-
-/// Known limits of a model (tokens), or null.
-#[napi]
-pub fn known_model_limits(model: String) -> Option<ModelLimits> {
-    context::known_model_limits(&model).map(Into::into)
-}
-
-/// The meter: `percent`, `label` (`Ctx N%`), `band`, `overflow`... Throws InvalidInputError (capacity 0).
-#[napi]
-pub fn meter(active_tokens: i64, capacity: i64) -> napi::Result<ContextMeter> {
-    let (a, c) = (u(active_tokens, "activeTokens").map_err(to_napi)?, u(capacity, "capacity").map_err(to_napi)?);
-    r(context::meter(a, c).map(Into::into))
-}
-
-/// True when the projected context exceeds the capacity.
-#[napi]
-pub fn should_compact(projected_tokens: i64, capacity: i64) -> napi::Result<bool> {
-    let (p, c) = (u(projected_tokens, "projectedTokens").map_err(to_napi)?, u(capacity, "capacity").map_err(to_napi)?);
-    Ok(context::should_compact(p, c))
-}
-
-/// Token count of `text` for `model`: `tokens`, `method`, `encoding` (exact counts); a host count always wins.
-#[napi]
-pub fn count_tokens(model: String, text: String, host_count: Option<i64>) -> napi::Result<TokenCount> {
-    Ok(context::count_tokens(&model, &text, u_opt(host_count, "hostCount")?).into())
-}
-
-/// The documented estimate (no tokenizer), in tokens.
-#[napi]
-pub fn estimate_tokens(text: String) -> i64 {
-    context::estimate_tokens(&text) as i64
-}
-
 /// Plan compaction of `items` down to `targetPercent` (default 70) of
 /// `capacity`. Throws ContextOverflowError (with the breakdown), InvalidInputError.
 #[napi]
@@ -213,26 +154,4 @@ pub fn read_thclaws_digest(data: Buffer, fallback_id: Option<String>) -> napi::R
 #[napi(ts_args_type = "session: { id: string; title?: string | null; model?: string | null; provider?: string | null; cwd?: string | null; created_at_ms?: number | null; turns: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; blocks: Array<Record<string, unknown>>; timestamp_ms?: number | null; model?: string | null; provider?: string | null }> }")]
 pub fn write_thclaws_json(session: Value) -> napi::Result<String> {
     r(sessiondb::portable::write_thclaws_json(&session))
-}
-
-/// The tiktoken encoding of a model name, or null when its family has none.
-#[napi(ts_return_type = "'o200k_base' | 'cl100k_base' | null")]
-pub fn encoding_for_model(model: String) -> Option<String> {
-    context::encoding_for_model(&model).map(|e| e.name().to_owned())
-}
-
-/// Cut `text` to at most `maxChars` characters, ending with `…` when cut, never inside a character or a common
-/// grapheme cluster.
-#[napi]
-pub fn truncate_chars(text: String, max_chars: u32) -> String {
-    context::truncate_chars(&text, max_chars as usize)
-}
-
-/// The format of a session file from its first lines, or null when it is none of thClaws, Codex rollout or
-/// Claude Code. Rejects with IoError.
-#[napi(ts_return_type = "Promise<'thclaws' | 'codex' | 'claude-code' | null>")]
-pub fn detect_format(path: String) -> AsyncTask<Job<Option<String>>> {
-    job(move || {
-        sessiondb::portable::detect_format(std::path::Path::new(&path)).map(|f| f.map(|f| f.as_str().to_owned()))
-    })
 }

@@ -13,7 +13,7 @@ use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
 use crate::records::{conv_from, from_core, n, u, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
-pub use crate::records::{CapacityBreakdown, CompactionHistoryEntry, ContextMeter, ModelLimits, SessionImport, Transformation};
+pub use crate::records::{CompactionHistoryEntry, SessionImport, Transformation};
 
 // Field conversions of the core's enums (their serde names), once per type.
 impl Conv<DigestSkippedLine> for core_pt::DigestSkippedLine {
@@ -25,6 +25,7 @@ conv_from!(
     core_ctx::CompactionPlan => CompactionPlan,
     sessiondb::restore::Authority => Authority,
     core_pt::SkippedLine => SkippedLine,
+    core_ctx::TokenCount => TokenCount,
 );
 
 /// The serde name of a unit enum variant of the core.

@@ -36,17 +36,14 @@ mod _native {
     };
 
     #[pymodule_export]
-    use crate::context::{
-        apply_compaction, capacity_breakdown, compact_context, count_tokens, detect_format, effective_context_capacity,
-        effective_context_capacity_for_model, encoding_for_model, estimate_tokens, known_model_limits, meter, should_compact,
-        truncate_chars,
-    };
+    use crate::context::{apply_compaction, compact_context};
 
     use super::*;
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        crate::store::register_functions(m)?;
         Ok(())
     }
 }

@@ -22,6 +22,7 @@ conv_from!(
     core_ctx::CompactionPlan => CompactionPlan,
     sessiondb::restore::Authority => Authority,
     core_pt::SkippedLine => SkippedLine,
+    core_ctx::TokenCount => TokenCount,
 );
 
 // --- context: capacity, meter, tokens
