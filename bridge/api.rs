@@ -93,7 +93,7 @@ pub enum Encoding {
 }
 
 /// The file format a session came from.
-#[bridge(core = sessiondb::portable::SourceFormat)]
+#[bridge(core = sessiondb::portable::SourceFormat, parse = sessiondb::portable::SourceFormat::parse)]
 pub enum SourceFormat {
     /// thClaws JSONL (seed 002).
     #[bridge(str = "thclaws")]
@@ -281,6 +281,17 @@ pub struct OpenOperation {
     pub operation_id: String,
     /// Instance id of the store handle that dispatched it.
     pub owner: String,
+}
+
+/// What an export wrote.
+#[bridge(core = sessiondb::portable::WriteReport, output)]
+pub struct WriteReport {
+    /// Lines written (header included).
+    pub lines: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Turns written (compaction messages and empty turns not included).
+    pub turns: u64,
 }
 
 // ---- context governance (seed 000, "Context Utilization Meter", "Context Compaction")
@@ -579,6 +590,28 @@ trait SessionStore {
     /// governance, other extensions) and a fresh authority. Reads only.
     #[bridge(core = sessiondb::restore::open_saved_session, errors(NotFound, AuthenticationFailed, Corrupt))]
     fn open_saved_session(&self, session_id: &str) -> OpenedSession;
+
+    /// A stored session as thClaws JSONL text (what real thClaws reads).
+    #[bridge(core = sessiondb::portable::export_thclaws_text, errors(NotFound, AuthenticationFailed))]
+    fn export_thclaws(&self, session_id: &str) -> String;
+
+    /// Export a stored session as thClaws JSONL into the file at `path`
+    /// (created or truncated), streamed; returns what was written.
+    #[bridge(core = sessiondb::portable::export_thclaws_to_file, errors(NotFound, Io, AuthenticationFailed))]
+    fn export_thclaws_to_file(&self, session_id: &str, path: &Path) -> WriteReport;
+
+    /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
+    /// transcript; format detected unless given). Incremental: a file
+    /// imported before resumes after its last imported line. Problems with
+    /// the file are in the report's status.
+    #[bridge(core = sessiondb::portable::import_file, defaults(format = None), errors(Io, Closed))]
+    fn import_file(&self, path: &Path, format: Option<SourceFormat>) -> FileImport;
+
+    /// Plan compaction of a stored session's active context down to
+    /// `target_percent` (default 70) of capacity (`/compact`); unless
+    /// `dry_run`, record the plan. The saved transcript is never modified.
+    #[bridge(core = sessiondb::context::compact_session, defaults(output_reserve = None, model = None, target_percent = None, dry_run = false), errors(ContextOverflow, NotFound, InvalidInput))]
+    fn compact_session(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>, target_percent: Option<u8>, dry_run: bool) -> CompactionPlan;
 
     /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
     #[bridge(core = sessiondb::portable::sidebar_sessions)]

@@ -287,31 +287,6 @@ impl SessionStore {
         )?)
     }
 
-    /// Plan compaction of a stored session's active context down to
-    /// `targetPercent` (default 70) of capacity (`/compact`); unless
-    /// `dryRun`, record the plan. The saved transcript is never modified.
-    /// Errors: `NotFound`, `InvalidInput`, `ContextOverflow` (with the breakdown).
-    #[uniffi::method(default(output_reserve = None, model = None, target_percent = None, dry_run = false))]
-    pub fn compact_session(
-        &self,
-        session_id: String,
-        raw_window: u64,
-        output_reserve: Option<u64>,
-        model: Option<String>,
-        target_percent: Option<u8>,
-        dry_run: bool,
-    ) -> Result<CompactionPlan> {
-        Ok(core_ctx::compact_session(
-            self.core(),
-            &session_id,
-            raw_window,
-            output_reserve,
-            model,
-            target_percent,
-            dry_run,
-        )?)
-    }
-
 }
 
 /// Decrypt one `EncryptedField` envelope (seed 000 `{"n","c","t","v","alg"}`,

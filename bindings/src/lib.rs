@@ -40,12 +40,13 @@ pub mod records {
         sessiondb::RecoveryReport => crate::types::RecoveryReport,
         sessiondb::context::ContextGovernance => crate::context::ContextGovernance,
         sessiondb::restore::OpenedSession => crate::context::OpenedSession,
+        sessiondb::portable::FileImport => crate::portable::FileImport,
     );
-    impl Conv<sessiondb::context::TokenCount> for sessiondb::context::TokenCount {
-        fn conv(self) -> sessiondb::context::TokenCount {
-            self
-        }
+    /// The identity on the core types exposed as they are by hand.
+    macro_rules! conv_same {
+        ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
     }
+    conv_same!(sessiondb::context::TokenCount, sessiondb::context::CompactionPlan);
     impl Conv<OpenOperation> for (String, String, String) {
         fn conv(self) -> OpenOperation {
             OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }

@@ -4,12 +4,11 @@
 //! wrappers over `sessiondb::portable`.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use sessiondb::portable::{
     self as core_pt, ImportStatus, SessionImport, SkipReason, SkippedLine, SourceFormat,
-    WriteReport,
 };
 use sessiondb::SessionRecord;
 
@@ -139,17 +138,6 @@ impl From<core_pt::FileImport> for FileImport {
     }
 }
 
-/// What an export wrote.
-#[uniffi::remote(Record)]
-pub struct WriteReport {
-    /// Lines written (header included).
-    pub lines: u64,
-    /// Bytes written.
-    pub bytes: u64,
-    /// Turns written (compaction messages not included).
-    pub turns: u64,
-}
-
 /// How to fork a session.
 #[derive(Debug, Clone, Default, uniffi::Record)]
 pub struct ForkOptions {
@@ -170,14 +158,6 @@ pub trait ImportProgressListener: Send + Sync {
 
 #[uniffi::export]
 impl SessionStore {
-    /// Import one session file (format detected unless given). Incremental:
-    /// a file imported before resumes after its last imported line.
-    /// Problems with the file are in the report's `status`.
-    /// Errors: `Io` (unreadable), `Closed`.
-    #[uniffi::method(default(format = None))]
-    pub fn import_file(&self, path: String, format: Option<SourceFormat>) -> Result<FileImport> {
-        Ok(core_pt::import_file(self.core(), Path::new(&path), format)?.into())
-    }
 
     /// Import every session file under `paths` (files or directory trees;
     /// `*.jsonl` inside directories), one report per file in walk order;
@@ -207,41 +187,6 @@ impl SessionStore {
             .into_iter()
             .map(Into::into)
             .collect())
-    }
-
-    /// A stored session as thClaws JSONL text (what real thClaws reads).
-    /// `onlyThclawsBlocks`: write non-thClaws block types as text (for older
-    /// thClaws builds; not lossless). Errors: `NotFound`, `AuthenticationFailed`.
-    #[uniffi::method(default(only_thclaws_blocks = false))]
-    pub fn export_thclaws(&self, session_id: String, only_thclaws_blocks: bool) -> Result<String> {
-        let mut out = Vec::new();
-        let opts = core_pt::WriteOptions {
-            only_thclaws_blocks,
-        };
-        core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
-        Ok(String::from_utf8(out)
-            .map_err(|_| sessiondb::Error::corrupt("export produced invalid UTF-8"))?)
-    }
-
-    /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (created or truncated). Errors: `NotFound`, `Io`, `AuthenticationFailed`.
-    #[uniffi::method(default(only_thclaws_blocks = false))]
-    pub fn export_thclaws_to_file(
-        &self,
-        session_id: String,
-        path: String,
-        only_thclaws_blocks: bool,
-    ) -> Result<WriteReport> {
-        let file = std::fs::File::create(&path)
-            .map_err(|e| sessiondb::Error::io("creating the export file", e))?;
-        let mut out = std::io::BufWriter::new(file);
-        let opts = core_pt::WriteOptions {
-            only_thclaws_blocks,
-        };
-        let report = core_pt::export_thclaws_with(self.core(), &session_id, &mut out, &opts)?;
-        std::io::Write::flush(&mut out)
-            .map_err(|e| sessiondb::Error::io("writing the export file", e))?;
-        Ok(report)
     }
 
     /// Fork a session (seed 002 `/fork`): same model, provider and workspace,

@@ -11,7 +11,8 @@ use sessiondb::{
 };
 
 use crate::context::{ContextGovernance, OpenedSession};
-use sessiondb::context::TokenCount;
+use crate::portable::FileImport;
+use sessiondb::context::{CompactionPlan, TokenCount};
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::types::{

@@ -450,6 +450,23 @@ impl Schema {
             Host::Node => ".map_err(crate::errors::to_napi)?",
             Host::Uniffi => "?",
         };
+        if let Some(inner) = t.strip_prefix("Option<").and_then(|x| x.strip_suffix('>')) {
+            if let Some(e) = self.enumeration(inner) {
+                return Ok(match host {
+                    Host::Uniffi => plain(&format!("Option<{}>", e.core), name.to_string()),
+                    _ => {
+                        let parse = e.parse.as_ref().ok_or_else(|| format!("method {}: enum {} needs `parse = path` to be a parameter", m.name, e.name))?;
+                        let decl = if host == Host::Python { "Option<&str>" } else { "Option<String>" };
+                        ParamPlan {
+                            decl: decl.into(),
+                            ts: self.ts_union(ty).map(|u| format!("{u} | undefined | null")),
+                            prelude: Some(format!("let {name} = {name}.map(|v| {parse}(&v)).transpose(){err_map};")),
+                            arg: name.to_string(),
+                        }
+                    }
+                });
+            }
+        }
         if let Some(e) = self.enumeration(&t) {
             return Ok(match host {
                 Host::Uniffi => plain(&e.core, name.to_string()),
@@ -478,6 +495,15 @@ impl Schema {
                 arg: format!("&{name}"),
             },
             (Host::Uniffi, "&SessionStore") => plain("std::sync::Arc<SessionStore>", format!("&{name}.inner")),
+            (Host::Node, "Option<u8>") => ParamPlan {
+                decl: "Option<u32>".into(),
+                ts: None,
+                prelude: Some(format!(
+                    "let {name} = {name}.map(|v| u8::try_from(v).map_err(|_| sessiondb::Error::invalid(\"{js} must be 0..=100\"))).transpose(){err_map};"
+                )),
+                arg: name.into(),
+            },
+            (_, "Option<u8>") => plain("Option<u8>", name.into()),
             (Host::Python, "usize") => plain("usize", name.into()),
             (_, "usize") => plain("u32", format!("{name} as usize")),
             (Host::Python, "&Path") => plain("std::path::PathBuf", format!("&{name}")),

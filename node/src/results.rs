@@ -26,6 +26,7 @@ conv_from!(
     sessiondb::restore::Authority => Authority,
     core_pt::SkippedLine => SkippedLine,
     core_ctx::TokenCount => TokenCount,
+    core_pt::FileImport => FileImport,
 );
 
 /// The serde name of a unit enum variant of the core.

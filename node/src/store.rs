@@ -214,18 +214,6 @@ impl SessionStore {
 
     // --- portable sessions (sessiondb::portable, thClaws JSONL)
 
-    /// Import one session file (`format` 'thclaws' | 'codex' | 'claude-code', default: detect); resolves to the import report.
-    #[napi(ts_return_type = "Promise<FileImport>")]
-    pub fn import_file(
-        &self,
-        path: String,
-        #[napi(ts_arg_type = "'thclaws' | 'codex' | 'claude-code' | undefined | null")] format: Option<String>,
-    ) -> napi::Result<AsyncTask<Job<FileImport>>> {
-        let format = format.map(|f| sessiondb::portable::SourceFormat::parse(&f)).transpose().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || sessiondb::portable::import_file(&s, std::path::Path::new(&path), format).map(Into::into)))
-    }
-
     /// Import every session file under `paths` (files or directory trees; inside a directory only `*.jsonl` files,
     /// format detected per file); resolves to one report per file, in the order of `paths` (each tree in sorted walk
     /// order). A path that cannot be read becomes a 'failed' report whose `error` names it. No progress callback.
@@ -234,17 +222,6 @@ impl SessionStore {
         let s = self.inner.clone();
         let paths: Vec<std::path::PathBuf> = paths.into_iter().map(Into::into).collect();
         job(move || sessiondb::portable::import_paths(&s, &paths, &mut |_| {}).map(|r| r.files.into_iter().map(Into::into).collect()))
-    }
-
-    /// The session as thClaws JSONL text (what real thClaws reads).
-    #[napi(ts_return_type = "Promise<string>")]
-    pub fn export_thclaws(&self, session_id: String) -> AsyncTask<Job<String>> {
-        let s = self.inner.clone();
-        job(move || {
-            let mut buf = Vec::new();
-            sessiondb::portable::export_thclaws(&s, &session_id, &mut buf)?;
-            String::from_utf8(buf).map_err(|_| Error::corrupt("export is not UTF-8"))
-        })
     }
 
     /// Fork a session: entries up to `atSeq` (default all), or one system entry with `summary`.
@@ -265,27 +242,6 @@ impl SessionStore {
     }
 
     // --- context governance and restore
-
-    /// Plan (and unless `dryRun`, record) compaction of a stored session; the transcript is never modified.
-    #[napi(ts_return_type = "Promise<CompactionPlan>")]
-    #[allow(clippy::too_many_arguments)]
-    pub fn compact_session(
-        &self,
-        session_id: String,
-        raw_window: i64,
-        output_reserve: Option<i64>,
-        model: Option<String>,
-        target_percent: Option<u32>,
-        dry_run: Option<bool>,
-    ) -> napi::Result<AsyncTask<Job<CompactionPlan>>> {
-        let raw = u(raw_window, "rawWindow").map_err(to_napi)?;
-        let reserve = output_reserve.map(|v| u(v, "outputReserve")).transpose().map_err(to_napi)?;
-        let target = target_percent.map(|t| u8::try_from(t).map_err(|_| to_napi(Error::invalid("targetPercent must be 0..=100")))).transpose()?;
-        let s = self.inner.clone();
-        Ok(job(move || {
-            sessiondb::context::compact_session(&s, &session_id, raw, reserve, model, target, dry_run.unwrap_or(false)).map(Into::into)
-        }))
-    }
 
 }
 

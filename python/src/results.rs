@@ -23,6 +23,7 @@ conv_from!(
     sessiondb::restore::Authority => Authority,
     core_pt::SkippedLine => SkippedLine,
     core_ctx::TokenCount => TokenCount,
+    core_pt::FileImport => FileImport,
 );
 
 // --- context: capacity, meter, tokens

@@ -355,38 +355,7 @@ impl SessionStore {
 
     // --- context governance and restore (sessiondb::context, sessiondb::restore)
 
-    /// Plan (and unless `dry_run`, record) compaction of a stored session
-    /// like `/compact`; the transcript is never modified. Returns the plan.
-    /// Raises ContextOverflowError, NotFoundError, InvalidInputError.
-    #[pyo3(signature = (session_id, raw_window, output_reserve = None, model = None, target_percent = None, dry_run = false))]
-    #[allow(clippy::too_many_arguments)]
-    fn compact_session(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        raw_window: u64,
-        output_reserve: Option<u64>,
-        model: Option<String>,
-        target_percent: Option<u8>,
-        dry_run: bool,
-    ) -> PyResult<CompactionPlan> {
-        py.detach(|| {
-            sessiondb::context::compact_session(&self.inner, session_id, raw_window, output_reserve, model, target_percent, dry_run)
-        })
-        .map(Into::into)
-        .map_err(py_err(py))
-    }
-
     // --- portable sessions (sessiondb::portable, thClaws JSONL)
-
-    /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
-    /// transcript; `format` "thclaws" | "codex" | "claude-code", None =
-    /// detect). Returns the file's import report.
-    #[pyo3(signature = (path, format = None))]
-    fn import_file(&self, py: Python<'_>, path: PathBuf, format: Option<&str>) -> PyResult<FileImport> {
-        let format = format.map(sessiondb::portable::SourceFormat::parse).transpose().map_err(py_err(py))?;
-        py.detach(|| sessiondb::portable::import_file(&self.inner, &path, format)).map(Into::into).map_err(py_err(py))
-    }
 
     /// Import every session file under `paths` (files or directory trees;
     /// inside a directory only `*.jsonl` files, format detected per file).
@@ -398,18 +367,6 @@ impl SessionStore {
         py.detach(|| sessiondb::portable::import_paths(&self.inner, &paths, &mut |_| {}))
             .map(|r| r.files.into_iter().map(Into::into).collect())
             .map_err(py_err(py))
-    }
-
-    /// The session as thClaws JSONL text (what real thClaws reads).
-    fn export_thclaws(&self, py: Python<'_>, session_id: &str) -> PyResult<String> {
-        let out = py
-            .detach(|| {
-                let mut buf = Vec::new();
-                sessiondb::portable::export_thclaws(&self.inner, session_id, &mut buf)?;
-                String::from_utf8(buf).map_err(|_| Error::corrupt("export is not UTF-8"))
-            })
-            .map_err(py_err(py))?;
-        Ok(out)
     }
 
     /// Fork a session (seed 002 `/fork`): entries up to `at_seq` (default

@@ -153,6 +153,26 @@ pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) 
     export_thclaws_with(store, session_id, out, &WriteOptions::default())
 }
 
+/// [`export_thclaws`] into a string: the whole JSONL text (every host's
+/// `export_thclaws`). Errors: as [`export_thclaws`]; `Corrupt` if the text
+/// were not UTF-8 (it always is: every line is serialized JSON).
+pub fn export_thclaws_text(store: &SessionStore, session_id: &str) -> Result<String> {
+    let mut out = Vec::new();
+    export_thclaws(store, session_id, &mut out)?;
+    String::from_utf8(out).map_err(|_| crate::Error::corrupt("export produced invalid UTF-8"))
+}
+
+/// [`export_thclaws`] into the file at `path` (created or truncated),
+/// streamed through a buffer; returns what was written. Errors: as
+/// [`export_thclaws`], `Io` creating or writing the file.
+pub fn export_thclaws_to_file(store: &SessionStore, session_id: &str, path: &std::path::Path) -> Result<WriteReport> {
+    let file = std::fs::File::create(path).map_err(|e| crate::Error::io("creating the export file", e))?;
+    let mut out = std::io::BufWriter::new(file);
+    let report = export_thclaws(store, session_id, &mut out)?;
+    std::io::Write::flush(&mut out).map_err(|e| crate::Error::io("writing the export file", e))?;
+    Ok(report)
+}
+
 /// [`export_thclaws`] with writer options. A store export always writes
 /// thClaws' shapes: `only_thclaws_blocks` is treated as set (since issue 14;
 /// the raw writer [`super::write_thclaws`] keeps unknown blocks verbatim for
