@@ -1153,8 +1153,10 @@ class SessionStore:
         target_percent: Optional[int] = None,
         dry_run: bool = False,
     ) -> CompactionPlan:
-        """Plan (and unless `dry_run`, record) compaction of a stored session
-        like `/compact`; the transcript is never modified. Returns the plan.
+        """Plan compaction of a stored session's active context down to
+        `target_percent` (default 70) of capacity (`/compact`); unless
+        `dry_run`, record the plan. The saved transcript is never modified.
+
         Raises ContextOverflowError, NotFoundError, InvalidInputError.
         """
     def recover_context_governance(self, session_id: str) -> ContextGovernance:
@@ -1177,8 +1179,11 @@ class SessionStore:
         """
     def import_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[SourceFormat] = None) -> FileImport:
         """Import one session file (thClaws JSONL, Codex rollout or Claude Code
-        transcript; `format` "thclaws" | "codex" | "claude-code", None =
-        detect). Returns the file's import report.
+        transcript; format detected unless given). Incremental: a file
+        imported before resumes after its last imported line. Problems with
+        the file are in the report's status.
+
+        Raises IoError, ClosedError.
         """
     def import_paths(self, paths: Sequence[Union[str, "os.PathLike[str]"]]) -> List[FileImport]:
         """Import every session file under `paths` (files or directory trees;
@@ -1189,7 +1194,10 @@ class SessionStore:
         GIL is released for the whole import; there is no progress callback.
         """
     def export_thclaws(self, session_id: str) -> str:
-        """The session as thClaws JSONL text (what real thClaws reads)."""
+        """A stored session as thClaws JSONL text (what real thClaws reads).
+
+        Raises NotFoundError, AuthenticationError.
+        """
     def fork_session(self, session_id: str, at_seq: Optional[int] = None, summary: Optional[str] = None) -> Session:
         """Fork a session (seed 002 `/fork`): entries up to `at_seq` (default
         all), or one `system` entry with `summary`. Raises NotFoundError, InvalidInputError.
@@ -1274,29 +1282,46 @@ def effective_context_capacity(
     raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None
 ) -> int:
     """Effective Context Capacity in tokens (seed 000 "Context Utilization
-    Meter"): raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
-    max(2048, ⌈2% raw⌉). Raises InvalidInputError.
+    Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
+    max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
+    `model_max_output`: none when not configured or unknown. Never
+    guesses a window.
+
+    Raises InvalidInputError.
     """
 def capacity_breakdown(
     raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None
 ) -> CapacityBreakdown:
-    """Every term of the capacity (tokens). Raises InvalidInputError."""
+    """Every term of the Effective Context Capacity (tokens).
+
+    Raises InvalidInputError.
+    """
 def effective_context_capacity_for_model(model: str, output_reserve: Optional[int] = None) -> int:
-    """Capacity for a known model name (its window and maximum output). Raises InvalidInputError."""
+    """Effective Context Capacity for a known model name (its window and
+    maximum output), in tokens.
+
+    Raises InvalidInputError.
+    """
 def known_model_limits(model: str) -> Optional[ModelLimits]:
-    """Known limits of a model (`context_window`, `max_output`), or None."""
+    """Published limits of a known model (case-insensitive prefix match), or
+    none: the caller must then pass the window itself.
+    """
 def meter(active_tokens: int, capacity: int) -> ContextMeter:
-    """The meter: `percent`, `label` ("Ctx N%"), `band` (green|amber|orange|red), `overflow`...
-    Raises InvalidInputError (capacity 0).
+    """The meter for `active_tokens` against `capacity` (tokens): percent,
+    the `Ctx N%` label, band and overflow.
+
+    Raises InvalidInputError.
     """
 def should_compact(projected_tokens: int, capacity: int) -> bool:
-    """True when the projected context exceeds the capacity (compact before the provider call)."""
+    """True when the projected context exceeds the capacity (compact before
+    the provider call).
+    """
 def count_tokens(model: str, text: str, host_count: Optional[int] = None) -> TokenCount:
-    """Token count of `text` for `model`: `tokens`, `method`
-    (exact|estimate|host) and `encoding` for exact counts. A host count always wins.
+    """Token count of `text` for `model`: exact with the model's tokenizer,
+    else the documented estimate; a host count always wins.
     """
 def estimate_tokens(text: str) -> int:
-    """The documented estimate (no tokenizer), in tokens."""
+    """The documented estimate `⌈UTF-8 bytes / 3⌉` (no tokenizer), in tokens."""
 def compact_context(
     items: Sequence[Union[ContextItem, ContextItemDict]],
     capacity: int,
@@ -1316,14 +1341,14 @@ def apply_compaction(
     """
 
 def encoding_for_model(model: str) -> Optional[Literal["o200k_base", "cl100k_base"]]:
-    """The tiktoken encoding of a model name (`o200k_base`, `cl100k_base`), or
-    None when its family has none.
-    """
+    """The tiktoken encoding of a model name, or none when its family has none."""
 def truncate_chars(text: str, max_chars: int) -> str:
-    """Cut `text` to at most `max_chars` characters, ending with `…` when cut,
-    never inside a character or a common grapheme cluster.
+    """Cut `text` to at most `max_chars` characters, ending with `…` when
+    cut, never inside a character or a common grapheme cluster.
     """
 def detect_format(path: Union[str, "os.PathLike[str]"]) -> Optional[SourceFormat]:
-    """The format of a session file from its first lines (`thclaws`, `codex`,
-    `claude-code`), or None when it is none of them. Raises IoError.
+    """The format of a session file from its first lines, or none when it is
+    none of thClaws, Codex rollout or Claude Code.
+
+    Raises IoError.
     """
