@@ -60,9 +60,13 @@ pub fn build(host: Host) {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let schema = manifest.join("../bridge/api.rs");
     println!("cargo:rerun-if-changed={}", schema.display());
-    let src = std::fs::read_to_string(&schema).unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
+    let src =
+        std::fs::read_to_string(&schema).unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    for (name, text) in [("bridge_records.rs", generate(host, &src)), ("bridge_methods.rs", generate_methods(host, &src))] {
+    for (name, text) in [
+        ("bridge_records.rs", generate(host, &src)),
+        ("bridge_methods.rs", generate_methods(host, &src)),
+    ] {
         let text = text.unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
         let dest = out_dir.join(name);
         std::fs::write(&dest, text).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
@@ -129,7 +133,9 @@ fn docs(attrs: &[Attribute]) -> Vec<String> {
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
             syn::Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.value()),
                 _ => None,
             },
             _ => None,
@@ -141,17 +147,36 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
     let mut out = BridgeAttr::default();
     for a in attrs.iter().filter(|a| a.path().is_ident("bridge")) {
         a.parse_nested_meta(|m| {
-            let key = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let key = m
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
             match key.as_str() {
-                "core" => out.core = Some(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', "")),
+                "core" => {
+                    out.core = Some(
+                        m.value()?
+                            .parse::<syn::Path>()?
+                            .to_token_stream()
+                            .to_string()
+                            .replace(' ', ""),
+                    )
+                }
                 "output" => out.output = true,
                 "infallible" => out.infallible = true,
                 "sync" => out.sync = true,
                 "blocking" => out.blocking = true,
                 "detach" => out.detach = true,
-                "returns" => out.returns = Some(m.value()?.parse::<syn::LitStr>()?.parse::<Type>()?),
+                "returns" => {
+                    out.returns = Some(m.value()?.parse::<syn::LitStr>()?.parse::<Type>()?)
+                }
                 "skip" => m.parse_nested_meta(|h| {
-                    out.skip.push(h.path.get_ident().map(|i| i.to_string()).unwrap_or_default());
+                    out.skip.push(
+                        h.path
+                            .get_ident()
+                            .map(|i| i.to_string())
+                            .unwrap_or_default(),
+                    );
                     Ok(())
                 })?,
                 "python" | "node" | "uniffi" => {
@@ -160,15 +185,32 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                 }
                 "ts" => out.ts = Some(m.value()?.parse::<syn::LitStr>()?.value()),
                 "str" => out.text = Some(m.value()?.parse::<syn::LitStr>()?.value()),
-                "parse" => out.parse = Some(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', "")),
+                "parse" => {
+                    out.parse = Some(
+                        m.value()?
+                            .parse::<syn::Path>()?
+                            .to_token_stream()
+                            .to_string()
+                            .replace(' ', ""),
+                    )
+                }
                 "defaults" => m.parse_nested_meta(|d| {
-                    let name = d.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    let name = d
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
                     let value = d.value()?.parse::<Expr>()?.to_token_stream().to_string();
                     out.defaults.push((name, value));
                     Ok(())
                 })?,
                 "errors" => m.parse_nested_meta(|k| {
-                    out.errors.push(k.path.get_ident().map(|i| i.to_string()).unwrap_or_default());
+                    out.errors.push(
+                        k.path
+                            .get_ident()
+                            .map(|i| i.to_string())
+                            .unwrap_or_default(),
+                    );
                     Ok(())
                 })?,
                 "default" => {
@@ -224,13 +266,20 @@ struct Method {
 
 fn parse(src: &str) -> syn::Result<Schema> {
     let file = syn::parse_file(src)?;
-    let mut s = Schema { records: vec![], enums: vec![], methods: vec![] };
+    let mut s = Schema {
+        records: vec![],
+        enums: vec![],
+        methods: vec![],
+    };
     for item in file.items {
         match item {
             Item::Struct(st) => {
                 let b = bridge_attr(&st.attrs)?;
                 let Fields::Named(named) = &st.fields else {
-                    return Err(syn::Error::new_spanned(&st.ident, "records have named fields"));
+                    return Err(syn::Error::new_spanned(
+                        &st.ident,
+                        "records have named fields",
+                    ));
                 };
                 let mut fields = vec![];
                 for f in &named.named {
@@ -245,24 +294,52 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         default: fb.default,
                     });
                 }
-                s.records.push(Record { name: st.ident.to_string(), docs: docs(&st.attrs), core: b.core, skip: b.skip, output: b.output, fields });
+                s.records.push(Record {
+                    name: st.ident.to_string(),
+                    docs: docs(&st.attrs),
+                    core: b.core,
+                    skip: b.skip,
+                    output: b.output,
+                    fields,
+                });
             }
             Item::Enum(en) => {
                 let b = bridge_attr(&en.attrs)?;
-                let core = b.core.ok_or_else(|| syn::Error::new_spanned(&en.ident, "an enum needs `#[bridge(core = path)]`"))?;
+                let core = b.core.ok_or_else(|| {
+                    syn::Error::new_spanned(&en.ident, "an enum needs `#[bridge(core = path)]`")
+                })?;
                 let mut variants = vec![];
                 for v in &en.variants {
                     let vb = bridge_attr(&v.attrs)?;
-                    let text = vb.text.ok_or_else(|| syn::Error::new_spanned(&v.ident, "a variant needs `#[bridge(str = \"...\")]`"))?;
-                    variants.push(Variant { name: v.ident.to_string(), docs: docs(&v.attrs), text });
+                    let text = vb.text.ok_or_else(|| {
+                        syn::Error::new_spanned(
+                            &v.ident,
+                            "a variant needs `#[bridge(str = \"...\")]`",
+                        )
+                    })?;
+                    variants.push(Variant {
+                        name: v.ident.to_string(),
+                        docs: docs(&v.attrs),
+                        text,
+                    });
                 }
-                s.enums.push(Enum { name: en.ident.to_string(), docs: docs(&en.attrs), core, parse: b.parse, skip: b.skip, variants });
+                s.enums.push(Enum {
+                    name: en.ident.to_string(),
+                    docs: docs(&en.attrs),
+                    core,
+                    parse: b.parse,
+                    skip: b.skip,
+                    variants,
+                });
             }
             Item::Trait(t) if t.ident == "SessionStore" || t.ident == "Functions" => {
                 let function = t.ident == "Functions";
                 for it in &t.items {
                     let syn::TraitItem::Fn(f) = it else {
-                        return Err(syn::Error::new_spanned(it, "trait SessionStore and trait Functions hold only fns"));
+                        return Err(syn::Error::new_spanned(
+                            it,
+                            "trait SessionStore and trait Functions hold only fns",
+                        ));
                     };
                     let b = bridge_attr(&f.attrs)?;
                     let mut params = vec![];
@@ -272,17 +349,26 @@ fn parse(src: &str) -> syn::Result<Schema> {
                             syn::FnArg::Receiver(_) => receiver = true,
                             syn::FnArg::Typed(pt) => {
                                 let syn::Pat::Ident(id) = &*pt.pat else {
-                                    return Err(syn::Error::new_spanned(pt, "parameters are plain names"));
+                                    return Err(syn::Error::new_spanned(
+                                        pt,
+                                        "parameters are plain names",
+                                    ));
                                 };
                                 params.push((id.ident.to_string(), (*pt.ty).clone()));
                             }
                         }
                     }
                     if !receiver && !function {
-                        return Err(syn::Error::new_spanned(&f.sig, "a store method takes &self"));
+                        return Err(syn::Error::new_spanned(
+                            &f.sig,
+                            "a store method takes &self",
+                        ));
                     }
                     if function && (receiver || b.core.is_none()) {
-                        return Err(syn::Error::new_spanned(&f.sig, "a function takes no self and names its core function (`core = path`)"));
+                        return Err(syn::Error::new_spanned(
+                            &f.sig,
+                            "a function takes no self and names its core function (`core = path`)",
+                        ));
                     }
                     let ret = match &f.sig.output {
                         syn::ReturnType::Default => None,
@@ -290,7 +376,10 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     };
                     for (d, _) in &b.defaults {
                         if !params.iter().any(|(p, _)| p == d) {
-                            return Err(syn::Error::new_spanned(&f.sig, format!("default for `{d}`, which is not a parameter")));
+                            return Err(syn::Error::new_spanned(
+                                &f.sig,
+                                format!("default for `{d}`, which is not a parameter"),
+                            ));
                         }
                     }
                     s.methods.push(Method {
@@ -311,7 +400,12 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     });
                 }
             }
-            other => return Err(syn::Error::new_spanned(other, "bridge/api.rs holds only structs, enums and `trait SessionStore`")),
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "bridge/api.rs holds only structs, enums and `trait SessionStore`",
+                ))
+            }
         }
     }
     Ok(s)
@@ -346,12 +440,21 @@ impl Schema {
                     PathArguments::AngleBracketed(a) => a
                         .args
                         .iter()
-                        .filter_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None })
+                        .filter_map(|g| {
+                            if let GenericArgument::Type(t) = g {
+                                Some(t)
+                            } else {
+                                None
+                            }
+                        })
                         .collect(),
                     _ => vec![],
                 };
                 if !args.is_empty() {
-                    let mut mapped: Vec<String> = args.iter().map(|t| self.host_ty_q(host, t, qualify)).collect();
+                    let mut mapped: Vec<String> = args
+                        .iter()
+                        .map(|t| self.host_ty_q(host, t, qualify))
+                        .collect();
                     if id == "BTreeMap" && host == Host::Node && mapped[0] == "i64" {
                         mapped[0] = "String".into();
                     }
@@ -360,7 +463,11 @@ impl Schema {
                 if let Some(r) = self.record(&id) {
                     return match (host, &r.core) {
                         (Host::Uniffi, Some(core)) if !r.skip.iter().any(|s| s == "uniffi") => {
-                            if qualify { core.clone() } else { last(core).to_string() }
+                            if qualify {
+                                core.clone()
+                            } else {
+                                last(core).to_string()
+                            }
                         }
                         _ if qualify => format!("crate::records::{id}"),
                         _ => id,
@@ -379,7 +486,14 @@ impl Schema {
                     _ => ty.to_token_stream().to_string(),
                 }
             }
-            Type::Tuple(t) => format!("({})", t.elems.iter().map(|e| self.host_ty_q(host, e, qualify)).collect::<Vec<_>>().join(", ")),
+            Type::Tuple(t) => format!(
+                "({})",
+                t.elems
+                    .iter()
+                    .map(|e| self.host_ty_q(host, e, qualify))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             other => other.to_token_stream().to_string(),
         }
     }
@@ -391,7 +505,13 @@ impl Schema {
         let seg = p.path.segments.last()?;
         let id = seg.ident.to_string();
         if let PathArguments::AngleBracketed(a) = &seg.arguments {
-            let inner = a.args.iter().find_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None })?;
+            let inner = a.args.iter().find_map(|g| {
+                if let GenericArgument::Type(t) = g {
+                    Some(t)
+                } else {
+                    None
+                }
+            })?;
             let u = self.ts_union(inner)?;
             return match id.as_str() {
                 "Option" => Some(u),
@@ -400,7 +520,13 @@ impl Schema {
             };
         }
         let e = self.enumeration(&id)?;
-        Some(e.variants.iter().map(|v| format!("'{}'", v.text)).collect::<Vec<_>>().join(" | "))
+        Some(
+            e.variants
+                .iter()
+                .map(|v| format!("'{}'", v.text))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        )
     }
 }
 
@@ -440,11 +566,26 @@ struct ParamPlan {
 }
 
 impl Schema {
-    fn param_plan(&self, host: Host, m: &Method, name: &str, ty: &Type) -> Result<ParamPlan, String> {
+    fn param_plan(
+        &self,
+        host: Host,
+        m: &Method,
+        name: &str,
+        ty: &Type,
+    ) -> Result<ParamPlan, String> {
         let t = ty.to_token_stream().to_string().replace(' ', "");
-        let default = m.defaults.iter().find(|(d, _)| d == name).map(|(_, v)| v.as_str());
+        let default = m
+            .defaults
+            .iter()
+            .find(|(d, _)| d == name)
+            .map(|(_, v)| v.as_str());
         let js = camel(name);
-        let plain = |decl: &str, arg: String| ParamPlan { decl: decl.to_string(), ts: None, prelude: None, arg };
+        let plain = |decl: &str, arg: String| ParamPlan {
+            decl: decl.to_string(),
+            ts: None,
+            prelude: None,
+            arg,
+        };
         let err_map = match host {
             Host::Python => ".map_err(crate::errors::py_err(py))?",
             Host::Node => ".map_err(crate::errors::to_napi)?",
@@ -455,12 +596,23 @@ impl Schema {
                 return Ok(match host {
                     Host::Uniffi => plain(&format!("Option<{}>", e.core), name.to_string()),
                     _ => {
-                        let parse = e.parse.as_ref().ok_or_else(|| format!("method {}: enum {} needs `parse = path` to be a parameter", m.name, e.name))?;
-                        let decl = if host == Host::Python { "Option<&str>" } else { "Option<String>" };
+                        let parse = e.parse.as_ref().ok_or_else(|| {
+                            format!(
+                                "method {}: enum {} needs `parse = path` to be a parameter",
+                                m.name, e.name
+                            )
+                        })?;
+                        let decl = if host == Host::Python {
+                            "Option<&str>"
+                        } else {
+                            "Option<String>"
+                        };
                         ParamPlan {
                             decl: decl.into(),
                             ts: self.ts_union(ty).map(|u| format!("{u} | undefined | null")),
-                            prelude: Some(format!("let {name} = {name}.map(|v| {parse}(&v)).transpose(){err_map};")),
+                            prelude: Some(format!(
+                                "let {name} = {name}.map(|v| {parse}(&v)).transpose(){err_map};"
+                            )),
                             arg: name.to_string(),
                         }
                     }
@@ -471,8 +623,17 @@ impl Schema {
             return Ok(match host {
                 Host::Uniffi => plain(&e.core, name.to_string()),
                 _ => {
-                    let parse = e.parse.as_ref().ok_or_else(|| format!("method {}: enum {} needs `parse = path` to be a parameter", m.name, e.name))?;
-                    let decl = if host == Host::Python { "&str" } else { "String" };
+                    let parse = e.parse.as_ref().ok_or_else(|| {
+                        format!(
+                            "method {}: enum {} needs `parse = path` to be a parameter",
+                            m.name, e.name
+                        )
+                    })?;
+                    let decl = if host == Host::Python {
+                        "&str"
+                    } else {
+                        "String"
+                    };
                     ParamPlan {
                         decl: decl.into(),
                         ts: self.ts_union(ty),
@@ -553,16 +714,26 @@ impl Schema {
                 return "void".into();
             }
         }
-        let Type::Path(p) = ty else { return "unknown".into() };
+        let Type::Path(p) = ty else {
+            return "unknown".into();
+        };
         if p.path.segments.last().is_some_and(|s| s.ident != "Option") {
             if let Some(u) = self.ts_union(ty) {
                 return u;
             }
         }
-        let Some(seg) = p.path.segments.last() else { return "unknown".into() };
+        let Some(seg) = p.path.segments.last() else {
+            return "unknown".into();
+        };
         let id = seg.ident.to_string();
         if let PathArguments::AngleBracketed(a) = &seg.arguments {
-            if let Some(inner) = a.args.iter().find_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None }) {
+            if let Some(inner) = a.args.iter().find_map(|g| {
+                if let GenericArgument::Type(t) = g {
+                    Some(t)
+                } else {
+                    None
+                }
+            }) {
                 let i = self.ts_ty(inner);
                 return match id.as_str() {
                     "Option" => format!("{i} | null"),
@@ -591,13 +762,19 @@ impl Schema {
 /// `Conv`. Errors: a parameter type without a rule.
 pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
     let s = parse(src).map_err(|e| e.to_string())?;
-    let mut out = String::from("// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n");
+    let mut out = String::from(
+        "// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n",
+    );
     out.push_str(match host {
         Host::Python => "#[pyo3::pymethods]\nimpl SessionStore {\n",
         Host::Node => "#[napi_derive::napi]\nimpl SessionStore {\n",
         Host::Uniffi => "#[uniffi::export]\nimpl SessionStore {\n",
     });
-    let live: Vec<&Method> = s.methods.iter().filter(|m| !skipped(&m.skip, host)).collect();
+    let live: Vec<&Method> = s
+        .methods
+        .iter()
+        .filter(|m| !skipped(&m.skip, host))
+        .collect();
     for m in live.iter().filter(|m| !m.function) {
         emit(&mut out, &s, host, m, "    ")?;
     }
@@ -609,7 +786,11 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
         out.push_str("/// Add the module functions of bridge/api.rs to the module.\n");
         out.push_str("pub(crate) fn register_functions(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {\n    use pyo3::types::PyModuleMethods;\n");
         for m in live.iter().filter(|m| m.function) {
-            let _ = writeln!(out, "    m.add_function(pyo3::wrap_pyfunction!({}, m)?)?;", m.name);
+            let _ = writeln!(
+                out,
+                "    m.add_function(pyo3::wrap_pyfunction!({}, m)?)?;",
+                m.name
+            );
         }
         out.push_str("    Ok(())\n}\n");
     }
@@ -626,7 +807,12 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
     let args: Vec<&str> = plans.iter().map(|(_, p)| p.arg.as_str()).collect();
     let call = match (&m.core, m.function) {
         (Some(f), true) => format!("{f}({})", args.join(", ")),
-        (Some(f), false) => format!("{f}({}{}{})", if host == Host::Node { "&s" } else { "s" }, if args.is_empty() { "" } else { ", " }, args.join(", ")),
+        (Some(f), false) => format!(
+            "{f}({}{}{})",
+            if host == Host::Node { "&s" } else { "s" },
+            if args.is_empty() { "" } else { ", " },
+            args.join(", ")
+        ),
         (None, _) => format!("s.{}({})", m.name, args.join(", ")),
     };
     let unit: Type = syn::parse_quote!(());
@@ -635,18 +821,33 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
     let promise = host == Host::Node && !m.sync;
     let mut docs = m.docs.clone();
     if !m.errors.is_empty() {
-        let classes = m.errors.iter().map(|k| error_class(k)).collect::<Vec<_>>().join(", ");
+        let classes = m
+            .errors
+            .iter()
+            .map(|k| error_class(k))
+            .collect::<Vec<_>>()
+            .join(", ");
         let line = match host {
             Host::Python => format!(" Raises {classes}."),
             Host::Node if promise => format!(" Rejects with {classes}."),
             Host::Node => format!(" Throws {classes}."),
-            Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+            Host::Uniffi => format!(
+                " Errors: {}.",
+                m.errors
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         docs.push(String::new());
         docs.push(line);
     }
     write_docs(out, i, &docs);
-    let preludes: Vec<&str> = plans.iter().filter_map(|(_, p)| p.prelude.as_deref()).collect();
+    let preludes: Vec<&str> = plans
+        .iter()
+        .filter_map(|(_, p)| p.prelude.as_deref())
+        .collect();
     let recv = if m.function { "" } else { "&self" };
     let sep = |first: bool| if first && m.function { "" } else { ", " };
     let conv = "crate::records::Conv::conv";
@@ -666,24 +867,44 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                     .collect();
                 let _ = writeln!(out, "{i}#[pyo3(signature = ({}))]", sig.join(", "));
             }
-            let decls: Vec<String> = plans.iter().map(|(n, p)| format!(", {n}: {}", p.decl)).collect();
+            let decls: Vec<String> = plans
+                .iter()
+                .map(|(n, p)| format!(", {n}: {}", p.decl))
+                .collect();
             let head = if m.function { "" } else { "&self, " };
-            let _ = writeln!(out, "{i}{}fn {}({head}py: pyo3::Python<'_>{}) -> pyo3::PyResult<{host_ret}> {{", if m.function { "pub " } else { "" }, m.name, decls.concat());
+            let _ = writeln!(
+                out,
+                "{i}{}fn {}({head}py: pyo3::Python<'_>{}) -> pyo3::PyResult<{host_ret}> {{",
+                if m.function { "pub " } else { "" },
+                m.name,
+                decls.concat()
+            );
             for p in &preludes {
                 let _ = writeln!(out, "{i}    {p}");
             }
             if !m.function {
                 let _ = writeln!(out, "{i}    let s = &self.inner;");
             }
-            let detach = if m.function { m.blocking || m.detach } else { !m.sync };
+            let detach = if m.function {
+                m.blocking || m.detach
+            } else {
+                !m.sync
+            };
             if !detach {
                 let _ = writeln!(out, "{i}    let _ = py;");
             }
-            let value = if detach { format!("py.detach(|| {call})") } else { call.clone() };
+            let value = if detach {
+                format!("py.detach(|| {call})")
+            } else {
+                call.clone()
+            };
             if m.infallible {
                 let _ = writeln!(out, "{i}    Ok({conv}({value}))");
             } else {
-                let _ = writeln!(out, "{i}    {value}.map({conv}).map_err(crate::errors::py_err(py))");
+                let _ = writeln!(
+                    out,
+                    "{i}    {value}.map({conv}).map_err(crate::errors::py_err(py))"
+                );
             }
         }
         Host::Node => {
@@ -691,13 +912,25 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                 .iter()
                 .enumerate()
                 .map(|(k, (n, p))| match &p.ts {
-                    Some(ts) => format!("{}#[napi(ts_arg_type = {ts:?})] {n}: {}", sep(k == 0), p.decl),
+                    Some(ts) => format!(
+                        "{}#[napi(ts_arg_type = {ts:?})] {n}: {}",
+                        sep(k == 0),
+                        p.decl
+                    ),
                     None => format!("{}{n}: {}", sep(k == 0), p.decl),
                 })
                 .collect();
-            let attr = if m.function { "napi_derive::napi" } else { "napi" };
+            let attr = if m.function {
+                "napi_derive::napi"
+            } else {
+                "napi"
+            };
             if promise {
-                let _ = writeln!(out, "{i}#[{attr}(ts_return_type = {:?})]", format!("Promise<{}>", s.ts_ty(&ret)));
+                let _ = writeln!(
+                    out,
+                    "{i}#[{attr}(ts_return_type = {:?})]",
+                    format!("Promise<{}>", s.ts_ty(&ret))
+                );
                 let _ = writeln!(
                     out,
                     "{i}pub fn {}({recv}{}) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<{host_ret}>>> {{",
@@ -706,13 +939,26 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                 );
             } else {
                 let _ = writeln!(out, "{i}#[{attr}]");
-                let _ = writeln!(out, "{i}pub fn {}({recv}{}) -> napi::Result<{host_ret}> {{", m.name, decls.concat());
+                let _ = writeln!(
+                    out,
+                    "{i}pub fn {}({recv}{}) -> napi::Result<{host_ret}> {{",
+                    m.name,
+                    decls.concat()
+                );
             }
             for p in &preludes {
                 let _ = writeln!(out, "{i}    {p}");
             }
             if !m.function {
-                let _ = writeln!(out, "{i}    let s = {};", if promise { "self.inner.clone()" } else { "&self.inner" });
+                let _ = writeln!(
+                    out,
+                    "{i}    let s = {};",
+                    if promise {
+                        "self.inner.clone()"
+                    } else {
+                        "&self.inner"
+                    }
+                );
             }
             let value = match (m.infallible, promise) {
                 (true, true) => format!("Ok(crate::job::job(move || Ok({conv}({call}))))"),
@@ -723,16 +969,40 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
             let _ = writeln!(out, "{i}    {value}");
         }
         Host::Uniffi => {
-            let defaults = m.defaults.iter().map(|(n, v)| format!("{n} = {v}")).collect::<Vec<_>>().join(", ");
+            let defaults = m
+                .defaults
+                .iter()
+                .map(|(n, v)| format!("{n} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ");
             match (m.function, m.defaults.is_empty()) {
-                (true, true) => { let _ = writeln!(out, "{i}#[uniffi::export]"); }
-                (true, false) => { let _ = writeln!(out, "{i}#[uniffi::export(default({defaults}))]"); }
-                (false, false) => { let _ = writeln!(out, "{i}#[uniffi::method(default({defaults}))]"); }
+                (true, true) => {
+                    let _ = writeln!(out, "{i}#[uniffi::export]");
+                }
+                (true, false) => {
+                    let _ = writeln!(out, "{i}#[uniffi::export(default({defaults}))]");
+                }
+                (false, false) => {
+                    let _ = writeln!(out, "{i}#[uniffi::method(default({defaults}))]");
+                }
                 (false, true) => {}
             }
-            let decls: Vec<String> = plans.iter().enumerate().map(|(k, (n, p))| format!("{}{n}: {}", sep(k == 0), p.decl)).collect();
-            let ret = if m.infallible { host_ret.clone() } else { format!("crate::error::Result<{host_ret}>") };
-            let _ = writeln!(out, "{i}pub fn {}({recv}{}) -> {ret} {{", m.name, decls.concat());
+            let decls: Vec<String> = plans
+                .iter()
+                .enumerate()
+                .map(|(k, (n, p))| format!("{}{n}: {}", sep(k == 0), p.decl))
+                .collect();
+            let ret = if m.infallible {
+                host_ret.clone()
+            } else {
+                format!("crate::error::Result<{host_ret}>")
+            };
+            let _ = writeln!(
+                out,
+                "{i}pub fn {}({recv}{}) -> {ret} {{",
+                m.name,
+                decls.concat()
+            );
             for p in &preludes {
                 let _ = writeln!(out, "{i}    {p}");
             }
@@ -763,70 +1033,124 @@ fn skipped(skip: &[String], host: Host) -> bool {
 /// The generated declarations of `host` for the schema text `src`.
 /// Errors: the schema's parse or attribute error, as text.
 pub fn generate(host: Host, src: &str) -> Result<String, String> {
-    let s = parse(src).map_err(|e| { let at = e.span().start(); format!("{e} (line {}, column {})", at.line, at.column + 1) })?;
-    let mut out = String::from("// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n");
+    let s = parse(src).map_err(|e| {
+        let at = e.span().start();
+        format!("{e} (line {}, column {})", at.line, at.column + 1)
+    })?;
+    let mut out = String::from(
+        "// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n",
+    );
     for e in s.enums.iter().filter(|e| !skipped(&e.skip, host)) {
         gen_enum(&mut out, host, e);
     }
     let mut from_core = String::new();
     for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
-        let fields: Vec<&Field> = r.fields.iter().filter(|f| !skipped(&f.skip, host)).collect();
+        let fields: Vec<&Field> = r
+            .fields
+            .iter()
+            .filter(|f| !skipped(&f.skip, host))
+            .collect();
         match host {
             Host::Python => {
                 out.push_str("crate::records::record! {\n");
                 write_docs(&mut out, "    ", &r.docs);
                 match &r.core {
-                    Some(core) => { let _ = writeln!(out, "    {} = {:?} from {core} {{", r.name, r.name); }
-                    None => { let _ = writeln!(out, "    {} = {:?} {{", r.name, r.name); }
+                    Some(core) => {
+                        let _ = writeln!(out, "    {} = {:?} from {core} {{", r.name, r.name);
+                    }
+                    None => {
+                        let _ = writeln!(out, "    {} = {:?} {{", r.name, r.name);
+                    }
                 }
                 for f in fields {
                     write_docs(&mut out, "        ", &f.docs);
-                    let ty = f.over.get("python").cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+                    let ty = f
+                        .over
+                        .get("python")
+                        .cloned()
+                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
                     let _ = writeln!(out, "        {}: {ty},", f.name);
                 }
                 out.push_str("    }\n}\n\n");
             }
             Host::Node => {
                 write_docs(&mut out, "", &r.docs);
-                let _ = writeln!(out, "#[napi_derive::napi(object{})]", if r.output { ", object_from_js = false" } else { "" });
+                let _ = writeln!(
+                    out,
+                    "#[napi_derive::napi(object{})]",
+                    if r.output {
+                        ", object_from_js = false"
+                    } else {
+                        ""
+                    }
+                );
                 let _ = writeln!(out, "pub struct {} {{", r.name);
                 for f in &fields {
                     write_docs(&mut out, "    ", &f.docs);
                     if let Some(ts) = f.ts.clone().or_else(|| s.ts_union(&f.ty)) {
                         let _ = writeln!(out, "    #[napi(ts_type = {ts:?})]");
                     }
-                    let ty = f.over.get("node").cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+                    let ty = f
+                        .over
+                        .get("node")
+                        .cloned()
+                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
                     let _ = writeln!(out, "    pub {}: {ty},", f.name);
                 }
                 out.push_str("}\n\n");
                 if let Some(core) = &r.core {
                     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-                    let _ = writeln!(from_core, "    {} <= {core} {{ {} }}", r.name, names.join(", "));
+                    let _ = writeln!(
+                        from_core,
+                        "    {} <= {core} {{ {} }}",
+                        r.name,
+                        names.join(", ")
+                    );
                 }
             }
             Host::Uniffi if r.core.is_none() => {
                 write_docs(&mut out, "", &r.docs);
-                let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
+                let _ = writeln!(
+                    out,
+                    "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{",
+                    r.name
+                );
                 for f in &fields {
                     write_docs(&mut out, "    ", &f.docs);
-                    let ty = f.over.get("uniffi").cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+                    let ty = f
+                        .over
+                        .get("uniffi")
+                        .cloned()
+                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
                     let _ = writeln!(out, "    pub {}: {ty},", f.name);
                 }
                 out.push_str("}\n\n");
             }
             Host::Uniffi => {
-                let Some(core) = &r.core else { unreachable!("a record without core is a host record") };
+                let Some(core) = &r.core else {
+                    unreachable!("a record without core is a host record")
+                };
                 let _ = writeln!(out, "#[allow(unused_imports)]\nuse {core};");
                 write_docs(&mut out, "", &r.docs);
-                let _ = writeln!(out, "#[uniffi::remote(Record)]\npub struct {} {{", last(core));
+                let _ = writeln!(
+                    out,
+                    "#[uniffi::remote(Record)]\npub struct {} {{",
+                    last(core)
+                );
                 for f in &fields {
                     write_docs(&mut out, "    ", &f.docs);
                     match &f.default {
                         Some(None) => out.push_str("    #[uniffi(default)]\n"),
-                        Some(Some(v)) => { let _ = writeln!(out, "    #[uniffi(default = {v})]"); }
+                        Some(Some(v)) => {
+                            let _ = writeln!(out, "    #[uniffi(default = {v})]");
+                        }
                         None => {}
                     }
-                    let ty = f.over.get("uniffi").cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+                    let ty = f
+                        .over
+                        .get("uniffi")
+                        .cloned()
+                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
                     let _ = writeln!(out, "    pub {}: {ty},", f.name);
                 }
                 out.push_str("}\n\n");
@@ -836,12 +1160,33 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
     if !from_core.is_empty() {
         let _ = writeln!(out, "crate::records::from_core! {{\n{from_core}}}");
     }
+    if host == Host::Python {
+        out.push_str("/// Add the record classes of bridge/api.rs to the module.\n");
+        out.push_str("pub(crate) fn register_records(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {\n    use pyo3::types::PyModuleMethods;\n");
+        for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
+            let _ = writeln!(out, "    m.add_class::<{}>()?;", r.name);
+        }
+        out.push_str("    Ok(())\n}\n");
+    }
     if host == Host::Uniffi {
         // Kotlin/Swift take the core types as they are: `Conv` is the identity
         // on them, and `conv_from!` adds the FFI twins declared by hand.
-        let mut same: Vec<String> = ["()", "String", "u64", "i64", "u32", "u8", "bool"].iter().map(|t| t.to_string()).collect();
-        same.extend(s.enums.iter().filter(|e| !skipped(&e.skip, host)).map(|e| e.core.clone()));
-        same.extend(s.records.iter().filter(|r| !skipped(&r.skip, host)).filter_map(|r| r.core.clone()));
+        let mut same: Vec<String> = ["()", "String", "u64", "i64", "u32", "u8", "bool"]
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        same.extend(
+            s.enums
+                .iter()
+                .filter(|e| !skipped(&e.skip, host))
+                .map(|e| e.core.clone()),
+        );
+        same.extend(
+            s.records
+                .iter()
+                .filter(|r| !skipped(&r.skip, host))
+                .filter_map(|r| r.core.clone()),
+        );
         let _ = writeln!(
             out,
             "/// A core value as the FFI type of a result: the identity on the types\n\
@@ -851,7 +1196,10 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
              impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}"
         );
         for t in same {
-            let _ = writeln!(out, "impl Conv<{t}> for {t} {{\n    fn conv(self) -> {t} {{\n        self\n    }}\n}}");
+            let _ = writeln!(
+                out,
+                "impl Conv<{t}> for {t} {{\n    fn conv(self) -> {t} {{\n        self\n    }}\n}}"
+            );
         }
     }
     Ok(out)
@@ -860,17 +1208,29 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
 fn gen_enum(out: &mut String, host: Host, e: &Enum) {
     match host {
         Host::Python | Host::Node => {
-            let (ty, conv) = if host == Host::Python { ("&'static str", "") } else { ("String", ".to_owned()") };
+            let (ty, conv) = if host == Host::Python {
+                ("&'static str", "")
+            } else {
+                ("String", ".to_owned()")
+            };
             let _ = writeln!(out, "impl crate::records::Conv<{ty}> for {} {{\n    fn conv(self) -> {ty} {{\n        match self {{", e.core);
             for v in &e.variants {
-                let _ = writeln!(out, "            {}::{} => {:?}{conv},", e.core, v.name, v.text);
+                let _ = writeln!(
+                    out,
+                    "            {}::{} => {:?}{conv},",
+                    e.core, v.name, v.text
+                );
             }
             out.push_str("        }\n    }\n}\n\n");
         }
         Host::Uniffi => {
             let _ = writeln!(out, "#[allow(unused_imports)]\nuse {};", e.core);
             write_docs(out, "", &e.docs);
-            let _ = writeln!(out, "#[uniffi::remote(Enum)]\npub enum {} {{", last(&e.core));
+            let _ = writeln!(
+                out,
+                "#[uniffi::remote(Enum)]\npub enum {} {{",
+                last(&e.core)
+            );
             for v in &e.variants {
                 write_docs(out, "    ", &v.docs);
                 let _ = writeln!(out, "    {},", v.name);
@@ -921,7 +1281,10 @@ pub struct TranscriptEntry {
         let out = generate(Host::Node, SCHEMA).unwrap();
         assert!(out.contains("#[napi_derive::napi(object, object_from_js = false)]\npub struct TranscriptEntry {\n    #[doc = \" Seq, from 1.\"]\n    pub seq: i64,\n    #[napi(ts_type = \"'user' | 'tool'\")]\n    pub role: String,\n    pub tokens: Option<i64>,\n    #[napi(ts_type = \"Array<'user' | 'tool'>\")]\n    pub keys: Vec<String>,\n    pub by_seq: BTreeMap<String, i64>,\n}\n"), "{out}");
         assert!(out.contains("    TranscriptEntry <= sessiondb::TranscriptEntry { seq, role, tokens, keys, by_seq }\n"), "{out}");
-        assert!(out.contains("sessiondb::Role::Tool => \"tool\".to_owned(),"), "{out}");
+        assert!(
+            out.contains("sessiondb::Role::Tool => \"tool\".to_owned(),"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -934,10 +1297,31 @@ pub struct TranscriptEntry {
     #[test]
     fn schema_errors_name_the_problem() {
         let e = generate(Host::Node, "#[bridge(core = a::B)] pub enum B { X }").unwrap_err();
-        assert!(e.starts_with("a variant needs `#[bridge(str = \"...\")]`"), "{e}");
-        let e = generate(Host::Uniffi, "trait SessionStore { fn f(&self, x: &[String]); }").map(|_| ()).and_then(|_| generate_methods(Host::Uniffi, "trait SessionStore { fn f(&self, x: &[String]); }")).unwrap_err();
-        assert_eq!(e, "method f: parameter `x: &[String]` has no rule; declare the method by hand (skip)");
-        let e = generate(Host::Node, "#[bridge(colour = 1)] pub struct A { pub x: u64 }").unwrap_err();
+        assert!(
+            e.starts_with("a variant needs `#[bridge(str = \"...\")]`"),
+            "{e}"
+        );
+        let e = generate(
+            Host::Uniffi,
+            "trait SessionStore { fn f(&self, x: &[String]); }",
+        )
+        .map(|_| ())
+        .and_then(|_| {
+            generate_methods(
+                Host::Uniffi,
+                "trait SessionStore { fn f(&self, x: &[String]); }",
+            )
+        })
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "method f: parameter `x: &[String]` has no rule; declare the method by hand (skip)"
+        );
+        let e = generate(
+            Host::Node,
+            "#[bridge(colour = 1)] pub struct A { pub x: u64 }",
+        )
+        .unwrap_err();
         assert!(e.starts_with("unknown bridge attribute `colour`"), "{e}");
     }
 }

@@ -17,16 +17,9 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _native {
     #[pymodule_export]
-    use crate::records::{
-        AppendOutcome, ContextExtension, CopyConflict, CopyReport, EntryMeta, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
-        TranscriptEntry, UnreadableField,
-    };
+    use crate::records::{EntryMeta, JournalEvent, RecoveryReport};
     #[pymodule_export]
-    use crate::results::{
-        ActiveContextView, ActiveItem, Authority, CapacityBreakdown, CompactionHistoryEntry, CompactionPlan, ContextGovernance, ContextItem, ContextMeter,
-        ContextStatus, DigestSkippedLine, FileImport, ModelLimits, OpenedSession, ReadReport, SavedSessionState,
-        SessionImport, SkippedLine, ThclawsDigest, TokenCount, Transformation, TurnGovernance,
-    };
+    use crate::results::{Authority, CompactionPlan, ContextGovernance, ContextItem, DigestSkippedLine, FileImport, OpenedSession, ReadReport, SavedSessionState, SkippedLine, ThclawsDigest, TokenCount};
     #[pymodule_export]
     use crate::store::{import_recovery_key, NewEntry, SessionStore, TranscriptIterator};
     #[pymodule_export]
@@ -43,6 +36,7 @@ mod _native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        crate::records::register_records(m)?;
         crate::store::register_functions(m)?;
         Ok(())
     }

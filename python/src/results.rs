@@ -12,10 +12,7 @@ use sessiondb::portable as core_pt;
 
 use crate::json::{enum_name, enum_parse};
 use crate::records::{conv_from, dict_of, record, ContextExtension, Session, TokenTotals, TranscriptEntry};
-pub(crate) use crate::records::{
-    ActiveContextView, ActiveItem, CapacityBreakdown, CompactionHistoryEntry, ContextMeter, ContextStatus, ModelLimits, SessionImport,
-    Transformation, TurnGovernance,
-};
+pub(crate) use crate::records::{CompactionHistoryEntry, SessionImport, Transformation};
 
 // Field conversions of the core's enums (their serde names), once per type.
 conv_from!(

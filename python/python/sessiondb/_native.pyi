@@ -701,6 +701,21 @@ class OpenedSession:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
+class WriteReport:
+    """What an export wrote."""
+    @property
+    def lines(self) -> int:
+        """Lines written (header included)."""
+    @property
+    def bytes(self) -> int:
+        """Bytes written."""
+    @property
+    def turns(self) -> int:
+        """Turns written (compaction messages and empty turns not included)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
 class SessionImport:
     """Per-session figures of one file import."""
     @property
@@ -1197,6 +1212,12 @@ class SessionStore:
         """A stored session as thClaws JSONL text (what real thClaws reads).
 
         Raises NotFoundError, AuthenticationError.
+        """
+    def export_thclaws_to_file(self, session_id: str, path: Union[str, "os.PathLike[str]"]) -> WriteReport:
+        """Export a stored session as thClaws JSONL into the file at `path`
+        (created or truncated), streamed; returns what was written.
+
+        Raises NotFoundError, IoError, AuthenticationError.
         """
     def fork_session(self, session_id: str, at_seq: Optional[int] = None, summary: Optional[str] = None) -> Session:
         """Fork a session (seed 002 `/fork`): entries up to `at_seq` (default
