@@ -283,6 +283,40 @@ pub struct OpenOperation {
     pub owner: String,
 }
 
+/// What a reader saw in one file: every line is imported or counted here.
+#[bridge(core = sessiondb::portable::ReadReport, twin, output)]
+pub struct ReadReport {
+    /// Format read.
+    pub format: Option<SourceFormat>,
+    /// Lines seen, skipped ones included.
+    pub lines: u64,
+    /// Bytes up to the end of the last whole line (where an incremental import resumes).
+    pub bytes: u64,
+    /// Every parsed line by kind.
+    #[bridge(uniffi = "HashMap<String, u64>")]
+    pub kinds: BTreeMap<String, u64>,
+    /// Lines counted but not imported (duplicates, bookkeeping), by kind.
+    #[bridge(uniffi = "HashMap<String, u64>")]
+    pub not_imported: BTreeMap<String, u64>,
+    /// Lines of unknown kind kept verbatim, by kind.
+    #[bridge(uniffi = "HashMap<String, u64>")]
+    pub kept_raw: BTreeMap<String, u64>,
+    /// Lines that could not be read, with line numbers and reasons.
+    pub skipped: Vec<SkippedLine>,
+    /// Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD.
+    pub surrogates_replaced: Vec<u64>,
+    /// Blank lines (ignored).
+    pub blank_lines: u64,
+    /// The last line was complete JSON without its final newline.
+    pub missing_final_newline: bool,
+    /// Lines already imported by an earlier import.
+    pub already_imported_lines: u64,
+    /// Claude Code: assistant lines merged into an earlier line of the same message id.
+    pub merged_lines: u64,
+    /// Claude Code: usage figures not counted again for an already counted message id.
+    pub duplicate_usage: u64,
+}
+
 /// What an export wrote.
 #[bridge(core = sessiondb::portable::WriteReport, output)]
 pub struct WriteReport {
@@ -418,6 +452,20 @@ pub struct CompactionHistoryEntry {
     pub created_at_ms: i64,
     /// The plan as recorded.
     pub plan: CompactionPlan,
+}
+
+/// The replayed governance state of a session (pins, exclusions, compactions).
+#[bridge(core = sessiondb::context::ContextGovernance, twin, output)]
+pub struct ContextGovernance {
+    /// Pinned seqs, ascending.
+    pub pinned: BTreeSet<u64>,
+    /// Excluded seqs, ascending.
+    pub excluded: BTreeSet<u64>,
+    /// The compaction record in force per seq (Kotlin/Swift: a list, ascending by seq).
+    #[bridge(uniffi = "Vec<sessiondb::context::Transformation>")]
+    pub compacted: BTreeMap<u64, Transformation>,
+    /// Every recorded compaction, oldest first.
+    pub history: Vec<CompactionHistoryEntry>,
 }
 
 // ---- portable sessions (seed 002)

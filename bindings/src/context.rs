@@ -4,12 +4,13 @@
 //! `sessiondb::context`, `sessiondb::restore` and `sessiondb::crypto`.
 
 use sessiondb::context::{
-    self as core_ctx, CompactionHistoryEntry,
+    self as core_ctx,
     CompactionPlan, ContextItem, CountMethod, Encoding, ItemKind, TokenCount, Transformation, TurnGovernance,
 };
 use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
 
 use crate::error::Result;
+use crate::records::ContextGovernance;
 use crate::store::SessionStore;
 
 /// How a token count was obtained.
@@ -113,30 +114,6 @@ impl From<CompactionOptions> for core_ctx::CompactionOptions {
     }
 }
 
-/// The replayed governance state of a session (pins, exclusions, compactions).
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct ContextGovernance {
-    /// Pinned seqs, ascending.
-    pub pinned: Vec<u64>,
-    /// Excluded seqs, ascending.
-    pub excluded: Vec<u64>,
-    /// The compaction record in force per seq, ascending by seq.
-    pub compacted: Vec<Transformation>,
-    /// Every recorded compaction, oldest first.
-    pub history: Vec<CompactionHistoryEntry>,
-}
-
-impl From<core_ctx::ContextGovernance> for ContextGovernance {
-    fn from(g: core_ctx::ContextGovernance) -> Self {
-        ContextGovernance {
-            pinned: g.pinned.into_iter().collect(),
-            excluded: g.excluded.into_iter().collect(),
-            compacted: g.compacted.into_values().collect(),
-            history: g.history,
-        }
-    }
-}
-
 impl From<ContextGovernance> for core_ctx::ContextGovernance {
     fn from(g: ContextGovernance) -> Self {
         core_ctx::ContextGovernance {
@@ -207,7 +184,7 @@ impl From<sessiondb::restore::OpenedSession> for OpenedSession {
             session: k.session,
             transcript: k.transcript,
             token_totals: k.token_totals,
-            governance: k.governance.into(),
+            governance: crate::records::Conv::conv(k.governance),
             other_extensions: k.other_extensions,
             authority: o.authority.into(),
         }

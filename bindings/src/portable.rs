@@ -3,7 +3,6 @@
 //! export a stored session as thClaws JSONL, fork, resolve, list. Thin
 //! wrappers over `sessiondb::portable`.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -13,6 +12,7 @@ use sessiondb::portable::{
 use sessiondb::SessionRecord;
 
 use crate::error::Result;
+use crate::records::{Conv, ReadReport};
 use crate::store::SessionStore;
 
 /// What happened to one source file.
@@ -57,57 +57,6 @@ pub struct SkippedLine {
     pub reason: SkipReason,
 }
 
-/// What a reader saw in one file: every line is imported or counted here.
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct ReadReport {
-    /// Format read.
-    pub format: Option<SourceFormat>,
-    /// Lines seen, skipped ones included.
-    pub lines: u64,
-    /// Bytes up to the end of the last whole line (where an incremental import resumes).
-    pub bytes: u64,
-    /// Every parsed line by kind.
-    pub kinds: HashMap<String, u64>,
-    /// Lines counted but not imported (duplicates, bookkeeping), by kind.
-    pub not_imported: HashMap<String, u64>,
-    /// Lines of unknown kind kept verbatim, by kind.
-    pub kept_raw: HashMap<String, u64>,
-    /// Lines that could not be read, with line numbers and reasons.
-    pub skipped: Vec<SkippedLine>,
-    /// Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD.
-    pub surrogates_replaced: Vec<u64>,
-    /// Blank lines (ignored).
-    pub blank_lines: u64,
-    /// The last line was complete JSON without its final newline.
-    pub missing_final_newline: bool,
-    /// Lines already imported by an earlier import.
-    pub already_imported_lines: u64,
-    /// Claude Code: assistant lines merged into an earlier line of the same message id.
-    pub merged_lines: u64,
-    /// Claude Code: usage figures not counted again for an already counted message id.
-    pub duplicate_usage: u64,
-}
-
-impl From<core_pt::ReadReport> for ReadReport {
-    fn from(r: core_pt::ReadReport) -> Self {
-        ReadReport {
-            format: r.format,
-            lines: r.lines,
-            bytes: r.bytes,
-            kinds: r.kinds.into_iter().collect(),
-            not_imported: r.not_imported.into_iter().collect(),
-            kept_raw: r.kept_raw.into_iter().collect(),
-            skipped: r.skipped,
-            surrogates_replaced: r.surrogates_replaced,
-            blank_lines: r.blank_lines,
-            missing_final_newline: r.missing_final_newline,
-            already_imported_lines: r.already_imported_lines,
-            merged_lines: r.merged_lines,
-            duplicate_usage: r.duplicate_usage,
-        }
-    }
-}
-
 /// The import report of one file.
 #[derive(Debug, Clone, uniffi::Record)]
 pub struct FileImport {
@@ -133,7 +82,7 @@ impl From<core_pt::FileImport> for FileImport {
             status: f.status,
             from_line: f.from_line,
             sessions: f.sessions,
-            read: f.read.map(Into::into),
+            read: f.read.map(Conv::conv),
         }
     }
 }
@@ -333,7 +282,7 @@ pub fn read_thclaws(data: Vec<u8>, fallback_id: String) -> Result<ThclawsRead> {
         .ok_or_else(|| sessiondb::Error::invalid("the data holds no thClaws session"))?;
     Ok(ThclawsRead {
         session: session.into(),
-        report: report.into(),
+        report: report.conv(),
     })
 }
 

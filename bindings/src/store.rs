@@ -10,7 +10,7 @@ use sessiondb::{
     SessionRecord, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
-use crate::context::{ContextGovernance, OpenedSession};
+use crate::context::OpenedSession;
 use crate::portable::FileImport;
 use sessiondb::context::{CompactionPlan, TokenCount};
 use crate::error::Result;
@@ -373,10 +373,13 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
 mod default_tests {
     /// uniffi and pyo3 defaults must be literals (pyo3's, for the stubs'
     /// sake): every page-size default written in the Kotlin/Swift and the
-    /// Python bindings must be the core's `DEFAULT_PAGE`, which Node uses.
+    /// Python bindings, by hand or in bridge/api.rs (generated for both),
+    /// must be the core's `DEFAULT_PAGE`, which Node uses.
     #[test]
     fn every_page_size_default_is_the_cores_default_page() {
-        for (host, src) in [("kotlin/swift", include_str!("store.rs")), ("python", include_str!("../../python/src/store.rs"))] {
+        let api = include_str!("../../bridge/api.rs");
+        for (host, hand) in [("kotlin/swift", include_str!("store.rs")), ("python", include_str!("../../python/src/store.rs"))] {
+            let src = format!("{hand}\n{api}");
             let defaults: Vec<u32> = src
                 .match_indices("limit = ")
                 .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())

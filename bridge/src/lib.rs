@@ -89,6 +89,9 @@ struct Record {
     core: Option<String>,
     skip: Vec<String>,
     output: bool,
+    /// Kotlin/Swift get an FFI twin (`#[derive(uniffi::Record)]` with the
+    /// host types, converted field by field) instead of the core type.
+    twin: bool,
     fields: Vec<Field>,
 }
 
@@ -113,6 +116,7 @@ struct BridgeAttr {
     core: Option<String>,
     skip: Vec<String>,
     output: bool,
+    twin: bool,
     over: BTreeMap<String, String>,
     ts: Option<String>,
     text: Option<String>,
@@ -163,6 +167,7 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     )
                 }
                 "output" => out.output = true,
+                "twin" => out.twin = true,
                 "infallible" => out.infallible = true,
                 "sync" => out.sync = true,
                 "blocking" => out.blocking = true,
@@ -300,6 +305,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     core: b.core,
                     skip: b.skip,
                     output: b.output,
+                    twin: b.twin,
                     fields,
                 });
             }
@@ -458,11 +464,13 @@ impl Schema {
                     if id == "BTreeMap" && host == Host::Node && mapped[0] == "i64" {
                         mapped[0] = "String".into();
                     }
+                    // Sets cross every host as lists (ascending).
+                    let id = if id == "BTreeSet" { "Vec".to_string() } else { id };
                     return format!("{id}<{}>", mapped.join(", "));
                 }
                 if let Some(r) = self.record(&id) {
                     return match (host, &r.core) {
-                        (Host::Uniffi, Some(core)) if !r.skip.iter().any(|s| s == "uniffi") => {
+                        (Host::Uniffi, Some(core)) if !r.twin && !r.skip.iter().any(|s| s == "uniffi") => {
                             if qualify {
                                 core.clone()
                             } else {
@@ -1108,6 +1116,24 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                     );
                 }
             }
+            Host::Uniffi if r.twin => {
+                let core = r.core.as_ref().ok_or_else(|| format!("record {}: a twin needs `core = path`", r.name))?;
+                write_docs(&mut out, "", &r.docs);
+                let _ = writeln!(out, "#[derive(Debug, Clone, uniffi::Record)]\npub struct {} {{", r.name);
+                for f in &fields {
+                    write_docs(&mut out, "    ", &f.docs);
+                    let ty = f.over.get("uniffi").cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+                    let _ = writeln!(out, "    pub {}: {ty},", f.name);
+                }
+                out.push_str("}\n\n");
+                let names: Vec<String> = fields.iter().map(|f| format!("{0}: Conv::conv(c.{0})", f.name)).collect();
+                let _ = writeln!(
+                    out,
+                    "impl Conv<{0}> for {core} {{\n    fn conv(self) -> {0} {{\n        let c = self;\n        {0} {{ {1} }}\n    }}\n}}\n",
+                    r.name,
+                    names.join(", ")
+                );
+            }
             Host::Uniffi if r.core.is_none() => {
                 write_docs(&mut out, "", &r.docs);
                 let _ = writeln!(
@@ -1184,7 +1210,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
         same.extend(
             s.records
                 .iter()
-                .filter(|r| !skipped(&r.skip, host))
+                .filter(|r| !skipped(&r.skip, host) && !r.twin)
                 .filter_map(|r| r.core.clone()),
         );
         let _ = writeln!(
@@ -1193,7 +1219,11 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
              /// exposed as they are, `From` for the FFI twins (`conv_from!`).\n\
              pub trait Conv<T> {{\n    /// Convert.\n    fn conv(self) -> T;\n}}\n\
              impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {{\n    fn conv(self) -> Option<B> {{\n        self.map(Conv::conv)\n    }}\n}}\n\
-             impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}"
+             impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
+             impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
+             /// A seq-keyed map as its values in seq order.\n\
+             impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_values().map(Conv::conv).collect()\n    }}\n}}\n\
+             impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {{\n    fn conv(self) -> std::collections::HashMap<K, B> {{\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }}\n}}"
         );
         for t in same {
             let _ = writeln!(

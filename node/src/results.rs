@@ -13,7 +13,7 @@ use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
 use crate::records::{conv_from, from_core, n, u, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
-pub use crate::records::{CompactionHistoryEntry, SessionImport, Transformation};
+pub use crate::records::{SessionImport, Transformation, ContextGovernance, ReadReport};
 
 // Field conversions of the core's enums (their serde names), once per type.
 impl Conv<DigestSkippedLine> for core_pt::DigestSkippedLine {
@@ -198,16 +198,6 @@ impl From<CompactionOptions> for core_ctx::CompactionOptions {
 
 // --- context: governance and status
 
-/// Pins, exclusions and compactions of a session, replayed: seqs ascending;
-/// `compacted` maps a seq to the compaction record in force for it.
-#[napi(object, object_from_js = false)]
-pub struct ContextGovernance {
-    pub pinned: Vec<i64>,
-    pub excluded: Vec<i64>,
-    pub compacted: BTreeMap<String, Transformation>,
-    pub history: Vec<CompactionHistoryEntry>,
-}
-
 // --- restore boundary
 
 /// The authority of an opened session: always fresh (Manual, no full
@@ -272,26 +262,6 @@ impl From<core_pt::SkippedLine> for SkippedLine {
         };
         SkippedLine { line: n(s.line), offset: n(s.offset), reason: reason.to_owned(), column }
     }
-}
-
-/// What a reader saw in one file: every line is imported or counted here
-/// (`kinds`, `notImported`, `keptRaw` map a line kind to a count).
-#[napi(object, object_from_js = false)]
-pub struct ReadReport {
-    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code'")]
-    pub format: Option<String>,
-    pub lines: i64,
-    pub bytes: i64,
-    pub kinds: BTreeMap<String, i64>,
-    pub not_imported: BTreeMap<String, i64>,
-    pub kept_raw: BTreeMap<String, i64>,
-    pub skipped: Vec<SkippedLine>,
-    pub surrogates_replaced: Vec<i64>,
-    pub blank_lines: i64,
-    pub missing_final_newline: bool,
-    pub already_imported_lines: i64,
-    pub merged_lines: i64,
-    pub duplicate_usage: i64,
 }
 
 /// The import report of one file; a `failed` status carries its message (no content) in `error`.
@@ -360,9 +330,7 @@ pub struct ThclawsDigest {
 }
 
 from_core! {
-    ContextGovernance <= core_ctx::ContextGovernance { pinned, excluded, compacted, history }
     SavedSessionState <= sessiondb::restore::SavedSessionState { session, transcript, token_totals, governance, other_extensions }
     OpenedSession <= sessiondb::restore::OpenedSession { knowledge, authority }
-    ReadReport <= core_pt::ReadReport { format, lines, bytes, kinds, not_imported, kept_raw, skipped, surrogates_replaced, blank_lines, missing_final_newline, already_imported_lines, merged_lines, duplicate_usage }
     ThclawsDigest <= core_pt::ThclawsDigest { id, title, model, provider, cwd, created_at_ms, roles, texts, active_texts, tool_calls, tool_results, plan_steps, compactions, lines, bytes, skipped, surrogates_replaced, missing_final_newline, kept_raw, other_lines }
 }

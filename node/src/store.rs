@@ -15,7 +15,7 @@ use crate::errors::to_napi;
 use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
-use crate::results::{CompactionPlan, ContextGovernance, FileImport, OpenedSession, TokenCount};
+use crate::results::{CompactionPlan, FileImport, OpenedSession, TokenCount};
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]

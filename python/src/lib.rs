@@ -19,7 +19,7 @@ mod _native {
     #[pymodule_export]
     use crate::records::{EntryMeta, JournalEvent, RecoveryReport};
     #[pymodule_export]
-    use crate::results::{Authority, CompactionPlan, ContextGovernance, ContextItem, DigestSkippedLine, FileImport, OpenedSession, ReadReport, SavedSessionState, SkippedLine, ThclawsDigest, TokenCount};
+    use crate::results::{Authority, CompactionPlan, ContextItem, DigestSkippedLine, FileImport, OpenedSession, SavedSessionState, SkippedLine, ThclawsDigest, TokenCount};
     #[pymodule_export]
     use crate::store::{import_recovery_key, NewEntry, SessionStore, TranscriptIterator};
     #[pymodule_export]

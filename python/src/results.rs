@@ -12,7 +12,7 @@ use sessiondb::portable as core_pt;
 
 use crate::json::{enum_name, enum_parse};
 use crate::records::{conv_from, dict_of, record, ContextExtension, Session, TokenTotals, TranscriptEntry};
-pub(crate) use crate::records::{CompactionHistoryEntry, SessionImport, Transformation};
+pub(crate) use crate::records::{SessionImport, Transformation, ContextGovernance, ReadReport};
 
 // Field conversions of the core's enums (their serde names), once per type.
 conv_from!(
@@ -192,18 +192,6 @@ impl ContextItem {
 
 // --- context: governance and status
 
-record! {
-    /// Pins, exclusions and compactions of a session, replayed: `pinned`
-    /// and `excluded` seqs ascending, `compacted` the record in force per
-    /// seq, `history` every recorded compaction, oldest first.
-    ContextGovernance = "ContextGovernance" from core_ctx::ContextGovernance {
-        pinned: Vec<u64>,
-        excluded: Vec<u64>,
-        compacted: BTreeMap<u64, Transformation>,
-        history: Vec<CompactionHistoryEntry>,
-    }
-}
-
 // --- restore boundary
 
 record! {
@@ -262,26 +250,6 @@ impl From<core_pt::SkippedLine> for SkippedLine {
             core_pt::SkipReason::NotAnObject => ("not_an_object", None),
         };
         SkippedLine { line: s.line, offset: s.offset, reason, column }
-    }
-}
-
-record! {
-    /// What a reader saw in one file: every line is imported or counted
-    /// here (`kinds`, `not_imported`, `kept_raw` map a line kind to a count).
-    ReadReport = "ReadReport" from core_pt::ReadReport {
-        format: Option<&'static str>,
-        lines: u64,
-        bytes: u64,
-        kinds: BTreeMap<String, u64>,
-        not_imported: BTreeMap<String, u64>,
-        kept_raw: BTreeMap<String, u64>,
-        skipped: Vec<SkippedLine>,
-        surrogates_replaced: Vec<u64>,
-        blank_lines: u64,
-        missing_final_newline: bool,
-        already_imported_lines: u64,
-        merged_lines: u64,
-        duplicate_usage: u64,
     }
 }
 

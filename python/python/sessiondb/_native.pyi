@@ -641,18 +641,19 @@ class CompactionHistoryEntry:
 
 @final
 class ContextGovernance:
-    """Pins, exclusions and compactions of a session, replayed: `pinned`
-    and `excluded` seqs ascending, `compacted` the record in force per
-    seq, `history` every recorded compaction, oldest first.
-    """
+    """The replayed governance state of a session (pins, exclusions, compactions)."""
     @property
-    def pinned(self) -> List[int]: ...
+    def pinned(self) -> List[int]:
+        """Pinned seqs, ascending."""
     @property
-    def excluded(self) -> List[int]: ...
+    def excluded(self) -> List[int]:
+        """Excluded seqs, ascending."""
     @property
-    def compacted(self) -> Dict[int, Transformation]: ...
+    def compacted(self) -> Dict[int, Transformation]:
+        """The compaction record in force per seq (Kotlin/Swift: a list, ascending by seq)."""
     @property
-    def history(self) -> List[CompactionHistoryEntry]: ...
+    def history(self) -> List[CompactionHistoryEntry]:
+        """Every recorded compaction, oldest first."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -772,35 +773,46 @@ class SkippedLine:
 
 @final
 class ReadReport:
-    """What a reader saw in one file: every line is imported or counted
-    here (`kinds`, `not_imported`, `kept_raw` map a line kind to a count).
-    """
+    """What a reader saw in one file: every line is imported or counted here."""
     @property
-    def format(self) -> Optional[SourceFormat]: ...
+    def format(self) -> Optional[SourceFormat]:
+        """Format read."""
     @property
-    def lines(self) -> int: ...
+    def lines(self) -> int:
+        """Lines seen, skipped ones included."""
     @property
-    def bytes(self) -> int: ...
+    def bytes(self) -> int:
+        """Bytes up to the end of the last whole line (where an incremental import resumes)."""
     @property
-    def kinds(self) -> Dict[str, int]: ...
+    def kinds(self) -> Dict[str, int]:
+        """Every parsed line by kind."""
     @property
-    def not_imported(self) -> Dict[str, int]: ...
+    def not_imported(self) -> Dict[str, int]:
+        """Lines counted but not imported (duplicates, bookkeeping), by kind."""
     @property
-    def kept_raw(self) -> Dict[str, int]: ...
+    def kept_raw(self) -> Dict[str, int]:
+        """Lines of unknown kind kept verbatim, by kind."""
     @property
-    def skipped(self) -> List[SkippedLine]: ...
+    def skipped(self) -> List[SkippedLine]:
+        """Lines that could not be read, with line numbers and reasons."""
     @property
-    def surrogates_replaced(self) -> List[int]: ...
+    def surrogates_replaced(self) -> List[int]:
+        """Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD."""
     @property
-    def blank_lines(self) -> int: ...
+    def blank_lines(self) -> int:
+        """Blank lines (ignored)."""
     @property
-    def missing_final_newline(self) -> bool: ...
+    def missing_final_newline(self) -> bool:
+        """The last line was complete JSON without its final newline."""
     @property
-    def already_imported_lines(self) -> int: ...
+    def already_imported_lines(self) -> int:
+        """Lines already imported by an earlier import."""
     @property
-    def merged_lines(self) -> int: ...
+    def merged_lines(self) -> int:
+        """Claude Code: assistant lines merged into an earlier line of the same message id."""
     @property
-    def duplicate_usage(self) -> int: ...
+    def duplicate_usage(self) -> int:
+        """Claude Code: usage figures not counted again for an already counted message id."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
