@@ -30,6 +30,7 @@ __all__ = [
     "TokenCount",
     "Transformation",
     "TurnGovernance",
+    "WriteReport",
     "AppendOutcome",
     "ContextExtension",
     "CopyConflict",
