@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 mod _native {
     #[pymodule_export]
     use crate::records::{
-        AppendOutcome, ContextExtension, CopyConflict, CopyReport, EntryMeta, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
+        AppendOutcome, ContextExtension, CopyConflict, CopyReport, EntryMeta, ItemPage, JournalEvent, OpenOperation, RecoveryReport, Session, StoreStats, TokenTotals,
         TranscriptEntry, UnreadableField,
     };
     #[pymodule_export]

@@ -178,6 +178,18 @@ class EntryMeta:
         """The metadata as plain data: `{"model", "provider", "extra", "item"}`."""
 
 @final
+class ItemPage:
+    """x"""
+    @property
+    def items_json(self) -> str: ...
+    @property
+    def seqs(self) -> List[int]: ...
+    @property
+    def without_item(self) -> List[Tuple[TranscriptEntry, EntryMeta]]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
 class TokenTotals:
     """Sums of a session's token ledger, in tokens."""
     @property
@@ -948,6 +960,10 @@ class SessionStore:
         written without). Raises NotFoundError, AuthenticationError,
         InvalidInputError, CorruptError.
         """
+    def get_entry_items(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> ItemPage:
+        """x"""
+    def get_entry_items_tail(self, session_id: str, limit: int = 1000) -> ItemPage:
+        """x"""
     def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
         """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
     def record_tokens(
