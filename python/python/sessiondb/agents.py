@@ -170,8 +170,8 @@ class SessionDBSession:
 
     def _pages(self, from_seq: int) -> Iterator[Tuple[List[int], List[Any]]]:
         """``(seqs, items)`` of each page of the visible entries from
-        ``from_seq`` on, ``PAGE`` entries a page (one ``json.loads`` each,
-        so the GIL is never held for long)."""
+        ``from_seq`` on, ``PAGE`` entries a page (one read and one
+        ``json.loads`` each, so the GIL is never held for long)."""
         while True:
             page = self._store.get_entry_items(self.session_id, from_seq, PAGE)
             seqs = page.seqs
