@@ -179,7 +179,13 @@ class EntryMeta:
 
 @final
 class ItemPage:
-    """x"""
+    """A page of structured items (`get_entry_items`, `get_entry_items_tail`):
+    `items_json`, one JSON array text with one element per visible entry
+    in seq order (its `EntryMeta.item` verbatim, `null` for an entry
+    without one: one `json.loads` gives the items); `seqs`, the entries'
+    seqs in the same order; `without_item`, `(TranscriptEntry, EntryMeta)`
+    pairs of the entries without an item, in seq order.
+    """
     @property
     def items_json(self) -> str: ...
     @property
@@ -961,9 +967,18 @@ class SessionStore:
         InvalidInputError, CorruptError.
         """
     def get_entry_items(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> ItemPage:
-        """x"""
+        """Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
+        structured items, one read: an `ItemPage` (`json.loads(page.items_json)`
+        is the list of items, `None` where an entry has none: those entries
+        are in `page.without_item`, their seqs in `page.seqs`). Contents of
+        entries with an item are not decrypted. Raises NotFoundError,
+        AuthenticationError, InvalidInputError, CorruptError.
+        """
     def get_entry_items_tail(self, session_id: str, limit: int = 1000) -> ItemPage:
-        """x"""
+        """The last `limit` (1..=10000) entries as their structured items, in
+        seq order, in one read: an `ItemPage` (see `get_entry_items`).
+        Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
+        """
     def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
         """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
     def record_tokens(
