@@ -35,6 +35,7 @@ __all__ = [
     "CopyConflict",
     "CopyReport",
     "EntryMeta",
+    "ItemPage",
     "JournalEvent",
     "NewEntry",
     "OpenOperation",

@@ -186,6 +186,7 @@ class SessionDBSession:
         if limit is not None and limit <= 0:
             return []
         try:
+            items: List[Any] = []
             if self.window is not None:
                 items = self._active_items(self.window)
                 return items if limit is None else items[-limit:]
@@ -193,7 +194,6 @@ class SessionDBSession:
                 # One read of the tail.
                 page = self._store.get_entry_items_tail(self.session_id, limit)
                 return _page_items(page, None)
-            items: List[Any] = []
             for _, chunk in self._pages(1):
                 items.extend(chunk)
         except errors.NotFoundError:
