@@ -17,6 +17,8 @@ const sdb = require('./index.js')
 
 /** Largest page the store reads in one call (the core's MAX_PAGE). */
 const MAX_PAGE = 10000
+/** Entries per read (and per JSON.parse) of a full getItems(). */
+const PAGE = 1000
 
 /**
  * The text of an SDK item that counts for tokens and summaries: a message's
@@ -70,6 +72,20 @@ function itemRole(item) {
 function itemOf({ entry, meta }) {
   if (typeof meta.item === 'string') return JSON.parse(meta.item)
   return { role: entry.role, content: entry.content }
+}
+
+/**
+ * The SDK items of one `ItemPage` (`getEntryItems`), in order: one JSON.parse
+ * of its items array; each entry without a structured item (a `null`
+ * element) as `itemOf`.
+ */
+function pageItems(page) {
+  const items = JSON.parse(page.itemsJson)
+  if (page.withoutItem.length > 0) {
+    const at = new Map(page.seqs.map((s, i) => [s, i]))
+    for (const p of page.withoutItem) items[at.get(p.entry.seq)] = itemOf(p)
+  }
+  return items
 }
 
 /**
@@ -131,14 +147,12 @@ class SessionDBSession {
           const items = await this._activeItems(st)
           return limit === undefined || limit === null ? items : items.slice(-limit)
         }
-        let pairs
         if (limit !== undefined && limit !== null && limit <= MAX_PAGE) {
-          pairs = await st.getTranscriptTailWithMeta(this.sessionId, limit)
-        } else {
-          pairs = await this._all(st, 1)
-          if (limit !== undefined && limit !== null) pairs = pairs.slice(-limit)
+          return pageItems(await st.getEntryItemsTail(this.sessionId, limit))
         }
-        return pairs.map(itemOf)
+        const items = []
+        for (const [, chunk] of await this._pages(st, 1)) for (const item of chunk) items.push(item)
+        return limit === undefined || limit === null ? items : items.slice(-limit)
       } catch (e) {
         if (e instanceof sdb.NotFoundError) return []
         throw e
@@ -146,13 +160,16 @@ class SessionDBSession {
     })
   }
 
-  async _all(st, from) {
+  /** `[seqs, items]` of each page of the visible entries from seq `from` on. */
+  async _pages(st, from) {
     const out = []
     for (;;) {
-      const page = await st.getTranscriptWithMeta(this.sessionId, from, 1000)
-      if (page.length === 0) return out
-      out.push(...page)
-      from = page[page.length - 1].entry.seq + 1
+      const page = await st.getEntryItems(this.sessionId, from, PAGE)
+      const n = page.seqs.length
+      if (n === 0) return out
+      out.push([page.seqs, pageItems(page)])
+      if (n < PAGE) return out // fewer than asked: no visible entry after these
+      from = page.seqs[n - 1] + 1
     }
   }
 
@@ -165,11 +182,13 @@ class SessionDBSession {
     const view = await st.activeContext(this.sessionId, this.window, null, model)
     const verbatim = view.items.filter((i) => i.state === 'verbatim')
     const bySeq = new Map()
-    if (verbatim.length > 0) for (const p of await this._all(st, verbatim[0].seq)) bySeq.set(p.entry.seq, p)
+    if (verbatim.length > 0) {
+      for (const [seqs, items] of await this._pages(st, verbatim[0].seq)) seqs.forEach((s, k) => bySeq.set(s, items[k]))
+    }
     const out = []
     for (const i of view.items) {
       if (i.state === 'compacted') out.push({ role: 'user', content: i.text })
-      else if (i.state === 'verbatim') out.push(itemOf(bySeq.get(i.seq)))
+      else if (i.state === 'verbatim') out.push(bySeq.get(i.seq))
     }
     return out
   }

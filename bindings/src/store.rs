@@ -378,13 +378,13 @@ mod default_tests {
     #[test]
     fn every_page_size_default_is_the_cores_default_page() {
         let api = include_str!("../../bridge/api.rs");
-        for (host, hand) in [("kotlin/swift", include_str!("store.rs")), ("python", include_str!("../../python/src/store.rs"))] {
+        for (host, hand, n) in [("kotlin/swift", include_str!("store.rs"), 5), ("python", include_str!("../../python/src/store.rs"), 7)] {
             let src = format!("{hand}\n{api}");
             let defaults: Vec<u32> = src
                 .match_indices("limit = ")
                 .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
                 .collect();
-            assert_eq!(defaults.len(), 5, "{host}: get_transcript, get_transcript_tail, get_transcript_tail_with_meta, get_transcript_with_meta, journal_events");
+            assert_eq!(defaults.len(), n, "{host}: get_transcript, get_transcript_tail, get_transcript_tail_with_meta, get_transcript_with_meta, journal_events (Python also get_entry_items, get_entry_items_tail)");
             assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{host}: {defaults:?}");
         }
     }

@@ -25,6 +25,6 @@ pub use error::{ContextOverflowBreakdown, Error, ErrorKind, Result};
 pub use journal::{AppendOutcome, JournalEvent, NewEvent, OperationOutcome, RecoveryReport};
 pub use keys::{KeyProvider, KeySource};
 pub use store::{
-    CheckReport, ContentFormat, CopyConflict, CopyReport, ContextExtensionRecord, EntryMeta, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
+    CheckReport, ContentFormat, CopyConflict, CopyReport, ContextExtensionRecord, EntryMeta, ItemPage, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
     TokenTotals, TokenUsage, TranscriptEntry, UnreadableField, WorkspaceFilter,
 };

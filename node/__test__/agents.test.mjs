@@ -148,6 +148,25 @@ test('two sessions on one store, driven at once, keep their own items; a default
   await store.close()
 })
 
+test('getItems reads pages of 1,000: retracted entries left out, entries without an item as { role, content }, every limit', async () => {
+  const s = new SessionDBSession({ sessionId: 'pages', path: tempDb(), key: KEY })
+  const n = 2003 // two full pages and a short one
+  let want = Array.from({ length: n }, (_, i) => ({ role: 'user', content: `m${i}`, i }))
+  await s.addItems(want)
+  const st = await s.store()
+  await st.appendTranscript('pages', 'assistant', 'plain') // an entry without an item
+  want.push({ role: 'assistant', content: 'plain' })
+  for (const seq of [1, 1000, 1001, n]) await st.retractEntry('pages', seq) // the first, both sides of a page boundary, the last item
+  want = want.filter((_, k) => ![0, 999, 1000, n - 1].includes(k))
+  assert.deepEqual(await s.getItems(), want)
+  for (const limit of [1, 2, 1000, 1001, want.length, want.length + 5, 10000, 10001]) {
+    assert.deepEqual(await s.getItems(limit), want.slice(-limit), String(limit))
+  }
+  assert.deepEqual(await s.popItem(), { role: 'assistant', content: 'plain' })
+  assert.deepEqual(await s.getItems(), want.slice(0, -1))
+  await s.close()
+})
+
 test('with a window, getItems is the active context: compacted once the history overflows', async () => {
   const s = new SessionDBSession({ sessionId: 'gov', path: tempDb(), key: KEY, window: 10000 })
   // About 1,000 tokens each (estimate: 3 bytes a token); capacity 7,152.

@@ -76,3 +76,32 @@ test('Claude sample import keeps each turn\'s model and tool_use_result', async 
   })
   await st.close()
 })
+
+test('getEntryItems / getEntryItemsTail: each visible entry\'s item in one JSON array, entries without one beside it', async () => {
+  const st = await openTemp()
+  const s = await st.createSession('items', null, { id: 'i1' })
+  const item = (n) => `{ "n":${n}, "t": "caf\\u00e9 ☃" }`
+  await st.appendEntriesWithMeta(s.id, [
+    { entry: { role: 'user', content: 'one' }, meta: { item: item(1) } },
+    { entry: { role: 'assistant', content: 'two' }, meta: { item: item(2) } },
+    { entry: { role: 'tool', content: 'plain three', createdAtMs: 3000 }, meta: { model: 'gpt-5', extra: { uuid: 'u-3' } } },
+    { entry: { role: 'user', content: 'four' }, meta: { item: item(4) } },
+    { entry: { role: 'user', content: 'five' }, meta: { item: item(5) } },
+  ])
+  await st.retractEntry(s.id, 2)
+  const page = await st.getEntryItems(s.id)
+  assert.equal(page.itemsJson, `[${item(1)},null,${item(4)},${item(5)}]`)
+  assert.deepEqual(page.seqs, [1, 3, 4, 5])
+  assert.deepEqual(JSON.parse(page.itemsJson)[0], { n: 1, t: 'café ☃' })
+  assert.deepEqual(page.withoutItem.map(({ entry, meta }) => [entry.seq, entry.role, entry.content, entry.createdAtMs, meta]), [
+    [3, 'tool', 'plain three', 3000, { model: 'gpt-5', extra: { uuid: 'u-3' } }],
+  ])
+  assert.deepEqual(await st.getEntryItems(s.id, 2, 2), { itemsJson: `[null,${item(4)}]`, seqs: [3, 4], withoutItem: page.withoutItem })
+  assert.deepEqual(await st.getEntryItems(s.id, 6), { itemsJson: '[]', seqs: [], withoutItem: [] })
+  assert.deepEqual(await st.getEntryItemsTail(s.id, 2), { itemsJson: `[${item(4)},${item(5)}]`, seqs: [4, 5], withoutItem: [] })
+  assert.deepEqual(await st.getEntryItemsTail(s.id), page)
+  await assert.rejects(st.getEntryItems(s.id, 1, 0), sdb.InvalidInputError)
+  await assert.rejects(st.getEntryItemsTail(s.id, 10001), sdb.InvalidInputError)
+  await assert.rejects(st.getEntryItems('missing'), sdb.NotFoundError)
+  await st.close()
+})

@@ -22,7 +22,7 @@ test('native.d.ts declares the record interfaces', () => {
     'CapacityBreakdown', 'ModelLimits', 'ContextMeter', 'TokenCount', 'Transformation', 'CompactionPlan', 'ContextItem',
     'CompactionOptions', 'TurnGovernance', 'ContextStatus', 'CompactionHistoryEntry', 'ContextGovernance', 'Authority',
     'SavedSessionState', 'OpenedSession', 'SessionImport', 'SkippedLine', 'ReadReport', 'FileImport', 'DigestSkippedLine',
-    'ThclawsDigest', 'EntryMeta', 'NewEntryWithMeta', 'TranscriptEntryWithMeta', 'ActiveItem', 'ActiveContextView',
+    'ThclawsDigest', 'EntryMeta', 'NewEntryWithMeta', 'TranscriptEntryWithMeta', 'ItemPage', 'ActiveItem', 'ActiveContextView',
   ]) {
     assert.match(dts, new RegExp(`export interface ${name} \\{`), name)
   }
@@ -30,6 +30,7 @@ test('native.d.ts declares the record interfaces', () => {
   assert.match(flat, /band: 'green' \| 'amber' \| 'orange' \| 'red'/)
   assert.match(flat, /compacted: Record<string, Transformation>/)
   assert.match(flat, /export interface EntryMeta \{ model\?: string provider\?: string extra\?: Record<string, unknown> item\?: string \}/)
+  assert.match(flat, /export interface ItemPage \{ itemsJson: string seqs: Array<number> withoutItem: Array<TranscriptEntryWithMeta> \}/)
   assert.match(flat, /export interface ActiveContextView \{ model\?: string capacity: number tokens: number items: Array<ActiveItem> \}/)
   assert.match(flat, /export interface ActiveItem \{ seq: number lastSeq\?: number role: string state: 'verbatim' \| 'compacted' \| 'excluded' tokens: number text\?: string \}/)
 })
@@ -39,6 +40,8 @@ test('native.d.ts: typed results, `any` only for JSON payloads', () => {
     /contextStatus\([^)]*\): Promise<ContextStatus>/,
     /activeContext\(sessionId: string, rawWindow: number, outputReserve\?: number \| undefined \| null, model\?: string \| undefined \| null\): Promise<ActiveContextView>/,
     /getTranscriptTailWithMeta\(sessionId: string, limit\?: number \| undefined \| null\): Promise<TranscriptEntryWithMeta\[\]>/,
+    /getEntryItems\(sessionId: string, fromSeq\?: number \| undefined \| null, limit\?: number \| undefined \| null\): Promise<ItemPage>/,
+    /getEntryItemsTail\(sessionId: string, limit\?: number \| undefined \| null\): Promise<ItemPage>/,
     /compactSession\([^)]*\): Promise<CompactionPlan>/,
     /recoverContextGovernance\(sessionId: string\): Promise<ContextGovernance>/,
     /openSavedSession\(sessionId: string\): Promise<OpenedSession>/,

@@ -178,6 +178,29 @@ pub struct TranscriptEntryWithMeta {
     pub meta: EntryMeta,
 }
 
+/// A page of structured items (`getEntryItems`, `getEntryItemsTail`):
+/// `itemsJson`, one JSON array text with one element per visible entry in
+/// seq order (its `meta.item` verbatim, `null` for an entry without one:
+/// one `JSON.parse` gives the items); `seqs`, the entries' seqs in the same
+/// order; `withoutItem`, the entries without an item with their metadata, in
+/// seq order.
+#[napi(object, object_from_js = false)]
+pub struct ItemPage {
+    pub items_json: String,
+    pub seqs: Vec<i64>,
+    pub without_item: Vec<TranscriptEntryWithMeta>,
+}
+
+impl From<sessiondb::ItemPage> for ItemPage {
+    fn from(p: sessiondb::ItemPage) -> Self {
+        ItemPage {
+            items_json: p.items_json,
+            seqs: p.seqs.into_iter().map(|s| s as i64).collect(),
+            without_item: p.without_item.into_iter().map(|(e, m)| TranscriptEntryWithMeta { entry: e.into(), meta: m.into() }).collect(),
+        }
+    }
+}
+
 /// One token-ledger record, in tokens.
 #[napi(object)]
 pub struct TokenUsage {

@@ -168,6 +168,29 @@ impl SessionStore {
         })
     }
 
+    /// Up to `limit` (default 1000, at most 10000) entries with
+    /// `seq >= fromSeq` (default 1) as their structured items, one read: an
+    /// `ItemPage` (`JSON.parse(page.itemsJson)` is the items, `null` where
+    /// an entry has none: those entries are in `page.withoutItem`, their
+    /// seqs in `page.seqs`). Contents of entries with an item are not decrypted.
+    /// Rejects with NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
+    #[napi(ts_return_type = "Promise<ItemPage>")]
+    pub fn get_entry_items(&self, session_id: String, from_seq: Option<i64>, limit: Option<u32>) -> napi::Result<AsyncTask<Job<ItemPage>>> {
+        let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
+        let s = self.inner.clone();
+        Ok(job(move || s.get_entry_items(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(Into::into)))
+    }
+
+    /// The last `limit` (default 1000, at most 10000) entries as their
+    /// structured items, in seq order, in one read: an `ItemPage` (see
+    /// `getEntryItems`). Rejects with NotFoundError, InvalidInputError,
+    /// AuthenticationError, CorruptError.
+    #[napi(ts_return_type = "Promise<ItemPage>")]
+    pub fn get_entry_items_tail(&self, session_id: String, limit: Option<u32>) -> AsyncTask<Job<ItemPage>> {
+        let s = self.inner.clone();
+        job(move || s.get_entry_items_tail(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(Into::into))
+    }
+
     /// Add one token-ledger record.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> napi::Result<AsyncTask<Job<()>>> {

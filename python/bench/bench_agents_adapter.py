@@ -4,9 +4,15 @@ sessions on the same workload, side by side in one run (issue 16 "Performance").
 Workload: an agent turn of 10 items (a user message, then five tool calls with
 their outputs, an assistant message... 10 SDK items of 60 B to 1.5 KiB, as the
 Runner saves them: one `add_items(turn)` call), repeated TURNS times; then
-`get_items()` of the whole history, REPEAT times. Rates are items per second.
-Then `get_items(limit=20)` on a session of 50,000 items (LONG): the median and
-the worst of 200 calls, in ms.
+`get_items()` of the whole history, REPEAT times. Rates are items per second:
+add over all turns, get from the median of the REPEAT reads. Then
+`get_items(limit=20)` on a session of 50,000 items (LONG): the median and the
+worst of 200 calls, in ms.
+
+The sessions take turns call by call (turn t is added to each session, then
+turn t+1...; each read round reads each session once), all on one event loop,
+so a change of the machine's load during the run (2 shared cores) falls on
+every session alike instead of on whichever ran then.
 
 Sessions: sessiondb's adapter (encrypted, journaled), the SDK's `SQLiteSession`
 (plaintext) and its `EncryptedSession` (Fernet per item over a SQLiteSession,
@@ -14,7 +20,7 @@ Sessions: sessiondb's adapter (encrypted, journaled), the SDK's `SQLiteSession`
 get; get_items(limit=20) on 50,000 items <= 5 ms.
 
 Run: scripts/bench-python.sh bench_agents_adapter.py
-Env: BENCH_TURNS (default 500), BENCH_REPEAT (default 5), BENCH_LONG (default 50000).
+Env: BENCH_TURNS (default 500), BENCH_REPEAT (default 9), BENCH_LONG (default 50000).
 """
 
 import asyncio
@@ -25,7 +31,7 @@ import tempfile
 import time
 
 TURNS = int(os.environ.get("BENCH_TURNS", "500"))
-REPEAT = int(os.environ.get("BENCH_REPEAT", "5"))
+REPEAT = int(os.environ.get("BENCH_REPEAT", "9"))
 LONG = int(os.environ.get("BENCH_LONG", "50000"))
 KEY = bytes(range(32))
 
@@ -43,31 +49,40 @@ def turn(t: int) -> list:
     return items
 
 
-async def add_and_get(session) -> tuple:
+async def add_and_get(sessions: dict) -> dict:
+    """{name: (add items/s, get items/s)}, the sessions taking turns."""
     turns = [turn(t) for t in range(TURNS)]
-    t0 = time.perf_counter()
+    add = dict.fromkeys(sessions, 0.0)
     for items in turns:
-        await session.add_items(items)
-    add = time.perf_counter() - t0
-    t0 = time.perf_counter()
+        for name, session in sessions.items():
+            t0 = time.perf_counter()
+            await session.add_items(items)
+            add[name] += time.perf_counter() - t0
+    gets: dict = {name: [] for name in sessions}
     for _ in range(REPEAT):
-        got = await session.get_items()
-    get = time.perf_counter() - t0
-    assert len(got) == TURNS * 10 and got[-1] == turns[-1][-1] and got[0] == turns[0][0], len(got)
-    return TURNS * 10 / add, TURNS * 10 * REPEAT / get
+        for name, session in sessions.items():
+            t0 = time.perf_counter()
+            got = await session.get_items()
+            gets[name].append(time.perf_counter() - t0)
+            assert len(got) == TURNS * 10 and got[-1] == turns[-1][-1] and got[0] == turns[0][0], len(got)
+    return {name: (TURNS * 10 / add[name], TURNS * 10 / statistics.median(gets[name])) for name in sessions}
 
 
-async def tail(session) -> tuple:
+async def tail(sessions: dict) -> dict:
+    """{name: (median ms, worst ms)} of get_items(limit=20) on LONG items."""
     for t in range(LONG // 10):
-        await session.add_items(turn(t))
+        items = turn(t)
+        for session in sessions.values():
+            await session.add_items(items)
     want = turn(LONG // 10 - 1)[-10:]
-    times = []
+    times: dict = {name: [] for name in sessions}
     for _ in range(200):
-        t0 = time.perf_counter()
-        got = await session.get_items(limit=20)
-        times.append(time.perf_counter() - t0)
-    assert len(got) == 20 and got[-10:] == want
-    return statistics.median(times) * 1000, max(times) * 1000
+        for name, session in sessions.items():
+            t0 = time.perf_counter()
+            got = await session.get_items(limit=20)
+            times[name].append(time.perf_counter() - t0)
+            assert len(got) == 20 and got[-10:] == want
+    return {name: (statistics.median(v) * 1000, max(v) * 1000) for name, v in times.items()}
 
 
 def json_floor() -> float:
@@ -105,11 +120,11 @@ def main():
     import sessiondb
 
     with tempfile.TemporaryDirectory() as d:
-        rates = {name: asyncio.run(add_and_get(s)) for name, s in sessions(d, "turns").items()}
-        tails = {name: asyncio.run(tail(s)) for name, s in sessions(d, "long").items()}
+        rates = asyncio.run(add_and_get(sessions(d, "turns")))
+        tails = asyncio.run(tail(sessions(d, "long")))
         floor = json_floor()
     print(f"sessiondb {sessiondb.__version__}, openai-agents {agents.__version__}")
-    print(f"{TURNS} agent turns of 10 items (one add_items per turn), then get_items() of all {TURNS * 10} items x{REPEAT}")
+    print(f"{TURNS} agent turns of 10 items (one add_items per turn), then get_items() of all {TURNS * 10} items x{REPEAT} (get: the median); sessions interleaved")
     print(f"  {'':30} {'add items/s':>12} {'get items/s':>12}   get_items(limit=20) on {LONG:,} items: median / worst ms")
     for name in rates:
         (a, g), (med, worst) = rates[name], tails[name]

@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _native {
     #[pymodule_export]
-    use crate::records::{EntryMeta, JournalEvent, RecoveryReport};
+    use crate::records::{EntryMeta, ItemPage, JournalEvent, RecoveryReport};
     #[pymodule_export]
     use crate::results::{Authority, CompactionPlan, ContextItem, DigestSkippedLine, FileImport, OpenedSession, SavedSessionState, SkippedLine, ThclawsDigest, TokenCount};
     #[pymodule_export]

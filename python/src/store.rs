@@ -284,6 +284,25 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
+    /// Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
+    /// structured items, one read: an `ItemPage` (`json.loads(page.items_json)`
+    /// is the list of items, `None` where an entry has none: those entries
+    /// are in `page.without_item`, their seqs in `page.seqs`). Contents of
+    /// entries with an item are not decrypted. Raises NotFoundError,
+    /// AuthenticationError, InvalidInputError, CorruptError.
+    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
+    fn get_entry_items(&self, py: Python<'_>, session_id: &str, from_seq: u64, limit: u32) -> PyResult<ItemPage> {
+        py.detach(|| self.inner.get_entry_items(session_id, from_seq, limit)).map(Into::into).map_err(py_err(py))
+    }
+
+    /// The last `limit` (1..=10000) entries as their structured items, in
+    /// seq order, in one read: an `ItemPage` (see `get_entry_items`).
+    /// Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
+    #[pyo3(signature = (session_id, limit = 1000))]
+    fn get_entry_items_tail(&self, py: Python<'_>, session_id: &str, limit: u32) -> PyResult<ItemPage> {
+        py.detach(|| self.inner.get_entry_items_tail(session_id, limit)).map(Into::into).map_err(py_err(py))
+    }
+
     /// Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call.
     #[pyo3(signature = (session_id, from_seq = 1, page_size = 1000))]
     fn iter_transcript(&self, session_id: String, from_seq: u64, page_size: u32) -> TranscriptIterator {

@@ -127,6 +127,38 @@ def test_items_written_by_the_earlier_extra_form_still_read_back(tmp_path):
     asyncio.run(main())
 
 
+@pytest.mark.parametrize("page", [4, 1000])
+def test_get_items_pages_skip_retracted_entries_and_read_entries_without_an_item(tmp_path, monkeypatch, page):
+    import sessiondb.agents as adapter
+
+    monkeypatch.setattr(adapter, "PAGE", page)
+    n = 2 * page + 3  # pages of `page`, the last one short
+
+    async def main():
+        path = str(tmp_path / "s.db")
+        s = SessionDBSession("pages", path=path, key=KEY)
+        want = [{"role": "user", "content": f"m{i}", "i": i} for i in range(n)]
+        await s.add_items(want)
+        st = s.store
+        # Entries without an item among them (an import, an older writer), and retractions.
+        st.append_transcript("pages", "assistant", "plain")
+        st.append_entries_with_meta("pages", [(sessiondb.NewEntry("user", "old"), sessiondb.EntryMeta(extra={ITEM_KEY: json.dumps(ITEMS[0])}))])
+        want += [{"role": "assistant", "content": "plain"}, ITEMS[0]]
+        for seq in (1, page, page + 1, n):  # the first, both sides of a page boundary, the last item
+            st.retract_entry("pages", seq)
+            want[seq - 1] = None
+        want = [w for w in want if w is not None]
+        assert await s.get_items() == want
+        for limit in (1, 2, page, page + 1, len(want), len(want) + 5, 10_000, 10_001):
+            assert await s.get_items(limit) == want[-limit:], limit
+        assert await s.pop_item() == ITEMS[0]
+        assert await s.get_items(3) == want[-4:-1]
+        assert await s.get_items() == want[:-1]
+        s.close()
+
+    asyncio.run(main())
+
+
 def test_a_window_makes_get_items_the_active_context_compacted_when_it_overflows(tmp_path):
     async def main():
         with pytest.raises(sessiondb.InvalidInputError):
@@ -152,6 +184,27 @@ def test_a_window_makes_get_items_the_active_context_compacted_when_it_overflows
         assert await s.get_items() == items
         assert len(s.store.list_context_extensions("gov")) == 1
         assert await s.get_items(2) == turns[-2:]
+        s.close()
+
+    asyncio.run(main())
+
+
+def test_a_window_reads_its_verbatim_items_across_pages(tmp_path, monkeypatch):
+    import sessiondb.agents as adapter
+
+    monkeypatch.setattr(adapter, "PAGE", 2)
+
+    async def main():
+        s = SessionDBSession("gov", path=str(tmp_path / "s.db"), key=KEY, window=10_000)
+        turns = [{"role": "user" if i % 2 else "assistant", "content": f"turn {i:02} " + "word " * 599} for i in range(1, 13)]
+        await s.add_items(turns)
+        s.store.append_transcript("gov", "user", "plain")  # an entry without an item
+        s.store.retract_entry("gov", 12)
+        items = await s.get_items()
+        run = s.store.recover_context_governance("gov").history[0].plan.transformations[0]
+        assert items[0] == {"role": "user", "content": run.summary}
+        assert items[1:] == turns[run.last_seq:11] + [{"role": "user", "content": "plain"}]
+        assert await s.get_items(2) == [turns[10], {"role": "user", "content": "plain"}]
         s.close()
 
     asyncio.run(main())

@@ -1,5 +1,6 @@
 """Per-entry metadata (EntryMeta): append_entries_with_meta / get_transcript_with_meta, exact values."""
 
+import json
 import os
 from pathlib import Path
 
@@ -137,3 +138,40 @@ def test_transcript_tail_with_meta_one_read(store):
         store.get_transcript_tail_with_meta(s.id, 0)
     with pytest.raises(sessiondb.NotFoundError):
         store.get_transcript_tail_with_meta("nope", 2)
+
+
+def test_entry_items_one_json_array_with_the_entries_without_an_item_beside_it(store):
+    s = store.create_session(id="items")
+    item = lambda n: f'{{ "n":{n}, "t": "caf\\u00e9 ☃" }}'  # noqa: E731  byte-exact, escapes kept
+    store.append_entries_with_meta(s.id, [
+        (NewEntry("user", "one"), EntryMeta(item=item(1))),
+        (NewEntry("assistant", "two"), EntryMeta(item=item(2))),
+        (NewEntry("tool", "plain three"), EntryMeta(model="gpt-5", extra={"uuid": "u-3"})),
+        (NewEntry("user", "four"), EntryMeta(item=item(4))),
+        (NewEntry("user", "five"), EntryMeta(item=item(5))),
+    ])
+    store.append_transcript(s.id, "system", "six, no metadata")
+    store.retract_entry(s.id, 2)
+    page = store.get_entry_items(s.id)
+    assert isinstance(page, sessiondb.ItemPage)
+    assert page.items_json == f"[{item(1)},null,{item(4)},{item(5)},null]"
+    assert page.seqs == [1, 3, 4, 5, 6]
+    assert [(e.seq, e.role, e.content, m) for e, m in page.without_item] == [
+        (3, "tool", "plain three", EntryMeta(model="gpt-5", extra={"uuid": "u-3"})),
+        (6, "system", "six, no metadata", EntryMeta()),
+    ]
+    assert json.loads(page.items_json) == [{"n": 1, "t": "café ☃"}, None, {"n": 4, "t": "café ☃"}, {"n": 5, "t": "café ☃"}, None]
+    assert page.to_dict()["seqs"] == [1, 3, 4, 5, 6]
+    p = store.get_entry_items(s.id, 2, 2)
+    assert (p.items_json, p.seqs, [e.seq for e, _ in p.without_item]) == (f"[null,{item(4)}]", [3, 4], [3])
+    assert store.get_entry_items(s.id, 7).to_dict() == {"items_json": "[]", "seqs": [], "without_item": []}
+    t = store.get_entry_items_tail(s.id, 2)
+    assert (t.items_json, t.seqs) == (f"[{item(5)},null]", [5, 6])
+    assert store.get_entry_items_tail(s.id) == page
+    for bad in (lambda: store.get_entry_items(s.id, 1, 0), lambda: store.get_entry_items(s.id, 1, 10_001), lambda: store.get_entry_items_tail(s.id, 0)):
+        with pytest.raises(sessiondb.InvalidInputError):
+            bad()
+    with pytest.raises(sessiondb.NotFoundError):
+        store.get_entry_items("nope")
+    with pytest.raises(sessiondb.NotFoundError):
+        store.get_entry_items_tail("nope", 2)

@@ -14,7 +14,7 @@ use std::borrow::Borrow;
 
 use std::sync::{Arc, Condvar, Mutex};
 
-use super::{journal, lock, now_ms, open_required, open_sealed, ContentFormat, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
+use super::{journal, lock, now_ms, open_required, open_sealed, ContentFormat, EntryMeta, ItemPage, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
 use crate::backend::{EntryRow, NewEntryRow};
 use crate::crypto;
 use crate::error::{Error, Result};
@@ -460,23 +460,91 @@ impl SessionStore {
             };
             let mut out = Vec::new();
             for row in rows {
-                let rec = content_record(session_id, row.seq);
-                let entry = TranscriptEntry {
-                    session_id: session_id.to_string(),
-                    seq: row.seq,
-                    role: Role::parse(&row.role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?,
-                    format: ContentFormat::parse(&row.format)
-                        .map_err(|_| Error::corrupt(format!("record `{rec}`: unknown content format")))?,
-                    content: open_required(key, &row.content, &rec)?,
-                    created_at_ms: row.created_at,
-                    tokens: row.tokens,
-                    source_line: row.source_line,
-                };
+                let entry = entry_of(key, session_id, &row)?;
                 out.push(f(key, &row, entry)?);
             }
             Ok(out)
         })
     }
+
+    /// Up to `limit` (1..=[`MAX_PAGE`]) visible entries with
+    /// `seq >= from_seq`, in seq order, as their structured items: an
+    /// [`ItemPage`] (one JSON array text of the items, `null` for an entry
+    /// without one, the seqs, and the entries without an item with content
+    /// and metadata). One read; the content envelope of an entry that
+    /// carries an item is neither returned nor decrypted, so this reads an
+    /// Agents SDK session's items faster than [`Self::get_transcript_with_meta`].
+    /// Retracted entries are left out, as in every read. Page on with
+    /// `from_seq = seqs.last() + 1`.
+    /// Errors: `NotFound` (session), `InvalidInput` (limit 0 or above
+    /// MAX_PAGE), `AuthenticationFailed`, `Corrupt` (metadata that is not
+    /// what [`encode_meta`] writes; a bad role or format of an entry without an item).
+    pub fn get_entry_items(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<ItemPage> {
+        self.read_items(session_id, Some(from_seq), limit)
+    }
+
+    /// The last `limit` (1..=[`MAX_PAGE`]) visible entries (all of a
+    /// shorter session) as their structured items, in seq order, in one
+    /// read: [`Self::get_entry_items`] of the tail, what an Agents SDK
+    /// session's `get_items(limit)` needs. Errors: as `get_entry_items`.
+    pub fn get_entry_items_tail(&self, session_id: &str, limit: u32) -> Result<ItemPage> {
+        self.read_items(session_id, None, limit)
+    }
+
+    /// [`Self::get_entry_items`] from `from_seq` (`None`: the last `limit`).
+    fn read_items(&self, session_id: &str, from_seq: Option<u64>, limit: u32) -> Result<ItemPage> {
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
+        }
+        self.read(|c, key| {
+            if !c.session_exists(session_id)? {
+                return Err(Error::not_found("session", session_id));
+            }
+            let rows = match from_seq {
+                Some(seq) => c.entries(session_id, seq, limit, true)?,
+                None => c.entries_tail(session_id, limit, true)?,
+            };
+            let mut page = ItemPage { items_json: String::from("["), seqs: Vec::with_capacity(rows.len()), without_item: Vec::new() };
+            for row in &rows {
+                if !page.seqs.is_empty() {
+                    page.items_json.push(',');
+                }
+                page.seqs.push(row.seq);
+                let rec = meta_record(session_id, row.seq);
+                let meta = row.meta.as_ref().expect("read with metadata");
+                let (extra, item) = match open_sealed(key, &meta.extra, &rec)? {
+                    None => (serde_json::Map::new(), None),
+                    Some(json) => decode_meta(&json, &rec)?,
+                };
+                match item {
+                    Some(item) => page.items_json.push_str(&item),
+                    None => {
+                        page.items_json.push_str("null");
+                        let entry = entry_of(key, session_id, row)?;
+                        page.without_item.push((entry, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra, item: None }));
+                    }
+                }
+            }
+            page.items_json.push(']');
+            Ok(page)
+        })
+    }
+}
+
+/// The entry of a row, its content decrypted (record `transcript:<sid>:<seq>:content`).
+/// Errors: `AuthenticationFailed`, `Corrupt` (unknown role or format, no envelope).
+fn entry_of(key: &crypto::DataKey, session_id: &str, row: &EntryRow) -> Result<TranscriptEntry> {
+    let rec = content_record(session_id, row.seq);
+    Ok(TranscriptEntry {
+        session_id: session_id.to_string(),
+        seq: row.seq,
+        role: Role::parse(&row.role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?,
+        format: ContentFormat::parse(&row.format).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown content format")))?,
+        content: open_required(key, &row.content, &rec)?,
+        created_at_ms: row.created_at,
+        tokens: row.tokens,
+        source_line: row.source_line,
+    })
 }
 
 /// An entry read with its metadata columns, with its [`EntryMeta`] decrypted.
@@ -768,6 +836,35 @@ mod tests {
         assert_eq!(first, 4);
         let got: Vec<(u64, String)> = s.get_transcript(&a.id, 1, 10).unwrap().into_iter().map(|e| (e.seq, e.content)).collect();
         assert_eq!(got, vec![(1, "one".into()), (2, "two".into()), (3, "interloper".into()), (4, "three".into()), (5, "four".into())]);
+    }
+
+    #[test]
+    fn entry_items_do_not_open_the_content_of_an_entry_that_carries_an_item() {
+        let (_d, s) = temp_store();
+        let a = s.create_session(None, None).unwrap().id;
+        let rows = vec![
+            (NewEntry::text(Role::User, "with item"), EntryMeta::default().with_item("{\"k\": 1}")),
+            (NewEntry::text(Role::User, "without"), EntryMeta::default()),
+        ];
+        s.append_entries_with_meta(&a, rows).unwrap();
+        // Damage both content envelopes: entry 1's is never opened, entry 2's is.
+        let other = rusqlite::Connection::open(s.path()).unwrap();
+        let damage = |seq: u64| {
+            let body = "(SELECT body_id FROM transcript_entries WHERE session_id = ?1 AND seq = ?2)";
+            let mut env: Vec<u8> = other
+                .query_row(&format!("SELECT content_enc FROM entry_bodies WHERE id = {body}"), rusqlite::params![a, seq as i64], |r| r.get(0))
+                .unwrap();
+            env[14] ^= 1; // a ciphertext byte (after v and the 12-byte nonce)
+            other.execute(&format!("UPDATE entry_bodies SET content_enc = ?3 WHERE id = {body}"), rusqlite::params![a, seq as i64, env]).unwrap()
+        };
+        assert_eq!(damage(1), 1);
+        assert_eq!(s.get_transcript(&a, 1, 1).unwrap_err().kind(), crate::ErrorKind::AuthenticationFailed);
+        let page = s.get_entry_items(&a, 1, 1).unwrap();
+        assert_eq!((page.items_json.as_str(), page.seqs.as_slice()), ("[{\"k\": 1}]", &[1u64][..]));
+        assert_eq!(s.get_entry_items(&a, 1, 2).unwrap().without_item[0].0.content, "without");
+        assert_eq!(damage(2), 1);
+        assert_eq!(s.get_entry_items(&a, 1, 2).unwrap_err().kind(), crate::ErrorKind::AuthenticationFailed);
+        assert_eq!(s.get_entry_items_tail(&a, 1).unwrap_err().kind(), crate::ErrorKind::AuthenticationFailed);
     }
 
     #[test]

@@ -268,6 +268,29 @@ impl EntryMeta {
     }
 }
 
+/// A page of structured items (issue 16: what an Agents SDK session's
+/// `get_items` reads), from [`crate::store::SessionStore::get_entry_items`]
+/// or [`crate::store::SessionStore::get_entry_items_tail`]: for each visible
+/// (not retracted) entry of the page, in seq order, its [`EntryMeta::item`]
+/// as stored, without decrypting the content of entries that carry one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ItemPage {
+    /// One JSON array text, one element per entry of the page in seq order:
+    /// the entry's structured item, its JSON text verbatim (byte-exact as
+    /// appended), or `null` for an entry without one. Each item was checked
+    /// to be one JSON value at append and is authenticated by its envelope,
+    /// so the array parses; a host turns the page into its items with one
+    /// JSON parse. `[]` for an empty page.
+    pub items_json: String,
+    /// The entries' seqs, in the same order (one per array element); the
+    /// next page starts at the last one + 1.
+    pub seqs: Vec<u64>,
+    /// The entries of the page without a structured item (an imported entry,
+    /// one written without metadata), with content and metadata, in seq
+    /// order: their array elements are `null`, found by `seqs`.
+    pub without_item: Vec<(TranscriptEntry, EntryMeta)>,
+}
+
 /// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenUsage {

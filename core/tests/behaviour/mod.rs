@@ -438,6 +438,67 @@ macro_rules! store_behaviour_suite {
             assert_eq!(s.get_transcript_tail_with_meta("none", 3).unwrap_err().kind(), ErrorKind::NotFound);
         }
         #[test]
+        fn entry_items_are_each_visible_entrys_item_in_order_and_the_entries_without_one() {
+            if $skip() {
+                return;
+            }
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let a = s.create_session(None, None).unwrap().id;
+            // Items byte-exact (spacing, escapes, non-ASCII), an entry without
+            // metadata, one with extra but no item, and a JSON `null` item.
+            let it = |i: u32| format!(r#"{{ "n":{i}, "t": "caf\u00e9 ☃ \"q\"" }}"#);
+            let mut extra = serde_json::Map::new();
+            extra.insert("uuid".into(), serde_json::json!("u-4"));
+            let rows = vec![
+                (NewEntry::text(Role::User, "one"), EntryMeta::default().with_item(it(1))),
+                (NewEntry::text(Role::Assistant, "two"), EntryMeta::default().with_item(it(2))),
+                (NewEntry::text(Role::User, "plain three"), EntryMeta::default()),
+                (NewEntry::text(Role::Tool, "imported four"), EntryMeta { model: Some("gpt-5".into()), provider: Some("openai".into()), extra: extra.clone(), item: None }),
+                (NewEntry::text(Role::User, "five"), EntryMeta::default().with_item(it(5))),
+                (NewEntry::text(Role::User, "six"), EntryMeta::default().with_item("null")),
+                (NewEntry::text(Role::User, "seven"), EntryMeta::default().with_item(it(7))),
+            ];
+            s.append_entries_with_meta(&a, rows).unwrap();
+            s.retract_entry(&a, 2).unwrap();
+            s.retract_entry(&a, 7).unwrap();
+            let page = s.get_entry_items(&a, 1, 100).unwrap();
+            assert_eq!(page.items_json, format!("[{},null,null,{},null]", it(1), it(5)));
+            assert_eq!(page.seqs, [1, 3, 4, 5, 6]);
+            let without: Vec<_> = page.without_item.iter().map(|(e, m)| (e.seq, e.role, e.content.as_str(), m.clone())).collect();
+            assert_eq!(
+                without,
+                [
+                    (3, Role::User, "plain three", EntryMeta::default()),
+                    (4, Role::Tool, "imported four", EntryMeta { model: Some("gpt-5".into()), provider: Some("openai".into()), extra, item: None }),
+                ]
+            );
+            let parsed: Vec<serde_json::Value> = serde_json::from_str(&page.items_json).unwrap();
+            assert_eq!(parsed[0], serde_json::json!({"n": 1, "t": "café ☃ \"q\""}));
+            // Pages: from a seq, with a limit; on past the last seq.
+            let p2 = s.get_entry_items(&a, 2, 2).unwrap();
+            assert_eq!((p2.items_json.as_str(), p2.seqs.as_slice(), p2.without_item.len()), ("[null,null]", &[3u64, 4][..], 2));
+            let p3 = s.get_entry_items(&a, 5, 2).unwrap();
+            assert_eq!((p3.items_json, p3.seqs, p3.without_item), (format!("[{},null]", it(5)), vec![5, 6], vec![]));
+            assert_eq!(s.get_entry_items(&a, 7, 10).unwrap(), sessiondb::ItemPage { items_json: "[]".into(), seqs: vec![], without_item: vec![] });
+            // The tail: the last visible entries.
+            let t = s.get_entry_items_tail(&a, 2).unwrap();
+            assert_eq!((t.items_json, t.seqs), (format!("[{},null]", it(5)), vec![5, 6]));
+            assert_eq!(s.get_entry_items_tail(&a, 100).unwrap(), page);
+            // The same entries as get_transcript_with_meta, item for item.
+            let full = s.get_transcript_with_meta(&a, 1, 100).unwrap();
+            assert_eq!(full.iter().map(|(e, _)| e.seq).collect::<Vec<_>>(), page.seqs);
+            assert_eq!(full.iter().filter(|(_, m)| m.item.is_none()).cloned().collect::<Vec<_>>(), page.without_item);
+            // Limits and a missing session.
+            for r in [s.get_entry_items(&a, 1, 0), s.get_entry_items(&a, 1, sessiondb::store::MAX_PAGE + 1), s.get_entry_items_tail(&a, 0)] {
+                assert_eq!(r.unwrap_err().kind(), ErrorKind::InvalidInput);
+            }
+            assert_eq!(s.get_entry_items("none", 1, 3).unwrap_err().kind(), ErrorKind::NotFound);
+            assert_eq!(s.get_entry_items_tail("none", 3).unwrap_err().kind(), ErrorKind::NotFound);
+            let empty = s.create_session(None, None).unwrap().id;
+            assert_eq!(s.get_entry_items_tail(&empty, 5).unwrap().items_json, "[]");
+        }
+        #[test]
         fn find_session_by_id_prefix_and_title() {
             if $skip() {
                 return;

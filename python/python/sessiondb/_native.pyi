@@ -36,6 +36,7 @@ __all__ = [
     "CopyConflict",
     "CopyReport",
     "EntryMeta",
+    "ItemPage",
     "JournalEvent",
     "NewEntry",
     "OpenOperation",
@@ -196,6 +197,24 @@ class EntryMeta:
         """The source fields as a new dict (JSON values) on each read."""
     def to_dict(self) -> Dict[str, Any]:
         """The metadata as plain data: `{"model", "provider", "extra", "item"}`."""
+
+@final
+class ItemPage:
+    """A page of structured items (`get_entry_items`, `get_entry_items_tail`):
+    `items_json`, one JSON array text with one element per visible entry
+    in seq order (its `EntryMeta.item` verbatim, `null` for an entry
+    without one: one `json.loads` gives the items); `seqs`, the entries'
+    seqs in the same order; `without_item`, `(TranscriptEntry, EntryMeta)`
+    pairs of the entries without an item, in seq order.
+    """
+    @property
+    def items_json(self) -> str: ...
+    @property
+    def seqs(self) -> List[int]: ...
+    @property
+    def without_item(self) -> List[Tuple[TranscriptEntry, EntryMeta]]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class TokenTotals:
@@ -1094,6 +1113,19 @@ class SessionStore:
         `(TranscriptEntry, EntryMeta)` pairs (empty `EntryMeta()` for entries
         written without). Raises NotFoundError, AuthenticationError,
         InvalidInputError, CorruptError.
+        """
+    def get_entry_items(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> ItemPage:
+        """Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
+        structured items, one read: an `ItemPage` (`json.loads(page.items_json)`
+        is the list of items, `None` where an entry has none: those entries
+        are in `page.without_item`, their seqs in `page.seqs`). Contents of
+        entries with an item are not decrypted. Raises NotFoundError,
+        AuthenticationError, InvalidInputError, CorruptError.
+        """
+    def get_entry_items_tail(self, session_id: str, limit: int = 1000) -> ItemPage:
+        """The last `limit` (1..=10000) entries as their structured items, in
+        seq order, in one read: an `ItemPage` (see `get_entry_items`).
+        Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
     def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
         """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""

@@ -26,15 +26,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from . import errors
-from ._native import EntryMeta, NewEntry, SessionStore, should_compact
+from ._native import EntryMeta, ItemPage, NewEntry, SessionStore, should_compact
 from .types import Role
 
 #: Metadata key under which earlier versions kept the SDK item's JSON text
 #: (``EntryMeta.extra``); still read, no longer written.
 ITEM_KEY = "agents_item"
+
+#: Entries read per page by a full ``get_items()`` (one read and one
+#: ``json.loads`` each); a ``limit`` up to ``MAX_PAGE`` is one read.
+PAGE = 1000
+MAX_PAGE = 10_000
 
 
 def _item_of(entry: Any, meta: EntryMeta) -> Dict[str, Any]:
@@ -49,6 +54,20 @@ def _item_of(entry: Any, meta: EntryMeta) -> Dict[str, Any]:
         item: Dict[str, Any] = json.loads(raw)
         return item
     return {"role": entry.role, "content": entry.content}
+
+
+def _page_items(page: ItemPage, seqs: Optional[List[int]]) -> List[Any]:
+    """The SDK items of one :class:`ItemPage`, in order: one ``json.loads``
+    of its items array; each entry without a structured item (its element is
+    ``null``) through :func:`_item_of`. ``seqs``: ``page.seqs`` if already
+    read."""
+    items: List[Any] = json.loads(page.items_json)
+    without = page.without_item
+    if without:
+        at = {s: i for i, s in enumerate(page.seqs if seqs is None else seqs)}
+        for entry, meta in without:
+            items[at[entry.seq]] = _item_of(entry, meta)
+    return items
 
 
 def item_text(item: Dict[str, Any]) -> str:
@@ -138,47 +157,48 @@ class SessionDBSession:
         view = st.active_context(self.session_id, window, model=self.model)
         verbatim = [i.seq for i in view.items if i.state == "verbatim"]
         raw: Dict[int, Any] = {}
-        seq = verbatim[0] if verbatim else None
-        while seq is not None:
-            page = st.get_transcript_with_meta(self.session_id, seq, 1000)
-            if not page:
-                break
-            for entry, meta in page:
-                raw[entry.seq] = (entry, meta)
-            seq = page[-1][0].seq + 1
+        if verbatim:
+            for seqs, items in self._pages(verbatim[0]):
+                raw.update(zip(seqs, items))
         out: List[Dict[str, Any]] = []
         for item in view.items:
             if item.state == "compacted":
                 out.append({"role": "user", "content": item.text})
             elif item.state == "verbatim":
-                out.append(_item_of(*raw[item.seq]))
+                out.append(raw[item.seq])
         return out
+
+    def _pages(self, from_seq: int) -> Iterator[Tuple[List[int], List[Any]]]:
+        """``(seqs, items)`` of each page of the visible entries from
+        ``from_seq`` on, ``PAGE`` entries a page (one read and one
+        ``json.loads`` each, so the GIL is never held for long)."""
+        while True:
+            page = self._store.get_entry_items(self.session_id, from_seq, PAGE)
+            seqs = page.seqs
+            if not seqs:
+                return
+            yield seqs, _page_items(page, seqs)
+            if len(seqs) < PAGE:
+                return  # fewer than asked: no visible entry after these
+            from_seq = seqs[-1] + 1
 
     def _items(self, limit: Optional[int]) -> List[Dict[str, Any]]:
         if limit is not None and limit <= 0:
             return []
         try:
+            items: List[Any] = []
             if self.window is not None:
                 items = self._active_items(self.window)
                 return items if limit is None else items[-limit:]
-            if limit is not None and limit <= 10_000:
-                # One read of the tail with its metadata.
-                pairs = self._store.get_transcript_tail_with_meta(self.session_id, limit)
-            else:
-                pairs = []
-                seq = 1
-                while True:
-                    page = self._store.get_transcript_with_meta(self.session_id, seq, 1000)
-                    if not page:
-                        break
-                    pairs.extend(page)
-                    seq = page[-1][0].seq + 1
-                if limit is not None:
-                    pairs = pairs[-limit:]
+            if limit is not None and limit <= MAX_PAGE:
+                # One read of the tail.
+                page = self._store.get_entry_items_tail(self.session_id, limit)
+                return _page_items(page, None)
+            for _, chunk in self._pages(1):
+                items.extend(chunk)
         except errors.NotFoundError:
             return []  # no session yet: no items, as in the SDK's sessions
-        loads = json.loads
-        return [loads(raw) if (raw := meta.item) is not None else _item_of(entry, meta) for entry, meta in pairs]
+        return items if limit is None else items[-limit:]
 
     async def get_items(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
         """The history in order; with ``limit``, the latest ``limit`` items."""
