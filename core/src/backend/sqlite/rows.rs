@@ -25,12 +25,33 @@ const SESSION_COLUMNS: &str = "id, name_enc, workspace_enc, model, provider, wor
         FROM (SELECT COALESCE(MAX(t.seq), 0) AS m FROM transcript_entries t WHERE t.session_id = sessions.id)),
      forked_from, forked_at_seq";
 
-const ENTRY_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line";
-const ENTRY_META_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line, t.model, t.provider, b.meta_enc";
+const ENTRY_COLUMNS: &str = "t.seq, t.role, t.format, COALESCE(t.content_enc, b.content_enc), t.created_at, t.tokens, t.source_line";
+const ENTRY_META_COLUMNS: &str = "t.seq, t.role, t.format, COALESCE(t.content_enc, b.content_enc), t.created_at, t.tokens, t.source_line, t.model, t.provider,
+     CASE t.body_id WHEN 0 THEN t.meta_enc ELSE b.meta_enc END";
 /// Leaves out retracted entries of `transcript_entries t`.
 const NOT_RETRACTED: &str = "NOT EXISTS (SELECT 1 FROM retractions x WHERE x.session_id = t.session_id AND x.seq = t.seq)";
-/// An entry row with its body (schema version 4: bodies live in `entry_bodies`).
-const ENTRY_FROM: &str = "transcript_entries t JOIN entry_bodies b ON b.id = t.body_id";
+/// An entry row with its body: in `entry_bodies` (schema version 4), or
+/// from version 6 inline in the row (`body_id` = 0, no `entry_bodies` row,
+/// see [`super::INLINE_BODY_MAX`]). A `body_id` naming no row reads a NULL
+/// content, which is `Corrupt`.
+const ENTRY_FROM: &str = "transcript_entries t LEFT JOIN entry_bodies b ON b.id = t.body_id";
+
+/// Where an entry's envelopes go (schema version 6): inline in the entry
+/// row (`body_id` 0, the envelopes returned) when together they are at most
+/// [`super::INLINE_BODY_MAX`] bytes, else one `entry_bodies` row (its id).
+#[allow(clippy::type_complexity)]
+fn place_body<'b>(
+    body: &mut rusqlite::CachedStatement<'_>,
+    tx: &Transaction<'_>,
+    content: &'b [u8],
+    meta: Option<&'b [u8]>,
+) -> Result<(i64, Option<(&'b [u8], Option<&'b [u8]>)>)> {
+    if content.len() + meta.map_or(0, <[u8]>::len) <= super::INLINE_BODY_MAX {
+        return Ok((0, Some((content, meta))));
+    }
+    body.execute(params![content, meta])?;
+    Ok((tx.last_insert_rowid(), None))
+}
 
 /// Column `idx` of a row of `record`; a value of the wrong type is `Corrupt` naming it.
 /// `record` names the row only when there is an error (no allocation per row).
@@ -412,14 +433,23 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn import_records(&self, session_id: &str, f: &mut dyn FnMut(RecordId) -> Result<()>) -> Result<()> {
-        let mut st = self.0.prepare_cached("SELECT record_id FROM import_records WHERE session_id = ?1 ORDER BY record_id")?;
+        // Schema 6: sets of concatenated 16-byte ids, one row per import batch.
+        let bad = || Error::corrupt(format!("an import record set of session `{session_id}` is not a whole number of 16-byte ids"));
+        let mut ids: Vec<RecordId> = Vec::new();
+        let mut st = self.0.prepare_cached("SELECT ids FROM import_record_sets WHERE session_id = ?1 ORDER BY n")?;
         let mut rows = st.query([session_id])?;
         while let Some(r) = rows.next()? {
-            let id = match r.get_ref(0)? {
-                ValueRef::Blob(b) => RecordId::try_from(b).ok(),
-                _ => None,
-            };
-            f(id.ok_or_else(|| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
+            let ValueRef::Blob(b) = r.get_ref(0)? else { return Err(bad()) };
+            if b.len() % 16 != 0 {
+                return Err(bad());
+            }
+            ids.extend(b.chunks_exact(16).map(|c| RecordId::try_from(c).expect("16 bytes")));
+        }
+        // In byte order, each id once (sets may repeat an id given twice).
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            f(id)?;
         }
         Ok(())
     }
@@ -457,7 +487,7 @@ impl ReadTx for SqlTx<'_> {
         self.rows(
             &format!(
                 "SELECT t.seq, t.role, t.format, t.created_at, t.tokens, t.source_line, t.model, t.provider, t.content_bytes, t.kind, t.call_keys,
-                        b.content_enc, b.meta_enc
+                        COALESCE(t.content_enc, b.content_enc), CASE t.body_id WHEN 0 THEN t.meta_enc ELSE b.meta_enc END
                  FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 ORDER BY t.seq LIMIT ?3"
             ),
             params![session_id, seq_arg(from_seq), limit as i64],
@@ -583,7 +613,7 @@ impl WriteTx for SqlTx<'_> {
         self.0.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM retractions WHERE session_id = ?1", [id])?;
-        self.0.execute("DELETE FROM import_records WHERE session_id = ?1", [id])?;
+        self.0.execute("DELETE FROM import_record_sets WHERE session_id = ?1", [id])?;
         Ok(Some(entries as u64))
     }
 
@@ -591,12 +621,11 @@ impl WriteTx for SqlTx<'_> {
         let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, body_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                             content_bytes, kind, call_keys, body_id, content_enc, meta_enc)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
         for e in rows {
-            body.execute(params![e.content, e.meta])?;
-            let body_id = self.0.last_insert_rowid();
+            let (body_id, inline) = place_body(&mut body, self.0, e.content, e.meta)?;
             ins.execute(params![
                 session_id,
                 seq_arg(e.seq),
@@ -610,7 +639,9 @@ impl WriteTx for SqlTx<'_> {
                 seq_arg(e.content_bytes),
                 e.kind,
                 e.call_keys,
-                body_id
+                body_id,
+                inline.map(|(c, _)| c),
+                inline.and_then(|(_, m)| m)
             ])?;
         }
         Ok(())
@@ -694,10 +725,19 @@ impl WriteTx for SqlTx<'_> {
     }
 
     fn insert_import_records(&self, session_id: &str, ids: &[RecordId]) -> Result<()> {
-        let mut st = self.0.prepare_cached("INSERT OR IGNORE INTO import_records (session_id, record_id) VALUES (?1, ?2)")?;
-        for id in ids {
-            st.execute(params![session_id, &id[..]])?;
+        // One set row per call: the ids concatenated (16 bytes each). An id
+        // already held is not looked up here (that would read every set of
+        // the session per batch): the importer and copy pass only new ids,
+        // and the reader keeps each id once.
+        if ids.is_empty() {
+            return Ok(());
         }
+        let n: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(n), 0) + 1 FROM import_record_sets WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
+        let blob: Vec<u8> = ids.iter().flatten().copied().collect();
+        self.0.prepare_cached("INSERT INTO import_record_sets (session_id, n, ids) VALUES (?1, ?2, ?3)")?.execute(params![session_id, n, blob])?;
         Ok(())
     }
 
@@ -736,8 +776,8 @@ impl WriteTx for SqlTx<'_> {
         let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, body_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                             content_bytes, kind, call_keys, body_id, content_enc, meta_enc)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
         fn bytes(s: &Sealed) -> Option<&[u8]> {
             match s {
@@ -747,8 +787,7 @@ impl WriteTx for SqlTx<'_> {
         }
         for e in rows {
             let content = bytes(&e.content).ok_or_else(|| Error::corrupt(format!("record `transcript:{session_id}:{}:content` has no envelope", e.seq)))?;
-            body.execute(params![content, bytes(&e.meta)])?;
-            let body_id = self.0.last_insert_rowid();
+            let (body_id, inline) = place_body(&mut body, self.0, content, bytes(&e.meta))?;
             ins.execute(params![
                 session_id,
                 seq_arg(e.seq),
@@ -762,7 +801,9 @@ impl WriteTx for SqlTx<'_> {
                 e.content_bytes.map(seq_arg),
                 e.kind,
                 e.call_keys,
-                body_id
+                body_id,
+                inline.map(|(c, _)| c),
+                inline.and_then(|(_, m)| m)
             ])?;
         }
         Ok(())

@@ -240,6 +240,94 @@ fn record_id_from_hex(hex: &str) -> Option<crate::backend::RecordId> {
     Some(id)
 }
 
+/// Version 6: fewer pages per append and per imported record (issue 12,
+/// "WAL growth per single append", "database + WAL over source").
+///
+/// * Small entry bodies live in the entry row itself: `transcript_entries`
+///   gains `content_enc` and `meta_enc` (BLOBs, the binary envelope form),
+///   used when both envelopes together are at most
+///   [`crate::backend::sqlite::INLINE_BODY_MAX`] bytes; such a row has
+///   `body_id` = 0 (no `entry_bodies` row; rowids start at 1). An append of
+///   a small entry then changes one page of its own instead of two (the
+///   entry's leaf, not also a body leaf), and a body that fits packs into
+///   the `WITHOUT ROWID` leaves without a rowid cell of its own. Larger
+///   bodies stay in `entry_bodies`, as do every row written before version
+///   6 (`ALTER TABLE ... ADD COLUMN` costs nothing per row; reads take the
+///   body from wherever it is).
+/// * The import's record identities move from one `import_records` row
+///   per record (the 36-character session id, 16 bytes of id and the cell
+///   overhead: about 58 bytes a record) to `import_record_sets`: one row
+///   per import batch holding its ids concatenated (16 bytes a record).
+///   `import_records` stays readable as a view of the same
+///   `(session_id, record_id)` rows. [`convert_to_v6`] moves the rows.
+const V6: &str = "
+ALTER TABLE transcript_entries ADD COLUMN content_enc BLOB;
+ALTER TABLE transcript_entries ADD COLUMN meta_enc BLOB;
+CREATE TABLE import_record_sets (
+  session_id TEXT NOT NULL,
+  n          INTEGER NOT NULL,
+  ids        BLOB NOT NULL,
+  PRIMARY KEY (session_id, n)
+) WITHOUT ROWID;
+";
+
+/// The view that keeps `import_records` readable as one row per record
+/// from version 6 on (each 16-byte slice of a set's `ids`).
+const V6_RECORDS_VIEW: &str = "
+CREATE VIEW import_records (session_id, record_id) AS
+  WITH RECURSIVE r (session_id, ids, k) AS (
+    SELECT session_id, ids, 0 FROM import_record_sets
+    UNION ALL SELECT session_id, ids, k + 16 FROM r WHERE k + 16 < length(ids))
+  SELECT session_id, substr(ids, k + 1, 16) FROM r;
+";
+
+/// Record ids per `import_record_sets` row written by the migration (a
+/// 64 KiB BLOB: full overflow pages, the rest local).
+pub(crate) const RECORDS_PER_SET: usize = 4096;
+
+/// The row conversion of version 6 (see [`V6`]): each session's
+/// `import_records` rows (in byte order) become `import_record_sets` rows
+/// of up to [`RECORDS_PER_SET`] ids, numbered from 1; then the table gives
+/// way to the view of the same name. Entry rows are left as they are.
+fn convert_to_v6(tx: &Transaction<'_>) -> Result<()> {
+    {
+        let mut read = tx.prepare("SELECT session_id, record_id FROM import_records ORDER BY session_id, record_id")?;
+        let mut ins = tx.prepare("INSERT INTO import_record_sets (session_id, n, ids) VALUES (?1, ?2, ?3)")?;
+        let mut rows = read.query([])?;
+        let mut cur: Option<(String, i64, Vec<u8>)> = None;
+        while let Some(r) = rows.next()? {
+            let sid: String = r.get(0)?;
+            let id: Vec<u8> = match r.get_ref(1)? {
+                ValueRef::Blob(b) if b.len() == 16 => b.to_vec(),
+                // A damaged row (not 16 bytes) would shift every later id of its set.
+                _ => return Err(Error::corrupt(format!("an import record of session `{sid}` is not 16 bytes"))),
+            };
+            match cur.as_mut() {
+                Some((s, n, ids)) if *s == sid => {
+                    if ids.len() == RECORDS_PER_SET * 16 {
+                        ins.execute(params![&*s, *n, &ids[..]])?;
+                        *n += 1;
+                        ids.clear();
+                    }
+                    ids.extend_from_slice(&id);
+                }
+                _ => {
+                    if let Some((s, n, ids)) = cur.take() {
+                        ins.execute(params![s, n, ids])?;
+                    }
+                    cur = Some((sid, 1, id));
+                }
+            }
+        }
+        if let Some((s, n, ids)) = cur {
+            ins.execute(params![s, n, ids])?;
+        }
+    }
+    tx.execute_batch("DROP TABLE import_records;")?;
+    tx.execute_batch(V6_RECORDS_VIEW)?;
+    Ok(())
+}
+
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -329,6 +417,12 @@ pub const MIGRATIONS: &[Migration] = &[
         convert: Some(convert_to_v4),
     },
     Migration { version: 5, description: "import record identities in a table of their own", sql: V5, convert: Some(convert_to_v5) },
+    Migration {
+        version: 6,
+        description: "small entry bodies inline in the entry row, import record identities in sets",
+        sql: V6,
+        convert: Some(convert_to_v6),
+    },
 ];
 
 /// The schema version this build writes.
