@@ -46,15 +46,6 @@ pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 /// 23.1 KiB; 8 KiB 0.63 / 0.59 / 0.58×, 42.4 KiB. 4 KiB keeps the size of
 /// 8 KiB at about half its WAL per append.
 pub const PAGE_SIZE: i64 = 4_096;
-/// Largest entry body kept inline in its `transcript_entries` row (schema
-/// version 6), in bytes: the content envelope plus the metadata envelope
-/// (binary form: 29 bytes of overhead each). A `WITHOUT ROWID` row keeps
-/// at most `(page - 12) * 64 / 255 - 23` bytes local (1,002 on 4 KiB
-/// pages) and spills the rest into an overflow page of its own; 800 leaves
-/// room for the row's other columns (about 100 bytes with a 36-character
-/// session id). Larger bodies go to `entry_bodies`, whose rows stay local up
-/// to a page. A 1 KiB append (about 550 bytes after zstd) is inline.
-pub const INLINE_BODY_MAX: usize = 800;
 /// `wal_autocheckpoint` in pages (16,384 × 4 KiB = 64 MiB, the
 /// `journal_size_limit`): fewer checkpoints, so fewer fsyncs and a page
 /// rewritten by many commits is copied back to the database once.

@@ -25,33 +25,12 @@ const SESSION_COLUMNS: &str = "id, name_enc, workspace_enc, model, provider, wor
         FROM (SELECT COALESCE(MAX(t.seq), 0) AS m FROM transcript_entries t WHERE t.session_id = sessions.id)),
      forked_from, forked_at_seq";
 
-const ENTRY_COLUMNS: &str = "t.seq, t.role, t.format, COALESCE(t.content_enc, b.content_enc), t.created_at, t.tokens, t.source_line";
-const ENTRY_META_COLUMNS: &str = "t.seq, t.role, t.format, COALESCE(t.content_enc, b.content_enc), t.created_at, t.tokens, t.source_line, t.model, t.provider,
-     CASE t.body_id WHEN 0 THEN t.meta_enc ELSE b.meta_enc END";
+const ENTRY_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line";
+const ENTRY_META_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line, t.model, t.provider, b.meta_enc";
 /// Leaves out retracted entries of `transcript_entries t`.
 const NOT_RETRACTED: &str = "NOT EXISTS (SELECT 1 FROM retractions x WHERE x.session_id = t.session_id AND x.seq = t.seq)";
-/// An entry row with its body: in `entry_bodies` (schema version 4), or
-/// from version 6 inline in the row (`body_id` = 0, no `entry_bodies` row,
-/// see [`super::INLINE_BODY_MAX`]). A `body_id` naming no row reads a NULL
-/// content, which is `Corrupt`.
-const ENTRY_FROM: &str = "transcript_entries t LEFT JOIN entry_bodies b ON b.id = t.body_id";
-
-/// Where an entry's envelopes go (schema version 6): inline in the entry
-/// row (`body_id` 0, the envelopes returned) when together they are at most
-/// [`super::INLINE_BODY_MAX`] bytes, else one `entry_bodies` row (its id).
-#[allow(clippy::type_complexity)]
-fn place_body<'b>(
-    body: &mut rusqlite::CachedStatement<'_>,
-    tx: &Transaction<'_>,
-    content: &'b [u8],
-    meta: Option<&'b [u8]>,
-) -> Result<(i64, Option<(&'b [u8], Option<&'b [u8]>)>)> {
-    if content.len() + meta.map_or(0, <[u8]>::len) <= super::INLINE_BODY_MAX {
-        return Ok((0, Some((content, meta))));
-    }
-    body.execute(params![content, meta])?;
-    Ok((tx.last_insert_rowid(), None))
-}
+/// An entry row with its body (schema version 4: bodies live in `entry_bodies`).
+const ENTRY_FROM: &str = "transcript_entries t JOIN entry_bodies b ON b.id = t.body_id";
 
 /// Column `idx` of a row of `record`; a value of the wrong type is `Corrupt` naming it.
 /// `record` names the row only when there is an error (no allocation per row).
@@ -487,7 +466,7 @@ impl ReadTx for SqlTx<'_> {
         self.rows(
             &format!(
                 "SELECT t.seq, t.role, t.format, t.created_at, t.tokens, t.source_line, t.model, t.provider, t.content_bytes, t.kind, t.call_keys,
-                        COALESCE(t.content_enc, b.content_enc), CASE t.body_id WHEN 0 THEN t.meta_enc ELSE b.meta_enc END
+                        b.content_enc, b.meta_enc
                  FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 ORDER BY t.seq LIMIT ?3"
             ),
             params![session_id, seq_arg(from_seq), limit as i64],
@@ -621,11 +600,12 @@ impl WriteTx for SqlTx<'_> {
         let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, body_id, content_enc, meta_enc)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                                             content_bytes, kind, call_keys, body_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         for e in rows {
-            let (body_id, inline) = place_body(&mut body, self.0, e.content, e.meta)?;
+            body.execute(params![e.content, e.meta])?;
+            let body_id = self.0.last_insert_rowid();
             ins.execute(params![
                 session_id,
                 seq_arg(e.seq),
@@ -639,9 +619,7 @@ impl WriteTx for SqlTx<'_> {
                 seq_arg(e.content_bytes),
                 e.kind,
                 e.call_keys,
-                body_id,
-                inline.map(|(c, _)| c),
-                inline.and_then(|(_, m)| m)
+                body_id
             ])?;
         }
         Ok(())
@@ -776,8 +754,8 @@ impl WriteTx for SqlTx<'_> {
         let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, body_id, content_enc, meta_enc)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                                             content_bytes, kind, call_keys, body_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         fn bytes(s: &Sealed) -> Option<&[u8]> {
             match s {
@@ -787,7 +765,8 @@ impl WriteTx for SqlTx<'_> {
         }
         for e in rows {
             let content = bytes(&e.content).ok_or_else(|| Error::corrupt(format!("record `transcript:{session_id}:{}:content` has no envelope", e.seq)))?;
-            let (body_id, inline) = place_body(&mut body, self.0, content, bytes(&e.meta))?;
+            body.execute(params![content, bytes(&e.meta)])?;
+            let body_id = self.0.last_insert_rowid();
             ins.execute(params![
                 session_id,
                 seq_arg(e.seq),
@@ -801,9 +780,7 @@ impl WriteTx for SqlTx<'_> {
                 e.content_bytes.map(seq_arg),
                 e.kind,
                 e.call_keys,
-                body_id,
-                inline.map(|(c, _)| c),
-                inline.and_then(|(_, m)| m)
+                body_id
             ])?;
         }
         Ok(())

@@ -240,29 +240,25 @@ fn record_id_from_hex(hex: &str) -> Option<crate::backend::RecordId> {
     Some(id)
 }
 
-/// Version 6: fewer pages per append and per imported record (issue 12,
-/// "WAL growth per single append", "database + WAL over source").
+/// Version 6: the import's record identities in sets (issue 12,
+/// "database + WAL over source").
 ///
-/// * Small entry bodies live in the entry row itself: `transcript_entries`
-///   gains `content_enc` and `meta_enc` (BLOBs, the binary envelope form),
-///   used when both envelopes together are at most
-///   [`crate::backend::sqlite::INLINE_BODY_MAX`] bytes; such a row has
-///   `body_id` = 0 (no `entry_bodies` row; rowids start at 1). An append of
-///   a small entry then changes one page of its own instead of two (the
-///   entry's leaf, not also a body leaf), and a body that fits packs into
-///   the `WITHOUT ROWID` leaves without a rowid cell of its own. Larger
-///   bodies stay in `entry_bodies`, as do every row written before version
-///   6 (`ALTER TABLE ... ADD COLUMN` costs nothing per row; reads take the
-///   body from wherever it is).
-/// * The import's record identities move from one `import_records` row
-///   per record (the 36-character session id, 16 bytes of id and the cell
-///   overhead: about 58 bytes a record) to `import_record_sets`: one row
-///   per import batch holding its ids concatenated (16 bytes a record).
-///   `import_records` stays readable as a view of the same
-///   `(session_id, record_id)` rows. [`convert_to_v6`] moves the rows.
+/// Version 5 kept one `import_records` row per record: the 36-character
+/// session id, 16 bytes of id and the cell overhead, about 58 bytes a record
+/// (3.2 MB of a 50 MB Codex rollout's 36.7 MB database). From version 6,
+/// `import_record_sets` holds one row per import batch with its ids
+/// concatenated (16 bytes a record; a long BLOB fills whole overflow pages).
+/// `import_records` stays readable as a view of the same
+/// `(session_id, record_id)` rows. [`convert_to_v6`] moves the rows without
+/// the key.
+///
+/// Measured and not taken (`scripts/bench-storage.py`, 50 MB files): small
+/// entry bodies inline in the `WITHOUT ROWID` entry row would save one WAL
+/// frame per small append (4 instead of 5), but an index b-tree's interior
+/// cells carry whole rows, so the entry tree's interior pages grew to
+/// 2.8 MB, and `entry_bodies` left with only large bodies packed worse:
+/// Codex 0.63x, Claude 0.72x (from 0.64x), thClaws 0.66x (from 0.60x).
 const V6: &str = "
-ALTER TABLE transcript_entries ADD COLUMN content_enc BLOB;
-ALTER TABLE transcript_entries ADD COLUMN meta_enc BLOB;
 CREATE TABLE import_record_sets (
   session_id TEXT NOT NULL,
   n          INTEGER NOT NULL,
@@ -281,14 +277,16 @@ CREATE VIEW import_records (session_id, record_id) AS
   SELECT session_id, substr(ids, k + 1, 16) FROM r;
 ";
 
-/// Record ids per `import_record_sets` row written by the migration (a
-/// 64 KiB BLOB: full overflow pages, the rest local).
-pub(crate) const RECORDS_PER_SET: usize = 4096;
+/// Record ids per `import_record_sets` row written by the migration: an
+/// 8 KiB BLOB (whole overflow pages, the rest local), about what one import
+/// batch of 512 entries writes. The view reads a set once per id, so its
+/// cost grows with the set's size.
+pub(crate) const RECORDS_PER_SET: usize = 512;
 
 /// The row conversion of version 6 (see [`V6`]): each session's
 /// `import_records` rows (in byte order) become `import_record_sets` rows
 /// of up to [`RECORDS_PER_SET`] ids, numbered from 1; then the table gives
-/// way to the view of the same name. Entry rows are left as they are.
+/// way to the view of the same name.
 fn convert_to_v6(tx: &Transaction<'_>) -> Result<()> {
     {
         let mut read = tx.prepare("SELECT session_id, record_id FROM import_records ORDER BY session_id, record_id")?;
@@ -419,7 +417,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration { version: 5, description: "import record identities in a table of their own", sql: V5, convert: Some(convert_to_v5) },
     Migration {
         version: 6,
-        description: "small entry bodies inline in the entry row, import record identities in sets",
+        description: "import record identities in sets of concatenated ids",
         sql: V6,
         convert: Some(convert_to_v6),
     },
