@@ -230,14 +230,16 @@ def main():
         for _ in range(appends):
             run(binary, db, key, "append", sid, body)
         _, w1 = sizes(db)
+        # Read before the snapshot ends: the last connection's close
+        # checkpoints and removes the WAL.
+        with open(db + "-wal", "rb") as f:
+            wal = f.read()
         c.execute("COMMIT")
         owner = dict(c.execute("SELECT pageno, name FROM dbstat").fetchall())
         c.close()
         print("   %-10s page %5d: %6.1f KiB per append (%d frames of %d bytes)" % (label, page, (w1 - w0) / appends / 1024, (w1 - w0) // (page + 24), page + 24))
         # The frames the appends wrote: the WAL was not reset while the
         # snapshot was held, so they are the ones from offset w0 on.
-        with open(db + "-wal", "rb") as f:
-            wal = f.read()
         per, commits, off = {}, 0, w0
         while off + 24 <= w1:
             pgno, commit = int.from_bytes(wal[off:off + 4], "big"), int.from_bytes(wal[off + 4:off + 8], "big")

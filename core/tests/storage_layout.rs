@@ -1,5 +1,5 @@
 //! Schema version 6's layout (issue 12): import record identities in sets,
-//! and the pages one append writes to the WAL.
+//! token rows keyed by session, and the pages one append writes to the WAL.
 use sessiondb::store::schema;
 use sessiondb::*;
 
@@ -105,9 +105,11 @@ fn migration_6_moves_import_records_into_sets_and_keeps_a_view() {
         for i in 0..3u32 {
             want.push(("s2".into(), id(2, i)));
         }
+        let tx = c.transaction().unwrap();
         for (s, r) in &want {
-            c.execute("INSERT INTO import_records (session_id, record_id) VALUES (?1, ?2)", rusqlite::params![s, r]).unwrap();
+            tx.execute("INSERT INTO import_records (session_id, record_id) VALUES (?1, ?2)", rusqlite::params![s, r]).unwrap();
         }
+        tx.commit().unwrap();
         assert_eq!(schema::migrate(&mut c).unwrap(), 6);
     }
     want.sort();
@@ -135,4 +137,52 @@ fn migration_6_moves_import_records_into_sets_and_keeps_a_view() {
     assert_eq!(view, want);
     let kind: String = c.query_row("SELECT type FROM sqlite_master WHERE name = 'import_records'", [], |r| r.get(0)).unwrap();
     assert_eq!(kind, "view");
+}
+
+/// Migration 6 keys `token_ledger` by `(session_id, id)` (no separate index)
+/// and keeps every row and its id; new rows number on from their session's
+/// largest id, and totals add up as before.
+#[test]
+fn migration_6_keys_token_rows_by_session_and_keeps_their_ids() {
+    let (_d, p) = temp();
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let rows = |c: &rusqlite::Connection| -> Vec<(String, i64, i64)> {
+        let v = c
+            .prepare("SELECT session_id, id, input FROM token_ledger ORDER BY session_id, id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        v
+    };
+    {
+        let mut c = rusqlite::Connection::open(&p).unwrap();
+        assert_eq!(schema::migrate_to(&mut c, 5).unwrap(), 5);
+        for (sid, input) in [("s1", 10), ("s2", 20), ("s1", 30)] {
+            c.execute(
+                "INSERT INTO token_ledger (session_id, model, provider, input, output, cached, created_at) VALUES (?1, 'm', 'p', ?2, 1, 0, 5)",
+                rusqlite::params![sid, input],
+            )
+            .unwrap();
+        }
+        assert_eq!(schema::migrate(&mut c).unwrap(), 6);
+        assert_eq!(rows(&c), vec![("s1".into(), 1, 10), ("s1".into(), 3, 30), ("s2".into(), 2, 20)]);
+        let indexes: i64 = c.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'token_ledger'", [], |r| r.get(0)).unwrap();
+        assert_eq!(indexes, 0, "the key is the table's own b-tree; token_ledger_by_session is gone");
+    }
+    let (_d2, p2) = temp();
+    let s = open(&p2, true);
+    let a = s.create_session(None, None).unwrap();
+    let b = s.create_session(None, None).unwrap();
+    let usage = |input: u64| TokenUsage { input, output: 2, cached: 1, model: None, provider: None };
+    s.record_tokens(&a.id, usage(5)).unwrap();
+    s.record_tokens(&b.id, usage(7)).unwrap();
+    s.record_tokens(&a.id, usage(11)).unwrap();
+    let c = rusqlite::Connection::open(&p2).unwrap();
+    let mut want = vec![(a.id.clone(), 1, 5), (a.id.clone(), 2, 11), (b.id.clone(), 1, 7)];
+    want.sort();
+    assert_eq!(rows(&c), want);
+    let t = s.token_totals(&a.id).unwrap();
+    assert_eq!((t.input, t.output, t.cached), (16, 4, 2));
 }

@@ -378,7 +378,7 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn scan_tokens(&self, f: &mut dyn FnMut(&str, i64, Result<TokenRow>) -> Result<()>) -> Result<()> {
-        let mut st = self.0.prepare("SELECT session_id, id, input, output, cached, created_at FROM token_ledger ORDER BY id")?;
+        let mut st = self.0.prepare("SELECT session_id, id, input, output, cached, created_at FROM token_ledger ORDER BY session_id, id")?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
             let sid = key_text(r, 0);
@@ -664,10 +664,16 @@ impl WriteTx for SqlTx<'_> {
 
     fn insert_tokens(&self, session_id: &str, rows: &[NewTokenRow<'_>]) -> Result<()> {
         let mut ins = self.0.prepare_cached(
-            "INSERT INTO token_ledger (session_id, model, provider, input, output, cached, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO token_ledger (session_id, id, model, provider, input, output, cached, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
+        // Schema 6: ids count per session (the key is `(session_id, id)`).
+        let mut id: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(id), 0) FROM token_ledger WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
         for u in rows {
-            ins.execute(params![session_id, u.model, u.provider, u.input as i64, u.output as i64, u.cached as i64, u.created_at])?;
+            id += 1;
+            ins.execute(params![session_id, id, u.model, u.provider, u.input as i64, u.output as i64, u.cached as i64, u.created_at])?;
         }
         Ok(())
     }

@@ -252,6 +252,12 @@ fn record_id_from_hex(hex: &str) -> Option<crate::backend::RecordId> {
 /// `(session_id, record_id)` rows. [`convert_to_v6`] moves the rows without
 /// the key.
 ///
+/// `token_ledger` becomes a `WITHOUT ROWID` table keyed
+/// `(session_id, id)`, so its separate index on `session_id` (the session id
+/// and rowid again per row: 0.5 MB of that Codex database) goes. Row ids are
+/// kept; a new row's id is one more than its session's largest (they were
+/// allocated across all sessions before, so they stay unique per session).
+///
 /// Measured and not taken (`scripts/bench-storage.py`, 50 MB files): small
 /// entry bodies inline in the `WITHOUT ROWID` entry row would save one WAL
 /// frame per small append (4 instead of 5), but an index b-tree's interior
@@ -265,6 +271,21 @@ CREATE TABLE import_record_sets (
   ids        BLOB NOT NULL,
   PRIMARY KEY (session_id, n)
 ) WITHOUT ROWID;
+CREATE TABLE token_ledger_v6 (
+  session_id TEXT NOT NULL,
+  id         INTEGER NOT NULL,
+  model      TEXT,
+  provider   TEXT,
+  input      INTEGER NOT NULL,
+  output     INTEGER NOT NULL,
+  cached     INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, id)
+) WITHOUT ROWID;
+INSERT INTO token_ledger_v6 (session_id, id, model, provider, input, output, cached, created_at)
+  SELECT session_id, id, model, provider, input, output, cached, created_at FROM token_ledger;
+DROP TABLE token_ledger;
+ALTER TABLE token_ledger_v6 RENAME TO token_ledger;
 ";
 
 /// The view that keeps `import_records` readable as one row per record
@@ -417,7 +438,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration { version: 5, description: "import record identities in a table of their own", sql: V5, convert: Some(convert_to_v5) },
     Migration {
         version: 6,
-        description: "import record identities in sets of concatenated ids",
+        description: "import record identities in sets of concatenated ids, token rows keyed by session",
         sql: V6,
         convert: Some(convert_to_v6),
     },
