@@ -83,8 +83,8 @@ fn a_small_append_writes_five_pages_to_the_wal() {
 
 /// Migration 6 moves version 5's `import_records` rows (one per record)
 /// into `import_record_sets` (per session, up to 512 ids of 16 bytes a
-/// row, in byte order) without the key; `import_records` remains as a view
-/// giving the same rows.
+/// row, in byte order) without the key, leaving out a damaged one (not 16
+/// bytes); `import_records` remains as a view giving the same rows.
 #[test]
 fn migration_6_moves_import_records_into_sets_and_keeps_a_view() {
     let (_d, p) = temp();
@@ -109,6 +109,8 @@ fn migration_6_moves_import_records_into_sets_and_keeps_a_view() {
         for (s, r) in &want {
             tx.execute("INSERT INTO import_records (session_id, record_id) VALUES (?1, ?2)", rusqlite::params![s, r]).unwrap();
         }
+        // A damaged record (15 bytes) is left out.
+        tx.execute("INSERT INTO import_records (session_id, record_id) VALUES ('s2', zeroblob(15))", []).unwrap();
         tx.commit().unwrap();
         assert_eq!(schema::migrate(&mut c).unwrap(), 6);
     }

@@ -306,8 +306,9 @@ pub(crate) const RECORDS_PER_SET: usize = 512;
 
 /// The row conversion of version 6 (see [`V6`]): each session's
 /// `import_records` rows (in byte order) become `import_record_sets` rows
-/// of up to [`RECORDS_PER_SET`] ids, numbered from 1; then the table gives
-/// way to the view of the same name.
+/// of up to [`RECORDS_PER_SET`] ids, numbered from 1 (a row whose id is not
+/// 16 bytes is left out); then the table gives way to the view of the same
+/// name.
 fn convert_to_v6(tx: &Transaction<'_>) -> Result<()> {
     {
         let mut read = tx.prepare("SELECT session_id, record_id FROM import_records ORDER BY session_id, record_id")?;
@@ -318,8 +319,10 @@ fn convert_to_v6(tx: &Transaction<'_>) -> Result<()> {
             let sid: String = r.get(0)?;
             let id: Vec<u8> = match r.get_ref(1)? {
                 ValueRef::Blob(b) if b.len() == 16 => b.to_vec(),
-                // A damaged row (not 16 bytes) would shift every later id of its set.
-                _ => return Err(Error::corrupt(format!("an import record of session `{sid}` is not 16 bytes"))),
+                // A damaged row (not 16 bytes) cannot go into a set (it would
+                // shift every later id); it identified nothing, so it is left
+                // out rather than making the database fail to open.
+                _ => continue,
             };
             match cur.as_mut() {
                 Some((s, n, ids)) if *s == sid => {
