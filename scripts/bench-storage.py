@@ -10,7 +10,10 @@ the file into a fresh database and prints:
   SQLite's `dbstat` (table pages, overflow pages, bytes they carry);
 * WAL growth per single 1 KiB append (`append` run 200 times on a fresh
   database, WAL bytes after minus before, over 200; no checkpoint runs: the
-  autocheckpoint threshold is far above it);
+  autocheckpoint threshold is far above it), and which b-trees the frames
+  belong to: each 24-byte WAL frame header names its page (SQLite's WAL
+  format, https://sqlite.org/fileformat2.html#walformat), mapped to its
+  table or index with `dbstat` (page 1, the header, counts as `page1`);
 * the import wall time.
 
 Contents are generated text of real-session compressibility: Zipf-drawn words
@@ -200,7 +203,7 @@ def main():
     print("page accounting (dbstat): table, page type, pages, payload MB, unused MB")
     for label, name, (page, rows, free) in accounting:
         print("%s / %s (page %d bytes, %d free pages)" % (label, name, page, free))
-        for r in rows[:6]:
+        for r in rows[:8]:
             print("   %-28s %-9s %9d %9.1f %9.1f" % (r[0], r[1], r[2], (r[3] or 0) / 1e6, (r[4] or 0) / 1e6))
     print()
     appends = 200
@@ -213,18 +216,38 @@ def main():
         run(binary, db, key, "append", sid, body)
         # A reader holding one snapshot keeps every CLI process's closing
         # checkpoint from resetting the WAL, so the WAL grows by exactly the
-        # frames each append commits.
+        # frames each append commits. The snapshot must include a frame: a
+        # writer may restart a WAL none of whose frames a reader uses (it
+        # then writes from offset 32, not at the end of the file), so the WAL
+        # is emptied first and one append written before the snapshot.
         c = sqlite3.connect(db, isolation_level=None)
         page = c.execute("PRAGMA page_size").fetchone()[0]
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        run(binary, db, key, "append", sid, body)
         c.execute("BEGIN")
         c.execute("SELECT COUNT(*) FROM sessions").fetchone()
         _, w0 = sizes(db)
         for _ in range(appends):
             run(binary, db, key, "append", sid, body)
         _, w1 = sizes(db)
+        # Read before the snapshot ends: the last connection's close
+        # checkpoints and removes the WAL.
+        with open(db + "-wal", "rb") as f:
+            wal = f.read()
         c.execute("COMMIT")
+        owner = dict(c.execute("SELECT pageno, name FROM dbstat").fetchall())
         c.close()
         print("   %-10s page %5d: %6.1f KiB per append (%d frames of %d bytes)" % (label, page, (w1 - w0) / appends / 1024, (w1 - w0) // (page + 24), page + 24))
+        # The frames the appends wrote: the WAL was not reset while the
+        # snapshot was held, so they are the ones from offset w0 on.
+        per, commits, off = {}, 0, w0
+        while off + 24 <= w1:
+            pgno, commit = int.from_bytes(wal[off:off + 4], "big"), int.from_bytes(wal[off + 4:off + 8], "big")
+            name = "page1" if pgno == 1 else owner.get(pgno, "page %d" % pgno)
+            per[name] = per.get(name, 0) + 1
+            commits += 1 if commit else 0
+            off += 24 + page
+        print("      frames per append by b-tree (%d commits): %s" % (commits, ", ".join("%s %.2f" % (k, v / max(commits, 1)) for k, v in sorted(per.items(), key=lambda x: -x[1]))))
     shutil.rmtree(work)
 
 

@@ -440,7 +440,7 @@ pub trait ReadTx {
     fn scan_entries(&self, f: &mut dyn FnMut(&str, u64, Result<EntryRow>) -> Result<()>) -> Result<()>;
     /// Every context-extension row (by session, n), with its session id.
     fn scan_extensions(&self, f: &mut dyn FnMut(&str, u64, Result<ExtensionRow>) -> Result<()>) -> Result<()>;
-    /// Every token row (by row id), with its session id.
+    /// Every token row (by row id; SQLite from schema 6: by session, then row id), with its session id.
     fn scan_tokens(&self, f: &mut dyn FnMut(&str, i64, Result<TokenRow>) -> Result<()>) -> Result<()>;
     /// Every journal row's event id and payload (in commit order).
     fn scan_event_payloads(&self, f: &mut dyn FnMut(&str, Sealed) -> Result<()>) -> Result<()>;

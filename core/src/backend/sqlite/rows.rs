@@ -378,7 +378,7 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn scan_tokens(&self, f: &mut dyn FnMut(&str, i64, Result<TokenRow>) -> Result<()>) -> Result<()> {
-        let mut st = self.0.prepare("SELECT session_id, id, input, output, cached, created_at FROM token_ledger ORDER BY id")?;
+        let mut st = self.0.prepare("SELECT session_id, id, input, output, cached, created_at FROM token_ledger ORDER BY session_id, id")?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
             let sid = key_text(r, 0);
@@ -412,14 +412,23 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn import_records(&self, session_id: &str, f: &mut dyn FnMut(RecordId) -> Result<()>) -> Result<()> {
-        let mut st = self.0.prepare_cached("SELECT record_id FROM import_records WHERE session_id = ?1 ORDER BY record_id")?;
+        // Schema 6: sets of concatenated 16-byte ids, one row per import batch.
+        let bad = || Error::corrupt(format!("an import record set of session `{session_id}` is not a whole number of 16-byte ids"));
+        let mut ids: Vec<RecordId> = Vec::new();
+        let mut st = self.0.prepare_cached("SELECT ids FROM import_record_sets WHERE session_id = ?1 ORDER BY n")?;
         let mut rows = st.query([session_id])?;
         while let Some(r) = rows.next()? {
-            let id = match r.get_ref(0)? {
-                ValueRef::Blob(b) => RecordId::try_from(b).ok(),
-                _ => None,
-            };
-            f(id.ok_or_else(|| Error::corrupt(format!("an import record of session `{session_id}` is not 16 bytes")))?)?;
+            let ValueRef::Blob(b) = r.get_ref(0)? else { return Err(bad()) };
+            if b.len() % 16 != 0 {
+                return Err(bad());
+            }
+            ids.extend(b.chunks_exact(16).map(|c| RecordId::try_from(c).expect("16 bytes")));
+        }
+        // In byte order, each id once (sets may repeat an id given twice).
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            f(id)?;
         }
         Ok(())
     }
@@ -583,7 +592,7 @@ impl WriteTx for SqlTx<'_> {
         self.0.execute("DELETE FROM token_ledger WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM context_extensions WHERE session_id = ?1", [id])?;
         self.0.execute("DELETE FROM retractions WHERE session_id = ?1", [id])?;
-        self.0.execute("DELETE FROM import_records WHERE session_id = ?1", [id])?;
+        self.0.execute("DELETE FROM import_record_sets WHERE session_id = ?1", [id])?;
         Ok(Some(entries as u64))
     }
 
@@ -655,10 +664,16 @@ impl WriteTx for SqlTx<'_> {
 
     fn insert_tokens(&self, session_id: &str, rows: &[NewTokenRow<'_>]) -> Result<()> {
         let mut ins = self.0.prepare_cached(
-            "INSERT INTO token_ledger (session_id, model, provider, input, output, cached, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO token_ledger (session_id, id, model, provider, input, output, cached, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
+        // Schema 6: ids count per session (the key is `(session_id, id)`).
+        let mut id: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(id), 0) FROM token_ledger WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
         for u in rows {
-            ins.execute(params![session_id, u.model, u.provider, u.input as i64, u.output as i64, u.cached as i64, u.created_at])?;
+            id += 1;
+            ins.execute(params![session_id, id, u.model, u.provider, u.input as i64, u.output as i64, u.cached as i64, u.created_at])?;
         }
         Ok(())
     }
@@ -694,10 +709,19 @@ impl WriteTx for SqlTx<'_> {
     }
 
     fn insert_import_records(&self, session_id: &str, ids: &[RecordId]) -> Result<()> {
-        let mut st = self.0.prepare_cached("INSERT OR IGNORE INTO import_records (session_id, record_id) VALUES (?1, ?2)")?;
-        for id in ids {
-            st.execute(params![session_id, &id[..]])?;
+        // One set row per call: the ids concatenated (16 bytes each). An id
+        // already held is not looked up here (that would read every set of
+        // the session per batch): the importer and copy pass only new ids,
+        // and the reader keeps each id once.
+        if ids.is_empty() {
+            return Ok(());
         }
+        let n: i64 = self
+            .0
+            .prepare_cached("SELECT COALESCE(MAX(n), 0) + 1 FROM import_record_sets WHERE session_id = ?1")?
+            .query_row([session_id], |r| r.get(0))?;
+        let blob: Vec<u8> = ids.iter().flatten().copied().collect();
+        self.0.prepare_cached("INSERT INTO import_record_sets (session_id, n, ids) VALUES (?1, ?2, ?3)")?.execute(params![session_id, n, blob])?;
         Ok(())
     }
 

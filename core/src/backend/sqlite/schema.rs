@@ -240,6 +240,116 @@ fn record_id_from_hex(hex: &str) -> Option<crate::backend::RecordId> {
     Some(id)
 }
 
+/// Version 6: the import's record identities in sets (issue 12,
+/// "database + WAL over source").
+///
+/// Version 5 kept one `import_records` row per record: the 36-character
+/// session id, 16 bytes of id and the cell overhead, about 58 bytes a record
+/// (3.2 MB of a 50 MB Codex rollout's 36.7 MB database). From version 6,
+/// `import_record_sets` holds one row per import batch with its ids
+/// concatenated (16 bytes a record; a long BLOB fills whole overflow pages).
+/// `import_records` stays readable as a view of the same
+/// `(session_id, record_id)` rows. [`convert_to_v6`] moves the rows without
+/// the key.
+///
+/// `token_ledger` becomes a `WITHOUT ROWID` table keyed
+/// `(session_id, id)`, so its separate index on `session_id` (the session id
+/// and rowid again per row: 0.5 MB of that Codex database) goes. Row ids are
+/// kept; a new row's id is one more than its session's largest (they were
+/// allocated across all sessions before, so they stay unique per session).
+///
+/// Measured and not taken (`scripts/bench-storage.py`, 50 MB files): small
+/// entry bodies inline in the `WITHOUT ROWID` entry row would save one WAL
+/// frame per small append (4 instead of 5), but an index b-tree's interior
+/// cells carry whole rows, so the entry tree's interior pages grew to
+/// 2.8 MB, and `entry_bodies` left with only large bodies packed worse:
+/// Codex 0.63x, Claude 0.72x (from 0.64x), thClaws 0.66x (from 0.60x).
+const V6: &str = "
+CREATE TABLE import_record_sets (
+  session_id TEXT NOT NULL,
+  n          INTEGER NOT NULL,
+  ids        BLOB NOT NULL,
+  PRIMARY KEY (session_id, n)
+) WITHOUT ROWID;
+CREATE TABLE token_ledger_v6 (
+  session_id TEXT NOT NULL,
+  id         INTEGER NOT NULL,
+  model      TEXT,
+  provider   TEXT,
+  input      INTEGER NOT NULL,
+  output     INTEGER NOT NULL,
+  cached     INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, id)
+) WITHOUT ROWID;
+INSERT INTO token_ledger_v6 (session_id, id, model, provider, input, output, cached, created_at)
+  SELECT session_id, id, model, provider, input, output, cached, created_at FROM token_ledger;
+DROP TABLE token_ledger;
+ALTER TABLE token_ledger_v6 RENAME TO token_ledger;
+";
+
+/// The view that keeps `import_records` readable as one row per record
+/// from version 6 on (each 16-byte slice of a set's `ids`).
+const V6_RECORDS_VIEW: &str = "
+CREATE VIEW import_records (session_id, record_id) AS
+  WITH RECURSIVE r (session_id, ids, k) AS (
+    SELECT session_id, ids, 0 FROM import_record_sets
+    UNION ALL SELECT session_id, ids, k + 16 FROM r WHERE k + 16 < length(ids))
+  SELECT session_id, substr(ids, k + 1, 16) FROM r;
+";
+
+/// Record ids per `import_record_sets` row written by the migration: an
+/// 8 KiB BLOB (whole overflow pages, the rest local), about what one import
+/// batch of 512 entries writes. The view reads a set once per id, so its
+/// cost grows with the set's size.
+pub(crate) const RECORDS_PER_SET: usize = 512;
+
+/// The row conversion of version 6 (see [`V6`]): each session's
+/// `import_records` rows (in byte order) become `import_record_sets` rows
+/// of up to [`RECORDS_PER_SET`] ids, numbered from 1 (a row whose id is not
+/// 16 bytes is left out); then the table gives way to the view of the same
+/// name.
+fn convert_to_v6(tx: &Transaction<'_>) -> Result<()> {
+    {
+        let mut read = tx.prepare("SELECT session_id, record_id FROM import_records ORDER BY session_id, record_id")?;
+        let mut ins = tx.prepare("INSERT INTO import_record_sets (session_id, n, ids) VALUES (?1, ?2, ?3)")?;
+        let mut rows = read.query([])?;
+        let mut cur: Option<(String, i64, Vec<u8>)> = None;
+        while let Some(r) = rows.next()? {
+            let sid: String = r.get(0)?;
+            let id: Vec<u8> = match r.get_ref(1)? {
+                ValueRef::Blob(b) if b.len() == 16 => b.to_vec(),
+                // A damaged row (not 16 bytes) cannot go into a set (it would
+                // shift every later id); it identified nothing, so it is left
+                // out rather than making the database fail to open.
+                _ => continue,
+            };
+            match cur.as_mut() {
+                Some((s, n, ids)) if *s == sid => {
+                    if ids.len() == RECORDS_PER_SET * 16 {
+                        ins.execute(params![&*s, *n, &ids[..]])?;
+                        *n += 1;
+                        ids.clear();
+                    }
+                    ids.extend_from_slice(&id);
+                }
+                _ => {
+                    if let Some((s, n, ids)) = cur.take() {
+                        ins.execute(params![s, n, ids])?;
+                    }
+                    cur = Some((sid, 1, id));
+                }
+            }
+        }
+        if let Some((s, n, ids)) = cur {
+            ins.execute(params![s, n, ids])?;
+        }
+    }
+    tx.execute_batch("DROP TABLE import_records;")?;
+    tx.execute_batch(V6_RECORDS_VIEW)?;
+    Ok(())
+}
+
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -329,6 +439,12 @@ pub const MIGRATIONS: &[Migration] = &[
         convert: Some(convert_to_v4),
     },
     Migration { version: 5, description: "import record identities in a table of their own", sql: V5, convert: Some(convert_to_v5) },
+    Migration {
+        version: 6,
+        description: "import record identities in sets of concatenated ids, token rows keyed by session",
+        sql: V6,
+        convert: Some(convert_to_v6),
+    },
 ];
 
 /// The schema version this build writes.
