@@ -25,10 +25,15 @@ case "$(uname -s)" in
 esac
 
 echo "gen-bindings: cargo build ${cargo_flags[*]}" >&2
-nice -n 10 cargo build -q "${cargo_flags[@]}" --lib --bin uniffi-bindgen
+nice -n 10 cargo build -q "${cargo_flags[@]}" --lib
+# The generator is a debug build whatever PROFILE is (its output depends only on
+# the library it reads; the debug build is the one `cargo test --workspace` and
+# the debug bindings already compiled, so a release library costs no second,
+# optimised build of uniffi-bindgen and its dependencies).
+nice -n 10 cargo build -q -p sessiondb-ffi --locked --bin uniffi-bindgen
 LIB="$TARGET_DIR/$PROFILE/$LIBFILE"
 [ -f "$LIB" ] || { echo "gen-bindings: $LIB not found" >&2; exit 1; }
-BINDGEN="$TARGET_DIR/$PROFILE/uniffi-bindgen"
+BINDGEN="$TARGET_DIR/debug/uniffi-bindgen"
 
 mkdir -p "$OUT/lib"
 # The hosts load this copy; debug info is dropped (95 MB -> a few MB in a
