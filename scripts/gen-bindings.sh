@@ -17,7 +17,10 @@ PROFILE="${PROFILE:-debug}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$ROOT/bindings/out"
 cargo_flags=(-p sessiondb-ffi --locked)
-[ "$PROFILE" = release ] && cargo_flags+=(--release)
+# A release library without the default `cli` feature: that feature only serves
+# the uniffi-bindgen binary (it pulls uniffi_bindgen, askama, goblin, ... into
+# the build), and the generator below is the debug one.
+[ "$PROFILE" = release ] && cargo_flags+=(--release --no-default-features)
 
 case "$(uname -s)" in
   Darwin) LIBFILE=libsessiondb_ffi.dylib ;;
