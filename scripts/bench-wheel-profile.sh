@@ -33,6 +33,9 @@ trap '[ "${KEEP:-}" = 1 ] || rm -rf "$WORK"' EXIT
 MATURIN="$CACHE/build-venv/bin/maturin"
 mkdir "$WORK/base-src"
 git archive "$BASE_REF" | tar -x -C "$WORK/base-src"
+# Fresh mtimes: git archive gives the commit's time, and cargo (whose cargo shim here
+# hashes both trees alike) could take an older artifact of another state as fresh.
+find "$WORK/base-src" -type f -exec touch {} +
 build() {  # NAME SOURCE-TREE
   mkdir -p "$WORK/$1"
   echo "--- building wheel $1 ($2)" >&2
