@@ -17,7 +17,10 @@ PROFILE="${PROFILE:-debug}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$ROOT/bindings/out"
 cargo_flags=(-p sessiondb-ffi --locked)
-[ "$PROFILE" = release ] && cargo_flags+=(--release)
+# A release library without the default `cli` feature: that feature only serves
+# the uniffi-bindgen binary (it pulls uniffi_bindgen, askama, goblin, ... into
+# the build), and the generator below is the debug one.
+[ "$PROFILE" = release ] && cargo_flags+=(--release --no-default-features)
 
 case "$(uname -s)" in
   Darwin) LIBFILE=libsessiondb_ffi.dylib ;;
@@ -25,10 +28,15 @@ case "$(uname -s)" in
 esac
 
 echo "gen-bindings: cargo build ${cargo_flags[*]}" >&2
-nice -n 10 cargo build -q "${cargo_flags[@]}" --lib --bin uniffi-bindgen
+nice -n 10 cargo build -q "${cargo_flags[@]}" --lib
+# The generator is a debug build whatever PROFILE is (its output depends only on
+# the library it reads; the debug build is the one `cargo test --workspace` and
+# the debug bindings already compiled, so a release library costs no second,
+# optimised build of uniffi-bindgen and its dependencies).
+nice -n 10 cargo build -q -p sessiondb-ffi --locked --bin uniffi-bindgen
 LIB="$TARGET_DIR/$PROFILE/$LIBFILE"
 [ -f "$LIB" ] || { echo "gen-bindings: $LIB not found" >&2; exit 1; }
-BINDGEN="$TARGET_DIR/$PROFILE/uniffi-bindgen"
+BINDGEN="$TARGET_DIR/debug/uniffi-bindgen"
 
 mkdir -p "$OUT/lib"
 # The hosts load this copy; debug info is dropped (95 MB -> a few MB in a

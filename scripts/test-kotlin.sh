@@ -20,8 +20,9 @@
 # dbus (scripts/install-system-deps.sh).
 # Maven's repository is the default ~/.m2 (kept between runs; filled from Maven
 # Central on a fresh machine). Extra Maven flags: MVN_FLAGS (e.g. "-o").
-# PROFILE=release puts a release library in the jar (default: debug, faster to
-# build; gen-bindings.sh strips its debug info either way).
+# The jar is the published artifact, so its library is a release build by
+# default (PROFILE=release); PROFILE=debug puts a debug one in (faster to build
+# while iterating; gen-bindings.sh strips its debug info either way).
 # The sample-import cases read ../shared/samples beside the clone (or
 # SESSIONDB_SAMPLES_DIR) and are skipped with a message when it is absent.
 set -euo pipefail
@@ -33,6 +34,7 @@ if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends maven default-jdk-headless >/dev/null
 fi
 bash scripts/install-system-deps.sh
+export PROFILE="${PROFILE:-release}"
 bash scripts/gen-bindings.sh kotlin
 # The generated Kotlin against the one surface list (methods, parameters, defaults, record fields).
 python3 tests/api/surface.py kotlin bindings/out/kotlin/dev/sessiondb/sessiondb_ffi.kt

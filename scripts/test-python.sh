@@ -23,9 +23,10 @@ fi
 WHEELS="$(mktemp -d)"; TEST_VENV="$(mktemp -d "$CACHE/test-venv.XXXXXX")"; WORK="$(mktemp -d)"
 trap 'rm -rf "$WHEELS" "$TEST_VENV" "$WORK"' EXIT
 
-profile=()
+# The debug wheel keeps its symbols and line tables (pyproject.toml strips the wheel).
+profile=(--strip false)
 [ "${SESSIONDB_PY_RELEASE:-0}" = 1 ] && profile=(--release)
-echo "--- maturin build ${profile[*]:-(debug)}"
+echo "--- maturin build ${profile[*]}"
 "$BUILD_VENV/bin/maturin" build "${profile[@]}" -q --auditwheel warn -m python/Cargo.toml -o "$WHEELS" -i "$PY"
 ls "$WHEELS"
 

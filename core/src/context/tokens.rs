@@ -17,8 +17,25 @@
 //! ~25%, and counts CJK at one token per character and a 4-byte emoji as 2),
 //! so an estimated context compacts early rather than overflowing the
 //! provider.
+//!
+//! Tokenizer tables: the BPE ranks of `o200k_base` and `cl100k_base` are
+//! embedded in a compact form (`core/data/<encoding>.ranks.zst`, 1.28 MB for
+//! both instead of the 5.3 MB of base64 text tiktoken-rs embeds): one zstd frame
+//! whose content is, for every ordinary rank 0, 1, …, n-1 in order, one byte
+//! `len` then the `len` bytes of that token. They are written from
+//! tiktoken-rs's own tables (OpenAI's `*.tiktoken` files) by
+//! `cargo run --release -p sessiondb --example gen_token_tables`, and a test
+//! checks every rank, the special tokens and the counts against tiktoken-rs.
+//! Each table is decoded once per process, on the first exact count with it,
+//! into tiktoken-rs's [`tiktoken_rs::CoreBPE`] (same split pattern and special
+//! tokens as `tiktoken_rs::o200k_base()` / `cl100k_base()`), so the counts are
+//! tiktoken-rs's.
 
+use std::sync::LazyLock;
+
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use tiktoken_rs::{CoreBPE, Rank};
 
 /// Bytes per token of the estimate: `tokens = ⌈utf8_bytes / ESTIMATE_BYTES_PER_TOKEN⌉`.
 pub const ESTIMATE_BYTES_PER_TOKEN: u64 = 3;
@@ -93,11 +110,60 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(ESTIMATE_BYTES_PER_TOKEN)
 }
 
+/// `o200k_base`'s compact rank table (format: module docs).
+const O200K_BASE_RANKS: &[u8] = include_bytes!("../../data/o200k_base.ranks.zst");
+/// `cl100k_base`'s compact rank table (format: module docs).
+const CL100K_BASE_RANKS: &[u8] = include_bytes!("../../data/cl100k_base.ranks.zst");
+
+/// `cl100k_base`'s split pattern, as in `tiktoken_rs::cl100k_base()` (which does
+/// not export it; `O200K_BASE_PAT_STR` is exported).
+const CL100K_BASE_PAT_STR: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
+
+/// The ordinary tokens of a compact table, by rank (format: module docs).
+///
+/// Panics if the embedded table is corrupt (a build defect the tests catch).
+fn decode_ranks(table: &[u8]) -> FxHashMap<Vec<u8>, Rank> {
+    let raw = zstd::stream::decode_all(table).expect("embedded BPE rank table: bad zstd frame");
+    let mut encoder = FxHashMap::with_capacity_and_hasher(raw.len() / 7, Default::default());
+    let mut rest = raw.as_slice();
+    let mut rank: Rank = 0;
+    while let Some((&len, tail)) = rest.split_first() {
+        assert!(len > 0 && usize::from(len) <= tail.len(), "embedded BPE rank table: bad length at rank {rank}");
+        let (token, tail) = tail.split_at(usize::from(len));
+        encoder.insert(token.to_vec(), rank);
+        rank += 1;
+        rest = tail;
+    }
+    encoder
+}
+
+/// A [`CoreBPE`] from a compact table, the special tokens and the split pattern.
+fn core_bpe(table: &[u8], special: &[(&str, Rank)], pattern: &str) -> CoreBPE {
+    let special = special.iter().map(|&(s, r)| (s.to_owned(), r)).collect();
+    CoreBPE::new(decode_ranks(table), special, pattern).expect("BPE split pattern")
+}
+
+/// `o200k_base`: the special tokens and pattern of `tiktoken_rs::o200k_base()`.
+fn o200k_base() -> CoreBPE {
+    use tiktoken_rs::{ENDOFPROMPT, ENDOFTEXT};
+    core_bpe(O200K_BASE_RANKS, &[(ENDOFTEXT, 199999), (ENDOFPROMPT, 200018)], tiktoken_rs::O200K_BASE_PAT_STR)
+}
+
+/// `cl100k_base`: the special tokens and pattern of `tiktoken_rs::cl100k_base()`.
+fn cl100k_base() -> CoreBPE {
+    use tiktoken_rs::{ENDOFPROMPT, ENDOFTEXT, FIM_MIDDLE, FIM_PREFIX, FIM_SUFFIX};
+    let special = [(ENDOFTEXT, 100257), (FIM_PREFIX, 100258), (FIM_MIDDLE, 100259), (FIM_SUFFIX, 100260), (ENDOFPROMPT, 100276)];
+    core_bpe(CL100K_BASE_RANKS, &special, CL100K_BASE_PAT_STR)
+}
+
+static O200K_BASE: LazyLock<CoreBPE> = LazyLock::new(o200k_base);
+static CL100K_BASE: LazyLock<CoreBPE> = LazyLock::new(cl100k_base);
+
 /// Count `text` with a resolved encoding (`None`: the estimate), without a host count.
 pub(crate) fn count_with(encoding: Option<Encoding>, text: &str) -> u64 {
     match encoding {
-        Some(Encoding::O200kBase) => tiktoken_rs::o200k_base_singleton().count_ordinary(text) as u64,
-        Some(Encoding::Cl100kBase) => tiktoken_rs::cl100k_base_singleton().count_ordinary(text) as u64,
+        Some(Encoding::O200kBase) => O200K_BASE.count_ordinary(text) as u64,
+        Some(Encoding::Cl100kBase) => CL100K_BASE.count_ordinary(text) as u64,
         None => estimate_tokens(text),
     }
 }
@@ -110,7 +176,7 @@ pub(crate) fn count_with(encoding: Option<Encoding>, text: &str) -> u64 {
 ///   ([`CountMethod::Exact`]), or the estimate `⌈UTF-8 bytes / 3⌉` applies
 ///   ([`CountMethod::Estimate`]).
 ///
-/// Never fails; the tokenizer tables ship inside tiktoken-rs (no network).
+/// Never fails; the tokenizer tables are embedded (module docs; no network).
 pub fn count_tokens(model: &str, text: &str, host_count: Option<u64>) -> TokenCount {
     if let Some(tokens) = host_count {
         return TokenCount { tokens, method: CountMethod::Host };
@@ -155,6 +221,84 @@ mod tests {
             count_tokens("gpt-4", "hello world", None),
             TokenCount { tokens: 2, method: CountMethod::Exact { encoding: Encoding::Cl100kBase } }
         );
+    }
+
+    /// Texts that exercise every branch of both split patterns (contractions in
+    /// both cases, letters after punctuation, digit runs, punctuation runs with
+    /// newlines and slashes, whitespace runs at the end and before text, CJK,
+    /// combining marks, emoji, special-token text as plain text).
+    const CORPUS: [&str; 14] = [
+        "hello world",
+        "I'm here, you're not; they'LL see. DON'T We'Ve IT'S",
+        "fn main() {\n    let x = 1234567 + 89;\r\n\treturn x/2; // ok\n}\n\n\n",
+        "   leading and trailing   \n  \n\n   ",
+        "HELLOWorld camelCaseWord SCREAMING_SNAKE __init__ x86_64",
+        "https://example.org/a/b?c=d&e=f#g ../../x.rs:12:7",
+        "日本語のテキストと中文文本, 한국어 텍스트",
+        "e\u{301}te\u{301} café naïve Ünïcödé ﬁ",
+        "😀👍🏽👨‍👩‍👧 ★☆ → ∑∫ 🇫🇷",
+        "<|endoftext|> <|fim_prefix|> <|endofprompt|> not special here",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "١٢٣ مرحبا بالعالم שלום עולם Привет, мир!",
+        "0.000001 1e-9 3,141,592 ½ ⅔ 100%!!! ???",
+        "",
+    ];
+
+    fn reference(encoding: Encoding) -> &'static CoreBPE {
+        match encoding {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+
+    fn ours(encoding: Encoding) -> &'static CoreBPE {
+        match encoding {
+            Encoding::O200kBase => &O200K_BASE,
+            Encoding::Cl100kBase => &CL100K_BASE,
+        }
+    }
+
+    #[test]
+    fn embedded_tables_equal_tiktoken_rs() {
+        for (encoding, ranks) in [(Encoding::O200kBase, 199_998), (Encoding::Cl100kBase, 100_256)] {
+            let (ours, theirs) = (ours(encoding), reference(encoding));
+            let name = encoding.name();
+            // Every ordinary rank decodes to the same bytes, and the ranks end where theirs do.
+            assert_eq!(decode_ranks(if encoding == Encoding::O200kBase { O200K_BASE_RANKS } else { CL100K_BASE_RANKS }).len(), ranks, "{name}");
+            for rank in 0..ranks as Rank {
+                assert_eq!(ours.decode_bytes(&[rank]).unwrap(), theirs.decode_bytes(&[rank]).unwrap(), "{name} rank {rank}");
+            }
+            assert!(ours.decode_bytes(&[ranks as Rank]).is_err() && theirs.decode_bytes(&[ranks as Rank]).is_err(), "{name}");
+            // The same special tokens with the same ranks.
+            assert_eq!(ours.special_tokens(), theirs.special_tokens(), "{name}");
+            for s in theirs.special_tokens() {
+                assert_eq!(ours.encode_with_special_tokens(s), theirs.encode_with_special_tokens(s), "{name} {s}");
+            }
+            // The same split pattern: the same tokens for every corpus text.
+            for text in CORPUS {
+                assert_eq!(ours.encode_ordinary(text), theirs.encode_ordinary(text), "{name} {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn exact_counts_of_the_corpus() {
+        // Fixed figures (from tiktoken-rs 0.12.1's own tables), so a table or
+        // pattern change fails here even if the reference changed with it.
+        let o200k: Vec<u64> = CORPUS.iter().map(|t| count_with(Some(Encoding::O200kBase), t)).collect();
+        let cl100k: Vec<u64> = CORPUS.iter().map(|t| count_with(Some(Encoding::Cl100kBase), t)).collect();
+        assert_eq!(o200k, [2, 17, 25, 7, 19, 19, 15, 12, 23, 23, 9, 14, 25, 0], "o200k_base");
+        assert_eq!(cl100k, [2, 20, 25, 7, 19, 19, 21, 16, 34, 22, 9, 33, 25, 0], "cl100k_base");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn counts_equal_tiktoken_rs_on_any_text(text in "\\PC{0,64}|[ a-zA-Z0-9'\\n\\t.,/_-]{0,64}") {
+            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                proptest::prop_assert_eq!(ours(encoding).encode_ordinary(&text), reference(encoding).encode_ordinary(&text));
+            }
+        }
     }
 
     #[test]
