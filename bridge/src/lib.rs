@@ -599,55 +599,36 @@ impl Schema {
             Host::Node => ".map_err(crate::errors::to_napi)?",
             Host::Uniffi => "?",
         };
-        if let Some(inner) = t.strip_prefix("Option<").and_then(|x| x.strip_suffix('>')) {
-            if let Some(e) = self.enumeration(inner) {
-                return Ok(match host {
-                    Host::Uniffi => plain(&format!("Option<{}>", e.core), name.to_string()),
-                    _ => {
-                        let parse = e.parse.as_ref().ok_or_else(|| {
-                            format!(
-                                "method {}: enum {} needs `parse = path` to be a parameter",
-                                m.name, e.name
-                            )
-                        })?;
-                        let decl = if host == Host::Python {
-                            "Option<&str>"
-                        } else {
-                            "Option<String>"
-                        };
-                        ParamPlan {
-                            decl: decl.into(),
-                            ts: self.ts_union(ty).map(|u| format!("{u} | undefined | null")),
-                            prelude: Some(format!(
-                                "let {name} = {name}.map(|v| {parse}(&v)).transpose(){err_map};"
-                            )),
-                            arg: name.to_string(),
-                        }
-                    }
-                });
+        // An enum (or an optional one): the core type in Kotlin/Swift, its
+        // `str` name in Python and Node, parsed by the core's parser.
+        let (optional, enum_name) = match t.strip_prefix("Option<").and_then(|x| x.strip_suffix('>')) {
+            Some(inner) => (true, inner),
+            None => (false, t.as_str()),
+        };
+        if let Some(e) = self.enumeration(enum_name) {
+            if host == Host::Uniffi {
+                let core = if optional { format!("Option<{}>", e.core) } else { e.core.clone() };
+                return Ok(plain(&core, name.to_string()));
             }
-        }
-        if let Some(e) = self.enumeration(&t) {
-            return Ok(match host {
-                Host::Uniffi => plain(&e.core, name.to_string()),
-                _ => {
-                    let parse = e.parse.as_ref().ok_or_else(|| {
-                        format!(
-                            "method {}: enum {} needs `parse = path` to be a parameter",
-                            m.name, e.name
-                        )
-                    })?;
-                    let decl = if host == Host::Python {
-                        "&str"
-                    } else {
-                        "String"
-                    };
-                    ParamPlan {
-                        decl: decl.into(),
-                        ts: self.ts_union(ty),
-                        prelude: Some(format!("let {name} = {parse}(&{name}){err_map};")),
-                        arg: name.to_string(),
-                    }
+            let parse = e
+                .parse
+                .as_ref()
+                .ok_or_else(|| format!("method {}: enum {} needs `parse = path` to be a parameter", m.name, e.name))?;
+            let text = if host == Host::Python { "&str" } else { "String" };
+            let union = self.ts_union(ty);
+            return Ok(if optional {
+                ParamPlan {
+                    decl: format!("Option<{text}>"),
+                    ts: union.map(|u| format!("{u} | undefined | null")),
+                    prelude: Some(format!("let {name} = {name}.map(|v| {parse}(&v)).transpose(){err_map};")),
+                    arg: name.to_string(),
+                }
+            } else {
+                ParamPlan {
+                    decl: text.into(),
+                    ts: union,
+                    prelude: Some(format!("let {name} = {parse}(&{name}){err_map};")),
+                    arg: name.to_string(),
                 }
             });
         }
