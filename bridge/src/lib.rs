@@ -837,6 +837,17 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
         .iter()
         .filter_map(|(_, p)| p.prelude.as_deref())
         .collect();
+    // A body's first lines: the argument conversions, then the store (`s`)
+    // for a method, bound as `store` (a reference, or an `Arc` clone moved
+    // into a Node task).
+    let open_body = |out: &mut String, store: &str| {
+        for p in &preludes {
+            let _ = writeln!(out, "{i}    {p}");
+        }
+        if !m.function {
+            let _ = writeln!(out, "{i}    let s = {store};");
+        }
+    };
     let recv = if m.function { "" } else { "&self" };
     let sep = |first: bool| if first && m.function { "" } else { ", " };
     let conv = "crate::records::Conv::conv";
@@ -868,12 +879,7 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                 m.name,
                 decls.concat()
             );
-            for p in &preludes {
-                let _ = writeln!(out, "{i}    {p}");
-            }
-            if !m.function {
-                let _ = writeln!(out, "{i}    let s = &self.inner;");
-            }
+            open_body(out, "&self.inner");
             let detach = if m.function {
                 m.blocking || m.detach
             } else {
@@ -935,20 +941,7 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                     decls.concat()
                 );
             }
-            for p in &preludes {
-                let _ = writeln!(out, "{i}    {p}");
-            }
-            if !m.function {
-                let _ = writeln!(
-                    out,
-                    "{i}    let s = {};",
-                    if promise {
-                        "self.inner.clone()"
-                    } else {
-                        "&self.inner"
-                    }
-                );
-            }
+            open_body(out, if promise { "self.inner.clone()" } else { "&self.inner" });
             let value = match (m.infallible, promise) {
                 (true, true) => format!("Ok(crate::job::job(move || Ok({conv}({call}))))"),
                 (false, true) => format!("Ok(crate::job::job(move || {call}.map({conv})))"),
@@ -992,12 +985,7 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                 m.name,
                 decls.concat()
             );
-            for p in &preludes {
-                let _ = writeln!(out, "{i}    {p}");
-            }
-            if !m.function {
-                let _ = writeln!(out, "{i}    let s = &self.inner;");
-            }
+            open_body(out, "&self.inner");
             if m.infallible {
                 let _ = writeln!(out, "{i}    {conv}({call})");
             } else {
