@@ -837,9 +837,9 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
         .iter()
         .filter_map(|(_, p)| p.prelude.as_deref())
         .collect();
-    // A body's first lines: the argument conversions, then the store (`s`)
-    // for a method, bound as `store` (a reference, or an `Arc` clone moved
-    // into a Node task).
+    // A body's first lines: the argument conversions, then, for a method, the
+    // store bound to `s` (`store`: a reference, or an `Arc` clone moved into
+    // a Node task).
     let open_body = |out: &mut String, store: &str| {
         for p in &preludes {
             let _ = writeln!(out, "{i}    {p}");
