@@ -103,22 +103,29 @@ fn open(url: &PathBuf) -> SessionStore {
     SessionStore::open(OpenOptions { busy_timeout_ms: 3000, ..OpenOptions::at(url, KeySource::Bytes(key())) }).unwrap()
 }
 
-/// The child side of the SIGKILL fault: appends until 400 acknowledged or
-/// 40 s passed, printing `ack <seq>` or `err <kind>` per attempt.
+/// The child side of the SIGKILL fault: appends until 20 were acknowledged
+/// after the last failed call (the server died and came back) or 40 s
+/// passed, printing `ack <seq>` or `err <kind>` per attempt.
 #[test]
 fn fault_worker() {
     let Some(url) = env("SESSIONDB_PG_FAULT_URL") else { return };
     let s = open(&PathBuf::from(url));
     let started = Instant::now();
     let mut acked = 0;
-    while acked < 400 && started.elapsed() < Duration::from_secs(40) {
+    // Appends until the server has died and come back (20 acknowledged
+    // appends after the first failed call), not a fixed count: a fast worker
+    // could otherwise finish before the parent kills the server.
+    let mut acked_since_error: Option<u32> = None;
+    while acked_since_error.is_none_or(|n| n < 20) && started.elapsed() < Duration::from_secs(40) {
         match s.append_transcript("k", Role::User, format!("entry {acked}")) {
             Ok(e) => {
                 acked += 1;
+                acked_since_error = acked_since_error.map(|n| n + 1);
                 println!("ack {}", e.seq);
             }
             Err(e) => {
                 println!("err {}", e.kind().name());
+                acked_since_error = Some(0);
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
