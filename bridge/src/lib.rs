@@ -1,28 +1,51 @@
-//! The host bridge generator: reads `bridge/api.rs`, the one declaration
-//! of the records and enums every host exposes, and writes each host's Rust
-//! declarations of them at build time (issue 11 item 4, "one bridge
-//! definition that generates every host"; libsignal's bridge is the model).
+//! The host bridge generator: reads `bridge/api.rs`, the one declaration of
+//! the records, enums, `SessionStore` methods and module functions the hosts
+//! expose, and writes each host's Rust declarations of them at build time
+//! (issue 11 item 4, "one bridge definition that generates every host";
+//! libsignal's bridge is the model). A binding crate's `build.rs` calls
+//! [`build`]; `cargo run -p sessiondb-bridge --example print -- HOST [methods]`
+//! prints what it writes.
 //!
-//! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never
-//! compiled itself: each `struct` is a record, each `enum` a unit enum of the
-//! core, written with the core's field types and the docs every host shows.
-//! `#[bridge(...)]` says how a host departs from the rule:
+//! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never compiled
+//! itself: each `struct` is a record, each `enum` a unit enum of the core,
+//! `trait SessionStore` the store's methods (`&self` first) and `trait
+//! Functions` the module functions, all with the core's own types and the
+//! docs every host shows. `#[bridge(...)]` says how a host departs from the
+//! rule:
 //!
 //! - on a record: `core = path` (the core type it is converted from, and for
-//!   Kotlin/Swift the type exposed as it is, `#[uniffi::remote(Record)]`);
+//!   Kotlin/Swift the type exposed as it is, `#[uniffi::remote(Record)]`;
+//!   without it, a record every host builds itself); `twin` (Kotlin/Swift get
+//!   an FFI copy with the host types, converted field by field);
 //!   `skip(python, node, uniffi)` (that host declares it by hand); `output`
 //!   (Node: a result only, `object_from_js = false`).
-//! - on an enum: `core = path`; on each variant `str = "name"` (the string
+//! - on an enum: `core = path`, `parse = path` (the core's parser of the
+//!   names, for parameters); on each variant `str = "name"` (the string
 //!   Python and Node see, the core's serde name).
-//! - on a field: `python = "Type"`, `node = "Type"` (another host type,
-//!   converted by that host's `Conv`); `ts = "..."` (the TypeScript type);
-//!   `default` or `default = "tokens"` (Kotlin/Swift `#[uniffi(default)]`).
+//! - on a field: `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
+//!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
+//!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
+//!   `#[uniffi(default)]`).
+//! - on a method or function: `core = path` (a free function of the core;
+//!   a method's takes the store first; required for functions);
+//!   `defaults(name = value, ...)` (Python's defaults; Node: optional;
+//!   Kotlin/Swift: defaults); `errors(Kind, ...)` (the error kinds, written
+//!   into each host's docs as its classes); `infallible` (the core returns
+//!   the value, not a `Result`); `returns = "Type"` (the schema type the
+//!   hosts return when it is not the core's); `sync` (a method that touches
+//!   neither disk nor crypto: Node returns the value, Python keeps the GIL);
+//!   on a function `blocking` (a Promise in Node, the GIL released in Python;
+//!   functions are otherwise synchronous) or `detach` (the GIL released in
+//!   Python only).
 //!
 //! Host types by rule: Python keeps the core types, enums become `&'static
-//! str`; Node makes `u64`/`usize` JS numbers (`i64`), enums `String` with a
-//! literal-union `ts_type`, `u64` map keys strings; Kotlin/Swift take the
-//! core types as they are. Each host converts with its own `Conv` trait and
-//! `record!`/`from_core!` macros; this crate only writes declarations.
+//! str`; Node makes `u64`/`usize` JS numbers (`i64`, checked on the way in),
+//! enums `String` with a literal-union `ts_type`, `u64` map keys strings;
+//! Kotlin/Swift take the core types as they are. Sets cross every host as
+//! lists. Parameters convert by the rules of `param_plan` (a parameter type
+//! without a rule is a build error naming it). Each host converts results
+//! with its own `Conv` trait and declares records through its `record!` /
+//! `from_core!` macros; this crate only writes declarations.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
