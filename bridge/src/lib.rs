@@ -1054,124 +1054,55 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
             Host::Python => {
                 out.push_str("crate::records::record! {\n");
                 write_docs(&mut out, "    ", &r.docs);
-                match &r.core {
-                    Some(core) => {
-                        let _ = writeln!(out, "    {} = {:?} from {core} {{", r.name, r.name);
-                    }
-                    None => {
-                        let _ = writeln!(out, "    {} = {:?} {{", r.name, r.name);
-                    }
-                }
-                for f in fields {
-                    write_docs(&mut out, "        ", &f.docs);
-                    let ty = f
-                        .over
-                        .get("python")
-                        .cloned()
-                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
-                    let _ = writeln!(out, "        {}: {ty},", f.name);
-                }
+                let from = r.core.as_ref().map(|c| format!(" from {c}")).unwrap_or_default();
+                let _ = writeln!(out, "    {0} = {0:?}{from} {{", r.name);
+                write_fields(&mut out, &s, host, &fields, "        ", "");
                 out.push_str("    }\n}\n\n");
             }
             Host::Node => {
                 write_docs(&mut out, "", &r.docs);
-                let _ = writeln!(
-                    out,
-                    "#[napi_derive::napi(object{})]",
-                    if r.output {
-                        ", object_from_js = false"
-                    } else {
-                        ""
-                    }
-                );
-                let _ = writeln!(out, "pub struct {} {{", r.name);
-                for f in &fields {
-                    write_docs(&mut out, "    ", &f.docs);
-                    if let Some(ts) = f.ts.clone().or_else(|| s.ts_union(&f.ty)) {
-                        let _ = writeln!(out, "    #[napi(ts_type = {ts:?})]");
-                    }
-                    let ty = f
-                        .over
-                        .get("node")
-                        .cloned()
-                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
-                    let _ = writeln!(out, "    pub {}: {ty},", f.name);
-                }
+                let from_js = if r.output { ", object_from_js = false" } else { "" };
+                let _ = writeln!(out, "#[napi_derive::napi(object{from_js})]\npub struct {} {{", r.name);
+                write_fields(&mut out, &s, host, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 if let Some(core) = &r.core {
                     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                    let _ = writeln!(from_core, "    {} <= {core} {{ {} }}", r.name, names.join(", "));
+                }
+            }
+            Host::Uniffi => {
+                // The core type as it is (remote), an FFI twin of it, or a
+                // record the host builds itself (no core type).
+                let remote = r.core.as_ref().filter(|_| !r.twin);
+                if r.twin && r.core.is_none() {
+                    return Err(format!("record {}: a twin needs `core = path`", r.name));
+                }
+                if let Some(core) = remote {
+                    let _ = writeln!(out, "#[allow(unused_imports)]\nuse {core};");
+                }
+                write_docs(&mut out, "", &r.docs);
+                match remote {
+                    Some(core) => {
+                        let _ = writeln!(out, "#[uniffi::remote(Record)]\npub struct {} {{", last(core));
+                    }
+                    None if r.twin => {
+                        let _ = writeln!(out, "#[derive(Debug, Clone, uniffi::Record)]\npub struct {} {{", r.name);
+                    }
+                    None => {
+                        let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
+                    }
+                }
+                write_fields(&mut out, &s, host, &fields, "    ", "pub ");
+                out.push_str("}\n\n");
+                if let (true, Some(core)) = (r.twin, &r.core) {
+                    let names: Vec<String> = fields.iter().map(|f| format!("{0}: Conv::conv(c.{0})", f.name)).collect();
                     let _ = writeln!(
-                        from_core,
-                        "    {} <= {core} {{ {} }}",
+                        out,
+                        "impl Conv<{0}> for {core} {{\n    fn conv(self) -> {0} {{\n        let c = self;\n        {0} {{ {1} }}\n    }}\n}}\n",
                         r.name,
                         names.join(", ")
                     );
                 }
-            }
-            Host::Uniffi if r.twin => {
-                let core = r.core.as_ref().ok_or_else(|| format!("record {}: a twin needs `core = path`", r.name))?;
-                write_docs(&mut out, "", &r.docs);
-                let _ = writeln!(out, "#[derive(Debug, Clone, uniffi::Record)]\npub struct {} {{", r.name);
-                for f in &fields {
-                    write_docs(&mut out, "    ", &f.docs);
-                    let ty = f.over.get("uniffi").cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
-                    let _ = writeln!(out, "    pub {}: {ty},", f.name);
-                }
-                out.push_str("}\n\n");
-                let names: Vec<String> = fields.iter().map(|f| format!("{0}: Conv::conv(c.{0})", f.name)).collect();
-                let _ = writeln!(
-                    out,
-                    "impl Conv<{0}> for {core} {{\n    fn conv(self) -> {0} {{\n        let c = self;\n        {0} {{ {1} }}\n    }}\n}}\n",
-                    r.name,
-                    names.join(", ")
-                );
-            }
-            Host::Uniffi if r.core.is_none() => {
-                write_docs(&mut out, "", &r.docs);
-                let _ = writeln!(
-                    out,
-                    "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{",
-                    r.name
-                );
-                for f in &fields {
-                    write_docs(&mut out, "    ", &f.docs);
-                    let ty = f
-                        .over
-                        .get("uniffi")
-                        .cloned()
-                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
-                    let _ = writeln!(out, "    pub {}: {ty},", f.name);
-                }
-                out.push_str("}\n\n");
-            }
-            Host::Uniffi => {
-                let Some(core) = &r.core else {
-                    unreachable!("a record without core is a host record")
-                };
-                let _ = writeln!(out, "#[allow(unused_imports)]\nuse {core};");
-                write_docs(&mut out, "", &r.docs);
-                let _ = writeln!(
-                    out,
-                    "#[uniffi::remote(Record)]\npub struct {} {{",
-                    last(core)
-                );
-                for f in &fields {
-                    write_docs(&mut out, "    ", &f.docs);
-                    match &f.default {
-                        Some(None) => out.push_str("    #[uniffi(default)]\n"),
-                        Some(Some(v)) => {
-                            let _ = writeln!(out, "    #[uniffi(default = {v})]");
-                        }
-                        None => {}
-                    }
-                    let ty = f
-                        .over
-                        .get("uniffi")
-                        .cloned()
-                        .unwrap_or_else(|| s.host_ty(host, &f.ty));
-                    let _ = writeln!(out, "    pub {}: {ty},", f.name);
-                }
-                out.push_str("}\n\n");
             }
         }
     }
@@ -1225,6 +1156,34 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
         }
     }
     Ok(out)
+}
+
+/// A record's fields in `host`: each with its docs, Node's `ts_type` or
+/// Kotlin/Swift's `#[uniffi(default)]` where it has one, and its host type
+/// (the field's override for that host, else the rule).
+fn write_fields(out: &mut String, s: &Schema, host: Host, fields: &[&Field], indent: &str, vis: &str) {
+    for f in fields {
+        write_docs(out, indent, &f.docs);
+        match host {
+            Host::Node => {
+                if let Some(ts) = f.ts.clone().or_else(|| s.ts_union(&f.ty)) {
+                    let _ = writeln!(out, "{indent}#[napi(ts_type = {ts:?})]");
+                }
+            }
+            Host::Uniffi => match &f.default {
+                Some(None) => {
+                    let _ = writeln!(out, "{indent}#[uniffi(default)]");
+                }
+                Some(Some(v)) => {
+                    let _ = writeln!(out, "{indent}#[uniffi(default = {v})]");
+                }
+                None => {}
+            },
+            Host::Python => {}
+        }
+        let ty = f.over.get(host.name()).cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+        let _ = writeln!(out, "{indent}{vis}{}: {ty},", f.name);
+    }
 }
 
 fn gen_enum(out: &mut String, host: Host, e: &Enum) {
