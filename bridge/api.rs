@@ -444,7 +444,7 @@ pub struct ActiveContextView {
 }
 
 /// One recorded compaction (history entry).
-#[bridge(core = sessiondb::context::CompactionHistoryEntry, output)]
+#[bridge(core = sessiondb::context::CompactionHistoryEntry)]
 pub struct CompactionHistoryEntry {
     /// The context extension's number.
     pub n: u64,
@@ -455,7 +455,7 @@ pub struct CompactionHistoryEntry {
 }
 
 /// The replayed governance state of a session (pins, exclusions, compactions).
-#[bridge(core = sessiondb::context::ContextGovernance, twin, output)]
+#[bridge(core = sessiondb::context::ContextGovernance, twin)]
 pub struct ContextGovernance {
     /// Pinned seqs, ascending.
     pub pinned: BTreeSet<u64>,
@@ -466,6 +466,35 @@ pub struct ContextGovernance {
     pub compacted: BTreeMap<u64, Transformation>,
     /// Every recorded compaction, oldest first.
     pub history: Vec<CompactionHistoryEntry>,
+}
+
+// ---- the restore boundary (seed 000, "Session Restoration Boundary")
+
+/// A saved session's knowledge, as stored: metadata, the whole transcript,
+/// token totals, governance and the other context extensions.
+#[bridge(core = sessiondb::restore::SavedSessionState, twin, output)]
+pub struct SavedSessionState {
+    /// Metadata (the workspace binding kept as stored, never rebound).
+    pub session: Session,
+    /// The complete transcript, every entry verbatim, in seq order.
+    pub transcript: Vec<TranscriptEntry>,
+    /// Cumulative token usage (ledger sums, tokens).
+    pub token_totals: TokenTotals,
+    /// Pins, exclusions and compaction history, replayed.
+    pub governance: ContextGovernance,
+    /// Every context extension that is not governance (artifacts, plans,
+    /// tool and verification history...), in `n` order.
+    pub other_extensions: Vec<ContextExtension>,
+}
+
+/// A saved session, opened: its knowledge and a fresh authority.
+#[bridge(core = sessiondb::restore::OpenedSession, twin, output)]
+pub struct OpenedSession {
+    /// Everything restored from storage.
+    pub knowledge: SavedSessionState,
+    /// Always fresh: manual permissions, no full access, no sensitive-transfer
+    /// grant, no temporary approvals.
+    pub authority: Authority,
 }
 
 // ---- portable sessions (seed 002)
@@ -660,6 +689,14 @@ trait SessionStore {
     /// `dry_run`, record the plan. The saved transcript is never modified.
     #[bridge(core = sessiondb::context::compact_session, defaults(output_reserve = None, model = None, target_percent = None, dry_run = false), errors(ContextOverflow, NotFound, InvalidInput))]
     fn compact_session(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>, target_percent: Option<u8>, dry_run: bool) -> CompactionPlan;
+
+    /// Fork a session (seed 002 `/fork`): a new session with the same model,
+    /// provider and workspace, `forked_from`/`forked_at_seq` recorded, seeded
+    /// with `summary` (one `system` entry) or with a copy of the entries up to
+    /// and including `at_seq` (none = the last); with neither, with a summary
+    /// of the whole old history.
+    #[bridge(core = sessiondb::portable::fork_session, defaults(at_seq = None, summary = None), errors(NotFound, InvalidInput))]
+    fn fork_session(&self, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> Session;
 
     /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
     #[bridge(core = sessiondb::portable::sidebar_sessions)]

@@ -7,7 +7,7 @@ use sessiondb::context::{
     self as core_ctx,
     CompactionPlan, ContextItem, CountMethod, Encoding, ItemKind, TokenCount, Transformation, TurnGovernance,
 };
-use sessiondb::{ContextExtensionRecord, SessionRecord, TokenTotals, TranscriptEntry};
+use sessiondb::TranscriptEntry;
 
 use crate::error::Result;
 use crate::records::ContextGovernance;
@@ -154,39 +154,6 @@ impl From<sessiondb::restore::Authority> for Authority {
             full_access: a.full_access(),
             sensitive_transfer: a.sensitive_transfer(),
             temporary_approvals: a.temporary_approvals().to_vec(),
-        }
-    }
-}
-
-/// A saved session, opened: its knowledge, restored, and a fresh authority
-/// (seed 000, "Session Restoration Boundary").
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct OpenedSession {
-    /// Metadata (workspace binding kept as stored).
-    pub session: SessionRecord,
-    /// The complete transcript, verbatim, in seq order.
-    pub transcript: Vec<TranscriptEntry>,
-    /// Cumulative token usage (tokens).
-    pub token_totals: TokenTotals,
-    /// Pins, exclusions and compaction history, replayed.
-    pub governance: ContextGovernance,
-    /// Every non-governance context extension (artifacts, plans, tool and
-    /// verification history...), in `n` order.
-    pub other_extensions: Vec<ContextExtensionRecord>,
-    /// Always fresh: Manual, no full access, no grants, no approvals.
-    pub authority: Authority,
-}
-
-impl From<sessiondb::restore::OpenedSession> for OpenedSession {
-    fn from(o: sessiondb::restore::OpenedSession) -> Self {
-        let k = o.knowledge;
-        OpenedSession {
-            session: k.session,
-            transcript: k.transcript,
-            token_totals: k.token_totals,
-            governance: crate::records::Conv::conv(k.governance),
-            other_extensions: k.other_extensions,
-            authority: o.authority.into(),
         }
     }
 }

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use sessiondb::portable::{
     self as core_pt, ImportStatus, SessionImport, SkipReason, SkippedLine, SourceFormat,
 };
-use sessiondb::SessionRecord;
 
 use crate::error::Result;
 use crate::records::{Conv, ReadReport};
@@ -87,17 +86,6 @@ impl From<core_pt::FileImport> for FileImport {
     }
 }
 
-/// How to fork a session.
-#[derive(Debug, Clone, Default, uniffi::Record)]
-pub struct ForkOptions {
-    /// Copy entries up to and including this seq (default: all of them).
-    #[uniffi(default)]
-    pub at_seq: Option<u64>,
-    /// Seed the fork with this summary (one `system` entry) instead of copying entries.
-    #[uniffi(default)]
-    pub summary: Option<String>,
-}
-
 /// Progress of `importPaths`, implemented by the host (e.g. a progress bar).
 #[uniffi::export(with_foreign)]
 pub trait ImportProgressListener: Send + Sync {
@@ -136,17 +124,6 @@ impl SessionStore {
             .into_iter()
             .map(Into::into)
             .collect())
-    }
-
-    /// Fork a session (seed 002 `/fork`): same model, provider and workspace,
-    /// `forkedFrom`/`forkedAtSeq` recorded, seeded with `summary` or a copy of
-    /// the entries up to `atSeq`. Errors: `NotFound`, `InvalidInput`.
-    pub fn fork_session(&self, session_id: String, options: ForkOptions) -> Result<SessionRecord> {
-        let opts = core_pt::ForkOptions {
-            at_seq: options.at_seq,
-            summary: options.summary,
-        };
-        Ok(core_pt::fork_session(self.core(), &session_id, opts)?)
     }
 
 }

@@ -10,7 +10,7 @@ use sessiondb::{
     SessionRecord, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
-use crate::context::OpenedSession;
+
 use crate::portable::FileImport;
 use sessiondb::context::{CompactionPlan, TokenCount};
 use crate::error::Result;

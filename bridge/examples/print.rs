@@ -1,6 +1,6 @@
 //! Print what the bridge generates for one host from bridge/api.rs:
-//! `cargo run -p sessiondb-bridge --example print -- python|node|uniffi [methods]`.
-use sessiondb_bridge::{generate, generate_methods, Host};
+//! `cargo run -p sessiondb-bridge --example print -- python|node|uniffi [methods|pyi]`.
+use sessiondb_bridge::{generate, generate_methods, generate_pyi, Host};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -9,13 +9,17 @@ fn main() {
         Some("node") => Host::Node,
         Some("uniffi") => Host::Uniffi,
         _ => {
-            eprintln!("usage: print python|node|uniffi [methods]");
+            eprintln!("usage: print python|node|uniffi [methods|pyi]");
             std::process::exit(2);
         }
     };
     let api = concat!(env!("CARGO_MANIFEST_DIR"), "/api.rs");
     let src = std::fs::read_to_string(api).expect("bridge/api.rs");
-    let out = if args.next().as_deref() == Some("methods") { generate_methods(host, &src) } else { generate(host, &src) };
+    let out = match args.next().as_deref() {
+        Some("methods") => generate_methods(host, &src),
+        Some("pyi") => generate_pyi(&src),
+        _ => generate(host, &src),
+    };
     match out {
         Ok(text) => print!("{text}"),
         Err(e) => {

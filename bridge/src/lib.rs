@@ -89,6 +89,7 @@ pub fn build(host: Host) {
     for (name, text) in [
         ("bridge_records.rs", generate(host, &src)),
         ("bridge_methods.rs", generate_methods(host, &src)),
+        ("bridge_stubs.pyi", if host == Host::Python { generate_pyi(&src) } else { Ok(String::new()) }),
     ] {
         let text = text.unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
         let dest = out_dir.join(name);
@@ -809,6 +810,87 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The Python stub signatures (`_native.pyi`) of the generated methods and
+/// functions: a `class SessionStore:` block of `def name(self, ...) -> T: ...`
+/// lines, then the module functions, with the types a Python caller passes
+/// and gets (enums as `Literal[...]` of their names, paths as `str` or
+/// `os.PathLike[str]`, records by their class names). The Python module
+/// carries it as `_native._bridge_stubs`; `python/scripts/stubdoc.py`
+/// writes these signatures into the stub. Errors: a type without a rule.
+pub fn generate_pyi(src: &str) -> Result<String, String> {
+    let s = parse(src).map_err(|e| e.to_string())?;
+    let live: Vec<&Method> = s.methods.iter().filter(|m| !skipped(&m.skip, Host::Python)).collect();
+    let mut out = String::from("class SessionStore:\n");
+    for function in [false, true] {
+        for m in live.iter().filter(|m| m.function == function) {
+            let mut params: Vec<String> = if function { vec![] } else { vec!["self".into()] };
+            for (name, ty) in &m.params {
+                let t = s.py_ty(ty, true).map_err(|e| format!("method {}: {e}", m.name))?;
+                match m.defaults.iter().find(|(d, _)| d == name) {
+                    Some((_, d)) => params.push(format!("{name}: {t} = {}", py_literal(d))),
+                    None => params.push(format!("{name}: {t}")),
+                }
+            }
+            let ret = match m.returns.as_ref().or(m.ret.as_ref()) {
+                Some(t) => s.py_ty(t, false).map_err(|e| format!("method {}: {e}", m.name))?,
+                None => "None".into(),
+            };
+            let indent = if function { "" } else { "    " };
+            let _ = writeln!(out, "{indent}def {}({}) -> {ret}: ...", m.name, params.join(", "));
+        }
+    }
+    Ok(out)
+}
+
+/// A `defaults(...)` value as Python source.
+fn py_literal(v: &str) -> String {
+    match v {
+        "None" => "None".into(),
+        "true" => "True".into(),
+        "false" => "False".into(),
+        other => other.into(),
+    }
+}
+
+impl Schema {
+    /// The Python stub type of a schema type (`param`: what a caller may pass).
+    fn py_ty(&self, ty: &Type, param: bool) -> Result<String, String> {
+        match ty {
+            Type::Reference(r) => return self.py_ty(&r.elem, param),
+            Type::Slice(sl) => return Ok(format!("Sequence[{}]", self.py_ty(&sl.elem, param)?)),
+            Type::Tuple(t) if t.elems.is_empty() => return Ok("None".into()),
+            _ => {}
+        }
+        let t = ty.to_token_stream().to_string().replace(' ', "");
+        let Type::Path(p) = ty else { return Err(format!("no Python stub type for `{t}`")) };
+        let seg = p.path.segments.last().ok_or_else(|| format!("no Python stub type for `{t}`"))?;
+        let id = seg.ident.to_string();
+        if let PathArguments::AngleBracketed(a) = &seg.arguments {
+            let inner: Vec<&Type> = a.args.iter().filter_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None }).collect();
+            return match (id.as_str(), inner.as_slice()) {
+                ("Option", [i]) => Ok(format!("Optional[{}]", self.py_ty(i, param)?)),
+                ("Vec", [i]) => Ok(format!("List[{}]", self.py_ty(i, param)?)),
+                _ => Err(format!("no Python stub type for `{t}`")),
+            };
+        }
+        if let Some(e) = self.enumeration(&id) {
+            let names: Vec<String> = e.variants.iter().map(|v| format!("{:?}", v.text)).collect();
+            return Ok(format!("Literal[{}]", names.join(", ")));
+        }
+        Ok(match id.as_str() {
+            "str" | "String" => "str".into(),
+            "u64" | "u32" | "u8" | "usize" | "i64" => "int".into(),
+            "f64" => "float".into(),
+            "bool" => "bool".into(),
+            "Path" if param => "Union[str, \"os.PathLike[str]\"]".into(),
+            "SessionStore" => "SessionStore".into(),
+            // A record: declared here or by hand in the host (its class name).
+            _ if id.starts_with(char::is_uppercase) => id,
+            _ => return Err(format!("no Python stub type for `{t}`")),
+        })
+    }
+}
+
 /// One method (`indent` = inside the impl block) or module function.
 fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> Result<(), String> {
     let i = indent;
@@ -1273,6 +1355,19 @@ pub struct TranscriptEntry {
         let out = generate(Host::Uniffi, SCHEMA).unwrap();
         assert!(out.contains("#[uniffi::remote(Enum)]\npub enum Role {\n    #[doc = \" The person.\"]\n    User,\n    Tool,\n}\n"), "{out}");
         assert!(out.contains("#[uniffi::remote(Record)]\npub struct TranscriptEntry {\n    #[doc = \" Seq, from 1.\"]\n    pub seq: u64,\n    pub role: Role,\n    #[uniffi(default)]\n    pub tokens: Option<u64>,\n}\n"), "{out}");
+    }
+
+    #[test]
+    fn python_stub_signatures_give_caller_types_and_defaults() {
+        let src = format!(
+            "{SCHEMA}trait SessionStore {{\n    #[bridge(defaults(role = None, limit = 1000, dry = false))]\n    fn page(&self, path: &Path, role: Option<Role>, limit: u32, dry: bool, seqs: &[u64]) -> Vec<TranscriptEntry>;\n    fn drop_all(&self);\n}}\ntrait Functions {{\n    #[bridge(core = a::f, infallible)]\n    fn f(text: &str) -> Option<Role>;\n}}\n"
+        );
+        assert_eq!(
+            generate_pyi(&src).unwrap(),
+            "class SessionStore:\n    def page(self, path: Union[str, \"os.PathLike[str]\"], role: Optional[Literal[\"user\", \"tool\"]] = None, limit: int = 1000, dry: bool = False, seqs: Sequence[int]) -> List[TranscriptEntry]: ...\n    def drop_all(self) -> None: ...\ndef f(text: str) -> Optional[Literal[\"user\", \"tool\"]]: ...\n"
+        );
+        let e = generate_pyi(&format!("{SCHEMA}trait Functions {{\n    #[bridge(core = a::g)]\n    fn g(x: (u8, u8)) -> u64;\n}}\n")).unwrap_err();
+        assert!(e.contains("method g: no Python stub type for `(u8,u8)`"), "{e}");
     }
 
     #[test]

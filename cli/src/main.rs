@@ -978,7 +978,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let rec = sessiondb::portable::fork_session(
                 &s,
                 &id,
-                sessiondb::portable::ForkOptions { at_seq: *at, summary: summary.clone() },
+                *at, summary.clone(),
             )?;
             if g.json {
                 print_json(&rec);

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sessiondb::portable::commands::{fork_session, ForkOptions};
+use sessiondb::portable::commands::fork_session;
 use sessiondb::*;
 
 fn key(b: u8) -> DataKey {
@@ -182,7 +182,7 @@ fn populate(s: &SessionStore, ws: &Path) -> (String, String) {
     })
     .unwrap();
     s.dispatch_operation(&a.id, "op-open", serde_json::json!({"tool": "bash"})).unwrap();
-    let f = fork_session(s, &a.id, ForkOptions { at_seq: Some(2), summary: None }).unwrap();
+    let f = fork_session(s, &a.id, Some(2), None).unwrap();
     let gone = s.create_session(Some("to delete".into()), None).unwrap();
     s.append_transcript(&gone.id, Role::User, "bye".into()).unwrap();
     s.delete_session(&gone.id).unwrap();

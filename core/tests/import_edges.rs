@@ -307,7 +307,7 @@ fn canaries_in_tool_use_result_and_codex_extras_stay_encrypted() {
     );
     import_file(&store, &cf, None).unwrap();
     // Export, fork (meta re-sealed), and keep the store open so -wal/-shm exist.
-    let f = sessiondb::portable::fork_session(&store, "brk-claude", sessiondb::portable::ForkOptions { at_seq: Some(2), summary: None }).unwrap();
+    let f = sessiondb::portable::fork_session(&store, "brk-claude", Some(2), None).unwrap();
     let m = store.get_transcript_with_meta(&f.id, 1, 10).unwrap();
     assert_eq!(m[0].1.extra["tool_use_result"]["stdout"], c1);
     let mut hits = Vec::new();

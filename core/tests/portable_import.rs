@@ -3,7 +3,7 @@
 
 use sessiondb::portable::{
     append_turns, export_thclaws, fork_session, import_file, import_paths, read_path, read_thclaws, resolve_session, sidebar_sessions, Block,
-    Collector, ForkOptions, ImportStatus, ReadOptions, Role, SourceFormat, Turn,
+    Collector, ImportStatus, ReadOptions, Role, SourceFormat, Turn,
 };
 use sessiondb::store::SessionStore;
 use sessiondb::ErrorKind;
@@ -236,16 +236,16 @@ fn fork_copies_up_to_a_seq_or_seeds_a_summary_and_records_its_origin() {
     let p = dir.path().join("s.jsonl");
     std::fs::write(&p, format!("{HEADER}\n{}\n{}\n{}\n", user("one", 1), user("two", 2), user("three", 3))).unwrap();
     import_file(&st, &p, None).unwrap();
-    let f = fork_session(&st, "sess-00000000000000bb", ForkOptions { at_seq: Some(2), summary: None }).unwrap();
+    let f = fork_session(&st, "sess-00000000000000bb", Some(2), None).unwrap();
     assert_eq!(f.forked_from.as_deref(), Some("sess-00000000000000bb"));
     assert_eq!(f.forked_at_seq, Some(2));
     assert_eq!(f.entry_count, 2);
     assert_eq!(f.model.as_deref(), Some("anthropic/claude-sonnet-4-6"));
-    let s = fork_session(&st, "sess-00000000000000bb", ForkOptions { at_seq: None, summary: Some("we did three things".into()) }).unwrap();
+    let s = fork_session(&st, "sess-00000000000000bb", None, Some("we did three things".into())).unwrap();
     assert_eq!(s.forked_at_seq, Some(3));
     let t = st.get_transcript(&s.id, 1, 10).unwrap();
     assert_eq!((t.len(), t[0].role, t[0].content.as_str()), (1, sessiondb::store::Role::System, "we did three things"));
-    assert_eq!(fork_session(&st, "sess-00000000000000bb", ForkOptions { at_seq: Some(9), summary: None }).unwrap_err().kind(), ErrorKind::InvalidInput);
+    assert_eq!(fork_session(&st, "sess-00000000000000bb", Some(9), None).unwrap_err().kind(), ErrorKind::InvalidInput);
     // Changing model keeps the same session.
     let same = st.set_session_model("sess-00000000000000bb", Some("gpt-5".into()), Some("openai".into())).unwrap();
     assert_eq!(same.id, "sess-00000000000000bb");
@@ -276,7 +276,7 @@ fn fork_without_options_is_seeded_with_a_summary_of_the_old_history() {
     let src = st.create_session(Some("refactor auth".into()), None).unwrap();
     st.append_transcript(&src.id, sessiondb::Role::User, "Rename   the\nlogin handler".into()).unwrap();
     st.append_transcript(&src.id, sessiondb::Role::Assistant, "é".repeat(300)).unwrap();
-    let f = fork_session(&st, &src.id, ForkOptions { at_seq: None, summary: None }).unwrap();
+    let f = fork_session(&st, &src.id, None, None).unwrap();
     assert_eq!((f.forked_from.as_deref(), f.forked_at_seq, f.entry_count), (Some(src.id.as_str()), Some(2), 1));
     let seed = &st.get_transcript(&f.id, 1, 10).unwrap()[0];
     assert_eq!(seed.role, sessiondb::Role::System);
@@ -435,7 +435,7 @@ fn per_turn_model_survives_export_and_reimport_and_fork() {
     }
     // A fork at a seq copies each entry's metadata.
     let src = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
-    let f = fork_session(&st, src, ForkOptions { at_seq: Some(10), summary: None }).unwrap();
+    let f = fork_session(&st, src, Some(10), None).unwrap();
     let a: Vec<_> = entries_with_meta(&st, src).into_iter().take(10).map(|(_, m)| m).collect();
     let b: Vec<_> = entries_with_meta(&st, &f.id).into_iter().map(|(_, m)| m).collect();
     assert_eq!(b, a);

@@ -12,8 +12,8 @@ use napi_derive::napi;
 use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
-use crate::records::{conv_from, from_core, n, u, Conv, ContextExtension, Session, TokenTotals, TranscriptEntry};
-pub use crate::records::{SessionImport, Transformation, ContextGovernance, ReadReport};
+use crate::records::{conv_from, from_core, n, u, Conv};
+pub use crate::records::{SessionImport, Transformation, ReadReport};
 
 // Field conversions of the core's enums (their serde names), once per type.
 impl Conv<DigestSkippedLine> for core_pt::DigestSkippedLine {
@@ -38,7 +38,7 @@ fn enum_name<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// A core unit enum from its serde name. Errors: `InvalidInput` naming `what`.
-fn enum_parse<T: serde::de::DeserializeOwned>(name: &str, what: &str) -> sessiondb::Result<T> {
+pub(crate) fn enum_parse<T: serde::de::DeserializeOwned>(name: &str, what: &str) -> sessiondb::Result<T> {
     serde_json::from_value(serde_json::Value::String(name.to_owned()))
         .map_err(|_| sessiondb::Error::invalid(format!("{what} is not one of its known values")))
 }
@@ -73,7 +73,7 @@ impl From<core_ctx::TokenCount> for TokenCount {
 // --- context: compaction
 
 impl Transformation {
-    fn into_core(self) -> sessiondb::Result<core_ctx::Transformation> {
+    pub(crate) fn into_core(self) -> sessiondb::Result<core_ctx::Transformation> {
         Ok(core_ctx::Transformation {
             seq: u(self.seq, "seq")?,
             last_seq: self.last_seq.map(|v| u(v, "lastSeq")).transpose()?,
@@ -222,24 +222,6 @@ impl From<sessiondb::restore::Authority> for Authority {
     }
 }
 
-/// A saved session's knowledge, as stored.
-#[napi(object, object_from_js = false)]
-pub struct SavedSessionState {
-    pub session: Session,
-    pub transcript: Vec<TranscriptEntry>,
-    pub token_totals: TokenTotals,
-    pub governance: ContextGovernance,
-    /// Every non-governance context extension, in `n` order.
-    pub other_extensions: Vec<ContextExtension>,
-}
-
-/// A saved session, opened (seed 000 "Session Restoration Boundary").
-#[napi(object, object_from_js = false)]
-pub struct OpenedSession {
-    pub knowledge: SavedSessionState,
-    pub authority: Authority,
-}
-
 // --- portable sessions
 
 /// A line a reader skipped; `column` (1-based) only for `invalid_json`.
@@ -330,7 +312,5 @@ pub struct ThclawsDigest {
 }
 
 from_core! {
-    SavedSessionState <= sessiondb::restore::SavedSessionState { session, transcript, token_totals, governance, other_extensions }
-    OpenedSession <= sessiondb::restore::OpenedSession { knowledge, authority }
     ThclawsDigest <= core_pt::ThclawsDigest { id, title, model, provider, cwd, created_at_ms, roles, texts, active_texts, tool_calls, tool_results, plan_steps, compactions, lines, bytes, skipped, surrogates_replaced, missing_final_newline, kept_raw, other_lines }
 }

@@ -15,7 +15,7 @@ use crate::errors::to_napi;
 use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
-use crate::results::{CompactionPlan, FileImport, OpenedSession, TokenCount};
+use crate::results::{CompactionPlan, FileImport, TokenCount};
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]
@@ -245,14 +245,6 @@ impl SessionStore {
         let s = self.inner.clone();
         let paths: Vec<std::path::PathBuf> = paths.into_iter().map(Into::into).collect();
         job(move || sessiondb::portable::import_paths(&s, &paths, &mut |_| {}).map(|r| r.files.into_iter().map(Into::into).collect()))
-    }
-
-    /// Fork a session: entries up to `atSeq` (default all), or one system entry with `summary`.
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn fork_session(&self, session_id: String, at_seq: Option<i64>, summary: Option<String>) -> napi::Result<AsyncTask<Job<Session>>> {
-        let at_seq = at_seq.map(|v| u(v, "atSeq")).transpose().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || sessiondb::portable::fork_session(&s, &session_id, sessiondb::portable::ForkOptions { at_seq, summary }).map(Into::into)))
     }
 
     /// Record a compaction plan; resolves to its context extension number, or null for a plan without

@@ -19,7 +19,7 @@ mod _native {
     #[pymodule_export]
     use crate::records::{EntryMeta, ItemPage, JournalEvent, RecoveryReport};
     #[pymodule_export]
-    use crate::results::{Authority, CompactionPlan, ContextItem, DigestSkippedLine, FileImport, OpenedSession, SavedSessionState, SkippedLine, ThclawsDigest, TokenCount};
+    use crate::results::{Authority, CompactionPlan, ContextItem, DigestSkippedLine, FileImport, SkippedLine, ThclawsDigest, TokenCount};
     #[pymodule_export]
     use crate::store::{import_recovery_key, NewEntry, SessionStore, TranscriptIterator};
     #[pymodule_export]
@@ -29,13 +29,16 @@ mod _native {
     };
 
     #[pymodule_export]
-    use crate::context::{apply_compaction, compact_context};
+    use crate::context::{active_context_items, apply_compaction, compact_context, governance_turns, summarize_item};
 
     use super::*;
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // The stub signatures of the generated methods (python/scripts/stubdoc.py).
+        // An attribute, not in `__all__`.
+        m.as_any().setattr("_bridge_stubs", include_str!(concat!(env!("OUT_DIR"), "/bridge_stubs.pyi")))?;
         crate::records::register_records(m)?;
         crate::store::register_functions(m)?;
         Ok(())

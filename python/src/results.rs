@@ -11,8 +11,8 @@ use sessiondb::context as core_ctx;
 use sessiondb::portable as core_pt;
 
 use crate::json::{enum_name, enum_parse};
-use crate::records::{conv_from, dict_of, record, ContextExtension, Session, TokenTotals, TranscriptEntry};
-pub(crate) use crate::records::{SessionImport, Transformation, ContextGovernance, ReadReport};
+use crate::records::{conv_from, dict_of, record};
+pub(crate) use crate::records::{SessionImport, Transformation, ReadReport};
 
 // Field conversions of the core's enums (their serde names), once per type.
 conv_from!(
@@ -45,7 +45,7 @@ impl From<core_ctx::TokenCount> for TokenCount {
 // --- context: compaction
 
 impl Transformation {
-    fn to_core(&self) -> sessiondb::Result<core_ctx::Transformation> {
+    pub(crate) fn to_core(&self) -> sessiondb::Result<core_ctx::Transformation> {
         Ok(core_ctx::Transformation {
             seq: self.seq,
             last_seq: self.last_seq,
@@ -214,23 +214,6 @@ impl From<sessiondb::restore::Authority> for Authority {
             temporary_approvals: a.temporary_approvals().to_vec(),
         }
     }
-}
-
-record! {
-    /// A saved session's knowledge, as stored: metadata, the whole
-    /// transcript, token totals, governance and the other context extensions.
-    SavedSessionState = "SavedSessionState" from sessiondb::restore::SavedSessionState {
-        session: Session,
-        transcript: Vec<TranscriptEntry>,
-        token_totals: TokenTotals,
-        governance: ContextGovernance,
-        other_extensions: Vec<ContextExtension>,
-    }
-}
-
-record! {
-    /// A saved session, opened (seed 000 "Session Restoration Boundary").
-    OpenedSession = "OpenedSession" from sessiondb::restore::OpenedSession { knowledge: SavedSessionState, authority: Authority }
 }
 
 // --- portable sessions

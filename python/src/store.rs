@@ -16,7 +16,7 @@ use sessiondb::{
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
-use crate::results::{CompactionPlan, FileImport, OpenedSession, TokenCount};
+use crate::results::{CompactionPlan, FileImport, TokenCount};
 
 /// One entry to append (`SessionStore.append_entries`). `role`:
 /// user|assistant|tool|system; `format`: text|blocks; times in ms since the
@@ -386,14 +386,6 @@ impl SessionStore {
         py.detach(|| sessiondb::portable::import_paths(&self.inner, &paths, &mut |_| {}))
             .map(|r| r.files.into_iter().map(Into::into).collect())
             .map_err(py_err(py))
-    }
-
-    /// Fork a session (seed 002 `/fork`): entries up to `at_seq` (default
-    /// all), or one `system` entry with `summary`. Raises NotFoundError, InvalidInputError.
-    #[pyo3(signature = (session_id, at_seq = None, summary = None))]
-    fn fork_session(&self, py: Python<'_>, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> PyResult<Session> {
-        let opts = sessiondb::portable::ForkOptions { at_seq, summary };
-        py.detach(|| sessiondb::portable::fork_session(&self.inner, session_id, opts)).map(Into::into).map_err(py_err(py))
     }
 
     /// Record a compaction plan; returns its context extension number, or

@@ -278,3 +278,38 @@ def test_store_context_status_compact_and_restore(store):
     assert [e["seq"] for e in d["knowledge"]["transcript"]] == list(range(1, 11))
     with pytest.raises(sessiondb.NotFoundError):
         store.open_saved_session("missing")
+
+
+def test_stateless_pipeline_from_entries_and_governance(store):
+    """active_context_items / governance_turns / summarize_item: the pure
+    pipeline Kotlin and Swift had alone (issue 11 drift), from a stored
+    transcript and its replayed governance."""
+    s = store.create_session(name="ctx", model="gpt-4o")
+    long = "word " * 400
+    for i in range(1, 7):
+        store.append_transcript(s.id, "user" if i % 2 else "assistant", f"{i} {long}")
+    store.record_turn_decision(s.id, "pin", [1])
+    store.record_turn_decision(s.id, "exclude", [2])
+    gov = store.recover_context_governance(s.id)
+    entries = store.get_transcript(s.id)
+    items = sessiondb.active_context_items(entries, gov, "gpt-4o")
+    assert [i.seq for i in items] == [1, 3, 4, 5, 6]
+    assert [i.pinned for i in items] == [True, False, False, False, False]
+    assert [i.tokens for i in items] == [sessiondb.count_tokens("gpt-4o", e.content).tokens for e in entries if e.seq != 2]
+    assert [(t.seq, t.state, t.pinned) for t in sessiondb.governance_turns(gov, 4)] == [
+        (1, "verbatim", True),
+        (2, "excluded", False),
+        (3, "verbatim", False),
+        (4, "verbatim", False),
+    ]
+    plan = sessiondb.compact_context(items, sum(i.tokens for i in items), 70, {"recent_user_turns": 1, "model": "gpt-4o"})
+    store.record_compaction(s.id, plan)
+    turns = sessiondb.governance_turns(store.recover_context_governance(s.id), 6)
+    first = plan.transformations[0]
+    assert turns[first.seq - 1].state == "compacted"
+    assert turns[first.seq - 1].compaction == first
+    tool = {"seq": 3, "role": "tool", "kind": "tool_result", "tokens": 900, "text": "line one\n\n  line two", "call_ids": ["A"]}
+    assert sessiondb.summarize_item(tool) == "[tool result: 20 bytes, truncated to preview] line one line two"
+    assert sessiondb.summarize_item(items[0]) == sessiondb.summarize_item(items[0].to_dict())
+    with pytest.raises(sessiondb.InvalidInputError):
+        sessiondb.summarize_item({"seq": 1})

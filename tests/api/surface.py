@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The host surface list (tests/api/surface.json) and its checkers.
 
-surface.json declares, once, every SessionStore method, module function and
-record of the API in snake_case with Python's defaults (the canonical
-signature); each host names them in its convention (Python snake_case,
+The list is bridge/api.rs (every method, function and record the bridge
+generator writes for all hosts: its parameters, `defaults(...)` and fields)
+with surface.json over it: surface.json declares the hand-written methods,
+functions and records, and the generated ones where a host departs, in
+snake_case with Python's defaults (the canonical signature); each host names them in its convention (Python snake_case,
 Node/Kotlin/Swift camelCase) and an entry states a host's deliberate
 difference (`"node": {"params": [...]}`, `"uniffi": {"name": ...}`, or
 `"node": null` = not in that host, with `"why"`). The checkers read each
@@ -18,7 +20,8 @@ record field that differs from the list:
   readme: the README's API table (`surface.py readme README.md`, and
           core/tests/api_surface.rs in cargo test)
 
-Usage: surface.py kotlin|swift FILE | readme README [--write] | python
+Usage: surface.py kotlin|swift FILE | node D.TS... | readme README [--write] | json
+(json: the whole list, surface.json over bridge/api.rs, as the checkers see it)
 Exit status 1 with one line per difference.
 """
 
@@ -31,8 +34,46 @@ HERE = Path(__file__).resolve().parent
 SURFACE = HERE / "surface.json"
 
 
+API = HERE.parent.parent / "bridge" / "api.rs"
+
+
+def _defaults(attr):
+    """`defaults(a = None, b = 1000, c = false)` of a `#[bridge(...)]` as {name: JSON text}."""
+    m = re.search(r"defaults\(([^)]*)\)", attr)
+    out = {}
+    for part in split_top(m.group(1)) if m else []:
+        k, v = (x.strip() for x in part.split("=", 1))
+        out[k] = "null" if v == "None" else v
+    return out
+
+
+def bridge_entries():
+    """The methods, functions and records `bridge/api.rs` declares (the
+    bridge generator's input, issue 11 item 4), as surface entries: each
+    method's parameters after `&self` with its `defaults(...)`, each
+    struct's fields. Every host generates these from that one declaration,
+    so tests/api/surface.json lists them only where a host departs."""
+    src = re.sub(r"(?m)^\s*//.*$", "", API.read_text(encoding="utf-8"))
+    out = {"methods": {}, "functions": {}, "records": {}}
+    for trait, kind in (("SessionStore", "methods"), ("Functions", "functions")):
+        body = re.search(r"(?ms)^trait " + trait + r" \{$(.*?)^\}$", src).group(1)
+        for attr, name, params in re.findall(r"(?ms)(?:#\[bridge\((.*?)\)\]\s*)?fn (\w+)\((.*?)\)", body):
+            d = _defaults(attr)
+            names = [p.split(":", 1)[0].strip() for p in split_top(params) if p.strip() not in ("&self", "self")]
+            out[kind][name] = {"params": [f"{n}={d[n]}" if n in d else n for n in names]}
+    for name, fields in re.findall(r"(?ms)^pub struct (\w+) \{$(.*?)^\}$", src):
+        out["records"][name] = {"fields": re.findall(r"(?m)^\s*pub (\w+):", fields)}
+    return out
+
+
 def load():
-    return json.loads(SURFACE.read_text(encoding="utf-8"))
+    """The surface: tests/api/surface.json over what bridge/api.rs declares
+    (an entry in surface.json replaces the derived one: hand-written
+    methods, and generated ones where a host departs)."""
+    s = json.loads(SURFACE.read_text(encoding="utf-8"))
+    for kind, entries in bridge_entries().items():
+        s[kind] = {**entries, **s[kind]}
+    return s
 
 
 def camel(s):
@@ -347,7 +388,7 @@ def readme_table():
     s = load()
     rows = ["| Python | Node, Kotlin, Swift | absent from |", "|---|---|---|"]
     for kind, prefix in (("methods", "store."), ("functions", "")):
-        for name, entry in s[kind].items():
+        for name, entry in sorted(s[kind].items()):
             label = {"python": "Python", "node": "Node", "uniffi": "Kotlin, Swift"}
             absent = [label[h] for h in ("python", "node", "uniffi") if entry.get(h, {}) is None]
             hosts = []
@@ -382,6 +423,9 @@ def main(argv):
         problems = check_node(argv[1:])
     elif len(argv) >= 2 and argv[0] == "readme":
         problems = check_readme(argv[1], write="--write" in argv)
+    elif argv[:1] == ["json"]:
+        print(json.dumps(load(), indent=1))
+        return 0
     else:
         print(__doc__)
         return 2

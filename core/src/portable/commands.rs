@@ -44,17 +44,6 @@ pub fn sidebar_sessions(store: &SessionStore) -> Result<Vec<SessionRecord>> {
     Ok(all)
 }
 
-/// How to fork.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ForkOptions {
-    /// Copy entries up to and including this seq.
-    pub at_seq: Option<u64>,
-    /// Seed the fork with this summary (one `system` entry) instead of copying entries.
-    /// With neither option, the fork is seeded with [`history_summary`] of the
-    /// whole old history (seed 002 `/fork`).
-    pub summary: Option<String>,
-}
-
 /// Turns quoted in a generated fork summary (the most recent ones).
 pub const FORK_SUMMARY_TURNS: usize = 20;
 
@@ -97,13 +86,15 @@ pub fn history_summary(store: &SessionStore, src: &SessionRecord, at: u64) -> Re
 
 /// Fork a session (seed 002 `/fork`): a new session with the same model,
 /// provider and workspace, recording `forked_from` and `forked_at_seq`,
-/// seeded with `summary` or with a copy of the entries up to `at_seq`.
+/// seeded with `summary` (one `system` entry) or with a copy of the entries
+/// up to and including `at_seq` (none = the last entry). With neither, the
+/// fork is seeded with [`history_summary`] of the whole old history.
 ///
 /// Errors: `NotFound`; `InvalidInput` when `at_seq` is beyond the last entry.
-pub fn fork_session(store: &SessionStore, session_id: &str, opts: ForkOptions) -> Result<SessionRecord> {
+pub fn fork_session(store: &SessionStore, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> Result<SessionRecord> {
     let src = store.get_session(session_id)?;
     let last = store.last_seq(session_id)?;
-    let at = opts.at_seq.unwrap_or(last);
+    let at = at_seq.unwrap_or(last);
     if at > last {
         return Err(Error::invalid(format!("seq {at} is beyond the last entry ({last})")));
     }
@@ -118,7 +109,7 @@ pub fn fork_session(store: &SessionStore, session_id: &str, opts: ForkOptions) -
         forked_from: Some(src.id.clone()),
         forked_at_seq: Some(at),
     })?;
-    let summary = match (opts.summary, opts.at_seq) {
+    let summary = match (summary, at_seq) {
         (Some(s), _) => Some(s),
         // Seed 002 `/fork`: a new session seeded with a summary of the old history.
         (None, None) => Some(history_summary(store, &src, at)?),

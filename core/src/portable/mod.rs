@@ -32,7 +32,7 @@ pub use codex::read_codex;
 pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
 pub use detect::{detect_format, find_jsonl_files};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
-pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, ForkOptions, FORK_SUMMARY_TURNS};
+pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, FORK_SUMMARY_TURNS};
 pub use export::{export_thclaws, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, EXPORT_PAGE_BYTES};
 pub use import::{import_file, import_paths, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::parse_iso8601_ms;

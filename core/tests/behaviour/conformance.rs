@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 use sessiondb::journal::OperationOutcome;
-use sessiondb::portable::{fork_session, ForkOptions};
+use sessiondb::portable::fork_session;
 use sessiondb::{EntryMeta, NewEntry, NewEvent, Role, SessionStore, TokenUsage};
 
 /// Every case file under `tests/conformance/store/`, parsed.
@@ -97,7 +97,7 @@ fn call(store: &SessionStore, name: &str, a: &Value) -> Result<Value, String> {
             .map(|v| v.into_iter().map(|(e, m)| json!({"entry": e, "meta": {"model": m.model, "provider": m.provider, "item": m.item}})).collect())
             .map_err(kind),
         "active_context" => to(sessiondb::context::active_context(store, s(a, "session_id"), u(a, "raw_window").unwrap(), None, None)),
-        "fork_session" => fork_session(store, s(a, "session_id"), ForkOptions { at_seq: u(a, "at_seq"), summary: None }).map(session).map_err(kind),
+        "fork_session" => fork_session(store, s(a, "session_id"), u(a, "at_seq"), None).map(session).map_err(kind),
         "record_tokens" => {
             let usage = TokenUsage { input: u(a, "input").unwrap(), output: u(a, "output").unwrap(), cached: u(a, "cached").unwrap(), model: None, provider: None };
             to(store.record_tokens(s(a, "session_id"), usage))

@@ -81,9 +81,9 @@ macro_rules! store_behaviour_suite {
             let jsonl = String::from_utf8(out).unwrap();
             assert_eq!(jsonl.lines().filter(|l| l.contains("turn ")).count(), 4);
             assert!(!jsonl.contains("turn 3") && !jsonl.contains("turn 6"));
-            let f = sessiondb::portable::fork_session(&s, &a.id, sessiondb::portable::ForkOptions { at_seq: Some(7), summary: None }).unwrap();
+            let f = sessiondb::portable::fork_session(&s, &a.id, Some(7), None).unwrap();
             assert_eq!(s.get_transcript(&f.id, 1, 100).unwrap().iter().map(|e| e.content.clone()).collect::<Vec<_>>(), ["turn 1", "turn 2", "turn 4", "turn 5"]);
-            let f = sessiondb::portable::fork_session(&s, &a.id, sessiondb::portable::ForkOptions { at_seq: None, summary: None }).unwrap();
+            let f = sessiondb::portable::fork_session(&s, &a.id, None, None).unwrap();
             let summary = &s.get_transcript(&f.id, 1, 1).unwrap()[0].content;
             assert!(summary.starts_with(&format!("Summary of session {} (4 message(s), forked at seq 7).\n[user] turn 1\n[assistant] turn 2\n[assistant] turn 4\n[user] turn 5", a.id)), "{summary}");
             let st = sessiondb::context::context_status(&s, &a.id, 128_000, None, None).unwrap();
@@ -367,7 +367,7 @@ macro_rules! store_behaviour_suite {
             assert_eq!(got[0].1.item.as_deref(), Some(item1));
             assert_eq!(got[1].1.item.as_deref(), Some(item2));
             // A fork copies the item with its entry.
-            let f = sessiondb::portable::fork_session(&s, &a.id, sessiondb::portable::ForkOptions { at_seq: Some(3), summary: None }).unwrap();
+            let f = sessiondb::portable::fork_session(&s, &a.id, Some(3), None).unwrap();
             let forked: Vec<_> = s.get_transcript_with_meta(&f.id, 1, 10).unwrap().into_iter().map(|(e, m)| (e.content, m)).collect();
             assert_eq!(forked, want);
             // The integrity check reads both forms without a complaint.

@@ -7,6 +7,10 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, f
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
 from sessiondb.types import Band, ContentFormat, ImportStatus, Outcome, Role, SourceFormat
 
+#: The stub signatures of the methods and functions generated from
+#: bridge/api.rs (python/scripts/stubdoc.py writes them into this file).
+_bridge_stubs: str
+
 __all__ = [
     "ActiveContextView",
     "ActiveItem",
@@ -51,6 +55,9 @@ __all__ = [
     "__version__",
     "_bench_core",
     "apply_compaction",
+    "active_context_items",
+    "governance_turns",
+    "summarize_item",
     "canonical_workspace",
     "capacity_breakdown",
     "compact_context",
@@ -695,29 +702,40 @@ class Authority:
 
 @final
 class SavedSessionState:
-    """A saved session's knowledge, as stored: metadata, the whole
-    transcript, token totals, governance and the other context extensions.
+    """A saved session's knowledge, as stored: metadata, the whole transcript,
+    token totals, governance and the other context extensions.
     """
     @property
-    def session(self) -> Session: ...
+    def session(self) -> Session:
+        """Metadata (the workspace binding kept as stored, never rebound)."""
     @property
-    def transcript(self) -> List[TranscriptEntry]: ...
+    def transcript(self) -> List[TranscriptEntry]:
+        """The complete transcript, every entry verbatim, in seq order."""
     @property
-    def token_totals(self) -> TokenTotals: ...
+    def token_totals(self) -> TokenTotals:
+        """Cumulative token usage (ledger sums, tokens)."""
     @property
-    def governance(self) -> ContextGovernance: ...
+    def governance(self) -> ContextGovernance:
+        """Pins, exclusions and compaction history, replayed."""
     @property
-    def other_extensions(self) -> List[ContextExtension]: ...
+    def other_extensions(self) -> List[ContextExtension]:
+        """Every context extension that is not governance (artifacts, plans,
+        tool and verification history...), in `n` order.
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class OpenedSession:
-    """A saved session, opened (seed 000 "Session Restoration Boundary")."""
+    """A saved session, opened: its knowledge and a fresh authority."""
     @property
-    def knowledge(self) -> SavedSessionState: ...
+    def knowledge(self) -> SavedSessionState:
+        """Everything restored from storage."""
     @property
-    def authority(self) -> Authority: ...
+    def authority(self) -> Authority:
+        """Always fresh: manual permissions, no full access, no sensitive-transfer
+        grant, no temporary approvals.
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1184,9 +1202,7 @@ class SessionStore:
 
         Raises BusyError, ClosedError.
         """
-    def active_context(
-        self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None
-    ) -> ActiveContextView:
+    def active_context(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None) -> ActiveContextView:
         """What the model sees next for a `raw_window`-token window (DESIGN.md
         "Context governance"): every visible entry in order, verbatim,
         compacted (a run is one item with its summary) or excluded, with its
@@ -1194,9 +1210,7 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
         """
-    def context_status(
-        self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None
-    ) -> ContextStatus:
+    def context_status(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None) -> ContextStatus:
         """Meter and per-turn state of a stored session (`/context`) for a model
         with a `raw_window`-token context window and an optional output
         reserve (tokens). `model` defaults to the session's model; it picks
@@ -1204,15 +1218,7 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError.
         """
-    def compact_session(
-        self,
-        session_id: str,
-        raw_window: int,
-        output_reserve: Optional[int] = None,
-        model: Optional[str] = None,
-        target_percent: Optional[int] = None,
-        dry_run: bool = False,
-    ) -> CompactionPlan:
+    def compact_session(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None, target_percent: Optional[int] = None, dry_run: bool = False) -> CompactionPlan:
         """Plan compaction of a stored session's active context down to
         `target_percent` (default 70) of capacity (`/compact`); unless
         `dry_run`, record the plan. The saved transcript is never modified.
@@ -1265,8 +1271,13 @@ class SessionStore:
         Raises NotFoundError, IoError, AuthenticationError.
         """
     def fork_session(self, session_id: str, at_seq: Optional[int] = None, summary: Optional[str] = None) -> Session:
-        """Fork a session (seed 002 `/fork`): entries up to `at_seq` (default
-        all), or one `system` entry with `summary`. Raises NotFoundError, InvalidInputError.
+        """Fork a session (seed 002 `/fork`): a new session with the same model,
+        provider and workspace, `forked_from`/`forked_at_seq` recorded, seeded
+        with `summary` (one `system` entry) or with a copy of the entries up to
+        and including `at_seq` (none = the last); with neither, with a summary
+        of the whole old history.
+
+        Raises NotFoundError, InvalidInputError.
         """
     def resolve_session(self, reference: str, workspace: Optional[str] = None) -> Session:
         """Resolve a reference (id, unique id prefix or exact title) as
@@ -1344,9 +1355,7 @@ def _bench_core(path: Union[str, "os.PathLike[str]"], key: bytes, items: List[st
     `append_entries` of `batch` items per call when `batch > 1`), then read
     everything back in pages of `page`. Returns `(append_s, read_s)`.
     """
-def effective_context_capacity(
-    raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None
-) -> int:
+def effective_context_capacity(raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None) -> int:
     """Effective Context Capacity in tokens (seed 000 "Context Utilization
     Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
     max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
@@ -1355,9 +1364,7 @@ def effective_context_capacity(
 
     Raises InvalidInputError.
     """
-def capacity_breakdown(
-    raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None
-) -> CapacityBreakdown:
+def capacity_breakdown(raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None) -> CapacityBreakdown:
     """Every term of the Effective Context Capacity (tokens).
 
     Raises InvalidInputError.
@@ -1406,6 +1413,20 @@ def apply_compaction(
     applied: compacted items replaced by their summaries.
     """
 
+def summarize_item(item: Union[ContextItem, ContextItemDict]) -> str:
+    """The deterministic summary of one item (a `ContextItem` or its dict), at
+    most 240 characters (seed 000, "Context Compaction"). Raises InvalidInputError.
+    """
+def active_context_items(entries: Sequence[TranscriptEntry], governance: ContextGovernance, model: str) -> List[ContextItem]:
+    """The active context for the planner, from `entries` (`TranscriptEntry`
+    objects) and `governance` (`ContextGovernance`): excluded turns left
+    out, compacted turns as their summaries, tokens = the entry's count or
+    `count_tokens(model, content)`. Raises InvalidInputError.
+    """
+def governance_turns(governance: ContextGovernance, entry_count: int) -> List[TurnGovernance]:
+    """Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
+    wins, then compaction). Raises InvalidInputError.
+    """
 def encoding_for_model(model: str) -> Optional[Literal["o200k_base", "cl100k_base"]]:
     """The tiktoken encoding of a model name, or none when its family has none."""
 def truncate_chars(text: str, max_chars: int) -> str:

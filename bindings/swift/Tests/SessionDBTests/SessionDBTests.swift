@@ -185,7 +185,7 @@ extension SessionDBTests {
         try expectEqual(status.turns.map { $0.pinned }, [true, false, false, false])
         try expect(try store.compactSession(sessionId: s.id, rawWindow: 128_000, dryRun: true).transformations.isEmpty)
         let opened = try store.openSavedSession(sessionId: s.id)
-        try expectEqual(opened.transcript.count, 4)
+        try expectEqual(opened.knowledge.transcript.count, 4)
         try expectEqual(opened.authority.permissionProfile, .manual)
         try expect(!opened.authority.fullAccess && !opened.authority.sensitiveTransfer && opened.authority.temporaryApprovals.isEmpty)
     }
@@ -268,7 +268,7 @@ extension SessionDBTests {
         try expect(jsonl.hasPrefix("{\"type\":\"header\",\"id\":\"sess-00000000000000aa\""))
         try expectEqual(try store.exportThclawsToFile(sessionId: "sess-00000000000000aa", path: dir + "/export.jsonl").turns, 2)
         try expectEqual(try String(contentsOfFile: dir + "/export.jsonl", encoding: .utf8), jsonl)
-        let fork = try store.forkSession(sessionId: "sess-00000000000000aa", options: ForkOptions(atSeq: 1))
+        let fork = try store.forkSession(sessionId: "sess-00000000000000aa", atSeq: 1)
         try expectEqual(fork.forkedFrom, "sess-00000000000000aa")
         try expectEqual(fork.entryCount, 1)
         try expectEqual(try store.resolveSession(reference: "sess-0000").id, "sess-00000000000000aa")

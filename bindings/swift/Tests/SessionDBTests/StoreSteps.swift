@@ -102,7 +102,7 @@ private func storeCall(_ s: SessionStore, _ name: String, _ a: J) throws -> J {
             }),
         ])
     case "fork_session":
-        return sessionJ(try s.forkSession(sessionId: sid, options: ForkOptions(atSeq: a["at_seq"].u64)))
+        return sessionJ(try s.forkSession(sessionId: sid, atSeq: a["at_seq"].u64))
     case "record_tokens":
         try s.recordTokens(sessionId: sid, usage: TokenUsage(input: a["input"].u64!, output: a["output"].u64!, cached: a["cached"].u64!))
         return .null

@@ -56,15 +56,15 @@ class ContextStoreTest {
             assertTrue(dry.transformations.isEmpty(), "a small context is below the target")
 
             val opened = store.openSavedSession(s.id)
-            assertEquals(6, opened.transcript.size)
-            assertEquals("gpt-4o", opened.session.model)
-            assertEquals("build", opened.session.workMode)
+            assertEquals(6, opened.knowledge.transcript.size)
+            assertEquals("gpt-4o", opened.knowledge.session.model)
+            assertEquals("build", opened.knowledge.session.workMode)
             assertEquals(PermissionProfile.MANUAL, opened.authority.permissionProfile)
             assertFalse(opened.authority.fullAccess)
             assertFalse(opened.authority.sensitiveTransfer)
             assertTrue(opened.authority.temporaryApprovals.isEmpty())
-            assertEquals(listOf("artifact"), opened.otherExtensions.map { it.kind })
-            assertEquals(1, opened.governance.history.size)
+            assertEquals(listOf("artifact"), opened.knowledge.otherExtensions.map { it.kind })
+            assertEquals(1, opened.knowledge.governance.history.size)
         }
     }
 }

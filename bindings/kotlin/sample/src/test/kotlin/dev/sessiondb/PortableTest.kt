@@ -36,7 +36,7 @@ class PortableTest {
             assertEquals(report.lines.toInt(), jsonl.lines().filter { it.isNotEmpty() }.size)
             assertEquals(2uL, report.turns)
 
-            val fork = store.forkSession(imported.sessionId, ForkOptions(atSeq = 1uL))
+            val fork = store.forkSession(imported.sessionId, atSeq = 1uL)
             assertEquals(imported.sessionId, fork.forkedFrom)
             assertEquals(1uL, fork.entryCount)
             assertEquals(imported.sessionId, store.resolveSession("sess-0000", null).id)

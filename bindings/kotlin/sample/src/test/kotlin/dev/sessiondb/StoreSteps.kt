@@ -91,7 +91,7 @@ object StoreSteps {
                 },
             )
         }
-        "fork_session" -> session(s.forkSession(a["session_id"] as String, ForkOptions(atSeq = long(a, "at_seq")?.toULong())))
+        "fork_session" -> session(s.forkSession(a["session_id"] as String, atSeq = long(a, "at_seq")?.toULong()))
         "record_tokens" -> {
             s.recordTokens(
                 a["session_id"] as String,
