@@ -443,6 +443,51 @@ pub struct ActiveContextView {
     pub items: Vec<ActiveItem>,
 }
 
+/// A compaction plan (tokens); the saved transcript is never modified.
+/// Declared by hand in every host (Python and Node add `compacted_seqs`, the
+/// seqs of `transformations`); listed here so methods can take it.
+#[bridge(core = sessiondb::context::CompactionPlan, skip(python, node, uniffi))]
+pub struct CompactionPlan {
+    /// Effective Context Capacity the plan was made for.
+    pub capacity: u64,
+    /// Target, percent of capacity.
+    pub target_percent: u8,
+    /// Target, tokens.
+    pub target_tokens: u64,
+    /// Active tokens before.
+    pub tokens_before: u64,
+    /// Active tokens after.
+    pub tokens_after: u64,
+    /// True when `tokens_after <= target_tokens`.
+    pub reached_target: bool,
+    /// What was done, in seq order.
+    pub transformations: Vec<Transformation>,
+}
+
+/// One item of the active model context, in the order it would be sent
+/// (`compact_context` input, `apply_compaction` output). Declared by hand in
+/// every host (Python and Node also accept plain dicts/objects); listed here
+/// so functions can return it.
+#[bridge(core = sessiondb::context::ContextItem, skip(python, node, uniffi))]
+pub struct ContextItem {
+    /// Transcript seq (the first of a compacted run).
+    pub seq: u64,
+    /// `user`, `assistant`, `tool` or `system`.
+    pub role: String,
+    /// What the item is.
+    pub kind: ItemKind,
+    /// Tokens this item costs as it would be sent.
+    pub tokens: u64,
+    /// Pinned items are never compacted.
+    pub pinned: bool,
+    /// The text as it would be sent.
+    pub text: String,
+    /// Tool call ids this item opens or answers (a call is never split from its result).
+    pub call_ids: Vec<String>,
+    /// True when the item is already a compaction summary.
+    pub compacted: bool,
+}
+
 /// One recorded compaction (history entry).
 #[bridge(core = sessiondb::context::CompactionHistoryEntry)]
 pub struct CompactionHistoryEntry {
@@ -698,6 +743,11 @@ trait SessionStore {
     #[bridge(core = sessiondb::portable::fork_session, defaults(at_seq = None, summary = None), errors(NotFound, InvalidInput))]
     fn fork_session(&self, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> Session;
 
+    /// Record a compaction plan (a context extension); returns its number
+    /// `n`, or none for a plan without transformations (not recorded).
+    #[bridge(core = sessiondb::context::record_compaction, errors(NotFound, InvalidInput))]
+    fn record_compaction(&self, session_id: &str, plan: &CompactionPlan) -> Option<u64>;
+
     /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
     #[bridge(core = sessiondb::portable::sidebar_sessions)]
     fn sidebar_sessions(&self) -> Vec<Session>;
@@ -757,6 +807,18 @@ trait Functions {
     /// cut, never inside a character or a common grapheme cluster.
     #[bridge(core = sessiondb::context::truncate_chars, infallible)]
     fn truncate_chars(text: &str, max_chars: usize) -> String;
+
+    /// The active context for the planner, from `entries` and `governance`
+    /// (as `recover_context_governance` returns it): excluded turns left out,
+    /// compacted turns as their summaries, tokens = the entry's count or
+    /// `count_tokens(model, content)`.
+    #[bridge(core = sessiondb::context::active_context_items, infallible, detach)]
+    fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem>;
+
+    /// Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
+    /// wins, then compaction); at most 1,000,000 turns.
+    #[bridge(core = sessiondb::context::governance_turns, errors(InvalidInput))]
+    fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Vec<TurnGovernance>;
 
     /// The format of a session file from its first lines, or none when it is
     /// none of thClaws, Codex rollout or Claude Code.

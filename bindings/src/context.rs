@@ -5,13 +5,11 @@
 
 use sessiondb::context::{
     self as core_ctx,
-    CompactionPlan, ContextItem, CountMethod, Encoding, ItemKind, TokenCount, Transformation, TurnGovernance,
+    CompactionPlan, ContextItem, CountMethod, Encoding, ItemKind, TokenCount, Transformation,
 };
-use sessiondb::TranscriptEntry;
 
 use crate::error::Result;
 use crate::records::ContextGovernance;
-use crate::store::SessionStore;
 
 /// How a token count was obtained.
 #[uniffi::remote(Enum)]
@@ -193,44 +191,6 @@ pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> Vec<Co
 #[uniffi::export]
 pub fn summarize_item(item: ContextItem) -> String {
     core_ctx::summarize_item(&item)
-}
-
-/// The active context for the planner, from stored entries and replayed
-/// governance (excluded turns left out, compacted turns as summaries,
-/// tokens = host count or `countTokens(model, content)`).
-#[uniffi::export]
-pub fn active_context_items(
-    entries: Vec<TranscriptEntry>,
-    governance: ContextGovernance,
-    model: String,
-) -> Vec<ContextItem> {
-    core_ctx::active_context_items(&entries, &governance.into(), &model)
-}
-
-/// Per-turn view of seqs `1..=entryCount` (exclusion wins, then compaction).
-#[uniffi::export]
-pub fn governance_turns(governance: ContextGovernance, entry_count: u64) -> Vec<TurnGovernance> {
-    core_ctx::ContextGovernance::from(governance).turns(entry_count)
-}
-
-#[uniffi::export]
-impl SessionStore {
-
-    /// Record a compaction plan; returns its extension number, or
-    /// `null`/`nil` for a plan without transformations (not recorded).
-    /// Errors: `NotFound`.
-    pub fn record_compaction(
-        &self,
-        session_id: String,
-        plan: CompactionPlan,
-    ) -> Result<Option<u64>> {
-        Ok(core_ctx::record_compaction(
-            self.core(),
-            &session_id,
-            &plan,
-        )?)
-    }
-
 }
 
 /// Decrypt one `EncryptedField` envelope (seed 000 `{"n","c","t","v","alg"}`,

@@ -12,7 +12,7 @@ use sessiondb::{
 
 
 use crate::portable::FileImport;
-use sessiondb::context::{CompactionPlan, TokenCount};
+use sessiondb::context::TokenCount;
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::types::{

@@ -494,7 +494,7 @@ impl Schema {
                 }
                 if let Some(r) = self.record(&id) {
                     return match (host, &r.core) {
-                        (Host::Uniffi, Some(core)) if !r.twin && !r.skip.iter().any(|s| s == "uniffi") => {
+                        (Host::Uniffi, Some(core)) if !r.twin => {
                             if qualify {
                                 core.clone()
                             } else {
@@ -656,6 +656,9 @@ impl Schema {
                 }
             });
         }
+        if let Some(plan) = self.record_param(host, name, ty, err_map) {
+            return Ok(plan);
+        }
         Ok(match (host, t.as_str()) {
             (Host::Python, "&str") => plain("&str", name.into()),
             (_, "&str") => plain("String", format!("&{name}")),
@@ -718,6 +721,53 @@ impl Schema {
             }
             _ => return Err(format!("method {}: parameter `{name}: {t}` has no rule; declare the method by hand (skip)", m.name)),
         })
+    }
+
+    /// A record, or a list of records, the caller passes in (`&R`, `R`,
+    /// `&[R]`, `Vec<R>` for a record `R` declared here, even one a host
+    /// declares by hand): Python takes the class (`PyRef`) and Node the
+    /// object, each converted by the host's `Back`; Kotlin/Swift take the
+    /// core type as it is, or an FFI twin converted by `From`. None when `ty`
+    /// is not one.
+    fn record_param(&self, host: Host, name: &str, ty: &Type, err_map: &str) -> Option<ParamPlan> {
+        let (by_ref, inner) = match ty {
+            Type::Reference(r) => (true, &*r.elem),
+            other => (false, other),
+        };
+        let (list, elem) = match inner {
+            Type::Slice(sl) => (true, &*sl.elem),
+            Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
+                let Some(seg) = p.path.segments.last() else { return None };
+                let PathArguments::AngleBracketed(a) = &seg.arguments else { return None };
+                match a.args.first() {
+                    Some(GenericArgument::Type(t)) => (true, t),
+                    _ => return None,
+                }
+            }
+            other => (false, other),
+        };
+        let r = self.record(&elem.to_token_stream().to_string())?;
+        let core = r.core.as_ref()?;
+        let js = camel(name);
+        let arg = if by_ref { format!("&{name}") } else { name.to_string() };
+        let (rec, what) = (&r.name, if host == Host::Node { js.as_str() } else { name });
+        let (decl, prelude) = match (host, list) {
+            (Host::Python, false) => (
+                format!("pyo3::PyRef<'_, crate::records::{rec}>"),
+                format!("let {name}: {core} = crate::records::Back::back(&*{name}, {what:?}){err_map};"),
+            ),
+            (Host::Python, true) => (
+                format!("Vec<pyo3::PyRef<'_, crate::records::{rec}>>"),
+                format!("let {name} = {name}.iter().map(|x| crate::records::Back::back(&**x, {what:?})).collect::<sessiondb::Result<Vec<{core}>>>(){err_map};"),
+            ),
+            (Host::Node, false) => (format!("crate::records::{rec}"), format!("let {name}: {core} = crate::records::Back::back({name}, {what:?}){err_map};")),
+            (Host::Node, true) => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = crate::records::Back::back({name}, {what:?}){err_map};")),
+            (Host::Uniffi, false) if r.twin => (format!("crate::records::{rec}"), format!("let {name}: {core} = {name}.into();")),
+            (Host::Uniffi, true) if r.twin => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = {name}.into_iter().map(Into::into).collect();")),
+            (Host::Uniffi, false) => return Some(ParamPlan { decl: core.clone(), ts: None, prelude: None, arg }),
+            (Host::Uniffi, true) => return Some(ParamPlan { decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
+        };
+        Some(ParamPlan { decl, ts: None, prelude: Some(prelude), arg })
     }
 
     /// The TypeScript type of a returned core type.
@@ -1140,6 +1190,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 let _ = writeln!(out, "    {0} = {0:?}{from} {{", r.name);
                 write_fields(&mut out, &s, host, &fields, "        ", "");
                 out.push_str("    }\n}\n\n");
+                write_back(&mut out, host, r, &fields);
             }
             Host::Node => {
                 write_docs(&mut out, "", &r.docs);
@@ -1147,6 +1198,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 let _ = writeln!(out, "#[napi_derive::napi(object{from_js})]\npub struct {} {{", r.name);
                 write_fields(&mut out, &s, host, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
+                write_back(&mut out, host, r, &fields);
                 if let Some(core) = &r.core {
                     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
                     let _ = writeln!(from_core, "    {} <= {core} {{ {} }}", r.name, names.join(", "));
@@ -1240,6 +1292,28 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// Python and Node: `impl Back<core> for Record` (field by field, each by
+/// the host's `Back`), so a caller can pass the record back in as a
+/// parameter; only for records taken as input (not `output`) whose every
+/// field the host has.
+fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
+    let Some(core) = r.core.as_ref().filter(|_| !r.output && fields.len() == r.fields.len()) else { return };
+    let (recv, field) = if host == Host::Python { ("&self", "&self.") } else { ("self", "self.") };
+    let inits: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            let what = if host == Host::Node { camel(&f.name) } else { f.name.clone() };
+            format!("{0}: crate::records::Back::back({field}{0}, {what:?})?", f.name)
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "impl crate::records::Back<{core}> for {} {{\n    fn back({recv}, _: &str) -> sessiondb::Result<{core}> {{\n        Ok({core} {{ {} }})\n    }}\n}}\n",
+        r.name,
+        inits.join(", ")
+    );
+}
+
 /// A record's fields in `host`: each with its docs, Node's `ts_type` or
 /// Kotlin/Swift's `#[uniffi(default)]` where it has one, and its host type
 /// (the field's override for that host, else the rule).
@@ -1285,6 +1359,17 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
                 );
             }
             out.push_str("        }\n    }\n}\n\n");
+            // And back: the name a caller passes, parsed (`InvalidInput` naming the field).
+            let (recv, scrut) = if host == Host::Python { ("&self", "*self") } else { ("self", "self.as_str()") };
+            let _ = writeln!(
+                out,
+                "impl crate::records::Back<{0}> for {ty} {{\n    fn back({recv}, what: &str) -> sessiondb::Result<{0}> {{\n        match {scrut} {{",
+                e.core
+            );
+            for v in &e.variants {
+                let _ = writeln!(out, "            {:?} => Ok({}::{}),", v.text, e.core, v.name);
+            }
+            out.push_str("            other => Err(sessiondb::Error::invalid(format!(\"{what} is not one of its known values ({other:?})\"))),\n        }\n    }\n}\n\n");
         }
         Host::Uniffi => {
             let _ = writeln!(out, "#[allow(unused_imports)]\nuse {};", e.core);

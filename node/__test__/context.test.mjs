@@ -142,5 +142,7 @@ test('activeContextItems, governanceTurns, summarizeItem: the stateless pipeline
   assert.throws(() => sdb.summarizeItem({ seq: 1, role: 'user', kind: 'speech', tokens: 1 }), sdb.InvalidInputError)
   assert.throws(() => sdb.governanceTurns({ ...gov, compacted: { x: first } }, 4), sdb.InvalidInputError)
   assert.throws(() => sdb.governanceTurns(gov, -1), sdb.InvalidInputError)
+  // A host-supplied count never allocates without bound.
+  assert.throws(() => sdb.governanceTurns(gov, 1e15), (e) => e instanceof sdb.InvalidInputError && /entry_count 1000000000000000 is above 1000000 turns/.test(e.message))
   await st.close()
 })

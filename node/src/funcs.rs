@@ -12,7 +12,6 @@ use sessiondb::{paths, DataKey, Error, ErrorKind, KeySource, OpenOptions, Role};
 use crate::errors::{r, to_napi};
 use crate::job::{job, Job};
 use crate::records::u;
-use crate::records::{ContextGovernance, TranscriptEntry, TurnGovernance};
 use crate::results::{CompactionOptions, CompactionPlan, ContextItem, ThclawsDigest};
 
 fn items_core(items: Vec<ContextItem>) -> napi::Result<Vec<context::ContextItem>> {
@@ -114,37 +113,8 @@ pub fn compact_context(
 /// `items` with `plan` applied (compacted items replaced by their summaries).
 #[napi]
 pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> napi::Result<Vec<ContextItem>> {
-    let plan = r(plan.into_core())?;
+    let plan = r(crate::records::Back::back(plan, "plan"))?;
     Ok(plan.apply(&items_core(items)?).into_iter().map(Into::into).collect())
-}
-
-/// A `TranscriptEntry` object as the core's (role and format parsed).
-fn entry_core(e: TranscriptEntry) -> sessiondb::Result<sessiondb::TranscriptEntry> {
-    Ok(sessiondb::TranscriptEntry {
-        session_id: e.session_id,
-        seq: u(e.seq, "seq")?,
-        role: Role::parse(&e.role)?,
-        format: crate::results::enum_parse(&e.format, "content format")?,
-        content: e.content,
-        created_at_ms: e.created_at_ms,
-        tokens: e.tokens.map(|v| u(v, "tokens")).transpose()?,
-        source_line: e.source_line.map(|v| u(v, "sourceLine")).transpose()?,
-    })
-}
-
-/// A `ContextGovernance` object (as `recoverContextGovernance` resolves it) as the core's.
-fn governance_core(g: ContextGovernance) -> sessiondb::Result<context::ContextGovernance> {
-    let seq = |k: &str| k.parse::<u64>().map_err(|_| Error::invalid("compacted keys must be seqs"));
-    Ok(context::ContextGovernance {
-        pinned: g.pinned.into_iter().map(|v| u(v, "pinned")).collect::<sessiondb::Result<_>>()?,
-        excluded: g.excluded.into_iter().map(|v| u(v, "excluded")).collect::<sessiondb::Result<_>>()?,
-        compacted: g.compacted.into_iter().map(|(k, t)| Ok((seq(&k)?, t.into_core()?))).collect::<sessiondb::Result<_>>()?,
-        history: g
-            .history
-            .into_iter()
-            .map(|h| Ok(context::CompactionHistoryEntry { n: u(h.n, "n")?, created_at_ms: h.created_at_ms, plan: h.plan.into_core()? }))
-            .collect::<sessiondb::Result<_>>()?,
-    })
 }
 
 /// The deterministic summary of one item, at most 240 characters (seed 000,
@@ -152,24 +122,6 @@ fn governance_core(g: ContextGovernance) -> sessiondb::Result<context::ContextGo
 #[napi]
 pub fn summarize_item(item: ContextItem) -> napi::Result<String> {
     Ok(context::summarize_item(&r(item.into_core())?))
-}
-
-/// The active context for the planner, from `entries` and `governance`:
-/// excluded turns left out, compacted turns as their summaries, tokens =
-/// the entry's count or `countTokens(model, content)`. Throws InvalidInputError.
-#[napi]
-pub fn active_context_items(entries: Vec<TranscriptEntry>, governance: ContextGovernance, model: String) -> napi::Result<Vec<ContextItem>> {
-    let entries = r(entries.into_iter().map(entry_core).collect::<sessiondb::Result<Vec<_>>>())?;
-    let governance = r(governance_core(governance))?;
-    Ok(context::active_context_items(&entries, &governance, &model).into_iter().map(Into::into).collect())
-}
-
-/// Per-turn view of seqs `1..=entryCount` under `governance` (exclusion
-/// wins, then compaction). Throws InvalidInputError.
-#[napi]
-pub fn governance_turns(governance: ContextGovernance, entry_count: i64) -> napi::Result<Vec<TurnGovernance>> {
-    let governance = r(governance_core(governance))?;
-    Ok(governance.turns(r(u(entry_count, "entryCount"))?).into_iter().map(crate::records::Conv::conv).collect())
 }
 
 /// Benchmark helper: the same work as bench/bench.mjs's sessiondb run, in

@@ -27,6 +27,7 @@ conv_from!(
     core_pt::SkippedLine => SkippedLine,
     core_ctx::TokenCount => TokenCount,
     core_pt::FileImport => FileImport,
+    core_ctx::ContextItem => ContextItem,
 );
 
 /// The serde name of a unit enum variant of the core.
@@ -72,19 +73,6 @@ impl From<core_ctx::TokenCount> for TokenCount {
 
 // --- context: compaction
 
-impl Transformation {
-    pub(crate) fn into_core(self) -> sessiondb::Result<core_ctx::Transformation> {
-        Ok(core_ctx::Transformation {
-            seq: u(self.seq, "seq")?,
-            last_seq: self.last_seq.map(|v| u(v, "lastSeq")).transpose()?,
-            action: enum_parse(&self.action, "transformation action")?,
-            tokens_before: u(self.tokens_before, "tokensBefore")?,
-            tokens_after: u(self.tokens_after, "tokensAfter")?,
-            summary: self.summary,
-        })
-    }
-}
-
 /// A compaction plan (tokens); `compactedSeqs` are the seqs of `transformations`.
 /// The saved transcript is never modified.
 #[napi(object)]
@@ -115,8 +103,10 @@ impl From<core_ctx::CompactionPlan> for CompactionPlan {
     }
 }
 
-impl CompactionPlan {
-    pub fn into_core(self) -> sessiondb::Result<core_ctx::CompactionPlan> {
+/// A plan passed back in (`recordCompaction`, `applyCompaction`);
+/// `compactedSeqs` is derived, so it is not read.
+impl crate::records::Back<core_ctx::CompactionPlan> for CompactionPlan {
+    fn back(self, _: &str) -> sessiondb::Result<core_ctx::CompactionPlan> {
         Ok(core_ctx::CompactionPlan {
             capacity: u(self.capacity, "capacity")?,
             target_percent: u8::try_from(self.target_percent).map_err(|_| sessiondb::Error::invalid("targetPercent must be 0..=100"))?,
@@ -124,7 +114,7 @@ impl CompactionPlan {
             tokens_before: u(self.tokens_before, "tokensBefore")?,
             tokens_after: u(self.tokens_after, "tokensAfter")?,
             reached_target: self.reached_target,
-            transformations: self.transformations.into_iter().map(Transformation::into_core).collect::<sessiondb::Result<_>>()?,
+            transformations: crate::records::Back::back(self.transformations, "transformations")?,
         })
     }
 }

@@ -15,7 +15,7 @@ use crate::errors::to_napi;
 use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
-use crate::results::{CompactionPlan, FileImport, TokenCount};
+use crate::results::{FileImport, TokenCount};
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]
@@ -245,15 +245,6 @@ impl SessionStore {
         let s = self.inner.clone();
         let paths: Vec<std::path::PathBuf> = paths.into_iter().map(Into::into).collect();
         job(move || sessiondb::portable::import_paths(&s, &paths, &mut |_| {}).map(|r| r.files.into_iter().map(Into::into).collect()))
-    }
-
-    /// Record a compaction plan; resolves to its context extension number, or null for a plan without
-    /// transformations (not recorded). Rejects with NotFoundError.
-    #[napi(ts_return_type = "Promise<number | null>")]
-    pub fn record_compaction(&self, session_id: String, plan: CompactionPlan) -> napi::Result<AsyncTask<Job<Option<i64>>>> {
-        let plan = plan.into_core().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || sessiondb::context::record_compaction(&s, &session_id, &plan).map(|n| n.map(crate::records::n))))
     }
 
     // --- context governance and restore

@@ -9,8 +9,6 @@ use sessiondb::context::{self, CompactionOptions};
 
 use crate::errors::py_err;
 use crate::json::de;
-use crate::json::enum_parse;
-use crate::records::{ContextGovernance, TranscriptEntry, TurnGovernance};
 use crate::results::{CompactionPlan, ContextItem};
 
 /// `items` as core context items: `ContextItem` objects or dicts (one
@@ -55,39 +53,11 @@ pub fn compact_context<'py>(
 #[pyfunction]
 pub fn apply_compaction<'py>(py: Python<'py>, plan: &Bound<'py, PyAny>, items: &Bound<'py, PyAny>) -> PyResult<Vec<ContextItem>> {
     let plan = match plan.cast::<CompactionPlan>() {
-        Ok(p) => p.get().to_core().map_err(py_err(py))?,
+        Ok(p) => crate::records::Back::back(p.get(), "plan").map_err(py_err(py))?,
         Err(_) => de(plan, "compaction plan")?,
     };
     let items = context_items(items)?;
     Ok(plan.apply(&items).into_iter().map(Into::into).collect())
-}
-
-/// A `TranscriptEntry` as the core's (role and format parsed).
-fn entry_core(e: &TranscriptEntry) -> sessiondb::Result<sessiondb::TranscriptEntry> {
-    Ok(sessiondb::TranscriptEntry {
-        session_id: e.session_id.clone(),
-        seq: e.seq,
-        role: sessiondb::Role::parse(e.role)?,
-        format: enum_parse(e.format, "content format")?,
-        content: e.content.clone(),
-        created_at_ms: e.created_at_ms,
-        tokens: e.tokens,
-        source_line: e.source_line,
-    })
-}
-
-/// A `ContextGovernance` (as `recover_context_governance` returns it) as the core's.
-fn governance_core(g: &ContextGovernance) -> sessiondb::Result<context::ContextGovernance> {
-    Ok(context::ContextGovernance {
-        pinned: g.pinned.iter().copied().collect(),
-        excluded: g.excluded.iter().copied().collect(),
-        compacted: g.compacted.iter().map(|(k, t)| Ok((*k, t.to_core()?))).collect::<sessiondb::Result<_>>()?,
-        history: g
-            .history
-            .iter()
-            .map(|h| Ok(context::CompactionHistoryEntry { n: h.n, created_at_ms: h.created_at_ms, plan: h.plan.to_core()? }))
-            .collect::<sessiondb::Result<_>>()?,
-    })
 }
 
 /// The deterministic summary of one item (a `ContextItem` or its dict), at
@@ -96,23 +66,4 @@ fn governance_core(g: &ContextGovernance) -> sessiondb::Result<context::ContextG
 pub fn summarize_item(item: &Bound<'_, PyAny>) -> PyResult<String> {
     let items = context_items(PyList::new(item.py(), [item])?.as_any())?;
     Ok(context::summarize_item(&items[0]))
-}
-
-/// The active context for the planner, from `entries` (`TranscriptEntry`
-/// objects) and `governance` (`ContextGovernance`): excluded turns left
-/// out, compacted turns as their summaries, tokens = the entry's count or
-/// `count_tokens(model, content)`. Raises InvalidInputError.
-#[pyfunction]
-pub fn active_context_items(py: Python<'_>, entries: Vec<PyRef<'_, TranscriptEntry>>, governance: PyRef<'_, ContextGovernance>, model: &str) -> PyResult<Vec<ContextItem>> {
-    let entries = entries.iter().map(|e| entry_core(e)).collect::<sessiondb::Result<Vec<_>>>().map_err(py_err(py))?;
-    let governance = governance_core(&governance).map_err(py_err(py))?;
-    Ok(py.detach(|| context::active_context_items(&entries, &governance, model)).into_iter().map(Into::into).collect())
-}
-
-/// Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
-/// wins, then compaction). Raises InvalidInputError.
-#[pyfunction]
-pub fn governance_turns(py: Python<'_>, governance: PyRef<'_, ContextGovernance>, entry_count: u64) -> PyResult<Vec<TurnGovernance>> {
-    let governance = governance_core(&governance).map_err(py_err(py))?;
-    Ok(governance.turns(entry_count).into_iter().map(Into::into).collect())
 }

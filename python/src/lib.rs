@@ -29,7 +29,7 @@ mod _native {
     };
 
     #[pymodule_export]
-    use crate::context::{active_context_items, apply_compaction, compact_context, governance_turns, summarize_item};
+    use crate::context::{apply_compaction, compact_context, summarize_item};
 
     use super::*;
 

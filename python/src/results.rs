@@ -21,6 +21,7 @@ conv_from!(
     core_pt::SkippedLine => SkippedLine,
     core_ctx::TokenCount => TokenCount,
     core_pt::FileImport => FileImport,
+    core_ctx::ContextItem => ContextItem,
 );
 
 // --- context: capacity, meter, tokens
@@ -43,19 +44,6 @@ impl From<core_ctx::TokenCount> for TokenCount {
 }
 
 // --- context: compaction
-
-impl Transformation {
-    pub(crate) fn to_core(&self) -> sessiondb::Result<core_ctx::Transformation> {
-        Ok(core_ctx::Transformation {
-            seq: self.seq,
-            last_seq: self.last_seq,
-            action: enum_parse(&self.action, "transformation action")?,
-            tokens_before: self.tokens_before,
-            tokens_after: self.tokens_after,
-            summary: self.summary.clone(),
-        })
-    }
-}
 
 record! {
     /// A compaction plan (tokens): `compacted_seqs` are the seqs of
@@ -88,8 +76,10 @@ impl From<core_ctx::CompactionPlan> for CompactionPlan {
     }
 }
 
-impl CompactionPlan {
-    pub fn to_core(&self) -> sessiondb::Result<core_ctx::CompactionPlan> {
+/// A plan passed back in (`record_compaction`, `apply_compaction`);
+/// `compacted_seqs` is derived, so it is not read.
+impl crate::records::Back<core_ctx::CompactionPlan> for CompactionPlan {
+    fn back(&self, _: &str) -> sessiondb::Result<core_ctx::CompactionPlan> {
         Ok(core_ctx::CompactionPlan {
             capacity: self.capacity,
             target_percent: self.target_percent,
@@ -97,7 +87,7 @@ impl CompactionPlan {
             tokens_before: self.tokens_before,
             tokens_after: self.tokens_after,
             reached_target: self.reached_target,
-            transformations: self.transformations.iter().map(Transformation::to_core).collect::<sessiondb::Result<_>>()?,
+            transformations: crate::records::Back::back(&self.transformations, "transformations")?,
         })
     }
 }

@@ -16,7 +16,7 @@ use sessiondb::{
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
-use crate::results::{CompactionPlan, FileImport, TokenCount};
+use crate::results::{FileImport, TokenCount};
 
 /// One entry to append (`SessionStore.append_entries`). `role`:
 /// user|assistant|tool|system; `format`: text|blocks; times in ms since the
@@ -387,14 +387,6 @@ impl SessionStore {
             .map(|r| r.files.into_iter().map(Into::into).collect())
             .map_err(py_err(py))
     }
-
-    /// Record a compaction plan; returns its context extension number, or
-    /// None for a plan without transformations (not recorded). Raises NotFoundError.
-    fn record_compaction(&self, py: Python<'_>, session_id: &str, plan: &Bound<'_, CompactionPlan>) -> PyResult<Option<u64>> {
-        let plan = plan.get().to_core().map_err(py_err(py))?;
-        py.detach(|| sessiondb::context::record_compaction(&self.inner, session_id, &plan)).map_err(py_err(py))
-    }
-
 }
 
 /// Iterator over a transcript, one page per core call (`iter_transcript`).

@@ -313,3 +313,9 @@ def test_stateless_pipeline_from_entries_and_governance(store):
     assert sessiondb.summarize_item(items[0]) == sessiondb.summarize_item(items[0].to_dict())
     with pytest.raises(sessiondb.InvalidInputError):
         sessiondb.summarize_item({"seq": 1})
+    # A host-supplied count never allocates without bound.
+    assert len(sessiondb.governance_turns(gov, 1_000_000)) == 1_000_000
+    with pytest.raises(sessiondb.InvalidInputError, match="entry_count 1000001 is above 1000000 turns"):
+        sessiondb.governance_turns(gov, 1_000_001)
+    with pytest.raises(OverflowError):
+        sessiondb.governance_turns(gov, 2**64)

@@ -61,8 +61,9 @@ def bridge_entries():
             d = _defaults(attr)
             names = [p.split(":", 1)[0].strip() for p in split_top(params) if p.strip() not in ("&self", "self")]
             out[kind][name] = {"params": [f"{n}={d[n]}" if n in d else n for n in names]}
-    for name, fields in re.findall(r"(?ms)^pub struct (\w+) \{$(.*?)^\}$", src):
-        out["records"][name] = {"fields": re.findall(r"(?m)^\s*pub (\w+):", fields)}
+    for attr, name, fields in re.findall(r"(?ms)^(?:#\[bridge\(([^\n]*)\)\]\n)?pub struct (\w+) \{$(.*?)^\}$", src):
+        if "skip(" not in attr:  # a host declaring it by hand lists it in surface.json
+            out["records"][name] = {"fields": re.findall(r"(?m)^\s*pub (\w+):", fields)}
     return out
 
 

@@ -192,6 +192,23 @@ impl ContextGovernance {
     }
 }
 
+/// The most turns [`governance_turns`] describes in one call (each is a
+/// [`TurnGovernance`] of about 100 bytes: 10^6 turns ≈ 100 MB).
+pub const MAX_GOVERNANCE_TURNS: u64 = 1_000_000;
+
+/// [`ContextGovernance::turns`] for a host: the per-turn view of seqs
+/// `1..=entry_count` (exclusion wins, then compaction).
+///
+/// # Errors
+/// `InvalidInput` when `entry_count` exceeds [`MAX_GOVERNANCE_TURNS`]
+/// (a host-supplied count must not allocate without bound).
+pub fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Result<Vec<TurnGovernance>> {
+    if entry_count > MAX_GOVERNANCE_TURNS {
+        return Err(Error::invalid(format!("entry_count {entry_count} is above {MAX_GOVERNANCE_TURNS} turns")));
+    }
+    Ok(governance.turns(entry_count))
+}
+
 /// Replay a session's governance extensions after a restart.
 ///
 /// # Errors
@@ -430,4 +447,16 @@ mod tests {
         assert_eq!((items[0].kind, items[0].call_ids.clone()), (ItemKind::ToolCall, vec!["A".to_string(), "B".to_string()]));
         assert_eq!((items[1].kind, items[1].call_ids.clone()), (ItemKind::ToolResult, vec!["A".to_string(), "B".to_string()]));
     }
+
+    #[test]
+    fn governance_turns_is_bounded() {
+        let g = ContextGovernance::default();
+        assert_eq!(governance_turns(&g, 3).unwrap().iter().map(|t| t.seq).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert_eq!(governance_turns(&g, MAX_GOVERNANCE_TURNS).unwrap().len(), 1_000_000);
+        let e = governance_turns(&g, MAX_GOVERNANCE_TURNS + 1).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidInput);
+        assert_eq!(e.to_string(), "invalid input: entry_count 1000001 is above 1000000 turns");
+        assert_eq!(governance_turns(&g, u64::MAX).unwrap_err().kind(), crate::ErrorKind::InvalidInput);
+    }
+
 }

@@ -1290,8 +1290,10 @@ class SessionStore:
     def sidebar_sessions(self) -> List[Session]:
         """Sidebar order (seed 002): the 10 most recent sessions, titled first."""
     def record_compaction(self, session_id: str, plan: CompactionPlan) -> Optional[int]:
-        """Record a compaction plan; returns its context extension number, or
-        None for a plan without transformations (not recorded). Raises NotFoundError.
+        """Record a compaction plan (a context extension); returns its number
+        `n`, or none for a plan without transformations (not recorded).
+
+        Raises NotFoundError, InvalidInputError.
         """
 
 def default_db_path(app: str = "sessiondb") -> str:
@@ -1418,14 +1420,16 @@ def summarize_item(item: Union[ContextItem, ContextItemDict]) -> str:
     most 240 characters (seed 000, "Context Compaction"). Raises InvalidInputError.
     """
 def active_context_items(entries: Sequence[TranscriptEntry], governance: ContextGovernance, model: str) -> List[ContextItem]:
-    """The active context for the planner, from `entries` (`TranscriptEntry`
-    objects) and `governance` (`ContextGovernance`): excluded turns left
-    out, compacted turns as their summaries, tokens = the entry's count or
-    `count_tokens(model, content)`. Raises InvalidInputError.
+    """The active context for the planner, from `entries` and `governance`
+    (as `recover_context_governance` returns it): excluded turns left out,
+    compacted turns as their summaries, tokens = the entry's count or
+    `count_tokens(model, content)`.
     """
 def governance_turns(governance: ContextGovernance, entry_count: int) -> List[TurnGovernance]:
     """Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
-    wins, then compaction). Raises InvalidInputError.
+    wins, then compaction); at most 1,000,000 turns.
+
+    Raises InvalidInputError.
     """
 def encoding_for_model(model: str) -> Optional[Literal["o200k_base", "cl100k_base"]]:
     """The tiktoken encoding of a model name, or none when its family has none."""
