@@ -171,6 +171,25 @@ pub struct TranscriptEntry {
     pub source_line: Option<u64>,
 }
 
+/// One entry to append (`append_entries`). Declared by hand in every host
+/// (Python: a class with defaults; Node: an object with optional fields);
+/// listed here so methods can take it.
+#[bridge(core = sessiondb::NewEntry, skip(python, node, uniffi))]
+pub struct NewEntry {
+    /// Author role.
+    pub role: Role,
+    /// The content, stored verbatim (encrypted).
+    pub content: String,
+    /// How to read `content` (default `text`).
+    pub format: ContentFormat,
+    /// Time written, ms since the Unix epoch (none = now).
+    pub created_at_ms: Option<i64>,
+    /// Host-supplied token count.
+    pub tokens: Option<u64>,
+    /// Line number in an imported source file.
+    pub source_line: Option<u64>,
+}
+
 /// Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens.
 #[bridge(core = sessiondb::TokenTotals)]
 pub struct TokenTotals {
@@ -613,6 +632,11 @@ trait SessionStore {
     /// Append one entry; returns it with its seq.
     #[bridge(errors(NotFound, InvalidInput))]
     fn append_transcript(&self, session_id: &str, role: Role, content: String) -> TranscriptEntry;
+
+    /// Append entries in one transaction (all or none); returns them with
+    /// their seqs, which are gapless.
+    #[bridge(errors(NotFound, InvalidInput))]
+    fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>) -> Vec<TranscriptEntry>;
 
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]

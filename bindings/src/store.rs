@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sessiondb::journal::{AppendOutcome, OperationOutcome};
 use sessiondb::{
-    DataKey, KeySource, NewEntry, NewSession, OpenOptions,
+    DataKey, KeySource, NewSession, OpenOptions,
     SessionRecord, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
@@ -172,16 +172,6 @@ impl SessionStore {
         limit: Option<u32>,
     ) -> Result<Vec<SessionRecord>> {
         Ok(self.inner.list_sessions_for_workspace(filter, limit)?)
-    }
-
-    /// Append entries in one transaction (all or none); seqs are gapless.
-    /// Errors: `NotFound` (session), `InvalidInput`, `Closed`.
-    pub fn append_entries(
-        &self,
-        session_id: String,
-        entries: Vec<NewEntry>,
-    ) -> Result<Vec<TranscriptEntry>> {
-        Ok(self.inner.append_entries(&session_id, entries)?)
     }
 
     /// The last `limit` (≤ 10,000) entries with their metadata, in seq

@@ -17,8 +17,9 @@
 //!   Kotlin/Swift the type exposed as it is, `#[uniffi::remote(Record)]`;
 //!   without it, a record every host builds itself); `twin` (Kotlin/Swift get
 //!   an FFI copy with the host types, converted field by field);
-//!   `skip(python, node, uniffi)` (that host declares it by hand); `output`
-//!   (Node: a result only, `object_from_js = false`).
+//!   `skip(python, node, uniffi)` (that host declares it by hand: a record
+//!   skipped everywhere is listed only so methods can take or return it);
+//!   `output` (a result only: Node `object_from_js = false`, and no `Back`).
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters); on each variant `str = "name"` (the string
 //!   Python and Node see, the core's serde name).
@@ -43,7 +44,11 @@
 //! enums `String` with a literal-union `ts_type`, `u64` map keys strings;
 //! Kotlin/Swift take the core types as they are. Sets cross every host as
 //! lists. Parameters convert by the rules of `param_plan` (a parameter type
-//! without a rule is a build error naming it). Each host converts results
+//! without a rule is a build error naming it); a record parameter (`&R`,
+//! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
+//! the core type by the host's `Back` trait, whose impl the generator writes
+//! for every record and enum not `output` (a record a host declares by hand
+//! brings its own). [`generate_pyi`] writes the Python stub signatures. Each host converts results
 //! with its own `Conv` trait and declares records through its `record!` /
 //! `from_core!` macros; this crate only writes declarations.
 

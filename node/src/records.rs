@@ -157,8 +157,8 @@ pub struct NewEntry {
     pub source_line: Option<i64>,
 }
 
-impl NewEntry {
-    pub fn into_core(self) -> sessiondb::Result<sessiondb::NewEntry> {
+impl Back<sessiondb::NewEntry> for NewEntry {
+    fn back(self, _: &str) -> sessiondb::Result<sessiondb::NewEntry> {
         Ok(sessiondb::NewEntry {
             role: sessiondb::Role::parse(&self.role)?,
             content: self.content,

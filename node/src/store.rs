@@ -112,14 +112,6 @@ impl SessionStore {
         Ok(job(move || s.list_sessions_for_workspace(f, limit).map(map)))
     }
 
-    /// Append several entries in one transaction (all or none).
-    #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
-    pub fn append_entries(&self, session_id: String, entries: Vec<NewEntry>) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
-        let entries = entries.into_iter().map(NewEntry::into_core).collect::<sessiondb::Result<Vec<_>>>().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.append_entries(&session_id, entries).map(map)))
-    }
-
     /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
     /// transaction (all or none). Rejects with NotFoundError,
     /// InvalidInputError (e.g. a model or provider name over 256 bytes).
@@ -131,7 +123,7 @@ impl SessionStore {
     ) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
         let entries = entries
             .into_iter()
-            .map(|x| Ok((x.entry.into_core()?, x.meta.into_core()?)))
+            .map(|x| Ok((crate::records::Back::back(x.entry, "entries")?, x.meta.into_core()?)))
             .collect::<sessiondb::Result<Vec<_>>>()
             .map_err(to_napi)?;
         let s = self.inner.clone();

@@ -63,8 +63,8 @@ impl NewEntry {
     }
 }
 
-impl NewEntry {
-    fn to_core(&self) -> sessiondb::Result<CoreNewEntry> {
+impl crate::records::Back<CoreNewEntry> for NewEntry {
+    fn back(&self, _: &str) -> sessiondb::Result<CoreNewEntry> {
         Ok(CoreNewEntry {
             role: Role::parse(&self.role)?,
             content: self.content.clone(),
@@ -224,19 +224,6 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
-    /// Append several entries in one transaction (all or none).
-    fn append_entries(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        entries: Vec<PyRef<'_, NewEntry>>,
-    ) -> PyResult<Vec<TranscriptEntry>> {
-        let entries = entries.iter().map(|e| e.to_core()).collect::<sessiondb::Result<Vec<_>>>().map_err(py_err(py))?;
-        py.detach(|| self.inner.append_entries(session_id, entries))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
-    }
-
     /// `append_entries` with per-entry metadata: `entries` is a list of
     /// `(NewEntry, EntryMeta)` pairs, one transaction (all or none).
     /// Raises NotFoundError, InvalidInputError (e.g. a model or provider
@@ -249,7 +236,7 @@ impl SessionStore {
     ) -> PyResult<Vec<TranscriptEntry>> {
         let entries = entries
             .iter()
-            .map(|(e, m)| Ok((e.to_core()?, m.0.clone())))
+            .map(|(e, m)| Ok((crate::records::Back::back(&**e, "entries")?, m.0.clone())))
             .collect::<sessiondb::Result<Vec<_>>>()
             .map_err(py_err(py))?;
         py.detach(|| self.inner.append_entries_with_meta(session_id, entries))

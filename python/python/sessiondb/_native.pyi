@@ -1085,7 +1085,11 @@ class SessionStore:
         Raises NotFoundError, InvalidInputError.
         """
     def append_entries(self, session_id: str, entries: List[NewEntry]) -> List[TranscriptEntry]:
-        """Append several entries in one transaction (all or none)."""
+        """Append entries in one transaction (all or none); returns them with
+        their seqs, which are gapless.
+
+        Raises NotFoundError, InvalidInputError.
+        """
     def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]:
         """One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
 
