@@ -81,6 +81,23 @@ pub enum TurnState {
     Excluded,
 }
 
+/// What an item of the active context is.
+#[bridge(core = sessiondb::context::ItemKind)]
+pub enum ItemKind {
+    /// A user or assistant message without tool calls.
+    #[bridge(str = "message")]
+    Message,
+    /// An assistant message that makes one or more tool calls.
+    #[bridge(str = "tool_call")]
+    ToolCall,
+    /// The result of one tool call.
+    #[bridge(str = "tool_result")]
+    ToolResult,
+    /// A system prompt or system notice (always protected).
+    #[bridge(str = "system")]
+    System,
+}
+
 /// A tiktoken encoding.
 #[bridge(core = sessiondb::context::Encoding)]
 pub enum Encoding {
@@ -171,10 +188,9 @@ pub struct TranscriptEntry {
     pub source_line: Option<u64>,
 }
 
-/// One entry to append (`append_entries`). Declared by hand in every host
-/// (Python: a class with defaults; Node: an object with optional fields);
-/// listed here so methods can take it.
-#[bridge(core = sessiondb::NewEntry, skip(python, node, uniffi))]
+/// One entry to append (`append_entries`). Python (a class with defaults)
+/// and Node (an object with optional fields) declare it by hand.
+#[bridge(core = sessiondb::NewEntry, skip(python, node))]
 pub struct NewEntry {
     /// Author role.
     pub role: Role,
@@ -183,10 +199,13 @@ pub struct NewEntry {
     /// How to read `content` (default `text`).
     pub format: ContentFormat,
     /// Time written, ms since the Unix epoch (none = now).
+    #[bridge(default)]
     pub created_at_ms: Option<i64>,
     /// Host-supplied token count.
+    #[bridge(default)]
     pub tokens: Option<u64>,
     /// Line number in an imported source file.
+    #[bridge(default)]
     pub source_line: Option<u64>,
 }
 
@@ -462,48 +481,51 @@ pub struct ActiveContextView {
     pub items: Vec<ActiveItem>,
 }
 
-/// A compaction plan (tokens); the saved transcript is never modified.
-/// Declared by hand in every host (Python and Node add `compacted_seqs`, the
-/// seqs of `transformations`); listed here so methods can take it.
-#[bridge(core = sessiondb::context::CompactionPlan, skip(python, node, uniffi))]
+/// A compaction plan (the saved transcript is never modified). Python and
+/// Node declare it by hand, with `compacted_seqs` (the seqs of `transformations`).
+#[bridge(core = sessiondb::context::CompactionPlan, skip(python, node))]
 pub struct CompactionPlan {
-    /// Effective Context Capacity the plan was made for.
+    /// Effective Context Capacity planned against (tokens).
     pub capacity: u64,
-    /// Target, percent of capacity.
+    /// Target utilization (percent).
     pub target_percent: u8,
-    /// Target, tokens.
+    /// `⌊capacity × target_percent / 100⌋` (tokens).
     pub target_tokens: u64,
-    /// Active tokens before.
+    /// Sum of the items' tokens before the plan.
     pub tokens_before: u64,
-    /// Active tokens after.
+    /// Sum after the plan is applied.
     pub tokens_after: u64,
-    /// True when `tokens_after <= target_tokens`.
+    /// `tokens_after ≤ target_tokens`; false: everything compactable was
+    /// compacted and the context fits capacity but not the target.
     pub reached_target: bool,
-    /// What was done, in seq order.
+    /// One record per compacted item or run, in seq order. Empty: nothing to do.
     pub transformations: Vec<Transformation>,
 }
 
 /// One item of the active model context, in the order it would be sent
-/// (`compact_context` input, `apply_compaction` output). Declared by hand in
-/// every host (Python and Node also accept plain dicts/objects); listed here
-/// so functions can return it.
-#[bridge(core = sessiondb::context::ContextItem, skip(python, node, uniffi))]
+/// (`compact_context` input, `apply_compaction` output). Python and Node
+/// declare it by hand (they also accept plain dicts/objects).
+#[bridge(core = sessiondb::context::ContextItem, skip(python, node))]
 pub struct ContextItem {
-    /// Transcript seq (the first of a compacted run).
+    /// Transcript sequence number; strictly increasing along the list.
     pub seq: u64,
-    /// `user`, `assistant`, `tool` or `system`.
+    /// `user`, `assistant`, `tool`, `system`... (`user` + `message` counts as a user turn).
     pub role: String,
     /// What the item is.
     pub kind: ItemKind,
-    /// Tokens this item costs as it would be sent.
+    /// Tokens the item costs in the request.
     pub tokens: u64,
-    /// Pinned items are never compacted.
+    /// Pinned by the user: always verbatim.
+    #[bridge(default)]
     pub pinned: bool,
-    /// The text as it would be sent.
+    /// The item's text (for a tool call: the serialized calls). Read only to summarize.
+    #[bridge(default)]
     pub text: String,
-    /// Tool call ids this item opens or answers (a call is never split from its result).
+    /// Tool-call ids linking calls and results.
+    #[bridge(default)]
     pub call_ids: Vec<String>,
-    /// True when the item is already a compaction summary.
+    /// Already a summary from an earlier compaction; never summarized again.
+    #[bridge(default)]
     pub compacted: bool,
 }
 

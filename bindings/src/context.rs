@@ -5,7 +5,7 @@
 
 use sessiondb::context::{
     self as core_ctx,
-    CompactionPlan, ContextItem, CountMethod, Encoding, ItemKind, TokenCount, Transformation,
+    CompactionPlan, ContextItem, CountMethod, Encoding, TokenCount,
 };
 
 use crate::error::Result;
@@ -32,64 +32,6 @@ pub struct TokenCount {
     pub tokens: u64,
     /// How `tokens` was obtained.
     pub method: CountMethod,
-}
-
-/// What an item of the active context is.
-#[uniffi::remote(Enum)]
-pub enum ItemKind {
-    /// A user or assistant message without tool calls.
-    Message,
-    /// An assistant message that makes one or more tool calls.
-    ToolCall,
-    /// The result of one tool call.
-    ToolResult,
-    /// A system prompt or system notice (always protected).
-    System,
-}
-
-/// One item of the active model context, in the order it would be sent.
-#[uniffi::remote(Record)]
-pub struct ContextItem {
-    /// Transcript sequence number; strictly increasing along the list.
-    pub seq: u64,
-    /// `user`, `assistant`, `tool`, `system`... (`user` + `Message` counts as a user turn).
-    pub role: String,
-    /// What the item is.
-    pub kind: ItemKind,
-    /// Tokens the item costs in the request.
-    pub tokens: u64,
-    /// Pinned by the user: always verbatim.
-    #[uniffi(default)]
-    pub pinned: bool,
-    /// The item's text (for a tool call: the serialized calls). Read only to summarize.
-    #[uniffi(default)]
-    pub text: String,
-    /// Tool-call ids linking calls and results.
-    #[uniffi(default)]
-    pub call_ids: Vec<String>,
-    /// Already a summary from an earlier compaction; never summarized again.
-    #[uniffi(default)]
-    pub compacted: bool,
-}
-
-/// A compaction plan (the saved transcript is never modified).
-#[uniffi::remote(Record)]
-pub struct CompactionPlan {
-    /// Effective Context Capacity planned against (tokens).
-    pub capacity: u64,
-    /// Target utilization (percent).
-    pub target_percent: u8,
-    /// `⌊capacity × targetPercent / 100⌋` (tokens).
-    pub target_tokens: u64,
-    /// Sum of the items' tokens before the plan.
-    pub tokens_before: u64,
-    /// Sum after the plan is applied.
-    pub tokens_after: u64,
-    /// `tokensAfter ≤ targetTokens`; `false`: everything compactable was
-    /// compacted and the context fits capacity but not the target.
-    pub reached_target: bool,
-    /// One record per compacted item, in seq order. Empty: nothing to do.
-    pub transformations: Vec<Transformation>,
 }
 
 /// Planner options.

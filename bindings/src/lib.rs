@@ -30,7 +30,6 @@ pub mod portable;
 pub mod records {
     use std::collections::HashMap;
 
-    use sessiondb::context::CompactionPlan;
     use sessiondb::portable::SkippedLine;
     use crate::context::Authority;
     include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
@@ -49,7 +48,7 @@ pub mod records {
     macro_rules! conv_same {
         ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
     }
-    conv_same!(sessiondb::context::TokenCount, sessiondb::context::CompactionPlan, sessiondb::context::ContextItem, sessiondb::portable::SkippedLine);
+    conv_same!(sessiondb::context::TokenCount, sessiondb::portable::SkippedLine);
     impl Conv<OpenOperation> for (String, String, String) {
         fn conv(self) -> OpenOperation {
             OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }

@@ -8,7 +8,7 @@
 
 use sessiondb::journal::OperationOutcome;
 use sessiondb::{
-    ContentFormat, NewEntry, NewSession, Role, TokenUsage, TranscriptEntry, WorkspaceFilter,
+    NewEntry, NewSession, TokenUsage, TranscriptEntry, WorkspaceFilter,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
@@ -44,26 +44,6 @@ pub struct NewSession {
     /// Fork origin: last parent seq included.
     #[uniffi(default)]
     pub forked_at_seq: Option<u64>,
-}
-
-/// One entry to append (see `appendEntries`).
-#[uniffi::remote(Record)]
-pub struct NewEntry {
-    /// Author role.
-    pub role: Role,
-    /// Content, stored verbatim (encrypted).
-    pub content: String,
-    /// How to read `content`.
-    pub format: ContentFormat,
-    /// Time written (ms since epoch); `null`/`nil` = now.
-    #[uniffi(default)]
-    pub created_at_ms: Option<i64>,
-    /// Host-supplied token count (tokens).
-    #[uniffi(default)]
-    pub tokens: Option<u64>,
-    /// Source line for imports.
-    #[uniffi(default)]
-    pub source_line: Option<u64>,
 }
 
 /// Per-entry metadata (see `appendEntriesWithMeta`, `getTranscriptWithMeta`):
