@@ -40,7 +40,11 @@ build() {  # NAME SOURCE-TREE
   mkdir -p "$WORK/$1"
   echo "--- building wheel $1 ($2)" >&2
   local t=$SECONDS
-  nice -n 10 "$MATURIN" build --release -q --auditwheel skip -m "$2/python/Cargo.toml" -o "$WORK/$1" -i "$PY" >&2
+  # The base's artifacts get their own hashes: with the same ones, cargo took the
+  # base's build of a changed workspace crate (fresher mtimes) as this tree's.
+  local meta=()
+  [ "$1" = base ] && meta=(env __CARGO_DEFAULT_LIB_METADATA=sessiondb-bench-base)
+  nice -n 10 "${meta[@]}" "$MATURIN" build --release -q --auditwheel skip -m "$2/python/Cargo.toml" -o "$WORK/$1" -i "$PY" >&2
   echo "    built in $((SECONDS - t)) s" >&2
   "$PY" -m venv "$WORK/venv-$1"
   "$WORK/venv-$1/bin/pip" install -q --no-deps "$WORK/$1"/sessiondb-*.whl

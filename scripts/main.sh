@@ -16,7 +16,8 @@ S="$ROOT/scripts/sessiondb.sh"
 paths=("$@")
 if [ ${#paths[@]} -eq 0 ]; then
   for p in "$HOME/.codex/sessions" "$HOME/.claude/projects" "$PWD/.thclaws/sessions" "$ROOT/../shared/samples"; do
-    [ -e "$p" ] && paths+=("$p")
+    # Only a place that holds a session file (an empty ~/.claude/projects is no history).
+    [ -e "$p" ] && [ -n "$(find "$p" \( -name '*.jsonl' -o -name '*.json' \) -print -quit 2>/dev/null)" ] && paths+=("$p")
   done
 fi
 if [ ${#paths[@]} -eq 0 ]; then
@@ -52,7 +53,8 @@ echo "+ sessiondb path";             "$S" path
 import_rc=0
 echo "+ sessiondb import ${paths[*]}"; "$S" import "${paths[@]}" || import_rc=$?
 echo "+ sessiondb list --all";       "$S" list --all --limit 20
-id="$("$S" --json list --all --limit 1 | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r[0]["id"] if r else "")')"
+# The most recently active session that has entries (a header-only file imports as an empty one).
+id="$("$S" --json list --all --limit 50 | python3 -c 'import json,sys; r=[s for s in json.load(sys.stdin) if s.get("entry_count")]; print(r[0]["id"] if r else "")')"
 if [ -n "$id" ]; then
   echo "+ sessiondb context $id";    "$S" context "$id" --window 128000 | head -5
   outdir="$(mktemp -d)"; out="$outdir/$id.jsonl"   # export -o refuses an existing file

@@ -1028,9 +1028,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             if g.json {
                 print_json(&plan);
             } else {
+                // A run of turns is one transformation (DESIGN.md "Context governance").
                 outln!(
-                    "{} {} turn(s): {} → {} tokens (capacity {}, target {}%){}",
+                    "{} {} turn(s) in {} run(s): {} → {} tokens (capacity {}, target {}%){}",
                     if *dry_run { "would compact" } else { "compacted" },
+                    plan.compacted_seqs().len(),
                     plan.transformations.len(),
                     plan.tokens_before,
                     plan.tokens_after,
@@ -1039,7 +1041,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     if plan.reached_target { "" } else { " · target not reached" }
                 );
                 for t in &plan.transformations {
-                    outln!("  #{:<6} {:?} {} → {} tokens", t.seq, t.action, t.tokens_before, t.tokens_after);
+                    let seqs = match t.last_seq {
+                        Some(last) if last != t.seq => format!("{}–{last}", t.seq),
+                        _ => t.seq.to_string(),
+                    };
+                    outln!("  #{seqs:<6} {:?} {} → {} tokens", t.action, t.tokens_before, t.tokens_after);
                 }
             }
         }

@@ -113,6 +113,35 @@ fn context_and_compact_report_overflow_with_exit_13() {
 }
 
 #[test]
+fn compact_text_counts_the_turns_of_each_run() {
+    // A run of turns is one transformation: the text says how many turns it
+    // covers and which seqs (it said "compacted 1 turn(s)" for a run of 16).
+    let e = Env::new();
+    let id = e.ok(&["new", "--unbound"]).trim().to_string();
+    for i in 1..=24 {
+        let body = format!("turn {i} ").repeat(300);
+        e.run_in(e.dir.path(), &["append", &id, "--role", if i % 2 == 1 { "user" } else { "assistant" }], Some(&body));
+    }
+    let plan: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "compact", &id, "--window", "16000", "--dry-run"])).unwrap();
+    let runs = plan["transformations"].as_array().unwrap();
+    let turns: u64 = runs.iter().map(|t| t["last_seq"].as_u64().unwrap_or(t["seq"].as_u64().unwrap()) - t["seq"].as_u64().unwrap() + 1).sum();
+    assert!(turns > runs.len() as u64, "a run of several turns: {plan}");
+    let text = e.ok(&["compact", &id, "--window", "16000", "--dry-run"]);
+    let first = &runs[0];
+    assert!(
+        text.starts_with(&format!(
+            "would compact {turns} turn(s) in {} run(s): {} → {} tokens (capacity 12672, target 70%)\n  #{}–{} ",
+            runs.len(),
+            plan["tokens_before"],
+            plan["tokens_after"],
+            first["seq"],
+            first["last_seq"]
+        )),
+        "{text}"
+    );
+}
+
+#[test]
 fn import_samples_then_export_round_trips() {
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
     if !samples.exists() {
