@@ -361,12 +361,12 @@ fn migration_from_v2_keeps_entries_and_gives_them_empty_metadata() {
 }
 
 #[test]
-fn new_databases_use_4_kib_pages_and_a_database_with_other_pages_still_opens() {
+fn new_databases_use_1_kib_pages_and_a_database_with_other_pages_still_opens() {
     let (_d, path) = temp();
     drop(open_at(&path, 1));
     let c = rusqlite::Connection::open(&path).unwrap();
     let ps: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
-    assert_eq!(ps, 4096);
+    assert_eq!(ps, 1024);
     assert_eq!(ps, sessiondb::store::PAGE_SIZE);
     drop(c);
 
