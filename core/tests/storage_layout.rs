@@ -346,3 +346,32 @@ fn migration_7_keeps_version_6_bodies_and_new_entries_share_a_set() {
     let read: Vec<String> = s.get_transcript(&a, 1, 10).unwrap().into_iter().map(|e| e.content).collect();
     assert_eq!(read, ["one", "two", "three", "four"]);
 }
+
+/// An import batch is written as body sets, and the plaintext of set
+/// members (compressed or not) is never in the db, -wal or -shm bytes.
+#[test]
+fn an_import_writes_body_sets_and_their_plaintext_never_reaches_the_files() {
+    for compress in [true, false] {
+        let (d, p) = temp();
+        let s = open(&p, compress);
+        let header = r#"{"type":"header","id":"sess-00000000000000dd","model":"m","cwd":"/tmp/p","created_at":1700000000}"#;
+        let turn = |role: &str, text: &str, ts: i64| serde_json::json!({"type": role, "content": [{"type": "text", "text": text}], "timestamp": ts}).to_string();
+        let long = format!("CANARY_SET_5e7 {}", "a line of test output that repeats\n".repeat(40));
+        let file = d.path().join("a.jsonl");
+        std::fs::write(&file, format!("{header}\n{}\n{}\n{}\n", turn("user", "CANARY_SET_short", 1), turn("assistant", &long, 2), turn("user", "three", 3))).unwrap();
+        assert_eq!(sessiondb::portable::import_file(&s, &file, None).unwrap().sessions[0].entries, 3);
+        let got = places(&p);
+        let set = got[0].1;
+        assert_eq!(got.iter().map(|x| (x.0, x.1, x.3.is_some())).collect::<Vec<_>>(), vec![(1, set, true), (2, set, true), (3, set, true)], "compress {compress}");
+        assert_eq!(count(&p, "SELECT COUNT(*) FROM entry_bodies"), 1);
+        let read: Vec<String> = s.get_transcript("sess-00000000000000dd", 1, 10).unwrap().into_iter().map(|e| e.content).collect();
+        assert_eq!(read, ["CANARY_SET_short", long.as_str(), "three"]);
+        for suffix in ["", "-wal", "-shm"] {
+            if let Ok(bytes) = std::fs::read(format!("{}{suffix}", p.display())) {
+                for needle in [&b"CANARY_SET_"[..], b"a line of test output"] {
+                    assert!(!bytes.windows(needle.len()).any(|w| w == needle), "{needle:?} in {suffix:?} (compress {compress})");
+                }
+            }
+        }
+    }
+}
