@@ -261,7 +261,9 @@ fn entries_written_together_share_body_sets_and_read_back_one_by_one() {
         ]
     );
     let c = rusqlite::Connection::open(&p).unwrap();
-    let rows: Vec<(i64, i64, Option<i64>, Option<String>, Option<i64>)> = c
+    // (id, length(content_enc), length(meta_enc), ends, length(set_enc))
+    type BodyRow = (i64, i64, Option<i64>, Option<String>, Option<i64>);
+    let rows: Vec<BodyRow> = c
         .prepare("SELECT id, length(content_enc), length(meta_enc), ends, length(set_enc) FROM entry_bodies ORDER BY id")
         .unwrap()
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
