@@ -208,7 +208,6 @@ fn entry_row(tx: &SqlTx<'_>, cache: &mut Option<BodySet>, r: &Row<'_>, sid: &str
     })
 }
 
-
 /// Write the body rows of entries `seqs` (in order) whose envelopes are
 /// `bodies` (content, metadata), and give each entry's `body_id`. One entry
 /// alone, or one whose envelopes are over a quarter of [`BODY_SET_BYTES`],
