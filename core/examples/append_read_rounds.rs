@@ -3,12 +3,21 @@
 //! Run: `cargo run --release -p sessiondb --example append_read_rounds -- ROUNDS`
 //! (or one round under `valgrind --tool=callgrind`, then `callgrind_annotate --inclusive=yes`
 //! for the instructions of `append_transcript` and `get_transcript`).
+//! A second argument PAGE_SIZE (bytes) pre-creates the database file with that
+//! page size (an empty WAL file, which the store initialises as new), to compare
+//! page sizes with one build.
 use sessiondb::*;
 fn main() {
     let rounds: usize = std::env::args().nth(1).and_then(|v| v.parse().ok()).unwrap_or(3);
+    let page: Option<u32> = std::env::args().nth(2).and_then(|v| v.parse().ok());
     let n = 10_000usize;
     for round in 0..rounds {
         let dir = tempfile::tempdir().unwrap();
+        if let Some(page) = page {
+            let c = rusqlite::Connection::open(dir.path().join("s.db")).unwrap();
+            c.pragma_update(None, "page_size", page).unwrap();
+            let _: String = c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).unwrap();
+        }
         let s = SessionStore::open(OpenOptions::at(dir.path().join("s.db"), KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap()))).unwrap();
         let id = s.create_session(None, None).unwrap().id;
         let body: String = (0..1024).map(|i| (b'a' + ((i * 7 + i / 26) % 26) as u8) as char).collect();

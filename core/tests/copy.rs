@@ -93,7 +93,8 @@ fn dump_sql(pg: bool) -> Vec<(String, String)> {
             let (table, body, id) = if pg {
                 (table.replace("{bodies}", ""), "t", "session_id")
             } else {
-                (table.replace("{bodies}", "JOIN entry_bodies b ON b.id = t.body_id"), "b", "id")
+                // Each entry's own envelopes, whether its body row is its own or a set's (schema 7).
+                (table.replace("{bodies}", "JOIN entry_envelopes b ON b.session_id = t.session_id AND b.seq = t.seq"), "b", "id")
             };
             let cols: Vec<String> = cols
                 .iter()

@@ -262,8 +262,9 @@ fn open_at_version(p: &std::path::Path, version: u32) {
     let c = rusqlite::Connection::open(p).unwrap();
     // v3 only added nullable entry columns, so v2's statements write a v3
     // database too; v4 moved bodies to `entry_bodies` (written below), and
-    // v5 changed only import records, so v4's statements write v5 too.
-    assert!((1..=5).contains(&version), "add a writer for each new old version");
+    // v5 changed only import records, so v4's statements write v5 too, and
+    // v6 changed only import records and token rows (none written here).
+    assert!((1..=6).contains(&version), "add a writer for each new old version");
     let k = key(1);
     let check = sessiondb::crypto::encrypt_field(&k, "meta:key-check", b"sessiondb key-check v1");
     c.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [check.to_json()]).unwrap();
@@ -360,12 +361,12 @@ fn migration_from_v2_keeps_entries_and_gives_them_empty_metadata() {
 }
 
 #[test]
-fn new_databases_use_4_kib_pages_and_a_database_with_other_pages_still_opens() {
+fn new_databases_use_1_kib_pages_and_a_database_with_other_pages_still_opens() {
     let (_d, path) = temp();
     drop(open_at(&path, 1));
     let c = rusqlite::Connection::open(&path).unwrap();
     let ps: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
-    assert_eq!(ps, 4096);
+    assert_eq!(ps, 1024);
     assert_eq!(ps, sessiondb::store::PAGE_SIZE);
     drop(c);
 
@@ -405,10 +406,21 @@ fn moved_entry_metadata_fails_authentication_and_plain_reads_skip_it() {
     // Moving entry 1's sealed metadata onto entry 3 fails authentication;
     // the plain transcript read does not touch it.
     drop(s);
+    // The three entries share one body set row (schema 7): each metadata
+    // envelope follows its content envelope.
     let c = rusqlite::Connection::open(&p).unwrap();
-    let body = |seq: u32| format!("(SELECT body_id FROM transcript_entries WHERE seq = {seq})");
-    let sql = format!("UPDATE entry_bodies SET meta_enc = (SELECT meta_enc FROM entry_bodies WHERE id = {}) WHERE id = {}", body(1), body(3));
-    assert_eq!(c.execute(&sql, []).unwrap(), 1);
+    let place = |seq: u32| -> (i64, usize, usize) {
+        c.query_row(&format!("SELECT body_row, body_off + length(content_enc), length(meta_enc) FROM entry_envelopes WHERE seq = {seq}"), [], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? as usize, r.get::<_, i64>(2)? as usize))
+        })
+        .unwrap()
+    };
+    let ((set, from, len), (set3, to, len3)) = (place(1), place(3));
+    assert_eq!((set, len), (set3, len3), "one set, metadata envelopes of one length");
+    let mut bytes: Vec<u8> = c.query_row("SELECT set_enc FROM entry_bodies WHERE id = ?1", [set], |r| r.get(0)).unwrap();
+    let moved = bytes[from..from + len].to_vec();
+    bytes[to..to + len].copy_from_slice(&moved);
+    assert_eq!(c.execute("UPDATE entry_bodies SET set_enc = ?2 WHERE id = ?1", rusqlite::params![set, bytes]).unwrap(), 1);
     drop(c);
     let s = open_at(&p, 1);
     assert_eq!(s.get_transcript_with_meta(&a.id, 1, 10).unwrap_err().kind(), ErrorKind::AuthenticationFailed);

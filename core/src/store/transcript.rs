@@ -848,14 +848,19 @@ mod tests {
         ];
         s.append_entries_with_meta(&a, rows).unwrap();
         // Damage both content envelopes: entry 1's is never opened, entry 2's is.
+        // (Both share one body set row, schema 7: entry `seq`'s envelope starts at its `body_off`.)
         let other = rusqlite::Connection::open(s.path()).unwrap();
         let damage = |seq: u64| {
-            let body = "(SELECT body_id FROM transcript_entries WHERE session_id = ?1 AND seq = ?2)";
-            let mut env: Vec<u8> = other
-                .query_row(&format!("SELECT content_enc FROM entry_bodies WHERE id = {body}"), rusqlite::params![a, seq as i64], |r| r.get(0))
+            let body = "(SELECT body_row FROM entry_envelopes WHERE session_id = ?1 AND seq = ?2)";
+            let off: Option<i64> = other
+                .query_row("SELECT body_off FROM entry_envelopes WHERE session_id = ?1 AND seq = ?2", rusqlite::params![a, seq as i64], |r| r.get(0))
                 .unwrap();
-            env[14] ^= 1; // a ciphertext byte (after v and the 12-byte nonce)
-            other.execute(&format!("UPDATE entry_bodies SET content_enc = ?3 WHERE id = {body}"), rusqlite::params![a, seq as i64, env]).unwrap()
+            let col = if off.is_some() { "set_enc" } else { "content_enc" };
+            let mut env: Vec<u8> = other
+                .query_row(&format!("SELECT {col} FROM entry_bodies WHERE id = {body}"), rusqlite::params![a, seq as i64], |r| r.get(0))
+                .unwrap();
+            env[off.unwrap_or(0) as usize + 14] ^= 1; // a ciphertext byte (after v and the 12-byte nonce)
+            other.execute(&format!("UPDATE entry_bodies SET {col} = ?3 WHERE id = {body}"), rusqlite::params![a, seq as i64, env]).unwrap()
         };
         assert_eq!(damage(1), 1);
         assert_eq!(s.get_transcript(&a, 1, 1).unwrap_err().kind(), crate::ErrorKind::AuthenticationFailed);

@@ -32,24 +32,33 @@ pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 10_000;
 /// `journal_size_limit` in bytes: the WAL is truncated to this after a checkpoint.
 pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 /// `page_size` of new databases, bytes (schema version 4 on; older
-/// databases keep theirs). Two costs pull apart:
+/// databases keep theirs: SQLite changes a WAL database's page size only
+/// by a `VACUUM` outside WAL mode, which rewrites the whole file, so it is
+/// not offered). Two costs pull apart:
 /// * a commit writes each page it changed to the WAL whole, and a single
 ///   append changes at least five (the entry's leaf, its body's leaf, the
 ///   journal row's leaf and its two index leaves, whose DDL the seed fixes),
-///   so WAL bytes per append are about 5-7 pages;
-/// * bodies of 1-2 KiB (typical turns after zstd) pack badly into 2 KiB
-///   pages: one body per page leaves most of the rest empty.
+///   so WAL bytes per append are about 5-9 pages;
+/// * rows of one body each pack badly into small pages (a leaf is closed
+///   when the next body does not fit), which body sets (schema 7) avoid for
+///   entries written together.
 ///
-/// Measured with `scripts/bench-storage.py` (50 MB generated Codex / Claude
-/// / thClaws files; database bytes over source bytes; WAL per single 1 KiB
-/// append): 2 KiB 0.66 / 0.82 / 0.85×, 14.0 KiB; 4 KiB 0.64 / 0.59 / 0.58×,
-/// 23.1 KiB; 8 KiB 0.63 / 0.59 / 0.58×, 42.4 KiB. 4 KiB keeps the size of
-/// 8 KiB at about half its WAL per append.
-pub const PAGE_SIZE: i64 = 4_096;
-/// `wal_autocheckpoint` in pages (16,384 × 4 KiB = 64 MiB, the
-/// `journal_size_limit`): fewer checkpoints, so fewer fsyncs and a page
-/// rewritten by many commits is copied back to the database once.
-pub const WAL_AUTOCHECKPOINT_PAGES: i64 = 16_384;
+/// Measured 2026-12-01 (`scripts/bench-storage.py` and
+/// `core/examples/import_size.rs`, 200 MB generated Codex / Claude Code /
+/// thClaws files; database + WAL bytes over source bytes; WAL per single
+/// 1 KiB CLI append), schema 7: 1 KiB 0.585 / 0.560 / 0.549x (0.972 / 0.956
+/// / 1.049x without compression), 9.3 KiB per append; 4 KiB 0.583 / 0.559 /
+/// 0.553x (0.966 / 0.961 / 1.052x), 23.3 KiB. Schema 6 (a body row per
+/// entry): 1 KiB 0.65 / 0.66 / 0.66x, 2 KiB 0.67 / 0.83 / 0.86x at 14.0 KiB,
+/// 4 KiB 0.65 / 0.60 / 0.59x. 1 KiB is the only size under issue 12's
+/// 12 KiB per append.
+pub const PAGE_SIZE: i64 = 1_024;
+/// `wal_autocheckpoint` in pages of [`PAGE_SIZE`] (65,536 × 1 KiB = 64 MiB,
+/// the `journal_size_limit`): fewer checkpoints, so fewer fsyncs and a page
+/// rewritten by many commits is copied back to the database once. A
+/// database of another page size gets the same bytes
+/// (`JOURNAL_SIZE_LIMIT / page_size` pages: 16,384 of 4 KiB).
+pub const WAL_AUTOCHECKPOINT_PAGES: i64 = JOURNAL_SIZE_LIMIT / PAGE_SIZE;
 /// `cache_size` (negative = KiB): 16 MiB of page cache per connection.
 pub const CACHE_SIZE_KIB: i64 = -16_384;
 
@@ -268,7 +277,9 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
     conn.pragma_update(None, "cache_size", CACHE_SIZE_KIB)?;
-    conn.pragma_update(None, "wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
+    // The same WAL bytes whatever the file's page size (an older database keeps its own).
+    let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    conn.pragma_update(None, "wal_autocheckpoint", (JOURNAL_SIZE_LIMIT / page.max(512)).max(1))?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
     Ok(conn)

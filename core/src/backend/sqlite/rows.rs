@@ -17,6 +17,8 @@ use crate::backend::{
 };
 use crate::error::{Error, Result};
 
+use super::schema::BODY_SET_BYTES;
+
 /// One transaction of the SQLite backend.
 pub(super) struct SqlTx<'a>(pub(super) &'a Transaction<'a>);
 
@@ -117,12 +119,80 @@ fn session_row(r: &Row<'_>) -> Result<SessionRow> {
     })
 }
 
-/// A transcript row from `ENTRY_COLUMNS` (or `ENTRY_META_COLUMNS` when `with_meta`) at `base`.
-fn entry_row(r: &Row<'_>, sid: &str, base: usize, with_meta: bool) -> Result<EntryRow> {
+/// The last `entry_bodies` set row read (schema version 7, see
+/// [`super::schema`]'s `V7`): the session and seqs of its members, its
+/// `set_enc` (each member's content envelope, then its metadata envelope)
+/// and the members' end offsets (content, metadata) from its `ends`.
+pub(super) struct BodySet {
+    session_id: String,
+    first_seq: u64,
+    bytes: Vec<u8>,
+    ends: Vec<u64>,
+}
+
+/// The parsed `ends` of a set row: a JSON array of non-negative integers.
+fn parse_ends(text: &str) -> Option<Vec<u64>> {
+    let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
+    inner.split(',').map(|x| x.trim().parse().ok()).collect()
+}
+
+/// Whether an entry's body column says "my envelopes are in a set": the
+/// zero-length `content_enc` of a set row (an envelope is never empty).
+fn in_set(content: &Sealed) -> bool {
+    matches!(content, Sealed::Bytes(b) if b.is_empty())
+}
+
+impl SqlTx<'_> {
+    /// The envelopes `(content, metadata)` of entry `seq` of `session_id`,
+    /// a member of a body set, reading its set row unless `cache` holds it.
+    /// A member the set does not hold (a damaged row) is `Corrupt` naming `rec`.
+    fn set_member(&self, cache: &mut Option<BodySet>, session_id: &str, seq: u64, rec: &dyn Fn() -> String) -> Result<(Sealed, Sealed)> {
+        let held = |c: &BodySet| c.session_id == session_id && seq >= c.first_seq && seq - c.first_seq < (c.ends.len() as u64 - 1) / 2;
+        if !cache.as_ref().is_some_and(held) {
+            let row: Option<(Option<String>, Option<Vec<u8>>)> = self
+                .0
+                .prepare_cached(
+                    "SELECT CASE typeof(b.ends) WHEN 'text' THEN b.ends END, CASE typeof(b.set_enc) WHEN 'blob' THEN b.set_enc END
+                     FROM transcript_entries t JOIN entry_bodies b ON b.id = t.body_id WHERE t.session_id = ?1 AND t.seq = ?2",
+                )?
+                .query_row(params![session_id, seq_arg(seq)], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            let set = match row {
+                Some((Some(e), Some(bytes))) => parse_ends(&e).filter(|e| e.len() % 2 == 1).map(|ends| BodySet {
+                    session_id: session_id.to_string(),
+                    first_seq: ends[0],
+                    bytes,
+                    ends,
+                }),
+                _ => None,
+            };
+            *cache = Some(set.filter(held).ok_or_else(|| Error::corrupt(format!("record `{}`: its body set is missing or damaged", rec())))?);
+        }
+        let set = cache.as_ref().expect("just filled");
+        let k = (seq - set.first_seq) as usize;
+        let (start, c_end, m_end) = (if k == 0 { 0 } else { set.ends[2 * k] }, set.ends[2 * k + 1], set.ends[2 * k + 2]);
+        if !(start <= c_end && c_end <= m_end && m_end <= set.bytes.len() as u64) {
+            return Err(Error::corrupt(format!("record `{}`: its envelope lies outside its body set", rec())));
+        }
+        let content = Sealed::Bytes(set.bytes[start as usize..c_end as usize].to_vec());
+        let meta = if m_end > c_end { Sealed::Bytes(set.bytes[c_end as usize..m_end as usize].to_vec()) } else { Sealed::Absent };
+        Ok((content, meta))
+    }
+}
+
+/// A transcript row from `ENTRY_COLUMNS` (or `ENTRY_META_COLUMNS` when
+/// `with_meta`) at `base`; a member of a body set is sliced from it (`cache`).
+fn entry_row(tx: &SqlTx<'_>, cache: &mut Option<BodySet>, r: &Row<'_>, sid: &str, base: usize, with_meta: bool) -> Result<EntryRow> {
     let seq = count(r, base, &|| format!("transcript:{sid}"))?;
     let rec = || format!("transcript:{sid}:{seq}:content");
+    let content = sealed(r, base + 3)?;
+    let (content, extra) = if in_set(&content) {
+        tx.set_member(cache, sid, seq, &rec)?
+    } else {
+        (content, if with_meta { sealed(r, base + 9)? } else { Sealed::Absent })
+    };
     let meta = if with_meta {
-        Some(EntryMetaRow { model: column(r, base + 7, &rec)?, provider: column(r, base + 8, &rec)?, extra: sealed(r, base + 9)? })
+        Some(EntryMetaRow { model: column(r, base + 7, &rec)?, provider: column(r, base + 8, &rec)?, extra })
     } else {
         None
     };
@@ -130,12 +200,57 @@ fn entry_row(r: &Row<'_>, sid: &str, base: usize, with_meta: bool) -> Result<Ent
         seq,
         role: column(r, base + 1, &rec)?,
         format: column(r, base + 2, &rec)?,
-        content: sealed(r, base + 3)?,
+        content,
         created_at: column(r, base + 4, &rec)?,
         tokens: opt_count(r, base + 5, &rec)?,
         source_line: opt_count(r, base + 6, &rec)?,
         meta,
     })
+}
+
+/// Write the body rows of entries `seqs` (in order) whose envelopes are
+/// `bodies` (content, metadata), and give each entry's `body_id`. One entry
+/// alone, or one whose envelopes are over a quarter of [`BODY_SET_BYTES`],
+/// gets a row of its own; runs of the others (consecutive seqs) share set
+/// rows of at most [`BODY_SET_BYTES`] bytes: `content_enc` empty, `set_enc`
+/// each content envelope followed by its metadata envelope, `ends` the JSON
+/// array of the first member's seq, then each member's content end and
+/// metadata end.
+fn write_bodies(tx: &Transaction<'_>, seqs: &[u64], bodies: &[(&[u8], Option<&[u8]>)]) -> Result<Vec<i64>> {
+    let mut own = tx.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
+    let size = |i: usize| bodies[i].0.len() + bodies[i].1.map_or(0, <[u8]>::len);
+    let alone = |i: usize| bodies.len() == 1 || size(i) > BODY_SET_BYTES / 4;
+    let mut out = Vec::with_capacity(bodies.len());
+    let mut i = 0;
+    while i < bodies.len() {
+        let (mut j, mut total) = (i, 0);
+        while j < bodies.len() && !alone(j) && total + size(j) <= BODY_SET_BYTES && (j == i || seqs[j] == seqs[j - 1] + 1) {
+            total += size(j);
+            j += 1;
+        }
+        if j <= i + 1 {
+            own.execute(params![bodies[i].0, bodies[i].1])?;
+            out.push(tx.last_insert_rowid());
+            i += 1;
+            continue;
+        }
+        let mut set = Vec::with_capacity(total);
+        let mut ends = format!("[{}", seqs[i]);
+        for (content, meta) in &bodies[i..j] {
+            set.extend_from_slice(content);
+            let c_end = set.len();
+            if let Some(m) = meta {
+                set.extend_from_slice(m);
+            }
+            ends.push_str(&format!(",{c_end},{}", set.len()));
+        }
+        ends.push(']');
+        tx.prepare_cached("INSERT INTO entry_bodies (content_enc, ends, set_enc) VALUES (x'', ?1, ?2)")?.execute(params![ends, set])?;
+        let id = tx.last_insert_rowid();
+        out.extend(std::iter::repeat_n(id, j - i));
+        i = j;
+    }
+    Ok(out)
 }
 
 fn event_row(r: &Row<'_>) -> Result<EventRow> {
@@ -210,19 +325,21 @@ impl ReadTx for SqlTx<'_> {
 
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
         let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
+        let mut cache = None;
         self.rows(
             &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 AND {NOT_RETRACTED} ORDER BY t.seq LIMIT ?3"),
             params![session_id, seq_arg(from_seq), limit as i64],
-            |r| entry_row(r, session_id, 0, with_meta),
+            |r| entry_row(self, &mut cache, r, session_id, 0, with_meta),
         )
     }
 
     fn entries_tail(&self, session_id: &str, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
         let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
+        let mut cache = None;
         let mut v = self.rows(
             &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {NOT_RETRACTED} ORDER BY t.seq DESC LIMIT ?2"),
             params![session_id, limit as i64],
-            |r| entry_row(r, session_id, 0, with_meta),
+            |r| entry_row(self, &mut cache, r, session_id, 0, with_meta),
         )?;
         v.reverse();
         Ok(v)
@@ -356,10 +473,11 @@ impl ReadTx for SqlTx<'_> {
             "SELECT t.session_id, {ENTRY_META_COLUMNS} FROM {ENTRY_FROM} ORDER BY t.session_id, t.seq"
         ))?;
         let mut rows = st.query([])?;
+        let mut cache = None;
         while let Some(r) = rows.next()? {
             let sid = key_text(r, 0);
             let seq = column::<i64>(r, 1, &|| format!("transcript:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
-            f(&sid, seq, entry_row(r, &sid, 1, true))?;
+            f(&sid, seq, entry_row(self, &mut cache, r, &sid, 1, true))?;
         }
         Ok(())
     }
@@ -463,6 +581,7 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn entry_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryCopyRow>> {
+        let mut cache = None;
         self.rows(
             &format!(
                 "SELECT t.seq, t.role, t.format, t.created_at, t.tokens, t.source_line, t.model, t.provider, t.content_bytes, t.kind, t.call_keys,
@@ -473,6 +592,9 @@ impl ReadTx for SqlTx<'_> {
             |r| {
                 let seq = count(r, 0, &|| format!("transcript:{session_id}"))?;
                 let rec = || format!("transcript:{session_id}:{seq}:content");
+                let content = sealed(r, 11)?;
+                let (content, meta) =
+                    if in_set(&content) { self.set_member(&mut cache, session_id, seq, &rec)? } else { (content, sealed(r, 12)?) };
                 Ok(EntryCopyRow {
                     seq,
                     role: column(r, 1, &rec)?,
@@ -485,8 +607,8 @@ impl ReadTx for SqlTx<'_> {
                     content_bytes: opt_count(r, 8, &rec)?,
                     kind: column(r, 9, &rec)?,
                     call_keys: column(r, 10, &rec)?,
-                    content: sealed(r, 11)?,
-                    meta: sealed(r, 12)?,
+                    content,
+                    meta,
                 })
             },
         )
@@ -597,15 +719,28 @@ impl WriteTx for SqlTx<'_> {
     }
 
     fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()> {
+        // Several entries: body sets; a single append: its own body row, as before sets existed.
+        let set_ids = if rows.len() > 1 {
+            let seqs: Vec<u64> = rows.iter().map(|e| e.seq).collect();
+            let bodies: Vec<(&[u8], Option<&[u8]>)> = rows.iter().map(|e| (e.content, e.meta)).collect();
+            Some(write_bodies(self.0, &seqs, &bodies)?)
+        } else {
+            None
+        };
         let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
                                              content_bytes, kind, call_keys, body_id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
-        for e in rows {
-            body.execute(params![e.content, e.meta])?;
-            let body_id = self.0.last_insert_rowid();
+        for (i, e) in rows.iter().enumerate() {
+            let body_id = match &set_ids {
+                Some(ids) => ids[i],
+                None => {
+                    body.execute(params![e.content, e.meta])?;
+                    self.0.last_insert_rowid()
+                }
+            };
             ins.execute(params![
                 session_id,
                 seq_arg(e.seq),
@@ -757,7 +892,6 @@ impl WriteTx for SqlTx<'_> {
     }
 
     fn insert_entry_copies(&self, session_id: &str, rows: &[EntryCopyRow]) -> Result<()> {
-        let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
                                              content_bytes, kind, call_keys, body_id)
@@ -769,10 +903,14 @@ impl WriteTx for SqlTx<'_> {
                 _ => None,
             }
         }
+        let mut bodies = Vec::with_capacity(rows.len());
         for e in rows {
             let content = bytes(&e.content).ok_or_else(|| Error::corrupt(format!("record `transcript:{session_id}:{}:content` has no envelope", e.seq)))?;
-            body.execute(params![content, bytes(&e.meta)])?;
-            let body_id = self.0.last_insert_rowid();
+            bodies.push((content, bytes(&e.meta)));
+        }
+        let seqs: Vec<u64> = rows.iter().map(|e| e.seq).collect();
+        let body_ids = write_bodies(self.0, &seqs, &bodies)?;
+        for (e, body_id) in rows.iter().zip(body_ids) {
             ins.execute(params![
                 session_id,
                 seq_arg(e.seq),
