@@ -29,3 +29,41 @@ fn a_busy_timeout_sqlite_cannot_hold_is_invalid_input_not_a_panic() {
     let s = SessionStore::open(OpenOptions { busy_timeout_ms: i32::MAX as u64, ..OpenOptions::at(&p, key()) }).unwrap();
     assert_eq!(s.list_sessions(None).unwrap().len(), 0);
 }
+
+/// A host token count or source line above `i64::MAX` was once accepted,
+/// stored clamped to `i64::MAX` while the call returned the value given
+/// (a silent change), and then overflowed `context_status`'s sum (a panic
+/// in debug builds, a wrapped meter in release).
+#[test]
+fn entry_token_counts_and_source_lines_beyond_i64_are_refused_and_nothing_is_stored() {
+    let (_d, s) = store();
+    let id = s.create_session(None, None).unwrap().id;
+    let too_big = i64::MAX as u64 + 1;
+    let cases = [
+        (NewEntry { tokens: Some(too_big), ..NewEntry::text(Role::User, "a") }, "invalid input: entry 2: tokens 9223372036854775808 is out of range (at most 9223372036854775807)"),
+        (NewEntry { source_line: Some(u64::MAX), ..NewEntry::text(Role::User, "a") }, "invalid input: entry 2: source_line 18446744073709551615 is out of range (at most 9223372036854775807)"),
+    ];
+    for (bad, msg) in cases {
+        let err = s.append_entries(&id, vec![NewEntry::text(Role::User, "ok"), bad]).unwrap_err();
+        assert_eq!((err.kind(), err.to_string()), (ErrorKind::InvalidInput, msg.to_string()));
+    }
+    assert_eq!(s.get_session(&id).unwrap().entry_count, 0, "the batch is refused whole");
+    let e = s.append_entries(&id, vec![NewEntry { tokens: Some(i64::MAX as u64), source_line: Some(i64::MAX as u64), ..NewEntry::text(Role::User, "max") }]).unwrap();
+    let stored = s.get_transcript(&id, 1, 10).unwrap();
+    assert_eq!(stored, e, "what the call returned is what is stored");
+    assert_eq!((stored[0].tokens, stored[0].source_line), (Some(i64::MAX as u64), Some(i64::MAX as u64)));
+}
+
+/// Three entries of `i64::MAX` host tokens overflow a `u64` sum: the meter
+/// saturates at `u64::MAX` (red, overflow) instead of panicking.
+#[test]
+fn context_status_of_entries_whose_tokens_overflow_u64_saturates() {
+    let (_d, s) = store();
+    let id = s.create_session(None, None).unwrap().id;
+    let big = |r| NewEntry { tokens: Some(i64::MAX as u64), ..NewEntry::text(r, "x") };
+    s.append_entries(&id, vec![big(Role::User), big(Role::Assistant), big(Role::User)]).unwrap();
+    let st = context::context_status(&s, &id, 128_000, None, None).unwrap();
+    assert_eq!(st.capacity, 115_200);
+    assert_eq!((st.meter.active_tokens, st.meter.overflow, st.meter.band), (u64::MAX, true, context::Band::Red));
+    assert_eq!(context::active_context(&s, &id, 128_000, None, None).unwrap().tokens, u64::MAX);
+}
