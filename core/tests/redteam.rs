@@ -67,3 +67,21 @@ fn context_status_of_entries_whose_tokens_overflow_u64_saturates() {
     assert_eq!((st.meter.active_tokens, st.meter.overflow, st.meter.band), (u64::MAX, true, context::Band::Red));
     assert_eq!(context::active_context(&s, &id, 128_000, None, None).unwrap().tokens, u64::MAX);
 }
+
+/// An idempotent retry of a journal event whose payload holds a number
+/// that JSON parsing rounds (Python's `2**200`, sent as its 61 digits) was
+/// once a `Conflict`: the stored payload, parsed back from its text, was
+/// one ULP away from the payload parsed from the host's text.
+#[test]
+fn a_journal_event_retried_with_a_rounded_number_is_a_duplicate_not_a_conflict() {
+    let (_d, s) = store();
+    let sid = s.create_session(None, None).unwrap().id;
+    let text = r#"{"n": 1606938044258990275541962092341162602522202993782792835301376, "f": 12345678901234567890123}"#;
+    let ev = || NewEvent { event_id: "ev-big".into(), session_id: sid.clone(), kind: "Note".into(), operation_id: None, payload: serde_json::from_str(text).unwrap() };
+    let first = s.journal_append(ev()).unwrap();
+    let again = s.journal_append(ev()).unwrap();
+    assert_eq!((again.seq, again.duplicate), (first.seq, true));
+    let stored = s.journal_events(&sid, 1, 100).unwrap().into_iter().find(|e| e.event_id == "ev-big").unwrap();
+    // The nearest doubles, as Python's float(2**200) and float(12345678901234567890123).
+    assert_eq!(stored.payload, serde_json::json!({"n": 1.6069380442589903e60, "f": 1.2345678901234568e22}));
+}
