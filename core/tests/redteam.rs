@@ -85,3 +85,40 @@ fn a_journal_event_retried_with_a_rounded_number_is_a_duplicate_not_a_conflict()
     // The nearest doubles, as Python's float(2**200) and float(12345678901234567890123).
     assert_eq!(stored.payload, serde_json::json!({"n": 1.6069380442589903e60, "f": 1.2345678901234568e22}));
 }
+
+fn plan_of(transformations: Vec<context::Transformation>) -> context::CompactionPlan {
+    context::CompactionPlan { capacity: 1, target_percent: 0, target_tokens: 0, tokens_before: 0, tokens_after: 0, reached_target: true, transformations }
+}
+
+fn run(seq: u64, last_seq: Option<u64>) -> context::Transformation {
+    context::Transformation { seq, last_seq, action: context::CompactionAction::Summarized, tokens_before: 5, tokens_after: 1, summary: "x".into() }
+}
+
+/// A hand-built plan (Python `record_compaction`, Node `recordCompaction`)
+/// was once recorded as given: seqs past the transcript, a run ending before
+/// it starts, and a run to `u64::MAX`, whose replay walks every seq of it
+/// (a hang and an OOM, at the record call and at every later read).
+#[test]
+fn record_compaction_refuses_seqs_outside_the_transcript_and_runs_that_end_before_they_start() {
+    let (_d, s) = store();
+    let id = s.create_session(None, None).unwrap().id;
+    s.append_entries(&id, (0..3).map(|i| NewEntry::text(Role::User, format!("t{i}"))).collect()).unwrap();
+    let cases = [
+        (run(99, None), "invalid input: compaction of seq 99: the transcript has seqs 1..=3"),
+        (run(0, None), "invalid input: compaction of seq 0: the transcript has seqs 1..=3"),
+        (run(2, Some(1)), "invalid input: compaction run 2..=1 ends before it starts"),
+        (run(1, Some(4)), "invalid input: compaction run 1..=4: the transcript has seqs 1..=3"),
+        (run(1, Some(u64::MAX)), "invalid input: compaction run 1..=18446744073709551615: the transcript has seqs 1..=3"),
+    ];
+    for (t, msg) in cases {
+        let err = context::record_compaction(&s, &id, &plan_of(vec![run(1, None), t])).unwrap_err();
+        assert_eq!((err.kind(), err.to_string()), (ErrorKind::InvalidInput, msg.to_string()));
+        // The same body through the generic extension call.
+        let body = serde_json::to_string(&plan_of(vec![run(1, None), run(99, None)])).unwrap();
+        assert_eq!(s.append_context_extension(&id, "compaction", &body).unwrap_err().kind(), ErrorKind::InvalidInput);
+    }
+    assert!(s.list_context_extensions(&id).unwrap().is_empty(), "nothing recorded");
+    assert_eq!(context::record_compaction(&s, &id, &plan_of(vec![run(1, Some(3))])).unwrap(), Some(1));
+    let g = context::recover_context_governance(&s, &id).unwrap();
+    assert_eq!(g.compacted.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+}
