@@ -122,3 +122,34 @@ fn record_compaction_refuses_seqs_outside_the_transcript_and_runs_that_end_befor
     let g = context::recover_context_governance(&s, &id).unwrap();
     assert_eq!(g.compacted.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
 }
+
+/// Two different source sessions whose ids become one store id once
+/// sanitized (`a b` and `a_b`: whitespace becomes `_`) were once merged
+/// silently: the second file's turns were appended to the first's session.
+/// Now the second is a `Conflict` and the first session is unchanged; the
+/// same file imported again (or a copy of it) still continues its session.
+#[test]
+fn two_source_ids_that_sanitize_to_one_store_id_are_not_merged() {
+    let (d, s) = store();
+    let write = |name: &str, id: &str, text: &str| {
+        let p = d.path().join(name);
+        std::fs::write(&p, format!("{{\"type\":\"header\",\"id\":\"{id}\",\"cwd\":\"/w\",\"created_at\":1}}\n{{\"type\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}],\"timestamp\":1}}\n")).unwrap();
+        p
+    };
+    let first = write("one.jsonl", "a b", "first file");
+    let second = write("two.jsonl", "a_b", "second, unrelated file");
+    assert_eq!(portable::import_file(&s, &first, None).unwrap().status, portable::ImportStatus::Imported);
+    let err = portable::import_file(&s, &second, None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
+    assert_eq!(
+        err.to_string(),
+        "conflict: session `a_b` was imported from source session `a b`, not `a_b`; nothing of this file was added to it"
+    );
+    let t = s.get_transcript("a_b", 1, 10).unwrap();
+    assert_eq!(t.iter().map(|e| e.content.as_str()).collect::<Vec<_>>(), vec!["first file"]);
+    // A copy of the first file under another name continues it (nothing new to add).
+    let copy = d.path().join("copy.jsonl");
+    std::fs::copy(&first, &copy).unwrap();
+    assert_eq!(portable::import_file(&s, &copy, None).unwrap().status, portable::ImportStatus::Imported);
+    assert_eq!(s.get_session("a_b").unwrap().entry_count, 1);
+}
