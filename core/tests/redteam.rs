@@ -153,3 +153,35 @@ fn two_source_ids_that_sanitize_to_one_store_id_are_not_merged() {
     assert_eq!(portable::import_file(&s, &copy, None).unwrap().status, portable::ImportStatus::Imported);
     assert_eq!(s.get_session("a_b").unwrap().entry_count, 1);
 }
+
+/// `export_thclaws_to_file` (Python, Node, Kotlin/Swift) once truncated the
+/// target before reading the session, so a failed export (an unknown id, a
+/// damaged record, a full disk) destroyed the file that was there; and a new
+/// export (decrypted plaintext) got the umask's mode (0644) where the CLI's
+/// is 0600.
+#[test]
+fn a_failed_file_export_keeps_the_old_file_and_a_new_one_is_private() {
+    let (d, s) = store();
+    let id = s.create_session(Some("t".into()), None).unwrap().id;
+    s.append_transcript(&id, Role::User, "hello".into()).unwrap();
+    let target = d.path().join("out.jsonl");
+    std::fs::write(&target, "precious\n").unwrap();
+    let err = portable::export_thclaws_to_file(&s, "no-such-session", &target).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n", "the old file is intact");
+    let rep = portable::export_thclaws_to_file(&s, &id, &target).unwrap();
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert_eq!((rep.turns, rep.bytes), (1, text.len() as u64));
+    assert!(text.contains(r#""text":"hello""#), "{text}");
+    let fresh = d.path().join("fresh.jsonl");
+    portable::export_thclaws_to_file(&s, &id, &fresh).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains("jsonl")).collect();
+    names.sort();
+    assert_eq!(names, vec!["fresh.jsonl", "out.jsonl"], "no temporary file left behind");
+}
