@@ -500,6 +500,14 @@ fn shown(s: &str) -> String {
     s.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
 }
 
+/// Stored text (a turn, a workspace path) printed by `show`: control
+/// characters escaped except newline and tab, so a session imported from
+/// someone else's file cannot run terminal escapes (`--json` and `export`
+/// keep the text as stored).
+fn shown_text(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { c.escape_debug().to_string() } else { c.to_string() }).collect()
+}
+
 /// `find_session`, with a not-found message naming what the user typed (the
 /// core never echoes a title).
 fn find(s: &SessionStore, reference: &str) -> Result<SessionRecord, Failure> {
@@ -731,7 +739,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     "from": first, "shown": shown, "earlier": earlier, "remaining": remaining, "next_from": next_from }));
             } else {
                 outln!("{}", session_line(&rec));
-                outln!("workspace: {}", rec.workspace_path.as_deref().unwrap_or("(unbound)"));
+                outln!("workspace: {}", rec.workspace_path.as_deref().map(shown_text).unwrap_or_else(|| "(unbound)".into()));
                 outln!("tokens: input {} · output {} · cached {}", totals.input, totals.output, totals.cached);
                 let out = std::io::stdout();
                 let mut out = out.lock();
@@ -742,7 +750,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     }
                     for e in page {
                         let _ = writeln!(out, "--- #{} {} ({})", e.seq, e.role.as_str(), fmt_time(e.created_at_ms));
-                        let _ = writeln!(out, "{}", e.content);
+                        let _ = writeln!(out, "{}", shown_text(&e.content));
                     }
                 }
                 let _ = match (earlier, remaining) {

@@ -218,6 +218,32 @@ pub fn recover_context_governance(store: &SessionStore, session_id: &str) -> Res
     ContextGovernance::replay(&store.list_context_extensions(session_id)?)
 }
 
+/// Check that every transformation of a `compaction` body (a
+/// [`CompactionPlan`]) covers seqs of the transcript: `1 <= seq <=
+/// last_seq <= last`, where `last` is the session's last seq. A body that is
+/// not a plan passes (its shape is [`ContextGovernance::validate_body`]'s).
+///
+/// # Errors
+/// `InvalidInput` naming the transformation's seq or run.
+pub(crate) fn check_compaction_seqs(body: &str, last: u64) -> Result<()> {
+    let Ok(plan) = serde_json::from_str::<CompactionPlan>(body) else { return Ok(()) };
+    for t in &plan.transformations {
+        match t.last_seq {
+            Some(end) if end < t.seq => {
+                return Err(Error::invalid(format!("compaction run {}..={end} ends before it starts", t.seq)));
+            }
+            Some(end) if t.seq == 0 || end > last => {
+                return Err(Error::invalid(format!("compaction run {}..={end}: the transcript has seqs 1..={last}", t.seq)));
+            }
+            None if t.seq == 0 || t.seq > last => {
+                return Err(Error::invalid(format!("compaction of seq {}: the transcript has seqs 1..={last}", t.seq)));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn check_seqs(store: &SessionStore, session_id: &str, seqs: &[u64]) -> Result<String> {
     let count = store.last_seq(session_id)?;
     if seqs.is_empty() {
@@ -247,7 +273,8 @@ pub fn record_turn_decision(store: &SessionStore, session_id: &str, kind: &str, 
 /// number `n`. A plan without transformations is not recorded (returns `None`).
 ///
 /// # Errors
-/// `NotFound` (session), `Busy`.
+/// `NotFound` (session), `Busy`, `InvalidInput` (a transformation whose
+/// seq or run is outside the transcript, or a run ending before it starts).
 pub fn record_compaction(store: &SessionStore, session_id: &str, plan: &CompactionPlan) -> Result<Option<u64>> {
     if plan.transformations.is_empty() {
         store.get_session(session_id)?;

@@ -46,7 +46,8 @@ pub fn context_status(
     model: Option<String>,
 ) -> Result<ContextStatus> {
     let cx = active_context_items_of(store, session_id, raw_window, output_reserve, model)?;
-    let active: u64 = cx.items.iter().map(|i| i.tokens).sum();
+    // Host counts may add up past u64 (the view saturates the same way).
+    let active = cx.items.iter().fold(0u64, |sum, i| sum.saturating_add(i.tokens));
     let turns = cx.seqs.iter().map(|&seq| cx.governance.turn(seq)).collect();
     Ok(ContextStatus { meter: meter(active, cx.capacity)?, capacity: cx.capacity, turns, model: cx.model })
 }

@@ -162,15 +162,36 @@ pub fn export_thclaws_text(store: &SessionStore, session_id: &str) -> Result<Str
     String::from_utf8(out).map_err(|_| crate::Error::corrupt("export produced invalid UTF-8"))
 }
 
-/// [`export_thclaws`] into the file at `path` (created or truncated),
-/// streamed through a buffer; returns what was written. Errors: as
-/// [`export_thclaws`], `Io` creating or writing the file.
+/// [`export_thclaws`] into the file at `path`, streamed through a buffer;
+/// returns what was written. The export is written to a temporary file
+/// beside `path` (`.<name>.sessiondb-export-<pid>-<n>.tmp`, mode 0600 on
+/// Unix: it is plaintext) and renamed over `path` once complete, so a
+/// failed export leaves an existing file as it was and no temporary file
+/// behind; an existing `path` is replaced (a symlink itself, not its
+/// target). Errors: as [`export_thclaws`], `Io` creating, writing or
+/// renaming the file.
 pub fn export_thclaws_to_file(store: &SessionStore, session_id: &str, path: &std::path::Path) -> Result<WriteReport> {
-    let file = std::fs::File::create(path).map_err(|e| crate::Error::io("creating the export file", e))?;
-    let mut out = std::io::BufWriter::new(file);
-    let report = export_thclaws(store, session_id, &mut out)?;
-    std::io::Write::flush(&mut out).map_err(|e| crate::Error::io("writing the export file", e))?;
-    Ok(report)
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(".{name}.sessiondb-export-{}-{n}.tmp", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&tmp).map_err(|e| crate::Error::io("creating the export file", e))?;
+    let written = (|| {
+        let mut out = std::io::BufWriter::new(file);
+        let report = export_thclaws(store, session_id, &mut out)?;
+        let file = out.into_inner().map_err(|e| crate::Error::io("writing the export file", e.into_error()))?;
+        file.sync_all().map_err(|e| crate::Error::io("writing the export file", e))?;
+        std::fs::rename(&tmp, path).map_err(|e| crate::Error::io("replacing the export file", e))?;
+        Ok(report)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// [`export_thclaws`] with writer options. A store export always writes

@@ -612,6 +612,16 @@ impl<'a> ImportSink<'a> {
         self.known_main.clone().or_else(|| self.meta.id.clone()).map(|s| sanitize_id(&s)).unwrap_or_else(|| sanitize_id(&self.fallback))
     }
 
+    /// The thread's session id as the source has it, before [`sanitize_id`]
+    /// (recorded in `import_source` as `source_id`).
+    fn source_id(&self, thread: &Thread) -> String {
+        let main = self.known_main.clone().or_else(|| self.meta.id.clone()).unwrap_or_else(|| self.fallback.clone());
+        match thread {
+            Thread::Main => main,
+            Thread::Sidechain(root) => format!("{main}.sidechain.{root}"),
+        }
+    }
+
     fn target(&mut self, thread: &Thread) -> Result<usize> {
         if let Some(i) = self.targets.iter().position(|(t, _)| t == thread) {
             return Ok(i);
@@ -640,6 +650,22 @@ impl<'a> ImportSink<'a> {
                         self.format.as_str()
                     )));
                 }
+                // Two source ids that sanitize to one store id (`a b`, `a_b`)
+                // are two sessions: the first keeps the id. Sessions imported
+                // before `source_id` was recorded continue as before.
+                if self.known_main.is_none() {
+                    let source = self.source_id(thread);
+                    let recorded = self.store.list_context_extensions(&id)?.iter().find_map(|x| {
+                        (x.kind == "import_source")
+                            .then(|| serde_json::from_str::<Value>(&x.body).ok()?.get("source_id")?.as_str().map(str::to_owned))
+                            .flatten()
+                    });
+                    if let Some(recorded) = recorded.filter(|r| *r != source) {
+                        return Err(Error::conflict(format!(
+                            "session `{id}` was imported from source session `{recorded}`, not `{source}`; nothing of this file was added to it"
+                        )));
+                    }
+                }
                 (false, rec)
             }
             Err(Error::NotFound { .. }) => {
@@ -658,7 +684,7 @@ impl<'a> ImportSink<'a> {
                     forked_from: None,
                     forked_at_seq: None,
                 };
-                let mut src = json!({"format": self.format.as_str(), "cwd": self.meta.cwd, "extra": Value::Object(self.meta.extra.clone())});
+                let mut src = json!({"format": self.format.as_str(), "cwd": self.meta.cwd, "extra": Value::Object(self.meta.extra.clone()), "source_id": self.source_id(thread)});
                 if *thread != Thread::Main {
                     src["sidechain_of"] = Value::String(main.clone());
                 }

@@ -16,10 +16,14 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, kind: &str, body_json: 
     }
     serde_json::from_str::<serde_json::Value>(body_json)
         .map_err(|_| Error::invalid("context extension body must be JSON text (nested at most 128 levels)"))?;
-    crate::context::ContextGovernance::validate_body(kind, body_json)?;
     if !t.tx.session_exists(session_id)? {
         return Err(Error::not_found("session", session_id));
     }
+    if kind == crate::context::KIND_COMPACTION {
+        // Before the replay below, which walks every seq of a run.
+        crate::context::governance::check_compaction_seqs(body_json, t.tx.last_entry_seq(session_id)?)?;
+    }
+    crate::context::ContextGovernance::validate_body(kind, body_json)?;
     let next = t.tx.next_extension_n(session_id)?;
     let env = crypto::seal(t.key, &ext_record(session_id, next), body_json.as_bytes(), t.compress);
     t.tx.insert_extension(session_id, next, kind, &env, now_ms())?;

@@ -62,7 +62,9 @@ pub struct OpenOptions {
     pub app: String,
     /// Where the data key comes from.
     pub key: KeySource,
-    /// SQLite `busy_timeout` in milliseconds.
+    /// SQLite `busy_timeout` in milliseconds, at most [`MAX_BUSY_TIMEOUT_MS`]
+    /// (SQLite holds it in a C `int`); above it [`SessionStore::open`] is
+    /// `InvalidInput`.
     pub busy_timeout_ms: u64,
     /// Run the recovery pass at open (default true).
     pub recover: bool,
@@ -77,6 +79,10 @@ pub struct OpenOptions {
     /// whose owners hold a file lock for their whole life.
     pub lease_ms: u64,
 }
+
+/// Largest [`OpenOptions::busy_timeout_ms`]: `i32::MAX` milliseconds (about
+/// 24.8 days), SQLite's `sqlite3_busy_timeout` takes a C `int`.
+pub const MAX_BUSY_TIMEOUT_MS: u64 = i32::MAX as u64;
 
 /// Default [`OpenOptions::lease_ms`]: 30 seconds.
 pub const DEFAULT_LEASE_MS: u64 = 30_000;
@@ -164,6 +170,12 @@ impl SessionStore {
     /// schema), `RecoveryLocked` (database exists, key missing: no key is
     /// written), `KeyMismatch`, `KeyStoreUnavailable`, `InvalidInput`.
     pub fn open(opts: OpenOptions) -> Result<Self> {
+        if opts.busy_timeout_ms > MAX_BUSY_TIMEOUT_MS {
+            return Err(Error::invalid(format!(
+                "busy_timeout_ms {} is above {MAX_BUSY_TIMEOUT_MS} (SQLite's limit, about 24.8 days)",
+                opts.busy_timeout_ms
+            )));
+        }
         let instance_id = uuid::Uuid::now_v7().simple().to_string();
         if let Some(url) = opts.path.as_ref().and_then(|p| p.to_str()).filter(|p| is_server_url(p)) {
             return Self::open_server(url, &opts, instance_id);

@@ -183,7 +183,8 @@ thread_local! {
 /// the time (ms) given to entries without `created_at_ms` (`(0, 0)` when
 /// `entries` is empty, and nothing is written). Entries and metadata are
 /// only borrowed. Errors: `NotFound` (session); `InvalidInput` (metadata
-/// count or a bad model/provider name).
+/// count, a bad model/provider name, or `tokens`/`source_line` above
+/// `i64::MAX`, naming the entry from 1).
 ///
 /// `sealed`, when given, is `(first seq, envelopes)`: each entry's content
 /// already sealed by [`seal_content`] for the seq it was expected to get
@@ -199,6 +200,16 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
 ) -> Result<(u64, i64)> {
     if entries.is_empty() {
         return Ok((0, 0));
+    }
+    // Both are INTEGER (i64) columns: a larger value would be stored clamped
+    // while the caller is told it was stored as given.
+    for (i, e) in entries.iter().enumerate() {
+        let e = e.borrow();
+        for (what, v) in [("tokens", e.tokens), ("source_line", e.source_line)] {
+            if let Some(v) = v.filter(|&v| v > i64::MAX as u64) {
+                return Err(Error::invalid(format!("entry {}: {what} {v} is out of range (at most {})", i + 1, i64::MAX)));
+            }
+        }
     }
     if let Some(m) = metas {
         if m.len() != entries.len() {

@@ -224,6 +224,11 @@ impl PgBackend {
         let (pg_url, root_cert) = split_root_cert(url)?;
         let mut config: postgres::Config =
             pg_url.parse().map_err(|_| Error::invalid("not a valid PostgreSQL URL (postgres://user[:password]@host[:port]/database[?options])"))?;
+        // `postgres://` and `postgres://@/` parse, then fail to connect as a
+        // `Database` error ("invalid configuration"): it is the URL that is wrong.
+        if config.get_hosts().is_empty() {
+            return Err(Error::invalid("the PostgreSQL URL names no host (postgres://user[:password]@host[:port]/database[?options])"));
+        }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_millis(timeout_ms.max(1)));
         }
