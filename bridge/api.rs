@@ -764,7 +764,8 @@ trait SessionStore {
     fn export_thclaws(&self, session_id: &str) -> String;
 
     /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (created or truncated), streamed; returns what was written.
+    /// (written to a private 0600 temporary file beside it, renamed over it once
+    /// complete: a failed export leaves the old file), streamed; returns what was written.
     #[bridge(core = sessiondb::portable::export_thclaws_to_file, errors(NotFound, Io, AuthenticationFailed))]
     fn export_thclaws_to_file(&self, session_id: &str, path: &Path) -> WriteReport;
 

@@ -1270,7 +1270,8 @@ class SessionStore:
         """
     def export_thclaws_to_file(self, session_id: str, path: Union[str, "os.PathLike[str]"]) -> WriteReport:
         """Export a stored session as thClaws JSONL into the file at `path`
-        (created or truncated), streamed; returns what was written.
+        (written to a private 0600 temporary file beside it, renamed over it once
+        complete: a failed export leaves the old file), streamed; returns what was written.
 
         Raises NotFoundError, IoError, AuthenticationError.
         """
