@@ -553,12 +553,29 @@ fn fmt_time(ms: i64) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// One `/sessions`-style row (seed 002): title or id · model · N msg.
-fn session_line(s: &SessionRecord) -> String {
+/// Characters of id shown in a session row: 13, or more until the rows
+/// shown tell their ids apart (imported sidechains share a session's first
+/// 13), so the prefix a user copies from `list` resolves (`resume`, `show`).
+fn id_width(rows: &[SessionRecord]) -> usize {
+    let mut width = 13;
+    let longest = rows.iter().map(|r| r.id.chars().count()).max().unwrap_or(0);
+    while width < longest {
+        let mut seen = std::collections::BTreeSet::new();
+        if rows.iter().all(|r| seen.insert(r.id.chars().take(width).collect::<String>())) {
+            break;
+        }
+        width += 1;
+    }
+    width
+}
+
+/// One `/sessions`-style row (seed 002): the id's first `width` characters
+/// (see [`id_width`]), title or id · model · N msg.
+fn session_line(s: &SessionRecord, width: usize) -> String {
     let label = s.name.clone().unwrap_or_else(|| s.id.clone());
     let mut line = format!(
         "{}  {} · {} · {} msg · {}",
-        s.id.chars().take(13).collect::<String>(),
+        s.id.chars().take(width).collect::<String>(),
         label,
         s.model.as_deref().unwrap_or("-"),
         s.entry_count,
@@ -685,8 +702,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             } else if rows.is_empty() {
                 eprintln!("{none}");
             } else {
+                let width = id_width(&rows);
                 for r in &rows {
-                    outln!("{}", session_line(r));
+                    outln!("{}", session_line(r, width));
                 }
             }
         }
@@ -738,7 +756,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 print_json(&serde_json::json!({ "session": rec, "tokens": totals, "transcript": entries,
                     "from": first, "shown": shown, "earlier": earlier, "remaining": remaining, "next_from": next_from }));
             } else {
-                outln!("{}", session_line(&rec));
+                outln!("{}", session_line(&rec, 13));
                 outln!("workspace: {}", rec.workspace_path.as_deref().map(shown_text).unwrap_or_else(|| "(unbound)".into()));
                 outln!("tokens: input {} · output {} · cached {}", totals.input, totals.output, totals.cached);
                 let out = std::io::stdout();
@@ -1000,8 +1018,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             if g.json {
                 print_json(&rows);
             } else {
+                let width = id_width(&rows);
                 for r in &rows {
-                    outln!("{}", session_line(r));
+                    outln!("{}", session_line(r, width));
                 }
             }
         }

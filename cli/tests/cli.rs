@@ -209,6 +209,27 @@ fn thclaws_file(path: &Path, id: &str) {
 }
 
 #[test]
+fn list_shows_ids_long_enough_to_resume() {
+    // Imported sidechains share their session's first 13 characters: the
+    // rows show as many as tell them apart, and that prefix resolves.
+    let e = Env::new();
+    thclaws_file(&e.dir.path().join("a.jsonl"), "5c0375b4-57a5-main");
+    thclaws_file(&e.dir.path().join("b.jsonl"), "5c0375b4-57a5-main.sidechain.1");
+    thclaws_file(&e.dir.path().join("c.jsonl"), "0a1b2c3d");
+    e.ok(&["import", e.dir.path().to_str().unwrap()]);
+    let out = e.ok(&["list", "--all"]);
+    let mut prefixes: Vec<&str> = out.lines().map(|l| l.split("  ").next().unwrap()).collect();
+    prefixes.sort();
+    assert_eq!(prefixes, ["0a1b2c3d", "5c0375b4-57a5-main", "5c0375b4-57a5-main."], "{out}");
+    assert!(e.ok(&["show", "5c0375b4-57a5-main."]).starts_with("5c0375b4-57a5"));
+    // One session alone keeps the 13-character column.
+    let one = Env::new();
+    thclaws_file(&one.dir.path().join("a.jsonl"), "5c0375b4-57a5-main");
+    one.ok(&["import", one.dir.path().to_str().unwrap()]);
+    assert!(one.ok(&["list", "--all"]).starts_with("5c0375b4-57a5  "));
+}
+
+#[test]
 fn journal_resolves_the_session_like_every_other_command() {
     let e = Env::new();
     let id = e.ok(&["new", "--name", "kept"]).trim().to_string();

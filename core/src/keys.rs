@@ -135,7 +135,8 @@ fn native_remedy() -> &'static str {
     if cfg!(target_os = "linux") {
         "Start and unlock a Secret Service (gnome-keyring-daemon or KWallet) in this D-Bus session \
          (headless: `dbus-run-session -- sh -c 'echo PASSWORD | gnome-keyring-daemon --unlock --components=secrets; ...'`, \
-         see scripts/with-secret-service.sh), or pass the key with --key-file / a key provider"
+         see scripts/with-keyring.sh, which keeps its keyring across runs; scripts/with-secret-service.sh starts a throwaway one for tests), \
+         or pass the key with --key-file / a key provider"
     } else if cfg!(target_os = "macos") {
         "Unlock the login keychain and allow access, or pass the key with a key provider"
     } else {

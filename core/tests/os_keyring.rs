@@ -125,5 +125,7 @@ fn none() {
     assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable, "{e}");
     let msg = e.to_string();
     assert!(msg.contains("Secret Service (D-Bus)") && msg.contains("with-secret-service.sh"), "{msg}");
+    // The persistent headless keyring first: the throwaway one loses the key.
+    assert!(msg.contains("see scripts/with-keyring.sh, which keeps its keyring across runs"), "{msg}");
     assert!(!dir.path().join("sessions.db").exists(), "no database file is created without a key");
 }

@@ -398,7 +398,11 @@ def readme_table():
                 if e is not None:
                     hosts.append(e.get("name", camel(name)))
             cam = " / ".join(dict.fromkeys(f"`{prefix}{h}`" for h in hosts)) or "–"
-            rows.append(f"| `{prefix}{name}` | {cam} | {', '.join(absent) or '–'} |")
+            # An entry's "readme" names it as a caller writes it (a constructor).
+            shown = entry.get("readme", {})
+            py = f"`{shown['python']}`" if "python" in shown else f"`{prefix}{name}`"
+            cam = f"`{shown['others']}`" if "others" in shown else cam
+            rows.append(f"| {py} | {cam} | {', '.join(absent) or '–'} |")
     return "\n".join(rows)
 
 
