@@ -677,45 +677,46 @@ impl Schema {
                 arg: format!("&{name}"),
             },
             (Host::Uniffi, "&SessionStore") => plain("std::sync::Arc<SessionStore>", format!("&{name}.inner")),
-            (Host::Node, "Option<u8>") => ParamPlan {
-                decl: "Option<u32>".into(),
+            // Node numbers arrive as f64 and are checked into the integer
+            // (napi's own integer conversion truncates 1.5 to 1, turns NaN
+            // into 0 and wraps a u32 modulo 2^32).
+            (Host::Node, "Option<u8>" | "Option<u32>" | "Option<u64>" | "Option<i64>") => ParamPlan {
+                decl: "Option<f64>".into(),
                 ts: None,
-                prelude: Some(format!(
-                    "let {name} = {name}.map(|v| u8::try_from(v).map_err(|_| sessiondb::Error::invalid(\"{js} must be 0..=100\"))).transpose(){err_map};"
-                )),
+                prelude: Some(format!("let {name} = {name}.map(|v| crate::records::int(v, {js:?})).transpose(){err_map};")),
+                arg: name.into(),
+            },
+            (Host::Node, "u8" | "u32" | "u64" | "i64") => ParamPlan {
+                decl: if default.is_some() { "Option<f64>".into() } else { "f64".into() },
+                ts: None,
+                prelude: Some(match default {
+                    Some(d) => format!("let {name} = {name}.map(|v| crate::records::int(v, {js:?})).transpose(){err_map}.unwrap_or({d});"),
+                    None => format!("let {name} = crate::records::int({name}, {js:?}){err_map};"),
+                }),
                 arg: name.into(),
             },
             (_, "Option<u8>") => plain("Option<u8>", name.into()),
             (Host::Python, "usize") => plain("usize", name.into()),
+            (Host::Node, "usize") => ParamPlan {
+                decl: "f64".into(),
+                ts: None,
+                prelude: Some(format!("let {name}: usize = crate::records::int({name}, {js:?}){err_map};")),
+                arg: name.into(),
+            },
             (_, "usize") => plain("u32", format!("{name} as usize")),
             (Host::Python, "&Path") => plain("std::path::PathBuf", format!("&{name}")),
             (_, "&Path") => plain("String", format!("std::path::Path::new(&{name})")),
             (Host::Node, "&[u64]") => ParamPlan {
-                decl: "Vec<i64>".into(),
+                decl: "Vec<f64>".into(),
                 ts: None,
                 prelude: Some(format!(
-                    "let {name} = {name}.into_iter().map(|v| crate::records::u(v, {:?})).collect::<sessiondb::Result<Vec<u64>>>(){err_map};",
+                    "let {name} = {name}.into_iter().map(|v| crate::records::int(v, {:?})).collect::<sessiondb::Result<Vec<u64>>>(){err_map};",
                     js.trim_end_matches('s')
                 )),
                 arg: format!("&{name}"),
             },
             (_, "&[u64]") => plain("Vec<u64>", format!("&{name}")),
-            (Host::Node, "u64") => ParamPlan {
-                decl: if default.is_some() { "Option<i64>".into() } else { "i64".into() },
-                ts: None,
-                prelude: Some(match default {
-                    Some(d) => format!("let {name} = crate::records::u({name}.unwrap_or({d}), {js:?}){err_map};"),
-                    None => format!("let {name} = crate::records::u({name}, {js:?}){err_map};"),
-                }),
-                arg: name.into(),
-            },
-            (Host::Node, "Option<u64>") => ParamPlan {
-                decl: "Option<i64>".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.map(|v| crate::records::u(v, {js:?})).transpose(){err_map};")),
-                arg: name.into(),
-            },
-            (Host::Node, "u32" | "i64" | "bool" | "f64" | "String") if default.is_some() => ParamPlan {
+            (Host::Node, "bool" | "f64" | "String") if default.is_some() => ParamPlan {
                 decl: format!("Option<{t}>"),
                 ts: None,
                 prelude: Some(format!("let {name} = {name}.unwrap_or({});", default.unwrap_or_default())),

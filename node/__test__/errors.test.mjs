@@ -4,7 +4,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawn } from 'node:child_process'
-import { sdb, KEY, OTHER_KEY, tempDb, MemoryKeyProvider } from './helpers.mjs'
+import { sdb, KEY, OTHER_KEY, tempDb, MemoryKeyProvider, openTemp } from './helpers.mjs'
 
 test('every core error kind has its Error subclass with its code', () => {
   const kinds = sdb.errorKinds()
@@ -137,4 +137,29 @@ test('every Promise-returning module function rejects with typed errors, never t
     }, name)
     await assert.rejects(p, sdb.SessionDBError, name)
   }
+})
+
+test('numbers are checked, never truncated, zeroed or wrapped', async () => {
+  const st = await openTemp()
+  const s = await st.createSession('n')
+  await st.appendTranscript(s.id, 'user', 'one')
+  await st.appendTranscript(s.id, 'user', 'two')
+  const bad = async (p, re) => {
+    await assert.rejects(p, (e) => e instanceof sdb.InvalidInputError && re.test(e.message))
+  }
+  // napi's own conversion made 1.5 seq 1, NaN 0 and 2**32 + 3 a limit of 3.
+  await bad(async () => st.retractEntry(s.id, 1.5), /seq must be a whole number of at most 2\^53 - 1, not 1.5/)
+  await bad(async () => st.forkSession(s.id, NaN), /atSeq must be a whole number/)
+  await bad(async () => st.listSessions(-1), /limit is out of range: -1/)
+  await bad(async () => st.getTranscriptTailWithMeta(s.id, 2 ** 32 + 3), /limit is out of range: 4294967299/)
+  await bad(async () => st.getTranscript(s.id, Infinity), /fromSeq must be a whole number/)
+  await bad(async () => st.getEntryItems(s.id, 1, 0.5), /limit must be a whole number/)
+  assert.throws(() => sdb.compactContext([], 1000, 300), (e) => e instanceof sdb.InvalidInputError && /targetPercent is out of range: 300/.test(e.message))
+  // Nothing was retracted or forked by the refused calls.
+  assert.deepEqual((await st.getTranscript(s.id)).map((e) => e.content), ['one', 'two'])
+  assert.equal((await st.listSessions()).length, 1)
+  // Whole numbers still work, including the largest safe one as a seq.
+  assert.equal((await st.getTranscript(s.id, 2)).length, 1)
+  assert.deepEqual(await st.getTranscript(s.id, Number.MAX_SAFE_INTEGER), [])
+  await st.close()
 })

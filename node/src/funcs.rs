@@ -99,14 +99,14 @@ pub fn workspace_index(key: Buffer, canonical_path: String) -> AsyncTask<Job<Str
 #[napi]
 pub fn compact_context(
     items: Vec<ContextItem>,
-    capacity: i64,
-    target_percent: Option<u32>,
+    capacity: f64,
+    target_percent: Option<f64>,
     options: Option<CompactionOptions>,
 ) -> napi::Result<CompactionPlan> {
     let items = items_core(items)?;
     let options = options.map(Into::into).unwrap_or_default();
-    let capacity = u(capacity, "capacity").map_err(to_napi)?;
-    let target = target_percent.map(|t| u8::try_from(t).map_err(|_| to_napi(Error::invalid("targetPercent must be 0..=100")))).transpose()?;
+    let capacity = crate::records::int(capacity, "capacity").map_err(to_napi)?;
+    let target: Option<u8> = target_percent.map(|t| crate::records::int(t, "targetPercent")).transpose().map_err(to_napi)?;
     r(context::compact_context(&items, capacity, target, &options).map(Into::into))
 }
 

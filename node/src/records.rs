@@ -10,6 +10,18 @@ pub fn n(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// A JS number as an exact integer `T` (a count, a seq, a limit): finite,
+/// whole, at most 2^53 − 1 in magnitude and within `T`'s range. napi's own
+/// integer conversion would truncate 1.5 to 1, turn NaN into 0 and wrap a
+/// `u32` modulo 2^32. Errors: `InvalidInput` naming the parameter.
+pub fn int<T: TryFrom<i64>>(v: f64, what: &str) -> sessiondb::Result<T> {
+    const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+    if !v.is_finite() || v.fract() != 0.0 || v.abs() > MAX_SAFE {
+        return Err(sessiondb::Error::invalid(format!("{what} must be a whole number of at most 2^53 - 1, not {v}")));
+    }
+    T::try_from(v as i64).map_err(|_| sessiondb::Error::invalid(format!("{what} is out of range: {v}")))
+}
+
 /// A non-negative JS number as a core `u64`. Errors: `InvalidInput`.
 pub fn u(v: i64, what: &str) -> sessiondb::Result<u64> {
     u64::try_from(v).map_err(|_| sessiondb::Error::invalid(format!("{what} must be >= 0")))

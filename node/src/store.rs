@@ -105,9 +105,10 @@ impl SessionStore {
         &self,
         scope: String,
         path: Option<String>,
-        limit: Option<u32>,
+        limit: Option<f64>,
     ) -> napi::Result<AsyncTask<Job<Vec<Session>>>> {
         let f = WorkspaceFilter::from_scope(&scope, path).map_err(to_napi)?;
+        let limit = limit.map(|v| int(v, "limit")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.list_sessions_for_workspace(f, limit).map(map)))
     }
@@ -136,10 +137,11 @@ impl SessionStore {
     pub fn get_transcript_with_meta(
         &self,
         session_id: String,
-        from_seq: Option<i64>,
-        limit: Option<u32>,
+        from_seq: Option<f64>,
+        limit: Option<f64>,
     ) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntryWithMeta>>>> {
-        let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
+        let from = int(from_seq.unwrap_or(1.0), "fromSeq").map_err(to_napi)?;
+        let limit: Option<u32> = limit.map(|v| int(v, "limit")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || {
             s.get_transcript_with_meta(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(|v| {
@@ -152,12 +154,13 @@ impl SessionStore {
     /// metadata, in seq order, in one read: `[{ entry, meta }]`.
     /// Rejects with NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
     #[napi(ts_return_type = "Promise<TranscriptEntryWithMeta[]>")]
-    pub fn get_transcript_tail_with_meta(&self, session_id: String, limit: Option<u32>) -> AsyncTask<Job<Vec<TranscriptEntryWithMeta>>> {
+    pub fn get_transcript_tail_with_meta(&self, session_id: String, limit: Option<f64>) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntryWithMeta>>>> {
+        let limit: Option<u32> = limit.map(|v| int(v, "limit")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
-        job(move || {
+        Ok(job(move || {
             s.get_transcript_tail_with_meta(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE))
                 .map(|v| v.into_iter().map(|(e, m)| TranscriptEntryWithMeta { entry: e.into(), meta: m.into() }).collect())
-        })
+        }))
     }
 
     /// Up to `limit` (default 1000, at most 10000) entries with
@@ -167,8 +170,9 @@ impl SessionStore {
     /// seqs in `page.seqs`). Contents of entries with an item are not decrypted.
     /// Rejects with NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
     #[napi(ts_return_type = "Promise<ItemPage>")]
-    pub fn get_entry_items(&self, session_id: String, from_seq: Option<i64>, limit: Option<u32>) -> napi::Result<AsyncTask<Job<ItemPage>>> {
-        let from = u(from_seq.unwrap_or(1), "fromSeq").map_err(to_napi)?;
+    pub fn get_entry_items(&self, session_id: String, from_seq: Option<f64>, limit: Option<f64>) -> napi::Result<AsyncTask<Job<ItemPage>>> {
+        let from = int(from_seq.unwrap_or(1.0), "fromSeq").map_err(to_napi)?;
+        let limit: Option<u32> = limit.map(|v| int(v, "limit")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.get_entry_items(&session_id, from, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(Into::into)))
     }
@@ -178,9 +182,10 @@ impl SessionStore {
     /// `getEntryItems`). Rejects with NotFoundError, InvalidInputError,
     /// AuthenticationError, CorruptError.
     #[napi(ts_return_type = "Promise<ItemPage>")]
-    pub fn get_entry_items_tail(&self, session_id: String, limit: Option<u32>) -> AsyncTask<Job<ItemPage>> {
+    pub fn get_entry_items_tail(&self, session_id: String, limit: Option<f64>) -> napi::Result<AsyncTask<Job<ItemPage>>> {
+        let limit: Option<u32> = limit.map(|v| int(v, "limit")).transpose().map_err(to_napi)?;
         let s = self.inner.clone();
-        job(move || s.get_entry_items_tail(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(Into::into))
+        Ok(job(move || s.get_entry_items_tail(&session_id, limit.unwrap_or(sessiondb::store::DEFAULT_PAGE)).map(Into::into)))
     }
 
     /// Add one token-ledger record.
