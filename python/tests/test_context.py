@@ -319,3 +319,14 @@ def test_stateless_pipeline_from_entries_and_governance(store):
         sessiondb.governance_turns(gov, 1_000_001)
     with pytest.raises(OverflowError):
         sessiondb.governance_turns(gov, 2**64)
+
+
+def test_sparse_seqs_are_refused_not_expanded():
+    """Items with seqs 1 and 2**63 aborted the interpreter: a run's seqs were
+    expanded one by one when the plan reached Python (red-team finding)."""
+    items = [
+        {"seq": 1, "role": "user", "kind": "message", "tokens": 900, "text": "a"},
+        {"seq": 2**63, "role": "user", "kind": "message", "tokens": 900, "text": "b"},
+    ]
+    with pytest.raises(sessiondb.InvalidInputError, match="context item seqs span 1 to 9223372036854775808, more than 10000000 seqs"):
+        sessiondb.compact_context(items, 1000, 10, {"recent_user_turns": 0})

@@ -28,7 +28,7 @@ pub use capacity::{
 pub use meter::{meter, should_compact, Band, ContextMeter};
 pub use planner::{
     compact_context, summarize_item, truncate_chars, CompactionAction, CompactionOptions, CompactionPlan,
-    ContextItem, ItemKind, Transformation, DEFAULT_RECENT_USER_TURNS, DEFAULT_TARGET_PERCENT, SUMMARY_MAX_CHARS,
+    ContextItem, ItemKind, Transformation, DEFAULT_RECENT_USER_TURNS, MAX_CONTEXT_SEQ_SPAN, DEFAULT_TARGET_PERCENT, SUMMARY_MAX_CHARS,
 };
 pub use session::{active_context, compact_session, context_status, ActiveContextView, ActiveItem, ContextStatus};
 pub use tokens::{count_tokens, encoding_for_model, estimate_tokens, CountMethod, Encoding, TokenCount};

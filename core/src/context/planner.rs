@@ -372,6 +372,12 @@ enum Protection {
     Recent,
 }
 
+/// The widest seq range one [`compact_context`] call plans over (last seq
+/// − first seq): a plan's `compacted_seqs` lists every seq of its runs, so
+/// this bounds that list at 80 MB. A transcript this long is 100 times the
+/// longest session the benchmarks compact (100,000 turns).
+pub const MAX_CONTEXT_SEQ_SPAN: u64 = 10_000_000;
+
 /// Plan the compaction of the active context (seed 000, "Context Compaction";
 /// rules in the module docs).
 ///
@@ -386,7 +392,7 @@ enum Protection {
 ///
 /// # Errors
 /// * [`Error::InvalidInput`]: capacity 0, target above 100, seqs not
-///   strictly increasing.
+///   strictly increasing or spanning [`MAX_CONTEXT_SEQ_SPAN`] seqs or more.
 /// * [`Error::ContextOverflow`]: even with every compactable unit compacted
 ///   the context exceeds `capacity`. The breakdown assigns every remaining
 ///   token to one category, first match wins: `system` (kind `System`),
@@ -429,6 +435,17 @@ pub(crate) fn plan_runs(
             "context item seqs must be strictly increasing (seq {} is followed by {})",
             w[0].seq, w[1].seq
         )));
+    }
+    // A run covers every seq from its first to its last item
+    // (`CompactionPlan::compacted_seqs`): host-built items with seqs 1 and
+    // 2^63 made that one allocation abort the process.
+    if let (Some(first), Some(last)) = (items.first(), items.last()) {
+        if last.seq - first.seq >= MAX_CONTEXT_SEQ_SPAN {
+            return Err(Error::invalid(format!(
+                "context item seqs span {} to {}, more than {MAX_CONTEXT_SEQ_SPAN} seqs",
+                first.seq, last.seq
+            )));
+        }
     }
     let cap = u128::from(capacity);
     let target_tokens = u64::try_from(cap * u128::from(target_percent) / 100).expect("≤ capacity");
@@ -699,4 +716,19 @@ mod tests {
         assert!(plan.reached_target);
         assert_eq!(plan.tokens_after, 70);
     }
+
+    #[test]
+    fn seqs_spanning_more_than_the_bound_are_refused_not_expanded() {
+        let opts = CompactionOptions::default();
+        let far = |a: u64, b: u64| vec![item(a, "user", ItemKind::Message, 900, "a", &[]), item(b, "user", ItemKind::Message, 900, "b", &[])];
+        // 1 and 2^63 aborted the process in compacted_seqs (capacity overflow).
+        let e = compact_context(&far(1, 1 << 63), 1000, Some(10), &opts).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidInput);
+        assert_eq!(e.to_string(), "invalid input: context item seqs span 1 to 9223372036854775808, more than 10000000 seqs");
+        assert_eq!(compact_context(&far(1, MAX_CONTEXT_SEQ_SPAN + 1), 1000, Some(10), &opts).unwrap_err().kind(), crate::ErrorKind::InvalidInput);
+        // Just inside the bound a sparse list still plans.
+        let plan = compact_context(&far(1, MAX_CONTEXT_SEQ_SPAN), 100_000, Some(1), &CompactionOptions { recent_user_turns: 0, ..opts }).unwrap();
+        assert_eq!(plan.tokens_before, 1800);
+    }
+
 }
