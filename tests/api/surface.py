@@ -25,6 +25,7 @@ Usage: surface.py kotlin|swift FILE | node D.TS... | readme README [--write] | j
 Exit status 1 with one line per difference.
 """
 
+import functools
 import json
 import re
 import sys
@@ -47,7 +48,18 @@ def _defaults(attr):
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _bridge_entries_json():
+    """bridge_entries(), parsed once per process (load() runs per check)."""
+    return json.dumps(_parse_bridge())
+
+
 def bridge_entries():
+    """A fresh copy of what `bridge/api.rs` declares (see _parse_bridge)."""
+    return json.loads(_bridge_entries_json())
+
+
+def _parse_bridge():
     """The methods, functions and records `bridge/api.rs` declares (the
     bridge generator's input, issue 11 item 4), as surface entries: each
     method's parameters after `&self` with its `defaults(...)`, each

@@ -15,7 +15,7 @@ use std::borrow::Borrow;
 use std::sync::{Arc, Condvar, Mutex};
 
 use super::{journal, lock, now_ms, open_required, open_sealed, ContentFormat, EntryMeta, ItemPage, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
-use crate::backend::{EntryRow, NewEntryRow};
+use crate::backend::{EntryRow, NewEntryRow, ReadTx};
 use crate::crypto;
 use crate::error::{Error, Result};
 
@@ -436,15 +436,29 @@ impl SessionStore {
     /// planning need (DESIGN.md "Context governance": planning reads stored
     /// counts and lengths). Errors: `NotFound` (session), `InvalidInput` (limit).
     pub(crate) fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<crate::backend::EntryStatRow>> {
+        self.read_page(session_id, limit, |c, _| c.entry_stats(session_id, from_seq, limit))
+    }
+
+    /// One read of a page of `session_id`: `limit` checked (1..=[`MAX_PAGE`],
+    /// else `InvalidInput`), then the session (`NotFound`), then `f`.
+    fn read_page<T>(&self, session_id: &str, limit: u32, f: impl FnOnce(&dyn ReadTx, &crypto::DataKey) -> Result<T>) -> Result<T> {
         if limit == 0 || limit > MAX_PAGE {
             return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
         }
-        self.read(|c, _| {
+        self.read(|c, key| {
             if !c.session_exists(session_id)? {
                 return Err(Error::not_found("session", session_id));
             }
-            c.entry_stats(session_id, from_seq, limit)
+            f(c, key)
         })
+    }
+
+    /// The rows of a page from `from_seq` (`None`: the last `limit`).
+    fn page_rows(c: &dyn ReadTx, session_id: &str, from_seq: Option<u64>, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
+        match from_seq {
+            Some(seq) => c.entries(session_id, seq, limit, with_meta),
+            None => c.entries_tail(session_id, limit, with_meta),
+        }
     }
 
     /// Read one page of entries (with their metadata columns when
@@ -458,19 +472,9 @@ impl SessionStore {
         with_meta: bool,
         mut f: impl FnMut(&crypto::DataKey, &EntryRow, TranscriptEntry) -> Result<T>,
     ) -> Result<Vec<T>> {
-        if limit == 0 || limit > MAX_PAGE {
-            return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
-        }
-        self.read(|c, key| {
-            if !c.session_exists(session_id)? {
-                return Err(Error::not_found("session", session_id));
-            }
-            let rows = match from_seq {
-                Some(seq) => c.entries(session_id, seq, limit, with_meta)?,
-                None => c.entries_tail(session_id, limit, with_meta)?,
-            };
+        self.read_page(session_id, limit, |c, key| {
             let mut out = Vec::new();
-            for row in rows {
+            for row in Self::page_rows(c, session_id, from_seq, limit, with_meta)? {
                 let entry = entry_of(key, session_id, &row)?;
                 out.push(f(key, &row, entry)?);
             }
@@ -504,17 +508,8 @@ impl SessionStore {
 
     /// [`Self::get_entry_items`] from `from_seq` (`None`: the last `limit`).
     fn read_items(&self, session_id: &str, from_seq: Option<u64>, limit: u32) -> Result<ItemPage> {
-        if limit == 0 || limit > MAX_PAGE {
-            return Err(Error::invalid(format!("limit must be 1..={MAX_PAGE}")));
-        }
-        self.read(|c, key| {
-            if !c.session_exists(session_id)? {
-                return Err(Error::not_found("session", session_id));
-            }
-            let rows = match from_seq {
-                Some(seq) => c.entries(session_id, seq, limit, true)?,
-                None => c.entries_tail(session_id, limit, true)?,
-            };
+        self.read_page(session_id, limit, |c, key| {
+            let rows = Self::page_rows(c, session_id, from_seq, limit, true)?;
             let mut page = ItemPage { items_json: String::from("["), seqs: Vec::with_capacity(rows.len()), without_item: Vec::new() };
             for row in &rows {
                 if !page.seqs.is_empty() {
