@@ -123,6 +123,15 @@ pub enum SourceFormat {
     ClaudeCode,
 }
 
+/// A permission profile of the host's agent runtime (seed 000, "Session
+/// Restoration Boundary").
+#[bridge(core = sessiondb::restore::PermissionProfile)]
+pub enum PermissionProfile {
+    /// Every action asks first: the only profile a restored session starts with.
+    #[bridge(str = "manual")]
+    Manual,
+}
+
 // ---- the store
 
 /// A session's metadata, decrypted.
@@ -390,6 +399,21 @@ pub struct ModelLimits {
     pub max_output: u64,
 }
 
+// Kotlin/Swift declare it by hand: `method` is a `CountMethod` there, with
+// the encoding in `Exact`.
+/// A token count and how it was obtained.
+#[bridge(core = sessiondb::context::TokenCount, output, skip(uniffi))]
+pub struct TokenCount {
+    /// Number of tokens.
+    pub tokens: u64,
+    /// `exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or `host`.
+    #[bridge(get = "c.method.name()", ts = "'exact' | 'estimate' | 'host'")]
+    pub method: String,
+    /// The encoding of an exact count; none otherwise.
+    #[bridge(get = "c.method.encoding()")]
+    pub encoding: Option<Encoding>,
+}
+
 /// One reading of the context meter.
 #[bridge(core = sessiondb::context::ContextMeter, output)]
 pub struct ContextMeter {
@@ -481,9 +505,8 @@ pub struct ActiveContextView {
     pub items: Vec<ActiveItem>,
 }
 
-/// A compaction plan (the saved transcript is never modified). Python and
-/// Node declare it by hand, with `compacted_seqs` (the seqs of `transformations`).
-#[bridge(core = sessiondb::context::CompactionPlan, skip(python, node))]
+/// A compaction plan (the saved transcript is never modified).
+#[bridge(core = sessiondb::context::CompactionPlan)]
 pub struct CompactionPlan {
     /// Effective Context Capacity planned against (tokens).
     pub capacity: u64,
@@ -500,6 +523,11 @@ pub struct CompactionPlan {
     pub reached_target: bool,
     /// One record per compacted item or run, in seq order. Empty: nothing to do.
     pub transformations: Vec<Transformation>,
+    /// The seqs of `transformations`, every seq of each run, ascending
+    /// (derived: not read when a plan is passed back in).
+    // Kotlin/Swift read the runs: the core type has no such field.
+    #[bridge(get = "c.compacted_seqs()", skip(uniffi))]
+    pub compacted_seqs: Vec<u64>,
 }
 
 /// One item of the active model context, in the order it would be sent
@@ -573,6 +601,23 @@ pub struct SavedSessionState {
     pub other_extensions: Vec<ContextExtension>,
 }
 
+/// The authority of an opened session: always fresh (never stored).
+#[bridge(core = sessiondb::restore::Authority, twin, output)]
+pub struct Authority {
+    /// Always `manual`.
+    #[bridge(get = "c.permission_profile()")]
+    pub permission_profile: PermissionProfile,
+    /// Always false (Full Access is never restored).
+    #[bridge(get = "c.full_access()")]
+    pub full_access: bool,
+    /// Always false (sensitive-transfer authorization is never restored).
+    #[bridge(get = "c.sensitive_transfer()")]
+    pub sensitive_transfer: bool,
+    /// Always empty (temporary approvals are never restored).
+    #[bridge(get = "c.temporary_approvals().to_vec()")]
+    pub temporary_approvals: Vec<String>,
+}
+
 /// A saved session, opened: its knowledge and a fresh authority.
 #[bridge(core = sessiondb::restore::OpenedSession, twin, output)]
 pub struct OpenedSession {
@@ -584,6 +629,104 @@ pub struct OpenedSession {
 }
 
 // ---- portable sessions (seed 002)
+
+// Kotlin/Swift declare it by hand: `reason` is a `SkipReason` there, with
+// the column in `InvalidJson`.
+/// A line a reader skipped.
+#[bridge(core = sessiondb::portable::SkippedLine, output, skip(uniffi))]
+pub struct SkippedLine {
+    /// 1-based line number.
+    pub line: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`.
+    #[bridge(get = "c.reason.name()", ts = "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'")]
+    pub reason: String,
+    /// 1-based column where parsing failed, for `invalid_json` only.
+    #[bridge(get = "c.reason.column()")]
+    pub column: Option<u64>,
+}
+
+// Kotlin/Swift declare it by hand: `status` is an `ImportStatus` there,
+// with the message in `Failed`.
+/// The import report of one file.
+#[bridge(core = sessiondb::portable::FileImport, output, skip(uniffi))]
+pub struct FileImport {
+    /// The file as given (after directory walking).
+    #[bridge(get = "c.path.to_string_lossy().into_owned()")]
+    pub path: String,
+    /// Detected (or stored) format.
+    pub format: Option<SourceFormat>,
+    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`.
+    #[bridge(get = "c.status.name()", ts = "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'")]
+    pub status: String,
+    /// The failure message (names the step, no content) of a `failed` status.
+    #[bridge(get = "c.status.error()")]
+    pub error: Option<String>,
+    /// First line read this time (1 for a first import).
+    pub from_line: u64,
+    /// Sessions written, main first (Claude Code sidechains after it).
+    pub sessions: Vec<SessionImport>,
+    /// The reader's report, when the file was read.
+    pub read: Option<ReadReport>,
+}
+
+/// A line the thClaws reader skipped, as the digest reports it.
+#[bridge(core = sessiondb::portable::DigestSkippedLine, output, skip(uniffi))]
+pub struct DigestSkippedLine {
+    /// 1-based line number.
+    pub line: u64,
+    /// As in `SkippedLine`.
+    #[bridge(ts = "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'")]
+    pub reason: String,
+}
+
+// Kotlin/Swift have `read_thclaws` instead.
+/// What the thClaws reader saw in one file (`read_thclaws_digest`; the
+/// fields of tests/conformance/portable/read_thclaws.json).
+#[bridge(core = sessiondb::portable::ThclawsDigest, output, skip(uniffi))]
+pub struct ThclawsDigest {
+    /// Session id (header `id`, else the fallback id).
+    pub id: String,
+    /// Title (latest `rename`).
+    pub title: Option<String>,
+    /// Model as the file names it.
+    pub model: Option<String>,
+    /// Provider.
+    pub provider: Option<String>,
+    /// Working directory.
+    pub cwd: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at_ms: Option<i64>,
+    /// Every turn's role, in order.
+    pub roles: Vec<String>,
+    /// Every text block, in order.
+    pub texts: Vec<String>,
+    /// Text blocks of the active history (after the last compaction).
+    pub active_texts: Vec<String>,
+    /// Tool-use blocks.
+    pub tool_calls: u64,
+    /// Tool-result blocks.
+    pub tool_results: u64,
+    /// Steps of the latest plan.
+    pub plan_steps: u64,
+    /// Compaction checkpoints.
+    pub compactions: u64,
+    /// Lines seen, skipped ones included.
+    pub lines: u64,
+    /// Offset after the last complete line.
+    pub bytes: u64,
+    /// Lines that could not be read.
+    pub skipped: Vec<DigestSkippedLine>,
+    /// Lines where a lone surrogate escape became U+FFFD.
+    pub surrogates_replaced: Vec<u64>,
+    /// The last line was complete JSON without its final newline.
+    pub missing_final_newline: bool,
+    /// Lines of unknown kind kept verbatim, by kind.
+    pub kept_raw: BTreeMap<String, u64>,
+    /// Lines of unknown kind kept in the session.
+    pub other_lines: u64,
+}
 
 /// Per-session figures of one file import.
 #[bridge(core = sessiondb::portable::SessionImport, output)]

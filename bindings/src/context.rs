@@ -65,39 +65,6 @@ impl From<ContextGovernance> for core_ctx::ContextGovernance {
     }
 }
 
-/// A permission profile of the host's agent runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
-pub enum PermissionProfile {
-    /// Every action asks first: the only profile a restored session starts with.
-    Manual,
-}
-
-/// The authority an opened session runs with: always fresh (never stored).
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct Authority {
-    /// Always `Manual`.
-    pub permission_profile: PermissionProfile,
-    /// Always `false` (Full Access is never restored).
-    pub full_access: bool,
-    /// Always `false` (sensitive-transfer authorization is never restored).
-    pub sensitive_transfer: bool,
-    /// Always empty (temporary approvals are never restored).
-    pub temporary_approvals: Vec<String>,
-}
-
-impl From<sessiondb::restore::Authority> for Authority {
-    fn from(a: sessiondb::restore::Authority) -> Self {
-        Authority {
-            permission_profile: match a.permission_profile() {
-                sessiondb::restore::PermissionProfile::Manual => PermissionProfile::Manual,
-            },
-            full_access: a.full_access(),
-            sensitive_transfer: a.sensitive_transfer(),
-            temporary_approvals: a.temporary_approvals().to_vec(),
-        }
-    }
-}
-
 /// Plan the compaction of the active context (seed 000, "Context
 /// Compaction"): compact the oldest unpinned, unprotected items until the
 /// context is ≤ `targetPercent` (default 70) of `capacity` (tokens); a tool

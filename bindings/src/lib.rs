@@ -31,7 +31,6 @@ pub mod records {
     use std::collections::HashMap;
 
     use sessiondb::portable::SkippedLine;
-    use crate::context::Authority;
     include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
 
     /// `impl Conv<Ffi> for Core` from an existing `From<Core> for Ffi` (the FFI twins).
@@ -41,7 +40,6 @@ pub mod records {
     conv_from!(
         sessiondb::JournalEvent => crate::types::JournalEvent,
         sessiondb::RecoveryReport => crate::types::RecoveryReport,
-        sessiondb::restore::Authority => crate::context::Authority,
         sessiondb::portable::FileImport => crate::portable::FileImport,
     );
     /// The identity on the core types exposed as they are by hand.

@@ -110,6 +110,10 @@ struct Field {
     over: BTreeMap<String, String>,
     ts: Option<String>,
     default: Option<Option<String>>,
+    /// An expression of the core value `c` that gives the field (a core
+    /// method, e.g. `c.compacted_seqs()`), instead of the core field of
+    /// the same name: the field is derived, so `Back` does not read it.
+    get: Option<String>,
 }
 
 struct Record {
@@ -158,6 +162,7 @@ struct BridgeAttr {
     returns: Option<Type>,
     blocking: bool,
     detach: bool,
+    get: Option<String>,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -218,6 +223,11 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     out.over.insert(key, v.value());
                 }
                 "ts" => out.ts = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                "get" => {
+                    let v: syn::LitStr = m.value()?.parse()?;
+                    v.parse::<Expr>()?;
+                    out.get = Some(v.value());
+                }
                 "str" => out.text = Some(m.value()?.parse::<syn::LitStr>()?.value()),
                 "parse" => {
                     out.parse = Some(
@@ -326,6 +336,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         over: fb.over,
                         ts: fb.ts,
                         default: fb.default,
+                        get: fb.get,
                     });
                 }
                 s.records.push(Record {
@@ -499,6 +510,8 @@ impl Schema {
                 }
                 if let Some(r) = self.record(&id) {
                     return match (host, &r.core) {
+                        // Declared by hand in that host: its own name, in scope.
+                        _ if skipped(&r.skip, host) => id,
                         (Host::Uniffi, Some(core)) if !r.twin => {
                             if qualify {
                                 core.clone()
@@ -520,6 +533,7 @@ impl Schema {
                 }
                 match (host, id.as_str()) {
                     (Host::Node, "u64" | "usize") => "i64".into(),
+                    (Host::Node, "u8") => "u32".into(),
                     _ => ty.to_token_stream().to_string(),
                 }
             }
@@ -743,7 +757,7 @@ impl Schema {
         let (list, elem) = match inner {
             Type::Slice(sl) => (true, &*sl.elem),
             Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
-                let Some(seg) = p.path.segments.last() else { return None };
+                let seg = p.path.segments.last()?;
                 let PathArguments::AngleBracketed(a) = &seg.arguments else { return None };
                 match a.args.first() {
                     Some(GenericArgument::Type(t)) => (true, t),
@@ -1181,7 +1195,6 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
     for e in s.enums.iter().filter(|e| !skipped(&e.skip, host)) {
         gen_enum(&mut out, host, e);
     }
-    let mut from_core = String::new();
     for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
         let fields: Vec<&Field> = r
             .fields
@@ -1192,10 +1205,10 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
             Host::Python => {
                 out.push_str("crate::records::record! {\n");
                 write_docs(&mut out, "    ", &r.docs);
-                let from = r.core.as_ref().map(|c| format!(" from {c}")).unwrap_or_default();
-                let _ = writeln!(out, "    {0} = {0:?}{from} {{", r.name);
+                let _ = writeln!(out, "    {0} = {0:?} {{", r.name);
                 write_fields(&mut out, &s, host, &fields, "        ", "");
                 out.push_str("    }\n}\n\n");
+                write_from(&mut out, host, r, &fields);
                 write_back(&mut out, host, r, &fields);
             }
             Host::Node => {
@@ -1204,11 +1217,8 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 let _ = writeln!(out, "#[napi_derive::napi(object{from_js})]\npub struct {} {{", r.name);
                 write_fields(&mut out, &s, host, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
+                write_from(&mut out, host, r, &fields);
                 write_back(&mut out, host, r, &fields);
-                if let Some(core) = &r.core {
-                    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-                    let _ = writeln!(from_core, "    {} <= {core} {{ {} }}", r.name, names.join(", "));
-                }
             }
             Host::Uniffi => {
                 // The core type as it is (remote), an FFI twin of it, or a
@@ -1218,6 +1228,9 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                     return Err(format!("record {}: a twin needs `core = path`", r.name));
                 }
                 if let Some(core) = remote {
+                    if let Some(f) = fields.iter().find(|f| f.get.is_some()) {
+                        return Err(format!("record {}: field `{}` has `get`, which the core type as it is (not a twin) cannot have in Kotlin/Swift: skip(uniffi) it", r.name, f.name));
+                    }
                     let _ = writeln!(out, "#[allow(unused_imports)]\nuse {core};");
                 }
                 write_docs(&mut out, "", &r.docs);
@@ -1234,20 +1247,11 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 }
                 write_fields(&mut out, &s, host, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
-                if let (true, Some(core)) = (r.twin, &r.core) {
-                    let names: Vec<String> = fields.iter().map(|f| format!("{0}: Conv::conv(c.{0})", f.name)).collect();
-                    let _ = writeln!(
-                        out,
-                        "impl Conv<{0}> for {core} {{\n    fn conv(self) -> {0} {{\n        let c = self;\n        {0} {{ {1} }}\n    }}\n}}\n",
-                        r.name,
-                        names.join(", ")
-                    );
+                if r.twin {
+                    write_from(&mut out, host, r, &fields);
                 }
             }
         }
-    }
-    if !from_core.is_empty() {
-        let _ = writeln!(out, "crate::records::from_core! {{\n{from_core}}}");
     }
     if host == Host::Python {
         out.push_str("/// Add the record classes of bridge/api.rs to the module.\n");
@@ -1298,14 +1302,45 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The conversion of a record with a core type from it, field by field by
+/// the host's `Conv` (a `get` field from its expression of `c`, evaluated
+/// before the fields are moved out): Python and Node `From<core>` and
+/// `Conv` (`conv_from!`), Kotlin/Swift twins `Conv`.
+fn write_from(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
+    let Some(core) = &r.core else { return };
+    let mut lets = String::new();
+    let mut inits = vec![];
+    for f in fields {
+        match &f.get {
+            Some(expr) => {
+                let _ = writeln!(lets, "        let {} = crate::records::Conv::conv({expr});", f.name);
+                inits.push(f.name.clone());
+            }
+            None => inits.push(format!("{0}: crate::records::Conv::conv(c.{0})", f.name)),
+        }
+    }
+    let body = format!("{lets}        {} {{ {} }}", r.name, inits.join(", "));
+    if host == Host::Uniffi {
+        let _ = writeln!(out, "impl Conv<{0}> for {core} {{\n    fn conv(self) -> {0} {{\n        let c = self;\n{body}\n    }}\n}}\n", r.name);
+    } else {
+        let _ = writeln!(
+            out,
+            "impl From<{core}> for {0} {{\n    fn from(c: {core}) -> Self {{\n{body}\n    }}\n}}\ncrate::records::conv_from!({core} => {0});\n",
+            r.name
+        );
+    }
+}
+
 /// Python and Node: `impl Back<core> for Record` (field by field, each by
 /// the host's `Back`), so a caller can pass the record back in as a
 /// parameter; only for records taken as input (not `output`) whose every
 /// field the host has.
 fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
-    let Some(core) = r.core.as_ref().filter(|_| !r.output && fields.len() == r.fields.len()) else { return };
+    let read: Vec<&&Field> = fields.iter().filter(|f| f.get.is_none()).collect();
+    let all = r.fields.iter().filter(|f| f.get.is_none()).count();
+    let Some(core) = r.core.as_ref().filter(|_| !r.output && read.len() == all) else { return };
     let (recv, field) = if host == Host::Python { ("&self", "&self.") } else { ("self", "self.") };
-    let inits: Vec<String> = fields
+    let inits: Vec<String> = read
         .iter()
         .map(|f| {
             let what = if host == Host::Node { camel(&f.name) } else { f.name.clone() };
@@ -1426,7 +1461,8 @@ pub struct TranscriptEntry {
     #[test]
     fn python_keeps_core_types_and_names_enums_by_text() {
         let out = generate(Host::Python, SCHEMA).unwrap();
-        assert!(out.contains("crate::records::record! {\n    #[doc = \" An entry.\"]\n    TranscriptEntry = \"TranscriptEntry\" from sessiondb::TranscriptEntry {\n        #[doc = \" Seq, from 1.\"]\n        seq: u64,\n        role: &'static str,\n        tokens: Option<u64>,\n        keys: Vec<&'static str>,\n        by_seq: Vec<u64>,\n    }\n}\n"), "{out}");
+        assert!(out.contains("crate::records::record! {\n    #[doc = \" An entry.\"]\n    TranscriptEntry = \"TranscriptEntry\" {\n        #[doc = \" Seq, from 1.\"]\n        seq: u64,\n        role: &'static str,\n        tokens: Option<u64>,\n        keys: Vec<&'static str>,\n        by_seq: Vec<u64>,\n    }\n}\n"), "{out}");
+        assert!(out.contains("impl From<sessiondb::TranscriptEntry> for TranscriptEntry {\n    fn from(c: sessiondb::TranscriptEntry) -> Self {\n        TranscriptEntry { seq: crate::records::Conv::conv(c.seq), role: crate::records::Conv::conv(c.role), tokens: crate::records::Conv::conv(c.tokens), keys: crate::records::Conv::conv(c.keys), by_seq: crate::records::Conv::conv(c.by_seq) }\n    }\n}\ncrate::records::conv_from!(sessiondb::TranscriptEntry => TranscriptEntry);\n"), "{out}");
         assert!(out.contains("sessiondb::Role::User => \"user\","), "{out}");
     }
 
@@ -1434,7 +1470,7 @@ pub struct TranscriptEntry {
     fn node_maps_counts_and_enums_and_lists_from_core() {
         let out = generate(Host::Node, SCHEMA).unwrap();
         assert!(out.contains("#[napi_derive::napi(object, object_from_js = false)]\npub struct TranscriptEntry {\n    #[doc = \" Seq, from 1.\"]\n    pub seq: i64,\n    #[napi(ts_type = \"'user' | 'tool'\")]\n    pub role: String,\n    pub tokens: Option<i64>,\n    #[napi(ts_type = \"Array<'user' | 'tool'>\")]\n    pub keys: Vec<String>,\n    pub by_seq: BTreeMap<String, i64>,\n}\n"), "{out}");
-        assert!(out.contains("    TranscriptEntry <= sessiondb::TranscriptEntry { seq, role, tokens, keys, by_seq }\n"), "{out}");
+        assert!(out.contains("impl From<sessiondb::TranscriptEntry> for TranscriptEntry {\n"), "{out}");
         assert!(
             out.contains("sessiondb::Role::Tool => \"tool\".to_owned(),"),
             "{out}"
@@ -1459,6 +1495,20 @@ pub struct TranscriptEntry {
         );
         let e = generate_pyi(&format!("{SCHEMA}trait Functions {{\n    #[bridge(core = a::g)]\n    fn g(x: (u8, u8)) -> u64;\n}}\n")).unwrap_err();
         assert!(e.contains("method g: no Python stub type for `(u8,u8)`"), "{e}");
+    }
+
+    /// A `get` field comes from its expression of the core value, computed
+    /// before the other fields are moved out, and is not read back.
+    #[test]
+    fn get_fields_are_derived_from_the_core_value() {
+        let src = "#[bridge(core = a::Plan)]\npub struct Plan {\n    pub runs: Vec<u64>,\n    #[bridge(get = \"c.seqs()\", skip(uniffi))]\n    pub seqs: Vec<u64>,\n}\n";
+        let out = generate(Host::Python, src).unwrap();
+        assert!(out.contains("    fn from(c: a::Plan) -> Self {\n        let seqs = crate::records::Conv::conv(c.seqs());\n        Plan { runs: crate::records::Conv::conv(c.runs), seqs }\n    }\n"), "{out}");
+        assert!(out.contains("        Ok(a::Plan { runs: crate::records::Back::back(&self.runs, \"runs\")? })\n"), "{out}");
+        // Kotlin/Swift expose the core type as it is: it has no such field.
+        let e = generate(Host::Uniffi, &src.replace(", skip(uniffi)", "")).unwrap_err();
+        assert!(e.starts_with("record Plan: field `seqs` has `get`"), "{e}");
+        assert!(generate(Host::Uniffi, src).unwrap().contains("pub struct Plan {\n    pub runs: Vec<u64>,\n}\n"));
     }
 
     #[test]

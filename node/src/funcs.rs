@@ -11,8 +11,8 @@ use sessiondb::{paths, DataKey, Error, ErrorKind, KeySource, OpenOptions, Role};
 
 use crate::errors::{r, to_napi};
 use crate::job::{job, Job};
-use crate::records::u;
-use crate::results::{CompactionOptions, CompactionPlan, ContextItem, ThclawsDigest};
+use crate::records::{CompactionPlan, ThclawsDigest};
+use crate::results::{CompactionOptions, ContextItem};
 
 fn items_core(items: Vec<ContextItem>) -> napi::Result<Vec<context::ContextItem>> {
     r(items.into_iter().map(ContextItem::into_core).collect())

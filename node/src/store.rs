@@ -15,7 +15,7 @@ use crate::errors::to_napi;
 use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
-use crate::results::{FileImport, TokenCount};
+use crate::records::FileImport;
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]

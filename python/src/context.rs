@@ -9,7 +9,8 @@ use sessiondb::context::{self, CompactionOptions};
 
 use crate::errors::py_err;
 use crate::json::de;
-use crate::results::{CompactionPlan, ContextItem};
+use crate::records::CompactionPlan;
+use crate::results::ContextItem;
 
 /// `items` as core context items: `ContextItem` objects or dicts (one
 /// conversion of the whole list when it holds no `ContextItem`).

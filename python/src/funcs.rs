@@ -125,7 +125,7 @@ pub fn _bench_core(py: Python<'_>, path: PathBuf, key: &[u8], items: Vec<String>
 /// Raises InvalidInputError when the bytes hold no session.
 #[pyfunction]
 #[pyo3(signature = (data, fallback_id = "session"))]
-pub fn read_thclaws_digest(py: Python<'_>, data: &[u8], fallback_id: &str) -> PyResult<crate::results::ThclawsDigest> {
+pub fn read_thclaws_digest(py: Python<'_>, data: &[u8], fallback_id: &str) -> PyResult<crate::records::ThclawsDigest> {
     py.detach(|| sessiondb::portable::read_thclaws_digest(data, fallback_id)).map(Into::into).map_err(py_err(py))
 }
 

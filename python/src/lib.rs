@@ -19,7 +19,7 @@ mod _native {
     #[pymodule_export]
     use crate::records::{EntryMeta, ItemPage, JournalEvent, RecoveryReport};
     #[pymodule_export]
-    use crate::results::{Authority, CompactionPlan, ContextItem, DigestSkippedLine, FileImport, SkippedLine, ThclawsDigest, TokenCount};
+    use crate::results::ContextItem;
     #[pymodule_export]
     use crate::store::{import_recovery_key, NewEntry, SessionStore, TranscriptIterator};
     #[pymodule_export]

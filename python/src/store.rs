@@ -16,7 +16,7 @@ use sessiondb::{
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
-use crate::results::{FileImport, TokenCount};
+use crate::records::FileImport;
 
 /// One entry to append (`SessionStore.append_entries`). `role`:
 /// user|assistant|tool|system; `format`: text|blocks; times in ms since the

@@ -76,6 +76,26 @@ pub enum CountMethod {
     Host,
 }
 
+impl CountMethod {
+    /// The method's name as hosts show it (its serde tag): `exact`,
+    /// `estimate` or `host`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CountMethod::Exact { .. } => "exact",
+            CountMethod::Estimate => "estimate",
+            CountMethod::Host => "host",
+        }
+    }
+
+    /// The encoding of an exact count; none for estimates and host counts.
+    pub fn encoding(&self) -> Option<Encoding> {
+        match self {
+            CountMethod::Exact { encoding } => Some(*encoding),
+            _ => None,
+        }
+    }
+}
+
 /// A token count and how it was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenCount {

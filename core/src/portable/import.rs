@@ -105,6 +105,28 @@ pub enum ImportStatus {
     Failed(String),
 }
 
+impl ImportStatus {
+    /// The status's name as hosts show it (its serde name): `imported`,
+    /// `up_to_date`, `source_changed`, `unrecognized` or `failed`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ImportStatus::Imported => "imported",
+            ImportStatus::UpToDate => "up_to_date",
+            ImportStatus::SourceChanged => "source_changed",
+            ImportStatus::Unrecognized => "unrecognized",
+            ImportStatus::Failed(_) => "failed",
+        }
+    }
+
+    /// The failure message (no content) of a `Failed` status.
+    pub fn error(&self) -> Option<String> {
+        match self {
+            ImportStatus::Failed(msg) => Some(msg.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// Per-session figures of one file import.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SessionImport {

@@ -540,6 +540,27 @@ pub enum SkipReason {
     NotAnObject,
 }
 
+impl SkipReason {
+    /// The reason's name as hosts show it (its serde tag): `torn_tail`,
+    /// `invalid_utf8`, `invalid_json` or `not_an_object`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SkipReason::TornTail => "torn_tail",
+            SkipReason::InvalidUtf8 => "invalid_utf8",
+            SkipReason::InvalidJson { .. } => "invalid_json",
+            SkipReason::NotAnObject => "not_an_object",
+        }
+    }
+
+    /// The 1-based column where parsing failed, for `InvalidJson` only.
+    pub fn column(&self) -> Option<u64> {
+        match self {
+            SkipReason::InvalidJson { column } => Some(*column),
+            _ => None,
+        }
+    }
+}
+
 /// A line that was skipped, with its 1-based number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkippedLine {

@@ -475,15 +475,16 @@ class ContextMeter:
 
 @final
 class TokenCount:
-    """A token count: `method` exact|estimate|host; `encoding`
-    (o200k_base|cl100k_base) only for exact counts.
-    """
+    """A token count and how it was obtained."""
     @property
-    def tokens(self) -> int: ...
+    def tokens(self) -> int:
+        """Number of tokens."""
     @property
-    def method(self) -> str: ...
+    def method(self) -> str:
+        """`exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or `host`."""
     @property
-    def encoding(self) -> Optional[str]: ...
+    def encoding(self) -> Optional[str]:
+        """The encoding of an exact count; none otherwise."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -515,25 +516,35 @@ class Transformation:
 
 @final
 class CompactionPlan:
-    """A compaction plan (tokens): `compacted_seqs` are the seqs of
-    `transformations`. The saved transcript is never modified.
-    """
+    """A compaction plan (the saved transcript is never modified)."""
     @property
-    def capacity(self) -> int: ...
+    def capacity(self) -> int:
+        """Effective Context Capacity planned against (tokens)."""
     @property
-    def target_percent(self) -> int: ...
+    def target_percent(self) -> int:
+        """Target utilization (percent)."""
     @property
-    def target_tokens(self) -> int: ...
+    def target_tokens(self) -> int:
+        """`⌊capacity × target_percent / 100⌋` (tokens)."""
     @property
-    def tokens_before(self) -> int: ...
+    def tokens_before(self) -> int:
+        """Sum of the items' tokens before the plan."""
     @property
-    def tokens_after(self) -> int: ...
+    def tokens_after(self) -> int:
+        """Sum after the plan is applied."""
     @property
-    def reached_target(self) -> bool: ...
+    def reached_target(self) -> bool:
+        """`tokens_after ≤ target_tokens`; false: everything compactable was
+        compacted and the context fits capacity but not the target.
+        """
     @property
-    def transformations(self) -> List[Transformation]: ...
+    def transformations(self) -> List[Transformation]:
+        """One record per compacted item or run, in seq order. Empty: nothing to do."""
     @property
-    def compacted_seqs(self) -> List[int]: ...
+    def compacted_seqs(self) -> List[int]:
+        """The seqs of `transformations`, every seq of each run, ascending
+        (derived: not read when a plan is passed back in).
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -686,17 +697,19 @@ class ContextGovernance:
 
 @final
 class Authority:
-    """The authority of an opened session: always fresh (`permission_profile`
-    "manual", no full access, no sensitive-transfer grant, no approvals).
-    """
+    """The authority of an opened session: always fresh (never stored)."""
     @property
-    def permission_profile(self) -> str: ...
+    def permission_profile(self) -> str:
+        """Always `manual`."""
     @property
-    def full_access(self) -> bool: ...
+    def full_access(self) -> bool:
+        """Always false (Full Access is never restored)."""
     @property
-    def sensitive_transfer(self) -> bool: ...
+    def sensitive_transfer(self) -> bool:
+        """Always false (sensitive-transfer authorization is never restored)."""
     @property
-    def temporary_approvals(self) -> List[str]: ...
+    def temporary_approvals(self) -> List[str]:
+        """Always empty (temporary approvals are never restored)."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -795,17 +808,19 @@ class SessionImport:
 
 @final
 class SkippedLine:
-    """A line a reader skipped: `reason` torn_tail|invalid_utf8|invalid_json|not_an_object;
-    `column` (1-based) only for invalid_json.
-    """
+    """A line a reader skipped."""
     @property
-    def line(self) -> int: ...
+    def line(self) -> int:
+        """1-based line number."""
     @property
-    def offset(self) -> int: ...
+    def offset(self) -> int:
+        """Byte offset of the line's first byte."""
     @property
-    def reason(self) -> str: ...
+    def reason(self) -> str:
+        """Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`."""
     @property
-    def column(self) -> Optional[int]: ...
+    def column(self) -> Optional[int]:
+        """1-based column where parsing failed, for `invalid_json` only."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -856,80 +871,108 @@ class ReadReport:
 
 @final
 class FileImport:
-    """The import report of one file. `format` thclaws|codex|claude-code;
-    `status` imported|up_to_date|source_changed|unrecognized|failed, with
-    the failure message (no content) in `error`.
-    """
+    """The import report of one file."""
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The file as given (after directory walking)."""
     @property
-    def format(self) -> Optional[SourceFormat]: ...
+    def format(self) -> Optional[SourceFormat]:
+        """Detected (or stored) format."""
     @property
-    def status(self) -> ImportStatus: ...
+    def status(self) -> ImportStatus:
+        """`imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`."""
     @property
-    def error(self) -> Optional[str]: ...
+    def error(self) -> Optional[str]:
+        """The failure message (names the step, no content) of a `failed` status."""
     @property
-    def from_line(self) -> int: ...
+    def from_line(self) -> int:
+        """First line read this time (1 for a first import)."""
     @property
-    def sessions(self) -> List[SessionImport]: ...
+    def sessions(self) -> List[SessionImport]:
+        """Sessions written, main first (Claude Code sidechains after it)."""
     @property
-    def read(self) -> Optional[ReadReport]: ...
+    def read(self) -> Optional[ReadReport]:
+        """The reader's report, when the file was read."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class DigestSkippedLine:
-    """A line the thClaws reader skipped (`reason` as in `SkippedLine`)."""
+    """A line the thClaws reader skipped, as the digest reports it."""
     @property
-    def line(self) -> int: ...
+    def line(self) -> int:
+        """1-based line number."""
     @property
-    def reason(self) -> str: ...
+    def reason(self) -> str:
+        """As in `SkippedLine`."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ThclawsDigest:
-    """What the thClaws reader saw in one file (`read_thclaws_digest`)."""
+    """What the thClaws reader saw in one file (`read_thclaws_digest`; the
+    fields of tests/conformance/portable/read_thclaws.json).
+    """
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """Session id (header `id`, else the fallback id)."""
     @property
-    def title(self) -> Optional[str]: ...
+    def title(self) -> Optional[str]:
+        """Title (latest `rename`)."""
     @property
-    def model(self) -> Optional[str]: ...
+    def model(self) -> Optional[str]:
+        """Model as the file names it."""
     @property
-    def provider(self) -> Optional[str]: ...
+    def provider(self) -> Optional[str]:
+        """Provider."""
     @property
-    def cwd(self) -> Optional[str]: ...
+    def cwd(self) -> Optional[str]:
+        """Working directory."""
     @property
-    def created_at_ms(self) -> Optional[int]: ...
+    def created_at_ms(self) -> Optional[int]:
+        """Creation time, ms since the Unix epoch."""
     @property
-    def roles(self) -> List[str]: ...
+    def roles(self) -> List[str]:
+        """Every turn's role, in order."""
     @property
-    def texts(self) -> List[str]: ...
+    def texts(self) -> List[str]:
+        """Every text block, in order."""
     @property
-    def active_texts(self) -> List[str]: ...
+    def active_texts(self) -> List[str]:
+        """Text blocks of the active history (after the last compaction)."""
     @property
-    def tool_calls(self) -> int: ...
+    def tool_calls(self) -> int:
+        """Tool-use blocks."""
     @property
-    def tool_results(self) -> int: ...
+    def tool_results(self) -> int:
+        """Tool-result blocks."""
     @property
-    def plan_steps(self) -> int: ...
+    def plan_steps(self) -> int:
+        """Steps of the latest plan."""
     @property
-    def compactions(self) -> int: ...
+    def compactions(self) -> int:
+        """Compaction checkpoints."""
     @property
-    def lines(self) -> int: ...
+    def lines(self) -> int:
+        """Lines seen, skipped ones included."""
     @property
-    def bytes(self) -> int: ...
+    def bytes(self) -> int:
+        """Offset after the last complete line."""
     @property
-    def skipped(self) -> List[DigestSkippedLine]: ...
+    def skipped(self) -> List[DigestSkippedLine]:
+        """Lines that could not be read."""
     @property
-    def surrogates_replaced(self) -> List[int]: ...
+    def surrogates_replaced(self) -> List[int]:
+        """Lines where a lone surrogate escape became U+FFFD."""
     @property
-    def missing_final_newline(self) -> bool: ...
+    def missing_final_newline(self) -> bool:
+        """The last line was complete JSON without its final newline."""
     @property
-    def kept_raw(self) -> Dict[str, int]: ...
+    def kept_raw(self) -> Dict[str, int]:
+        """Lines of unknown kind kept verbatim, by kind."""
     @property
-    def other_lines(self) -> int: ...
+    def other_lines(self) -> int:
+        """Lines of unknown kind kept in the session."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
