@@ -27,7 +27,7 @@ pub enum Role {
 }
 
 /// How a transcript entry's `content` is to be read.
-#[bridge(core = sessiondb::ContentFormat)]
+#[bridge(core = sessiondb::ContentFormat, parse = sessiondb::ContentFormat::parse)]
 pub enum ContentFormat {
     /// Plain text.
     #[bridge(str = "text")]
@@ -197,15 +197,16 @@ pub struct TranscriptEntry {
     pub source_line: Option<u64>,
 }
 
-/// One entry to append (`append_entries`). Python (a class with defaults)
-/// and Node (an object with optional fields) declare it by hand.
-#[bridge(core = sessiondb::NewEntry, skip(python, node))]
+/// One entry to append (`append_entries`).
+#[bridge(core = sessiondb::NewEntry, new)]
 pub struct NewEntry {
     /// Author role.
     pub role: Role,
     /// The content, stored verbatim (encrypted).
+    #[bridge(redact)]
     pub content: String,
-    /// How to read `content` (default `text`).
+    /// How to read `content` (default `text`; Kotlin/Swift: required).
+    #[bridge(host_default = "\"text\"")]
     pub format: ContentFormat,
     /// Time written, ms since the Unix epoch (none = now).
     #[bridge(default)]
@@ -531,9 +532,9 @@ pub struct CompactionPlan {
 }
 
 /// One item of the active model context, in the order it would be sent
-/// (`compact_context` input, `apply_compaction` output). Python and Node
-/// declare it by hand (they also accept plain dicts/objects).
-#[bridge(core = sessiondb::context::ContextItem, skip(python, node))]
+/// (`compact_context` input, `apply_compaction` output). Python also
+/// accepts a plain dict of these fields.
+#[bridge(core = sessiondb::context::ContextItem, new)]
 pub struct ContextItem {
     /// Transcript sequence number; strictly increasing along the list.
     pub seq: u64,
@@ -547,7 +548,7 @@ pub struct ContextItem {
     #[bridge(default)]
     pub pinned: bool,
     /// The item's text (for a tool call: the serialized calls). Read only to summarize.
-    #[bridge(default)]
+    #[bridge(default, redact)]
     pub text: String,
     /// Tool-call ids linking calls and results.
     #[bridge(default)]

@@ -114,6 +114,11 @@ struct Field {
     /// method, e.g. `c.compacted_seqs()`), instead of the core field of
     /// the same name: the field is derived, so `Back` does not read it.
     get: Option<String>,
+    /// `host_default = "literal"`: the value Python and Node callers get when
+    /// they leave the field out of a `new` record (Kotlin/Swift: `default`).
+    host_default: Option<String>,
+    /// `redact`: Python's `repr` shows `<N chars>`, not the text (user content).
+    redact: bool,
 }
 
 struct Record {
@@ -125,6 +130,10 @@ struct Record {
     /// Kotlin/Swift get an FFI twin (`#[derive(uniffi::Record)]` with the
     /// host types, converted field by field) instead of the core type.
     twin: bool,
+    /// `new`: a record callers build (Python: a constructor with the
+    /// fields' defaults, enum fields kept as the text given and parsed when
+    /// passed in; Node: defaulted fields optional).
+    new: bool,
     fields: Vec<Field>,
 }
 
@@ -163,6 +172,9 @@ struct BridgeAttr {
     blocking: bool,
     detach: bool,
     get: Option<String>,
+    host_default: Option<String>,
+    redact: bool,
+    new: bool,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -201,6 +213,13 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     )
                 }
                 "output" => out.output = true,
+                "redact" => out.redact = true,
+                "new" => out.new = true,
+                "host_default" => {
+                    let v: syn::LitStr = m.value()?.parse()?;
+                    v.parse::<Expr>()?;
+                    out.host_default = Some(v.value());
+                }
                 "twin" => out.twin = true,
                 "infallible" => out.infallible = true,
                 "sync" => out.sync = true,
@@ -337,6 +356,8 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         ts: fb.ts,
                         default: fb.default,
                         get: fb.get,
+                        host_default: fb.host_default,
+                        redact: fb.redact,
                     });
                 }
                 s.records.push(Record {
@@ -346,6 +367,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     skip: b.skip,
                     output: b.output,
                     twin: b.twin,
+                    new: b.new,
                     fields,
                 });
             }
@@ -1205,9 +1227,14 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
             Host::Python => {
                 out.push_str("crate::records::record! {\n");
                 write_docs(&mut out, "    ", &r.docs);
-                let _ = writeln!(out, "    {0} = {0:?} {{", r.name);
-                write_fields(&mut out, &s, host, &fields, "        ", "");
+                let redact: Vec<&str> = fields.iter().filter(|f| f.redact).map(|f| f.name.as_str()).collect();
+                let redact = if redact.is_empty() { String::new() } else { format!(" redact({})", redact.join(", ")) };
+                let _ = writeln!(out, "    {0} = {0:?}{redact} {{", r.name);
+                write_fields(&mut out, &s, host, r.new, &fields, "        ", "");
                 out.push_str("    }\n}\n\n");
+                if r.new {
+                    write_python_new(&mut out, &s, r, &fields)?;
+                }
                 write_from(&mut out, host, r, &fields);
                 write_back(&mut out, host, r, &fields);
             }
@@ -1215,7 +1242,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 write_docs(&mut out, "", &r.docs);
                 let from_js = if r.output { ", object_from_js = false" } else { "" };
                 let _ = writeln!(out, "#[napi_derive::napi(object{from_js})]\npub struct {} {{", r.name);
-                write_fields(&mut out, &s, host, &fields, "    ", "pub ");
+                write_fields(&mut out, &s, host, r.new, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 write_from(&mut out, host, r, &fields);
                 write_back(&mut out, host, r, &fields);
@@ -1245,7 +1272,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                         let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
                     }
                 }
-                write_fields(&mut out, &s, host, &fields, "    ", "pub ");
+                write_fields(&mut out, &s, host, r.new, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 if r.twin {
                     write_from(&mut out, host, r, &fields);
@@ -1316,6 +1343,9 @@ fn write_from(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
                 let _ = writeln!(lets, "        let {} = crate::records::Conv::conv({expr});", f.name);
                 inits.push(f.name.clone());
             }
+            None if host == Host::Node && r.new && node_optional(f) => {
+                inits.push(format!("{0}: Some(crate::records::Conv::conv(c.{0}))", f.name))
+            }
             None => inits.push(format!("{0}: crate::records::Conv::conv(c.{0})", f.name)),
         }
     }
@@ -1344,6 +1374,15 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
         .iter()
         .map(|f| {
             let what = if host == Host::Node { camel(&f.name) } else { f.name.clone() };
+            if host == Host::Node && r.new && node_optional(f) {
+                // Left out: the default, in the host's type.
+                let or = match &f.host_default {
+                    Some(v) if v.starts_with('"') => format!(".unwrap_or_else(|| {v}.to_owned())"),
+                    Some(v) => format!(".unwrap_or({v})"),
+                    None => ".unwrap_or_default()".into(),
+                };
+                return format!("{0}: crate::records::Back::back({field}{0}{or}, {what:?})?", f.name);
+            }
             format!("{0}: crate::records::Back::back({field}{0}, {what:?})?", f.name)
         })
         .collect();
@@ -1355,10 +1394,85 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
     );
 }
 
+/// Node: a field of a `new` record the caller may leave out (it has a
+/// default and is not already an `Option`).
+fn node_optional(f: &Field) -> bool {
+    (f.default.is_some() || f.host_default.is_some()) && !is_option(&f.ty)
+}
+
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// Python: the constructor of a `new` record, `Name(required..., defaulted=...)`
+/// (keyword or positional, in field order): a defaulted `Option` is `None`,
+/// a `Vec` `None` (empty), a `String` its literal or `""`, anything else its
+/// literal or the type's default.
+fn write_python_new(out: &mut String, s: &Schema, r: &Record, fields: &[&Field]) -> Result<(), String> {
+    let (mut sig, mut params, mut inits) = (vec![], vec![], vec![]);
+    let mut defaulted = false;
+    for f in fields {
+        let ty = python_field_ty(s, r, f);
+        let n = &f.name;
+        let has_default = f.default.is_some() || f.host_default.is_some();
+        if !has_default {
+            if defaulted {
+                return Err(format!("record {}: field `{n}` without a default follows one with a default", r.name));
+            }
+            sig.push(n.clone());
+            params.push(format!("{n}: {ty}"));
+            inits.push(n.clone());
+            continue;
+        }
+        defaulted = true;
+        let lit = f.host_default.clone();
+        if is_option(&f.ty) {
+            sig.push(format!("{n} = None"));
+            params.push(format!("{n}: {ty}"));
+            inits.push(n.clone());
+        } else if ty.starts_with("Vec<") {
+            sig.push(format!("{n} = None"));
+            params.push(format!("{n}: Option<{ty}>"));
+            inits.push(format!("{n}: {n}.unwrap_or_default()"));
+        } else if ty == "String" {
+            sig.push(format!("{n} = {}", lit.unwrap_or_else(|| "\"\"".into())));
+            params.push(format!("{n}: &str"));
+            inits.push(format!("{n}: {n}.to_owned()"));
+        } else {
+            // A literal, so Python's signature shows the value.
+            let zero = match ty.as_str() {
+                "bool" => "false".to_string(),
+                "u8" | "u32" | "u64" | "i64" => "0".to_string(),
+                other => return Err(format!("record {}: field `{n}: {other}` needs `host_default = \"literal\"`", r.name)),
+            };
+            sig.push(format!("{n} = {}", lit.unwrap_or(zero)));
+            params.push(format!("{n}: {ty}"));
+            inits.push(n.clone());
+        }
+    }
+    let _ = writeln!(
+        out,
+        "#[pyo3::pymethods]\nimpl {0} {{\n    #[new]\n    #[pyo3(signature = ({1}))]\n    #[allow(clippy::too_many_arguments)]\n    fn new({2}) -> Self {{\n        {0} {{ {3} }}\n    }}\n}}\n",
+        r.name,
+        sig.join(", "),
+        params.join(", "),
+        inits.join(", ")
+    );
+    Ok(())
+}
+
+/// Python's type of a record field: the rule, except that a `new` record
+/// keeps an enum field as the text the caller gave (`String`, parsed when
+/// the record is passed in).
+fn python_field_ty(s: &Schema, r: &Record, f: &Field) -> String {
+    let ty = f.over.get("python").cloned().unwrap_or_else(|| s.host_ty(Host::Python, &f.ty));
+    if r.new { ty.replace("&'static str", "String") } else { ty }
+}
+
 /// A record's fields in `host`: each with its docs, Node's `ts_type` or
 /// Kotlin/Swift's `#[uniffi(default)]` where it has one, and its host type
 /// (the field's override for that host, else the rule).
-fn write_fields(out: &mut String, s: &Schema, host: Host, fields: &[&Field], indent: &str, vis: &str) {
+fn write_fields(out: &mut String, s: &Schema, host: Host, new: bool, fields: &[&Field], indent: &str, vis: &str) {
     for f in fields {
         write_docs(out, indent, &f.docs);
         match host {
@@ -1379,6 +1493,11 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, fields: &[&Field], ind
             Host::Python => {}
         }
         let ty = f.over.get(host.name()).cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
+        let ty = match host {
+            Host::Python if new => ty.replace("&'static str", "String"),
+            Host::Node if new && node_optional(f) => format!("Option<{ty}>"),
+            _ => ty,
+        };
         let _ = writeln!(out, "{indent}{vis}{}: {ty},", f.name);
     }
 }
@@ -1400,17 +1519,33 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
                 );
             }
             out.push_str("        }\n    }\n}\n\n");
-            // And back: the name a caller passes, parsed (`InvalidInput` naming the field).
-            let (recv, scrut) = if host == Host::Python { ("&self", "*self") } else { ("self", "self.as_str()") };
-            let _ = writeln!(
-                out,
-                "impl crate::records::Back<{0}> for {ty} {{\n    fn back({recv}, what: &str) -> sessiondb::Result<{0}> {{\n        match {scrut} {{",
-                e.core
-            );
-            for v in &e.variants {
-                let _ = writeln!(out, "            {:?} => Ok({}::{}),", v.text, e.core, v.name);
+            if host == Host::Python {
+                // The text field of a `new` record.
+                let _ = writeln!(out, "impl crate::records::Conv<String> for {0} {{\n    fn conv(self) -> String {{\n        crate::records::Conv::<&'static str>::conv(self).to_owned()\n    }}\n}}\n", e.core);
             }
-            out.push_str("            other => Err(sessiondb::Error::invalid(format!(\"{what} is not one of its known values ({other:?})\"))),\n        }\n    }\n}\n\n");
+            // And back: the name a caller passes, parsed (`InvalidInput`: the
+            // core parser's message, else one naming the field).
+            let impls: &[(&str, &str, &str)] = if host == Host::Python {
+                &[("&'static str", "&self", "*self"), ("String", "&self", "self.as_str()")]
+            } else {
+                &[("String", "self", "self.as_str()")]
+            };
+            for (ty, recv, scrut) in impls {
+                let _ = writeln!(
+                    out,
+                    "impl crate::records::Back<{0}> for {ty} {{\n    fn back({recv}, what: &str) -> sessiondb::Result<{0}> {{",
+                    e.core
+                );
+                if let Some(parse) = &e.parse {
+                    let _ = writeln!(out, "        let _ = what;\n        {parse}({scrut})\n    }}\n}}\n");
+                    continue;
+                }
+                let _ = writeln!(out, "        match {scrut} {{");
+                for v in &e.variants {
+                    let _ = writeln!(out, "            {:?} => Ok({}::{}),", v.text, e.core, v.name);
+                }
+                out.push_str("            other => Err(sessiondb::Error::invalid(format!(\"{what} is not one of its known values ({other:?})\"))),\n        }\n    }\n}\n\n");
+            }
         }
         Host::Uniffi => {
             let _ = writeln!(out, "#[allow(unused_imports)]\nuse {};", e.core);

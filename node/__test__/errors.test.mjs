@@ -163,3 +163,23 @@ test('numbers are checked, never truncated, zeroed or wrapped', async () => {
   assert.deepEqual(await st.getTranscript(s.id, Number.MAX_SAFE_INTEGER), [])
   await st.close()
 })
+
+test('records built by callers: left-out fields take their defaults, bad names are refused when passed in', async () => {
+  // NewEntry and ContextItem are generated from bridge/api.rs.
+  const st = await openTemp()
+  const s = await st.createSession('built')
+  const [e] = await st.appendEntries(s.id, [{ role: 'user', content: 'hi' }])
+  assert.deepEqual([e.seq, e.format, e.tokens, e.sourceLine], [1, 'text', undefined, undefined])
+  const bad = await st.appendEntries(s.id, [{ role: 'user', content: 'x' }, { role: 'robot', content: 'y' }]).catch((x) => x)
+  assert.ok(bad instanceof sdb.InvalidInputError)
+  assert.equal(bad.message, 'invalid input: role must be one of user, assistant, tool, system')
+  const fmt = await st.appendEntries(s.id, [{ role: 'user', content: 'x', format: 'html' }]).catch((x) => x)
+  assert.equal(fmt.message, 'invalid input: content format must be `text` or `blocks`')
+  assert.equal((await st.getSession(s.id)).entryCount, 1)
+  const kind = (() => { try { sdb.summarizeItem({ seq: 1, role: 'user', kind: 'note', tokens: 3 }) } catch (x) { return x } })()
+  assert.ok(kind instanceof sdb.InvalidInputError)
+  assert.equal(kind.message, 'invalid input: kind is not one of its known values ("note")')
+  const [item] = sdb.applyCompaction({ capacity: 10, targetPercent: 70, targetTokens: 7, tokensBefore: 3, tokensAfter: 3, reachedTarget: true, transformations: [], compactedSeqs: [] }, [{ seq: 1, role: 'user', kind: 'message', tokens: 3 }])
+  assert.deepEqual(item, { seq: 1, role: 'user', kind: 'message', tokens: 3, pinned: false, text: '', callIds: [], compacted: false })
+  await st.close()
+})

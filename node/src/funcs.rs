@@ -12,10 +12,10 @@ use sessiondb::{paths, DataKey, Error, ErrorKind, KeySource, OpenOptions, Role};
 use crate::errors::{r, to_napi};
 use crate::job::{job, Job};
 use crate::records::{CompactionPlan, ThclawsDigest};
-use crate::results::{CompactionOptions, ContextItem};
+use crate::records::{Back, CompactionOptions, ContextItem};
 
 fn items_core(items: Vec<ContextItem>) -> napi::Result<Vec<context::ContextItem>> {
-    r(items.into_iter().map(ContextItem::into_core).collect())
+    r(items.into_iter().map(|i| i.back("items")).collect())
 }
 
 /// Name, code (`ERR_*`) of every core error kind, in declaration order.
@@ -121,7 +121,7 @@ pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> napi::
 /// "Context Compaction"). Throws InvalidInputError.
 #[napi]
 pub fn summarize_item(item: ContextItem) -> napi::Result<String> {
-    Ok(context::summarize_item(&r(item.into_core())?))
+    Ok(context::summarize_item(&r(item.back("item"))?))
 }
 
 /// Benchmark helper: the same work as bench/bench.mjs's sessiondb run, in

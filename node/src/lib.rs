@@ -12,5 +12,4 @@ mod funcs;
 mod job;
 mod keys;
 mod records;
-mod results;
 mod store;

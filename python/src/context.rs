@@ -1,6 +1,6 @@
 //! Context governance (`sessiondb::context`, `sessiondb::restore`): pure
 //! functions at module level, store-backed ones as `SessionStore` methods.
-//! Results are typed records (`crate::results`); inputs are `ContextItem`
+//! Results are typed records (`crate::records`); inputs are `ContextItem`
 //! objects or dicts in the core's serde shape.
 
 use pyo3::prelude::*;
@@ -9,8 +9,7 @@ use sessiondb::context::{self, CompactionOptions};
 
 use crate::errors::py_err;
 use crate::json::de;
-use crate::records::CompactionPlan;
-use crate::results::ContextItem;
+use crate::records::{Back, CompactionPlan, ContextItem};
 
 /// `items` as core context items: `ContextItem` objects or dicts (one
 /// conversion of the whole list when it holds no `ContextItem`).
@@ -22,7 +21,7 @@ fn context_items(items: &Bound<'_, PyAny>) -> PyResult<Vec<context::ContextItem>
     }
     all.iter()
         .map(|x| match x.cast::<ContextItem>() {
-            Ok(item) => item.get().to_core().map_err(py_err(py)),
+            Ok(item) => item.get().back("context item").map_err(py_err(py)),
             Err(_) => de(x, "context item"),
         })
         .collect()

@@ -29,17 +29,3 @@ pub fn de<T: serde::de::DeserializeOwned>(v: &Bound<'_, PyAny>, what: &str) -> P
     serde_json::from_value(value)
         .map_err(|e| crate::errors::to_py(v.py(), sessiondb::Error::invalid(format!("{what}: {e}"))))
 }
-
-/// The serde name of a unit enum variant of the core (`"amber"`, `"tool_call"`...).
-pub fn enum_name<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => String::new(),
-    }
-}
-
-/// A core unit enum from its serde name. Errors: `InvalidInput` naming `what`.
-pub fn enum_parse<T: serde::de::DeserializeOwned>(name: &str, what: &str) -> sessiondb::Result<T> {
-    serde_json::from_value(serde_json::Value::String(name.to_owned()))
-        .map_err(|_| sessiondb::Error::invalid(format!("{what} is not one of its known values")))
-}

@@ -9,7 +9,6 @@ mod funcs;
 mod json;
 mod keys;
 mod records;
-mod results;
 mod store;
 
 use pyo3::prelude::*;
@@ -19,9 +18,7 @@ mod _native {
     #[pymodule_export]
     use crate::records::{EntryMeta, ItemPage, JournalEvent, RecoveryReport};
     #[pymodule_export]
-    use crate::results::ContextItem;
-    #[pymodule_export]
-    use crate::store::{import_recovery_key, NewEntry, SessionStore, TranscriptIterator};
+    use crate::store::{import_recovery_key, SessionStore, TranscriptIterator};
     #[pymodule_export]
     use crate::funcs::{
         _bench_core, canonical_workspace, decrypt_field, default_db_path, encrypt_field, envelope_aad, error_kinds,

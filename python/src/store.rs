@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 use sessiondb::journal::OperationOutcome;
 use sessiondb::{
-    ContentFormat, DataKey, Error, KeySource, NewEntry as CoreNewEntry, NewEvent, NewSession, OpenOptions, Role,
+    DataKey, Error, KeySource, NewEvent, NewSession, OpenOptions,
     TokenUsage, WorkspaceFilter,
 };
 
@@ -17,64 +17,6 @@ use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
 use crate::records::FileImport;
-
-/// One entry to append (`SessionStore.append_entries`). `role`:
-/// user|assistant|tool|system; `format`: text|blocks; times in ms since the
-/// Unix epoch (None = now); `tokens`: a host-supplied count.
-#[pyclass(frozen, get_all, eq, module = "sessiondb", name = "NewEntry")]
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewEntry {
-    role: String,
-    content: String,
-    format: String,
-    created_at_ms: Option<i64>,
-    tokens: Option<u64>,
-    source_line: Option<u64>,
-}
-
-#[pymethods]
-impl NewEntry {
-    #[new]
-    #[pyo3(signature = (role, content, format = "text", created_at_ms = None, tokens = None, source_line = None))]
-    fn new(
-        role: String,
-        content: String,
-        format: &str,
-        created_at_ms: Option<i64>,
-        tokens: Option<u64>,
-        source_line: Option<u64>,
-    ) -> Self {
-        NewEntry { role, content, format: format.to_string(), created_at_ms, tokens, source_line }
-    }
-
-    /// The content is not shown (it may be user content), only its length.
-    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        let me = slf.get();
-        let r = |name: &str| -> PyResult<String> { Ok(slf.getattr(name)?.repr()?.to_string()) };
-        Ok(format!(
-            "NewEntry(role={}, content=<{} chars>, format={}, created_at_ms={}, tokens={}, source_line={})",
-            r("role")?,
-            me.content.chars().count(),
-            r("format")?,
-            r("created_at_ms")?,
-            r("tokens")?,
-            r("source_line")?
-        ))
-    }
-}
-
-impl crate::records::Back<CoreNewEntry> for NewEntry {
-    fn back(&self, _: &str) -> sessiondb::Result<CoreNewEntry> {
-        Ok(CoreNewEntry {
-            role: Role::parse(&self.role)?,
-            content: self.content.clone(),
-            format: ContentFormat::parse(&self.format)?,
-            created_at_ms: self.created_at_ms,
-            tokens: self.tokens,
-            source_line: self.source_line,
-        })
-    }
-}
 
 /// The encrypted session store. Thread-safe; use as a context manager or
 /// call `close()`. A handle used in a child process after `os.fork()`

@@ -152,6 +152,28 @@ def test_records_have_repr_and_equality(store):
     assert NewEntry("user", "a") == NewEntry("user", "a")
 
 
+def test_records_built_by_callers_keep_the_text_and_parse_it_when_passed_in(store):
+    # NewEntry and ContextItem are generated from bridge/api.rs: a bad
+    # role, format or kind is kept as given and refused, with the core's
+    # message, when the record is passed in; nothing is stored.
+    s = store.create_session("built")
+    bad = NewEntry("robot", "x")
+    assert (bad.role, bad.format) == ("robot", "text")
+    with pytest.raises(sessiondb.InvalidInputError, match=r"^invalid input: role must be one of user, assistant, tool, system$"):
+        store.append_entries(s.id, [NewEntry("user", "ok"), bad])
+    with pytest.raises(sessiondb.InvalidInputError, match=r"^invalid input: content format must be `text` or `blocks`$"):
+        store.append_entries(s.id, [NewEntry("user", "x", format="html")])
+    assert store.get_session(s.id).entry_count == 0
+    with pytest.raises(sessiondb.InvalidInputError, match=r'^invalid input: kind is not one of its known values \("note"\)$'):
+        sessiondb.summarize_item(sessiondb.ContextItem(1, "user", "note", 3))
+    item = sessiondb.ContextItem(1, "user", "message", 3, text="hello")
+    assert item.to_dict() == {
+        "seq": 1, "role": "user", "kind": "message", "tokens": 3, "pinned": False,
+        "text": "hello", "call_ids": [], "compacted": False,
+    }
+    assert sessiondb.summarize_item(item) == sessiondb.summarize_item(item.to_dict())
+
+
 def test_tokens_and_context_extensions(store):
     s = store.create_session("tok")
     assert store.token_totals(s.id) == store.token_totals(s.id)

@@ -550,9 +550,9 @@ class CompactionPlan:
 
 @final
 class ContextItem:
-    """One item of the active model context (`compact_context` input, also
-    accepted as a dict; `apply_compaction` output). `kind`:
-    message|tool_call|tool_result|system.
+    """One item of the active model context, in the order it would be sent
+    (`compact_context` input, `apply_compaction` output). Python also
+    accepts a plain dict of these fields.
     """
     def __new__(
         cls,
@@ -566,23 +566,31 @@ class ContextItem:
         compacted: bool = False,
     ) -> "ContextItem": ...
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """Transcript sequence number; strictly increasing along the list."""
     @property
-    def role(self) -> Role: ...
+    def role(self) -> Role:
+        """`user`, `assistant`, `tool`, `system`... (`user` + `message` counts as a user turn)."""
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """What the item is."""
     @property
-    def tokens(self) -> int: ...
+    def tokens(self) -> int:
+        """Tokens the item costs in the request."""
     @property
-    def pinned(self) -> bool: ...
+    def pinned(self) -> bool:
+        """Pinned by the user: always verbatim."""
     @property
-    def text(self) -> str: ...
+    def text(self) -> str:
+        """The item's text (for a tool call: the serialized calls). Read only to summarize."""
     @property
-    def call_ids(self) -> List[str]: ...
+    def call_ids(self) -> List[str]:
+        """Tool-call ids linking calls and results."""
     @property
-    def compacted(self) -> bool: ...
+    def compacted(self) -> bool:
+        """Already a summary from an earlier compaction; never summarized again."""
     def to_dict(self) -> Dict[str, Any]:
-        """The item as plain data: `{attribute: value}` (the dict form `compact_context` accepts)."""
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class TurnGovernance:
@@ -978,10 +986,7 @@ class ThclawsDigest:
 
 @final
 class NewEntry:
-    """One entry to append (`SessionStore.append_entries`). `role`:
-    user|assistant|tool|system; `format`: text|blocks; times in ms since the
-    Unix epoch (None = now); `tokens`: a host-supplied count.
-    """
+    """One entry to append (`append_entries`)."""
     def __new__(
         cls,
         role: Role,
@@ -992,17 +997,25 @@ class NewEntry:
         source_line: Optional[int] = None,
     ) -> "NewEntry": ...
     @property
-    def role(self) -> Role: ...
+    def role(self) -> Role:
+        """Author role."""
     @property
-    def content(self) -> str: ...
+    def content(self) -> str:
+        """The content, stored verbatim (encrypted)."""
     @property
-    def format(self) -> ContentFormat: ...
+    def format(self) -> ContentFormat:
+        """How to read `content` (default `text`; Kotlin/Swift: required)."""
     @property
-    def created_at_ms(self) -> Optional[int]: ...
+    def created_at_ms(self) -> Optional[int]:
+        """Time written, ms since the Unix epoch (none = now)."""
     @property
-    def tokens(self) -> Optional[int]: ...
+    def tokens(self) -> Optional[int]:
+        """Host-supplied token count."""
     @property
-    def source_line(self) -> Optional[int]: ...
+    def source_line(self) -> Optional[int]:
+        """Line number in an imported source file."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class TranscriptIterator:
