@@ -219,6 +219,61 @@ pub struct NewEntry {
     pub source_line: Option<u64>,
 }
 
+// Python: `record_tokens(session_id, input=0, output=0, ...)` keywords.
+/// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
+#[bridge(core = sessiondb::TokenUsage, new, skip(python))]
+pub struct TokenUsage {
+    /// Input (prompt) tokens (Node: default 0).
+    #[bridge(host_default = "0")]
+    pub input: u64,
+    /// Output (completion) tokens (Node: default 0).
+    #[bridge(host_default = "0")]
+    pub output: u64,
+    /// Cached input tokens, as the provider reports them.
+    #[bridge(default)]
+    pub cached: u64,
+    /// Model that served the call.
+    #[bridge(default)]
+    pub model: Option<String>,
+    /// Provider that served the call.
+    #[bridge(default)]
+    pub provider: Option<String>,
+}
+
+// Python keeps the pairs and triples as tuples.
+/// What a recovery pass did (seed 000, "Recovery Pass").
+#[bridge(core = sessiondb::RecoveryReport, twin, output, skip(python))]
+pub struct RecoveryReport {
+    /// Operations marked `OperationUnknownOutcome`.
+    #[bridge(node = "Vec<MarkedOperation>", uniffi = "Vec<MarkedOperation>")]
+    pub marked_unknown: Vec<(String, String)>,
+    /// Open operations left alone because their owner is alive.
+    pub skipped_live: u64,
+    /// Operations that could not be marked (retried by the next pass).
+    #[bridge(node = "Vec<FailedOperation>", uniffi = "Vec<FailedOperation>")]
+    pub failed: Vec<(String, String, String)>,
+}
+
+/// An operation a recovery pass marked `OperationUnknownOutcome`.
+#[bridge(output, skip(python))]
+pub struct MarkedOperation {
+    /// Session id.
+    pub session_id: String,
+    /// Operation id.
+    pub operation_id: String,
+}
+
+/// An open operation a recovery pass could not mark, and why.
+#[bridge(output, skip(python))]
+pub struct FailedOperation {
+    /// Session id.
+    pub session_id: String,
+    /// Operation id.
+    pub operation_id: String,
+    /// The error kind's name (e.g. `Database`).
+    pub kind: String,
+}
+
 /// Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens.
 #[bridge(core = sessiondb::TokenTotals)]
 pub struct TokenTotals {

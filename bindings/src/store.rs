@@ -16,7 +16,7 @@ use sessiondb::context::TokenCount;
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::types::{
-    parse_json, JournalEvent, NewEntryWithMeta, NewEvent, RecoveryReport,
+    parse_json, JournalEvent, NewEntryWithMeta, NewEvent,
     TranscriptEntryWithMeta,
 };
 

@@ -8,7 +8,7 @@
 
 use sessiondb::journal::OperationOutcome;
 use sessiondb::{
-    NewEntry, NewSession, TokenUsage, TranscriptEntry, WorkspaceFilter,
+    NewEntry, NewSession, TranscriptEntry, WorkspaceFilter,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
@@ -108,24 +108,6 @@ pub struct TranscriptEntryWithMeta {
     pub meta: EntryMeta,
 }
 
-/// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
-#[uniffi::remote(Record)]
-pub struct TokenUsage {
-    /// Input (prompt) tokens.
-    pub input: u64,
-    /// Output (completion) tokens.
-    pub output: u64,
-    /// Cached input tokens, as the provider reports them.
-    #[uniffi(default)]
-    pub cached: u64,
-    /// Model that served the call.
-    #[uniffi(default)]
-    pub model: Option<String>,
-    /// Provider that served the call.
-    #[uniffi(default)]
-    pub provider: Option<String>,
-}
-
 /// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
 #[uniffi::remote(Enum)]
 pub enum WorkspaceFilter {
@@ -216,58 +198,6 @@ impl From<sessiondb::JournalEvent> for JournalEvent {
             kind: e.kind,
             payload_json: e.payload.to_string(),
             created_at: e.created_at,
-        }
-    }
-}
-
-/// An operation the recovery pass marked `OperationUnknownOutcome`.
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct MarkedOperation {
-    /// Session id.
-    pub session_id: String,
-    /// Operation id.
-    pub operation_id: String,
-}
-
-/// What a recovery pass did (seed 000, "Recovery Pass").
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct RecoveryReport {
-    /// Operations marked `OperationUnknownOutcome`.
-    pub marked_unknown: Vec<MarkedOperation>,
-    /// Open operations left alone because their owner is alive.
-    pub skipped_live: u64,
-    /// Operations that could not be marked (retried by the next pass).
-    pub failed: Vec<FailedOperation>,
-}
-
-/// An open operation a recovery pass could not mark, and why.
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct FailedOperation {
-    /// Session id.
-    pub session_id: String,
-    /// Operation id.
-    pub operation_id: String,
-    /// The error kind's name (e.g. `Database`).
-    pub kind: String,
-}
-
-impl From<sessiondb::RecoveryReport> for RecoveryReport {
-    fn from(r: sessiondb::RecoveryReport) -> Self {
-        RecoveryReport {
-            marked_unknown: r
-                .marked_unknown
-                .into_iter()
-                .map(|(session_id, operation_id)| MarkedOperation {
-                    session_id,
-                    operation_id,
-                })
-                .collect(),
-            skipped_live: r.skipped_live,
-            failed: r
-                .failed
-                .into_iter()
-                .map(|(session_id, operation_id, kind)| FailedOperation { session_id, operation_id, kind })
-                .collect(),
         }
     }
 }

@@ -242,28 +242,6 @@ impl From<sessiondb::ItemPage> for ItemPage {
     }
 }
 
-/// One token-ledger record, in tokens.
-#[napi(object)]
-pub struct TokenUsage {
-    pub input: Option<i64>,
-    pub output: Option<i64>,
-    pub cached: Option<i64>,
-    pub model: Option<String>,
-    pub provider: Option<String>,
-}
-
-impl TokenUsage {
-    pub fn into_core(self) -> sessiondb::Result<sessiondb::TokenUsage> {
-        Ok(sessiondb::TokenUsage {
-            input: u(self.input.unwrap_or(0), "input")?,
-            output: u(self.output.unwrap_or(0), "output")?,
-            cached: u(self.cached.unwrap_or(0), "cached")?,
-            model: self.model,
-            provider: self.provider,
-        })
-    }
-}
-
 /// A journal event to append.
 #[napi(object)]
 pub struct NewEvent {
@@ -287,54 +265,21 @@ pub struct JournalEvent {
     pub created_at: String,
 }
 
-/// An operation marked unknown by a recovery pass.
-#[napi(object)]
-pub struct OperationRef {
-    pub session_id: String,
-    pub operation_id: String,
-}
-
-/// What a recovery pass did.
-#[napi(object)]
-pub struct RecoveryReport {
-    pub marked_unknown: Vec<OperationRef>,
-    pub skipped_live: i64,
-    /// Operations that could not be marked (retried by the next pass), with the error kind.
-    pub failed: Vec<FailedOperation>,
-}
-
-/// An open operation a recovery pass could not mark, and why (an error kind name).
-#[napi(object)]
-pub struct FailedOperation {
-    pub session_id: String,
-    pub operation_id: String,
-    pub kind: String,
-}
-
-impl From<sessiondb::RecoveryReport> for RecoveryReport {
-    fn from(r: sessiondb::RecoveryReport) -> Self {
-        RecoveryReport {
-            marked_unknown: r
-                .marked_unknown
-                .into_iter()
-                .map(|(session_id, operation_id)| OperationRef { session_id, operation_id })
-                .collect(),
-            skipped_live: n(r.skipped_live),
-            failed: r
-                .failed
-                .into_iter()
-                .map(|(session_id, operation_id, kind)| FailedOperation { session_id, operation_id, kind })
-                .collect(),
-        }
-    }
-}
-
 impl Conv<OpenOperation> for (String, String, String) {
     fn conv(self) -> OpenOperation {
         OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
     }
 }
-conv_from!(sessiondb::RecoveryReport => RecoveryReport);
+impl Conv<MarkedOperation> for (String, String) {
+    fn conv(self) -> MarkedOperation {
+        MarkedOperation { session_id: self.0, operation_id: self.1 }
+    }
+}
+impl Conv<FailedOperation> for (String, String, String) {
+    fn conv(self) -> FailedOperation {
+        FailedOperation { session_id: self.0, operation_id: self.1, kind: self.2 }
+    }
+}
 
 /// A host key source: `getKey()` returns the 32 stored key bytes or null
 /// (no key yet) and must throw when the store is locked or unreachable;

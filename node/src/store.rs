@@ -191,7 +191,7 @@ impl SessionStore {
     /// Add one token-ledger record.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> napi::Result<AsyncTask<Job<()>>> {
-        let usage = usage.into_core().map_err(to_napi)?;
+        let usage = crate::records::Back::back(usage, "usage").map_err(to_napi)?;
         let s = self.inner.clone();
         Ok(job(move || s.record_tokens(&session_id, usage)))
     }
