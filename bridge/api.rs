@@ -1066,6 +1066,37 @@ trait Functions {
     #[bridge(core = sessiondb::context::governance_turns, errors(InvalidInput))]
     fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Vec<TurnGovernance>;
 
+    // ---- the envelope and key primitives (the crypto conformance cases)
+
+    /// The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`.
+    #[bridge(core = sessiondb::primitives::envelope_aad, infallible)]
+    fn envelope_aad(record_id: &str) -> String;
+
+    /// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
+    /// fresh random nonce; returns the envelope's JSON text.
+    #[bridge(core = sessiondb::primitives::encrypt_field, blocking, errors(InvalidInput))]
+    fn encrypt_field(key: &[u8], record_id: &str, plaintext: &[u8]) -> String;
+
+    /// Decrypt an envelope (JSON text) written for `record_id`; returns the
+    /// plaintext bytes.
+    #[bridge(core = sessiondb::primitives::decrypt_field, blocking, errors(InvalidInput, Corrupt, AuthenticationFailed))]
+    fn decrypt_field(key: &[u8], record_id: &str, envelope_json: &str) -> Vec<u8>;
+
+    /// The workspace index of an already canonical path: lowercase hex of
+    /// HMAC-SHA-256 under the index subkey of the 32-byte `key`.
+    #[bridge(core = sessiondb::primitives::workspace_index, blocking, errors(InvalidInput))]
+    fn workspace_index(key: &[u8], canonical_path: &str) -> String;
+
+    /// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+    /// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
+    #[bridge(core = sessiondb::primitives::recovery_key_text, errors(InvalidInput))]
+    fn recovery_key_text(key: &[u8]) -> String;
+
+    /// The 32-byte data key of a recovery key (any case; whitespace and `-`
+    /// ignored); "recovery key checksum mismatch" for a mistyped key.
+    #[bridge(core = sessiondb::primitives::parse_recovery_key, errors(InvalidInput))]
+    fn parse_recovery_key(text: &str) -> Vec<u8>;
+
     /// The format of a session file from its first lines, or none when it is
     /// none of thClaws, Codex rollout or Claude Code.
     #[bridge(core = sessiondb::portable::detect_format, blocking, errors(Io))]

@@ -298,22 +298,6 @@ pub fn canonical_workspace(path: String) -> Result<String> {
     Ok(sessiondb::paths::canonical_workspace(&path, &cwd)?)
 }
 
-/// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
-/// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
-/// Errors: `InvalidInput` unless `key` is 32 bytes.
-#[uniffi::export]
-pub fn recovery_key_text(key: Vec<u8>) -> Result<String> {
-    Ok(sessiondb::keys::recovery_key_text(&DataKey::from_bytes(&key)?))
-}
-
-/// The 32-byte data key of a recovery key (any case; whitespace and `-`
-/// ignored). Errors: `InvalidInput` ("recovery key checksum mismatch" for a
-/// mistyped key; wrong length or character).
-#[uniffi::export]
-pub fn parse_recovery_key(text: String) -> Result<Vec<u8>> {
-    Ok(sessiondb::keys::parse_recovery_key(&text)?.expose_bytes().to_vec())
-}
-
 /// Import a recovery key for the database at `path` and open it: the text
 /// is checked (checksum), then against the database's key-check value, then
 /// stored in `keyProvider` (`setKey`), or with none in the OS credential

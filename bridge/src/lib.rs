@@ -19,14 +19,22 @@
 //!   an FFI copy with the host types, converted field by field);
 //!   `skip(python, node, uniffi)` (that host declares it by hand: a record
 //!   skipped everywhere is listed only so methods can take or return it);
-//!   `output` (a result only: Node `object_from_js = false`, and no `Back`).
+//!   `output` (a result only: Node `object_from_js = false`, and no `Back`);
+//!   `new` (a record callers build: Python gets a constructor with the
+//!   fields' defaults and keeps enum fields as the text given, parsed when
+//!   the record is passed in; Node makes defaulted fields optional).
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters); on each variant `str = "name"` (the string
 //!   Python and Node see, the core's serde name).
 //! - on a field: `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
-//!   `#[uniffi(default)]`).
+//!   `#[uniffi(default)]`; in a `new` record also Python's and Node's
+//!   default, the type's own); `host_default = "literal"` (Python's and
+//!   Node's default only); `get = "expr"` (the field is derived from the
+//!   core value `c`, e.g. `c.compacted_seqs()`, instead of read from the
+//!   core field of its name, and not read back); `redact` (Python's `repr`
+//!   shows `<N chars>`: text that may be user content).
 //! - on a method or function: `core = path` (a free function of the core;
 //!   a method's takes the store first; required for functions);
 //!   `defaults(name = value, ...)` (Python's defaults; Node: optional;
@@ -518,6 +526,10 @@ impl Schema {
                         .collect(),
                     _ => vec![],
                 };
+                if id == "Vec" && args.len() == 1 && args[0].to_token_stream().to_string() == "u8" {
+                    // Bytes: Python `bytes` (pyo3 converts `Vec<u8>`), a Node Buffer.
+                    return if host == Host::Node { "napi::bindgen_prelude::Buffer".into() } else { "Vec<u8>".into() };
+                }
                 if !args.is_empty() {
                     let mut mapped: Vec<String> = args
                         .iter()
@@ -752,6 +764,16 @@ impl Schema {
                 arg: format!("&{name}"),
             },
             (_, "&[u64]") => plain("Vec<u64>", format!("&{name}")),
+            // Bytes: Python `bytes`, Node a Buffer (copied, so a Promise's
+            // job owns it), Kotlin `ByteArray` / Swift `Data`.
+            (Host::Python, "&[u8]") => plain("&[u8]", name.into()),
+            (Host::Node, "&[u8]") => ParamPlan {
+                decl: "napi::bindgen_prelude::Buffer".into(),
+                ts: None,
+                prelude: Some(format!("let {name} = {name}.to_vec();")),
+                arg: format!("&{name}"),
+            },
+            (_, "&[u8]") => plain("Vec<u8>", format!("&{name}")),
             (Host::Node, "bool" | "f64" | "String") if default.is_some() => ParamPlan {
                 decl: format!("Option<{t}>"),
                 ts: None,
@@ -840,6 +862,9 @@ impl Schema {
                 }
             }) {
                 let i = self.ts_ty(inner);
+                if id == "Vec" && i == "number" && inner.to_token_stream().to_string() == "u8" {
+                    return "Buffer".into();
+                }
                 return match id.as_str() {
                     "Option" => format!("{i} | null"),
                     "Vec" if i.contains(' ') => format!("Array<{i}>"),
@@ -949,6 +974,7 @@ impl Schema {
     fn py_ty(&self, ty: &Type, param: bool) -> Result<String, String> {
         match ty {
             Type::Reference(r) => return self.py_ty(&r.elem, param),
+            Type::Slice(sl) if sl.elem.to_token_stream().to_string() == "u8" => return Ok("bytes".into()),
             Type::Slice(sl) => return Ok(format!("Sequence[{}]", self.py_ty(&sl.elem, param)?)),
             Type::Tuple(t) if t.elems.is_empty() => return Ok("None".into()),
             _ => {}
@@ -961,6 +987,7 @@ impl Schema {
             let inner: Vec<&Type> = a.args.iter().filter_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None }).collect();
             return match (id.as_str(), inner.as_slice()) {
                 ("Option", [i]) => Ok(format!("Optional[{}]", self.py_ty(i, param)?)),
+                ("Vec", [i]) if i.to_token_stream().to_string() == "u8" => Ok("bytes".into()),
                 ("Vec", [i]) => Ok(format!("List[{}]", self.py_ty(i, param)?)),
                 _ => Err(format!("no Python stub type for `{t}`")),
             };
@@ -1644,6 +1671,23 @@ pub struct TranscriptEntry {
         let e = generate(Host::Uniffi, &src.replace(", skip(uniffi)", "")).unwrap_err();
         assert!(e.starts_with("record Plan: field `seqs` has `get`"), "{e}");
         assert!(generate(Host::Uniffi, src).unwrap().contains("pub struct Plan {\n    pub runs: Vec<u64>,\n}\n"));
+    }
+
+    /// A `new` record: Python's constructor takes the defaults (enum
+    /// fields as text), Node's defaulted fields are optional and filled in
+    /// when the record is passed back.
+    #[test]
+    fn new_records_take_defaults_in_python_and_node() {
+        let src = format!("{SCHEMA}#[bridge(core = a::Item, new)]\npub struct Item {{\n    pub role: Role,\n    #[bridge(redact)]\n    pub text: String,\n    #[bridge(host_default = \"\\\"text\\\"\")]\n    pub format: String,\n    #[bridge(default)]\n    pub pinned: bool,\n    #[bridge(default)]\n    pub ids: Vec<String>,\n    #[bridge(default)]\n    pub tokens: Option<u64>,\n}}\n");
+        let py = generate(Host::Python, &src).unwrap();
+        assert!(py.contains("    Item = \"Item\" redact(text) {\n        role: String,\n        text: String,\n        format: String,\n        pinned: bool,\n        ids: Vec<String>,\n        tokens: Option<u64>,\n    }\n"), "{py}");
+        assert!(py.contains("    #[pyo3(signature = (role, text, format = \"text\", pinned = false, ids = None, tokens = None))]\n    #[allow(clippy::too_many_arguments)]\n    fn new(role: String, text: String, format: &str, pinned: bool, ids: Option<Vec<String>>, tokens: Option<u64>) -> Self {\n        Item { role, text, format: format.to_owned(), pinned, ids: ids.unwrap_or_default(), tokens }\n    }\n"), "{py}");
+        let node = generate(Host::Node, &src).unwrap();
+        assert!(node.contains("    pub format: Option<String>,\n"), "{node}");
+        assert!(node.contains("format: crate::records::Back::back(self.format.unwrap_or_else(|| \"text\".to_owned()), \"format\")?, pinned: crate::records::Back::back(self.pinned.unwrap_or_default(), \"pinned\")?"), "{node}");
+        assert!(node.contains("pinned: Some(crate::records::Conv::conv(c.pinned))"), "{node}");
+        let e = generate(Host::Python, &src.replace("    pub role: Role,\n", "").replace("    #[bridge(redact)]\n    pub text: String,\n", "    #[bridge(default)]\n    pub text: String,\n    pub late: u64,\n")).unwrap_err();
+        assert_eq!(e, "record Item: field `late` without a default follows one with a default");
     }
 
     #[test]

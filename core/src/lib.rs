@@ -13,6 +13,7 @@ pub mod backend;
 pub mod error;
 pub mod keys;
 pub mod paths;
+pub mod primitives;
 pub mod portable;
 pub mod restore;
 pub mod store;

@@ -6,7 +6,6 @@ use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use serde_json::Value;
 use sessiondb::context;
-use sessiondb::crypto::{self, EncryptedField};
 use sessiondb::{paths, DataKey, Error, ErrorKind, KeySource, OpenOptions, Role};
 
 use crate::errors::{r, to_napi};
@@ -43,55 +42,6 @@ pub fn canonical_workspace(path: String) -> AsyncTask<Job<String>> {
         let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
         paths::canonical_workspace(&path, &cwd)
     })
-}
-
-/// The AAD of an envelope v1 for `recordId`: `recordId:v1:aes-256-gcm`.
-#[napi]
-pub fn envelope_aad(record_id: String) -> String {
-    crypto::aad_for(&record_id, crypto::ENVELOPE_VERSION, crypto::ALG_AES_256_GCM)
-}
-
-/// Decrypt an envelope (JSON text) written for `recordId`; resolves to the plaintext bytes.
-#[napi(ts_return_type = "Promise<Buffer>")]
-pub fn decrypt_field(key: Buffer, record_id: String, envelope_json: String) -> AsyncTask<Job<Buffer>> {
-    let key = key.to_vec();
-    job(move || {
-        let key = DataKey::from_bytes(&key)?;
-        let field = EncryptedField::from_json(&envelope_json)?;
-        crypto::decrypt_field(&key, &record_id, &field).map(|p| Buffer::from(p.to_vec()))
-    })
-}
-
-/// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
-/// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
-/// Throws InvalidInputError unless `key` is 32 bytes.
-#[napi]
-pub fn recovery_key_text(key: Buffer) -> napi::Result<String> {
-    let key = DataKey::from_bytes(&key).map_err(to_napi)?;
-    Ok(sessiondb::keys::recovery_key_text(&key))
-}
-
-/// The 32-byte data key of a recovery key (any case; whitespace and `-`
-/// ignored). Throws InvalidInputError: "recovery key checksum mismatch" for
-/// a mistyped key, or the wrong length or character.
-#[napi]
-pub fn parse_recovery_key(text: String) -> napi::Result<Buffer> {
-    let key = sessiondb::keys::parse_recovery_key(&text).map_err(to_napi)?;
-    Ok(Buffer::from(key.expose_bytes().to_vec()))
-}
-
-/// Encrypt `plaintext` for `recordId` with a fresh nonce; resolves to the envelope JSON text.
-#[napi(ts_return_type = "Promise<string>")]
-pub fn encrypt_field(key: Buffer, record_id: String, plaintext: Buffer) -> AsyncTask<Job<String>> {
-    let (key, pt) = (key.to_vec(), plaintext.to_vec());
-    job(move || DataKey::from_bytes(&key).map(|k| crypto::encrypt_field(&k, &record_id, &pt).to_json()))
-}
-
-/// Hex HMAC-SHA-256 workspace index of an already canonical path.
-#[napi(ts_return_type = "Promise<string>")]
-pub fn workspace_index(key: Buffer, canonical_path: String) -> AsyncTask<Job<String>> {
-    let key = key.to_vec();
-    job(move || DataKey::from_bytes(&key).map(|k| crypto::workspace_index(&k, &canonical_path)))
 }
 
 /// Plan compaction of `items` down to `targetPercent` (default 70) of

@@ -44,6 +44,11 @@ impl Conv<i64> for u64 {
         n(self)
     }
 }
+impl Conv<napi::bindgen_prelude::Buffer> for Vec<u8> {
+    fn conv(self) -> napi::bindgen_prelude::Buffer {
+        self.into()
+    }
+}
 impl Conv<u32> for u8 {
     fn conv(self) -> u32 {
         u32::from(self)

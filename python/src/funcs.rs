@@ -5,8 +5,6 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-use sessiondb::crypto::{self, EncryptedField};
 use sessiondb::{paths, DataKey, ErrorKind, KeySource, OpenOptions, Role};
 
 use crate::errors::py_err;
@@ -32,57 +30,7 @@ pub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {
     ErrorKind::ALL.iter().map(|k| (k.name(), k.code(), crate::errors::class_name(*k))).collect()
 }
 
-/// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
-/// key and a 3-byte checksum (SHA-256 of `"sessiondb recovery key v1\\0"` +
-/// key), 56 characters in 14 groups of 4 joined by `-`. Raises
-/// InvalidInputError unless `key` is 32 bytes.
-#[pyfunction]
-pub fn recovery_key_text(py: Python<'_>, key: &[u8]) -> PyResult<String> {
-    let key = DataKey::from_bytes(key).map_err(py_err(py))?;
-    Ok(sessiondb::keys::recovery_key_text(&key))
-}
 
-/// The 32-byte data key of a recovery key (any case; whitespace and `-`
-/// ignored). Raises InvalidInputError: "recovery key checksum mismatch" for
-/// a mistyped key, or the wrong length or character.
-#[pyfunction]
-pub fn parse_recovery_key<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyBytes>> {
-    let key = sessiondb::keys::parse_recovery_key(text).map_err(py_err(py))?;
-    Ok(PyBytes::new(py, key.expose_bytes()))
-}
-
-/// The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`.
-#[pyfunction]
-pub fn envelope_aad(record_id: &str) -> String {
-    crypto::aad_for(record_id, crypto::ENVELOPE_VERSION, crypto::ALG_AES_256_GCM)
-}
-
-/// Decrypt an `EncryptedField` envelope (JSON text) written for
-/// `record_id`. Raises AuthenticationError, CorruptError, InvalidInputError.
-#[pyfunction]
-pub fn decrypt_field<'py>(py: Python<'py>, key: &[u8], record_id: &str, envelope_json: &str) -> PyResult<Bound<'py, PyBytes>> {
-    let out = py
-        .detach(|| {
-            let key = DataKey::from_bytes(key)?;
-            let field = EncryptedField::from_json(envelope_json)?;
-            crypto::decrypt_field(&key, record_id, &field)
-        })
-        .map_err(py_err(py))?;
-    Ok(PyBytes::new(py, &out))
-}
-
-/// Encrypt `plaintext` for `record_id` with a fresh random nonce; returns the envelope JSON text.
-#[pyfunction]
-pub fn encrypt_field(py: Python<'_>, key: &[u8], record_id: &str, plaintext: &[u8]) -> PyResult<String> {
-    py.detach(|| DataKey::from_bytes(key).map(|k| crypto::encrypt_field(&k, record_id, plaintext).to_json()))
-        .map_err(py_err(py))
-}
-
-/// Hex HMAC-SHA-256 workspace index of an already canonical path.
-#[pyfunction]
-pub fn workspace_index(py: Python<'_>, key: &[u8], canonical_path: &str) -> PyResult<String> {
-    DataKey::from_bytes(key).map(|k| crypto::workspace_index(&k, canonical_path)).map_err(py_err(py))
-}
 
 /// Benchmark helper: the same work as `bench_vs_agents_sdk.py`'s sessiondb
 /// run, in Rust only: append the items (one `append_transcript` per item, or

@@ -1367,14 +1367,15 @@ def error_kinds() -> List[Tuple[str, str, str]]:
     """`(name, code, python class name)` of every core error kind."""
 def recovery_key_text(key: bytes) -> str:
     """The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
-    key and a 3-byte checksum (SHA-256 of `"sessiondb recovery key v1\\\\0"` +
-    key), 56 characters in 14 groups of 4 joined by `-`. Raises
-    InvalidInputError unless `key` is 32 bytes.
+    key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
+
+    Raises InvalidInputError.
     """
 def parse_recovery_key(text: str) -> bytes:
     """The 32-byte data key of a recovery key (any case; whitespace and `-`
-    ignored). Raises InvalidInputError: "recovery key checksum mismatch" for
-    a mistyped key, or the wrong length or character.
+    ignored); "recovery key checksum mismatch" for a mistyped key.
+
+    Raises InvalidInputError.
     """
 def import_recovery_key(
     recovery_key: str,
@@ -1395,13 +1396,23 @@ def import_recovery_key(
 def envelope_aad(record_id: str) -> str:
     """The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`."""
 def decrypt_field(key: bytes, record_id: str, envelope_json: str) -> bytes:
-    """Decrypt an `EncryptedField` envelope (JSON text) written for
-    `record_id`. Raises AuthenticationError, CorruptError, InvalidInputError.
+    """Decrypt an envelope (JSON text) written for `record_id`; returns the
+    plaintext bytes.
+
+    Raises InvalidInputError, CorruptError, AuthenticationError.
     """
 def encrypt_field(key: bytes, record_id: str, plaintext: bytes) -> str:
-    """Encrypt `plaintext` for `record_id` with a fresh random nonce; returns the envelope JSON text."""
+    """Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
+    fresh random nonce; returns the envelope's JSON text.
+
+    Raises InvalidInputError.
+    """
 def workspace_index(key: bytes, canonical_path: str) -> str:
-    """Hex HMAC-SHA-256 workspace index of an already canonical path."""
+    """The workspace index of an already canonical path: lowercase hex of
+    HMAC-SHA-256 under the index subkey of the 32-byte `key`.
+
+    Raises InvalidInputError.
+    """
 def read_thclaws_digest(data: bytes, fallback_id: str = "session") -> ThclawsDigest:
     """Read thClaws JSONL bytes and return what the reader saw (the fields of
     `tests/conformance/portable/read_thclaws.json`).
