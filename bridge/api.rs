@@ -376,6 +376,29 @@ pub struct CopyConflict {
     pub reason: String,
 }
 
+// Kotlin/Swift declare it by hand (`payloadJson`: the payload as JSON text).
+/// One journal event, decrypted.
+#[bridge(core = sessiondb::JournalEvent, output, skip(uniffi))]
+pub struct JournalEvent {
+    /// Event id (the caller's idempotency key).
+    pub event_id: String,
+    /// Session (aggregate) id.
+    pub session_id: String,
+    /// Per-session seq, from 1, gapless.
+    pub seq: u64,
+    /// Store-wide commit order, from 1.
+    pub aggregate_version: u64,
+    /// Operation id, if the event belongs to one.
+    pub operation_id: Option<String>,
+    /// The event's kind.
+    pub kind: String,
+    /// The payload: the JSON value (Python: what `json.loads` gives).
+    #[bridge(python = "crate::json::Json", ts = "any")]
+    pub payload: serde_json::Value,
+    /// RFC 3339 UTC timestamp with milliseconds.
+    pub created_at: String,
+}
+
 /// An operation dispatched without a terminal event.
 pub struct OpenOperation {
     /// Session id.

@@ -29,3 +29,23 @@ pub fn de<T: serde::de::DeserializeOwned>(v: &Bound<'_, PyAny>, what: &str) -> P
     serde_json::from_value(value)
         .map_err(|e| crate::errors::to_py(v.py(), sessiondb::Error::invalid(format!("{what}: {e}"))))
 }
+
+/// A JSON value as a record field (`JournalEvent.payload`): each read
+/// gives a new Python value, as `json.loads` would.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Json(pub serde_json::Value);
+
+impl<'py> IntoPyObject<'py> for &Json {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.0)
+    }
+}
+
+impl crate::records::Conv<Json> for serde_json::Value {
+    fn conv(self) -> Json {
+        Json(self)
+    }
+}

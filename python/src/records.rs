@@ -185,65 +185,6 @@ impl Conv<OpenOperation> for (String, String, String) {
         OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
     }
 }
-impl Conv<JournalEvent> for sessiondb::JournalEvent {
-    fn conv(self) -> JournalEvent {
-        JournalEvent(self)
-    }
-}
-
-const JOURNAL_EVENT_FIELDS: &[&str] =
-    &["event_id", "session_id", "seq", "aggregate_version", "operation_id", "kind", "payload", "created_at"];
-
-/// One journal event (decrypted). `payload` is the JSON value (dict, list...);
-/// `created_at` an RFC 3339 UTC timestamp.
-#[pyclass(frozen, eq, module = "sessiondb", name = "JournalEvent")]
-#[derive(Debug, Clone, PartialEq)]
-pub struct JournalEvent(pub sessiondb::JournalEvent);
-
-#[pymethods]
-impl JournalEvent {
-    #[getter]
-    fn event_id(&self) -> &str {
-        &self.0.event_id
-    }
-    #[getter]
-    fn session_id(&self) -> &str {
-        &self.0.session_id
-    }
-    #[getter]
-    fn seq(&self) -> u64 {
-        self.0.seq
-    }
-    #[getter]
-    fn aggregate_version(&self) -> u64 {
-        self.0.aggregate_version
-    }
-    #[getter]
-    fn operation_id(&self) -> Option<&str> {
-        self.0.operation_id.as_deref()
-    }
-    #[getter]
-    fn kind(&self) -> &str {
-        &self.0.kind
-    }
-    #[getter]
-    fn payload<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::json::to_py(py, &self.0.payload)
-    }
-    #[getter]
-    fn created_at(&self) -> &str {
-        &self.0.created_at
-    }
-    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        repr_of(slf.as_any(), "JournalEvent", JOURNAL_EVENT_FIELDS, &[])
-    }
-    /// The event as plain data: `{attribute: value}`.
-    fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
-        dict_of(slf.as_any(), JOURNAL_EVENT_FIELDS)
-    }
-}
-
-
 impl Conv<(TranscriptEntry, EntryMeta)> for (sessiondb::TranscriptEntry, sessiondb::EntryMeta) {
     fn conv(self) -> (TranscriptEntry, EntryMeta) {
         (self.0.into(), EntryMeta(self.1))

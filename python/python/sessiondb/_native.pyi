@@ -397,27 +397,33 @@ class StoreStats:
 
 @final
 class JournalEvent:
-    """One journal event (decrypted). `payload` is the JSON value (dict, list...);
-    `created_at` an RFC 3339 UTC timestamp.
-    """
+    """One journal event, decrypted."""
     @property
-    def event_id(self) -> str: ...
+    def event_id(self) -> str:
+        """Event id (the caller's idempotency key)."""
     @property
-    def session_id(self) -> str: ...
+    def session_id(self) -> str:
+        """Session (aggregate) id."""
     @property
-    def seq(self) -> int: ...
+    def seq(self) -> int:
+        """Per-session seq, from 1, gapless."""
     @property
-    def aggregate_version(self) -> int: ...
+    def aggregate_version(self) -> int:
+        """Store-wide commit order, from 1."""
     @property
-    def operation_id(self) -> Optional[str]: ...
+    def operation_id(self) -> Optional[str]:
+        """Operation id, if the event belongs to one."""
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """The event's kind."""
     @property
-    def payload(self) -> Any: ...
+    def payload(self) -> Any:
+        """The payload: the JSON value (Python: what `json.loads` gives)."""
     @property
-    def created_at(self) -> str: ...
+    def created_at(self) -> str:
+        """RFC 3339 UTC timestamp with milliseconds."""
     def to_dict(self) -> Dict[str, Any]:
-        """The event as plain data: `{attribute: value}`."""
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class CapacityBreakdown:
