@@ -90,7 +90,9 @@ export async function main(): Promise<void> {
   const first: sdb.TranscriptEntry | undefined = opened.knowledge.transcript[0]
   const manual: 'manual' = opened.authority.permissionProfile
   const gov: sdb.ContextGovernance = await store.recoverContextGovernance('id')
-  const c: sdb.Transformation | undefined = gov.compacted['1']
+  const c: sdb.Transformation | undefined = gov.compacted[0]?.transformation
+  const run: sdb.CompactedRun | undefined = st.compacted[0]
+  const by: number | null | undefined = st.turns[0]?.compactedBy
   const rep: sdb.FileImport = await store.importFile('f.jsonl')
   const entries: number[] = rep.sessions.map((s) => s.entries)
   const reps: sdb.FileImport[] = await store.importPaths(['a', 'b'])

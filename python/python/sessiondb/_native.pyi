@@ -16,6 +16,7 @@ __all__ = [
     "ActiveItem",
     "Authority",
     "CapacityBreakdown",
+    "CompactedRun",
     "CompactionHistoryEntry",
     "CompactionPlan",
     "ContextGovernance",
@@ -586,8 +587,23 @@ class TurnGovernance:
     def pinned(self) -> bool:
         """Pinned by the user."""
     @property
-    def compaction(self) -> Optional[Transformation]:
-        """The compaction record in force for this turn, if any."""
+    def compacted_by(self) -> Optional[int]:
+        """x"""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class CompactedRun:
+    """x"""
+    @property
+    def first_seq(self) -> int:
+        """x"""
+    @property
+    def last_seq(self) -> int:
+        """x"""
+    @property
+    def transformation(self) -> Transformation:
+        """x"""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -647,7 +663,10 @@ class ContextStatus:
         """Active-context utilization (never cumulative usage)."""
     @property
     def turns(self) -> List[TurnGovernance]:
-        """Per-turn state: verbatim, compacted or excluded, and pinned."""
+        """x"""
+    @property
+    def compacted(self) -> List[CompactedRun]:
+        """x"""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -676,8 +695,8 @@ class ContextGovernance:
     def excluded(self) -> List[int]:
         """Excluded seqs, ascending."""
     @property
-    def compacted(self) -> Dict[int, Transformation]:
-        """The compaction record in force per seq (Kotlin/Swift: a list, ascending by seq)."""
+    def compacted(self) -> List[CompactedRun]:
+        """x"""
     @property
     def history(self) -> List[CompactionHistoryEntry]:
         """Every recorded compaction, oldest first."""
