@@ -23,8 +23,10 @@ for which in base cand; do
   imp=$(rss "$bin" --db "$db" --key-file "$work/key" import "$file")
   ctx=$(rss "$bin" --db "$db" --key-file "$work/key" context govruns-100k)
   eval ${which}_imp=$imp ${which}_ctx=$ctx
+  cp "$work/out" "$work/$which.context"
   echo "$which ($bin): import ${imp} KiB, context ${ctx} KiB; context printed $(wc -l < "$work/out") lines"
 done
+cmp -s "$work/base.context" "$work/cand.context" && echo "context output: identical" || echo "context output: DIFFERS"
 awk -v bi="$base_imp" -v ci="$cand_imp" -v bc="$base_ctx" -v cc="$cand_ctx" 'BEGIN {
   printf "peak RSS, candidate / baseline: import %.4fx (%d / %d KiB), context %.4fx (%d / %d KiB)\n", ci / bi, ci, bi, cc / bc, cc, bc }'
 rm -rf "$work"
