@@ -588,22 +588,30 @@ class TurnGovernance:
         """Pinned by the user."""
     @property
     def compacted_by(self) -> Optional[int]:
-        """x"""
+        """The run in force for this turn, if any: its `first_seq` in
+        `compacted` (of the `ContextStatus` or `ContextGovernance` it came
+        with). Kept while excluded, so `include` brings the summary back.
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class CompactedRun:
-    """x"""
+    """A compaction run in force: seqs `first_seq..=last_seq` are sent as
+    `transformation`'s summary, held once for the whole range (a pin inside
+    a recorded run leaves two runs with the same transformation).
+    """
     @property
     def first_seq(self) -> int:
-        """x"""
+        """First seq this run is in force for."""
     @property
     def last_seq(self) -> int:
-        """x"""
+        """Last seq this run is in force for (>= `first_seq`)."""
     @property
     def transformation(self) -> Transformation:
-        """x"""
+        """The transformation as recorded (its `seq`/`last_seq`: the run as
+        recorded, before a pin or a later run took seqs from it).
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -663,10 +671,12 @@ class ContextStatus:
         """Active-context utilization (never cumulative usage)."""
     @property
     def turns(self) -> List[TurnGovernance]:
-        """x"""
+        """Per-turn state: verbatim, compacted or excluded, and pinned; a
+        compacted turn names its run (`compacted_by`).
+        """
     @property
     def compacted(self) -> List[CompactedRun]:
-        """x"""
+        """The compaction runs in force, ascending by `first_seq`, non-overlapping."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -696,7 +706,10 @@ class ContextGovernance:
         """Excluded seqs, ascending."""
     @property
     def compacted(self) -> List[CompactedRun]:
-        """x"""
+        """The compaction runs in force, ascending by `first_seq` and
+        non-overlapping (each seq in at most one): every summary once,
+        however many seqs its run covers.
+        """
     @property
     def history(self) -> List[CompactionHistoryEntry]:
         """Every recorded compaction, oldest first."""
