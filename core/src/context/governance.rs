@@ -19,6 +19,8 @@
 //! | `compaction` | a [`CompactionPlan`] | each transformed seq is compacted, with its summary |
 //!
 //! A body of the form `{"seq": 3}` is accepted for the first four kinds.
+//! Extensions of any other kind are not governance and are ignored here.
+//! The transcript itself is never modified.
 //!
 //! # Replayed shape
 //! The compactions in force are runs ([`CompactedRun`]: a seq range and its
@@ -27,9 +29,9 @@
 //! bytes): a 100,000-turn session whose one run carries a 20 KB summary
 //! holds one run. A pin inside a run splits it into two runs sharing one
 //! `Arc<Transformation>`; a later run replaces an earlier one seq by seq
-//! (the earlier one keeps the seqs the later one does not cover).
-//! Extensions of any other kind are not governance and are ignored here.
-//! The transcript itself is never modified.
+//! (the earlier one keeps the seqs the later one does not cover). A turn
+//! ([`TurnGovernance`]) names its run (`compacted_by`) instead of holding a
+//! copy of it.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
