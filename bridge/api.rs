@@ -537,12 +537,28 @@ pub struct TurnGovernance {
     pub state: TurnState,
     /// Pinned by the user.
     pub pinned: bool,
-    /// The compaction record in force for this turn, if any.
-    pub compaction: Option<Transformation>,
+    /// The run in force for this turn, if any: its `first_seq` in
+    /// `compacted` (of the `ContextStatus` or `ContextGovernance` it came
+    /// with). Kept while excluded, so `include` brings the summary back.
+    pub compacted_by: Option<u64>,
+}
+
+/// A compaction run in force: seqs `first_seq..=last_seq` are sent as
+/// `transformation`'s summary, held once for the whole range (a pin inside
+/// a recorded run leaves two runs with the same transformation).
+#[bridge(core = sessiondb::context::CompactedRun, twin)]
+pub struct CompactedRun {
+    /// First seq this run is in force for.
+    pub first_seq: u64,
+    /// Last seq this run is in force for (>= `first_seq`).
+    pub last_seq: u64,
+    /// The transformation as recorded (its `seq`/`last_seq`: the run as
+    /// recorded, before a pin or a later run took seqs from it).
+    pub transformation: Transformation,
 }
 
 /// Where a stored session's context stands (what `/context` shows).
-#[bridge(core = sessiondb::context::ContextStatus, output)]
+#[bridge(core = sessiondb::context::ContextStatus, output, twin)]
 pub struct ContextStatus {
     /// Model whose tokenizer and output limit were used (none: estimate, no cap).
     pub model: Option<String>,
@@ -550,8 +566,11 @@ pub struct ContextStatus {
     pub capacity: u64,
     /// Active-context utilization (never cumulative usage).
     pub meter: ContextMeter,
-    /// Per-turn state: verbatim, compacted or excluded, and pinned.
+    /// Per-turn state: verbatim, compacted or excluded, and pinned; a
+    /// compacted turn names its run (`compacted_by`).
     pub turns: Vec<TurnGovernance>,
+    /// The compaction runs in force, ascending by `first_seq`, non-overlapping.
+    pub compacted: Vec<CompactedRun>,
 }
 
 /// One item of what the model sees next (`active_context`).
@@ -654,9 +673,10 @@ pub struct ContextGovernance {
     pub pinned: BTreeSet<u64>,
     /// Excluded seqs, ascending.
     pub excluded: BTreeSet<u64>,
-    /// The compaction record in force per seq (Kotlin/Swift: a list, ascending by seq).
-    #[bridge(uniffi = "Vec<sessiondb::context::Transformation>")]
-    pub compacted: BTreeMap<u64, Transformation>,
+    /// The compaction runs in force, ascending by `first_seq` and
+    /// non-overlapping (each seq in at most one): every summary once,
+    /// however many seqs its run covers.
+    pub compacted: Vec<CompactedRun>,
     /// Every recorded compaction, oldest first.
     pub history: Vec<CompactionHistoryEntry>,
 }

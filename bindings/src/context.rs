@@ -9,7 +9,7 @@ use sessiondb::context::{
 };
 
 use crate::error::Result;
-use crate::records::ContextGovernance;
+use crate::records::{CompactedRun, ContextGovernance};
 
 /// How a token count was obtained.
 #[uniffi::remote(Enum)]
@@ -59,9 +59,15 @@ impl From<ContextGovernance> for core_ctx::ContextGovernance {
         core_ctx::ContextGovernance {
             pinned: g.pinned.into_iter().collect(),
             excluded: g.excluded.into_iter().collect(),
-            compacted: g.compacted.into_iter().map(|t| (t.seq, t)).collect(),
+            compacted: g.compacted.into_iter().map(Into::into).collect(),
             history: g.history,
         }
+    }
+}
+
+impl From<CompactedRun> for core_ctx::CompactedRun {
+    fn from(r: CompactedRun) -> Self {
+        core_ctx::CompactedRun { first_seq: r.first_seq, last_seq: r.last_seq, transformation: std::sync::Arc::new(r.transformation) }
     }
 }
 

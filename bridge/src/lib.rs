@@ -1342,6 +1342,8 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
              impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {{\n    fn conv(self) -> Option<B> {{\n        self.map(Conv::conv)\n    }}\n}}\n\
              impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
              impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
+             /// A value the core shares (`Arc`) as the FFI value (a copy).\n\
+             impl<A: Clone + Conv<B>, B> Conv<B> for std::sync::Arc<A> {{\n    fn conv(self) -> B {{\n        std::sync::Arc::unwrap_or_clone(self).conv()\n    }}\n}}\n\
              /// A seq-keyed map as its values in seq order.\n\
              impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_values().map(Conv::conv).collect()\n    }}\n}}\n\
              impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {{\n    fn conv(self) -> std::collections::HashMap<K, B> {{\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }}\n}}"

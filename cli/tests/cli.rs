@@ -112,6 +112,34 @@ fn context_and_compact_report_overflow_with_exit_13() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("protected tokens"));
 }
 
+/// Red-team finding: `sessiondb context` on a 100,000-turn thClaws file
+/// ending in a 20 KB compaction took 3.97 GB (every turn carried a copy of
+/// the run's transformation). `--json` now lists the run once
+/// (`compacted`) and each turn names it (`compacted_by`).
+#[test]
+fn context_json_lists_a_compaction_run_once_and_turns_name_it() {
+    let e = Env::new();
+    let mut lines = vec![r#"{"type":"header","id":"runs","model":"openai/gpt-4o","cwd":"/w","created_at":1}"#.to_string()];
+    for i in 0..500 {
+        lines.push(serde_json::json!({"type": if i % 2 == 0 { "user" } else { "assistant" }, "content": [{"type": "text", "text": format!("turn {i}")}], "timestamp": 1 + i}).to_string());
+    }
+    let summary = "s".repeat(20_480);
+    lines.push(serde_json::json!({"type": "compaction", "messages": [{"role": "user", "content": [{"type": "text", "text": summary}]}], "replaces_count": 500, "timestamp": 600}).to_string());
+    let f = e.dir.path().join("runs.jsonl");
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    e.ok(&["import", f.to_str().unwrap()]);
+    let st: serde_json::Value = serde_json::from_str(&e.ok(&["--json", "context", "runs"])).unwrap();
+    let runs = st["compacted"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!((runs[0]["first_seq"].as_u64(), runs[0]["last_seq"].as_u64()), (Some(1), Some(500)));
+    let t = &runs[0]["transformation"];
+    assert_eq!((t["seq"].as_u64(), t["last_seq"].as_u64(), t["summary"].as_str()), (Some(1), Some(500), Some(format!("user: {summary}").as_str())));
+    let turns = st["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 500);
+    assert!(turns.iter().all(|x| x.as_object().unwrap().len() == 4 && x["state"] == "compacted" && x["compacted_by"] == 1), "{}", turns[0]);
+    assert_eq!(turns[499], serde_json::json!({"seq": 500, "state": "compacted", "pinned": false, "compacted_by": 1}));
+}
+
 #[test]
 fn compact_text_counts_the_turns_of_each_run() {
     // A run of turns is one transformation: the text says how many turns it

@@ -156,3 +156,57 @@ fn codex_compacted_excerpt_starts_from_its_replacement_history() {
         assert_eq!(it.tokens, count_tokens(&model, &it.text, None).tokens);
     }
 }
+
+/// Red-team finding: a compaction run's summary was copied once per seq it
+/// covers (`ContextGovernance.compacted` held seq -> Transformation and each
+/// `TurnGovernance` a copy): a 100,000-turn file ending in a 20 KB
+/// compaction took 2.0 GB of RSS to import and 3.97 GB for `sessiondb
+/// context`. Import, replay, `context_status` and `open_saved_session` now
+/// hold the run once; the turns name it.
+#[test]
+fn an_imported_compaction_over_many_turns_is_one_run_everywhere() {
+    use sessiondb::context::{context_status, TurnState};
+    let header = r#"{"type":"header","id":"sess-00000000000000c9","model":"openai/gpt-4o","cwd":"/tmp","created_at":1700000000}"#.to_owned();
+    let mut lines = vec![header];
+    for i in 0..3_000 {
+        lines.push(msg(if i % 2 == 0 { "user" } else { "assistant" }, &format!("turn {i}"), 1_700_000_001 + i));
+    }
+    let summary = "s".repeat(20_480);
+    lines.push(compaction(&[("user", &summary)], 3_000, 1_700_010_000));
+    let dir = tempfile::tempdir().unwrap();
+    let (st, id) = import_lines(dir.path(), "sess-00000000000000c9.jsonl", SourceFormat::Thclaws, &lines);
+    let gov = recover_context_governance(&st, &id).unwrap();
+    assert_eq!(gov.compacted.iter().map(|r| (r.first_seq, r.last_seq)).collect::<Vec<_>>(), [(1, 3_000)]);
+    let t = &gov.compacted[0].transformation;
+    let text = format!("user: {summary}");
+    assert_eq!((t.seq, t.last_seq, t.tokens_before, t.tokens_after), (1, Some(3_000), 0, count_tokens("openai/gpt-4o", &text, None).tokens));
+    assert_eq!(t.summary, text);
+    assert_eq!(std::sync::Arc::strong_count(t), 1);
+
+    let status = context_status(&st, &id, 128_000, None, None).unwrap();
+    assert_eq!(status.compacted, gov.compacted);
+    assert_eq!(status.turns.len(), 3_000);
+    assert!(status.turns.iter().all(|x| (x.state, x.pinned, x.compacted_by) == (TurnState::Compacted, false, Some(1))));
+    assert_eq!(status.meter.active_tokens, t.tokens_after);
+
+    let opened = sessiondb::restore::open_saved_session(&st, &id).unwrap();
+    assert_eq!(opened.knowledge.governance, gov);
+    assert_eq!(opened.knowledge.transcript.len(), 3_000, "the saved transcript keeps everything");
+
+    // A pin in the middle: two runs sharing the one transformation.
+    sessiondb::context::record_turn_decision(&st, &id, "pin", &[1_500]).unwrap();
+    let gov = recover_context_governance(&st, &id).unwrap();
+    assert_eq!(gov.compacted.iter().map(|r| (r.first_seq, r.last_seq)).collect::<Vec<_>>(), [(1, 1_499), (1_501, 3_000)]);
+    assert!(std::sync::Arc::ptr_eq(&gov.compacted[0].transformation, &gov.compacted[1].transformation));
+    let status = context_status(&st, &id, 128_000, None, None).unwrap();
+    let around: Vec<_> = status.turns[1_497..1_501].iter().map(|x| (x.seq, x.state, x.pinned, x.compacted_by)).collect();
+    assert_eq!(
+        around,
+        [(1_498, TurnState::Compacted, false, Some(1)), (1_499, TurnState::Compacted, false, Some(1)), (1_500, TurnState::Verbatim, true, None), (1_501, TurnState::Compacted, false, Some(1_501))]
+    );
+    // The summary is sent once, at the run's first seq, then the pinned turn.
+    let items = active(&st, &id);
+    assert_eq!(items.iter().map(|i| (i.seq, i.compacted)).collect::<Vec<_>>(), [(1, true), (1_500, false)]);
+    assert_eq!(items[0].text, text);
+    assert_eq!(items[1].text, "turn 1499");
+}

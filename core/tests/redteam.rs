@@ -120,7 +120,8 @@ fn record_compaction_refuses_seqs_outside_the_transcript_and_runs_that_end_befor
     assert!(s.list_context_extensions(&id).unwrap().is_empty(), "nothing recorded");
     assert_eq!(context::record_compaction(&s, &id, &plan_of(vec![run(1, Some(3))])).unwrap(), Some(1));
     let g = context::recover_context_governance(&s, &id).unwrap();
-    assert_eq!(g.compacted.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(g.compacted.iter().map(|r| (r.first_seq, r.last_seq)).collect::<Vec<_>>(), vec![(1, 3)]);
+    assert_eq!((1..=3).map(|seq| g.compaction_of(seq).map(|t| t.seq)).collect::<Vec<_>>(), vec![Some(1); 3]);
 }
 
 /// Two different source sessions whose ids become one store id once

@@ -74,6 +74,7 @@ test('store context status, compaction, governance, restore', async () => {
   assert.deepEqual(status.meter, { activeTokens: 10000, capacity: 12672, percent: 78, label: 'Ctx 78%', band: 'amber', overflow: false })
   assert.deepEqual(status.turns[0], { seq: 1, state: 'verbatim', pinned: false })
   assert.equal(status.turns.length, 10)
+  assert.deepEqual(status.compacted, [])
   assert.deepEqual(status, await st.contextStatus(s.id, 16000))
   assert.notDeepEqual(status, await st.contextStatus(s.id, 32000))
 
@@ -85,14 +86,16 @@ test('store context status, compaction, governance, restore', async () => {
   const t1 = { seq: 1, lastSeq: 2, action: 'summarized', tokensBefore: 2000, tokensAfter: 21, summary: '[compacted seq 1–2: 2 items, 2000 tokens] turn 1' }
   assert.deepEqual(plan.transformations, [t1])
   const after = await st.contextStatus(s.id, 16000)
-  assert.deepEqual(after.turns[0], { seq: 1, state: 'compacted', pinned: false, compaction: t1 })
-  assert.deepEqual(after.turns[1], { seq: 2, state: 'compacted', pinned: false, compaction: t1 })
+  // Each turn names its run (compactedBy: the run's firstSeq); the run holds the transformation once.
+  assert.deepEqual(after.turns[0], { seq: 1, state: 'compacted', pinned: false, compactedBy: 1 })
+  assert.deepEqual(after.turns[1], { seq: 2, state: 'compacted', pinned: false, compactedBy: 1 })
+  assert.deepEqual(after.turns[2], { seq: 3, state: 'verbatim', pinned: false })
+  assert.deepEqual(after.compacted, [{ firstSeq: 1, lastSeq: 2, transformation: t1 }])
   assert.equal(after.meter.label, 'Ctx 63%')
 
   const gov = await st.recoverContextGovernance(s.id)
   assert.deepEqual([gov.pinned, gov.excluded], [[], []])
-  assert.deepEqual(Object.keys(gov.compacted), ['1', '2'])
-  assert.deepEqual(gov.compacted['1'], t1)
+  assert.deepEqual(gov.compacted, [{ firstSeq: 1, lastSeq: 2, transformation: t1 }])
   assert.deepEqual(gov.history.map((h) => h.n), [1])
   assert.deepEqual(gov.history[0].plan, plan)
   assert.deepEqual(gov, await st.recoverContextGovernance(s.id))
@@ -136,13 +139,57 @@ test('activeContextItems, governanceTurns, summarizeItem: the stateless pipeline
   const first = plan.transformations[0]
   const turns = sdb.governanceTurns(await st.recoverContextGovernance(s.id), 6)
   assert.equal(turns[first.seq - 1].state, 'compacted')
-  assert.deepEqual(turns[first.seq - 1].compaction, first)
+  assert.equal(turns[first.seq - 1].compactedBy, first.seq)
   const tool = { seq: 3, role: 'tool', kind: 'tool_result', tokens: 900, text: 'line one\n\n  line two', callIds: ['A'] }
   assert.equal(sdb.summarizeItem(tool), '[tool result: 20 bytes, truncated to preview] line one line two')
   assert.throws(() => sdb.summarizeItem({ seq: 1, role: 'user', kind: 'speech', tokens: 1 }), sdb.InvalidInputError)
-  assert.throws(() => sdb.governanceTurns({ ...gov, compacted: { x: first } }, 4), sdb.InvalidInputError)
+  assert.throws(() => sdb.governanceTurns({ ...gov, compacted: [{ firstSeq: -1, lastSeq: 2, transformation: first }] }, 4), sdb.InvalidInputError)
   assert.throws(() => sdb.governanceTurns(gov, -1), sdb.InvalidInputError)
   // A host-supplied count never allocates without bound.
   assert.throws(() => sdb.governanceTurns(gov, 1e15), (e) => e instanceof sdb.InvalidInputError && /entry_count 1000000000000000 is above 1000000 turns/.test(e.message))
+  await st.close()
+})
+
+test('an imported compaction is one run, not one copy per turn (red-team finding)', async () => {
+  // A compaction run's summary was copied once per seq it covers (a
+  // 100,000-turn file ending in a 20 KB compaction: 3.97 GB for
+  // `sessiondb context`). The host now gets one run; each turn names it.
+  const { writeFileSync } = await import('node:fs')
+  const { dirname, join } = await import('node:path')
+  const st = await openTemp()
+  const summary = 's'.repeat(20480)
+  const lines = [JSON.stringify({ type: 'header', id: 'runs', model: 'anthropic/claude-sonnet-4', cwd: '/w', created_at: 1 })]
+  for (let i = 0; i < 2000; i++) lines.push(JSON.stringify({ type: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `turn ${i}` }], timestamp: 1 + i }))
+  lines.push(JSON.stringify({ type: 'compaction', messages: [{ role: 'user', content: [{ type: 'text', text: summary }] }], replaces_count: 2000, timestamp: 2001 }))
+  const f = join(dirname(st.path), 'runs.jsonl')
+  writeFileSync(f, lines.join('\n') + '\n')
+  const sid = (await st.importFile(f, 'thclaws')).sessions[0].sessionId
+  const model = (await st.getSession(sid)).model
+  const text = 'user: ' + summary
+  const t = { seq: 1, lastSeq: 2000, action: 'summarized', tokensBefore: 0, tokensAfter: sdb.countTokens(model, text).tokens, summary: text }
+  const gov = await st.recoverContextGovernance(sid)
+  assert.deepEqual(gov.compacted, [{ firstSeq: 1, lastSeq: 2000, transformation: t }])
+  let status = await st.contextStatus(sid, 128000)
+  assert.deepEqual(status.compacted, [{ firstSeq: 1, lastSeq: 2000, transformation: t }])
+  assert.equal(status.turns.length, 2000)
+  assert.deepEqual(new Set(status.turns.map((x) => `${x.state} ${x.pinned} ${x.compactedBy}`)), new Set(['compacted false 1']))
+  assert.equal(sdb.governanceTurns(gov, 2001)[2000].compactedBy, undefined)
+
+  // A pin in the middle leaves two runs with the same transformation.
+  await st.recordTurnDecision(sid, 'pin', [1000])
+  const gov2 = await st.recoverContextGovernance(sid)
+  assert.deepEqual(gov2.compacted, [{ firstSeq: 1, lastSeq: 999, transformation: t }, { firstSeq: 1001, lastSeq: 2000, transformation: t }])
+  status = await st.contextStatus(sid, 128000)
+  assert.deepEqual(status.turns.slice(998, 1001), [
+    { seq: 999, state: 'compacted', pinned: false, compactedBy: 1 },
+    { seq: 1000, state: 'verbatim', pinned: true },
+    { seq: 1001, state: 'compacted', pinned: false, compactedBy: 1001 },
+  ])
+  // The summary is sent once (at the run's first seq), then the pinned turn.
+  const view = await st.activeContext(sid, 128000)
+  assert.deepEqual(view.items.map((i) => [i.seq, i.lastSeq, i.state, i.text]), [[1, 2000, 'compacted', text], [1000, undefined, 'verbatim', 'turn 999']])
+  assert.deepEqual((await st.openSavedSession(sid)).knowledge.governance, gov2)
+  // The host's state passed back in reads the same.
+  assert.deepEqual(sdb.governanceTurns(gov2, 2000).slice(998, 1001).map((x) => x.compactedBy), [1, undefined, 1001])
   await st.close()
 })

@@ -20,15 +20,17 @@ const flat = dts.replace(/\/\*\*[\s\S]*?\*\//g, '').replace(/\s+/g, ' ')
 test('native.d.ts declares the record interfaces', () => {
   for (const name of [
     'CapacityBreakdown', 'ModelLimits', 'ContextMeter', 'TokenCount', 'Transformation', 'CompactionPlan', 'ContextItem',
-    'CompactionOptions', 'TurnGovernance', 'ContextStatus', 'CompactionHistoryEntry', 'ContextGovernance', 'Authority',
+    'CompactionOptions', 'TurnGovernance', 'CompactedRun', 'ContextStatus', 'CompactionHistoryEntry', 'ContextGovernance', 'Authority',
     'SavedSessionState', 'OpenedSession', 'SessionImport', 'SkippedLine', 'ReadReport', 'FileImport', 'DigestSkippedLine',
     'ThclawsDigest', 'EntryMeta', 'NewEntryWithMeta', 'TranscriptEntryWithMeta', 'ItemPage', 'ActiveItem', 'ActiveContextView',
   ]) {
     assert.match(dts, new RegExp(`export interface ${name} \\{`), name)
   }
-  assert.match(flat, /export interface ContextStatus \{ model\?: string capacity: number meter: ContextMeter turns: Array<TurnGovernance> \}/)
+  assert.match(flat, /export interface ContextStatus \{ model\?: string capacity: number meter: ContextMeter turns: Array<TurnGovernance> compacted: Array<CompactedRun> \}/)
+  assert.match(flat, /export interface TurnGovernance \{ seq: number state: 'verbatim' \| 'compacted' \| 'excluded' pinned: boolean compactedBy\?: number \}/)
+  assert.match(flat, /export interface CompactedRun \{ firstSeq: number lastSeq: number transformation: Transformation \}/)
   assert.match(flat, /band: 'green' \| 'amber' \| 'orange' \| 'red'/)
-  assert.match(flat, /compacted: Record<string, Transformation>/)
+  assert.match(flat, /export interface ContextGovernance \{ pinned: Array<number> excluded: Array<number> compacted: Array<CompactedRun> history: Array<CompactionHistoryEntry> \}/)
   assert.match(flat, /export interface EntryMeta \{ model\?: string provider\?: string extra\?: Record<string, unknown> item\?: string \}/)
   assert.match(flat, /export interface ItemPage \{ itemsJson: string seqs: Array<number> withoutItem: Array<TranscriptEntryWithMeta> \}/)
   assert.match(flat, /export interface ActiveContextView \{ model\?: string capacity: number tokens: number items: Array<ActiveItem> \}/)
@@ -90,7 +92,9 @@ export async function main(): Promise<void> {
   const first: sdb.TranscriptEntry | undefined = opened.knowledge.transcript[0]
   const manual: 'manual' = opened.authority.permissionProfile
   const gov: sdb.ContextGovernance = await store.recoverContextGovernance('id')
-  const c: sdb.Transformation | undefined = gov.compacted['1']
+  const c: sdb.Transformation | undefined = gov.compacted[0]?.transformation
+  const run: sdb.CompactedRun | undefined = st.compacted[0]
+  const by: number | null | undefined = st.turns[0]?.compactedBy
   const rep: sdb.FileImport = await store.importFile('f.jsonl')
   const entries: number[] = rep.sessions.map((s) => s.entries)
   const reps: sdb.FileImport[] = await store.importPaths(['a', 'b'])

@@ -136,6 +136,21 @@ impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collection
     }
 }
 
+/// A value the core shares (`Arc`, e.g. a compaction run's transformation)
+/// as the JS field's value (a copy).
+impl<A: Clone + Conv<B>, B> Conv<B> for std::sync::Arc<A> {
+    fn conv(self) -> B {
+        std::sync::Arc::unwrap_or_clone(self).conv()
+    }
+}
+/// And back: a fresh `Arc` of the core value (a compaction run's
+/// transformation: the one core type shared this way).
+impl Back<std::sync::Arc<sessiondb::context::Transformation>> for Transformation {
+    fn back(self, what: &str) -> sessiondb::Result<std::sync::Arc<sessiondb::context::Transformation>> {
+        Back::<sessiondb::context::Transformation>::back(self, what).map(std::sync::Arc::new)
+    }
+}
+
 /// `impl Conv<Js> for Core` from an existing `From<Core> for Js`.
 macro_rules! conv_from {
     ($($core:ty => $js:ty),* $(,)?) => { $(impl $crate::records::Conv<$js> for $core { fn conv(self) -> $js { self.into() } })* };

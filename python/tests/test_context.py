@@ -13,6 +13,7 @@ from sessiondb import (
     ContextItem,
     ContextMeter,
     ContextStatus,
+    CompactedRun,
     ModelLimits,
     OpenedSession,
     TokenCount,
@@ -194,10 +195,11 @@ def test_store_context_status_compact_and_restore(store):
     assert st.meter == sessiondb.meter(10_000, 12_672)
     assert (st.meter.percent, st.meter.label, st.meter.band, st.meter.overflow) == (78, "Ctx 78%", "amber", False)
     assert isinstance(st.turns[0], TurnGovernance)
-    assert (st.turns[0].seq, st.turns[0].state, st.turns[0].pinned, st.turns[0].compaction) == (1, "verbatim", False, None)
-    assert st.turns[0].to_dict() == {"seq": 1, "state": "verbatim", "pinned": False, "compaction": None}
-    assert repr(st.turns[0]) == "TurnGovernance(seq=1, state='verbatim', pinned=False, compaction=None)"
+    assert (st.turns[0].seq, st.turns[0].state, st.turns[0].pinned, st.turns[0].compacted_by) == (1, "verbatim", False, None)
+    assert st.turns[0].to_dict() == {"seq": 1, "state": "verbatim", "pinned": False, "compacted_by": None}
+    assert repr(st.turns[0]) == "TurnGovernance(seq=1, state='verbatim', pinned=False, compacted_by=None)"
     assert len(st.turns) == 10
+    assert st.compacted == []
     assert repr(st).startswith("ContextStatus(model='gpt-4o', capacity=12672, meter=ContextMeter(")
     assert st == store.context_status(s.id, 16_000)
     assert st != store.context_status(s.id, 32_000)
@@ -225,25 +227,30 @@ def test_store_context_status_compact_and_restore(store):
     )
     assert len(plan.transformations) == 1
     after = store.context_status(s.id, 16_000)
-    assert (after.turns[0].state, after.turns[0].compaction) == ("compacted", t1)
-    assert (after.turns[1].state, after.turns[1].compaction) == ("compacted", t1)
+    # Each turn names its run; the run holds the transformation once.
+    assert (after.turns[0].state, after.turns[0].compacted_by) == ("compacted", 1)
+    assert (after.turns[1].state, after.turns[1].compacted_by) == ("compacted", 1)
+    assert after.turns[2].compacted_by is None
+    assert [(r.first_seq, r.last_seq, r.transformation) for r in after.compacted] == [(1, 2, t1)]
     assert after.meter.label == "Ctx 63%"
     assert after != st
 
     gov = store.recover_context_governance(s.id)
     assert isinstance(gov, ContextGovernance)
     assert (gov.pinned, gov.excluded) == ([], [])
-    assert sorted(gov.compacted) == [1, 2]
-    assert gov.compacted[1] == t1
+    assert isinstance(gov.compacted[0], CompactedRun)
+    assert [(r.first_seq, r.last_seq) for r in gov.compacted] == [(1, 2)]
+    assert gov.compacted[0].transformation == t1
     assert [h.n for h in gov.history] == [1]
     assert gov.history[0].plan == plan
-    assert repr(gov).startswith("ContextGovernance(pinned=[], excluded=[], compacted={1: Transformation(seq=1, ")
+    assert repr(gov).startswith("ContextGovernance(pinned=[], excluded=[], compacted=[CompactedRun(first_seq=1, last_seq=2, transformation=Transformation(seq=1, ")
     assert gov == store.recover_context_governance(s.id)
     assert store.record_turn_decision(s.id, "pin", [10]) == 2
     gov2 = store.recover_context_governance(s.id)
     assert gov2.pinned == [10]
     assert gov2 != gov
-    assert gov2.to_dict()["compacted"][2]["summary"] == plan.transformations[0].summary
+    assert gov2.to_dict()["compacted"] == [{"first_seq": 1, "last_seq": 2, "transformation": t1.to_dict()}]
+    assert gov2.to_dict()["compacted"][0]["transformation"]["summary"] == plan.transformations[0].summary
     # The saved transcript is never modified by compaction.
     assert [e.content for e in store.iter_transcript(s.id)] == [f"turn {i}" for i in range(1, 11)]
 
@@ -307,7 +314,7 @@ def test_stateless_pipeline_from_entries_and_governance(store):
     turns = sessiondb.governance_turns(store.recover_context_governance(s.id), 6)
     first = plan.transformations[0]
     assert turns[first.seq - 1].state == "compacted"
-    assert turns[first.seq - 1].compaction == first
+    assert turns[first.seq - 1].compacted_by == first.seq
     tool = {"seq": 3, "role": "tool", "kind": "tool_result", "tokens": 900, "text": "line one\n\n  line two", "call_ids": ["A"]}
     assert sessiondb.summarize_item(tool) == "[tool result: 20 bytes, truncated to preview] line one line two"
     assert sessiondb.summarize_item(items[0]) == sessiondb.summarize_item(items[0].to_dict())
@@ -330,3 +337,56 @@ def test_sparse_seqs_are_refused_not_expanded():
     ]
     with pytest.raises(sessiondb.InvalidInputError, match="context item seqs span 1 to 9223372036854775808, more than 10000000 seqs"):
         sessiondb.compact_context(items, 1000, 10, {"recent_user_turns": 0})
+
+
+def _compacted_thclaws(path, turns, summary):
+    """A thClaws file of `turns` turns ending in a compaction whose one
+    message is `summary` (scripts/gen-compacted-thclaws.py, smaller)."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "header", "id": "runs", "model": "anthropic/claude-sonnet-4", "cwd": "/w", "created_at": 1}) + "\n")
+        for i in range(turns):
+            f.write(json.dumps({"type": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": f"turn {i}"}], "timestamp": 1 + i}) + "\n")
+        f.write(json.dumps({"type": "compaction", "messages": [{"role": "user", "content": [{"type": "text", "text": summary}]}], "replaces_count": turns, "timestamp": turns + 1}) + "\n")
+
+
+def test_an_imported_compaction_is_one_run_not_one_copy_per_turn(store, tmp_path):
+    """Red-team finding: a compaction run's summary was copied once per seq
+    it covers (a 100,000-turn file ending in a 20 KB compaction: 3.97 GB for
+    `sessiondb context`). The host now gets one run; each turn names it."""
+    summary = "s" * 20_480
+    f = tmp_path / "runs.jsonl"
+    _compacted_thclaws(f, 2_000, summary)
+    sid = store.import_file(str(f), "thclaws").sessions[0].session_id
+    model = store.get_session(sid).model
+    text = "user: " + summary
+    gov = store.recover_context_governance(sid)
+    assert [(r.first_seq, r.last_seq) for r in gov.compacted] == [(1, 2_000)]
+    t = gov.compacted[0].transformation
+    assert (t.seq, t.last_seq, t.action, t.summary, t.tokens_before, t.tokens_after) == (1, 2_000, "summarized", text, 0, sessiondb.count_tokens(model, text).tokens)
+    st = store.context_status(sid, 128_000)
+    assert [(r.first_seq, r.last_seq, r.transformation) for r in st.compacted] == [(1, 2_000, t)]
+    assert {(x.state, x.pinned, x.compacted_by) for x in st.turns} == {("compacted", False, 1)}
+    assert len(st.turns) == 2_000
+    assert st.turns[0].to_dict() == {"seq": 1, "state": "compacted", "pinned": False, "compacted_by": 1}
+    assert sessiondb.governance_turns(gov, 2_001)[2_000].compacted_by is None
+
+    # A pin in the middle leaves two runs with the same transformation.
+    store.record_turn_decision(sid, "pin", [1_000])
+    gov = store.recover_context_governance(sid)
+    assert [(r.first_seq, r.last_seq, r.transformation) for r in gov.compacted] == [(1, 999, t), (1_001, 2_000, t)]
+    assert gov.to_dict()["compacted"][1] == {"first_seq": 1_001, "last_seq": 2_000, "transformation": t.to_dict()}
+    st = store.context_status(sid, 128_000)
+    assert [(x.seq, x.state, x.pinned, x.compacted_by) for x in st.turns[998:1_001]] == [
+        (999, "compacted", False, 1),
+        (1_000, "verbatim", True, None),
+        (1_001, "compacted", False, 1_001),
+    ]
+    assert [(x.first_seq, x.last_seq) for x in st.compacted] == [(1, 999), (1_001, 2_000)]
+    # The summary is sent once (at the run's first seq), then the pinned turn.
+    view = store.active_context(sid, 128_000)
+    assert [(i.seq, i.last_seq, i.state, i.text) for i in view.items] == [(1, 2_000, "compacted", text), (1_000, None, "verbatim", "turn 999")]
+    assert store.open_saved_session(sid).knowledge.governance == gov
+    # The host's state passed back in reads the same.
+    assert [x.compacted_by for x in sessiondb.governance_turns(gov, 2_000)[998:1_001]] == [1, None, 1_001]

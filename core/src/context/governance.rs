@@ -21,8 +21,21 @@
 //! A body of the form `{"seq": 3}` is accepted for the first four kinds.
 //! Extensions of any other kind are not governance and are ignored here.
 //! The transcript itself is never modified.
+//!
+//! # Replayed shape
+//! The compactions in force are runs ([`CompactedRun`]: a seq range and its
+//! transformation, held once however many seqs it covers), ascending and
+//! non-overlapping, so memory is O(runs + seqs) and never O(seqs × summary
+//! bytes): a 100,000-turn session whose one run carries a 20 KB summary
+//! holds one run. A pin inside a run splits it into two runs sharing one
+//! `Arc<Transformation>`; a later run replaces an earlier one seq by seq
+//! (the earlier one keeps the seqs the later one does not cover). A turn
+//! ([`TurnGovernance`]) names its run (`compacted_by`) instead of holding a
+//! copy of it.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -65,9 +78,47 @@ pub struct TurnGovernance {
     pub state: TurnState,
     /// Pinned by the user.
     pub pinned: bool,
-    /// The compaction record in force for this turn, if any (kept while
-    /// the turn is excluded, so `include` brings the summary back).
-    pub compaction: Option<Transformation>,
+    /// The run in force for this turn, if any: its [`CompactedRun::first_seq`]
+    /// (a key of [`ContextGovernance::compacted`] and of
+    /// [`super::ContextStatus::compacted`]; look it up with
+    /// [`ContextGovernance::run_of`]). Kept while the turn is excluded, so
+    /// `include` brings the summary back. The turn refers to its run and
+    /// never holds a copy of the summary.
+    pub compacted_by: Option<u64>,
+}
+
+/// A compaction run in force: seqs `first_seq..=last_seq` of the transcript
+/// are sent as `transformation`'s summary (a single-item transformation: one
+/// seq). The transformation is held once for the whole range; two runs left
+/// by a pin inside one recorded run share one allocation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactedRun {
+    /// First seq this run is in force for (>= the transformation's `seq`).
+    pub first_seq: u64,
+    /// Last seq this run is in force for (>= `first_seq`; <= the
+    /// transformation's `last_seq`, or its `seq` for a single item).
+    pub last_seq: u64,
+    /// The recorded transformation (its `seq`/`last_seq` are the run as
+    /// recorded, before any pin or later run took seqs from it). JSON: the
+    /// transformation's object.
+    #[serde(with = "shared")]
+    pub transformation: Arc<Transformation>,
+}
+
+/// Serde of an `Arc<Transformation>` as the transformation itself (serde's
+/// own `Arc` support is behind its `rc` feature).
+mod shared {
+    use super::Transformation;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<S: Serializer>(t: &Arc<Transformation>, s: S) -> Result<S::Ok, S::Error> {
+        t.as_ref().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Transformation>, D::Error> {
+        Transformation::deserialize(d).map(Arc::new)
+    }
 }
 
 /// One recorded compaction (history entry).
@@ -88,9 +139,12 @@ pub struct ContextGovernance {
     pub pinned: BTreeSet<u64>,
     /// Excluded seqs.
     pub excluded: BTreeSet<u64>,
-    /// The compaction record in force per seq (the latest one, unless a
-    /// later pin made the turn verbatim again).
-    pub compacted: BTreeMap<u64, Transformation>,
+    /// The compaction runs in force, ascending by `first_seq` and
+    /// non-overlapping: each seq is in at most one run, whose transformation
+    /// is the latest recorded for it, unless a later pin made the turn
+    /// verbatim again (the run is then split around it). Look a seq up with
+    /// [`Self::compaction_of`] / [`Self::run_of`] (O(log runs)).
+    pub compacted: Vec<CompactedRun>,
     /// Every recorded compaction, oldest first.
     pub history: Vec<CompactionHistoryEntry>,
 }
@@ -113,6 +167,7 @@ impl ContextGovernance {
     /// documented shape (the message names its `n` and kind, never content).
     pub fn replay(records: &[ContextExtensionRecord]) -> Result<Self> {
         let mut g = ContextGovernance::default();
+        let mut runs = Runs::default();
         for r in records {
             let bad = || Error::corrupt(format!("context extension {} of kind `{}` has an unexpected body", r.n, r.kind));
             match r.kind.as_str() {
@@ -122,7 +177,7 @@ impl ContextGovernance {
                         match r.kind.as_str() {
                             KIND_PIN => {
                                 g.pinned.insert(seq);
-                                g.compacted.remove(&seq);
+                                runs.carve(seq, seq);
                             }
                             KIND_UNPIN => {
                                 g.pinned.remove(&seq);
@@ -140,16 +195,16 @@ impl ContextGovernance {
                     let plan: CompactionPlan = serde_json::from_str(&r.body).map_err(|_| bad())?;
                     for t in &plan.transformations {
                         // A run is in force for every seq it covers (a later
-                        // run that rolls it up replaces it seq by seq).
-                        for seq in t.seq..=t.last_seq.unwrap_or(t.seq).max(t.seq) {
-                            g.compacted.insert(seq, t.clone());
-                        }
+                        // run that rolls it up replaces it seq by seq): one
+                        // range, its transformation held once.
+                        runs.assign(t.seq, t.last_seq.unwrap_or(t.seq).max(t.seq), Arc::new(t.clone()));
                     }
                     g.history.push(CompactionHistoryEntry { n: r.n, created_at_ms: r.created_at_ms, plan });
                 }
                 _ => {}
             }
         }
+        g.compacted = runs.into_vec();
         Ok(g)
     }
 
@@ -169,11 +224,42 @@ impl ContextGovernance {
             })))
     }
 
+    /// The run in force for `seq`, if any (binary search: O(log runs);
+    /// [`Self::compacted`] ascending and non-overlapping, as replay builds it).
+    pub fn run_of(&self, seq: u64) -> Option<&CompactedRun> {
+        let i = self.compacted.partition_point(|r| r.first_seq <= seq);
+        self.compacted[..i].last().filter(|r| r.last_seq >= seq)
+    }
+
+    /// The transformation in force for `seq`, if any (O(log runs), see
+    /// [`Self::run_of`]).
+    pub fn compaction_of(&self, seq: u64) -> Option<&Transformation> {
+        self.run_of(seq).map(|r| &*r.transformation)
+    }
+
+    /// This state with [`Self::compacted`] ascending and non-overlapping:
+    /// itself when it is (every state replay builds), else a copy whose runs
+    /// are those given, applied in list order as recorded runs are (a later
+    /// one takes the seqs it covers from an earlier one). For a state a host
+    /// built by hand.
+    pub fn normalized(&self) -> Cow<'_, Self> {
+        let ordered = self.compacted.iter().all(|r| r.first_seq <= r.last_seq)
+            && self.compacted.windows(2).all(|w| w[0].last_seq < w[1].first_seq);
+        if ordered {
+            return Cow::Borrowed(self);
+        }
+        let mut runs = Runs::default();
+        for r in &self.compacted {
+            runs.assign(r.first_seq, r.last_seq.max(r.first_seq), Arc::clone(&r.transformation));
+        }
+        Cow::Owned(ContextGovernance { compacted: runs.into_vec(), ..self.clone() })
+    }
+
     /// The state of one turn (exclusion wins, then compaction, else verbatim).
     pub fn state_of(&self, seq: u64) -> TurnState {
         if self.excluded.contains(&seq) {
             TurnState::Excluded
-        } else if self.compacted.contains_key(&seq) {
+        } else if self.run_of(seq).is_some() {
             TurnState::Compacted
         } else {
             TurnState::Verbatim
@@ -188,12 +274,46 @@ impl ContextGovernance {
 
     /// The view of one turn.
     pub fn turn(&self, seq: u64) -> TurnGovernance {
-        TurnGovernance { seq, state: self.state_of(seq), pinned: self.pinned.contains(&seq), compaction: self.compacted.get(&seq).cloned() }
+        TurnGovernance { seq, state: self.state_of(seq), pinned: self.pinned.contains(&seq), compacted_by: self.run_of(seq).map(|r| r.first_seq) }
+    }
+}
+
+/// The runs in force while replaying: first seq -> (last seq, transformation),
+/// non-overlapping.
+#[derive(Default)]
+struct Runs(BTreeMap<u64, (u64, Arc<Transformation>)>);
+
+impl Runs {
+    /// Take `first..=last` out of every run (a run reaching past either end
+    /// keeps the rest, sharing its transformation). O(log runs) per run touched.
+    fn carve(&mut self, first: u64, last: u64) {
+        let before = self.0.range(..first).next_back().filter(|(_, (l, _))| *l >= first).map(|(f, _)| *f);
+        let inside: Vec<u64> = self.0.range(first..=last).map(|(f, _)| *f).collect();
+        for f in before.into_iter().chain(inside) {
+            let (l, t) = self.0.remove(&f).expect("a listed run");
+            if f < first {
+                self.0.insert(f, (first - 1, Arc::clone(&t)));
+            }
+            if l > last {
+                self.0.insert(last + 1, (l, t));
+            }
+        }
+    }
+
+    /// `first..=last` (first <= last) is compacted by `t` from now on.
+    fn assign(&mut self, first: u64, last: u64, t: Arc<Transformation>) {
+        self.carve(first, last);
+        self.0.insert(first, (last, t));
+    }
+
+    fn into_vec(self) -> Vec<CompactedRun> {
+        self.0.into_iter().map(|(first_seq, (last_seq, transformation))| CompactedRun { first_seq, last_seq, transformation }).collect()
     }
 }
 
 /// The most turns [`governance_turns`] describes in one call (each is a
-/// [`TurnGovernance`] of about 100 bytes: 10^6 turns ≈ 100 MB).
+/// [`TurnGovernance`] of 32 bytes, which refers to its run and holds no
+/// summary: 10^6 turns ≈ 32 MB).
 pub const MAX_GOVERNANCE_TURNS: u64 = 1_000_000;
 
 /// [`ContextGovernance::turns`] for a host: the per-turn view of seqs
@@ -206,7 +326,7 @@ pub fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Res
     if entry_count > MAX_GOVERNANCE_TURNS {
         return Err(Error::invalid(format!("entry_count {entry_count} is above {MAX_GOVERNANCE_TURNS} turns")));
     }
-    Ok(governance.turns(entry_count))
+    Ok(governance.normalized().turns(entry_count))
 }
 
 /// Replay a session's governance extensions after a restart.
@@ -307,12 +427,13 @@ pub(crate) fn item_kind(name: &str) -> ItemKind {
 /// are marked; tokens are the entry's host count when present, else
 /// [`count_tokens`]`(model, content)`. Pure.
 pub fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem> {
+    let governance = governance.normalized();
     // A run is one item, at the first of its seqs still in the context.
     let mut run_emitted: Option<(u64, u64)> = None;
     entries
         .iter()
         .filter(|e| !governance.excluded.contains(&e.seq))
-        .filter(|e| match governance.compacted.get(&e.seq) {
+        .filter(|e| match governance.compaction_of(e.seq) {
             Some(t) if t.last_seq.is_some() => {
                 let id = (t.seq, t.last_seq.unwrap_or(t.seq));
                 let first = run_emitted != Some(id);
@@ -324,7 +445,7 @@ pub fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGov
         .map(|e| {
             let (kind, call_ids) = kind_and_calls(e);
             let pinned = governance.pinned.contains(&e.seq);
-            match governance.compacted.get(&e.seq) {
+            match governance.compaction_of(e.seq) {
                 Some(t) if t.last_seq.is_some() => ContextItem {
                     seq: e.seq,
                     role: e.role.as_str().to_string(),
@@ -414,7 +535,7 @@ mod tests {
         );
         assert_eq!(g.history.len(), 1);
         assert_eq!(g.history[0].n, 3);
-        assert_eq!(g.compacted[&1].summary, "[user] turn 0");
+        assert_eq!(g.compaction_of(1).unwrap().summary, "[user] turn 0");
         // The saved transcript is never modified: seq 1 is still verbatim in storage.
         assert_eq!(store.get_transcript(&s.id, 1, 1).unwrap()[0].content, "turn 0");
         // Planning again on the recovered context, 2 being unpinned now, rolls
@@ -473,6 +594,129 @@ mod tests {
         let items = active_context_items(&entries, &ContextGovernance::default(), "");
         assert_eq!((items[0].kind, items[0].call_ids.clone()), (ItemKind::ToolCall, vec!["A".to_string(), "B".to_string()]));
         assert_eq!((items[1].kind, items[1].call_ids.clone()), (ItemKind::ToolResult, vec!["A".to_string(), "B".to_string()]));
+    }
+
+    fn ext(n: u64, kind: &str, body: &str) -> ContextExtensionRecord {
+        ContextExtensionRecord { session_id: "s".into(), n, kind: kind.into(), body: body.into(), created_at_ms: 0 }
+    }
+
+    fn plan_body(transformations: &[(u64, Option<u64>, &str)]) -> String {
+        let plan = CompactionPlan {
+            capacity: 10,
+            target_percent: 70,
+            target_tokens: 7,
+            tokens_before: 20,
+            tokens_after: 5,
+            reached_target: true,
+            transformations: transformations
+                .iter()
+                .map(|&(seq, last_seq, summary)| Transformation {
+                    seq,
+                    last_seq,
+                    action: crate::context::CompactionAction::Summarized,
+                    tokens_before: 15,
+                    tokens_after: 1,
+                    summary: summary.to_string(),
+                })
+                .collect(),
+        };
+        serde_json::to_string(&plan).unwrap()
+    }
+
+    /// A compaction run was held once per seq it covers (red-team finding:
+    /// a 100,000-turn file ending in a 20 KB compaction took 2.0 GB to
+    /// import and 3.97 GB for `sessiondb context`). Now it is one run, and
+    /// a pin inside it leaves two runs sharing one allocation.
+    #[test]
+    fn a_long_run_replays_into_one_run_and_a_pin_splits_it_into_two_sharing_one_transformation() {
+        let summary = "s".repeat(20 * 1024);
+        let plan = plan_body(&[(1, Some(100_000), &summary)]);
+        let g = ContextGovernance::replay(&[ext(1, "compaction", &plan)]).unwrap();
+        assert_eq!(g.compacted.len(), 1);
+        assert_eq!((g.compacted[0].first_seq, g.compacted[0].last_seq), (1, 100_000));
+        assert_eq!((g.compacted[0].transformation.seq, g.compacted[0].transformation.last_seq), (1, Some(100_000)));
+        assert_eq!(g.compacted[0].transformation.summary.len(), 20_480);
+        assert_eq!(Arc::strong_count(&g.compacted[0].transformation), 1, "held once, not once per seq");
+        assert_eq!((g.compaction_of(1).map(|t| t.seq), g.compaction_of(100_000).map(|t| t.seq), g.compaction_of(100_001)), (Some(1), Some(1), None));
+        assert_eq!(g.compaction_of(0), None);
+        // The per-turn view refers to the run and copies nothing.
+        let turns = governance_turns(&g, 100_001).unwrap();
+        assert_eq!((turns[0].compacted_by, turns[99_999].compacted_by, turns[100_000].compacted_by), (Some(1), Some(1), None));
+        assert_eq!((turns[99_999].state, turns[100_000].state), (TurnState::Compacted, TurnState::Verbatim));
+
+        // A pin in the middle: two runs, one transformation.
+        let g = ContextGovernance::replay(&[ext(1, "compaction", &plan), ext(2, "pin", r#"{"seqs":[50000]}"#)]).unwrap();
+        let spans: Vec<(u64, u64)> = g.compacted.iter().map(|r| (r.first_seq, r.last_seq)).collect();
+        assert_eq!(spans, vec![(1, 49_999), (50_001, 100_000)]);
+        assert!(Arc::ptr_eq(&g.compacted[0].transformation, &g.compacted[1].transformation));
+        assert_eq!(Arc::strong_count(&g.compacted[0].transformation), 2);
+        assert_eq!((g.state_of(49_999), g.state_of(50_000), g.state_of(50_001)), (TurnState::Compacted, TurnState::Verbatim, TurnState::Compacted));
+        assert_eq!((g.turn(49_999).compacted_by, g.turn(50_000).compacted_by, g.turn(50_001).compacted_by), (Some(1), None, Some(50_001)));
+        assert_eq!(g.compaction_of(50_001).map(|t| (t.seq, t.last_seq)), Some((1, Some(100_000))));
+    }
+
+    /// Replay keeps the per-seq semantics of the old map: a later run takes
+    /// the seqs it covers from an earlier one (which keeps the rest), a pin
+    /// makes a compacted turn verbatim for good (unpin does not undo it),
+    /// exclusion keeps the run so `include` brings the summary back.
+    #[test]
+    fn later_runs_replace_earlier_ones_seq_by_seq() {
+        let g = ContextGovernance::replay(&[
+            ext(1, "compaction", &plan_body(&[(1, Some(10), "a"), (12, None, "b")])),
+            ext(2, "compaction", &plan_body(&[(4, Some(6), "c")])),
+            ext(3, "pin", r#"{"seqs":[8, 12]}"#),
+            ext(4, "unpin", r#"{"seqs":[8]}"#),
+            ext(5, "exclude", r#"{"seq":2}"#),
+            ext(6, "compaction", &plan_body(&[(9, Some(11), "d"), (10, None, "e")])),
+        ])
+        .unwrap();
+        let runs: Vec<(u64, u64, &str)> = g.compacted.iter().map(|r| (r.first_seq, r.last_seq, r.transformation.summary.as_str())).collect();
+        assert_eq!(runs, vec![(1, 3, "a"), (4, 6, "c"), (7, 7, "a"), (9, 9, "d"), (10, 10, "e"), (11, 11, "d")]);
+        assert!(Arc::ptr_eq(&g.compacted[0].transformation, &g.compacted[2].transformation));
+        assert!(Arc::ptr_eq(&g.compacted[3].transformation, &g.compacted[5].transformation));
+        let view: Vec<(TurnState, bool, Option<u64>)> = g.turns(13).iter().map(|t| (t.state, t.pinned, t.compacted_by)).collect();
+        use TurnState::{Compacted as C, Excluded as X, Verbatim as V};
+        assert_eq!(
+            view,
+            vec![
+                (C, false, Some(1)),
+                (X, false, Some(1)),
+                (C, false, Some(1)),
+                (C, false, Some(4)),
+                (C, false, Some(4)),
+                (C, false, Some(4)),
+                (C, false, Some(7)),
+                (V, false, None),
+                (C, false, Some(9)),
+                (C, false, Some(10)),
+                (C, false, Some(11)),
+                (V, true, None),
+                (V, false, None),
+            ]
+        );
+        let g = ContextGovernance::replay(&[ext(1, "compaction", &plan_body(&[(1, Some(3), "a")])), ext(2, "exclude", r#"{"seq":2}"#), ext(3, "include", r#"{"seq":2}"#)]).unwrap();
+        assert_eq!((g.state_of(2), g.turn(2).compacted_by, g.compaction_of(2).map(|t| t.summary.as_str())), (TurnState::Compacted, Some(1), Some("a")));
+    }
+
+    /// A state a host built with runs out of order or overlapping is read
+    /// as its runs applied in list order (later wins), like recorded runs.
+    #[test]
+    fn runs_built_out_of_order_are_normalized() {
+        let t = |seq, summary: &str| Arc::new(Transformation { seq, last_seq: Some(seq + 4), action: crate::context::CompactionAction::Summarized, tokens_before: 9, tokens_after: 1, summary: summary.into() });
+        let g = ContextGovernance {
+            compacted: vec![
+                CompactedRun { first_seq: 6, last_seq: 10, transformation: t(6, "late") },
+                CompactedRun { first_seq: 1, last_seq: 5, transformation: t(1, "early") },
+                CompactedRun { first_seq: 4, last_seq: 7, transformation: t(4, "over") },
+            ],
+            ..Default::default()
+        };
+        let n = g.normalized();
+        let runs: Vec<(u64, u64, &str)> = n.compacted.iter().map(|r| (r.first_seq, r.last_seq, r.transformation.summary.as_str())).collect();
+        assert_eq!(runs, vec![(1, 3, "early"), (4, 7, "over"), (8, 10, "late")]);
+        assert_eq!(governance_turns(&g, 10).unwrap().iter().map(|t| t.compacted_by).collect::<Vec<_>>(), [1, 1, 1, 4, 4, 4, 4, 8, 8, 8].map(Some));
+        let replayed = ContextGovernance::replay(&[ext(1, "compaction", &plan_body(&[(1, Some(5), "x")]))]).unwrap();
+        assert!(matches!(replayed.normalized(), Cow::Borrowed(_)));
     }
 
     #[test]

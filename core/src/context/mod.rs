@@ -33,7 +33,7 @@ pub use planner::{
 pub use session::{active_context, compact_session, context_status, ActiveContextView, ActiveItem, ContextStatus};
 pub use tokens::{count_tokens, encoding_for_model, estimate_tokens, CountMethod, Encoding, TokenCount};
 pub use governance::{
-    active_context_items, governance_turns, record_compaction, record_turn_decision, recover_context_governance, CompactionHistoryEntry,
+    active_context_items, governance_turns, record_compaction, record_turn_decision, recover_context_governance, CompactedRun, CompactionHistoryEntry,
     ContextGovernance, TurnGovernance, TurnState, GOVERNANCE_KINDS, KIND_COMPACTION, KIND_EXCLUDE, KIND_INCLUDE,
     KIND_PIN, KIND_UNPIN, MAX_GOVERNANCE_TURNS,
 };

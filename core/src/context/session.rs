@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::governance::item_kind;
 use super::planner::{self, ItemKind};
 use super::{
-    count_tokens, known_model_limits, meter, record_compaction, recover_context_governance, CompactionOptions, CompactionPlan, ContextGovernance,
+    count_tokens, known_model_limits, meter, record_compaction, recover_context_governance, CompactedRun, CompactionOptions, CompactionPlan, ContextGovernance,
     ContextItem, ContextMeter, TurnGovernance,
 };
 use crate::error::Result;
@@ -23,8 +23,14 @@ pub struct ContextStatus {
     pub capacity: u64,
     /// Active-context utilization (never cumulative usage).
     pub meter: ContextMeter,
-    /// Per-turn state: verbatim, compacted or excluded, and pinned.
+    /// Per-turn state: verbatim, compacted or excluded, and pinned; a
+    /// compacted turn names its run (`compacted_by`, a `first_seq` of
+    /// `compacted`) and holds no copy of the summary.
     pub turns: Vec<TurnGovernance>,
+    /// The compaction runs in force, ascending and non-overlapping (see
+    /// [`ContextGovernance::compacted`]): each summary once, however many
+    /// turns its run covers.
+    pub compacted: Vec<CompactedRun>,
 }
 
 fn capacity_for(raw_window: u64, output_reserve: Option<u64>, model: Option<&str>) -> Result<u64> {
@@ -49,7 +55,8 @@ pub fn context_status(
     // Host counts may add up past u64 (the view saturates the same way).
     let active = cx.items.iter().fold(0u64, |sum, i| sum.saturating_add(i.tokens));
     let turns = cx.seqs.iter().map(|&seq| cx.governance.turn(seq)).collect();
-    Ok(ContextStatus { meter: meter(active, cx.capacity)?, capacity: cx.capacity, turns, model: cx.model })
+    let compacted = cx.governance.compacted;
+    Ok(ContextStatus { meter: meter(active, cx.capacity)?, capacity: cx.capacity, turns, compacted, model: cx.model })
 }
 
 /// What `/context` and `/compact` both start from.
@@ -97,7 +104,7 @@ fn active_context_items_of(store: &SessionStore, session_id: &str, raw_window: u
             }
             let role = Role::parse(&st.role).map_err(|_| crate::Error::corrupt(format!("record `transcript:{session_id}:{}:content`: unknown role", st.seq)))?;
             let pinned = governance.pinned.contains(&st.seq);
-            match governance.compacted.get(&st.seq) {
+            match governance.compaction_of(st.seq) {
                 Some(t) if t.last_seq.is_some() => {
                     let id = (t.seq, t.last_seq.unwrap_or(t.seq));
                     if run_emitted == Some(id) {
@@ -130,7 +137,7 @@ fn active_context_items_of(store: &SessionStore, session_id: &str, raw_window: u
                     (item_kind(kind), crate::store::call_keys(store.key(), &ids).split(' ').filter(|k| !k.is_empty()).map(str::to_string).collect(), tokens)
                 }
             };
-            let (tokens, text, compacted) = match governance.compacted.get(&st.seq) {
+            let (tokens, text, compacted) = match governance.compaction_of(st.seq) {
                 Some(t) => (t.tokens_after, t.summary.clone(), true),
                 None => (tokens, String::new(), false),
             };
@@ -199,7 +206,7 @@ pub fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, o
         };
         tokens = tokens.saturating_add(item.tokens);
         if item.compacted {
-            let last_seq = cx.governance.compacted.get(&seq).and_then(|t| t.last_seq);
+            let last_seq = cx.governance.compaction_of(seq).and_then(|t| t.last_seq);
             out.push(ActiveItem { seq, last_seq, role: item.role.clone(), state: super::TurnState::Compacted, tokens: item.tokens, text: Some(item.text.clone()) });
             i += 1;
             continue;

@@ -16,6 +16,7 @@ __all__ = [
     "ActiveItem",
     "Authority",
     "CapacityBreakdown",
+    "CompactedRun",
     "CompactionHistoryEntry",
     "CompactionPlan",
     "ContextGovernance",
@@ -611,8 +612,31 @@ class TurnGovernance:
     def pinned(self) -> bool:
         """Pinned by the user."""
     @property
-    def compaction(self) -> Optional[Transformation]:
-        """The compaction record in force for this turn, if any."""
+    def compacted_by(self) -> Optional[int]:
+        """The run in force for this turn, if any: its `first_seq` in
+        `compacted` (of the `ContextStatus` or `ContextGovernance` it came
+        with). Kept while excluded, so `include` brings the summary back.
+        """
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class CompactedRun:
+    """A compaction run in force: seqs `first_seq..=last_seq` are sent as
+    `transformation`'s summary, held once for the whole range (a pin inside
+    a recorded run leaves two runs with the same transformation).
+    """
+    @property
+    def first_seq(self) -> int:
+        """First seq this run is in force for."""
+    @property
+    def last_seq(self) -> int:
+        """Last seq this run is in force for (>= `first_seq`)."""
+    @property
+    def transformation(self) -> Transformation:
+        """The transformation as recorded (its `seq`/`last_seq`: the run as
+        recorded, before a pin or a later run took seqs from it).
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -672,7 +696,12 @@ class ContextStatus:
         """Active-context utilization (never cumulative usage)."""
     @property
     def turns(self) -> List[TurnGovernance]:
-        """Per-turn state: verbatim, compacted or excluded, and pinned."""
+        """Per-turn state: verbatim, compacted or excluded, and pinned; a
+        compacted turn names its run (`compacted_by`).
+        """
+    @property
+    def compacted(self) -> List[CompactedRun]:
+        """The compaction runs in force, ascending by `first_seq`, non-overlapping."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -701,8 +730,11 @@ class ContextGovernance:
     def excluded(self) -> List[int]:
         """Excluded seqs, ascending."""
     @property
-    def compacted(self) -> Dict[int, Transformation]:
-        """The compaction record in force per seq (Kotlin/Swift: a list, ascending by seq)."""
+    def compacted(self) -> List[CompactedRun]:
+        """The compaction runs in force, ascending by `first_seq` and
+        non-overlapping (each seq in at most one): every summary once,
+        however many seqs its run covers.
+        """
     @property
     def history(self) -> List[CompactionHistoryEntry]:
         """Every recorded compaction, oldest first."""

@@ -79,5 +79,15 @@ extension SessionDBTests {
         try expectEqual(after.tokens, after.items.reduce(0) { $0 + $1.tokens })
         _ = try expectError("InvalidInput") { try store.activeContext(sessionId: s.id, rawWindow: 0) }
         _ = try expectError("NotFound") { try store.activeContext(sessionId: "nope", rawWindow: 10_000) }
+        // The runs in force: the run once, and each turn names it (compactedBy: its firstSeq).
+        let status = try store.contextStatus(sessionId: s.id, rawWindow: 10_000)
+        try expectEqual(status.compacted, [CompactedRun(firstSeq: 1, lastSeq: run.lastSeq!, transformation: run)])
+        try expectEqual(status.turns.map { $0.compactedBy }, (1...12).map { $0 <= last ? UInt64(1) : nil })
+        // A pin inside the run leaves two runs with the same transformation.
+        try expect(last >= 3, "a run of 3 or more turns")
+        _ = try store.recordTurnDecision(sessionId: s.id, kind: "pin", seqs: [2])
+        let gov = try store.recoverContextGovernance(sessionId: s.id)
+        try expectEqual(gov.compacted, [CompactedRun(firstSeq: 1, lastSeq: 1, transformation: run), CompactedRun(firstSeq: 3, lastSeq: run.lastSeq!, transformation: run)])
+        try expectEqual(governanceTurns(governance: gov, entryCount: 4).map { $0.compactedBy }, [1, nil, 3, 3])
     }
 }

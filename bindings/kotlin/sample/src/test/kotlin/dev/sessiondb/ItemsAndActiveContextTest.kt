@@ -72,6 +72,16 @@ class ItemsAndActiveContextTest {
             assertEquals(after.items.sumOf { it.tokens }, after.tokens)
             assertThrows<SessionDbException.InvalidInput> { store.activeContext(s.id, 0uL) }
             assertThrows<SessionDbException.NotFound> { store.activeContext("nope", 10_000uL) }
+            // The runs in force: the run once, and each turn names it (compactedBy: its firstSeq).
+            val status = store.contextStatus(s.id, 10_000uL)
+            assertEquals(listOf(CompactedRun(1uL, run.lastSeq!!, run)), status.compacted)
+            assertEquals((1..12).map { if (it <= last) 1uL else null }, status.turns.map { it.compactedBy })
+            // A pin inside the run leaves two runs with the same transformation.
+            assertTrue(last >= 3, "a run of 3 or more turns")
+            store.recordTurnDecision(s.id, "pin", listOf(2uL))
+            val gov = store.recoverContextGovernance(s.id)
+            assertEquals(listOf(CompactedRun(1uL, 1uL, run), CompactedRun(3uL, run.lastSeq!!, run)), gov.compacted)
+            assertEquals(listOf(1uL, null, 3uL, 3uL), governanceTurns(gov, 4uL).map { it.compactedBy })
         }
     }
 }
