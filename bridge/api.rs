@@ -255,7 +255,7 @@ pub struct RecoveryReport {
 }
 
 /// An operation a recovery pass marked `OperationUnknownOutcome`.
-#[bridge(output, skip(python))]
+#[bridge(output, tuple, skip(python))]
 pub struct MarkedOperation {
     /// Session id.
     pub session_id: String,
@@ -264,7 +264,7 @@ pub struct MarkedOperation {
 }
 
 /// An open operation a recovery pass could not mark, and why.
-#[bridge(output, skip(python))]
+#[bridge(output, tuple, skip(python))]
 pub struct FailedOperation {
     /// Session id.
     pub session_id: String,
@@ -400,6 +400,7 @@ pub struct JournalEvent {
 }
 
 /// An operation dispatched without a terminal event.
+#[bridge(tuple)]
 pub struct OpenOperation {
     /// Session id.
     pub session_id: String,

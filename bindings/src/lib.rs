@@ -46,21 +46,6 @@ pub mod records {
         ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
     }
     conv_same!(sessiondb::context::TokenCount, sessiondb::portable::SkippedLine);
-    impl Conv<MarkedOperation> for (String, String) {
-        fn conv(self) -> MarkedOperation {
-            MarkedOperation { session_id: self.0, operation_id: self.1 }
-        }
-    }
-    impl Conv<FailedOperation> for (String, String, String) {
-        fn conv(self) -> FailedOperation {
-            FailedOperation { session_id: self.0, operation_id: self.1, kind: self.2 }
-        }
-    }
-    impl Conv<OpenOperation> for (String, String, String) {
-        fn conv(self) -> OpenOperation {
-            OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
-        }
-    }
 }
 pub mod store;
 pub mod types;

@@ -22,7 +22,9 @@
 //!   `output` (a result only: Node `object_from_js = false`, and no `Back`);
 //!   `new` (a record callers build: Python gets a constructor with the
 //!   fields' defaults and keeps enum fields as the text given, parsed when
-//!   the record is passed in; Node makes defaulted fields optional).
+//!   the record is passed in; Node makes defaulted fields optional);
+//!   `tuple` (the core hands it over as a tuple of its fields, in order:
+//!   each host converts the tuple).
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters); on each variant `str = "name"` (the string
 //!   Python and Node see, the core's serde name).
@@ -142,6 +144,9 @@ struct Record {
     /// fields' defaults, enum fields kept as the text given and parsed when
     /// passed in; Node: defaulted fields optional).
     new: bool,
+    /// `tuple`: the core gives it as a tuple of its fields, in order (e.g.
+    /// `(session_id, operation_id)`): each host converts the tuple.
+    tuple: bool,
     fields: Vec<Field>,
 }
 
@@ -183,6 +188,7 @@ struct BridgeAttr {
     host_default: Option<String>,
     redact: bool,
     new: bool,
+    tuple: bool,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -223,6 +229,7 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                 "output" => out.output = true,
                 "redact" => out.redact = true,
                 "new" => out.new = true,
+                "tuple" => out.tuple = true,
                 "host_default" => {
                     let v: syn::LitStr = m.value()?.parse()?;
                     v.parse::<Expr>()?;
@@ -376,6 +383,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     output: b.output,
                     twin: b.twin,
                     new: b.new,
+                    tuple: b.tuple,
                     fields,
                 });
             }
@@ -1301,7 +1309,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 }
                 write_fields(&mut out, &s, host, r.new, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
-                if r.twin {
+                if r.twin || r.tuple {
                     write_from(&mut out, host, r, &fields);
                 }
             }
@@ -1363,6 +1371,17 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
 /// before the fields are moved out): Python and Node `From<core>` and
 /// `Conv` (`conv_from!`), Kotlin/Swift twins `Conv`.
 fn write_from(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
+    if r.tuple {
+        let types: Vec<String> = fields.iter().map(|f| f.ty.to_token_stream().to_string()).collect();
+        let inits: Vec<String> = fields.iter().enumerate().map(|(k, f)| format!("{}: crate::records::Conv::conv(self.{k})", f.name)).collect();
+        let _ = writeln!(
+            out,
+            "impl crate::records::Conv<{0}> for ({1},) {{\n    fn conv(self) -> {0} {{\n        {0} {{ {2} }}\n    }}\n}}\n",
+            r.name,
+            types.join(", "),
+            inits.join(", ")
+        );
+    }
     let Some(core) = &r.core else { return };
     let mut lets = String::new();
     let mut inits = vec![];

@@ -258,21 +258,6 @@ pub struct NewEvent {
     pub payload: Value,
 }
 
-impl Conv<OpenOperation> for (String, String, String) {
-    fn conv(self) -> OpenOperation {
-        OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
-    }
-}
-impl Conv<MarkedOperation> for (String, String) {
-    fn conv(self) -> MarkedOperation {
-        MarkedOperation { session_id: self.0, operation_id: self.1 }
-    }
-}
-impl Conv<FailedOperation> for (String, String, String) {
-    fn conv(self) -> FailedOperation {
-        FailedOperation { session_id: self.0, operation_id: self.1, kind: self.2 }
-    }
-}
 
 /// A host key source: `getKey()` returns the 32 stored key bytes or null
 /// (no key yet) and must throw when the store is locked or unreachable;

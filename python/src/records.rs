@@ -195,11 +195,6 @@ record! {
     }
 }
 
-impl Conv<OpenOperation> for (String, String, String) {
-    fn conv(self) -> OpenOperation {
-        OpenOperation { session_id: self.0, operation_id: self.1, owner: self.2 }
-    }
-}
 impl Conv<(TranscriptEntry, EntryMeta)> for (sessiondb::TranscriptEntry, sessiondb::EntryMeta) {
     fn conv(self) -> (TranscriptEntry, EntryMeta) {
         (self.0.into(), EntryMeta(self.1))
