@@ -1102,7 +1102,7 @@ trait Functions {
     /// (as `recover_context_governance` returns it): excluded turns left out,
     /// compacted turns as their summaries, tokens = the entry's count or
     /// `count_tokens(model, content)`.
-    #[bridge(core = sessiondb::context::active_context_items, infallible, detach)]
+    #[bridge(core = sessiondb::context::active_context_items, detach, errors(InvalidInput))]
     fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem>;
 
     /// Per-turn view of seqs `1..=entry_count` under `governance` (exclusion

@@ -75,10 +75,20 @@ const NAPI_ARGUMENT_STATUSES = new Set([
 ])
 
 /** Turn an error thrown by the native addon into its SessionDBError subclass. */
+/** The `    at ...` lines of a stack, without its message (which may span lines). */
+function frames(stack) {
+  const lines = stack.split('\n')
+  const first = lines.findIndex((l) => /^\s+at /.test(l))
+  return first < 0 ? '' : lines.slice(first).join('\n')
+}
+
 function fromNative(e) {
   if (e && !(e instanceof SessionDBError) && NAPI_ARGUMENT_STATUSES.has(e.code) && typeof e.message === 'string') {
-    const err = new byKind.InvalidInput(`invalid input: ${e.message}`, { napiStatus: e.code })
-    if (e.stack) err.stack = `${err.name}: ${err.message}\n` + e.stack.split('\n').slice(1).join('\n')
+    // napi quotes the whole value it could not convert: a key Buffer passed
+    // where a string was expected would put the key bytes in the message.
+    const message = e.message.replace(/(JavaScript value) `[\s\S]*` (into rust type)/, '$1 $2')
+    const err = new byKind.InvalidInput(`invalid input: ${message}`, { napiStatus: e.code })
+    if (e.stack) err.stack = `${err.name}: ${err.message}\n` + frames(e.stack)
     return err
   }
   if (!e || typeof e.message !== 'string' || e.message[0] !== MARKER) return e
@@ -90,7 +100,7 @@ function fromNative(e) {
   }
   const cls = byKind[info.kind] || SessionDBError
   const err = new cls(info.message, info)
-  if (e.stack) err.stack = `${err.name}: ${info.message}\n` + e.stack.split('\n').slice(1).join('\n')
+  if (e.stack) err.stack = `${err.name}: ${info.message}\n` + frames(e.stack)
   return err
 }
 

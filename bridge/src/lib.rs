@@ -1265,7 +1265,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 let redact: Vec<&str> = fields.iter().filter(|f| f.redact).map(|f| f.name.as_str()).collect();
                 let redact = if redact.is_empty() { String::new() } else { format!(" redact({})", redact.join(", ")) };
                 let _ = writeln!(out, "    {0} = {0:?}{redact} {{", r.name);
-                write_fields(&mut out, &s, host, r.new, &fields, "        ", "");
+                write_fields(&mut out, &s, host, r, &fields, "        ", "");
                 out.push_str("    }\n}\n\n");
                 if r.new {
                     write_python_new(&mut out, &s, r, &fields)?;
@@ -1277,7 +1277,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 write_docs(&mut out, "", &r.docs);
                 let from_js = if r.output { ", object_from_js = false" } else { "" };
                 let _ = writeln!(out, "#[napi_derive::napi(object{from_js})]\npub struct {} {{", r.name);
-                write_fields(&mut out, &s, host, r.new, &fields, "    ", "pub ");
+                write_fields(&mut out, &s, host, r, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 write_from(&mut out, host, r, &fields);
                 write_back(&mut out, host, r, &fields);
@@ -1307,7 +1307,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                         let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
                     }
                 }
-                write_fields(&mut out, &s, host, r.new, &fields, "    ", "pub ");
+                write_fields(&mut out, &s, host, r, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 if r.twin || r.tuple {
                     write_from(&mut out, host, r, &fields);
@@ -1426,6 +1426,8 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
                 // Left out: the default, in the host's type.
                 let or = match &f.host_default {
                     Some(v) if v.starts_with('"') => format!(".unwrap_or_else(|| {v}.to_owned())"),
+                    // A number: the field is a JS number (f64) here.
+                    Some(v) if v.parse::<i64>().is_ok() => format!(".unwrap_or({v} as _)"),
                     Some(v) => format!(".unwrap_or({v})"),
                     None => ".unwrap_or_default()".into(),
                 };
@@ -1440,6 +1442,25 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
         r.name,
         inits.join(", ")
     );
+}
+
+/// Node: the integer types of a host type (`i64`, `u32`, also inside
+/// `Option`, `Vec` and map values) as `f64`.
+fn node_numbers_f64(ty: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    for c in ty.chars().chain(std::iter::once('\0')) {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            word.push(c);
+            continue;
+        }
+        out.push_str(if word == "i64" || word == "u32" { "f64" } else { &word });
+        word.clear();
+        if c != '\0' {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Node: a field of a `new` record the caller may leave out (it has a
@@ -1520,7 +1541,8 @@ fn python_field_ty(s: &Schema, r: &Record, f: &Field) -> String {
 /// A record's fields in `host`: each with its docs, Node's `ts_type` or
 /// Kotlin/Swift's `#[uniffi(default)]` where it has one, and its host type
 /// (the field's override for that host, else the rule).
-fn write_fields(out: &mut String, s: &Schema, host: Host, new: bool, fields: &[&Field], indent: &str, vis: &str) {
+fn write_fields(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&Field], indent: &str, vis: &str) {
+    let (new, input) = (r.new, !r.output);
     for f in fields {
         write_docs(out, indent, &f.docs);
         match host {
@@ -1543,9 +1565,13 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, new: bool, fields: &[&
         let ty = f.over.get(host.name()).cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
         let ty = match host {
             Host::Python if new => ty.replace("&'static str", "String"),
-            Host::Node if new && node_optional(f) => format!("Option<{ty}>"),
             _ => ty,
         };
+        // Node: a record callers pass in takes its numbers as JS numbers
+        // (f64), checked into the integer by `Back` (napi's own i64
+        // conversion turns NaN into 0 and truncates 1.5 to 1).
+        let ty = if host == Host::Node && input && f.over.get("node").is_none() { node_numbers_f64(&ty) } else { ty };
+        let ty = if host == Host::Node && new && node_optional(f) { format!("Option<{ty}>") } else { ty };
         let _ = writeln!(out, "{indent}{vis}{}: {ty},", f.name);
     }
 }

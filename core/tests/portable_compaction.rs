@@ -24,7 +24,7 @@ fn active(st: &SessionStore, id: &str) -> Vec<ContextItem> {
     let entries = st.get_transcript(id, 1, 10_000).unwrap();
     let gov = recover_context_governance(st, id).unwrap();
     let model = st.get_session(id).unwrap().model.unwrap_or_default();
-    active_context_items(&entries, &gov, &model)
+    active_context_items(&entries, &gov, &model).unwrap()
 }
 
 fn msg(ty: &str, text: &str, ts: u64) -> String {

@@ -124,6 +124,31 @@ fn record_compaction_refuses_seqs_outside_the_transcript_and_runs_that_end_befor
     assert_eq!((1..=3).map(|seq| g.compaction_of(seq).map(|t| t.seq)).collect::<Vec<_>>(), vec![Some(1); 3]);
 }
 
+/// A hand-built plan whose transformations overlap or go backwards (Node
+/// `recordCompaction`) was recorded, and replay then sent two summaries for
+/// the same turns; a target above 100 % was recorded too (red-team pass of
+/// session 8). Both are refused and nothing is recorded.
+#[test]
+fn record_compaction_refuses_overlapping_runs_and_targets_above_100() {
+    let (_d, s) = store();
+    let id = s.create_session(None, None).unwrap().id;
+    s.append_entries(&id, (0..12).map(|i| NewEntry::text(Role::User, format!("t{i}"))).collect()).unwrap();
+    let cases = [
+        (vec![run(1, Some(10)), run(5, Some(12))], "invalid input: compaction of seq 5 must come after seq 10 (transformations are ascending and do not overlap)"),
+        (vec![run(6, None), run(2, None)], "invalid input: compaction of seq 2 must come after seq 6 (transformations are ascending and do not overlap)"),
+        (vec![run(3, None), run(3, None)], "invalid input: compaction of seq 3 must come after seq 3 (transformations are ascending and do not overlap)"),
+    ];
+    for (ts, msg) in cases {
+        let err = context::record_compaction(&s, &id, &plan_of(ts)).unwrap_err();
+        assert_eq!((err.kind(), err.to_string()), (ErrorKind::InvalidInput, msg.to_string()));
+    }
+    let mut over = plan_of(vec![run(1, None)]);
+    over.target_percent = 101;
+    assert_eq!(context::record_compaction(&s, &id, &over).unwrap_err().to_string(), "invalid input: target_percent 101 is above 100");
+    assert!(s.list_context_extensions(&id).unwrap().is_empty(), "nothing recorded");
+    assert_eq!(context::record_compaction(&s, &id, &plan_of(vec![run(1, Some(4)), run(5, None), run(7, Some(12))])).unwrap(), Some(1));
+}
+
 /// Two different source sessions whose ids become one store id once
 /// sanitized (`a b` and `a_b`: whitespace becomes `_`) were once merged
 /// silently: the second file's turns were appended to the first's session.

@@ -183,3 +183,45 @@ test('records built by callers: left-out fields take their defaults, bad names a
   assert.deepEqual(item, { seq: 1, role: 'user', kind: 'message', tokens: 3, pinned: false, text: '', callIds: [], compacted: false })
   await st.close()
 })
+
+test('numbers inside records are checked like parameters, and invalid states are refused (red-team pass)', async () => {
+  const st = await openTemp()
+  const s = await st.createSession('nums')
+  const bad = async (p, msg) => {
+    const e = await p.catch((x) => x)
+    assert.ok(e instanceof sdb.InvalidInputError, String(e))
+    assert.equal(e.message, msg)
+  }
+  await bad(st.appendEntries(s.id, [{ role: 'user', content: 'x', tokens: NaN }]), 'invalid input: tokens must be a whole number of at most 2^53 - 1, not NaN')
+  await bad(st.appendEntries(s.id, [{ role: 'user', content: 'x', createdAtMs: 1.5 }]), 'invalid input: createdAtMs must be a whole number of at most 2^53 - 1, not 1.5')
+  await bad(st.recordTokens(s.id, { input: 1.5 }), 'invalid input: input must be a whole number of at most 2^53 - 1, not 1.5')
+  await bad(st.recordTokens(s.id, { input: 1, output: -1 }), 'invalid input: output is out of range: -1')
+  assert.equal((await st.getSession(s.id)).entryCount, 0)
+  assert.deepEqual(await st.tokenTotals(s.id), { input: 0, output: 0, cached: 0 })
+  await st.appendEntries(s.id, Array.from({ length: 12 }, (_, i) => ({ role: 'user', content: `t${i + 1}` })))
+  const t = (seq, lastSeq) => ({ seq, lastSeq, action: 'summarized', tokensBefore: 5, tokensAfter: 1, summary: 'S' })
+  const plan = (transformations, targetPercent = 70) => ({ capacity: 100, targetPercent, targetTokens: 70, tokensBefore: 0, tokensAfter: 0, reachedTarget: true, transformations, compactedSeqs: [] })
+  await bad(st.recordCompaction(s.id, plan([t(1, 10), t(5, 12)])), 'invalid input: compaction of seq 5 must come after seq 10 (transformations are ascending and do not overlap)')
+  await bad(st.recordCompaction(s.id, plan([t(1, 2)], 101)), 'invalid input: target_percent 101 is above 100')
+  await bad(st.recordCompaction(s.id, plan([t(1, 2)], 256)), 'invalid input: targetPercent is out of range: 256')
+  assert.deepEqual(await st.listContextExtensions(s.id), [])
+  const G = (compacted) => ({ pinned: [], excluded: [], history: [], compacted })
+  const refused = (f, msg) => {
+    let e
+    try { f() } catch (x) { e = x }
+    assert.ok(e instanceof sdb.InvalidInputError, String(e))
+    assert.equal(e.message, msg)
+  }
+  const runs = [{ firstSeq: 11, lastSeq: 15, transformation: t(11, 15) }, { firstSeq: 1, lastSeq: 5, transformation: t(1, 5) }]
+  const outOfOrder = 'invalid input: compacted run 1..=5 (transformation 1..=5) must come after the previous run (runs are ascending and do not overlap)'
+  refused(() => sdb.governanceTurns(G(runs), 20), outOfOrder)
+  const entries = await st.getTranscript(s.id)
+  refused(() => sdb.activeContextItems(entries, G(runs), ''), outOfOrder)
+  refused(() => sdb.governanceTurns(G([{ firstSeq: 0.5, lastSeq: 2, transformation: t(1, 5) }]), 3), 'invalid input: firstSeq must be a whole number of at most 2^53 - 1, not 0.5')
+  // A key Buffer where a string belongs: the message names the type, never the bytes.
+  const e = (() => { try { sdb.parseRecoveryKey(KEY) } catch (x) { return x } })()
+  assert.ok(e instanceof sdb.InvalidInputError)
+  assert.equal(e.message, 'invalid input: Failed to convert JavaScript value into rust type `String`')
+  assert.ok(!e.stack.includes('"data"'), e.stack)
+  await st.close()
+})

@@ -104,6 +104,37 @@ impl Back<u64> for i64 {
         u(self, what)
     }
 }
+/// The numbers of a record a caller passes in: JS numbers, checked into
+/// the integer ([`int`]: finite, whole, at most 2^53 - 1, in range).
+macro_rules! back_number {
+    ($($t:ty),*) => { $(impl Back<$t> for f64 { fn back(self, what: &str) -> sessiondb::Result<$t> { int(self, what) } })* };
+}
+back_number!(u64, i64, u32, u8, usize);
+impl Conv<f64> for u64 {
+    fn conv(self) -> f64 {
+        self as f64
+    }
+}
+impl Conv<f64> for i64 {
+    fn conv(self) -> f64 {
+        self as f64
+    }
+}
+impl Conv<f64> for u8 {
+    fn conv(self) -> f64 {
+        f64::from(self)
+    }
+}
+impl Conv<f64> for u32 {
+    fn conv(self) -> f64 {
+        f64::from(self)
+    }
+}
+impl Conv<f64> for usize {
+    fn conv(self) -> f64 {
+        self as f64
+    }
+}
 impl Back<u8> for u32 {
     fn back(self, what: &str) -> sessiondb::Result<u8> {
         u8::try_from(self).map_err(|_| sessiondb::Error::invalid(format!("{what} must be 0..=255, not {self}")))

@@ -33,7 +33,6 @@
 //! ([`TurnGovernance`]) names its run (`compacted_by`) instead of holding a
 //! copy of it.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -237,22 +236,35 @@ impl ContextGovernance {
         self.run_of(seq).map(|r| &*r.transformation)
     }
 
-    /// This state with [`Self::compacted`] ascending and non-overlapping:
-    /// itself when it is (every state replay builds), else a copy whose runs
-    /// are those given, applied in list order as recorded runs are (a later
-    /// one takes the seqs it covers from an earlier one). For a state a host
-    /// built by hand.
-    pub fn normalized(&self) -> Cow<'_, Self> {
-        let ordered = self.compacted.iter().all(|r| r.first_seq <= r.last_seq)
-            && self.compacted.windows(2).all(|w| w[0].last_seq < w[1].first_seq);
-        if ordered {
-            return Cow::Borrowed(self);
-        }
-        let mut runs = Runs::default();
+    /// Check a state a host built by hand (every state replay builds
+    /// passes): [`Self::compacted`] ascending and non-overlapping, each run
+    /// `1 <= first_seq <= last_seq` and inside its transformation's own seqs
+    /// (`transformation.seq ..= transformation.last_seq`, or that one seq).
+    ///
+    /// # Errors
+    /// `InvalidInput` naming the first run that breaks a rule (a state that
+    /// broke them made turns vanish from the active context, or be
+    /// reported compacted by a summary of other turns).
+    pub fn check(&self) -> Result<()> {
+        let mut after = 0;
         for r in &self.compacted {
-            runs.assign(r.first_seq, r.last_seq.max(r.first_seq), Arc::clone(&r.transformation));
+            let (t_first, t_last) = (r.transformation.seq, r.transformation.last_seq.unwrap_or(r.transformation.seq));
+            let why = if r.first_seq == 0 || r.first_seq > r.last_seq {
+                "must have 1 <= first_seq <= last_seq"
+            } else if r.first_seq <= after {
+                "must come after the previous run (runs are ascending and do not overlap)"
+            } else if r.first_seq < t_first || r.last_seq > t_last {
+                "must lie inside its transformation's seqs"
+            } else {
+                after = r.last_seq;
+                continue;
+            };
+            return Err(Error::invalid(format!(
+                "compacted run {}..={} (transformation {t_first}..={t_last}) {why}",
+                r.first_seq, r.last_seq
+            )));
         }
-        Cow::Owned(ContextGovernance { compacted: runs.into_vec(), ..self.clone() })
+        Ok(())
     }
 
     /// The state of one turn (exclusion wins, then compaction, else verbatim).
@@ -321,12 +333,14 @@ pub const MAX_GOVERNANCE_TURNS: u64 = 1_000_000;
 ///
 /// # Errors
 /// `InvalidInput` when `entry_count` exceeds [`MAX_GOVERNANCE_TURNS`]
-/// (a host-supplied count must not allocate without bound).
+/// (a host-supplied count must not allocate without bound), or the state's
+/// runs break [`ContextGovernance::check`].
 pub fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Result<Vec<TurnGovernance>> {
     if entry_count > MAX_GOVERNANCE_TURNS {
         return Err(Error::invalid(format!("entry_count {entry_count} is above {MAX_GOVERNANCE_TURNS} turns")));
     }
-    Ok(governance.normalized().turns(entry_count))
+    governance.check()?;
+    Ok(governance.turns(entry_count))
 }
 
 /// Replay a session's governance extensions after a restart.
@@ -394,13 +408,31 @@ pub fn record_turn_decision(store: &SessionStore, session_id: &str, kind: &str, 
 ///
 /// # Errors
 /// `NotFound` (session), `Busy`, `InvalidInput` (a transformation whose
-/// seq or run is outside the transcript, or a run ending before it starts).
+/// seq or run is outside the transcript, a run ending before it starts,
+/// transformations not ascending or overlapping, `target_percent` above 100).
 pub fn record_compaction(store: &SessionStore, session_id: &str, plan: &CompactionPlan) -> Result<Option<u64>> {
+    if plan.target_percent > 100 {
+        return Err(Error::invalid(format!("target_percent {} is above 100", plan.target_percent)));
+    }
+    let body = serde_json::to_string(plan).expect("a plan serializes");
+    // The seqs first (the store checks them again when it writes), then their order.
+    if !plan.transformations.is_empty() {
+        check_compaction_seqs(&body, store.last_seq(session_id)?)?;
+    }
+    let mut after = 0;
+    for t in &plan.transformations {
+        if t.seq <= after {
+            return Err(Error::invalid(format!(
+                "compaction of seq {} must come after seq {after} (transformations are ascending and do not overlap)",
+                t.seq
+            )));
+        }
+        after = t.last_seq.unwrap_or(t.seq).max(t.seq);
+    }
     if plan.transformations.is_empty() {
         store.get_session(session_id)?;
         return Ok(None);
     }
-    let body = serde_json::to_string(plan).expect("a plan serializes");
     store.append_context_extension(session_id, KIND_COMPACTION, &body).map(Some)
 }
 
@@ -426,8 +458,16 @@ pub(crate) fn item_kind(name: &str) -> ItemKind {
 /// their summary (`compacted = true`, `tokens = tokens_after`); pinned turns
 /// are marked; tokens are the entry's host count when present, else
 /// [`count_tokens`]`(model, content)`. Pure.
-pub fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem> {
-    let governance = governance.normalized();
+///
+/// # Errors
+/// `InvalidInput` when `governance` breaks [`ContextGovernance::check`] (a
+/// host-built state; replayed ones pass).
+pub fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Result<Vec<ContextItem>> {
+    governance.check()?;
+    Ok(active_items(entries, governance, model))
+}
+
+fn active_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem> {
     // A run is one item, at the first of its seqs still in the context.
     let mut run_emitted: Option<(u64, u64)> = None;
     entries
@@ -503,7 +543,7 @@ mod tests {
 
         let all = store.get_transcript(&s.id, 1, 100).unwrap();
         let g = recover_context_governance(&store, &s.id).unwrap();
-        let items = active_context_items(&all, &g, "claude-sonnet-4");
+        let items = active_context_items(&all, &g, "claude-sonnet-4").unwrap();
         assert_eq!(items.iter().map(|i| i.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 6, 7, 8]);
         // Recent window = from user seq 3 on; 2 is pinned; only 1 may compact (100 -> 5 tokens).
         let plan = compact_context(&items, 1000, Some(50), &CompactionOptions::default()).unwrap();
@@ -541,7 +581,7 @@ mod tests {
         // Planning again on the recovered context, 2 being unpinned now, rolls
         // the summary of 1 and turn 2 up into one run.
         let all = store.get_transcript(&s.id, 1, 100).unwrap();
-        let items = active_context_items(&all, &g, "claude-sonnet-4");
+        let items = active_context_items(&all, &g, "claude-sonnet-4").unwrap();
         assert_eq!((items[0].compacted, items[0].tokens, items[0].text.as_str()), (true, 5, "[user] turn 0"));
         let again = compact_context(&items, 1000, Some(50), &CompactionOptions::default()).unwrap();
         assert_eq!(again.compacted_seqs(), vec![1, 2]);
@@ -550,7 +590,7 @@ mod tests {
         // Recorded and replayed, the run is one item of the active context.
         record_compaction(&store, &s.id, &again).unwrap();
         let g = recover_context_governance(&store, &s.id).unwrap();
-        let items = active_context_items(&all, &g, "claude-sonnet-4");
+        let items = active_context_items(&all, &g, "claude-sonnet-4").unwrap();
         assert_eq!(items.iter().map(|i| (i.seq, i.compacted)).collect::<Vec<_>>(), vec![(1, true), (3, false), (4, false), (6, false), (7, false), (8, false)]);
         assert_eq!((g.state_of(1), g.state_of(2), g.state_of(3)), (TurnState::Compacted, TurnState::Compacted, TurnState::Verbatim));
         assert_eq!(items[0].tokens, run.tokens_after);
@@ -591,7 +631,7 @@ mod tests {
             e(1, Role::Assistant, r#"[{"type":"text","text":"hi"},{"type":"tool_use","id":"A"},{"type":"tool_use","id":"B"}]"#),
             e(2, Role::User, r#"[{"type":"tool_result","tool_use_id":"A"},{"type":"tool_result","tool_use_id":"B"}]"#),
         ];
-        let items = active_context_items(&entries, &ContextGovernance::default(), "");
+        let items = active_context_items(&entries, &ContextGovernance::default(), "").unwrap();
         assert_eq!((items[0].kind, items[0].call_ids.clone()), (ItemKind::ToolCall, vec!["A".to_string(), "B".to_string()]));
         assert_eq!((items[1].kind, items[1].call_ids.clone()), (ItemKind::ToolResult, vec!["A".to_string(), "B".to_string()]));
     }
@@ -698,25 +738,29 @@ mod tests {
         assert_eq!((g.state_of(2), g.turn(2).compacted_by, g.compaction_of(2).map(|t| t.summary.as_str())), (TurnState::Compacted, Some(1), Some("a")));
     }
 
-    /// A state a host built with runs out of order or overlapping is read
-    /// as its runs applied in list order (later wins), like recorded runs.
+    /// A state a host built with runs out of order, overlapping, empty or
+    /// outside their transformation is refused (it made turns vanish from
+    /// the active context); every replayed state passes.
     #[test]
-    fn runs_built_out_of_order_are_normalized() {
+    fn host_built_runs_are_checked() {
         let t = |seq, summary: &str| Arc::new(Transformation { seq, last_seq: Some(seq + 4), action: crate::context::CompactionAction::Summarized, tokens_before: 9, tokens_after: 1, summary: summary.into() });
-        let g = ContextGovernance {
-            compacted: vec![
-                CompactedRun { first_seq: 6, last_seq: 10, transformation: t(6, "late") },
-                CompactedRun { first_seq: 1, last_seq: 5, transformation: t(1, "early") },
-                CompactedRun { first_seq: 4, last_seq: 7, transformation: t(4, "over") },
-            ],
-            ..Default::default()
+        let run = |first_seq, last_seq, tr: &Arc<Transformation>| CompactedRun { first_seq, last_seq, transformation: Arc::clone(tr) };
+        let (a, b) = (t(1, "a"), t(11, "b"));
+        let refused = |compacted: Vec<CompactedRun>| {
+            let g = ContextGovernance { compacted, ..Default::default() };
+            let e = governance_turns(&g, 20).unwrap_err().to_string();
+            assert_eq!(active_context_items(&[], &g, "").unwrap_err().to_string(), e);
+            e
         };
-        let n = g.normalized();
-        let runs: Vec<(u64, u64, &str)> = n.compacted.iter().map(|r| (r.first_seq, r.last_seq, r.transformation.summary.as_str())).collect();
-        assert_eq!(runs, vec![(1, 3, "early"), (4, 7, "over"), (8, 10, "late")]);
-        assert_eq!(governance_turns(&g, 10).unwrap().iter().map(|t| t.compacted_by).collect::<Vec<_>>(), [1, 1, 1, 4, 4, 4, 4, 8, 8, 8].map(Some));
-        let replayed = ContextGovernance::replay(&[ext(1, "compaction", &plan_body(&[(1, Some(5), "x")]))]).unwrap();
-        assert!(matches!(replayed.normalized(), Cow::Borrowed(_)));
+        assert_eq!(refused(vec![run(11, 15, &b), run(1, 5, &a)]), "invalid input: compacted run 1..=5 (transformation 1..=5) must come after the previous run (runs are ascending and do not overlap)");
+        assert_eq!(refused(vec![run(1, 5, &a), run(5, 5, &a)]), "invalid input: compacted run 5..=5 (transformation 1..=5) must come after the previous run (runs are ascending and do not overlap)");
+        assert_eq!(refused(vec![run(5, 1, &a)]), "invalid input: compacted run 5..=1 (transformation 1..=5) must have 1 <= first_seq <= last_seq");
+        assert_eq!(refused(vec![run(0, 2, &a)]), "invalid input: compacted run 0..=2 (transformation 1..=5) must have 1 <= first_seq <= last_seq");
+        assert_eq!(refused(vec![run(11, 15, &a)]), "invalid input: compacted run 11..=15 (transformation 1..=5) must lie inside its transformation's seqs");
+        let ok = ContextGovernance { compacted: vec![run(1, 2, &a), run(4, 5, &a), run(11, 15, &b)], ..Default::default() };
+        assert_eq!(governance_turns(&ok, 12).unwrap().iter().map(|t| t.compacted_by).collect::<Vec<_>>(), [Some(1), Some(1), None, Some(4), Some(4), None, None, None, None, None, Some(11), Some(11)]);
+        let replayed = ContextGovernance::replay(&[ext(1, "compaction", &plan_body(&[(1, Some(5), "x"), (8, Some(9), "y")])), ext(2, "pin", r#"{"seq":3}"#)]).unwrap();
+        replayed.check().unwrap();
     }
 
     #[test]

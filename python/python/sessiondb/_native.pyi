@@ -1534,6 +1534,8 @@ def active_context_items(entries: Sequence[TranscriptEntry], governance: Context
     (as `recover_context_governance` returns it): excluded turns left out,
     compacted turns as their summaries, tokens = the entry's count or
     `count_tokens(model, content)`.
+
+    Raises InvalidInputError.
     """
 def governance_turns(governance: ContextGovernance, entry_count: int) -> List[TurnGovernance]:
     """Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
