@@ -1,8 +1,9 @@
 //! Instruction counts of a full import against a plain serde_json parse of
 //! the same file (issue 12, "Full import >= 0.5x of a plain serde_json
 //! parse"): run each mode under `valgrind --tool=callgrind` and divide
-//! (`scripts/bench-import-ir.sh` does both and prints the ratio). Counts
-//! are repeatable on a loaded machine where seconds are not.
+//! (`valgrind --tool=callgrind target/release/examples/import_ir parse FILE`,
+//! then `import FILE`). Counts are repeatable on a loaded machine where
+//! seconds are not.
 //!
 //! Run: `cargo run --release -p sessiondb --example import_ir -- parse|import FILE` or `-- read FILE FORMAT`
 //! * `parse`: every line to a `serde_json::Value` (the baseline);
