@@ -135,11 +135,6 @@ impl Conv<f64> for usize {
         self as f64
     }
 }
-impl Back<u8> for u32 {
-    fn back(self, what: &str) -> sessiondb::Result<u8> {
-        u8::try_from(self).map_err(|_| sessiondb::Error::invalid(format!("{what} must be 0..=255, not {self}")))
-    }
-}
 impl<A: Back<B>, B> Back<Option<B>> for Option<A> {
     fn back(self, what: &str) -> sessiondb::Result<Option<B>> {
         self.map(|a| a.back(what)).transpose()
