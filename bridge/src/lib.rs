@@ -1562,10 +1562,9 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[
             },
             Host::Python => {}
         }
-        let ty = f.over.get(host.name()).cloned().unwrap_or_else(|| s.host_ty(host, &f.ty));
         let ty = match host {
-            Host::Python if new => ty.replace("&'static str", "String"),
-            _ => ty,
+            Host::Python => python_field_ty(s, r, f),
+            _ => f.over.get(host.name()).cloned().unwrap_or_else(|| s.host_ty(host, &f.ty)),
         };
         // Node: a record callers pass in takes its numbers as JS numbers
         // (f64), checked into the integer by `Back` (napi's own i64

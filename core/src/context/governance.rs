@@ -352,14 +352,16 @@ pub fn recover_context_governance(store: &SessionStore, session_id: &str) -> Res
     ContextGovernance::replay(&store.list_context_extensions(session_id)?)
 }
 
-/// Check that every transformation of a `compaction` body (a
-/// [`CompactionPlan`]) covers seqs of the transcript: `1 <= seq <=
-/// last_seq <= last`, where `last` is the session's last seq. A body that is
-/// not a plan passes (its shape is [`ContextGovernance::validate_body`]'s).
+/// Check a `compaction` body (a [`CompactionPlan`]) before it is stored:
+/// every transformation covers seqs of the transcript (`1 <= seq <=
+/// last_seq <= last`, where `last` is the session's last seq), the
+/// transformations are ascending and do not overlap, and `target_percent`
+/// is at most 100. A body that is not a plan passes (its shape is
+/// [`ContextGovernance::validate_body`]'s).
 ///
 /// # Errors
-/// `InvalidInput` naming the transformation's seq or run.
-pub(crate) fn check_compaction_seqs(body: &str, last: u64) -> Result<()> {
+/// `InvalidInput` naming the transformation's seq or run, or the target.
+pub(crate) fn check_compaction_plan(body: &str, last: u64) -> Result<()> {
     let Ok(plan) = serde_json::from_str::<CompactionPlan>(body) else { return Ok(()) };
     for t in &plan.transformations {
         match t.last_seq {
@@ -374,6 +376,20 @@ pub(crate) fn check_compaction_seqs(body: &str, last: u64) -> Result<()> {
             }
             _ => {}
         }
+    }
+    // A replay would send two summaries for the seqs two runs share.
+    let mut after = 0;
+    for t in &plan.transformations {
+        if t.seq <= after {
+            return Err(Error::invalid(format!(
+                "compaction of seq {} must come after seq {after} (transformations are ascending and do not overlap)",
+                t.seq
+            )));
+        }
+        after = t.last_seq.unwrap_or(t.seq);
+    }
+    if plan.target_percent > 100 {
+        return Err(Error::invalid(format!("target_percent {} is above 100", plan.target_percent)));
     }
     Ok(())
 }
@@ -411,28 +427,12 @@ pub fn record_turn_decision(store: &SessionStore, session_id: &str, kind: &str, 
 /// seq or run is outside the transcript, a run ending before it starts,
 /// transformations not ascending or overlapping, `target_percent` above 100).
 pub fn record_compaction(store: &SessionStore, session_id: &str, plan: &CompactionPlan) -> Result<Option<u64>> {
-    if plan.target_percent > 100 {
-        return Err(Error::invalid(format!("target_percent {} is above 100", plan.target_percent)));
-    }
-    let body = serde_json::to_string(plan).expect("a plan serializes");
-    // The seqs first (the store checks them again when it writes), then their order.
-    if !plan.transformations.is_empty() {
-        check_compaction_seqs(&body, store.last_seq(session_id)?)?;
-    }
-    let mut after = 0;
-    for t in &plan.transformations {
-        if t.seq <= after {
-            return Err(Error::invalid(format!(
-                "compaction of seq {} must come after seq {after} (transformations are ascending and do not overlap)",
-                t.seq
-            )));
-        }
-        after = t.last_seq.unwrap_or(t.seq).max(t.seq);
-    }
     if plan.transformations.is_empty() {
         store.get_session(session_id)?;
         return Ok(None);
     }
+    // The store checks the plan when it writes it (check_compaction_plan).
+    let body = serde_json::to_string(plan).expect("a plan serializes");
     store.append_context_extension(session_id, KIND_COMPACTION, &body).map(Some)
 }
 

@@ -21,7 +21,7 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, kind: &str, body_json: 
     }
     if kind == crate::context::KIND_COMPACTION {
         // Before the replay below, which walks every seq of a run.
-        crate::context::governance::check_compaction_seqs(body_json, t.tx.last_entry_seq(session_id)?)?;
+        crate::context::governance::check_compaction_plan(body_json, t.tx.last_entry_seq(session_id)?)?;
     }
     crate::context::ContextGovernance::validate_body(kind, body_json)?;
     let next = t.tx.next_extension_n(session_id)?;
