@@ -860,6 +860,27 @@ pub struct SessionImport {
 // `defaults(...)`: Python's defaults (Node: optional, Kotlin/Swift: defaults).
 
 trait SessionStore {
+    /// The database file path.
+    #[bridge(sync, infallible, getter, returns = "String")]
+    fn path(&self) -> &Path;
+
+    /// This handle's owner id (recorded on the operations it dispatches).
+    #[bridge(sync, infallible, getter, returns = "String")]
+    fn instance_id(&self) -> &str;
+
+    /// Which key backend the data key came from.
+    #[bridge(sync, infallible, getter, returns = "String")]
+    fn key_backend(&self) -> &str;
+
+    /// True once `close()` ran.
+    #[bridge(sync, infallible, getter = "closed")]
+    fn is_closed(&self) -> bool;
+
+    /// Close the handle (checkpoints the WAL). Later calls fail with
+    /// `Closed`. Idempotent.
+    #[bridge(infallible)]
+    fn close(&self);
+
     /// Schema version, counts and file sizes.
     #[bridge(errors(Closed))]
     fn stats(&self) -> StoreStats;
@@ -876,6 +897,13 @@ trait SessionStore {
     /// another data key; nothing is written.
     #[bridge(errors(KeyMismatch, Closed, Busy, Io))]
     fn copy_to(&self, dest: &SessionStore) -> CopyReport;
+
+    /// Sessions by workspace, most recently active first, at most `limit`.
+    /// `scope`: "current" (bound to `path`), "other" (bound to another
+    /// workspace than `path`), "unbound", "all". Only the page is decrypted
+    /// (the HMAC workspace index selects it).
+    #[bridge(core = sessiondb::SessionStore::list_sessions_in_scope, defaults(path = None, limit = None), errors(InvalidInput), skip(uniffi))]
+    fn list_sessions_for_workspace(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Vec<Session>;
 
     /// One session.
     #[bridge(errors(NotFound))]
@@ -1012,6 +1040,15 @@ trait SessionStore {
     #[bridge(core = sessiondb::portable::export_thclaws_to_file, errors(NotFound, Io, AuthenticationFailed))]
     fn export_thclaws_to_file(&self, session_id: &str, path: &Path) -> WriteReport;
 
+    /// Import every session file under `paths` (files or directory trees;
+    /// inside a directory only `*.jsonl` files, format detected per file).
+    /// Returns one report per file, in the order of `paths` (each tree in
+    /// sorted walk order). Nothing aborts the whole import: a path that
+    /// cannot be read becomes a `failed` report whose `error` names it.
+    /// There is no progress callback (Kotlin/Swift: a listener).
+    #[bridge(core = sessiondb::portable::import_paths_report, skip(uniffi))]
+    fn import_paths(&self, paths: &[PathBuf]) -> Vec<FileImport>;
+
     /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
     /// transcript; format detected unless given). Incremental: a file
     /// imported before resumes after its last imported line. Problems with
@@ -1145,4 +1182,20 @@ trait Functions {
     /// none of thClaws, Codex rollout or Claude Code.
     #[bridge(core = sessiondb::portable::detect_format, blocking, errors(Io))]
     fn detect_format(path: &Path) -> Option<SourceFormat>;
+
+    /// The default database path for `app` (seed 000 `sessionsDbPath()`):
+    /// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
+    /// `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
+    /// on macOS, `%LOCALAPPDATA%\<app>\sessions.db` on Windows.
+    /// `InvalidInput`: an app name that is not one path component; `Io`: no
+    /// home directory is known.
+    #[bridge(core = sessiondb::paths::default_db_path, defaults(app = "sessiondb"), returns = "String", errors(InvalidInput, Io))]
+    fn default_db_path(app: &str) -> PathBuf;
+
+    /// Canonical form of a workspace path (absolute, `.`/`..` resolved,
+    /// symlinks resolved for the longest existing prefix, NFC; DESIGN.md
+    /// "Workspace index"), a relative path taken against the current
+    /// directory. Reads the disk.
+    #[bridge(core = sessiondb::paths::canonical_workspace_in_cwd, blocking, errors(InvalidInput, Io))]
+    fn canonical_workspace(path: &str) -> String;
 }

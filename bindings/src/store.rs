@@ -118,33 +118,6 @@ impl SessionStore {
         open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
     }
 
-    /// The database file path.
-    pub fn path(&self) -> String {
-        self.inner.path().to_string_lossy().into_owned()
-    }
-
-    /// This handle's owner id (recorded on the operations it dispatches).
-    pub fn instance_id(&self) -> String {
-        self.inner.instance_id().to_string()
-    }
-
-    /// Which key backend the data key came from.
-    pub fn key_backend(&self) -> String {
-        self.inner.key_backend().to_string()
-    }
-
-    /// Close the store: the connection is closed (checkpointing the WAL) and
-    /// the owner lock released. Later calls fail with `Closed`; closing twice
-    /// is a no-op. (Kotlin: `closeStore()`.)
-    pub fn close(&self) {
-        self.inner.close()
-    }
-
-    /// True once the store was closed.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
     /// Create a session titled `name` (`null`/`nil` = untitled), bound to
     /// `workspacePath` (made canonical) if given. Errors: `InvalidInput`, `Closed`.
     #[uniffi::method(default(name = None, workspace_path = None))]
@@ -272,30 +245,6 @@ impl SessionStore {
     pub(crate) fn core(&self) -> &sessiondb::SessionStore {
         &self.inner
     }
-}
-
-/// The default database path for `app` (`sessiondb` when `null`/`nil`):
-/// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
-/// `~/.local/state`), `~/Library/Application Support/<app>/sessions.db` on
-/// macOS, `%LOCALAPPDATA%\<app>\sessions.db` on Windows (seed 000
-/// `sessionsDbPath()`). Errors: `Io` when no home directory is known.
-#[uniffi::export(default(app = None))]
-pub fn default_db_path(app: Option<String>) -> Result<String> {
-    let app = app.unwrap_or_else(|| sessiondb::paths::DEFAULT_APP.to_string());
-    Ok(sessiondb::paths::default_db_path(&app)?
-        .to_string_lossy()
-        .into_owned())
-}
-
-/// The canonical form of a workspace path (absolute, symlinks resolved where
-/// the path exists, separators normalised, NFC): what sessions are bound to
-/// and indexed by. Relative paths are taken from the current directory.
-/// Errors: `InvalidInput` (empty path), `Io` (no current directory).
-#[uniffi::export]
-pub fn canonical_workspace(path: String) -> Result<String> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| sessiondb::Error::io("reading the current directory", e))?;
-    Ok(sessiondb::paths::canonical_workspace(&path, &cwd)?)
 }
 
 /// Import a recovery key for the database at `path` and open it: the text

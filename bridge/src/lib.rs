@@ -189,6 +189,7 @@ struct BridgeAttr {
     redact: bool,
     new: bool,
     tuple: bool,
+    getter: Option<Option<String>>,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -229,6 +230,13 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                 "output" => out.output = true,
                 "redact" => out.redact = true,
                 "new" => out.new = true,
+                "getter" => {
+                    out.getter = Some(if m.input.peek(syn::Token![=]) {
+                        Some(m.value()?.parse::<syn::LitStr>()?.value())
+                    } else {
+                        None
+                    })
+                }
                 "tuple" => out.tuple = true,
                 "host_default" => {
                     let v: syn::LitStr = m.value()?.parse()?;
@@ -340,6 +348,9 @@ struct Method {
     /// A function whose Python call releases the GIL (CPU-heavy, e.g. a
     /// tokenizer) while Node calls it synchronously.
     detach: bool,
+    /// A `sync` method Python and Node expose as a read-only property of
+    /// this name (Kotlin/Swift keep the method).
+    getter: Option<String>,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
@@ -466,6 +477,9 @@ fn parse(src: &str) -> syn::Result<Schema> {
                             ));
                         }
                     }
+                    if b.getter.is_some() && (function || !b.sync || !params.is_empty()) {
+                        return Err(syn::Error::new_spanned(&f.sig, "a getter is a `sync` store method without parameters"));
+                    }
                     s.methods.push(Method {
                         name: f.sig.ident.to_string(),
                         docs: docs(&f.attrs),
@@ -481,6 +495,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         function,
                         blocking: b.blocking,
                         detach: b.detach,
+                        getter: b.getter.map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
                     });
                 }
             }
@@ -722,6 +737,12 @@ impl Schema {
         }
         Ok(match (host, t.as_str()) {
             (Host::Python, "&str") => plain("&str", name.into()),
+            (Host::Node, "&str") if default.is_some() => ParamPlan {
+                decl: "Option<String>".into(),
+                ts: None,
+                prelude: Some(format!("let {name} = {name}.unwrap_or_else(|| {}.to_string());", default.unwrap_or_default())),
+                arg: format!("&{name}"),
+            },
             (_, "&str") => plain("String", format!("&{name}")),
             (Host::Python, "Option<&str>") => plain("Option<&str>", name.into()),
             (_, "Option<&str>") => plain("Option<String>", format!("{name}.as_deref()")),
@@ -772,6 +793,13 @@ impl Schema {
                 arg: format!("&{name}"),
             },
             (_, "&[u64]") => plain("Vec<u64>", format!("&{name}")),
+            (Host::Python, "&[PathBuf]") => plain("Vec<std::path::PathBuf>", format!("&{name}")),
+            (_, "&[PathBuf]") => ParamPlan {
+                decl: "Vec<String>".into(),
+                ts: None,
+                prelude: Some(format!("let {name}: Vec<std::path::PathBuf> = {name}.into_iter().map(Into::into).collect();")),
+                arg: format!("&{name}"),
+            },
             // Bytes: Python `bytes`, Node a Buffer (copied, so a Promise's
             // job owns it), Kotlin `ByteArray` / Swift `Data`.
             (Host::Python, "&[u8]") => plain("&[u8]", name.into()),
@@ -961,7 +989,11 @@ pub fn generate_pyi(src: &str) -> Result<String, String> {
                 None => "None".into(),
             };
             let indent = if function { "" } else { "    " };
-            let _ = writeln!(out, "{indent}def {}({}) -> {ret}: ...", m.name, params.join(", "));
+            if m.getter.is_some() {
+                let _ = writeln!(out, "{indent}@property");
+            }
+            let name = m.getter.as_deref().unwrap_or(&m.name);
+            let _ = writeln!(out, "{indent}def {name}({}) -> {ret}: ...", params.join(", "));
         }
     }
     Ok(out)
@@ -1009,7 +1041,7 @@ impl Schema {
             "u64" | "u32" | "u8" | "usize" | "i64" => "int".into(),
             "f64" => "float".into(),
             "bool" => "bool".into(),
-            "Path" if param => "Union[str, \"os.PathLike[str]\"]".into(),
+            "Path" | "PathBuf" if param => "Union[str, \"os.PathLike[str]\"]".into(),
             "SessionStore" => "SessionStore".into(),
             // A record: declared here or by hand in the host (its class name).
             _ if id.starts_with(char::is_uppercase) => id,
@@ -1083,10 +1115,15 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
     let recv = if m.function { "" } else { "&self" };
     let sep = |first: bool| if first && m.function { "" } else { ", " };
     let conv = "crate::records::Conv::conv";
+    // Python's and Node's name (a getter's property), Kotlin/Swift's method.
+    let host_name = m.getter.as_deref().filter(|_| host != Host::Uniffi).unwrap_or(&m.name);
     match host {
         Host::Python => {
             if m.function {
                 let _ = writeln!(out, "{i}#[pyo3::pyfunction]");
+            }
+            if m.getter.is_some() {
+                let _ = writeln!(out, "{i}#[getter]");
             }
             if !m.defaults.is_empty() {
                 let sig: Vec<String> = m
@@ -1108,7 +1145,7 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                 out,
                 "{i}{}fn {}({head}py: pyo3::Python<'_>{}) -> pyo3::PyResult<{host_ret}> {{",
                 if m.function { "pub " } else { "" },
-                m.name,
+                host_name,
                 decls.concat()
             );
             open_body(out, "&self.inner");
@@ -1165,11 +1202,11 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                     decls.concat()
                 );
             } else {
-                let _ = writeln!(out, "{i}#[{attr}]");
+                let _ = writeln!(out, "{i}#[{attr}{}]", if m.getter.is_some() { "(getter)" } else { "" });
                 let _ = writeln!(
                     out,
                     "{i}pub fn {}({recv}{}) -> napi::Result<{host_ret}> {{",
-                    m.name,
+                    host_name,
                     decls.concat()
                 );
             }
@@ -1348,6 +1385,9 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
              /// exposed as they are, `From` for the FFI twins (`conv_from!`).\n\
              pub trait Conv<T> {{\n    /// Convert.\n    fn conv(self) -> T;\n}}\n\
              impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {{\n    fn conv(self) -> Option<B> {{\n        self.map(Conv::conv)\n    }}\n}}\n\
+             impl Conv<String> for &str {{\n    fn conv(self) -> String {{\n        self.to_owned()\n    }}\n}}\n\
+             impl Conv<String> for &std::path::Path {{\n    fn conv(self) -> String {{\n        self.to_string_lossy().into_owned()\n    }}\n}}\n\
+             impl Conv<String> for std::path::PathBuf {{\n    fn conv(self) -> String {{\n        self.to_string_lossy().into_owned()\n    }}\n}}\n\
              impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
              impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
              /// A value the core shares (`Arc`) as the FFI value (a copy).\n\

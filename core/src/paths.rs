@@ -135,6 +135,14 @@ fn validate_app(app: &str) -> Result<()> {
     Ok(())
 }
 
+/// [`canonical_workspace`] of `path` against the process's current
+/// directory (what the hosts call). Errors: `Io` when the current directory
+/// cannot be read, else as [`canonical_workspace`].
+pub fn canonical_workspace_in_cwd(path: &str) -> Result<String> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
+    canonical_workspace(path, &cwd)
+}
+
 /// Canonical form of a workspace path, the input of the HMAC workspace index.
 ///
 /// Rules (DESIGN.md "Workspace index"): made absolute against `cwd`; `.` and

@@ -6,7 +6,7 @@ use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use serde_json::Value;
 use sessiondb::context;
-use sessiondb::{paths, DataKey, Error, ErrorKind, KeySource, OpenOptions, Role};
+use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role};
 
 use crate::errors::{r, to_napi};
 use crate::job::{job, Job};
@@ -27,21 +27,6 @@ pub struct ErrorKindInfo {
 #[napi]
 pub fn error_kinds() -> Vec<ErrorKindInfo> {
     ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
-}
-
-/// Default database path for `app` (seed 000 `sessionsDbPath()`).
-#[napi]
-pub fn default_db_path(app: Option<String>) -> napi::Result<String> {
-    r(paths::default_db_path(app.as_deref().unwrap_or(paths::DEFAULT_APP)).map(|p| p.to_string_lossy().into_owned()))
-}
-
-/// Canonical form of a workspace path (resolves symlinks: reads the disk).
-#[napi(ts_return_type = "Promise<string>")]
-pub fn canonical_workspace(path: String) -> AsyncTask<Job<String>> {
-    job(move || {
-        let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
-        paths::canonical_workspace(&path, &cwd)
-    })
 }
 
 /// Plan compaction of `items` down to `targetPercent` (default 70) of

@@ -54,9 +54,19 @@ impl Conv<u32> for u8 {
         u32::from(self)
     }
 }
-impl Conv<String> for &'static str {
+impl Conv<String> for &str {
     fn conv(self) -> String {
         self.to_owned()
+    }
+}
+impl Conv<String> for &std::path::Path {
+    fn conv(self) -> String {
+        self.to_string_lossy().into_owned()
+    }
+}
+impl Conv<String> for std::path::PathBuf {
+    fn conv(self) -> String {
+        self.to_string_lossy().into_owned()
     }
 }
 impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {

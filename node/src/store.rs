@@ -9,13 +9,12 @@ use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use serde_json::Value;
 use sessiondb::journal::OperationOutcome;
-use sessiondb::{DataKey, Error, KeySource, NewSession, WorkspaceFilter};
+use sessiondb::{DataKey, Error, KeySource, NewSession};
 
 use crate::errors::to_napi;
 use crate::job::{job, Job};
 use crate::keys::JsKeyProvider;
 use crate::records::*;
-use crate::records::FileImport;
 
 /// The encrypted session store. Open with `SessionStore.open()`.
 #[napi]
@@ -41,40 +40,6 @@ impl SessionStore {
         Ok(job(move || sessiondb::SessionStore::open(opts).map(|s| SessionStore { inner: Arc::new(s) })))
     }
 
-    /// Close the handle (checkpoints the WAL); later calls reject with ClosedError. Idempotent.
-    #[napi(ts_return_type = "Promise<void>")]
-    pub fn close(&self) -> AsyncTask<Job<()>> {
-        let s = self.inner.clone();
-        job(move || {
-            s.close();
-            Ok(())
-        })
-    }
-
-    /// True once `close()` completed.
-    #[napi(getter)]
-    pub fn closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// The database file path.
-    #[napi(getter)]
-    pub fn path(&self) -> String {
-        self.inner.path().to_string_lossy().into_owned()
-    }
-
-    /// This handle's owner id.
-    #[napi(getter)]
-    pub fn instance_id(&self) -> String {
-        self.inner.instance_id().to_string()
-    }
-
-    /// Which key backend the data key came from.
-    #[napi(getter)]
-    pub fn key_backend(&self) -> String {
-        self.inner.key_backend().to_string()
-    }
-
     /// Create a session; `workspacePath` is made canonical. Rejects with ConflictError, InvalidInputError.
     #[napi(ts_return_type = "Promise<Session>")]
     pub fn create_session(
@@ -97,20 +62,6 @@ impl SessionStore {
         };
         let s = self.inner.clone();
         Ok(job(move || s.create_session_with(new).map(Into::into)))
-    }
-
-    /// Sessions by workspace: `scope` current|other (need `path`), unbound, all.
-    #[napi(ts_return_type = "Promise<Session[]>")]
-    pub fn list_sessions_for_workspace(
-        &self,
-        scope: String,
-        path: Option<String>,
-        limit: Option<f64>,
-    ) -> napi::Result<AsyncTask<Job<Vec<Session>>>> {
-        let f = WorkspaceFilter::from_scope(&scope, path).map_err(to_napi)?;
-        let limit = limit.map(|v| int(v, "limit")).transpose().map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.list_sessions_for_workspace(f, limit).map(map)))
     }
 
     /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
@@ -231,20 +182,6 @@ impl SessionStore {
         let s = self.inner.clone();
         Ok(job(move || s.complete_operation(&session_id, &operation_id, o, payload.unwrap_or(Value::Null)).map(Into::into)))
     }
-
-    // --- portable sessions (sessiondb::portable, thClaws JSONL)
-
-    /// Import every session file under `paths` (files or directory trees; inside a directory only `*.jsonl` files,
-    /// format detected per file); resolves to one report per file, in the order of `paths` (each tree in sorted walk
-    /// order). A path that cannot be read becomes a 'failed' report whose `error` names it. No progress callback.
-    #[napi(ts_return_type = "Promise<FileImport[]>")]
-    pub fn import_paths(&self, paths: Vec<String>) -> AsyncTask<Job<Vec<FileImport>>> {
-        let s = self.inner.clone();
-        let paths: Vec<std::path::PathBuf> = paths.into_iter().map(Into::into).collect();
-        job(move || sessiondb::portable::import_paths(&s, &paths, &mut |_| {}).map(|r| r.files.into_iter().map(Into::into).collect()))
-    }
-
-    // --- context governance and restore
 
 }
 

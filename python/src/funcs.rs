@@ -5,24 +5,9 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use sessiondb::{paths, DataKey, ErrorKind, KeySource, OpenOptions, Role};
+use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role};
 
 use crate::errors::py_err;
-
-/// Default database path for `app` (seed 000 `sessionsDbPath()`).
-#[pyfunction]
-#[pyo3(signature = (app = "sessiondb"))]
-pub fn default_db_path(py: Python<'_>, app: &str) -> PyResult<String> {
-    paths::default_db_path(app).map(|p| p.to_string_lossy().into_owned()).map_err(py_err(py))
-}
-
-/// Canonical form of a workspace path (absolute, symlinks resolved, NFC...),
-/// relative paths taken against the current directory.
-#[pyfunction]
-pub fn canonical_workspace(py: Python<'_>, path: &str) -> PyResult<String> {
-    let cwd = std::env::current_dir().map_err(|e| crate::errors::to_py(py, sessiondb::Error::io("reading the current directory", e)))?;
-    py.detach(|| paths::canonical_workspace(path, &cwd)).map_err(py_err(py))
-}
 
 /// `(name, code, python class name)` of every core error kind.
 #[pyfunction]

@@ -21,7 +21,7 @@ mod _native {
     use crate::store::{import_recovery_key, SessionStore, TranscriptIterator};
     #[pymodule_export]
     use crate::funcs::{
-        _bench_core, canonical_workspace, default_db_path, error_kinds, read_thclaws_digest, write_thclaws_json,
+        _bench_core, error_kinds, read_thclaws_digest, write_thclaws_json,
     };
 
     #[pymodule_export]

@@ -65,9 +65,19 @@ macro_rules! conv_same {
     ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
 }
 conv_same!((), String, u64, i64, u32, u8, bool, (String, String), (String, String, String));
-impl Conv<String> for &'static str {
+impl Conv<String> for &str {
     fn conv(self) -> String {
         self.to_owned()
+    }
+}
+impl Conv<String> for &std::path::Path {
+    fn conv(self) -> String {
+        self.to_string_lossy().into_owned()
+    }
+}
+impl Conv<String> for std::path::PathBuf {
+    fn conv(self) -> String {
+        self.to_string_lossy().into_owned()
     }
 }
 

@@ -10,13 +10,12 @@ use pyo3::types::PyType;
 use sessiondb::journal::OperationOutcome;
 use sessiondb::{
     DataKey, Error, KeySource, NewEvent, NewSession, OpenOptions,
-    TokenUsage, WorkspaceFilter,
+    TokenUsage,
 };
 
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
 use crate::records::*;
-use crate::records::FileImport;
 
 /// The encrypted session store. Thread-safe; use as a context manager or
 /// call `close()`. A handle used in a child process after `os.fork()`
@@ -89,43 +88,13 @@ impl SessionStore {
 
     #[pyo3(signature = (*_args))]
     fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close(py);
+        let _ = self.close(py);
         false
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let path = slf.getattr("path")?.repr()?.to_string();
         Ok(format!("SessionStore(path={path}, closed={})", if slf.get().inner.is_closed() { "True" } else { "False" }))
-    }
-
-    /// Close the handle (checkpoints the WAL). Later calls raise ClosedError. Idempotent.
-    fn close(&self, py: Python<'_>) {
-        let inner = self.inner.clone();
-        py.detach(move || inner.close());
-    }
-
-    /// True once `close()` ran.
-    #[getter]
-    fn closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// The database file path.
-    #[getter]
-    fn path(&self) -> String {
-        self.inner.path().to_string_lossy().into_owned()
-    }
-
-    /// This handle's owner id (recorded on the operations it dispatches).
-    #[getter]
-    fn instance_id(&self) -> &str {
-        self.inner.instance_id()
-    }
-
-    /// Which key backend the data key came from.
-    #[getter]
-    fn key_backend(&self) -> &str {
-        self.inner.key_backend()
     }
 
     /// Create a session. `workspace_path` is made canonical; `id` = None
@@ -148,22 +117,6 @@ impl SessionStore {
         let new =
             NewSession { id, name, workspace_path, model, provider, work_mode, created_at_ms, forked_from, forked_at_seq };
         py.detach(|| self.inner.create_session_with(new)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Sessions by workspace. `scope`: "current" (bound to `path`), "other"
-    /// (bound to another workspace than `path`), "unbound", "all".
-    #[pyo3(signature = (scope, path = None, limit = None))]
-    fn list_sessions_for_workspace(
-        &self,
-        py: Python<'_>,
-        scope: &str,
-        path: Option<String>,
-        limit: Option<u32>,
-    ) -> PyResult<Vec<Session>> {
-        let f = WorkspaceFilter::from_scope(scope, path).map_err(py_err(py))?;
-        py.detach(|| self.inner.list_sessions_for_workspace(f, limit))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
     }
 
     /// `append_entries` with per-entry metadata: `entries` is a list of
@@ -301,21 +254,6 @@ impl SessionStore {
         py.detach(|| self.inner.complete_operation(session_id, operation_id, o, payload)).map(Into::into).map_err(py_err(py))
     }
 
-    // --- context governance and restore (sessiondb::context, sessiondb::restore)
-
-    // --- portable sessions (sessiondb::portable, thClaws JSONL)
-
-    /// Import every session file under `paths` (files or directory trees;
-    /// inside a directory only `*.jsonl` files, format detected per file).
-    /// Returns one report per file, in the order of `paths` (each tree in
-    /// sorted walk order). Nothing aborts the whole import: a path that
-    /// cannot be read becomes a `failed` report whose `error` names it. The
-    /// GIL is released for the whole import; there is no progress callback.
-    fn import_paths(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<FileImport>> {
-        py.detach(|| sessiondb::portable::import_paths(&self.inner, &paths, &mut |_| {}))
-            .map(|r| r.files.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
-    }
 }
 
 /// Iterator over a transcript, one page per core call (`iter_transcript`).

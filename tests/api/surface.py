@@ -71,6 +71,8 @@ def _parse_bridge():
         body = re.search(r"(?ms)^trait " + trait + r" \{$(.*?)^\}$", src).group(1)
         for attr, name, params in re.findall(r"(?ms)(?:#\[bridge\((.*?)\)\]\s*)?fn (\w+)\((.*?)\)", body):
             d = _defaults(attr)
+            # A getter is the property of its name in Python and Node.
+            name = (re.findall(r'\bgetter = "(\w+)"', attr) or [name])[0]
             names = [p.split(":", 1)[0].strip() for p in split_top(params) if p.strip() not in ("&self", "self")]
             out[kind][name] = {"params": [f"{n}={d[n]}" if n in d else n for n in names]}
     for attr, name, fields in re.findall(r"(?ms)^(?:#\[bridge\(([^\n]*)\)\]\n)?pub struct (\w+) \{$(.*?)^\}$", src):

@@ -206,6 +206,12 @@ pub struct ImportProgress {
     pub bytes_total: u64,
 }
 
+/// [`import_paths`] without a progress callback: the per-file reports, in
+/// walk order (what the hosts return). Errors as [`import_paths`].
+pub fn import_paths_report(store: &SessionStore, paths: &[PathBuf]) -> Result<Vec<FileImport>> {
+    Ok(import_paths(store, paths, &mut |_| {})?.files)
+}
+
 /// Import every session file under `paths` (files or directory trees; only
 /// `*.jsonl` files are considered inside directories), format detected per
 /// file. `progress` is called after each file.

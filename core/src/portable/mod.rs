@@ -34,7 +34,7 @@ pub use detect::{detect_format, find_jsonl_files};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, FORK_SUMMARY_TURNS};
 pub use export::{export_thclaws, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, EXPORT_PAGE_BYTES};
-pub use import::{import_file, import_paths, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
+pub use import::{import_file, import_paths, import_paths_report, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::parse_iso8601_ms;
 pub use model::{
     Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SnapshotKind, SourceFormat, SourceInfo, StateSnapshot, Turn, Usage,

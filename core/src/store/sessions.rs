@@ -204,6 +204,14 @@ impl SessionStore {
         self.list_sessions_for_workspace(WorkspaceFilter::All, limit)
     }
 
+    /// [`list_sessions_for_workspace`](Self::list_sessions_for_workspace)
+    /// with the filter given as the scope names hosts use
+    /// ([`WorkspaceFilter::from_scope`]: `current`/`other` with `path`,
+    /// `unbound`, `all`). Errors: `InvalidInput` (a bad scope or path).
+    pub fn list_sessions_in_scope(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
+        self.list_sessions_for_workspace(WorkspaceFilter::from_scope(scope, path)?, limit)
+    }
+
     /// Sessions selected by `filter`, most recently active first, at most
     /// `limit`. Uses the HMAC index: no row outside the page is decrypted.
     /// Errors: `InvalidInput` for a bad path.

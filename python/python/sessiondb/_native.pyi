@@ -1085,7 +1085,9 @@ class SessionStore:
     def __enter__(self) -> "SessionStore": ...
     def __exit__(self, *_args: object) -> bool: ...
     def close(self) -> None:
-        """Close the handle (checkpoints the WAL). Later calls raise ClosedError. Idempotent."""
+        """Close the handle (checkpoints the WAL). Later calls fail with
+        `Closed`. Idempotent.
+        """
     @property
     def closed(self) -> bool:
         """True once `close()` ran."""
@@ -1141,11 +1143,13 @@ class SessionStore:
         """
     def list_sessions(self, limit: Optional[int] = None) -> List[Session]:
         """Every session, most recently active first, at most `limit` (none = all)."""
-    def list_sessions_for_workspace(
-        self, scope: str, path: Optional[str] = None, limit: Optional[int] = None
-    ) -> List[Session]:
-        """Sessions by workspace. `scope`: "current" (bound to `path`), "other"
-        (bound to another workspace than `path`), "unbound", "all".
+    def list_sessions_for_workspace(self, scope: str, path: Optional[str] = None, limit: Optional[int] = None) -> List[Session]:
+        """Sessions by workspace, most recently active first, at most `limit`.
+        `scope`: "current" (bound to `path`), "other" (bound to another
+        workspace than `path`), "unbound", "all". Only the page is decrypted
+        (the HMAC workspace index selects it).
+
+        Raises InvalidInputError.
         """
     def find_session(self, id_prefix_or_title: str) -> Session:
         """Resolve a full id, a unique id prefix or an exact title.
@@ -1354,8 +1358,8 @@ class SessionStore:
         inside a directory only `*.jsonl` files, format detected per file).
         Returns one report per file, in the order of `paths` (each tree in
         sorted walk order). Nothing aborts the whole import: a path that
-        cannot be read becomes a `failed` report whose `error` names it. The
-        GIL is released for the whole import; there is no progress callback.
+        cannot be read becomes a `failed` report whose `error` names it.
+        There is no progress callback (Kotlin/Swift: a listener).
         """
     def export_thclaws(self, session_id: str) -> str:
         """A stored session as thClaws JSONL text (what real thClaws reads).
@@ -1396,10 +1400,22 @@ class SessionStore:
         """
 
 def default_db_path(app: str = "sessiondb") -> str:
-    """Default database path for `app` (seed 000 `sessionsDbPath()`)."""
+    """The default database path for `app` (seed 000 `sessionsDbPath()`):
+    `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
+    `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
+    on macOS, `%LOCALAPPDATA%\\<app>\\sessions.db` on Windows.
+    `InvalidInput`: an app name that is not one path component; `Io`: no
+    home directory is known.
+
+    Raises InvalidInputError, IoError.
+    """
 def canonical_workspace(path: str) -> str:
-    """Canonical form of a workspace path (absolute, symlinks resolved, NFC...),
-    relative paths taken against the current directory.
+    """Canonical form of a workspace path (absolute, `.`/`..` resolved,
+    symlinks resolved for the longest existing prefix, NFC; DESIGN.md
+    "Workspace index"), a relative path taken against the current
+    directory. Reads the disk.
+
+    Raises InvalidInputError, IoError.
     """
 def error_kinds() -> List[Tuple[str, str, str]]:
     """`(name, code, python class name)` of every core error kind."""
