@@ -132,6 +132,28 @@ pub enum PermissionProfile {
     Manual,
 }
 
+/// An operation's terminal outcome (seed 000, "Idempotent Event Journal");
+/// the names are `OperationOutcome::parse`'s.
+#[bridge(core = sessiondb::journal::OperationOutcome, parse = sessiondb::journal::OperationOutcome::parse)]
+pub enum OperationOutcome {
+    /// `OperationSucceeded`: the effect happened.
+    #[bridge(str = "succeeded")]
+    Succeeded,
+    /// `OperationFailed`.
+    #[bridge(str = "failed")]
+    Failed,
+    /// `OperationBlocked`: refused (policy, permission).
+    #[bridge(str = "blocked")]
+    Blocked,
+    /// `OperationCancelled`.
+    #[bridge(str = "cancelled")]
+    Cancelled,
+    /// `OperationUnknownOutcome`: whether it happened is not known (what
+    /// recovery records for an operation whose handle died).
+    #[bridge(str = "unknown")]
+    UnknownOutcome,
+}
+
 // ---- the store
 
 /// A session's metadata, decrypted.
@@ -1001,6 +1023,17 @@ trait SessionStore {
     /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
     fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<JournalEvent>;
+
+    /// Record that an operation's effect was dispatched, owned by this
+    /// handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
+    /// `payloadJson`, JSON text). Idempotent for the same payload.
+    #[bridge(defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
+    fn dispatch_operation(&self, session_id: &str, operation_id: &str, payload: Option<serde_json::Value>) -> AppendOutcome;
+
+    /// Record an operation's terminal event (idempotent for the same outcome
+    /// and payload). `NotFound`: never dispatched.
+    #[bridge(defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
+    fn complete_operation(&self, session_id: &str, operation_id: &str, outcome: OperationOutcome, payload: Option<serde_json::Value>) -> AppendOutcome;
 
     /// Operations dispatched without a terminal event.
     #[bridge(returns = "Vec<OpenOperation>")]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sessiondb::journal::{AppendOutcome, OperationOutcome};
+use sessiondb::journal::AppendOutcome;
 use sessiondb::{
     DataKey, KeySource, NewSession, OpenOptions,
     SessionRecord, TokenUsage, TranscriptEntry, WorkspaceFilter,
@@ -16,7 +16,7 @@ use sessiondb::context::TokenCount;
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::types::{
-    parse_json, JournalEvent, NewEntryWithMeta, NewEvent,
+    JournalEvent, NewEntryWithMeta, NewEvent,
     TranscriptEntryWithMeta,
 };
 
@@ -207,37 +207,6 @@ impl SessionStore {
     pub fn journal_append(&self, event: NewEvent) -> Result<AppendOutcome> {
         Ok(self.inner.journal_append(event.try_into()?)?)
     }
-
-    /// Record that an operation's effect was dispatched (owned by this
-    /// handle). `payloadJson` is JSON text. Errors: `Conflict` (dispatched twice), `InvalidInput`.
-    pub fn dispatch_operation(
-        &self,
-        session_id: String,
-        operation_id: String,
-        payload_json: String,
-    ) -> Result<AppendOutcome> {
-        Ok(self.inner.dispatch_operation(
-            &session_id,
-            &operation_id,
-            parse_json(&payload_json, "payloadJson")?,
-        )?)
-    }
-
-    /// Record an operation's terminal event (idempotent for the same outcome
-    /// and payload). Errors: `NotFound` (never dispatched), `Conflict`, `InvalidInput`.
-    pub fn complete_operation(
-        &self,
-        session_id: String,
-        operation_id: String,
-        outcome: OperationOutcome,
-        payload_json: String,
-    ) -> Result<AppendOutcome> {
-        let payload = parse_json(&payload_json, "payloadJson")?;
-        Ok(self
-            .inner
-            .complete_operation(&session_id, &operation_id, outcome, payload)?)
-    }
-
 }
 
 impl SessionStore {

@@ -6,7 +6,6 @@
 //! compile). Types holding JSON values or tuples get an FFI twin here, with a
 //! `From` conversion and nothing else.
 
-use sessiondb::journal::OperationOutcome;
 use sessiondb::{
     NewEntry, NewSession, TranscriptEntry, WorkspaceFilter,
 };
@@ -119,21 +118,6 @@ pub enum WorkspaceFilter {
     Unbound,
     /// Every session.
     All,
-}
-
-/// How an operation ended (its terminal journal event).
-#[uniffi::remote(Enum)]
-pub enum OperationOutcome {
-    /// `OperationSucceeded`
-    Succeeded,
-    /// `OperationFailed`
-    Failed,
-    /// `OperationBlocked`
-    Blocked,
-    /// `OperationCancelled`
-    Cancelled,
-    /// `OperationUnknownOutcome`
-    UnknownOutcome,
 }
 
 /// A journal event to append (idempotent by `eventId`).

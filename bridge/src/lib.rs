@@ -667,6 +667,9 @@ fn error_class(kind: &str) -> String {
 /// How a core parameter type crosses a host: the host's declared type, the
 /// statement converting it (if any) and the argument expression of the call.
 struct ParamPlan {
+    /// The host's parameter name when it is not the schema's (Kotlin/Swift
+    /// `payload_json` for a JSON `payload`).
+    rename: Option<String>,
     decl: String,
     ts: Option<String>,
     prelude: Option<String>,
@@ -689,6 +692,7 @@ impl Schema {
             .map(|(_, v)| v.as_str());
         let js = camel(name);
         let plain = |decl: &str, arg: String| ParamPlan {
+            rename: None,
             decl: decl.to_string(),
             ts: None,
             prelude: None,
@@ -718,6 +722,7 @@ impl Schema {
             let union = self.ts_union(ty);
             return Ok(if optional {
                 ParamPlan {
+                    rename: None,
                     decl: format!("Option<{text}>"),
                     ts: union.map(|u| format!("{u} | undefined | null")),
                     prelude: Some(format!("let {name} = {name}.map(|v| {parse}(&v)).transpose(){err_map};")),
@@ -725,6 +730,7 @@ impl Schema {
                 }
             } else {
                 ParamPlan {
+                    rename: None,
                     decl: text.into(),
                     ts: union,
                     prelude: Some(format!("let {name} = {parse}(&{name}){err_map};")),
@@ -738,6 +744,7 @@ impl Schema {
         Ok(match (host, t.as_str()) {
             (Host::Python, "&str") => plain("&str", name.into()),
             (Host::Node, "&str") if default.is_some() => ParamPlan {
+                rename: None,
                 decl: "Option<String>".into(),
                 ts: None,
                 prelude: Some(format!("let {name} = {name}.unwrap_or_else(|| {}.to_string());", default.unwrap_or_default())),
@@ -748,6 +755,7 @@ impl Schema {
             (_, "Option<&str>") => plain("Option<String>", format!("{name}.as_deref()")),
             (Host::Python, "&SessionStore") => plain("&SessionStore", format!("&{name}.inner")),
             (Host::Node, "&SessionStore") => ParamPlan {
+                rename: None,
                 decl: "&SessionStore".into(),
                 ts: None,
                 prelude: Some(format!("let {name} = {name}.inner.clone();")),
@@ -758,12 +766,14 @@ impl Schema {
             // (napi's own integer conversion truncates 1.5 to 1, turns NaN
             // into 0 and wraps a u32 modulo 2^32).
             (Host::Node, "Option<u8>" | "Option<u32>" | "Option<u64>" | "Option<i64>") => ParamPlan {
+                rename: None,
                 decl: "Option<f64>".into(),
                 ts: None,
                 prelude: Some(format!("let {name} = {name}.map(|v| crate::records::int(v, {js:?})).transpose(){err_map};")),
                 arg: name.into(),
             },
             (Host::Node, "u8" | "u32" | "u64" | "i64") => ParamPlan {
+                rename: None,
                 decl: if default.is_some() { "Option<f64>".into() } else { "f64".into() },
                 ts: None,
                 prelude: Some(match default {
@@ -772,9 +782,50 @@ impl Schema {
                 }),
                 arg: name.into(),
             },
+            // JSON: any JSON-serialisable Python value, any JS value, JSON
+            // text in Kotlin/Swift (`<name>_json`). Left out (`Option`, no
+            // default but None), it is `null`.
+            (Host::Python, "serde_json::Value") => ParamPlan {
+                rename: None,
+                decl: "&pyo3::Bound<'_, pyo3::PyAny>".into(),
+                ts: None,
+                prelude: Some(format!("let {name} = crate::json::from_py({name})?;")),
+                arg: name.into(),
+            },
+            (Host::Python, "Option<serde_json::Value>") => ParamPlan {
+                rename: None,
+                decl: "Option<&pyo3::Bound<'_, pyo3::PyAny>>".into(),
+                ts: None,
+                prelude: Some(format!("let {name} = {name}.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);")),
+                arg: name.into(),
+            },
+            (Host::Node, "serde_json::Value") => plain("serde_json::Value", name.into()),
+            (Host::Node, "Option<serde_json::Value>") => ParamPlan {
+                rename: None,
+                decl: "Option<serde_json::Value>".into(),
+                ts: None,
+                prelude: Some(format!("let {name} = {name}.unwrap_or(serde_json::Value::Null);")),
+                arg: name.into(),
+            },
+            (Host::Uniffi, "serde_json::Value" | "Option<serde_json::Value>") => {
+                let parse = format!("serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid({:?}))?", format!("{js}Json is not valid JSON"));
+                let optional = t.starts_with("Option<");
+                ParamPlan {
+                    rename: Some(format!("{name}_json")),
+                    decl: if optional { "Option<String>".into() } else { "String".into() },
+                    ts: None,
+                    prelude: Some(if optional {
+                        format!("let {name} = match {name}_json {{ Some(t) => {parse}, None => serde_json::Value::Null }};")
+                    } else {
+                        format!("let {name} = {{ let t = {name}_json; {parse} }};")
+                    }),
+                    arg: name.into(),
+                }
+            }
             (_, "Option<u8>") => plain("Option<u8>", name.into()),
             (Host::Python, "usize") => plain("usize", name.into()),
             (Host::Node, "usize") => ParamPlan {
+                rename: None,
                 decl: "f64".into(),
                 ts: None,
                 prelude: Some(format!("let {name}: usize = crate::records::int({name}, {js:?}){err_map};")),
@@ -784,6 +835,7 @@ impl Schema {
             (Host::Python, "&Path") => plain("std::path::PathBuf", format!("&{name}")),
             (_, "&Path") => plain("String", format!("std::path::Path::new(&{name})")),
             (Host::Node, "&[u64]") => ParamPlan {
+                rename: None,
                 decl: "Vec<f64>".into(),
                 ts: None,
                 prelude: Some(format!(
@@ -795,6 +847,7 @@ impl Schema {
             (_, "&[u64]") => plain("Vec<u64>", format!("&{name}")),
             (Host::Python, "&[PathBuf]") => plain("Vec<std::path::PathBuf>", format!("&{name}")),
             (_, "&[PathBuf]") => ParamPlan {
+                rename: None,
                 decl: "Vec<String>".into(),
                 ts: None,
                 prelude: Some(format!("let {name}: Vec<std::path::PathBuf> = {name}.into_iter().map(Into::into).collect();")),
@@ -804,6 +857,7 @@ impl Schema {
             // job owns it), Kotlin `ByteArray` / Swift `Data`.
             (Host::Python, "&[u8]") => plain("&[u8]", name.into()),
             (Host::Node, "&[u8]") => ParamPlan {
+                rename: None,
                 decl: "napi::bindgen_prelude::Buffer".into(),
                 ts: None,
                 prelude: Some(format!("let {name} = {name}.to_vec();")),
@@ -811,6 +865,7 @@ impl Schema {
             },
             (_, "&[u8]") => plain("Vec<u8>", format!("&{name}")),
             (Host::Node, "bool" | "f64" | "String") if default.is_some() => ParamPlan {
+                rename: None,
                 decl: format!("Option<{t}>"),
                 ts: None,
                 prelude: Some(format!("let {name} = {name}.unwrap_or({});", default.unwrap_or_default())),
@@ -864,10 +919,10 @@ impl Schema {
             (Host::Node, true) => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = crate::records::Back::back({name}, {what:?}){err_map};")),
             (Host::Uniffi, false) if r.twin => (format!("crate::records::{rec}"), format!("let {name}: {core} = {name}.into();")),
             (Host::Uniffi, true) if r.twin => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = {name}.into_iter().map(Into::into).collect();")),
-            (Host::Uniffi, false) => return Some(ParamPlan { decl: core.clone(), ts: None, prelude: None, arg }),
-            (Host::Uniffi, true) => return Some(ParamPlan { decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
+            (Host::Uniffi, false) => return Some(ParamPlan { rename: None, decl: core.clone(), ts: None, prelude: None, arg }),
+            (Host::Uniffi, true) => return Some(ParamPlan { rename: None, decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
         };
-        Some(ParamPlan { decl, ts: None, prelude: Some(prelude), arg })
+        Some(ParamPlan { rename: None, decl, ts: None, prelude: Some(prelude), arg })
     }
 
     /// The TypeScript type of a returned core type.
@@ -1041,6 +1096,8 @@ impl Schema {
             "u64" | "u32" | "u8" | "usize" | "i64" => "int".into(),
             "f64" => "float".into(),
             "bool" => "bool".into(),
+            // `serde_json::Value`: any JSON-serialisable value.
+            "Value" => "Any".into(),
             "Path" | "PathBuf" if param => "Union[str, \"os.PathLike[str]\"]".into(),
             "SessionStore" => "SessionStore".into(),
             // A record: declared here or by hand in the host (its class name).
@@ -1220,10 +1277,13 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
             let _ = writeln!(out, "{i}    {value}");
         }
         Host::Uniffi => {
+            let host_param = |n: &str| {
+                plans.iter().find(|(p, _)| *p == n).and_then(|(_, p)| p.rename.clone()).unwrap_or_else(|| n.to_string())
+            };
             let defaults = m
                 .defaults
                 .iter()
-                .map(|(n, v)| format!("{n} = {v}"))
+                .map(|(n, v)| format!("{} = {v}", host_param(n)))
                 .collect::<Vec<_>>()
                 .join(", ");
             match (m.function, m.defaults.is_empty()) {
@@ -1241,7 +1301,7 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
             let decls: Vec<String> = plans
                 .iter()
                 .enumerate()
-                .map(|(k, (n, p))| format!("{}{n}: {}", sep(k == 0), p.decl))
+                .map(|(k, (n, p))| format!("{}{}: {}", sep(k == 0), p.rename.as_deref().unwrap_or(n), p.decl))
                 .collect();
             let ret = if m.infallible {
                 host_ret.clone()

@@ -7,8 +7,6 @@ use std::sync::Arc;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use serde_json::Value;
-use sessiondb::journal::OperationOutcome;
 use sessiondb::{DataKey, Error, KeySource, NewSession};
 
 use crate::errors::to_napi;
@@ -160,27 +158,6 @@ impl SessionStore {
         };
         let s = self.inner.clone();
         job(move || s.journal_append(ev).map(Into::into))
-    }
-
-    /// Record that an operation's effect was dispatched (owned by this handle).
-    #[napi(ts_return_type = "Promise<AppendOutcome>")]
-    pub fn dispatch_operation(&self, session_id: String, operation_id: String, payload: Option<Value>) -> AsyncTask<Job<AppendOutcome>> {
-        let s = self.inner.clone();
-        job(move || s.dispatch_operation(&session_id, &operation_id, payload.unwrap_or(Value::Null)).map(Into::into))
-    }
-
-    /// Record an operation's terminal event; `outcome`: succeeded|failed|blocked|cancelled|unknown.
-    #[napi(ts_return_type = "Promise<AppendOutcome>")]
-    pub fn complete_operation(
-        &self,
-        session_id: String,
-        operation_id: String,
-        #[napi(ts_arg_type = "'succeeded' | 'failed' | 'blocked' | 'cancelled' | 'unknown'")] outcome: String,
-        payload: Option<Value>,
-    ) -> napi::Result<AsyncTask<Job<AppendOutcome>>> {
-        let o = OperationOutcome::parse(&outcome).map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.complete_operation(&session_id, &operation_id, o, payload.unwrap_or(Value::Null)).map(Into::into)))
     }
 
 }

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyType;
-use sessiondb::journal::OperationOutcome;
 use sessiondb::{
     DataKey, Error, KeySource, NewEvent, NewSession, OpenOptions,
     TokenUsage,
@@ -223,35 +222,6 @@ impl SessionStore {
     ) -> PyResult<AppendOutcome> {
         let ev = NewEvent { event_id, session_id, kind, operation_id, payload: crate::json::from_py(payload)? };
         py.detach(|| self.inner.journal_append(ev)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Record that an operation's effect was dispatched (owned by this handle).
-    #[pyo3(signature = (session_id, operation_id, payload = None))]
-    fn dispatch_operation(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        operation_id: &str,
-        payload: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<AppendOutcome> {
-        let payload = payload.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);
-        py.detach(|| self.inner.dispatch_operation(session_id, operation_id, payload)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// Record an operation's terminal event. `outcome`: succeeded, failed,
-    /// blocked, cancelled, unknown. Raises ConflictError, NotFoundError.
-    #[pyo3(signature = (session_id, operation_id, outcome, payload = None))]
-    fn complete_operation(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        operation_id: &str,
-        outcome: &str,
-        payload: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<AppendOutcome> {
-        let o = OperationOutcome::parse(outcome).map_err(py_err(py))?;
-        let payload = payload.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);
-        py.detach(|| self.inner.complete_operation(session_id, operation_id, o, payload)).map(Into::into).map_err(py_err(py))
     }
 
 }

@@ -1283,13 +1283,18 @@ class SessionStore:
         JSON-serialisable value. Raises ConflictError (same id, other
         payload), NotFoundError, InvalidInputError.
         """
-    def dispatch_operation(self, session_id: str, operation_id: str, payload: Any = None) -> AppendOutcome:
-        """Record that an operation's effect was dispatched (owned by this handle)."""
-    def complete_operation(
-        self, session_id: str, operation_id: str, outcome: Outcome, payload: Any = None
-    ) -> AppendOutcome:
-        """Record an operation's terminal event. `outcome`: succeeded, failed,
-        blocked, cancelled, unknown. Raises ConflictError, NotFoundError.
+    def dispatch_operation(self, session_id: str, operation_id: str, payload: Optional[Any] = None) -> AppendOutcome:
+        """Record that an operation's effect was dispatched, owned by this
+        handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
+        `payloadJson`, JSON text). Idempotent for the same payload.
+
+        Raises ConflictError, NotFoundError, InvalidInputError.
+        """
+    def complete_operation(self, session_id: str, operation_id: str, outcome: Outcome, payload: Optional[Any] = None) -> AppendOutcome:
+        """Record an operation's terminal event (idempotent for the same outcome
+        and payload). `NotFound`: never dispatched.
+
+        Raises ConflictError, NotFoundError, InvalidInputError.
         """
     def journal_events(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[JournalEvent]:
         """Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
