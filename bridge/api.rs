@@ -421,6 +421,58 @@ pub struct JournalEvent {
     pub created_at: String,
 }
 
+/// Per-entry metadata: the model and provider that produced an entry, the
+/// source's other fields (`extra`, JSON values) and a structured item
+/// (`item`, JSON text kept byte-exact). Each host declares it by hand (its
+/// JSON `extra`: a Python dict, a JS object, Kotlin/Swift `extraJson`).
+#[bridge(core = sessiondb::EntryMeta, skip(python, node, uniffi))]
+pub struct EntryMeta {}
+
+/// One transcript entry with its metadata (`get_transcript_with_meta`,
+/// `ItemPage.without_item`); Python keeps the `(entry, meta)` tuple.
+#[bridge(output, tuple, skip(python))]
+pub struct TranscriptEntryWithMeta {
+    /// The entry.
+    pub entry: TranscriptEntry,
+    /// Its metadata (empty for an entry written without).
+    pub meta: EntryMeta,
+}
+
+/// A page of structured items (`get_entry_items`, `get_entry_items_tail`):
+/// `items_json`, one JSON array text with one element per visible entry in
+/// seq order (its `EntryMeta.item` verbatim, `null` for an entry without
+/// one: one JSON parse gives the items); `seqs`, the entries' seqs in the
+/// same order; `without_item`, the entries without an item with their
+/// metadata, in seq order.
+#[bridge(core = sessiondb::ItemPage, output, skip(uniffi))]
+pub struct ItemPage {
+    /// The items as one JSON array text.
+    pub items_json: String,
+    /// The entries' seqs, in the order of the items.
+    pub seqs: Vec<u64>,
+    /// The entries without an item, with their metadata.
+    pub without_item: Vec<TranscriptEntryWithMeta>,
+}
+
+/// A journal event to append (seed 000, "Idempotent Event Journal").
+/// Python passes the fields to `journal_append` itself; Kotlin/Swift declare
+/// it by hand (`payloadJson`: the payload as JSON text).
+#[bridge(core = sessiondb::NewEvent, new, skip(python, uniffi))]
+pub struct NewEvent {
+    /// Idempotency key: appending the same id twice is a no-op.
+    pub event_id: String,
+    /// The aggregate (session) this event belongs to.
+    pub session_id: String,
+    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind.
+    pub kind: String,
+    /// Operation id for lifecycle events (required for them).
+    #[bridge(default)]
+    pub operation_id: Option<String>,
+    /// Any JSON value (stored encrypted).
+    #[bridge(ts = "any")]
+    pub payload: serde_json::Value,
+}
+
 /// An operation dispatched without a terminal event.
 #[bridge(tuple)]
 pub struct OpenOperation {
@@ -961,6 +1013,27 @@ trait SessionStore {
     #[bridge(defaults(limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
     fn get_transcript_tail(&self, session_id: &str, limit: u32) -> Vec<TranscriptEntry>;
 
+    /// `get_transcript` with each entry's metadata (an empty `EntryMeta`
+    /// for entries written without).
+    #[bridge(defaults(from_seq = 1, limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
+
+    /// The last `limit` (1..=10000) entries with their metadata, in seq
+    /// order, in one read.
+    #[bridge(defaults(limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_transcript_tail_with_meta(&self, session_id: &str, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
+
+    /// Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
+    /// structured items, in one read (see `ItemPage`). Contents of entries
+    /// with an item are not decrypted.
+    #[bridge(defaults(from_seq = 1, limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_entry_items(&self, session_id: &str, from_seq: u64, limit: u32) -> ItemPage;
+
+    /// The last `limit` (1..=10000) entries as their structured items, in
+    /// seq order, in one read (see `ItemPage`).
+    #[bridge(defaults(limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_entry_items_tail(&self, session_id: &str, limit: u32) -> ItemPage;
+
     /// Retract entry `seq`: it stays stored but is left out of reads, counts,
     /// export, fork and the context from now on (one EntryRetracted journal
     /// event). Returns the entry, or none when it was already retracted.
@@ -1023,6 +1096,17 @@ trait SessionStore {
     /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
     fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<JournalEvent>;
+
+    /// Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
+    /// the record's fields as keyword arguments).
+    #[bridge(keywords(usage), errors(NotFound, InvalidInput))]
+    fn record_tokens(&self, session_id: &str, usage: TokenUsage);
+
+    /// Append one journal event, idempotent by `event_id`: the same event
+    /// again returns the original seq with `duplicate = true` (Python: the
+    /// event's fields as arguments).
+    #[bridge(flatten(event), skip(uniffi), errors(Conflict, NotFound, InvalidInput))]
+    fn journal_append(&self, event: NewEvent) -> AppendOutcome;
 
     /// Record that an operation's effect was dispatched, owned by this
     /// handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift

@@ -31,6 +31,7 @@ pub mod records {
     use std::collections::HashMap;
 
     use sessiondb::portable::SkippedLine;
+    use crate::types::EntryMeta;
     include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
 
     /// `impl Conv<Ffi> for Core` from an existing `From<Core> for Ffi` (the FFI twins).
@@ -39,6 +40,7 @@ pub mod records {
     }
     conv_from!(
         sessiondb::JournalEvent => crate::types::JournalEvent,
+        sessiondb::EntryMeta => crate::types::EntryMeta,
         sessiondb::portable::FileImport => crate::portable::FileImport,
     );
     /// The identity on the core types exposed as they are by hand.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use sessiondb::journal::AppendOutcome;
 use sessiondb::{
     DataKey, KeySource, NewSession, OpenOptions,
-    SessionRecord, TokenUsage, TranscriptEntry, WorkspaceFilter,
+    SessionRecord, TranscriptEntry, WorkspaceFilter,
 };
 
 
@@ -15,10 +15,7 @@ use crate::portable::FileImport;
 use sessiondb::context::TokenCount;
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
-use crate::types::{
-    JournalEvent, NewEntryWithMeta, NewEvent,
-    TranscriptEntryWithMeta,
-};
+use crate::types::{JournalEvent, NewEntryWithMeta, NewEvent};
 
 /// The encrypted, journaled session store (one SQLite file).
 ///
@@ -147,19 +144,6 @@ impl SessionStore {
         Ok(self.inner.list_sessions_for_workspace(filter, limit)?)
     }
 
-    /// The last `limit` (≤ 10,000) entries with their metadata, in seq
-    /// order, in one read (an Agents SDK session's `getItems(limit)`).
-    /// Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`, `Corrupt`.
-    #[uniffi::method(default(limit = 1000))]
-    pub fn get_transcript_tail_with_meta(&self, session_id: String, limit: u32) -> Result<Vec<TranscriptEntryWithMeta>> {
-        Ok(self
-            .inner
-            .get_transcript_tail_with_meta(&session_id, limit)?
-            .into_iter()
-            .map(|(entry, meta)| TranscriptEntryWithMeta { entry, meta: meta.into() })
-            .collect())
-    }
-
     /// [`Self::append_entries`] with per-entry metadata, one transaction
     /// (all or none). Errors: `NotFound` (session), `InvalidInput` (a model
     /// or provider name over 256 bytes or with control characters,
@@ -174,31 +158,6 @@ impl SessionStore {
             .map(|x| Ok((x.entry, x.meta.try_into()?)))
             .collect::<Result<Vec<_>>>()?;
         Ok(self.inner.append_entries_with_meta(&session_id, entries)?)
-    }
-
-    /// [`Self::get_transcript`] with each entry's metadata. Errors:
-    /// `NotFound`, `InvalidInput`, `AuthenticationFailed`, `Corrupt`.
-    #[uniffi::method(default(from_seq = 1, limit = 1000))]
-    pub fn get_transcript_with_meta(
-        &self,
-        session_id: String,
-        from_seq: u64,
-        limit: u32,
-    ) -> Result<Vec<TranscriptEntryWithMeta>> {
-        Ok(self
-            .inner
-            .get_transcript_with_meta(&session_id, from_seq, limit)?
-            .into_iter()
-            .map(|(entry, meta)| TranscriptEntryWithMeta {
-                entry,
-                meta: meta.into(),
-            })
-            .collect())
-    }
-
-    /// Add one record to a session's token ledger. Errors: `NotFound`.
-    pub fn record_tokens(&self, session_id: String, usage: TokenUsage) -> Result<()> {
-        Ok(self.inner.record_tokens(&session_id, usage)?)
     }
 
     /// Append one journal event (idempotent by `eventId`: the same event
@@ -263,22 +222,17 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
 
 #[cfg(test)]
 mod default_tests {
-    /// uniffi and pyo3 defaults must be literals (pyo3's, for the stubs'
-    /// sake): every page-size default written in the Kotlin/Swift and the
-    /// Python bindings, by hand or in bridge/api.rs (generated for both),
-    /// must be the core's `DEFAULT_PAGE`, which Node uses.
+    /// Page-size defaults are literals in bridge/api.rs (uniffi and pyo3
+    /// take literals; the stubs show them): each must be the core's `DEFAULT_PAGE`.
     #[test]
     fn every_page_size_default_is_the_cores_default_page() {
         let api = include_str!("../../bridge/api.rs");
-        for (host, hand, n) in [("kotlin/swift", include_str!("store.rs"), 5), ("python", include_str!("../../python/src/store.rs"), 7)] {
-            let src = format!("{hand}\n{api}");
-            let defaults: Vec<u32> = src
-                .match_indices("limit = ")
-                .filter_map(|(i, m)| src[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
-                .collect();
-            assert_eq!(defaults.len(), n, "{host}: get_transcript, get_transcript_tail, get_transcript_tail_with_meta, get_transcript_with_meta, journal_events (Python also get_entry_items, get_entry_items_tail)");
-            assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{host}: {defaults:?}");
-        }
+        let defaults: Vec<u32> = api
+            .match_indices("limit = ")
+            .filter_map(|(i, m)| api[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+            .collect();
+        assert_eq!(defaults.len(), 7, "get_transcript(_tail), get_transcript(_tail)_with_meta, get_entry_items(_tail), journal_events");
+        assert!(defaults.iter().all(|d| *d == sessiondb::store::DEFAULT_PAGE), "{defaults:?}");
     }
 }
 

@@ -7,7 +7,7 @@
 //! `From` conversion and nothing else.
 
 use sessiondb::{
-    NewEntry, NewSession, TranscriptEntry, WorkspaceFilter,
+    NewEntry, NewSession, WorkspaceFilter,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
@@ -95,15 +95,6 @@ pub struct NewEntryWithMeta {
     /// The entry.
     pub entry: NewEntry,
     /// Its metadata.
-    pub meta: EntryMeta,
-}
-
-/// One transcript entry with its metadata (`getTranscriptWithMeta`).
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct TranscriptEntryWithMeta {
-    /// The entry, decrypted.
-    pub entry: TranscriptEntry,
-    /// Its metadata (empty for entries written without).
     pub meta: EntryMeta,
 }
 

@@ -47,13 +47,22 @@
 //!   neither disk nor crypto: Node returns the value, Python keeps the GIL);
 //!   on a function `blocking` (a Promise in Node, the GIL released in Python;
 //!   functions are otherwise synchronous) or `detach` (the GIL released in
-//!   Python only).
+//!   Python only); `getter` or `getter = "name"` (a `sync` method without
+//!   parameters that Python and Node expose as a read-only property, of
+//!   that name; Kotlin/Swift keep the method); `flatten(p)` / `keywords(p)`
+//!   (Python takes the fields of the record parameter `p` in its place,
+//!   those without a default first, with the fields' defaults; `keywords`:
+//!   keyword-only; Node and Kotlin/Swift take the record).
 //!
 //! Host types by rule: Python keeps the core types, enums become `&'static
 //! str`; Node makes `u64`/`usize` JS numbers (`i64`, checked on the way in),
 //! enums `String` with a literal-union `ts_type`, `u64` map keys strings;
 //! Kotlin/Swift take the core types as they are. Sets cross every host as
-//! lists. Parameters convert by the rules of `param_plan` (a parameter type
+//! lists. A `tuple` record Python skips is a Python tuple of its fields.
+//! `serde_json::Value` is any JSON-serialisable Python value, any JS value,
+//! and JSON text in Kotlin/Swift (the parameter `<name>_json`); as
+//! `Option<serde_json::Value>` it may be left out (`null`). `&Path`,
+//! `PathBuf` and `&str` results are strings. Parameters convert by the rules of `param_plan` (a parameter type
 //! without a rule is a build error naming it); a record parameter (`&R`,
 //! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
 //! the core type by the host's `Back` trait, whose impl the generator writes
@@ -190,6 +199,7 @@ struct BridgeAttr {
     new: bool,
     tuple: bool,
     getter: Option<Option<String>>,
+    flatten: Vec<(String, bool)>,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -290,6 +300,11 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     out.defaults.push((name, value));
                     Ok(())
                 })?,
+                "flatten" | "keywords" => m.parse_nested_meta(|p| {
+                    let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    out.flatten.push((name, key == "keywords"));
+                    Ok(())
+                })?,
                 "errors" => m.parse_nested_meta(|k| {
                     out.errors.push(
                         k.path
@@ -351,6 +366,9 @@ struct Method {
     /// A `sync` method Python and Node expose as a read-only property of
     /// this name (Kotlin/Swift keep the method).
     getter: Option<String>,
+    /// Record parameters Python takes as the record's fields instead
+    /// (`flatten(p)`; `keywords(p)`: keyword-only), the flag true for keywords.
+    flatten: Vec<(String, bool)>,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
@@ -496,6 +514,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         blocking: b.blocking,
                         detach: b.detach,
                         getter: b.getter.map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
+                        flatten: b.flatten,
                     });
                 }
             }
@@ -567,6 +586,11 @@ impl Schema {
                 }
                 if let Some(r) = self.record(&id) {
                     return match (host, &r.core) {
+                        // Python keeps a `tuple` record it skips as the tuple.
+                        (Host::Python, _) if r.tuple && skipped(&r.skip, host) => format!(
+                            "({})",
+                            r.fields.iter().map(|f| self.host_ty_q(host, &f.ty, qualify)).collect::<Vec<_>>().join(", ")
+                        ),
                         // Declared by hand in that host: its own name, in scope.
                         _ if skipped(&r.skip, host) => id,
                         (Host::Uniffi, Some(core)) if !r.twin => {
@@ -973,6 +997,63 @@ impl Schema {
     }
 }
 
+/// A method's parameters as Python takes them: each `flatten`/`keywords`
+/// record parameter replaced by the record's fields (those without a default
+/// first, in record order), with the fields' defaults.
+struct PyParams {
+    params: Vec<(String, Type)>,
+    defaults: Vec<(String, String)>,
+    /// The first keyword-only parameter (`*` goes before it).
+    keyword_from: Option<String>,
+    /// Statements building each flattened record from its fields.
+    builds: Vec<String>,
+    /// The call's argument for a flattened parameter.
+    args: BTreeMap<String, String>,
+}
+
+impl Schema {
+    fn python_params(&self, m: &Method) -> Result<PyParams, String> {
+        let mut out = PyParams { params: vec![], defaults: m.defaults.clone(), keyword_from: None, builds: vec![], args: BTreeMap::new() };
+        for (name, ty) in &m.params {
+            let Some((_, keywords)) = m.flatten.iter().find(|(p, _)| p == name) else {
+                out.params.push((name.clone(), ty.clone()));
+                continue;
+            };
+            let (by_ref, inner) = match ty {
+                Type::Reference(r) => (true, &*r.elem),
+                other => (false, other),
+            };
+            let id = inner.to_token_stream().to_string();
+            let r = self.record(&id).ok_or_else(|| format!("method {}: flatten({name}): `{id}` is not a record", m.name))?;
+            let core = r.core.as_ref().ok_or_else(|| format!("method {}: flatten({name}): record {id} has no core type", m.name))?;
+            let fields: Vec<&Field> = r.fields.iter().filter(|f| f.get.is_none()).collect();
+            let has_default = |f: &Field| f.default.is_some() || f.host_default.is_some();
+            let ordered: Vec<&Field> = fields.iter().copied().filter(|f| !has_default(f)).chain(fields.iter().copied().filter(|f| has_default(f))).collect();
+            for f in &ordered {
+                if *keywords && out.keyword_from.is_none() {
+                    out.keyword_from = Some(f.name.clone());
+                }
+                if has_default(f) {
+                    let t = f.ty.to_token_stream().to_string().replace(' ', "");
+                    let lit = match (&f.host_default, t.as_str()) {
+                        (Some(l), _) => l.clone(),
+                        (None, _) if is_option(&f.ty) => "None".into(),
+                        (None, "u8" | "u32" | "u64" | "i64") => "0".into(),
+                        (None, "bool") => "false".into(),
+                        (None, other) => return Err(format!("record {id}: field `{}: {other}` needs `host_default` to be flattened", f.name)),
+                    };
+                    out.defaults.push((f.name.clone(), lit));
+                }
+                out.params.push((f.name.clone(), f.ty.clone()));
+            }
+            let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+            out.builds.push(format!("let {name} = {core} {{ {} }};", names.join(", ")));
+            out.args.insert(name.clone(), if by_ref { format!("&{name}") } else { name.clone() });
+        }
+        Ok(out)
+    }
+}
+
 /// The generated `SessionStore` methods and module functions of `host` for
 /// the schema text `src`: Python `#[pymethods]`/`#[pyfunction]` (GIL
 /// released around a core call that waits on disk or crypto) with
@@ -1032,9 +1113,13 @@ pub fn generate_pyi(src: &str) -> Result<String, String> {
     for function in [false, true] {
         for m in live.iter().filter(|m| m.function == function) {
             let mut params: Vec<String> = if function { vec![] } else { vec!["self".into()] };
-            for (name, ty) in &m.params {
+            let py = s.python_params(m)?;
+            for (name, ty) in &py.params {
                 let t = s.py_ty(ty, true).map_err(|e| format!("method {}: {e}", m.name))?;
-                match m.defaults.iter().find(|(d, _)| d == name) {
+                if py.keyword_from.as_ref() == Some(name) {
+                    params.push("*".into());
+                }
+                match py.defaults.iter().find(|(d, _)| d == name) {
                     Some((_, d)) => params.push(format!("{name}: {t} = {}", py_literal(d))),
                     None => params.push(format!("{name}: {t}")),
                 }
@@ -1087,6 +1172,10 @@ impl Schema {
                 _ => Err(format!("no Python stub type for `{t}`")),
             };
         }
+        if let Some(r) = self.record(&id).filter(|r| r.tuple && skipped(&r.skip, Host::Python)) {
+            let fields = r.fields.iter().map(|f| self.py_ty(&f.ty, param)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(format!("Tuple[{}]", fields.join(", ")));
+        }
         if let Some(e) = self.enumeration(&id) {
             let names: Vec<String> = e.variants.iter().map(|v| format!("{:?}", v.text)).collect();
             return Ok(format!("Literal[{}]", names.join(", ")));
@@ -1110,11 +1199,20 @@ impl Schema {
 /// One method (`indent` = inside the impl block) or module function.
 fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> Result<(), String> {
     let i = indent;
+    let py = if host == Host::Python { Some(s.python_params(m)?) } else { None };
+    let params = py.as_ref().map_or(&m.params, |p| &p.params);
     let mut plans = vec![];
-    for (name, ty) in &m.params {
+    for (name, ty) in params {
         plans.push((name.as_str(), s.param_plan(host, m, name, ty)?));
     }
-    let args: Vec<&str> = plans.iter().map(|(_, p)| p.arg.as_str()).collect();
+    let args: Vec<&str> = m
+        .params
+        .iter()
+        .map(|(n, _)| match py.as_ref().and_then(|p| p.args.get(n)) {
+            Some(a) => a.as_str(),
+            None => plans.iter().find(|(p, _)| p == n).map_or("", |(_, p)| p.arg.as_str()),
+        })
+        .collect();
     let call = match (&m.core, m.function) {
         (Some(f), true) => format!("{f}({})", args.join(", ")),
         (Some(f), false) => format!(
@@ -1157,6 +1255,7 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
     let preludes: Vec<&str> = plans
         .iter()
         .filter_map(|(_, p)| p.prelude.as_deref())
+        .chain(py.iter().flat_map(|p| p.builds.iter().map(String::as_str)))
         .collect();
     // A body's first lines: the argument conversions, then, for a method, the
     // store bound to `s` (`store`: a reference, or an `Arc` clone moved into
@@ -1182,13 +1281,18 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
             if m.getter.is_some() {
                 let _ = writeln!(out, "{i}#[getter]");
             }
-            if !m.defaults.is_empty() {
-                let sig: Vec<String> = m
+            let py = py.as_ref().expect("Python parameters");
+            if !py.defaults.is_empty() || py.keyword_from.is_some() {
+                let sig: Vec<String> = py
                     .params
                     .iter()
-                    .map(|(n, _)| match m.defaults.iter().find(|(d, _)| d == n) {
-                        Some((_, v)) => format!("{n} = {v}"),
-                        None => n.clone(),
+                    .flat_map(|(n, _)| {
+                        let star = (py.keyword_from.as_ref() == Some(n)).then(|| "*".to_string());
+                        let p = match py.defaults.iter().find(|(d, _)| d == n) {
+                            Some((_, v)) => format!("{n} = {v}"),
+                            None => n.clone(),
+                        };
+                        star.into_iter().chain([p])
                     })
                     .collect();
                 let _ = writeln!(out, "{i}#[pyo3(signature = ({}))]", sig.join(", "));
@@ -1367,7 +1471,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 if r.new {
                     write_python_new(&mut out, &s, r, &fields)?;
                 }
-                write_from(&mut out, host, r, &fields);
+                write_from(&mut out, &s, host, r, &fields);
                 write_back(&mut out, host, r, &fields);
             }
             Host::Node => {
@@ -1376,7 +1480,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 let _ = writeln!(out, "#[napi_derive::napi(object{from_js})]\npub struct {} {{", r.name);
                 write_fields(&mut out, &s, host, r, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
-                write_from(&mut out, host, r, &fields);
+                write_from(&mut out, &s, host, r, &fields);
                 write_back(&mut out, host, r, &fields);
             }
             Host::Uniffi => {
@@ -1407,7 +1511,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 write_fields(&mut out, &s, host, r, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 if r.twin || r.tuple {
-                    write_from(&mut out, host, r, &fields);
+                    write_from(&mut out, &s, host, r, &fields);
                 }
             }
         }
@@ -1470,9 +1574,16 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
 /// the host's `Conv` (a `get` field from its expression of `c`, evaluated
 /// before the fields are moved out): Python and Node `From<core>` and
 /// `Conv` (`conv_from!`), Kotlin/Swift twins `Conv`.
-fn write_from(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
+fn write_from(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&Field]) {
     if r.tuple {
-        let types: Vec<String> = fields.iter().map(|f| f.ty.to_token_stream().to_string()).collect();
+        // The core's tuple: a record or enum field by its core type.
+        let types: Vec<String> = fields
+            .iter()
+            .map(|f| {
+                let t = f.ty.to_token_stream().to_string();
+                s.record(&t).and_then(|r| r.core.clone()).or_else(|| s.enumeration(&t).map(|e| e.core.clone())).unwrap_or(t)
+            })
+            .collect();
         let inits: Vec<String> = fields.iter().enumerate().map(|(k, f)| format!("{}: crate::records::Conv::conv(self.{k})", f.name)).collect();
         let _ = writeln!(
             out,
@@ -1834,6 +1945,37 @@ pub struct TranscriptEntry {
         assert!(node.contains("pinned: Some(crate::records::Conv::conv(c.pinned))"), "{node}");
         let e = generate(Host::Python, &src.replace("    pub role: Role,\n", "").replace("    #[bridge(redact)]\n    pub text: String,\n", "    #[bridge(default)]\n    pub text: String,\n    pub late: u64,\n")).unwrap_err();
         assert_eq!(e, "record Item: field `late` without a default follows one with a default");
+    }
+
+    /// `getter`: a Python and Node property (its own name), a Kotlin/Swift
+    /// method; `keywords(p)` / `flatten(p)`: Python takes the record's fields
+    /// (keyword-only / positional, defaulted ones last) and builds the core
+    /// record; a JSON parameter is `<name>_json` text in Kotlin/Swift.
+    #[test]
+    fn getters_flattened_records_and_json_parameters() {
+        let src = "#[bridge(core = a::Usage, new)]\npub struct Usage {\n    pub kind: String,\n    #[bridge(default)]\n    pub n: u64,\n    #[bridge(default)]\n    pub model: Option<String>,\n}\n\
+                   trait SessionStore {\n    #[bridge(sync, infallible, getter = \"closed\")]\n    fn is_closed(&self) -> bool;\n\
+                   #[bridge(keywords(usage))]\n    fn add(&self, id: &str, usage: Usage);\n\
+                   #[bridge(flatten(usage))]\n    fn put(&self, usage: &Usage);\n\
+                   #[bridge(defaults(payload = None))]\n    fn emit(&self, payload: Option<serde_json::Value>);\n}\n";
+        let py = generate_methods(Host::Python, src).unwrap();
+        assert!(py.contains("    #[getter]\n    fn closed(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<bool> {\n        let s = &self.inner;\n        let _ = py;\n        Ok(crate::records::Conv::conv(s.is_closed()))\n"), "{py}");
+        assert!(py.contains("    #[pyo3(signature = (id, *, kind, n = 0, model = None))]\n    fn add(&self, py: pyo3::Python<'_>, id: &str, kind: String, n: u64, model: Option<String>) -> pyo3::PyResult<()> {\n        let usage = a::Usage { kind, n, model };\n        let s = &self.inner;\n        py.detach(|| s.add(id, usage))"), "{py}");
+        assert!(py.contains("    #[pyo3(signature = (kind, n = 0, model = None))]\n    fn put(&self, py: pyo3::Python<'_>, kind: String, n: u64, model: Option<String>)"), "{py}");
+        assert!(py.contains("py.detach(|| s.put(&usage))"), "{py}");
+        assert!(py.contains("let payload = payload.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);"), "{py}");
+        let pyi = generate_pyi(src).unwrap();
+        assert!(pyi.contains("    @property\n    def closed(self) -> bool: ...\n"), "{pyi}");
+        assert!(pyi.contains("    def add(self, id: str, *, kind: str, n: int = 0, model: Optional[str] = None) -> None: ...\n"), "{pyi}");
+        assert!(pyi.contains("    def emit(self, payload: Optional[Any] = None) -> None: ...\n"), "{pyi}");
+        let node = generate_methods(Host::Node, src).unwrap();
+        assert!(node.contains("    #[napi(getter)]\n    pub fn closed(&self) -> napi::Result<bool> {\n"), "{node}");
+        assert!(node.contains("pub fn add(&self, id: String, usage: crate::records::Usage)"), "{node}");
+        let ffi = generate_methods(Host::Uniffi, src).unwrap();
+        assert!(ffi.contains("    pub fn is_closed(&self) -> bool {\n"), "{ffi}");
+        assert!(ffi.contains("    #[uniffi::method(default(payload_json = None))]\n    pub fn emit(&self, payload_json: Option<String>) -> crate::error::Result<()> {\n        let payload = match payload_json { Some(t) => serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid(\"payloadJson is not valid JSON\"))?, None => serde_json::Value::Null };\n"), "{ffi}");
+        let e = generate_methods(Host::Python, &src.replace("fn is_closed(&self)", "fn is_closed(&self, x: u64)")).unwrap_err();
+        assert!(e.contains("a getter is a `sync` store method without parameters"), "{e}");
     }
 
     #[test]

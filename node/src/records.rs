@@ -236,6 +236,8 @@ impl From<sessiondb::EntryMeta> for EntryMeta {
     }
 }
 
+crate::records::conv_from!(sessiondb::EntryMeta => EntryMeta);
+
 impl EntryMeta {
     /// Errors: `InvalidInput` when `extra` is not a JSON object.
     pub fn into_core(self) -> sessiondb::Result<sessiondb::EntryMeta> {
@@ -253,47 +255,6 @@ pub struct NewEntryWithMeta {
     pub entry: NewEntry,
     pub meta: EntryMeta,
 }
-
-/// One transcript entry with its metadata (`getTranscriptWithMeta`).
-#[napi(object, object_from_js = false)]
-pub struct TranscriptEntryWithMeta {
-    pub entry: TranscriptEntry,
-    pub meta: EntryMeta,
-}
-
-/// A page of structured items (`getEntryItems`, `getEntryItemsTail`):
-/// `itemsJson`, one JSON array text with one element per visible entry in
-/// seq order (its `meta.item` verbatim, `null` for an entry without one:
-/// one `JSON.parse` gives the items); `seqs`, the entries' seqs in the same
-/// order; `withoutItem`, the entries without an item with their metadata, in
-/// seq order.
-#[napi(object, object_from_js = false)]
-pub struct ItemPage {
-    pub items_json: String,
-    pub seqs: Vec<i64>,
-    pub without_item: Vec<TranscriptEntryWithMeta>,
-}
-
-impl From<sessiondb::ItemPage> for ItemPage {
-    fn from(p: sessiondb::ItemPage) -> Self {
-        ItemPage {
-            items_json: p.items_json,
-            seqs: p.seqs.into_iter().map(|s| s as i64).collect(),
-            without_item: p.without_item.into_iter().map(|(e, m)| TranscriptEntryWithMeta { entry: e.into(), meta: m.into() }).collect(),
-        }
-    }
-}
-
-/// A journal event to append.
-#[napi(object)]
-pub struct NewEvent {
-    pub event_id: String,
-    pub session_id: String,
-    pub kind: String,
-    pub operation_id: Option<String>,
-    pub payload: Value,
-}
-
 
 /// A host key source: `getKey()` returns the 32 stored key bytes or null
 /// (no key yet) and must throw when the store is locked or unreachable;

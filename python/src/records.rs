@@ -211,20 +211,6 @@ impl Conv<(TranscriptEntry, EntryMeta)> for (sessiondb::TranscriptEntry, session
     }
 }
 
-record! {
-    /// A page of structured items (`get_entry_items`, `get_entry_items_tail`):
-    /// `items_json`, one JSON array text with one element per visible entry
-    /// in seq order (its `EntryMeta.item` verbatim, `null` for an entry
-    /// without one: one `json.loads` gives the items); `seqs`, the entries'
-    /// seqs in the same order; `without_item`, `(TranscriptEntry, EntryMeta)`
-    /// pairs of the entries without an item, in seq order.
-    ItemPage = "ItemPage" from sessiondb::ItemPage {
-        items_json: String,
-        seqs: Vec<u64>,
-        without_item: Vec<(TranscriptEntry, EntryMeta)>,
-    }
-}
-
 const ENTRY_META_FIELDS: &[&str] = &["model", "provider", "extra", "item"];
 
 /// Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):

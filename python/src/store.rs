@@ -8,8 +8,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use sessiondb::{
-    DataKey, Error, KeySource, NewEvent, NewSession, OpenOptions,
-    TokenUsage,
+    DataKey, Error, KeySource, NewSession, OpenOptions,
 };
 
 use crate::errors::py_err;
@@ -138,90 +137,10 @@ impl SessionStore {
             .map_err(py_err(py))
     }
 
-    /// `get_transcript` with each entry's metadata: a list of
-    /// `(TranscriptEntry, EntryMeta)` pairs (empty `EntryMeta()` for entries
-    /// written without). Raises NotFoundError, AuthenticationError,
-    /// InvalidInputError, CorruptError.
-    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
-    fn get_transcript_with_meta(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        from_seq: u64,
-        limit: u32,
-    ) -> PyResult<Vec<(TranscriptEntry, EntryMeta)>> {
-        py.detach(|| self.inner.get_transcript_with_meta(session_id, from_seq, limit))
-            .map(|v| v.into_iter().map(|(e, m)| (e.into(), EntryMeta(m))).collect())
-            .map_err(py_err(py))
-    }
-
-    /// The last `limit` (1..=10000) entries with their metadata, in seq
-    /// order, in one read: a list of `(TranscriptEntry, EntryMeta)` pairs.
-    /// Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
-    #[pyo3(signature = (session_id, limit = 1000))]
-    fn get_transcript_tail_with_meta(&self, py: Python<'_>, session_id: &str, limit: u32) -> PyResult<Vec<(TranscriptEntry, EntryMeta)>> {
-        py.detach(|| self.inner.get_transcript_tail_with_meta(session_id, limit))
-            .map(|v| v.into_iter().map(|(e, m)| (e.into(), EntryMeta(m))).collect())
-            .map_err(py_err(py))
-    }
-
-    /// Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
-    /// structured items, one read: an `ItemPage` (`json.loads(page.items_json)`
-    /// is the list of items, `None` where an entry has none: those entries
-    /// are in `page.without_item`, their seqs in `page.seqs`). Contents of
-    /// entries with an item are not decrypted. Raises NotFoundError,
-    /// AuthenticationError, InvalidInputError, CorruptError.
-    #[pyo3(signature = (session_id, from_seq = 1, limit = 1000))]
-    fn get_entry_items(&self, py: Python<'_>, session_id: &str, from_seq: u64, limit: u32) -> PyResult<ItemPage> {
-        py.detach(|| self.inner.get_entry_items(session_id, from_seq, limit)).map(Into::into).map_err(py_err(py))
-    }
-
-    /// The last `limit` (1..=10000) entries as their structured items, in
-    /// seq order, in one read: an `ItemPage` (see `get_entry_items`).
-    /// Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
-    #[pyo3(signature = (session_id, limit = 1000))]
-    fn get_entry_items_tail(&self, py: Python<'_>, session_id: &str, limit: u32) -> PyResult<ItemPage> {
-        py.detach(|| self.inner.get_entry_items_tail(session_id, limit)).map(Into::into).map_err(py_err(py))
-    }
-
     /// Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call.
     #[pyo3(signature = (session_id, from_seq = 1, page_size = 1000))]
     fn iter_transcript(&self, session_id: String, from_seq: u64, page_size: u32) -> TranscriptIterator {
         TranscriptIterator { store: self.inner.clone(), session_id, next_seq: from_seq, page_size, buf: VecDeque::new(), done: false }
-    }
-
-    /// Add one token-ledger record (tokens). Raises NotFoundError, InvalidInputError.
-    #[pyo3(signature = (session_id, *, input = 0, output = 0, cached = 0, model = None, provider = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn record_tokens(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        input: u64,
-        output: u64,
-        cached: u64,
-        model: Option<String>,
-        provider: Option<String>,
-    ) -> PyResult<()> {
-        let usage = TokenUsage { input, output, cached, model, provider };
-        py.detach(|| self.inner.record_tokens(session_id, usage)).map_err(py_err(py))
-    }
-
-    /// Append one journal event, idempotent by `event_id`; `payload` is any
-    /// JSON-serialisable value. Raises ConflictError (same id, other
-    /// payload), NotFoundError, InvalidInputError.
-    #[pyo3(signature = (event_id, session_id, kind, payload, operation_id = None))]
-    fn journal_append(
-        &self,
-        py: Python<'_>,
-        event_id: String,
-        session_id: String,
-        kind: String,
-        payload: &Bound<'_, PyAny>,
-        operation_id: Option<String>,
-    ) -> PyResult<AppendOutcome> {
-        let ev = NewEvent { event_id, session_id, kind, operation_id, payload: crate::json::from_py(payload)? };
-        py.detach(|| self.inner.journal_append(ev)).map(Into::into).map_err(py_err(py))
     }
 
 }

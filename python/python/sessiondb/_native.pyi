@@ -209,18 +209,21 @@ class EntryMeta:
 @final
 class ItemPage:
     """A page of structured items (`get_entry_items`, `get_entry_items_tail`):
-    `items_json`, one JSON array text with one element per visible entry
-    in seq order (its `EntryMeta.item` verbatim, `null` for an entry
-    without one: one `json.loads` gives the items); `seqs`, the entries'
-    seqs in the same order; `without_item`, `(TranscriptEntry, EntryMeta)`
-    pairs of the entries without an item, in seq order.
+    `items_json`, one JSON array text with one element per visible entry in
+    seq order (its `EntryMeta.item` verbatim, `null` for an entry without
+    one: one JSON parse gives the items); `seqs`, the entries' seqs in the
+    same order; `without_item`, the entries without an item with their
+    metadata, in seq order.
     """
     @property
-    def items_json(self) -> str: ...
+    def items_json(self) -> str:
+        """The items as one JSON array text."""
     @property
-    def seqs(self) -> List[int]: ...
+    def seqs(self) -> List[int]:
+        """The entries' seqs, in the order of the items."""
     @property
-    def without_item(self) -> List[Tuple[TranscriptEntry, EntryMeta]]: ...
+    def without_item(self) -> List[Tuple[TranscriptEntry, EntryMeta]]:
+        """The entries without an item, with their metadata."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1219,47 +1222,39 @@ class SessionStore:
         Raises NotFoundError, InvalidInputError (e.g. a model or provider
         name over 256 bytes or with control characters).
         """
-    def get_transcript_tail_with_meta(
-        self, session_id: str, limit: int = 1000
-    ) -> List[Tuple[TranscriptEntry, EntryMeta]]:
+    def get_transcript_tail_with_meta(self, session_id: str, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
         """The last `limit` (1..=10000) entries with their metadata, in seq
-        order, in one read: a list of `(TranscriptEntry, EntryMeta)` pairs.
+        order, in one read.
+
         Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
-    def get_transcript_with_meta(
-        self, session_id: str, from_seq: int = 1, limit: int = 1000
-    ) -> List[Tuple[TranscriptEntry, EntryMeta]]:
-        """`get_transcript` with each entry's metadata: a list of
-        `(TranscriptEntry, EntryMeta)` pairs (empty `EntryMeta()` for entries
-        written without). Raises NotFoundError, AuthenticationError,
-        InvalidInputError, CorruptError.
+    def get_transcript_with_meta(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
+        """`get_transcript` with each entry's metadata (an empty `EntryMeta`
+        for entries written without).
+
+        Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
     def get_entry_items(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> ItemPage:
         """Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
-        structured items, one read: an `ItemPage` (`json.loads(page.items_json)`
-        is the list of items, `None` where an entry has none: those entries
-        are in `page.without_item`, their seqs in `page.seqs`). Contents of
-        entries with an item are not decrypted. Raises NotFoundError,
-        AuthenticationError, InvalidInputError, CorruptError.
+        structured items, in one read (see `ItemPage`). Contents of entries
+        with an item are not decrypted.
+
+        Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
     def get_entry_items_tail(self, session_id: str, limit: int = 1000) -> ItemPage:
         """The last `limit` (1..=10000) entries as their structured items, in
-        seq order, in one read: an `ItemPage` (see `get_entry_items`).
+        seq order, in one read (see `ItemPage`).
+
         Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
     def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
         """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
-    def record_tokens(
-        self,
-        session_id: str,
-        *,
-        input: int = 0,
-        output: int = 0,
-        cached: int = 0,
-        model: Optional[str] = None,
-        provider: Optional[str] = None,
-    ) -> None:
-        """Add one token-ledger record (tokens). Raises NotFoundError, InvalidInputError."""
+    def record_tokens(self, session_id: str, *, input: int = 0, output: int = 0, cached: int = 0, model: Optional[str] = None, provider: Optional[str] = None) -> None:
+        """Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
+        the record's fields as keyword arguments).
+
+        Raises NotFoundError, InvalidInputError.
+        """
     def token_totals(self, session_id: str) -> TokenTotals:
         """Sums of a session's token ledger.
 
@@ -1276,12 +1271,12 @@ class SessionStore:
 
         Raises NotFoundError, AuthenticationError.
         """
-    def journal_append(
-        self, event_id: str, session_id: str, kind: str, payload: Any, operation_id: Optional[str] = None
-    ) -> AppendOutcome:
-        """Append one journal event, idempotent by `event_id`; `payload` is any
-        JSON-serialisable value. Raises ConflictError (same id, other
-        payload), NotFoundError, InvalidInputError.
+    def journal_append(self, event_id: str, session_id: str, kind: str, payload: Any, operation_id: Optional[str] = None) -> AppendOutcome:
+        """Append one journal event, idempotent by `event_id`: the same event
+        again returns the original seq with `duplicate = true` (Python: the
+        event's fields as arguments).
+
+        Raises ConflictError, NotFoundError, InvalidInputError.
         """
     def dispatch_operation(self, session_id: str, operation_id: str, payload: Optional[Any] = None) -> AppendOutcome:
         """Record that an operation's effect was dispatched, owned by this
