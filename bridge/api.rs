@@ -263,8 +263,10 @@ pub struct TokenUsage {
 }
 
 // Python keeps the pairs and triples as tuples.
-/// What a recovery pass did (seed 000, "Recovery Pass").
-#[bridge(core = sessiondb::RecoveryReport, twin, output, skip(python))]
+/// What a recovery pass did (seed 000, "Recovery Pass"). Python keeps the
+/// operations as `(session_id, operation_id)` pairs and
+/// `(session_id, operation_id, kind)` triples.
+#[bridge(core = sessiondb::RecoveryReport, twin, output)]
 pub struct RecoveryReport {
     /// Operations marked `OperationUnknownOutcome`.
     #[bridge(node = "Vec<MarkedOperation>", uniffi = "Vec<MarkedOperation>")]
@@ -427,6 +429,40 @@ pub struct JournalEvent {
 /// JSON `extra`: a Python dict, a JS object, Kotlin/Swift `extraJson`).
 #[bridge(core = sessiondb::EntryMeta, skip(python, node, uniffi))]
 pub struct EntryMeta {}
+
+/// Arguments of `create_session_with` (Kotlin/Swift; Python passes them to
+/// `create_session` as keyword arguments, Node as its options object).
+#[bridge(core = sessiondb::NewSession, new, skip(python, node))]
+pub struct NewSession {
+    /// Explicit id (imports keep the source id); none = a new uuid v7. Ids
+    /// are 1..=128 characters with no whitespace, control character or `:`.
+    #[bridge(default)]
+    pub id: Option<String>,
+    /// Title.
+    #[bridge(default)]
+    pub name: Option<String>,
+    /// Workspace path (made canonical before it is stored and indexed).
+    #[bridge(default)]
+    pub workspace_path: Option<String>,
+    /// Model name.
+    #[bridge(default)]
+    pub model: Option<String>,
+    /// Provider name.
+    #[bridge(default)]
+    pub provider: Option<String>,
+    /// Work mode.
+    #[bridge(default)]
+    pub work_mode: Option<String>,
+    /// Creation time (ms since the Unix epoch); none = now.
+    #[bridge(default)]
+    pub created_at_ms: Option<i64>,
+    /// Fork origin: parent session id.
+    #[bridge(default)]
+    pub forked_from: Option<String>,
+    /// Fork origin: last parent seq included.
+    #[bridge(default)]
+    pub forked_at_seq: Option<u64>,
+}
 
 /// One transcript entry with its metadata (`get_transcript_with_meta`,
 /// `ItemPage.without_item`); Python keeps the `(entry, meta)` tuple.
@@ -979,6 +1015,17 @@ trait SessionStore {
     #[bridge(core = sessiondb::SessionStore::list_sessions_in_scope, defaults(path = None, limit = None), errors(InvalidInput), skip(uniffi))]
     fn list_sessions_for_workspace(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Vec<Session>;
 
+    /// Create a session titled `name` (none = untitled), bound to
+    /// `workspace_path` (made canonical) if given, with a new uuid v7 id.
+    /// Python and Node take every field of `NewSession` here.
+    #[bridge(defaults(name = None, workspace_path = None), skip(python, node), errors(InvalidInput, Closed))]
+    fn create_session(&self, name: Option<String>, workspace_path: Option<String>) -> Session;
+
+    /// Create a session with every field of `NewSession` (imports, forks;
+    /// `Conflict`: the id exists).
+    #[bridge(skip(python, node), errors(Conflict, InvalidInput, Closed))]
+    fn create_session_with(&self, new: NewSession) -> Session;
+
     /// One session.
     #[bridge(errors(NotFound))]
     fn get_session(&self, id: &str) -> Session;
@@ -1299,6 +1346,12 @@ trait Functions {
     /// none of thClaws, Codex rollout or Claude Code.
     #[bridge(core = sessiondb::portable::detect_format, blocking, errors(Io))]
     fn detect_format(path: &Path) -> Option<SourceFormat>;
+
+    /// Read thClaws JSONL bytes and return what the reader saw (the fields
+    /// of tests/conformance/portable/read_thclaws.json). Pure parsing.
+    /// `InvalidInput`: the bytes hold no session.
+    #[bridge(core = sessiondb::portable::read_thclaws_digest, defaults(fallback_id = "session"), detach, skip(uniffi), errors(InvalidInput))]
+    fn read_thclaws_digest(data: &[u8], fallback_id: &str) -> ThclawsDigest;
 
     /// The default database path for `app` (seed 000 `sessionsDbPath()`):
     /// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to

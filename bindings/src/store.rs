@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sessiondb::journal::AppendOutcome;
 use sessiondb::{
-    DataKey, KeySource, NewSession, OpenOptions,
+    DataKey, KeySource, OpenOptions,
     SessionRecord, TranscriptEntry, WorkspaceFilter,
 };
 
@@ -113,23 +113,6 @@ impl SessionStore {
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
         open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
-    }
-
-    /// Create a session titled `name` (`null`/`nil` = untitled), bound to
-    /// `workspacePath` (made canonical) if given. Errors: `InvalidInput`, `Closed`.
-    #[uniffi::method(default(name = None, workspace_path = None))]
-    pub fn create_session(
-        &self,
-        name: Option<String>,
-        workspace_path: Option<String>,
-    ) -> Result<SessionRecord> {
-        Ok(self.inner.create_session(name, workspace_path)?)
-    }
-
-    /// Create a session with every field (imports, forks).
-    /// Errors: `Conflict` (the id exists), `InvalidInput`, `Closed`.
-    pub fn create_session_with(&self, new: NewSession) -> Result<SessionRecord> {
-        Ok(self.inner.create_session_with(new)?)
     }
 
     /// Sessions selected by `filter` (current workspace, other workspaces,

@@ -7,43 +7,10 @@
 //! `From` conversion and nothing else.
 
 use sessiondb::{
-    NewEntry, NewSession, WorkspaceFilter,
+    NewEntry, WorkspaceFilter,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
-
-/// Arguments of `createSessionWith` (imports, forks, every field).
-#[uniffi::remote(Record)]
-pub struct NewSession {
-    /// Explicit id (imports keep the source id); `null`/`nil` = a new uuid v7.
-    /// Ids are 1..=128 characters with no whitespace, control character or `:`.
-    #[uniffi(default)]
-    pub id: Option<String>,
-    /// Title.
-    #[uniffi(default)]
-    pub name: Option<String>,
-    /// Workspace path (made canonical before it is stored and indexed).
-    #[uniffi(default)]
-    pub workspace_path: Option<String>,
-    /// Model name.
-    #[uniffi(default)]
-    pub model: Option<String>,
-    /// Provider name.
-    #[uniffi(default)]
-    pub provider: Option<String>,
-    /// Work mode.
-    #[uniffi(default)]
-    pub work_mode: Option<String>,
-    /// Creation time (ms since epoch); `null`/`nil` = now.
-    #[uniffi(default)]
-    pub created_at_ms: Option<i64>,
-    /// Fork origin: parent session id.
-    #[uniffi(default)]
-    pub forked_from: Option<String>,
-    /// Fork origin: last parent seq included.
-    #[uniffi(default)]
-    pub forked_at_seq: Option<u64>,
-}
 
 /// Per-entry metadata (see `appendEntriesWithMeta`, `getTranscriptWithMeta`):
 /// the model and provider that produced an entry, the source's other

@@ -10,7 +10,7 @@ use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role};
 
 use crate::errors::{r, to_napi};
 use crate::job::{job, Job};
-use crate::records::{CompactionPlan, ThclawsDigest};
+use crate::records::CompactionPlan;
 use crate::records::{Back, CompactionOptions, ContextItem};
 
 fn items_core(items: Vec<ContextItem>) -> napi::Result<Vec<context::ContextItem>> {
@@ -81,14 +81,6 @@ pub fn bench_core(path: String, key: Buffer, items: Vec<String>, page: u32) -> A
     })
 }
 
-
-/// Read thClaws JSONL bytes and return what the reader saw (the fields of
-/// `tests/conformance/portable/read_thclaws.json`). Pure parsing, synchronous.
-/// Throws InvalidInputError when the bytes hold no session.
-#[napi]
-pub fn read_thclaws_digest(data: Buffer, fallback_id: Option<String>) -> napi::Result<ThclawsDigest> {
-    r(sessiondb::portable::read_thclaws_digest(&data, fallback_id.as_deref().unwrap_or("session")).map(Into::into))
-}
 
 /// Write a session object `{id, title?, model?, provider?, cwd?, created_at_ms?,
 /// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` as thClaws

@@ -53,15 +53,6 @@ pub fn _bench_core(py: Python<'_>, path: PathBuf, key: &[u8], items: Vec<String>
 }
 
 
-/// Read thClaws JSONL bytes and return what the reader saw (the fields of
-/// `tests/conformance/portable/read_thclaws.json`).
-/// Raises InvalidInputError when the bytes hold no session.
-#[pyfunction]
-#[pyo3(signature = (data, fallback_id = "session"))]
-pub fn read_thclaws_digest(py: Python<'_>, data: &[u8], fallback_id: &str) -> PyResult<crate::records::ThclawsDigest> {
-    py.detach(|| sessiondb::portable::read_thclaws_digest(data, fallback_id)).map(Into::into).map_err(py_err(py))
-}
-
 /// Write a session dict `{id, title?, model?, provider?, cwd?, created_at_ms?,
 /// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` as thClaws
 /// JSONL text. Raises InvalidInputError.

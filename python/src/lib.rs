@@ -16,12 +16,12 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _native {
     #[pymodule_export]
-    use crate::records::{EntryMeta, ItemPage, JournalEvent, RecoveryReport};
+    use crate::records::EntryMeta;
     #[pymodule_export]
     use crate::store::{import_recovery_key, SessionStore, TranscriptIterator};
     #[pymodule_export]
     use crate::funcs::{
-        _bench_core, error_kinds, read_thclaws_digest, write_thclaws_json,
+        _bench_core, error_kinds, write_thclaws_json,
     };
 
     #[pymodule_export]

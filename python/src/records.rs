@@ -196,15 +196,6 @@ pub(crate) use record;
 use std::collections::BTreeMap;
 include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
 
-record! {
-    /// What a recovery pass did: `marked_unknown` = `(session_id, operation_id)` pairs.
-    RecoveryReport = "RecoveryReport" from sessiondb::RecoveryReport {
-        marked_unknown: Vec<(String, String)>,
-        skipped_live: u64,
-        failed: Vec<(String, String, String)>,
-    }
-}
-
 impl Conv<(TranscriptEntry, EntryMeta)> for (sessiondb::TranscriptEntry, sessiondb::EntryMeta) {
     fn conv(self) -> (TranscriptEntry, EntryMeta) {
         (self.0.into(), EntryMeta(self.1))

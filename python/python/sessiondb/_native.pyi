@@ -280,13 +280,19 @@ class AppendOutcome:
 
 @final
 class RecoveryReport:
-    """What a recovery pass did: `marked_unknown` = `(session_id, operation_id)` pairs."""
+    """What a recovery pass did (seed 000, "Recovery Pass"). Python keeps the
+    operations as `(session_id, operation_id)` pairs and
+    `(session_id, operation_id, kind)` triples.
+    """
     @property
-    def marked_unknown(self) -> List[Tuple[str, str]]: ...
+    def marked_unknown(self) -> List[Tuple[str, str]]:
+        """Operations marked `OperationUnknownOutcome`."""
     @property
-    def skipped_live(self) -> int: ...
+    def skipped_live(self) -> int:
+        """Open operations left alone because their owner is alive."""
     @property
-    def failed(self) -> List[Tuple[str, str, str]]: ...
+    def failed(self) -> List[Tuple[str, str, str]]:
+        """Operations that could not be marked (retried by the next pass)."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1468,9 +1474,11 @@ def workspace_index(key: bytes, canonical_path: str) -> str:
     Raises InvalidInputError.
     """
 def read_thclaws_digest(data: bytes, fallback_id: str = "session") -> ThclawsDigest:
-    """Read thClaws JSONL bytes and return what the reader saw (the fields of
-    `tests/conformance/portable/read_thclaws.json`).
-    Raises InvalidInputError when the bytes hold no session.
+    """Read thClaws JSONL bytes and return what the reader saw (the fields
+    of tests/conformance/portable/read_thclaws.json). Pure parsing.
+    `InvalidInput`: the bytes hold no session.
+
+    Raises InvalidInputError.
     """
 def write_thclaws_json(session: PortableSessionDict) -> str:
     """Write a session dict `{id, title?, model?, provider?, cwd?, created_at_ms?,
