@@ -194,13 +194,7 @@ pub struct ErrorKindInfo {
 /// Every core error kind, in declaration order (13).
 #[uniffi::export]
 pub fn error_kinds() -> Vec<ErrorKindInfo> {
-    sessiondb::ErrorKind::ALL
-        .iter()
-        .map(|k| ErrorKindInfo {
-            name: k.name().to_string(),
-            code: k.code().to_string(),
-        })
-        .collect()
+    sessiondb::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
 }
 
 #[cfg(test)]

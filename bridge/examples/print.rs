@@ -1,6 +1,6 @@
 //! Print what the bridge generates for one host from bridge/api.rs:
-//! `cargo run -p sessiondb-bridge --example print -- python|node|uniffi [methods|pyi]`.
-use sessiondb_bridge::{generate, generate_methods, generate_pyi, Host};
+//! `cargo run -p sessiondb-bridge --example print -- python|node|uniffi [methods|pyi|errors]`.
+use sessiondb_bridge::{generate, generate_errors, generate_methods, generate_pyi, Host};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -9,7 +9,7 @@ fn main() {
         Some("node") => Host::Node,
         Some("uniffi") => Host::Uniffi,
         _ => {
-            eprintln!("usage: print python|node|uniffi [methods|pyi]");
+            eprintln!("usage: print python|node|uniffi [methods|pyi|errors]");
             std::process::exit(2);
         }
     };
@@ -18,6 +18,7 @@ fn main() {
     let out = match args.next().as_deref() {
         Some("methods") => generate_methods(host, &src),
         Some("pyi") => generate_pyi(&src),
+        Some("errors") => generate_errors(host, &src),
         _ => generate(host, &src),
     };
     match out {

@@ -70,6 +70,9 @@
 //! brings its own). [`generate_pyi`] writes the Python stub signatures. Each host converts results
 //! with its own `Conv` trait and declares records through its `record!` /
 //! `from_core!` macros; this crate only writes declarations.
+//!
+//! The error kinds are the schema's `#[bridge(error, ...)] enum`, from which
+//! [`generate_errors`] writes every host's error mapping (module `errors`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -77,6 +80,9 @@ use std::path::PathBuf;
 
 use quote::ToTokens;
 use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
+
+mod errors;
+pub use errors::generate_errors;
 
 /// A binding crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +106,8 @@ impl Host {
 }
 
 /// For a binding crate's `build.rs`: generate `$OUT_DIR/bridge_records.rs`
-/// ([`generate`]) and `$OUT_DIR/bridge_methods.rs` ([`generate_methods`])
+/// ([`generate`]), `$OUT_DIR/bridge_methods.rs` ([`generate_methods`]) and
+/// `$OUT_DIR/bridge_errors.rs` ([`generate_errors`])
 /// from `../bridge/api.rs` (relative to the crate) and ask cargo to rerun
 /// when it changes. Panics with the schema error (a build failure).
 pub fn build(host: Host) {
@@ -114,6 +121,7 @@ pub fn build(host: Host) {
         ("bridge_records.rs", generate(host, &src)),
         ("bridge_methods.rs", generate_methods(host, &src)),
         ("bridge_stubs.pyi", if host == Host::Python { generate_pyi(&src) } else { Ok(String::new()) }),
+        ("bridge_errors.rs", generate_errors(host, &src)),
     ] {
         let text = text.unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
         let dest = out_dir.join(name);
@@ -333,6 +341,8 @@ struct Schema {
     records: Vec<Record>,
     enums: Vec<Enum>,
     methods: Vec<Method>,
+    /// The error kinds (`#[bridge(error)] enum`), if declared.
+    errors: Option<errors::ErrorDecl>,
 }
 
 /// A `SessionStore` method of `trait SessionStore` in the schema: the core
@@ -377,9 +387,11 @@ fn parse(src: &str) -> syn::Result<Schema> {
         records: vec![],
         enums: vec![],
         methods: vec![],
+        errors: None,
     };
     for item in file.items {
         match item {
+            Item::Enum(en) if errors::is_decl(&en.attrs) => s.errors = Some(errors::parse_decl(&en)?),
             Item::Struct(st) => {
                 let b = bridge_attr(&st.attrs)?;
                 let Fields::Named(named) = &st.fields else {
@@ -679,13 +691,13 @@ fn camel(name: &str) -> String {
     out
 }
 
-/// The host class of a core error kind (`AuthenticationFailed` ->
-/// `AuthenticationError`, else kind + `Error`), as Python and Node name them.
-fn error_class(kind: &str) -> String {
-    match kind {
-        "AuthenticationFailed" => "AuthenticationError".into(),
-        k => format!("{k}Error"),
-    }
+/// The host class of a core error kind as Python and Node name them: the
+/// error declaration's (`class`, else kind + `Error`, e.g.
+/// `AuthenticationError`); kind + `Error` for a kind a schema without the
+/// declaration names (`generate_errors` rejects a kind it does not declare).
+fn error_class(s: &Schema, kind: &str) -> String {
+    let declared = s.errors.as_ref().and_then(|d| d.variants.iter().find(|v| v.name == kind));
+    declared.map_or_else(|| format!("{kind}Error"), |v| v.class())
 }
 
 /// How a core parameter type crosses a host: the host's declared type, the
@@ -1232,7 +1244,7 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
         let classes = m
             .errors
             .iter()
-            .map(|k| error_class(k))
+            .map(|k| error_class(s, k))
             .collect::<Vec<_>>()
             .join(", ");
         let line = match host {

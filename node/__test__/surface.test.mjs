@@ -44,3 +44,8 @@ test('the .d.ts declares the listed parameters, optional ones and record fields'
   const out = execFileSync('python3', [join(ROOT, 'tests', 'api', 'surface.py'), 'node', ...files], { encoding: 'utf8' })
   assert.match(out, /surface node: 0 difference/)
 })
+
+test('errors.js and errors.d.ts have every kind of the error declaration (bridge/api.rs), with its code and fields', () => {
+  const out = execFileSync('python3', [join(ROOT, 'tests', 'api', 'surface.py'), 'errors'], { encoding: 'utf8' })
+  assert.match(out, /surface errors: 0 difference/)
+})

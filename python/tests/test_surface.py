@@ -32,3 +32,23 @@ def test_a_missing_method_a_field_or_another_default_is_reported():
 
 def test_readme_api_table_is_the_surface_list():
     assert surface.check_readme(ROOT / "README.md") == []
+
+
+def test_error_classes_match_the_error_declaration():
+    assert surface.check_errors() == []
+
+
+def test_a_missing_error_class_attribute_or_kind_is_reported():
+    texts = {k: p.read_text(encoding="utf-8") for k, p in surface.ERROR_FILES.items()}
+    texts["errors.py"] = texts["errors.py"].replace("class ClosedError(SessionDBError):", "class ClosedErr(SessionDBError):")
+    texts["errors.py"] = texts["errors.py"].replace("    waited_ms: int = 0\n", "")
+    texts["errors.d.ts"] = texts["errors.d.ts"].replace("  readonly remedy: string\n", "")
+    texts["errors.js"] = texts["errors.js"].replace("  ['Closed', 'ERR_CLOSED', 'ClosedError'],\n", "")
+    problems = surface.check_errors(texts)
+    assert problems[:3] == [
+        "errors.py: BusyError lacks attribute waited_ms",
+        "errors.py: kind Closed: class ClosedError is missing",
+        "errors.py: class ClosedErr is not in the error declaration of bridge/api.rs",
+    ]
+    assert problems[3].startswith("errors.js: KINDS [") and problems[3].endswith(", ('Closed', 'ERR_CLOSED', 'ClosedError')]")
+    assert problems[4:] == ["errors.d.ts: KeyStoreUnavailableError lacks field remedy"]

@@ -19,8 +19,13 @@ record field that differs from the list:
   swift:  the generated Swift source (`surface.py swift FILE`, test-swift.sh)
   readme: the README's API table (`surface.py readme README.md`, and
           core/tests/api_surface.rs in cargo test)
+  errors: the error classes written by hand (python/python/sessiondb/errors.py
+          and types.py, node/errors.js and errors.d.ts) against the error
+          declaration in bridge/api.rs (`surface.py errors`; run by
+          python/tests/test_surface.py and node/__test__/surface.test.mjs):
+          every kind's class, code, order and attributes
 
-Usage: surface.py kotlin|swift FILE | node D.TS... | readme README [--write] | json
+Usage: surface.py kotlin|swift FILE | node D.TS... | readme README [--write] | errors | json
 (json: the whole list, surface.json over bridge/api.rs, as the checkers see it)
 Exit status 1 with one line per difference.
 """
@@ -435,6 +440,139 @@ def check_readme(path, write=False):
     return [f"{path}: the API table differs from tests/api/surface.json (run tests/api/surface.py readme {path} --write)"]
 
 
+ROOT = HERE.parent.parent
+ERROR_FILES = {
+    "errors.py": ROOT / "python" / "python" / "sessiondb" / "errors.py",
+    "types.py": ROOT / "python" / "python" / "sessiondb" / "types.py",
+    "errors.js": ROOT / "node" / "errors.js",
+    "errors.d.ts": ROOT / "node" / "errors.d.ts",
+}
+
+
+def error_decl():
+    """The error kinds `bridge/api.rs` declares (its `#[bridge(error, ...)]
+    enum`), in order: dicts with `kind`, `code` (`ERR_` + the kind in upper
+    snake case, as `ErrorKind::code()`), `class` (`class = "..."`, else kind +
+    `Error`), `python_classes` (the subclasses `python_class` may pick), and
+    the fields each host shows (`python` snake_case, `node` camelCase)."""
+    src = re.sub(r"(?m)^\s*//.*$\n?", "", API.read_text(encoding="utf-8"))
+    body = re.search(r"(?ms)^#\[bridge\(error\b[^\n]*\]\npub enum \w+ \{$(.*?)^\}$", src).group(1)
+    attrs = r"((?:#\[bridge\(.*?\)\]\s*)*)"
+    out = []
+    for vattr, kind, fields in re.findall(r"(?ms)^    " + attrs + r"(\w+)(?: \{$(.*?)^    \})?,$", body):
+        shown = {"python": [], "node": []}
+        for fattr, name in re.findall(r"(?ms)^        " + attrs + r"(\w+): [^\n]+,$", fields or ""):
+            skip = re.search(r"skip\(([^)]*)\)", fattr)
+            skip = [h.strip() for h in skip.group(1).split(",")] if skip else []
+            for host in shown:
+                if host not in skip:
+                    shown[host].append(name if host == "python" else camel(name))
+        cls = re.search(r'\bclass = "(\w+)"', vattr)
+        pc = re.search(r'python_class = r?#*"(.*?)"#*\)\]', vattr, re.S)
+        out.append({
+            "kind": kind,
+            "code": "ERR_" + re.sub(r"(?<!^)(?=[A-Z])", "_", kind).upper(),
+            "class": cls.group(1) if cls else kind + "Error",
+            "python_classes": sorted(set(re.findall(r'"(\w+Error)"', pc.group(1)))) if pc else [],
+            **shown,
+        })
+    return out
+
+
+def _literal_list(text, name):
+    m = re.search(r"(?ms)^" + name + r" = Literal\[(.*?)\]", text)
+    return re.findall(r'"(\w+)"', m.group(1)) if m else None
+
+
+def _ts_union(text, name):
+    m = re.search(r"(?ms)^export type " + name + r" =(.*?)(?=^\S)", text)
+    return re.findall(r"'(\w+)'", m.group(1)) if m else None
+
+
+def check_errors(texts=None):
+    """Differences between the error declaration of bridge/api.rs and the
+    hand-written classes (`texts`: file name -> text, default the files of
+    ERROR_FILES): a kind without its class, code or attribute, another order,
+    or a class the declaration does not have."""
+    texts = texts or {k: p.read_text(encoding="utf-8") for k, p in ERROR_FILES.items()}
+    decl = error_decl()
+    kinds = [d["kind"] for d in decl]
+    codes = [d["code"] for d in decl]
+    problems = []
+    # Python: errors.py classes (bases, kind, code, annotated attributes), __all__, types.py literals.
+    py = texts["errors.py"]
+    classes = {}
+    for name, bases, body in re.findall(r"(?ms)^class (\w+)\(([^)]*)\):\n(.*?)(?=^\S|\Z)", py):
+        classes[name] = {
+            "bases": [b.strip() for b in bases.split(",")],
+            "kind": (re.search(r'(?m)^    kind = "(\w+)"', body) or [None, None])[1],
+            "code": (re.search(r'(?m)^    code = "(\w+)"', body) or [None, None])[1],
+            "attrs": re.findall(r"(?m)^    (\w+): ", body),
+        }
+
+    def ancestors(name):
+        seen = []
+        while name in classes and name not in seen:
+            seen.append(name)
+            name = next((b for b in classes[name]["bases"] if b in classes), None)
+        return seen
+
+    def has_attr(name, attr):
+        # An OSError subclass has `errno` of its own.
+        return any(attr in classes[c]["attrs"] for c in ancestors(name)) or (
+            attr == "errno" and any("OSError" in classes[c]["bases"] for c in ancestors(name)))
+
+    all_names = re.findall(r'"(\w+)"', (re.search(r"(?ms)^__all__ = \[(.*?)\]", py) or [None, ""])[1])
+    wanted_py = {"SessionDBError"}
+    for d in decl:
+        c = d["class"]
+        wanted_py.update([c, *d["python_classes"]])
+        if c not in classes:
+            problems.append(f"errors.py: kind {d['kind']}: class {c} is missing")
+            continue
+        if (classes[c]["kind"], classes[c]["code"]) != (d["kind"], d["code"]):
+            problems.append(f"errors.py: {c} has kind/code {classes[c]['kind']}/{classes[c]['code']}, declared {d['kind']}/{d['code']}")
+        for f in d["python"]:
+            if not has_attr(c, f):
+                problems.append(f"errors.py: {c} lacks attribute {f}")
+        for sub in d["python_classes"]:
+            if sub != c and (sub not in classes or c not in ancestors(sub)):
+                problems.append(f"errors.py: {sub} (python_class of {d['kind']}) is missing or not a subclass of {c}")
+    for c in sorted(n for n in classes if "SessionDBError" in ancestors(n) and n not in wanted_py):
+        problems.append(f"errors.py: class {c} is not in the error declaration of bridge/api.rs")
+    for c in sorted(wanted_py - set(all_names)):
+        problems.append(f"errors.py: {c} is not in __all__")
+    for lit, want in (("ErrorKind", kinds), ("ErrorCode", codes)):
+        got = _literal_list(texts["types.py"], lit)
+        if got != want:
+            problems.append(f"types.py: {lit} {got} != declared {want}")
+    # Node: errors.js's KINDS table, errors.d.ts's classes and unions.
+    rows = re.findall(r"\[\s*'(\w+)',\s*'(\w+)',\s*'(\w+)'\s*\]", (re.search(r"(?ms)^const KINDS = \[$(.*?)^\]$", texts["errors.js"]) or [None, ""])[1])
+    want_rows = [(d["kind"], d["code"], d["class"]) for d in decl]
+    if rows != want_rows:
+        problems.append(f"errors.js: KINDS {rows} != declared {want_rows}")
+    dts = texts["errors.d.ts"]
+    declared_ts = {n: body for n, body in re.findall(r"(?ms)^export declare class (\w+) extends SessionDBError \{$(.*?)^\}$", dts)}
+    for d in decl:
+        body = declared_ts.get(d["class"])
+        if body is None:
+            problems.append(f"errors.d.ts: kind {d['kind']}: class {d['class']} is missing")
+            continue
+        if f"readonly code: '{d['code']}'" not in body:
+            problems.append(f"errors.d.ts: {d['class']} lacks readonly code: '{d['code']}'")
+        got = re.findall(r"(?m)^\s+readonly (\w+)\??:", body)
+        for f in d["node"]:
+            if f not in got:
+                problems.append(f"errors.d.ts: {d['class']} lacks field {f}")
+    for c in sorted(set(declared_ts) - {d["class"] for d in decl}):
+        problems.append(f"errors.d.ts: class {c} is not in the error declaration of bridge/api.rs")
+    for union, want in (("ErrorKind", kinds), ("ErrorCode", codes)):
+        got = _ts_union(dts, union)
+        if got != want:
+            problems.append(f"errors.d.ts: {union} {got} != declared {want}")
+    return problems
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] in ("kotlin", "swift"):
         problems = check_uniffi(argv[0], argv[1])
@@ -442,6 +580,12 @@ def main(argv):
         problems = check_node(argv[1:])
     elif len(argv) >= 2 and argv[0] == "readme":
         problems = check_readme(argv[1], write="--write" in argv)
+    elif argv[:1] == ["errors"]:
+        problems = check_errors()
+        for p in problems:
+            print(p)
+        print(f"surface errors: {len(problems)} difference(s) from the error declaration in bridge/api.rs ({len(error_decl())} kinds)")
+        return 1 if problems else 0
     elif argv[:1] == ["json"]:
         print(json.dumps(load(), indent=1))
         return 0

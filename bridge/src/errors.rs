@@ -1,0 +1,529 @@
+//! The error kinds of `bridge/api.rs` and every host's error mapping
+//! generated from them (issue 11 item 4: "each host record and method
+//! declared once"; the errors were written by hand four times).
+//!
+//! The declaration is the schema's one `#[bridge(error, ...)] pub enum`
+//! (the last section of `bridge/api.rs`): one variant per core error kind,
+//! in `sessiondb::ErrorKind::ALL` order, each with the fields the hosts see, their types and the docs
+//! Kotlin/Swift show. `#[bridge(...)]` says where a host departs:
+//!
+//! - on the enum: `error` (this is the declaration), `core = path` (the core
+//!   error, e.g. `sessiondb::Error`), `kind = path` (its kind enum),
+//!   `uniffi = "Name"` (the Kotlin/Swift enum, e.g. `SessionDbError`).
+//! - on a variant: `class = "Name"` (the Python and Node class when it is
+//!   not the kind + `Error`, e.g. `AuthenticationError`); `pattern =
+//!   "..."` (the core pattern, relative to the core enum, whose bindings the
+//!   fields read, e.g. `Io { step, source }`; without it the variant's own
+//!   fields by name, `Closed` for a variant without fields);
+//!   `python_class = "expr"` (the Python class of one error of the kind,
+//!   an expression of the pattern's bindings, e.g. `FileNotFoundIoError`
+//!   for an `Io` whose OS kind is `NotFound`); `node_object = "name"` (Node
+//!   nests the variant's fields in one object of that name, e.g.
+//!   `breakdown`); `fallback` (a core kind added without a variant here
+//!   reaches Kotlin/Swift as this variant, every field the core's message).
+//! - on a field: `skip(python, node, uniffi)` (that host does not show it);
+//!   `get = "expr"` (the value, an expression of the pattern's bindings;
+//!   without it the binding of the field's name).
+//!
+//! What each host gets, in `$OUT_DIR/bridge_errors.rs` ([`generate_errors`]):
+//!
+//! - Kotlin/Swift: the `uniffi::Error` enum, each variant with its fields and
+//!   `detail` (the core's message, also its `Display`), `From<core error>`,
+//!   and `DECLARED_KINDS` (the declared kinds in order, which a test of the
+//!   crate compares with `ErrorKind::ALL`).
+//! - Python: `class_name(kind)` (the class in `sessiondb.errors`),
+//!   `class_of(&error)` (with `python_class`) and `set_attrs` (one attribute
+//!   per field, snake_case; an `Option` only when it holds a value).
+//! - Node: `add_fields` (the fields into the wire JSON, camelCase, `null`
+//!   for an empty `Option`, nested under `node_object`).
+//!
+//! Patterns are matched by value for Kotlin/Swift (fields moved out) and by
+//! reference for Python and Node, so a `get` expression must read either way
+//! (`b.capacity`, `step.to_string()`).
+
+use std::fmt::Write as _;
+
+use quote::ToTokens;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Fields, ItemEnum, Meta, Type};
+
+use super::{camel, docs, is_option, skipped, write_docs, Host, Schema};
+
+/// The `#[bridge(error)]` enum of the schema.
+pub(crate) struct ErrorDecl {
+    /// The core error the variants are matched on (`sessiondb::Error`).
+    core: String,
+    /// The core's kind enum (`sessiondb::ErrorKind`).
+    kind: String,
+    /// The Kotlin/Swift enum's name (`SessionDbError`).
+    uniffi: String,
+    docs: Vec<String>,
+    pub(crate) variants: Vec<ErrorVariant>,
+}
+
+/// One error kind.
+pub(crate) struct ErrorVariant {
+    /// The kind's name (`ErrorKind::name()`), also the Kotlin/Swift variant.
+    pub(crate) name: String,
+    docs: Vec<String>,
+    class: Option<String>,
+    pattern: Option<String>,
+    python_class: Option<String>,
+    node_object: Option<String>,
+    fallback: bool,
+    fields: Vec<ErrorField>,
+}
+
+struct ErrorField {
+    name: String,
+    docs: Vec<String>,
+    ty: Type,
+    get: Option<String>,
+    skip: Vec<String>,
+}
+
+impl ErrorVariant {
+    /// The Python and Node class of the kind: `class`, else the kind + `Error`.
+    pub(crate) fn class(&self) -> String {
+        self.class.clone().unwrap_or_else(|| format!("{}Error", self.name))
+    }
+
+    fn shown(&self, host: Host) -> Vec<&ErrorField> {
+        self.fields.iter().filter(|f| !skipped(&f.skip, host)).collect()
+    }
+
+    /// The core pattern (`sessiondb::Error::...`); `all`: every field bound
+    /// (Kotlin/Swift, exhaustive), else those of `host` and `..`.
+    fn pattern(&self, core: &str, host: Host, all: bool) -> String {
+        if let Some(p) = &self.pattern {
+            return format!("{core}::{p}");
+        }
+        if self.fields.is_empty() {
+            return format!("{core}::{}", self.name);
+        }
+        let names: Vec<&str> = if all {
+            self.fields.iter().map(|f| f.name.as_str()).collect()
+        } else {
+            self.shown(host).iter().map(|f| f.name.as_str()).collect()
+        };
+        let rest = if all { "" } else { ", .." };
+        format!("{core}::{} {{ {}{rest} }}", self.name, names.join(", "))
+    }
+}
+
+/// Whether `attrs` hold `#[bridge(error, ...)]`: the error declaration.
+pub(crate) fn is_decl(attrs: &[Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("bridge")).any(|a| {
+        a.parse_args_with(Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+            .map(|ms| ms.iter().any(|m| m.path().is_ident("error")))
+            .unwrap_or(false)
+    })
+}
+
+/// The values of one `#[bridge(...)]` of the error declaration.
+#[derive(Default)]
+struct Attr {
+    core: Option<String>,
+    kind: Option<String>,
+    uniffi: Option<String>,
+    class: Option<String>,
+    pattern: Option<String>,
+    python_class: Option<String>,
+    node_object: Option<String>,
+    fallback: bool,
+    get: Option<String>,
+    skip: Vec<String>,
+}
+
+fn attr(attrs: &[Attribute]) -> syn::Result<Attr> {
+    let mut out = Attr::default();
+    for a in attrs.iter().filter(|a| a.path().is_ident("bridge")) {
+        a.parse_nested_meta(|m| {
+            let key = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let text = |m: &syn::meta::ParseNestedMeta| -> syn::Result<String> {
+                Ok(m.value()?.parse::<syn::LitStr>()?.value())
+            };
+            let path = |m: &syn::meta::ParseNestedMeta| -> syn::Result<String> {
+                Ok(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', ""))
+            };
+            match key.as_str() {
+                "error" => {}
+                "fallback" => out.fallback = true,
+                "core" => out.core = Some(path(&m)?),
+                "kind" => out.kind = Some(path(&m)?),
+                "uniffi" => out.uniffi = Some(text(&m)?),
+                "class" => out.class = Some(text(&m)?),
+                "node_object" => out.node_object = Some(text(&m)?),
+                "pattern" => {
+                    let v: syn::LitStr = m.value()?.parse()?;
+                    v.parse_with(syn::Pat::parse_single)?;
+                    out.pattern = Some(v.value());
+                }
+                "python_class" | "get" => {
+                    let v: syn::LitStr = m.value()?.parse()?;
+                    v.parse::<syn::Expr>()?;
+                    // One line in the generated code (a declaration may span lines).
+                    let one_line = v.value().lines().map(str::trim).collect::<Vec<_>>().join(" ");
+                    *(if key == "get" { &mut out.get } else { &mut out.python_class }) = Some(one_line);
+                }
+                "skip" => m.parse_nested_meta(|h| {
+                    let host = h.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    if !["python", "node", "uniffi"].contains(&host.as_str()) {
+                        return Err(h.error(format!("unknown host `{host}`")));
+                    }
+                    out.skip.push(host);
+                    Ok(())
+                })?,
+                _ => return Err(m.error(format!("unknown bridge attribute `{key}` in the error declaration"))),
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
+
+/// Parse the error declaration (an enum for which [`is_decl`] holds).
+pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
+    let a = attr(&en.attrs)?;
+    let need = |v: Option<String>, what: &str| {
+        v.ok_or_else(|| syn::Error::new_spanned(&en.ident, format!("the error declaration needs `{what}`")))
+    };
+    let mut variants = vec![];
+    for v in &en.variants {
+        let va = attr(&v.attrs)?;
+        let mut fields = vec![];
+        match &v.fields {
+            Fields::Unit => {}
+            Fields::Named(named) => {
+                for f in &named.named {
+                    let fa = attr(&f.attrs)?;
+                    fields.push(ErrorField {
+                        name: f.ident.as_ref().expect("named").to_string(),
+                        docs: docs(&f.attrs),
+                        ty: f.ty.clone(),
+                        get: fa.get,
+                        skip: fa.skip,
+                    });
+                }
+            }
+            Fields::Unnamed(_) => {
+                return Err(syn::Error::new_spanned(&v.ident, "an error variant has named fields (the core's shape goes in `pattern`)"))
+            }
+        }
+        if va.fallback && fields.iter().any(|f| f.ty.to_token_stream().to_string() != "String" || skipped(&f.skip, Host::Uniffi)) {
+            return Err(syn::Error::new_spanned(&v.ident, "the `fallback` variant has only `String` fields, all shown in Kotlin/Swift"));
+        }
+        variants.push(ErrorVariant {
+            name: v.ident.to_string(),
+            docs: docs(&v.attrs),
+            class: va.class,
+            pattern: va.pattern,
+            python_class: va.python_class,
+            node_object: va.node_object,
+            fallback: va.fallback,
+            fields,
+        });
+    }
+    if variants.iter().filter(|v| v.fallback).count() != 1 {
+        return Err(syn::Error::new_spanned(&en.ident, "the error declaration marks exactly one variant `fallback`"));
+    }
+    Ok(ErrorDecl {
+        core: need(a.core, "core = path")?,
+        kind: need(a.kind, "kind = path")?,
+        uniffi: need(a.uniffi, "uniffi = \"Name\"")?,
+        docs: docs(&en.attrs),
+        variants,
+    })
+}
+
+/// The host's error mapping for the schema text `src` (see the module
+/// docs), written by [`build`](crate::build) to `$OUT_DIR/bridge_errors.rs`.
+/// Errors: the schema's parse error; no error declaration; a method's
+/// `errors(Kind)` naming a kind the declaration lacks.
+pub fn generate_errors(host: Host, src: &str) -> Result<String, String> {
+    let s = super::parse(src).map_err(|e| {
+        let at = e.span().start();
+        format!("{e} (line {}, column {})", at.line, at.column + 1)
+    })?;
+    let d = s.errors.as_ref().ok_or("bridge/api.rs declares no `#[bridge(error, ...)] enum`")?;
+    for m in &s.methods {
+        if let Some(k) = m.errors.iter().find(|k| !d.variants.iter().any(|v| &v.name == *k)) {
+            return Err(format!("method {}: error kind `{k}` is not declared in `enum Error`", m.name));
+        }
+    }
+    let mut out = String::from("// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n");
+    match host {
+        Host::Uniffi => uniffi(&mut out, &s, d),
+        Host::Python => python(&mut out, d),
+        Host::Node => node(&mut out, d),
+    }
+    Ok(out)
+}
+
+/// The value of field `f` of a matched pattern (`by_ref`: Python and Node,
+/// whose bindings are references).
+fn value(f: &ErrorField, by_ref: bool) -> String {
+    match (&f.get, by_ref) {
+        (Some(g), true) => format!("&({g})"),
+        (Some(g), false) => g.clone(),
+        (None, _) => f.name.clone(),
+    }
+}
+
+fn uniffi(out: &mut String, s: &Schema, d: &ErrorDecl) {
+    let (core, name) = (&d.core, &d.uniffi);
+    write_docs(out, "", &d.docs);
+    out.push_str("#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, uniffi::Error)]\n#[non_exhaustive]\n");
+    let _ = writeln!(out, "pub enum {name} {{");
+    for v in &d.variants {
+        write_docs(out, "    ", &v.docs);
+        let _ = writeln!(out, "    #[error(\"{{detail}}\")]\n    {} {{", v.name);
+        for f in v.shown(Host::Uniffi) {
+            write_docs(out, "        ", &f.docs);
+            let _ = writeln!(out, "        {}: {},", f.name, s.host_ty(Host::Uniffi, &f.ty));
+        }
+        out.push_str("        #[doc = \" The full message.\"]\n        detail: String,\n    },\n");
+    }
+    out.push_str("}\n\n");
+    let _ = writeln!(out, "impl From<{core}> for {name} {{\n    fn from(e: {core}) -> Self {{\n        let detail = e.to_string();\n        match e {{");
+    for v in &d.variants {
+        let fields: Vec<String> = v
+            .shown(Host::Uniffi)
+            .iter()
+            .map(|f| if f.get.is_none() { f.name.clone() } else { format!("{}: {}", f.name, value(f, false)) })
+            .chain(["detail".to_string()])
+            .collect();
+        let _ = writeln!(out, "            {} => {name}::{} {{ {} }},", v.pattern(core, Host::Uniffi, true), v.name, fields.join(", "));
+    }
+    let fallback = d.variants.iter().find(|v| v.fallback).expect("checked in parse_decl");
+    let fields: Vec<String> = fallback.fields.iter().map(|f| format!("{}: other.to_string()", f.name)).collect();
+    let _ = writeln!(
+        out,
+        "            // `{core}` is non_exhaustive: a kind the core adds without a variant\n            // in bridge/api.rs still reaches the host, as `{}`.\n            other => {name}::{} {{ {}, detail }},\n        }}\n    }}\n}}\n",
+        fallback.name,
+        fallback.name,
+        fields.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "/// The kinds bridge/api.rs declares, in its order (a test compares it with\n/// `{}::ALL`: names and order).\npub const DECLARED_KINDS: [{}; {}] = [{}];",
+        d.kind,
+        d.kind,
+        d.variants.len(),
+        d.variants.iter().map(|v| format!("{}::{}", d.kind, v.name)).collect::<Vec<_>>().join(", ")
+    );
+}
+
+fn python(out: &mut String, d: &ErrorDecl) {
+    let (core, kind) = (&d.core, &d.kind);
+    let _ = writeln!(out, "/// The Python class (`sessiondb.errors.<name>`) of each error kind; a kind\n/// bridge/api.rs does not declare is the base `SessionDBError`.\npub fn class_name(kind: {kind}) -> &'static str {{\n    match kind {{");
+    for v in &d.variants {
+        let _ = writeln!(out, "        {kind}::{} => {:?},", v.name, v.class());
+    }
+    out.push_str("        _ => \"SessionDBError\",\n    }\n}\n\n");
+    let _ = writeln!(out, "/// The Python class of `e`: its kind's, or the one the variant's\n/// `python_class` picks.\n#[allow(unused_variables)]\nfn class_of(e: &{core}) -> &'static str {{\n    match e {{");
+    for v in d.variants.iter().filter(|v| v.python_class.is_some()) {
+        let expr = v.python_class.as_deref().unwrap_or_default();
+        let _ = writeln!(out, "        {} => {expr},", v.pattern(core, Host::Python, false));
+    }
+    out.push_str("        e => class_name(e.kind()),\n    }\n}\n\n");
+    let _ = writeln!(out, "/// Set the attributes of `e`'s fields on the exception `inst` (an `Option`\n/// only when it holds a value).\n#[allow(unused_variables)]\nfn set_attrs(inst: &pyo3::Bound<'_, pyo3::PyAny>, e: &{core}) -> pyo3::PyResult<()> {{\n    use pyo3::types::PyAnyMethods as _;\n    match e {{");
+    for v in d.variants.iter().filter(|v| !v.shown(Host::Python).is_empty()) {
+        let _ = writeln!(out, "        {} => {{", v.pattern(core, Host::Python, false));
+        for f in v.shown(Host::Python) {
+            let val = value(f, true);
+            if is_option(&f.ty) {
+                let _ = writeln!(out, "            if let Some(v) = {val} {{\n                inst.setattr({:?}, v)?;\n            }}", f.name);
+            } else {
+                let _ = writeln!(out, "            inst.setattr({:?}, {val})?;", f.name);
+            }
+        }
+        out.push_str("        }\n");
+    }
+    out.push_str("        _ => {}\n    }\n    Ok(())\n}\n");
+}
+
+fn node(out: &mut String, d: &ErrorDecl) {
+    let core = &d.core;
+    let _ = writeln!(out, "/// Add `e`'s fields to its wire JSON object `v` (camelCase; `null` for an\n/// empty `Option`).\n#[allow(unused_variables)]\nfn add_fields(v: &mut serde_json::Value, e: &{core}) {{\n    match e {{");
+    for var in d.variants.iter().filter(|v| !v.shown(Host::Node).is_empty()) {
+        let _ = writeln!(out, "        {} => {{", var.pattern(core, Host::Node, false));
+        let json = |f: &ErrorField| match &f.get {
+            Some(g) => format!("({g})"),
+            None => f.name.clone(),
+        };
+        match &var.node_object {
+            Some(obj) => {
+                let _ = writeln!(out, "            v[{obj:?}] = serde_json::json!({{");
+                for f in var.shown(Host::Node) {
+                    let _ = writeln!(out, "                {:?}: {},", camel(&f.name), json(f));
+                }
+                out.push_str("            });\n");
+            }
+            None => {
+                for f in var.shown(Host::Node) {
+                    let _ = writeln!(out, "            v[{:?}] = serde_json::json!({});", camel(&f.name), json(f));
+                }
+            }
+        }
+        out.push_str("        }\n");
+    }
+    out.push_str("        _ => {}\n    }\n}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{generate_methods, Host};
+
+    const SCHEMA: &str = r#"
+trait SessionStore {
+    /// Open it.
+    #[bridge(errors(Locked, AuthenticationFailed))]
+    fn open(&self);
+}
+/// Every failure.
+#[bridge(error, core = c::Error, kind = c::ErrorKind, uniffi = "DbError")]
+pub enum Error {
+    /// Locked.
+    Locked {
+        /// The backend.
+        backend: String,
+        #[bridge(skip(python, node))]
+        service: String,
+    },
+    #[bridge(class = "AuthenticationError")]
+    AuthenticationFailed,
+    #[bridge(pattern = "Io { source, .. }", python_class = "if source.is_fs() { \"FsError\" } else { \"IoError\" }")]
+    Io {
+        #[bridge(skip(uniffi), get = "source.raw()")]
+        errno: Option<i32>,
+        #[bridge(get = "source.to_string()")]
+        os_kind: String,
+    },
+    #[bridge(pattern = "Over(b)", node_object = "breakdown", fallback)]
+    Other {
+        #[bridge(get = "b.reason")]
+        reason: String,
+    },
+}
+"#;
+
+    #[test]
+    fn uniffi_gets_the_enum_with_detail_the_conversion_and_the_kinds() {
+        assert_eq!(
+            generate_errors(Host::Uniffi, SCHEMA).unwrap(),
+            r#"// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.
+
+#[doc = " Every failure."]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, uniffi::Error)]
+#[non_exhaustive]
+pub enum DbError {
+    #[doc = " Locked."]
+    #[error("{detail}")]
+    Locked {
+        #[doc = " The backend."]
+        backend: String,
+        service: String,
+        #[doc = " The full message."]
+        detail: String,
+    },
+    #[error("{detail}")]
+    AuthenticationFailed {
+        #[doc = " The full message."]
+        detail: String,
+    },
+    #[error("{detail}")]
+    Io {
+        os_kind: String,
+        #[doc = " The full message."]
+        detail: String,
+    },
+    #[error("{detail}")]
+    Other {
+        reason: String,
+        #[doc = " The full message."]
+        detail: String,
+    },
+}
+
+impl From<c::Error> for DbError {
+    fn from(e: c::Error) -> Self {
+        let detail = e.to_string();
+        match e {
+            c::Error::Locked { backend, service } => DbError::Locked { backend, service, detail },
+            c::Error::AuthenticationFailed => DbError::AuthenticationFailed { detail },
+            c::Error::Io { source, .. } => DbError::Io { os_kind: source.to_string(), detail },
+            c::Error::Over(b) => DbError::Other { reason: b.reason, detail },
+            // `c::Error` is non_exhaustive: a kind the core adds without a variant
+            // in bridge/api.rs still reaches the host, as `Other`.
+            other => DbError::Other { reason: other.to_string(), detail },
+        }
+    }
+}
+
+/// The kinds bridge/api.rs declares, in its order (a test compares it with
+/// `c::ErrorKind::ALL`: names and order).
+pub const DECLARED_KINDS: [c::ErrorKind; 4] = [c::ErrorKind::Locked, c::ErrorKind::AuthenticationFailed, c::ErrorKind::Io, c::ErrorKind::Other];
+"#
+        );
+    }
+
+    #[test]
+    fn python_gets_class_names_the_io_subclass_and_attributes() {
+        let out = generate_errors(Host::Python, SCHEMA).unwrap();
+        assert!(out.contains("    match kind {\n        c::ErrorKind::Locked => \"LockedError\",\n        c::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n        c::ErrorKind::Io => \"IoError\",\n        c::ErrorKind::Other => \"OtherError\",\n        _ => \"SessionDBError\",\n    }\n"), "{out}");
+        assert!(out.contains("    match e {\n        c::Error::Io { source, .. } => if source.is_fs() { \"FsError\" } else { \"IoError\" },\n        e => class_name(e.kind()),\n    }\n"), "{out}");
+        assert!(out.contains("    match e {\n        c::Error::Locked { backend, .. } => {\n            inst.setattr(\"backend\", backend)?;\n        }\n        c::Error::Io { source, .. } => {\n            if let Some(v) = &(source.raw()) {\n                inst.setattr(\"errno\", v)?;\n            }\n            inst.setattr(\"os_kind\", &(source.to_string()))?;\n        }\n        c::Error::Over(b) => {\n            inst.setattr(\"reason\", &(b.reason))?;\n        }\n        _ => {}\n    }\n    Ok(())\n"), "{out}");
+    }
+
+    #[test]
+    fn node_gets_camel_case_json_fields_nested_where_declared() {
+        let out = generate_errors(Host::Node, SCHEMA).unwrap();
+        assert!(out.contains("    match e {\n        c::Error::Locked { backend, .. } => {\n            v[\"backend\"] = serde_json::json!(backend);\n        }\n        c::Error::Io { source, .. } => {\n            v[\"errno\"] = serde_json::json!((source.raw()));\n            v[\"osKind\"] = serde_json::json!((source.to_string()));\n        }\n        c::Error::Over(b) => {\n            v[\"breakdown\"] = serde_json::json!({\n                \"reason\": (b.reason),\n            });\n        }\n        _ => {}\n    }\n"), "{out}");
+    }
+
+    /// The classes a method's docs name come from the declaration's `class`.
+    #[test]
+    fn method_docs_name_the_declared_classes() {
+        let py = generate_methods(Host::Python, SCHEMA).unwrap();
+        assert!(py.contains("#[doc = \" Raises LockedError, AuthenticationError.\"]"), "{py}");
+        let node = generate_methods(Host::Node, SCHEMA).unwrap();
+        assert!(node.contains("#[doc = \" Rejects with LockedError, AuthenticationError.\"]"), "{node}");
+    }
+
+    #[test]
+    fn declaration_errors_name_the_problem() {
+        let e = generate_errors(Host::Node, &SCHEMA.replace("errors(Locked,", "errors(Busy,")).unwrap_err();
+        assert_eq!(e, "method open: error kind `Busy` is not declared in `enum Error`");
+        let e = generate_errors(Host::Node, &SCHEMA.replace("class = ", "colour = ")).unwrap_err();
+        assert!(e.starts_with("unknown bridge attribute `colour` in the error declaration"), "{e}");
+        let e = generate_errors(Host::Node, &SCHEMA.replace(", fallback", "")).unwrap_err();
+        assert!(e.starts_with("the error declaration marks exactly one variant `fallback`"), "{e}");
+        let e = generate_errors(Host::Node, &SCHEMA.replace("reason: String", "reason: u64")).unwrap_err();
+        assert!(e.starts_with("the `fallback` variant has only `String` fields"), "{e}");
+        let e = generate_errors(Host::Node, &SCHEMA.replace("skip(python, node)", "skip(ruby)")).unwrap_err();
+        assert!(e.starts_with("unknown host `ruby`"), "{e}");
+        let e = generate_errors(Host::Node, &SCHEMA.replace(", uniffi = \"DbError\"", "")).unwrap_err();
+        assert!(e.starts_with("the error declaration needs `uniffi = \"Name\"`"), "{e}");
+        let e = generate_errors(Host::Python, "pub struct A { pub x: u64 }").unwrap_err();
+        assert_eq!(e, "bridge/api.rs declares no `#[bridge(error, ...)] enum`");
+    }
+
+    /// bridge/api.rs itself: every host's mapping generates, in
+    /// `ErrorKind::ALL` order (the crate tests of sessiondb-ffi compare the
+    /// order with the core), with Python's and Node's exact names.
+    #[test]
+    fn the_api_declaration_generates_for_every_host() {
+        let api = include_str!("../api.rs");
+        let uniffi = generate_errors(Host::Uniffi, api).unwrap();
+        assert!(uniffi.contains("pub const DECLARED_KINDS: [sessiondb::ErrorKind; 13] = [sessiondb::ErrorKind::RecoveryLocked, sessiondb::ErrorKind::KeyMismatch, sessiondb::ErrorKind::KeyStoreUnavailable, sessiondb::ErrorKind::NotFound, sessiondb::ErrorKind::Conflict, sessiondb::ErrorKind::AuthenticationFailed, sessiondb::ErrorKind::Corrupt, sessiondb::ErrorKind::Busy, sessiondb::ErrorKind::InvalidInput, sessiondb::ErrorKind::Io, sessiondb::ErrorKind::Database, sessiondb::ErrorKind::ContextOverflow, sessiondb::ErrorKind::Closed];"), "{uniffi}");
+        assert!(uniffi.contains("            sessiondb::Error::Io { step, source } => SessionDbError::Io { step: step.to_string(), os_kind: format!(\"{:?}\", source.kind()), detail },\n"), "{uniffi}");
+        let py = generate_errors(Host::Python, api).unwrap();
+        assert!(py.contains("        sessiondb::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n"), "{py}");
+        assert!(py.contains("        sessiondb::Error::KeyStoreUnavailable { backend, remedy, .. } => {\n            inst.setattr(\"backend\", backend)?;\n            inst.setattr(\"remedy\", remedy)?;\n        }\n"), "{py}");
+        let node = generate_errors(Host::Node, api).unwrap();
+        assert!(node.contains("            v[\"timeoutMs\"] = serde_json::json!(timeout_ms);\n            v[\"waitedMs\"] = serde_json::json!(waited_ms);\n"), "{node}");
+        assert!(node.contains("                \"protectedTotal\": (b.protected_total),\n"), "{node}");
+    }
+}
