@@ -8,7 +8,7 @@
 
 use sessiondb::journal::OperationOutcome;
 use sessiondb::{
-    NewEntry, NewSession, TranscriptEntry, WorkspaceFilter,
+    NewEntry, NewSession, TranscriptEntry,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
@@ -106,19 +106,6 @@ pub struct TranscriptEntryWithMeta {
     pub entry: TranscriptEntry,
     /// Its metadata (empty for entries written without).
     pub meta: EntryMeta,
-}
-
-/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
-#[uniffi::remote(Enum)]
-pub enum WorkspaceFilter {
-    /// Bound to this workspace path.
-    Current(String),
-    /// Bound to any workspace other than this one.
-    Other(String),
-    /// Bound to no workspace.
-    Unbound,
-    /// Every session.
-    All,
 }
 
 /// How an operation ended (its terminal journal event).

@@ -129,6 +129,9 @@ struct Field {
     host_default: Option<String>,
     /// `redact`: Python's `repr` shows `<N chars>`, not the text (user content).
     redact: bool,
+    /// `names = Enum`: a text field holding one of that enum's `str` names
+    /// (Node's `ts_type` is their union).
+    names: Option<String>,
 }
 
 struct Record {
@@ -147,6 +150,9 @@ struct Record {
     /// `tuple`: the core gives it as a tuple of its fields, in order (e.g.
     /// `(session_id, operation_id)`): each host converts the tuple.
     tuple: bool,
+    /// `dict = "Type"`: the Python stub type of the record's dict form (the
+    /// core's serde shape), for parameters declared `dict(...)`.
+    dict: Option<String>,
     fields: Vec<Field>,
 }
 
@@ -154,6 +160,11 @@ struct Variant {
     name: String,
     docs: Vec<String>,
     text: String,
+    /// The variant's fields: none (a unit variant), named (`name`, docs,
+    /// type) or positional (names empty, no docs).
+    fields: Vec<(String, Vec<String>, Type)>,
+    /// Fields in braces (`V { a: T }`), else in parentheses (`V(T)`).
+    named: bool,
 }
 
 struct Enum {
@@ -189,6 +200,9 @@ struct BridgeAttr {
     redact: bool,
     new: bool,
     tuple: bool,
+    names: Option<String>,
+    dict: Option<String>,
+    dicts: Vec<(String, String)>,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -263,6 +277,15 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     out.get = Some(v.value());
                 }
                 "str" => out.text = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                "names" => out.names = Some(m.value()?.parse::<syn::Ident>()?.to_string()),
+                // On a record: the Python stub type of its dict form; on a
+                // method: the parameters that also take that form.
+                "dict" if m.input.peek(syn::Token![=]) => out.dict = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                "dict" => m.parse_nested_meta(|d| {
+                    let name = d.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    out.dicts.push((name, d.value()?.parse::<syn::LitStr>()?.value()));
+                    Ok(())
+                })?,
                 "parse" => {
                     out.parse = Some(
                         m.value()?
@@ -340,6 +363,10 @@ struct Method {
     /// A function whose Python call releases the GIL (CPU-heavy, e.g. a
     /// tokenizer) while Node calls it synchronously.
     detach: bool,
+    /// `dict(param = "what", ...)`: Python also takes these record
+    /// parameters as dicts in the core's serde shape; `what` names a dict in
+    /// the `InvalidInput` message.
+    dicts: Vec<(String, String)>,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
@@ -373,6 +400,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         get: fb.get,
                         host_default: fb.host_default,
                         redact: fb.redact,
+                        names: fb.names,
                     });
                 }
                 s.records.push(Record {
@@ -384,6 +412,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     twin: b.twin,
                     new: b.new,
                     tuple: b.tuple,
+                    dict: b.dict,
                     fields,
                 });
             }
@@ -401,10 +430,17 @@ fn parse(src: &str) -> syn::Result<Schema> {
                             "a variant needs `#[bridge(str = \"...\")]`",
                         )
                     })?;
+                    let fields = v
+                        .fields
+                        .iter()
+                        .map(|f| (f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default(), docs(&f.attrs), f.ty.clone()))
+                        .collect();
                     variants.push(Variant {
                         name: v.ident.to_string(),
                         docs: docs(&v.attrs),
                         text,
+                        fields,
+                        named: matches!(v.fields, Fields::Named(_)),
                     });
                 }
                 s.enums.push(Enum {
@@ -458,11 +494,11 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         syn::ReturnType::Default => None,
                         syn::ReturnType::Type(_, t) => Some((**t).clone()),
                     };
-                    for (d, _) in &b.defaults {
+                    for (d, what) in b.defaults.iter().map(|(d, _)| (d, "default")).chain(b.dicts.iter().map(|(d, _)| (d, "dict"))) {
                         if !params.iter().any(|(p, _)| p == d) {
                             return Err(syn::Error::new_spanned(
                                 &f.sig,
-                                format!("default for `{d}`, which is not a parameter"),
+                                format!("{what} for `{d}`, which is not a parameter"),
                             ));
                         }
                     }
@@ -481,6 +517,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         function,
                         blocking: b.blocking,
                         detach: b.detach,
+                        dicts: b.dicts,
                     });
                 }
             }
@@ -574,6 +611,8 @@ impl Schema {
                     };
                 }
                 match (host, id.as_str()) {
+                    // A path crosses every host as its text (lossy UTF-8).
+                    (_, "PathBuf") => "String".into(),
                     (Host::Node, "u64" | "usize") => "i64".into(),
                     (Host::Node, "u8") => "u32".into(),
                     _ => ty.to_token_stream().to_string(),
@@ -589,6 +628,13 @@ impl Schema {
             ),
             other => other.to_token_stream().to_string(),
         }
+    }
+
+    /// The union of enum `names`' `str` names for a text field of type `ty`
+    /// (`String`, `Option<String>`, `Vec<String>`): `names = Enum`.
+    fn names_union(&self, ty: &Type, names: &str) -> Option<String> {
+        let t = ty.to_token_stream().to_string().replace("String", names);
+        self.ts_union(&syn::parse_str(&t).ok()?)
     }
 
     /// A literal-union TypeScript type for a field holding an enum (through
@@ -717,7 +763,7 @@ impl Schema {
                 }
             });
         }
-        if let Some(plan) = self.record_param(host, name, ty, err_map) {
+        if let Some(plan) = self.record_param(host, m, name, ty, err_map) {
             return Ok(plan);
         }
         Ok(match (host, t.as_str()) {
@@ -799,9 +845,13 @@ impl Schema {
     /// `&[R]`, `Vec<R>` for a record `R` declared here, even one a host
     /// declares by hand): Python takes the class (`PyRef`) and Node the
     /// object, each converted by the host's `Back`; Kotlin/Swift take the
-    /// core type as it is, or an FFI twin converted by `From`. None when `ty`
+    /// core type as it is, or an FFI twin converted by `From`. A parameter
+    /// in the method's `dict(...)`: Python also takes the dict form (any
+    /// object for a record Python lacks), converted by the core's serde
+    /// (`crate::dicts`). A single record defaulting to `None`: optional in
+    /// every host, the core type's `Default` when left out. None when `ty`
     /// is not one.
-    fn record_param(&self, host: Host, name: &str, ty: &Type, err_map: &str) -> Option<ParamPlan> {
+    fn record_param(&self, host: Host, m: &Method, name: &str, ty: &Type, err_map: &str) -> Option<ParamPlan> {
         let (by_ref, inner) = match ty {
             Type::Reference(r) => (true, &*r.elem),
             other => (false, other),
@@ -823,23 +873,40 @@ impl Schema {
         let js = camel(name);
         let arg = if by_ref { format!("&{name}") } else { name.to_string() };
         let (rec, what) = (&r.name, if host == Host::Node { js.as_str() } else { name });
-        let (decl, prelude) = match (host, list) {
-            (Host::Python, false) => (
+        let dict = m.dicts.iter().find(|(d, _)| d == name).map(|(_, w)| w.as_str()).filter(|_| host == Host::Python);
+        let optional = !list && m.defaults.iter().any(|(d, v)| d == name && v == "None");
+        let any = "&pyo3::Bound<'_, pyo3::PyAny>".to_string();
+        // The declared type of one value, the type the conversion gives (if
+        // it is written) and the conversion of `name`.
+        let (decl, let_ty, conv) = match (host, list, dict) {
+            (Host::Python, true, Some(w)) => (any, format!(": Vec<{core}>"), format!("crate::dicts::records_or_dicts::<crate::records::{rec}, {core}>({name}, {w:?})?")),
+            (Host::Python, false, Some(w)) if skipped(&r.skip, host) => (any, format!(": {core}"), format!("crate::json::de({name}, {w:?})?")),
+            (Host::Python, false, Some(w)) => (any, format!(": {core}"), format!("crate::dicts::record_or_dict::<crate::records::{rec}, {core}>({name}, {w:?})?")),
+            (Host::Python, false, None) => (
                 format!("pyo3::PyRef<'_, crate::records::{rec}>"),
-                format!("let {name}: {core} = crate::records::Back::back(&*{name}, {what:?}){err_map};"),
+                format!(": {core}"),
+                format!("crate::records::Back::back(&*{name}, {what:?}){err_map}"),
             ),
-            (Host::Python, true) => (
+            (Host::Python, true, None) => (
                 format!("Vec<pyo3::PyRef<'_, crate::records::{rec}>>"),
-                format!("let {name} = {name}.iter().map(|x| crate::records::Back::back(&**x, {what:?})).collect::<sessiondb::Result<Vec<{core}>>>(){err_map};"),
+                String::new(),
+                format!("{name}.iter().map(|x| crate::records::Back::back(&**x, {what:?})).collect::<sessiondb::Result<Vec<{core}>>>(){err_map}"),
             ),
-            (Host::Node, false) => (format!("crate::records::{rec}"), format!("let {name}: {core} = crate::records::Back::back({name}, {what:?}){err_map};")),
-            (Host::Node, true) => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = crate::records::Back::back({name}, {what:?}){err_map};")),
-            (Host::Uniffi, false) if r.twin => (format!("crate::records::{rec}"), format!("let {name}: {core} = {name}.into();")),
-            (Host::Uniffi, true) if r.twin => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = {name}.into_iter().map(Into::into).collect();")),
-            (Host::Uniffi, false) => return Some(ParamPlan { decl: core.clone(), ts: None, prelude: None, arg }),
-            (Host::Uniffi, true) => return Some(ParamPlan { decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
+            (Host::Node, false, _) => (format!("crate::records::{rec}"), format!(": {core}"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
+            (Host::Node, true, _) => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
+            (Host::Uniffi, false, _) if r.twin => (format!("crate::records::{rec}"), format!(": {core}"), format!("{name}.into()")),
+            (Host::Uniffi, true, _) if r.twin => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("{name}.into_iter().map(Into::into).collect()")),
+            (Host::Uniffi, false, _) if optional => (core.clone(), format!(": {core}"), name.to_string()),
+            (Host::Uniffi, false, _) => return Some(ParamPlan { decl: core.clone(), ts: None, prelude: None, arg }),
+            (Host::Uniffi, true, _) => return Some(ParamPlan { decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
         };
-        Some(ParamPlan { decl, ts: None, prelude: Some(prelude), arg })
+        if optional {
+            // Python's `None` reaches a `PyAny` parameter as `Some(None)`.
+            let guard = if dict.is_some() { format!(" if !{name}.is_none()") } else { String::new() };
+            let prelude = format!("let {name}: {core} = match {name} {{ Some({name}){guard} => {conv}, _ => Default::default() }};");
+            return Some(ParamPlan { decl: format!("Option<{decl}>"), ts: None, prelude: Some(prelude), arg });
+        }
+        Some(ParamPlan { decl, ts: None, prelude: Some(format!("let {name}{let_ty} = {conv};")), arg })
     }
 
     /// The TypeScript type of a returned core type.
@@ -950,7 +1017,11 @@ pub fn generate_pyi(src: &str) -> Result<String, String> {
         for m in live.iter().filter(|m| m.function == function) {
             let mut params: Vec<String> = if function { vec![] } else { vec!["self".into()] };
             for (name, ty) in &m.params {
-                let t = s.py_ty(ty, true).map_err(|e| format!("method {}: {e}", m.name))?;
+                let t = match m.dicts.iter().any(|(d, _)| d == name) {
+                    true => s.py_dict_ty(m, name, ty),
+                    false => s.py_ty(ty, true),
+                };
+                let t = t.map_err(|e| format!("method {}: {e}", m.name))?;
                 match m.defaults.iter().find(|(d, _)| d == name) {
                     Some((_, d)) => params.push(format!("{name}: {t} = {}", py_literal(d))),
                     None => params.push(format!("{name}: {t}")),
@@ -978,6 +1049,28 @@ fn py_literal(v: &str) -> String {
 }
 
 impl Schema {
+    /// The Python stub type of a `dict(...)` parameter: the record's class
+    /// or its dict form (`dict = "Type"` on the record; the dict form
+    /// alone when Python has no class), in a `Sequence` for a list, in an
+    /// `Optional` when it defaults to `None`.
+    fn py_dict_ty(&self, m: &Method, name: &str, ty: &Type) -> Result<String, String> {
+        let t = ty.to_token_stream().to_string().replace(' ', "");
+        let inner = t.trim_start_matches('&');
+        let (list, rec) = match inner.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            Some(e) => (true, e),
+            None => (false, inner),
+        };
+        let r = self.record(rec).ok_or_else(|| format!("`dict({name})`: `{t}` is not a record or a list of records"))?;
+        let dict = r.dict.as_ref().ok_or_else(|| format!("`dict({name})`: record {} needs `dict = \"Type\"` (its dict form's stub type)", r.name))?;
+        let one = if skipped(&r.skip, Host::Python) { dict.clone() } else { format!("Union[{}, {dict}]", r.name) };
+        let optional = m.defaults.iter().any(|(d, v)| d == name && v == "None");
+        Ok(match (list, optional) {
+            (true, _) => format!("Sequence[{one}]"),
+            (false, true) => format!("Optional[{one}]"),
+            (false, false) => one,
+        })
+    }
+
     /// The Python stub type of a schema type (`param`: what a caller may pass).
     fn py_ty(&self, ty: &Type, param: bool) -> Result<String, String> {
         match ty {
@@ -1250,7 +1343,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
         "// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n",
     );
     for e in s.enums.iter().filter(|e| !skipped(&e.skip, host)) {
-        gen_enum(&mut out, host, e);
+        gen_enum(&mut out, &s, host, e);
     }
     for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
         let fields: Vec<&Field> = r
@@ -1307,13 +1400,24 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                         let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
                     }
                 }
+                if let Some(f) = fields.iter().find(|f| remote.is_some() && f.ty.to_token_stream().to_string().contains("PathBuf")) {
+                    return Err(format!("record {}: field `{}` is a path, which Kotlin/Swift take as text: make the record a `twin`", r.name, f.name));
+                }
                 write_fields(&mut out, &s, host, r, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 if r.twin || r.tuple {
                     write_from(&mut out, host, r, &fields);
                 }
+                if r.twin {
+                    write_back(&mut out, host, r, &fields);
+                }
             }
         }
+    }
+    // The path field rule: a `PathBuf` crosses as its text (lossy UTF-8).
+    let paths = s.records.iter().filter(|r| !skipped(&r.skip, host)).flat_map(|r| &r.fields).any(|f| !skipped(&f.skip, host) && f.ty.to_token_stream().to_string().contains("PathBuf"));
+    if paths {
+        out.push_str("/// A path as its text (lossy UTF-8).\nimpl crate::records::Conv<String> for std::path::PathBuf {\n    fn conv(self) -> String {\n        self.to_string_lossy().into_owned()\n    }\n}\n\n");
     }
     if host == Host::Python {
         out.push_str("/// Add the record classes of bridge/api.rs to the module.\n");
@@ -1356,11 +1460,28 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
              impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_values().map(Conv::conv).collect()\n    }}\n}}\n\
              impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {{\n    fn conv(self) -> std::collections::HashMap<K, B> {{\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }}\n}}"
         );
-        for t in same {
+        for t in &same {
             let _ = writeln!(
                 out,
                 "impl Conv<{t}> for {t} {{\n    fn conv(self) -> {t} {{\n        self\n    }}\n}}"
             );
+        }
+        let _ = writeln!(
+            out,
+            "/// A count the core keeps as `usize`, as the FFI's `u32` (saturating).\n\
+             impl Conv<u32> for usize {{\n    fn conv(self) -> u32 {{\n        u32::try_from(self).unwrap_or(u32::MAX)\n    }}\n}}\n\
+             /// An FFI value as the core's (the inverse of `Conv`, for the twins a\n\
+             /// caller passes in): the identity on the types exposed as they are.\n\
+             pub trait Back<C> {{\n    /// Convert.\n    fn back(self) -> C;\n}}\n\
+             impl<A: Back<B>, B> Back<Option<B>> for Option<A> {{\n    fn back(self) -> Option<B> {{\n        self.map(Back::back)\n    }}\n}}\n\
+             impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {{\n    fn back(self) -> Vec<B> {{\n        self.into_iter().map(Back::back).collect()\n    }}\n}}\n\
+             impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {{\n    fn back(self) -> std::collections::BTreeSet<B> {{\n        self.into_iter().map(Back::back).collect()\n    }}\n}}\n\
+             /// A value the core shares (`Arc`): a fresh one.\n\
+             impl<A: Back<B>, B> Back<std::sync::Arc<B>> for A {{\n    fn back(self) -> std::sync::Arc<B> {{\n        std::sync::Arc::new(self.back())\n    }}\n}}\n\
+             impl Back<usize> for u32 {{\n    fn back(self) -> usize {{\n        self as usize\n    }}\n}}"
+        );
+        for t in &same {
+            let _ = writeln!(out, "impl Back<{t}> for {t} {{\n    fn back(self) -> {t} {{\n        self\n    }}\n}}");
         }
     }
     Ok(out)
@@ -1417,6 +1538,18 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
     let read: Vec<&&Field> = fields.iter().filter(|f| f.get.is_none()).collect();
     let all = r.fields.iter().filter(|f| f.get.is_none()).count();
     let Some(core) = r.core.as_ref().filter(|_| !r.output && read.len() == all) else { return };
+    if host == Host::Uniffi {
+        // Kotlin/Swift twins: `From<twin>` for the core type (a parameter's
+        // `.into()`), each field by the infallible `Back` of the FFI types.
+        let inits: Vec<String> = read.iter().map(|f| format!("{0}: Back::back(c.{0})", f.name)).collect();
+        let _ = writeln!(
+            out,
+            "impl From<{0}> for {core} {{\n    fn from(c: {0}) -> Self {{\n        {core} {{ {1} }}\n    }}\n}}\nimpl Back<{core}> for {0} {{\n    fn back(self) -> {core} {{\n        self.into()\n    }}\n}}\n",
+            r.name,
+            inits.join(", ")
+        );
+        return;
+    }
     let (recv, field) = if host == Host::Python { ("&self", "&self.") } else { ("self", "self.") };
     let inits: Vec<String> = read
         .iter()
@@ -1547,7 +1680,8 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[
         write_docs(out, indent, &f.docs);
         match host {
             Host::Node => {
-                if let Some(ts) = f.ts.clone().or_else(|| s.ts_union(&f.ty)) {
+                let names = f.names.as_ref().and_then(|e| s.names_union(&f.ty, e));
+                if let Some(ts) = f.ts.clone().or(names).or_else(|| s.ts_union(&f.ty)) {
                     let _ = writeln!(out, "{indent}#[napi(ts_type = {ts:?})]");
                 }
             }
@@ -1575,7 +1709,7 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[
     }
 }
 
-fn gen_enum(out: &mut String, host: Host, e: &Enum) {
+fn gen_enum(out: &mut String, s: &Schema, host: Host, e: &Enum) {
     match host {
         Host::Python | Host::Node => {
             let (ty, conv) = if host == Host::Python {
@@ -1585,9 +1719,15 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
             };
             let _ = writeln!(out, "impl crate::records::Conv<{ty}> for {} {{\n    fn conv(self) -> {ty} {{\n        match self {{", e.core);
             for v in &e.variants {
+                // A variant with fields is named by its `str` name alone.
+                let rest = match (v.fields.is_empty(), v.named) {
+                    (true, _) => "",
+                    (false, true) => " { .. }",
+                    (false, false) => "(..)",
+                };
                 let _ = writeln!(
                     out,
-                    "            {}::{} => {:?}{conv},",
+                    "            {}::{}{rest} => {:?}{conv},",
                     e.core, v.name, v.text
                 );
             }
@@ -1603,6 +1743,9 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
             } else {
                 &[("String", "self", "self.as_str()")]
             };
+            // A name alone cannot rebuild a variant with fields: such an enum
+            // goes back only through the core's parser.
+            let impls = if e.parse.is_none() && e.variants.iter().any(|v| !v.fields.is_empty()) { &[] } else { impls };
             for (ty, recv, scrut) in impls {
                 let _ = writeln!(
                     out,
@@ -1630,7 +1773,19 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
             );
             for v in &e.variants {
                 write_docs(out, "    ", &v.docs);
-                let _ = writeln!(out, "    {},", v.name);
+                let tys = v.fields.iter().map(|(_, _, t)| s.host_ty(Host::Uniffi, t));
+                if v.fields.is_empty() {
+                    let _ = writeln!(out, "    {},", v.name);
+                } else if v.named {
+                    let _ = writeln!(out, "    {} {{", v.name);
+                    for ((n, d, _), t) in v.fields.iter().zip(tys) {
+                        write_docs(out, "        ", d);
+                        let _ = writeln!(out, "        {n}: {t},");
+                    }
+                    out.push_str("    },\n");
+                } else {
+                    let _ = writeln!(out, "    {}({}),", v.name, tys.collect::<Vec<_>>().join(", "));
+                }
             }
             out.push_str("}\n\n");
         }

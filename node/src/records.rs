@@ -309,22 +309,3 @@ pub struct OpenOptions {
     pub busy_timeout_ms: Option<u32>,
     pub recover: Option<bool>,
 }
-
-/// Planner options: user turns kept verbatim (default 2), model whose
-/// tokenizer counts the summaries (default: the estimate ⌈UTF-8 bytes / 3⌉).
-#[napi(object, object_to_js = false)]
-pub struct CompactionOptions {
-    pub recent_user_turns: Option<u32>,
-    pub model: Option<String>,
-}
-
-impl From<CompactionOptions> for sessiondb::context::CompactionOptions {
-    fn from(o: CompactionOptions) -> Self {
-        let d = sessiondb::context::CompactionOptions::default();
-        sessiondb::context::CompactionOptions {
-            recent_user_turns: o.recent_user_turns.map_or(d.recent_user_turns, |t| t as usize),
-            model: o.model,
-        }
-    }
-}
-
