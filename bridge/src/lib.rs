@@ -24,10 +24,15 @@
 //!   fields' defaults and keeps enum fields as the text given, parsed when
 //!   the record is passed in; Node makes defaulted fields optional);
 //!   `tuple` (the core hands it over as a tuple of its fields, in order:
-//!   each host converts the tuple).
+//!   each host converts the tuple); `dict = "Type"` (the Python stub type
+//!   of its dict form, for parameters declared `dict(...)`).
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters); on each variant `str = "name"` (the string
-//!   Python and Node see, the core's serde name).
+//!   Python and Node see, the core's serde name, as its `name()` gives it).
+//!   A variant may have fields (`V(String)`, `V { column: u64 }`, the
+//!   core's): Kotlin/Swift get them as they are, Python and Node only the
+//!   name (such an enum goes back only through `parse`; a field's other
+//!   parts reach them through `get` fields beside it).
 //! - on a field: `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
@@ -36,7 +41,9 @@
 //!   Node's default only); `get = "expr"` (the field is derived from the
 //!   core value `c`, e.g. `c.compacted_seqs()`, instead of read from the
 //!   core field of its name, and not read back); `redact` (Python's `repr`
-//!   shows `<N chars>`: text that may be user content).
+//!   shows `<N chars>`: text that may be user content); `names = Enum` (a
+//!   text field holding one of that enum's `str` names: Node's `ts_type` is
+//!   their union).
 //! - on a method or function: `core = path` (a free function of the core;
 //!   a method's takes the store first; required for functions);
 //!   `defaults(name = value, ...)` (Python's defaults; Node: optional;
@@ -47,13 +54,21 @@
 //!   neither disk nor crypto: Node returns the value, Python keeps the GIL);
 //!   on a function `blocking` (a Promise in Node, the GIL released in Python;
 //!   functions are otherwise synchronous) or `detach` (the GIL released in
-//!   Python only).
+//!   Python only); `dict(param = "what", ...)` (Python also takes these
+//!   record parameters, or lists of them, as dicts in the core's serde
+//!   shape, `python/src/dicts.rs`; `what` names a dict in the
+//!   `InvalidInput` message, and a list's `what` without its plural `s`
+//!   names one dict among class instances).
 //!
 //! Host types by rule: Python keeps the core types, enums become `&'static
 //! str`; Node makes `u64`/`usize` JS numbers (`i64`, checked on the way in),
 //! enums `String` with a literal-union `ts_type`, `u64` map keys strings;
-//! Kotlin/Swift take the core types as they are. Sets cross every host as
-//! lists. Parameters convert by the rules of `param_plan` (a parameter type
+//! Kotlin/Swift take the core types as they are (a `twin` record: an FFI
+//! copy, converted by `Conv` and, when callers pass it in, back by a
+//! generated `From` through the FFI `Back`). Sets cross every host as
+//! lists, paths (`PathBuf`) as their text (lossy UTF-8; Kotlin/Swift: in a
+//! twin). A single record parameter defaulting to `None` is optional in
+//! every host (the core type's `Default` when left out). Parameters convert by the rules of `param_plan` (a parameter type
 //! without a rule is a build error naming it); a record parameter (`&R`,
 //! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
 //! the core type by the host's `Back` trait, whose impl the generator writes
@@ -1417,7 +1432,12 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
     // The path field rule: a `PathBuf` crosses as its text (lossy UTF-8).
     let paths = s.records.iter().filter(|r| !skipped(&r.skip, host)).flat_map(|r| &r.fields).any(|f| !skipped(&f.skip, host) && f.ty.to_token_stream().to_string().contains("PathBuf"));
     if paths {
-        out.push_str("/// A path as its text (lossy UTF-8).\nimpl crate::records::Conv<String> for std::path::PathBuf {\n    fn conv(self) -> String {\n        self.to_string_lossy().into_owned()\n    }\n}\n\n");
+        out.push_str("/// A path as its text (lossy UTF-8).\nimpl crate::records::Conv<String> for std::path::PathBuf {\n    fn conv(self) -> String {\n        self.to_string_lossy().into_owned()\n    }\n}\n");
+        out.push_str(match host {
+            Host::Python => "impl crate::records::Back<std::path::PathBuf> for String {\n    fn back(&self, _: &str) -> sessiondb::Result<std::path::PathBuf> {\n        Ok(self.into())\n    }\n}\n\n",
+            Host::Node => "impl crate::records::Back<std::path::PathBuf> for String {\n    fn back(self, _: &str) -> sessiondb::Result<std::path::PathBuf> {\n        Ok(self.into())\n    }\n}\n\n",
+            Host::Uniffi => "impl Back<std::path::PathBuf> for String {\n    fn back(self) -> std::path::PathBuf {\n        self.into()\n    }\n}\n\n",
+        });
     }
     if host == Host::Python {
         out.push_str("/// Add the record classes of bridge/api.rs to the module.\n");
@@ -1920,5 +1940,120 @@ pub struct TranscriptEntry {
         )
         .unwrap_err();
         assert!(e.starts_with("unknown bridge attribute `colour`"), "{e}");
+    }
+
+    const DATA_ENUMS: &str = r#"
+#[bridge(core = a::Encoding)]
+pub enum Encoding {
+    #[bridge(str = "o200k_base")]
+    O200k,
+}
+/// How it was counted.
+#[bridge(core = a::Method)]
+pub enum Method {
+    /// With a tokenizer.
+    #[bridge(str = "exact")]
+    Exact {
+        /// The encoding.
+        encoding: Encoding,
+    },
+    #[bridge(str = "failed")]
+    Failed(String),
+    #[bridge(str = "host")]
+    Host,
+}
+#[bridge(core = a::Count, output)]
+pub struct Count {
+    pub method: Method,
+    #[bridge(get = "c.method.encoding()", skip(uniffi))]
+    pub encoding: Option<Encoding>,
+    #[bridge(names = Method)]
+    pub also: Vec<String>,
+}
+"#;
+
+    /// An enum with fields: Kotlin/Swift get it as it is, fields and docs
+    /// included; Python and Node its `str` names (no `Back`: a name cannot
+    /// rebuild the fields), and a `names = Enum` text field their union.
+    #[test]
+    fn data_enums_cross_as_names_and_as_they_are_in_uniffi() {
+        let u = generate(Host::Uniffi, DATA_ENUMS).unwrap();
+        assert!(u.contains("#[allow(unused_imports)]\nuse a::Method;\n#[doc = \" How it was counted.\"]\n#[uniffi::remote(Enum)]\npub enum Method {\n    #[doc = \" With a tokenizer.\"]\n    Exact {\n        #[doc = \" The encoding.\"]\n        encoding: Encoding,\n    },\n    Failed(String),\n    Host,\n}\n"), "{u}");
+        assert!(u.contains("#[uniffi::remote(Record)]\npub struct Count {\n    pub method: Method,\n    pub also: Vec<String>,\n}\n"), "{u}");
+        let py = generate(Host::Python, DATA_ENUMS).unwrap();
+        assert!(py.contains("impl crate::records::Conv<&'static str> for a::Method {\n    fn conv(self) -> &'static str {\n        match self {\n            a::Method::Exact { .. } => \"exact\",\n            a::Method::Failed(..) => \"failed\",\n            a::Method::Host => \"host\",\n        }\n    }\n}\n"), "{py}");
+        assert!(!py.contains("Back<a::Method>"), "{py}");
+        assert!(py.contains("impl crate::records::Back<a::Encoding> for &'static str {"), "{py}");
+        assert!(py.contains("        method: &'static str,\n        encoding: Option<&'static str>,\n        also: Vec<String>,\n"), "{py}");
+        assert!(py.contains("Count { method: crate::records::Conv::conv(c.method), encoding, also: crate::records::Conv::conv(c.also) }"), "{py}");
+        let node = generate(Host::Node, DATA_ENUMS).unwrap();
+        assert!(node.contains("    #[napi(ts_type = \"'exact' | 'failed' | 'host'\")]\n    pub method: String,\n    #[napi(ts_type = \"'o200k_base'\")]\n    pub encoding: Option<String>,\n    #[napi(ts_type = \"Array<'exact' | 'failed' | 'host'>\")]\n    pub also: Vec<String>,\n"), "{node}");
+    }
+
+    /// The unions Node showed from hand-written `ts = "..."` strings are now
+    /// derived from the enums' declarations: the same text, exactly.
+    #[test]
+    fn api_unions_are_derived_from_the_enums() {
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/api.rs")).unwrap();
+        assert!(!src.contains("ts = \"'"), "a literal union written by hand in api.rs");
+        let node = generate(Host::Node, &src).unwrap();
+        for (record, field, union) in [
+            ("TokenCount", "method", "'exact' | 'estimate' | 'host'"),
+            ("SkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'"),
+            ("FileImport", "status", "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'"),
+            ("DigestSkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'"),
+        ] {
+            let at = node.find(&format!("pub struct {record} {{")).unwrap();
+            let body = &node[at..at + node[at..].find("\n}\n").unwrap() + 1];
+            assert!(body.contains(&format!("    #[napi(ts_type = {union:?})]\n    pub {field}: String,\n")), "{record}.{field}: {body}");
+        }
+        let u = generate(Host::Uniffi, &src).unwrap();
+        assert!(u.contains("pub enum ImportStatus {\n    #[doc = \" New lines were read (possibly zero turns).\"]\n    Imported,\n"), "{u}");
+        assert!(u.contains("    Failed(String),\n}\n"), "{u}");
+        assert!(u.contains("    InvalidJson {\n        #[doc = \" 1-based column where parsing failed.\"]\n        column: u64,\n    },\n"), "{u}");
+        assert!(u.contains("    Current(String),\n"), "{u}");
+    }
+
+    /// A path field: text in every host (lossy UTF-8), so Kotlin/Swift need
+    /// a twin; a twin callers pass in converts back by a generated `From`.
+    #[test]
+    fn twins_take_paths_as_text_and_convert_back() {
+        let src = "#[bridge(core = a::Run)]\npub struct Run {\n    pub n: u64,\n}\n#[bridge(core = a::File, twin)]\npub struct File {\n    pub path: PathBuf,\n    #[bridge(uniffi = \"u32\")]\n    pub turns: usize,\n    pub seqs: BTreeSet<u64>,\n    pub runs: Vec<Run>,\n}\n";
+        let u = generate(Host::Uniffi, src).unwrap();
+        assert!(u.contains("#[derive(Debug, Clone, uniffi::Record)]\npub struct File {\n    pub path: String,\n    pub turns: u32,\n    pub seqs: Vec<u64>,\n    pub runs: Vec<Run>,\n}\n"), "{u}");
+        assert!(u.contains("impl Conv<File> for a::File {\n    fn conv(self) -> File {\n        let c = self;\n        File { path: crate::records::Conv::conv(c.path), turns: crate::records::Conv::conv(c.turns), seqs: crate::records::Conv::conv(c.seqs), runs: crate::records::Conv::conv(c.runs) }\n    }\n}\n"), "{u}");
+        assert!(u.contains("impl From<File> for a::File {\n    fn from(c: File) -> Self {\n        a::File { path: Back::back(c.path), turns: Back::back(c.turns), seqs: Back::back(c.seqs), runs: Back::back(c.runs) }\n    }\n}\nimpl Back<a::File> for File {\n"), "{u}");
+        assert!(u.contains("impl crate::records::Conv<String> for std::path::PathBuf {\n    fn conv(self) -> String {\n        self.to_string_lossy().into_owned()\n    }\n}\n"), "{u}");
+        assert!(u.contains("impl Back<std::path::PathBuf> for String {"), "{u}");
+        assert!(!u.contains("impl From<Run>"), "a record exposed as it is needs no conversion: {u}");
+        // An output twin is never passed in: no way back.
+        assert!(!generate(Host::Uniffi, &src.replace("twin)", "twin, output)")).unwrap().contains("impl From<File>"));
+        let node = generate(Host::Node, src).unwrap();
+        assert!(node.contains("    pub path: String,\n"), "{node}");
+        let e = generate(Host::Uniffi, &src.replace(", twin", "")).unwrap_err();
+        assert_eq!(e, "record File: field `path` is a path, which Kotlin/Swift take as text: make the record a `twin`");
+    }
+
+    /// `dict(...)` parameters: Python takes the class or the dict form
+    /// (a record Python lacks: the dict form alone), with the message's
+    /// name; a record defaulting to `None` is optional in every host.
+    #[test]
+    fn dict_params_take_records_or_dicts_in_python() {
+        let src = "#[bridge(core = a::Item, new, dict = \"ItemDict\")]\npub struct Item {\n    pub seq: u64,\n}\n#[bridge(core = a::Opts, new, twin, skip(python), dict = \"OptsDict\")]\npub struct Opts {\n    #[bridge(default)]\n    pub turns: u64,\n}\ntrait Functions {\n    #[bridge(core = a::plan, defaults(opts = None), dict(items = \"items\", opts = \"options\"))]\n    fn plan(items: &[Item], opts: &Opts) -> u64;\n    #[bridge(core = a::one, infallible, dict(item = \"an item\"))]\n    fn one(item: &Item) -> u64;\n}\n";
+        let py = generate_methods(Host::Python, src).unwrap();
+        assert!(py.contains("pub fn plan(py: pyo3::Python<'_>, items: &pyo3::Bound<'_, pyo3::PyAny>, opts: Option<&pyo3::Bound<'_, pyo3::PyAny>>) -> pyo3::PyResult<u64> {\n    let items: Vec<a::Item> = crate::dicts::records_or_dicts::<crate::records::Item, a::Item>(items, \"items\")?;\n    let opts: a::Opts = match opts { Some(opts) if !opts.is_none() => crate::json::de(opts, \"options\")?, _ => Default::default() };\n"), "{py}");
+        assert!(py.contains("    let item: a::Item = crate::dicts::record_or_dict::<crate::records::Item, a::Item>(item, \"an item\")?;\n"), "{py}");
+        assert_eq!(
+            generate_pyi(src).unwrap(),
+            "class SessionStore:\ndef plan(items: Sequence[Union[Item, ItemDict]], opts: Optional[OptsDict] = None) -> int: ...\ndef one(item: Union[Item, ItemDict]) -> int: ...\n"
+        );
+        let node = generate_methods(Host::Node, src).unwrap();
+        assert!(node.contains("pub fn plan(items: Vec<crate::records::Item>, opts: Option<crate::records::Opts>) -> napi::Result<i64> {\n    let items: Vec<a::Item> = crate::records::Back::back(items, \"items\").map_err(crate::errors::to_napi)?;\n    let opts: a::Opts = match opts { Some(opts) => crate::records::Back::back(opts, \"opts\").map_err(crate::errors::to_napi)?, _ => Default::default() };\n"), "{node}");
+        let u = generate_methods(Host::Uniffi, src).unwrap();
+        assert!(u.contains("#[uniffi::export(default(opts = None))]\npub fn plan(items: Vec<a::Item>, opts: Option<crate::records::Opts>) -> crate::error::Result<u64> {\n    let opts: a::Opts = match opts { Some(opts) => opts.into(), _ => Default::default() };\n    Ok(crate::records::Conv::conv(a::plan(&items, &opts)?))\n"), "{u}");
+        let e = generate_pyi(&src.replace(", dict = \"ItemDict\"", "")).unwrap_err();
+        assert_eq!(e, "method plan: `dict(items)`: record Item needs `dict = \"Type\"` (its dict form's stub type)");
+        let e = generate_methods(Host::Python, &src.replace("dict(item = ", "dict(other = ")).unwrap_err();
+        assert!(e.starts_with("dict for `other`, which is not a parameter"), "{e}");
     }
 }
