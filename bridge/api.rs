@@ -193,8 +193,9 @@ pub enum SkipReason {
     NotAnObject,
 }
 
-/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs.
-/// Local"); the names are the scopes of `WorkspaceFilter::from_scope`.
+// The names are the `scope` texts Python and Node pass with the path
+// (`WorkspaceFilter::from_scope`).
+/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
 #[bridge(core = sessiondb::WorkspaceFilter)]
 pub enum WorkspaceFilter {
     /// Bound to this workspace path.
@@ -558,13 +559,13 @@ pub struct ModelLimits {
     pub max_output: u64,
 }
 
-// Kotlin/Swift: `method` is the `CountMethod`, with the encoding in `Exact`.
 /// A token count and how it was obtained.
 #[bridge(core = sessiondb::context::TokenCount, output)]
 pub struct TokenCount {
     /// Number of tokens.
     pub tokens: u64,
-    /// `exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or `host`.
+    /// `exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
+    /// `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
     pub method: CountMethod,
     /// The encoding of an exact count; none otherwise.
     #[bridge(get = "c.method.encoding()", skip(uniffi))]
@@ -819,7 +820,6 @@ pub struct OpenedSession {
 
 // ---- portable sessions (seed 002)
 
-// Kotlin/Swift: `reason` is the `SkipReason`, with the column in `InvalidJson`.
 /// A line a reader skipped.
 #[bridge(core = sessiondb::portable::SkippedLine, output)]
 pub struct SkippedLine {
@@ -827,14 +827,14 @@ pub struct SkippedLine {
     pub line: u64,
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`.
+    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
+    /// (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
     pub reason: SkipReason,
     /// 1-based column where parsing failed, for `invalid_json` only.
     #[bridge(get = "c.reason.column()", skip(uniffi))]
     pub column: Option<u64>,
 }
 
-// Kotlin/Swift: `status` is the `ImportStatus`, with the message in `Failed`.
 /// The import report of one file.
 #[bridge(core = sessiondb::portable::FileImport, output, twin)]
 pub struct FileImport {
@@ -842,7 +842,8 @@ pub struct FileImport {
     pub path: PathBuf,
     /// Detected (or stored) format.
     pub format: Option<SourceFormat>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`.
+    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
+    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
     pub status: ImportStatus,
     /// The failure message (names the step, no content) of a `failed` status.
     #[bridge(get = "c.status.error()", skip(uniffi))]

@@ -488,7 +488,9 @@ class TokenCount:
         """Number of tokens."""
     @property
     def method(self) -> str:
-        """`exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or `host`."""
+        """`exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
+        `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
+        """
     @property
     def encoding(self) -> Optional[str]:
         """The encoding of an exact count; none otherwise."""
@@ -863,7 +865,9 @@ class SkippedLine:
         """Byte offset of the line's first byte."""
     @property
     def reason(self) -> str:
-        """Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`."""
+        """Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
+        (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
+        """
     @property
     def column(self) -> Optional[int]:
         """1-based column where parsing failed, for `invalid_json` only."""
@@ -926,7 +930,9 @@ class FileImport:
         """Detected (or stored) format."""
     @property
     def status(self) -> ImportStatus:
-        """`imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`."""
+        """`imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
+        (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+        """
     @property
     def error(self) -> Optional[str]:
         """The failure message (names the step, no content) of a `failed` status."""
