@@ -154,6 +154,86 @@ pub enum OperationOutcome {
     UnknownOutcome,
 }
 
+// ---- enums with fields: Kotlin/Swift get them as they are (fields
+// included); Python and Node see the `str` names (the core's `name()`), a
+// field's other parts through `get` fields beside it.
+
+/// How a token count was obtained.
+#[bridge(core = sessiondb::context::CountMethod)]
+pub enum CountMethod {
+    /// Counted with the model's own tokenizer.
+    #[bridge(str = "exact")]
+    Exact {
+        /// The encoding used.
+        encoding: Encoding,
+    },
+    /// The documented estimate `⌈UTF-8 bytes / 3⌉`.
+    #[bridge(str = "estimate")]
+    Estimate,
+    /// The host supplied the count.
+    #[bridge(str = "host")]
+    Host,
+}
+
+/// What happened to one source file.
+#[bridge(core = sessiondb::portable::ImportStatus)]
+pub enum ImportStatus {
+    /// New lines were read (possibly zero turns).
+    #[bridge(str = "imported")]
+    Imported,
+    /// Already imported up to its current length: nothing to do.
+    #[bridge(str = "up_to_date")]
+    UpToDate,
+    /// Shorter than what was imported, or its first bytes changed: left alone.
+    #[bridge(str = "source_changed")]
+    SourceChanged,
+    /// Not a recognised session format.
+    #[bridge(str = "unrecognized")]
+    Unrecognized,
+    /// Reading or storing failed; the message names the step (no content).
+    #[bridge(str = "failed")]
+    Failed(String),
+}
+
+/// Why a line was not read.
+#[bridge(core = sessiondb::portable::SkipReason)]
+pub enum SkipReason {
+    /// The last line had no newline and did not parse (a write cut short).
+    #[bridge(str = "torn_tail")]
+    TornTail,
+    /// Not valid UTF-8.
+    #[bridge(str = "invalid_utf8")]
+    InvalidUtf8,
+    /// Not valid JSON.
+    #[bridge(str = "invalid_json")]
+    InvalidJson {
+        /// 1-based column where parsing failed.
+        column: u64,
+    },
+    /// Valid JSON but not an object.
+    #[bridge(str = "not_an_object")]
+    NotAnObject,
+}
+
+// The names are the `scope` texts Python and Node pass with the path
+// (`WorkspaceFilter::from_scope`).
+/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
+#[bridge(core = sessiondb::WorkspaceFilter)]
+pub enum WorkspaceFilter {
+    /// Bound to this workspace path.
+    #[bridge(str = "current")]
+    Current(String),
+    /// Bound to any workspace other than this one.
+    #[bridge(str = "other")]
+    Other(String),
+    /// Bound to no workspace.
+    #[bridge(str = "unbound")]
+    Unbound,
+    /// Every session.
+    #[bridge(str = "all")]
+    All,
+}
+
 // ---- the store
 
 /// A session's metadata, decrypted.
@@ -589,18 +669,16 @@ pub struct ModelLimits {
     pub max_output: u64,
 }
 
-// Kotlin/Swift declare it by hand: `method` is a `CountMethod` there, with
-// the encoding in `Exact`.
 /// A token count and how it was obtained.
-#[bridge(core = sessiondb::context::TokenCount, output, skip(uniffi))]
+#[bridge(core = sessiondb::context::TokenCount, output)]
 pub struct TokenCount {
     /// Number of tokens.
     pub tokens: u64,
-    /// `exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or `host`.
-    #[bridge(get = "c.method.name()", ts = "'exact' | 'estimate' | 'host'")]
-    pub method: String,
+    /// `exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
+    /// `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
+    pub method: CountMethod,
     /// The encoding of an exact count; none otherwise.
-    #[bridge(get = "c.method.encoding()")]
+    #[bridge(get = "c.method.encoding()", skip(uniffi))]
     pub encoding: Option<Encoding>,
 }
 
@@ -715,7 +793,7 @@ pub struct ActiveContextView {
 }
 
 /// A compaction plan (the saved transcript is never modified).
-#[bridge(core = sessiondb::context::CompactionPlan)]
+#[bridge(core = sessiondb::context::CompactionPlan, dict = "Dict[str, Any]")]
 pub struct CompactionPlan {
     /// Effective Context Capacity planned against (tokens).
     pub capacity: u64,
@@ -742,7 +820,7 @@ pub struct CompactionPlan {
 /// One item of the active model context, in the order it would be sent
 /// (`compact_context` input, `apply_compaction` output). Python also
 /// accepts a plain dict of these fields.
-#[bridge(core = sessiondb::context::ContextItem, new)]
+#[bridge(core = sessiondb::context::ContextItem, new, dict = "ContextItemDict")]
 pub struct ContextItem {
     /// Transcript sequence number; strictly increasing along the list.
     pub seq: u64,
@@ -764,6 +842,18 @@ pub struct ContextItem {
     /// Already a summary from an earlier compaction; never summarized again.
     #[bridge(default)]
     pub compacted: bool,
+}
+
+// Python takes it as a dict (`CompactionOptionsDict`, the core's serde shape).
+/// Planner options.
+#[bridge(core = sessiondb::context::CompactionOptions, new, twin, skip(python), dict = "CompactionOptionsDict")]
+pub struct CompactionOptions {
+    /// User turns kept verbatim at the end of the context (default 2).
+    #[bridge(default = "2", host_default = "2", uniffi = "u32")]
+    pub recent_user_turns: usize,
+    /// Model whose tokenizer counts the summaries (`null`/`nil`: `⌈UTF-8 bytes / 3⌉`).
+    #[bridge(default)]
+    pub model: Option<String>,
 }
 
 /// One recorded compaction (history entry).
@@ -840,38 +930,33 @@ pub struct OpenedSession {
 
 // ---- portable sessions (seed 002)
 
-// Kotlin/Swift declare it by hand: `reason` is a `SkipReason` there, with
-// the column in `InvalidJson`.
 /// A line a reader skipped.
-#[bridge(core = sessiondb::portable::SkippedLine, output, skip(uniffi))]
+#[bridge(core = sessiondb::portable::SkippedLine, output)]
 pub struct SkippedLine {
     /// 1-based line number.
     pub line: u64,
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`.
-    #[bridge(get = "c.reason.name()", ts = "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'")]
-    pub reason: String,
+    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
+    /// (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
+    pub reason: SkipReason,
     /// 1-based column where parsing failed, for `invalid_json` only.
-    #[bridge(get = "c.reason.column()")]
+    #[bridge(get = "c.reason.column()", skip(uniffi))]
     pub column: Option<u64>,
 }
 
-// Kotlin/Swift declare it by hand: `status` is an `ImportStatus` there,
-// with the message in `Failed`.
 /// The import report of one file.
-#[bridge(core = sessiondb::portable::FileImport, output, skip(uniffi))]
+#[bridge(core = sessiondb::portable::FileImport, output, twin)]
 pub struct FileImport {
     /// The file as given (after directory walking).
-    #[bridge(get = "c.path.to_string_lossy().into_owned()")]
-    pub path: String,
+    pub path: PathBuf,
     /// Detected (or stored) format.
     pub format: Option<SourceFormat>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`.
-    #[bridge(get = "c.status.name()", ts = "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'")]
-    pub status: String,
+    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
+    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    pub status: ImportStatus,
     /// The failure message (names the step, no content) of a `failed` status.
-    #[bridge(get = "c.status.error()")]
+    #[bridge(get = "c.status.error()", skip(uniffi))]
     pub error: Option<String>,
     /// First line read this time (1 for a first import).
     pub from_line: u64,
@@ -887,7 +972,7 @@ pub struct DigestSkippedLine {
     /// 1-based line number.
     pub line: u64,
     /// As in `SkippedLine`.
-    #[bridge(ts = "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'")]
+    #[bridge(names = SkipReason)]
     pub reason: String,
 }
 
@@ -1305,6 +1390,30 @@ trait Functions {
     /// `count_tokens(model, content)`.
     #[bridge(core = sessiondb::context::active_context_items, detach, errors(InvalidInput))]
     fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem>;
+
+    /// Plan the compaction of the active context (seed 000, "Context
+    /// Compaction"): compact the oldest unpinned, unprotected items until the
+    /// context is ≤ `target_percent` (default 70) of `capacity` (tokens); a
+    /// tool call is never split from its result; summaries ≤ 240 characters.
+    /// `items`: `ContextItem`s in order (Python: or dicts of their fields);
+    /// `options`: the planner's (Python: a dict). `InvalidInput`: capacity 0,
+    /// target > 100, seqs not increasing; `ContextOverflow`, with the token
+    /// breakdown, when protected content alone exceeds capacity.
+    #[bridge(core = sessiondb::context::compact_context, defaults(target_percent = None, options = None), dict(items = "context items", options = "compaction options"), detach, errors(ContextOverflow, InvalidInput))]
+    fn compact_context(items: &[ContextItem], capacity: u64, target_percent: Option<u8>, options: &CompactionOptions) -> CompactionPlan;
+
+    /// The active context after `plan`: each transformed item gets its
+    /// summary (`compacted = true`, `tokens = tokens_after`); the others are
+    /// unchanged. Python: `plan` and `items` may be dicts (InvalidInputError
+    /// when one does not fit).
+    #[bridge(core = sessiondb::context::CompactionPlan::apply, infallible, dict(plan = "compaction plan", items = "context items"))]
+    fn apply_compaction(plan: &CompactionPlan, items: &[ContextItem]) -> Vec<ContextItem>;
+
+    /// The deterministic summary of one item, at most 240 characters (seed
+    /// 000, "Context Compaction"). Python: `item` may be a dict
+    /// (InvalidInputError when it does not fit).
+    #[bridge(core = sessiondb::context::summarize_item, infallible, dict(item = "context items"))]
+    fn summarize_item(item: &ContextItem) -> String;
 
     /// Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
     /// wins, then compaction); at most 1,000,000 turns.

@@ -10,8 +10,6 @@
 //!
 //! * [`store::SessionStore`]: the store object (sessions, transcript, token
 //!   ledger, context extensions, journal, recovery);
-//! * [`context`]: capacity, meter, token counts, compaction planner,
-//!   governance records, the restore boundary and envelope helpers;
 //! * [`portable`]: JSONL import (thClaws, Codex, Claude Code), thClaws
 //!   export, fork, resolve;
 //! * [`keys::KeyProvider`]: the key source a host implements;
@@ -21,7 +19,6 @@
 
 uniffi::setup_scaffolding!();
 
-pub mod context;
 pub mod error;
 pub mod keys;
 pub mod portable;
@@ -30,7 +27,6 @@ pub mod portable;
 pub mod records {
     use std::collections::HashMap;
 
-    use sessiondb::portable::SkippedLine;
     use crate::types::EntryMeta;
     include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
 
@@ -41,13 +37,7 @@ pub mod records {
     conv_from!(
         sessiondb::JournalEvent => crate::types::JournalEvent,
         sessiondb::EntryMeta => crate::types::EntryMeta,
-        sessiondb::portable::FileImport => crate::portable::FileImport,
     );
-    /// The identity on the core types exposed as they are by hand.
-    macro_rules! conv_same {
-        ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
-    }
-    conv_same!(sessiondb::context::TokenCount, sessiondb::portable::SkippedLine);
 }
 pub mod store;
 pub mod types;

@@ -6,85 +6,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sessiondb::portable::{
-    self as core_pt, ImportStatus, SessionImport, SkipReason, SkippedLine, SourceFormat,
-};
+use sessiondb::portable::{self as core_pt, SourceFormat};
 
 use crate::error::Result;
-use crate::records::{Conv, ReadReport};
+use crate::records::{Conv, FileImport, ReadReport};
 use crate::store::SessionStore;
-
-/// What happened to one source file.
-#[uniffi::remote(Enum)]
-pub enum ImportStatus {
-    /// New lines were read (possibly zero turns).
-    Imported,
-    /// Already imported up to its current length: nothing to do.
-    UpToDate,
-    /// Shorter than what was imported, or its first bytes changed: left alone.
-    SourceChanged,
-    /// Not a recognised session format.
-    Unrecognized,
-    /// Reading or storing failed; the message names the step (no content).
-    Failed(String),
-}
-
-/// Why a line was not read.
-#[uniffi::remote(Enum)]
-pub enum SkipReason {
-    /// The last line had no newline and did not parse (a write cut short).
-    TornTail,
-    /// Not valid UTF-8.
-    InvalidUtf8,
-    /// Not valid JSON.
-    InvalidJson {
-        /// 1-based column where parsing failed.
-        column: u64,
-    },
-    /// Valid JSON but not an object.
-    NotAnObject,
-}
-
-/// A line that was skipped.
-#[uniffi::remote(Record)]
-pub struct SkippedLine {
-    /// 1-based line number.
-    pub line: u64,
-    /// Byte offset of the line's first byte.
-    pub offset: u64,
-    /// Why.
-    pub reason: SkipReason,
-}
-
-/// The import report of one file.
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct FileImport {
-    /// The file as given (after directory walking).
-    pub path: String,
-    /// Detected (or stored) format.
-    pub format: Option<SourceFormat>,
-    /// Outcome.
-    pub status: ImportStatus,
-    /// First line read this time (1 for a first import).
-    pub from_line: u64,
-    /// Sessions written, main first (Claude Code sidechains after it).
-    pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
-    pub read: Option<ReadReport>,
-}
-
-impl From<core_pt::FileImport> for FileImport {
-    fn from(f: core_pt::FileImport) -> Self {
-        FileImport {
-            path: f.path.to_string_lossy().into_owned(),
-            format: f.format,
-            status: f.status,
-            from_line: f.from_line,
-            sessions: f.sessions,
-            read: f.read.map(Conv::conv),
-        }
-    }
-}
 
 /// Progress of `importPaths`, implemented by the host (e.g. a progress bar).
 #[uniffi::export(with_foreign)]
@@ -121,9 +47,7 @@ impl SessionStore {
         };
         Ok(core_pt::import_paths(self.core(), &paths, &mut report)?
             .files
-            .into_iter()
-            .map(Into::into)
-            .collect())
+            .conv())
     }
 
 }

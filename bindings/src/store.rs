@@ -11,8 +11,6 @@ use sessiondb::{
 };
 
 
-use crate::portable::FileImport;
-use sessiondb::context::TokenCount;
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::types::{JournalEvent, NewEntryWithMeta, NewEvent};

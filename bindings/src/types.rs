@@ -7,7 +7,7 @@
 //! `From` conversion and nothing else.
 
 use sessiondb::{
-    NewEntry, WorkspaceFilter,
+    NewEntry,
 };
 
 use crate::error::{bad_json, Result, SessionDbError};
@@ -63,19 +63,6 @@ pub struct NewEntryWithMeta {
     pub entry: NewEntry,
     /// Its metadata.
     pub meta: EntryMeta,
-}
-
-/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
-#[uniffi::remote(Enum)]
-pub enum WorkspaceFilter {
-    /// Bound to this workspace path.
-    Current(String),
-    /// Bound to any workspace other than this one.
-    Other(String),
-    /// Bound to no workspace.
-    Unbound,
-    /// Every session.
-    All,
 }
 
 /// A journal event to append (idempotent by `eventId`).

@@ -24,10 +24,15 @@
 //!   fields' defaults and keeps enum fields as the text given, parsed when
 //!   the record is passed in; Node makes defaulted fields optional);
 //!   `tuple` (the core hands it over as a tuple of its fields, in order:
-//!   each host converts the tuple).
+//!   each host converts the tuple); `dict = "Type"` (the Python stub type
+//!   of its dict form, for parameters declared `dict(...)`).
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters); on each variant `str = "name"` (the string
-//!   Python and Node see, the core's serde name).
+//!   Python and Node see, the core's serde name, as its `name()` gives it).
+//!   A variant may have fields (`V(String)`, `V { column: u64 }`, the
+//!   core's): Kotlin/Swift get them as they are, Python and Node only the
+//!   name (such an enum goes back only through `parse`; a field's other
+//!   parts reach them through `get` fields beside it).
 //! - on a field: `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
@@ -36,7 +41,9 @@
 //!   Node's default only); `get = "expr"` (the field is derived from the
 //!   core value `c`, e.g. `c.compacted_seqs()`, instead of read from the
 //!   core field of its name, and not read back); `redact` (Python's `repr`
-//!   shows `<N chars>`: text that may be user content).
+//!   shows `<N chars>`: text that may be user content); `names = Enum` (a
+//!   text field holding one of that enum's `str` names: Node's `ts_type` is
+//!   their union).
 //! - on a method or function: `core = path` (a free function of the core;
 //!   a method's takes the store first; required for functions);
 //!   `defaults(name = value, ...)` (Python's defaults; Node: optional;
@@ -52,17 +59,27 @@
 //!   that name; Kotlin/Swift keep the method); `flatten(p)` / `keywords(p)`
 //!   (Python takes the fields of the record parameter `p` in its place,
 //!   those without a default first, with the fields' defaults; `keywords`:
-//!   keyword-only; Node and Kotlin/Swift take the record).
+//!   keyword-only; Node and Kotlin/Swift take the record);
+//!   `dict(param = "what", ...)` (Python also takes these
+//!   record parameters, or lists of them, as dicts in the core's serde
+//!   shape, `python/src/dicts.rs`; `what` names a dict in the
+//!   `InvalidInput` message, and a list's `what` without its plural `s`
+//!   names one dict among class instances).
 //!
 //! Host types by rule: Python keeps the core types, enums become `&'static
 //! str`; Node makes `u64`/`usize` JS numbers (`i64`, checked on the way in),
 //! enums `String` with a literal-union `ts_type`, `u64` map keys strings;
-//! Kotlin/Swift take the core types as they are. Sets cross every host as
-//! lists. A `tuple` record Python skips is a Python tuple of its fields.
-//! `serde_json::Value` is any JSON-serialisable Python value, any JS value,
-//! and JSON text in Kotlin/Swift (the parameter `<name>_json`); as
-//! `Option<serde_json::Value>` it may be left out (`null`). `&Path`,
-//! `PathBuf` and `&str` results are strings. Parameters convert by the rules of `param_plan` (a parameter type
+//! Kotlin/Swift take the core types as they are (a `twin` record: an FFI
+//! copy, converted by `Conv` and, when callers pass it in, back by a
+//! generated `From` through the FFI `Back`). Sets cross every host as
+//! lists, paths (`PathBuf`) as their text (lossy UTF-8; Kotlin/Swift: in a
+//! twin). A single record parameter defaulting to `None` is optional in
+//! every host (the core type's `Default` when left out). A `tuple` record
+//! Python skips is a Python tuple of its fields. `serde_json::Value` is any
+//! JSON-serialisable Python value, any JS value, and JSON text in
+//! Kotlin/Swift (the parameter `<name>_json`); as `Option<serde_json::Value>`
+//! it may be left out (`null`). `&Path`, `PathBuf` and `&str` results are
+//! strings. Parameters convert by the rules of `param_plan` (a parameter type
 //! without a rule is a build error naming it); a record parameter (`&R`,
 //! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
 //! the core type by the host's `Back` trait, whose impl the generator writes
@@ -146,6 +163,9 @@ struct Field {
     host_default: Option<String>,
     /// `redact`: Python's `repr` shows `<N chars>`, not the text (user content).
     redact: bool,
+    /// `names = Enum`: a text field holding one of that enum's `str` names
+    /// (Node's `ts_type` is their union).
+    names: Option<String>,
 }
 
 struct Record {
@@ -164,6 +184,9 @@ struct Record {
     /// `tuple`: the core gives it as a tuple of its fields, in order (e.g.
     /// `(session_id, operation_id)`): each host converts the tuple.
     tuple: bool,
+    /// `dict = "Type"`: the Python stub type of the record's dict form (the
+    /// core's serde shape), for parameters declared `dict(...)`.
+    dict: Option<String>,
     fields: Vec<Field>,
 }
 
@@ -171,6 +194,11 @@ struct Variant {
     name: String,
     docs: Vec<String>,
     text: String,
+    /// The variant's fields: none (a unit variant), named (`name`, docs,
+    /// type) or positional (names empty, no docs).
+    fields: Vec<(String, Vec<String>, Type)>,
+    /// Fields in braces (`V { a: T }`), else in parentheses (`V(T)`).
+    named: bool,
 }
 
 struct Enum {
@@ -208,6 +236,9 @@ struct BridgeAttr {
     tuple: bool,
     getter: Option<Option<String>>,
     flatten: Vec<(String, bool)>,
+    names: Option<String>,
+    dict: Option<String>,
+    dicts: Vec<(String, String)>,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -289,6 +320,15 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     out.get = Some(v.value());
                 }
                 "str" => out.text = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                "names" => out.names = Some(m.value()?.parse::<syn::Ident>()?.to_string()),
+                // On a record: the Python stub type of its dict form; on a
+                // method: the parameters that also take that form.
+                "dict" if m.input.peek(syn::Token![=]) => out.dict = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                "dict" => m.parse_nested_meta(|d| {
+                    let name = d.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    out.dicts.push((name, d.value()?.parse::<syn::LitStr>()?.value()));
+                    Ok(())
+                })?,
                 "parse" => {
                     out.parse = Some(
                         m.value()?
@@ -379,6 +419,10 @@ struct Method {
     /// Record parameters Python takes as the record's fields instead
     /// (`flatten(p)`; `keywords(p)`: keyword-only), the flag true for keywords.
     flatten: Vec<(String, bool)>,
+    /// `dict(param = "what", ...)`: Python also takes these record
+    /// parameters as dicts in the core's serde shape; `what` names a dict in
+    /// the `InvalidInput` message.
+    dicts: Vec<(String, String)>,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
@@ -414,6 +458,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         get: fb.get,
                         host_default: fb.host_default,
                         redact: fb.redact,
+                        names: fb.names,
                     });
                 }
                 s.records.push(Record {
@@ -425,6 +470,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                     twin: b.twin,
                     new: b.new,
                     tuple: b.tuple,
+                    dict: b.dict,
                     fields,
                 });
             }
@@ -442,10 +488,17 @@ fn parse(src: &str) -> syn::Result<Schema> {
                             "a variant needs `#[bridge(str = \"...\")]`",
                         )
                     })?;
+                    let fields = v
+                        .fields
+                        .iter()
+                        .map(|f| (f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default(), docs(&f.attrs), f.ty.clone()))
+                        .collect();
                     variants.push(Variant {
                         name: v.ident.to_string(),
                         docs: docs(&v.attrs),
                         text,
+                        fields,
+                        named: matches!(v.fields, Fields::Named(_)),
                     });
                 }
                 s.enums.push(Enum {
@@ -499,11 +552,11 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         syn::ReturnType::Default => None,
                         syn::ReturnType::Type(_, t) => Some((**t).clone()),
                     };
-                    for (d, _) in &b.defaults {
+                    for (d, what) in b.defaults.iter().map(|(d, _)| (d, "default")).chain(b.dicts.iter().map(|(d, _)| (d, "dict"))) {
                         if !params.iter().any(|(p, _)| p == d) {
                             return Err(syn::Error::new_spanned(
                                 &f.sig,
-                                format!("default for `{d}`, which is not a parameter"),
+                                format!("{what} for `{d}`, which is not a parameter"),
                             ));
                         }
                     }
@@ -527,6 +580,7 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         detach: b.detach,
                         getter: b.getter.map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
                         flatten: b.flatten,
+                        dicts: b.dicts,
                     });
                 }
             }
@@ -625,6 +679,8 @@ impl Schema {
                     };
                 }
                 match (host, id.as_str()) {
+                    // A path crosses every host as its text (lossy UTF-8).
+                    (_, "PathBuf") => "String".into(),
                     (Host::Node, "u64" | "usize") => "i64".into(),
                     (Host::Node, "u8") => "u32".into(),
                     _ => ty.to_token_stream().to_string(),
@@ -640,6 +696,13 @@ impl Schema {
             ),
             other => other.to_token_stream().to_string(),
         }
+    }
+
+    /// The union of enum `names`' `str` names for a text field of type `ty`
+    /// (`String`, `Option<String>`, `Vec<String>`): `names = Enum`.
+    fn names_union(&self, ty: &Type, names: &str) -> Option<String> {
+        let t = ty.to_token_stream().to_string().replace("String", names);
+        self.ts_union(&syn::parse_str(&t).ok()?)
     }
 
     /// A literal-union TypeScript type for a field holding an enum (through
@@ -774,7 +837,7 @@ impl Schema {
                 }
             });
         }
-        if let Some(plan) = self.record_param(host, name, ty, err_map) {
+        if let Some(plan) = self.record_param(host, m, name, ty, err_map) {
             return Ok(plan);
         }
         Ok(match (host, t.as_str()) {
@@ -918,9 +981,13 @@ impl Schema {
     /// `&[R]`, `Vec<R>` for a record `R` declared here, even one a host
     /// declares by hand): Python takes the class (`PyRef`) and Node the
     /// object, each converted by the host's `Back`; Kotlin/Swift take the
-    /// core type as it is, or an FFI twin converted by `From`. None when `ty`
+    /// core type as it is, or an FFI twin converted by `From`. A parameter
+    /// in the method's `dict(...)`: Python also takes the dict form (any
+    /// object for a record Python lacks), converted by the core's serde
+    /// (`crate::dicts`). A single record defaulting to `None`: optional in
+    /// every host, the core type's `Default` when left out. None when `ty`
     /// is not one.
-    fn record_param(&self, host: Host, name: &str, ty: &Type, err_map: &str) -> Option<ParamPlan> {
+    fn record_param(&self, host: Host, m: &Method, name: &str, ty: &Type, err_map: &str) -> Option<ParamPlan> {
         let (by_ref, inner) = match ty {
             Type::Reference(r) => (true, &*r.elem),
             other => (false, other),
@@ -942,23 +1009,40 @@ impl Schema {
         let js = camel(name);
         let arg = if by_ref { format!("&{name}") } else { name.to_string() };
         let (rec, what) = (&r.name, if host == Host::Node { js.as_str() } else { name });
-        let (decl, prelude) = match (host, list) {
-            (Host::Python, false) => (
+        let dict = m.dicts.iter().find(|(d, _)| d == name).map(|(_, w)| w.as_str()).filter(|_| host == Host::Python);
+        let optional = !list && m.defaults.iter().any(|(d, v)| d == name && v == "None");
+        let any = "&pyo3::Bound<'_, pyo3::PyAny>".to_string();
+        // The declared type of one value, the type the conversion gives (if
+        // it is written) and the conversion of `name`.
+        let (decl, let_ty, conv) = match (host, list, dict) {
+            (Host::Python, true, Some(w)) => (any, format!(": Vec<{core}>"), format!("crate::dicts::records_or_dicts::<crate::records::{rec}, {core}>({name}, {w:?})?")),
+            (Host::Python, false, Some(w)) if skipped(&r.skip, host) => (any, format!(": {core}"), format!("crate::json::de({name}, {w:?})?")),
+            (Host::Python, false, Some(w)) => (any, format!(": {core}"), format!("crate::dicts::record_or_dict::<crate::records::{rec}, {core}>({name}, {w:?})?")),
+            (Host::Python, false, None) => (
                 format!("pyo3::PyRef<'_, crate::records::{rec}>"),
-                format!("let {name}: {core} = crate::records::Back::back(&*{name}, {what:?}){err_map};"),
+                format!(": {core}"),
+                format!("crate::records::Back::back(&*{name}, {what:?}){err_map}"),
             ),
-            (Host::Python, true) => (
+            (Host::Python, true, None) => (
                 format!("Vec<pyo3::PyRef<'_, crate::records::{rec}>>"),
-                format!("let {name} = {name}.iter().map(|x| crate::records::Back::back(&**x, {what:?})).collect::<sessiondb::Result<Vec<{core}>>>(){err_map};"),
+                String::new(),
+                format!("{name}.iter().map(|x| crate::records::Back::back(&**x, {what:?})).collect::<sessiondb::Result<Vec<{core}>>>(){err_map}"),
             ),
-            (Host::Node, false) => (format!("crate::records::{rec}"), format!("let {name}: {core} = crate::records::Back::back({name}, {what:?}){err_map};")),
-            (Host::Node, true) => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = crate::records::Back::back({name}, {what:?}){err_map};")),
-            (Host::Uniffi, false) if r.twin => (format!("crate::records::{rec}"), format!("let {name}: {core} = {name}.into();")),
-            (Host::Uniffi, true) if r.twin => (format!("Vec<crate::records::{rec}>"), format!("let {name}: Vec<{core}> = {name}.into_iter().map(Into::into).collect();")),
-            (Host::Uniffi, false) => return Some(ParamPlan { rename: None, decl: core.clone(), ts: None, prelude: None, arg }),
-            (Host::Uniffi, true) => return Some(ParamPlan { rename: None, decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
+            (Host::Node, false, _) => (format!("crate::records::{rec}"), format!(": {core}"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
+            (Host::Node, true, _) => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
+            (Host::Uniffi, false, _) if r.twin => (format!("crate::records::{rec}"), format!(": {core}"), format!("{name}.into()")),
+            (Host::Uniffi, true, _) if r.twin => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("{name}.into_iter().map(Into::into).collect()")),
+            (Host::Uniffi, false, _) if optional => (core.clone(), format!(": {core}"), name.to_string()),
+            (Host::Uniffi, false, _) => return Some(ParamPlan { rename: None, decl: core.clone(), ts: None, prelude: None, arg }),
+            (Host::Uniffi, true, _) => return Some(ParamPlan { rename: None, decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
         };
-        Some(ParamPlan { rename: None, decl, ts: None, prelude: Some(prelude), arg })
+        if optional {
+            // Python's `None` reaches a `PyAny` parameter as `Some(None)`.
+            let guard = if dict.is_some() { format!(" if !{name}.is_none()") } else { String::new() };
+            let prelude = format!("let {name}: {core} = match {name} {{ Some({name}){guard} => {conv}, _ => Default::default() }};");
+            return Some(ParamPlan { rename: None, decl: format!("Option<{decl}>"), ts: None, prelude: Some(prelude), arg });
+        }
+        Some(ParamPlan { rename: None, decl, ts: None, prelude: Some(format!("let {name}{let_ty} = {conv};")), arg })
     }
 
     /// The TypeScript type of a returned core type.
@@ -1127,7 +1211,11 @@ pub fn generate_pyi(src: &str) -> Result<String, String> {
             let mut params: Vec<String> = if function { vec![] } else { vec!["self".into()] };
             let py = s.python_params(m)?;
             for (name, ty) in &py.params {
-                let t = s.py_ty(ty, true).map_err(|e| format!("method {}: {e}", m.name))?;
+                let t = match m.dicts.iter().any(|(d, _)| d == name) {
+                    true => s.py_dict_ty(m, name, ty),
+                    false => s.py_ty(ty, true),
+                };
+                let t = t.map_err(|e| format!("method {}: {e}", m.name))?;
                 if py.keyword_from.as_ref() == Some(name) {
                     params.push("*".into());
                 }
@@ -1162,6 +1250,28 @@ fn py_literal(v: &str) -> String {
 }
 
 impl Schema {
+    /// The Python stub type of a `dict(...)` parameter: the record's class
+    /// or its dict form (`dict = "Type"` on the record; the dict form
+    /// alone when Python has no class), in a `Sequence` for a list, in an
+    /// `Optional` when it defaults to `None`.
+    fn py_dict_ty(&self, m: &Method, name: &str, ty: &Type) -> Result<String, String> {
+        let t = ty.to_token_stream().to_string().replace(' ', "");
+        let inner = t.trim_start_matches('&');
+        let (list, rec) = match inner.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            Some(e) => (true, e),
+            None => (false, inner),
+        };
+        let r = self.record(rec).ok_or_else(|| format!("`dict({name})`: `{t}` is not a record or a list of records"))?;
+        let dict = r.dict.as_ref().ok_or_else(|| format!("`dict({name})`: record {} needs `dict = \"Type\"` (its dict form's stub type)", r.name))?;
+        let one = if skipped(&r.skip, Host::Python) { dict.clone() } else { format!("Union[{}, {dict}]", r.name) };
+        let optional = m.defaults.iter().any(|(d, v)| d == name && v == "None");
+        Ok(match (list, optional) {
+            (true, _) => format!("Sequence[{one}]"),
+            (false, true) => format!("Optional[{one}]"),
+            (false, false) => one,
+        })
+    }
+
     /// The Python stub type of a schema type (`param`: what a caller may pass).
     fn py_ty(&self, ty: &Type, param: bool) -> Result<String, String> {
         match ty {
@@ -1463,7 +1573,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
         "// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n",
     );
     for e in s.enums.iter().filter(|e| !skipped(&e.skip, host)) {
-        gen_enum(&mut out, host, e);
+        gen_enum(&mut out, &s, host, e);
     }
     for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
         let fields: Vec<&Field> = r
@@ -1520,13 +1630,29 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                         let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
                     }
                 }
+                if let Some(f) = fields.iter().find(|f| remote.is_some() && f.ty.to_token_stream().to_string().contains("PathBuf")) {
+                    return Err(format!("record {}: field `{}` is a path, which Kotlin/Swift take as text: make the record a `twin`", r.name, f.name));
+                }
                 write_fields(&mut out, &s, host, r, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 if r.twin || r.tuple {
                     write_from(&mut out, &s, host, r, &fields);
                 }
+                if r.twin {
+                    write_back(&mut out, host, r, &fields);
+                }
             }
         }
+    }
+    // The path field rule: a `PathBuf` crosses as its text (lossy UTF-8).
+    let paths = s.records.iter().filter(|r| !skipped(&r.skip, host)).flat_map(|r| &r.fields).any(|f| !skipped(&f.skip, host) && f.ty.to_token_stream().to_string().contains("PathBuf"));
+    if paths {
+        out.push_str("/// A path as its text (lossy UTF-8).\nimpl crate::records::Conv<String> for std::path::PathBuf {\n    fn conv(self) -> String {\n        self.to_string_lossy().into_owned()\n    }\n}\n");
+        out.push_str(match host {
+            Host::Python => "impl crate::records::Back<std::path::PathBuf> for String {\n    fn back(&self, _: &str) -> sessiondb::Result<std::path::PathBuf> {\n        Ok(self.into())\n    }\n}\n\n",
+            Host::Node => "impl crate::records::Back<std::path::PathBuf> for String {\n    fn back(self, _: &str) -> sessiondb::Result<std::path::PathBuf> {\n        Ok(self.into())\n    }\n}\n\n",
+            Host::Uniffi => "impl Back<std::path::PathBuf> for String {\n    fn back(self) -> std::path::PathBuf {\n        self.into()\n    }\n}\n\n",
+        });
     }
     if host == Host::Python {
         out.push_str("/// Add the record classes of bridge/api.rs to the module.\n");
@@ -1563,7 +1689,6 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
              impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {{\n    fn conv(self) -> Option<B> {{\n        self.map(Conv::conv)\n    }}\n}}\n\
              impl Conv<String> for &str {{\n    fn conv(self) -> String {{\n        self.to_owned()\n    }}\n}}\n\
              impl Conv<String> for &std::path::Path {{\n    fn conv(self) -> String {{\n        self.to_string_lossy().into_owned()\n    }}\n}}\n\
-             impl Conv<String> for std::path::PathBuf {{\n    fn conv(self) -> String {{\n        self.to_string_lossy().into_owned()\n    }}\n}}\n\
              impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
              impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
              /// A value the core shares (`Arc`) as the FFI value (a copy).\n\
@@ -1572,11 +1697,28 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
              impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_values().map(Conv::conv).collect()\n    }}\n}}\n\
              impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {{\n    fn conv(self) -> std::collections::HashMap<K, B> {{\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }}\n}}"
         );
-        for t in same {
+        for t in &same {
             let _ = writeln!(
                 out,
                 "impl Conv<{t}> for {t} {{\n    fn conv(self) -> {t} {{\n        self\n    }}\n}}"
             );
+        }
+        let _ = writeln!(
+            out,
+            "/// A count the core keeps as `usize`, as the FFI's `u32` (saturating).\n\
+             impl Conv<u32> for usize {{\n    fn conv(self) -> u32 {{\n        u32::try_from(self).unwrap_or(u32::MAX)\n    }}\n}}\n\
+             /// An FFI value as the core's (the inverse of `Conv`, for the twins a\n\
+             /// caller passes in): the identity on the types exposed as they are.\n\
+             pub trait Back<C> {{\n    /// Convert.\n    fn back(self) -> C;\n}}\n\
+             impl<A: Back<B>, B> Back<Option<B>> for Option<A> {{\n    fn back(self) -> Option<B> {{\n        self.map(Back::back)\n    }}\n}}\n\
+             impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {{\n    fn back(self) -> Vec<B> {{\n        self.into_iter().map(Back::back).collect()\n    }}\n}}\n\
+             impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {{\n    fn back(self) -> std::collections::BTreeSet<B> {{\n        self.into_iter().map(Back::back).collect()\n    }}\n}}\n\
+             /// A value the core shares (`Arc`): a fresh one.\n\
+             impl<A: Back<B>, B> Back<std::sync::Arc<B>> for A {{\n    fn back(self) -> std::sync::Arc<B> {{\n        std::sync::Arc::new(self.back())\n    }}\n}}\n\
+             impl Back<usize> for u32 {{\n    fn back(self) -> usize {{\n        self as usize\n    }}\n}}"
+        );
+        for t in &same {
+            let _ = writeln!(out, "impl Back<{t}> for {t} {{\n    fn back(self) -> {t} {{\n        self\n    }}\n}}");
         }
     }
     Ok(out)
@@ -1640,6 +1782,18 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
     let read: Vec<&&Field> = fields.iter().filter(|f| f.get.is_none()).collect();
     let all = r.fields.iter().filter(|f| f.get.is_none()).count();
     let Some(core) = r.core.as_ref().filter(|_| !r.output && read.len() == all) else { return };
+    if host == Host::Uniffi {
+        // Kotlin/Swift twins: `From<twin>` for the core type (a parameter's
+        // `.into()`), each field by the infallible `Back` of the FFI types.
+        let inits: Vec<String> = read.iter().map(|f| format!("{0}: Back::back(c.{0})", f.name)).collect();
+        let _ = writeln!(
+            out,
+            "impl From<{0}> for {core} {{\n    fn from(c: {0}) -> Self {{\n        {core} {{ {1} }}\n    }}\n}}\nimpl Back<{core}> for {0} {{\n    fn back(self) -> {core} {{\n        self.into()\n    }}\n}}\n",
+            r.name,
+            inits.join(", ")
+        );
+        return;
+    }
     let (recv, field) = if host == Host::Python { ("&self", "&self.") } else { ("self", "self.") };
     let inits: Vec<String> = read
         .iter()
@@ -1770,7 +1924,8 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[
         write_docs(out, indent, &f.docs);
         match host {
             Host::Node => {
-                if let Some(ts) = f.ts.clone().or_else(|| s.ts_union(&f.ty)) {
+                let names = f.names.as_ref().and_then(|e| s.names_union(&f.ty, e));
+                if let Some(ts) = f.ts.clone().or(names).or_else(|| s.ts_union(&f.ty)) {
                     let _ = writeln!(out, "{indent}#[napi(ts_type = {ts:?})]");
                 }
             }
@@ -1798,7 +1953,7 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[
     }
 }
 
-fn gen_enum(out: &mut String, host: Host, e: &Enum) {
+fn gen_enum(out: &mut String, s: &Schema, host: Host, e: &Enum) {
     match host {
         Host::Python | Host::Node => {
             let (ty, conv) = if host == Host::Python {
@@ -1808,9 +1963,15 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
             };
             let _ = writeln!(out, "impl crate::records::Conv<{ty}> for {} {{\n    fn conv(self) -> {ty} {{\n        match self {{", e.core);
             for v in &e.variants {
+                // A variant with fields is named by its `str` name alone.
+                let rest = match (v.fields.is_empty(), v.named) {
+                    (true, _) => "",
+                    (false, true) => " { .. }",
+                    (false, false) => "(..)",
+                };
                 let _ = writeln!(
                     out,
-                    "            {}::{} => {:?}{conv},",
+                    "            {}::{}{rest} => {:?}{conv},",
                     e.core, v.name, v.text
                 );
             }
@@ -1826,6 +1987,9 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
             } else {
                 &[("String", "self", "self.as_str()")]
             };
+            // A name alone cannot rebuild a variant with fields: such an enum
+            // goes back only through the core's parser.
+            let impls = if e.parse.is_none() && e.variants.iter().any(|v| !v.fields.is_empty()) { &[] } else { impls };
             for (ty, recv, scrut) in impls {
                 let _ = writeln!(
                     out,
@@ -1853,7 +2017,19 @@ fn gen_enum(out: &mut String, host: Host, e: &Enum) {
             );
             for v in &e.variants {
                 write_docs(out, "    ", &v.docs);
-                let _ = writeln!(out, "    {},", v.name);
+                let tys = v.fields.iter().map(|(_, _, t)| s.host_ty(Host::Uniffi, t));
+                if v.fields.is_empty() {
+                    let _ = writeln!(out, "    {},", v.name);
+                } else if v.named {
+                    let _ = writeln!(out, "    {} {{", v.name);
+                    for ((n, d, _), t) in v.fields.iter().zip(tys) {
+                        write_docs(out, "        ", d);
+                        let _ = writeln!(out, "        {n}: {t},");
+                    }
+                    out.push_str("    },\n");
+                } else {
+                    let _ = writeln!(out, "    {}({}),", v.name, tys.collect::<Vec<_>>().join(", "));
+                }
             }
             out.push_str("}\n\n");
         }
@@ -2019,5 +2195,120 @@ pub struct TranscriptEntry {
         )
         .unwrap_err();
         assert!(e.starts_with("unknown bridge attribute `colour`"), "{e}");
+    }
+
+    const DATA_ENUMS: &str = r#"
+#[bridge(core = a::Encoding)]
+pub enum Encoding {
+    #[bridge(str = "o200k_base")]
+    O200k,
+}
+/// How it was counted.
+#[bridge(core = a::Method)]
+pub enum Method {
+    /// With a tokenizer.
+    #[bridge(str = "exact")]
+    Exact {
+        /// The encoding.
+        encoding: Encoding,
+    },
+    #[bridge(str = "failed")]
+    Failed(String),
+    #[bridge(str = "host")]
+    Host,
+}
+#[bridge(core = a::Count, output)]
+pub struct Count {
+    pub method: Method,
+    #[bridge(get = "c.method.encoding()", skip(uniffi))]
+    pub encoding: Option<Encoding>,
+    #[bridge(names = Method)]
+    pub also: Vec<String>,
+}
+"#;
+
+    /// An enum with fields: Kotlin/Swift get it as it is, fields and docs
+    /// included; Python and Node its `str` names (no `Back`: a name cannot
+    /// rebuild the fields), and a `names = Enum` text field their union.
+    #[test]
+    fn data_enums_cross_as_names_and_as_they_are_in_uniffi() {
+        let u = generate(Host::Uniffi, DATA_ENUMS).unwrap();
+        assert!(u.contains("#[allow(unused_imports)]\nuse a::Method;\n#[doc = \" How it was counted.\"]\n#[uniffi::remote(Enum)]\npub enum Method {\n    #[doc = \" With a tokenizer.\"]\n    Exact {\n        #[doc = \" The encoding.\"]\n        encoding: Encoding,\n    },\n    Failed(String),\n    Host,\n}\n"), "{u}");
+        assert!(u.contains("#[uniffi::remote(Record)]\npub struct Count {\n    pub method: Method,\n    pub also: Vec<String>,\n}\n"), "{u}");
+        let py = generate(Host::Python, DATA_ENUMS).unwrap();
+        assert!(py.contains("impl crate::records::Conv<&'static str> for a::Method {\n    fn conv(self) -> &'static str {\n        match self {\n            a::Method::Exact { .. } => \"exact\",\n            a::Method::Failed(..) => \"failed\",\n            a::Method::Host => \"host\",\n        }\n    }\n}\n"), "{py}");
+        assert!(!py.contains("Back<a::Method>"), "{py}");
+        assert!(py.contains("impl crate::records::Back<a::Encoding> for &'static str {"), "{py}");
+        assert!(py.contains("        method: &'static str,\n        encoding: Option<&'static str>,\n        also: Vec<String>,\n"), "{py}");
+        assert!(py.contains("Count { method: crate::records::Conv::conv(c.method), encoding, also: crate::records::Conv::conv(c.also) }"), "{py}");
+        let node = generate(Host::Node, DATA_ENUMS).unwrap();
+        assert!(node.contains("    #[napi(ts_type = \"'exact' | 'failed' | 'host'\")]\n    pub method: String,\n    #[napi(ts_type = \"'o200k_base'\")]\n    pub encoding: Option<String>,\n    #[napi(ts_type = \"Array<'exact' | 'failed' | 'host'>\")]\n    pub also: Vec<String>,\n"), "{node}");
+    }
+
+    /// The unions Node showed from hand-written `ts = "..."` strings are now
+    /// derived from the enums' declarations: the same text, exactly.
+    #[test]
+    fn api_unions_are_derived_from_the_enums() {
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/api.rs")).unwrap();
+        assert!(!src.contains("ts = \"'"), "a literal union written by hand in api.rs");
+        let node = generate(Host::Node, &src).unwrap();
+        for (record, field, union) in [
+            ("TokenCount", "method", "'exact' | 'estimate' | 'host'"),
+            ("SkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'"),
+            ("FileImport", "status", "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'"),
+            ("DigestSkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'"),
+        ] {
+            let at = node.find(&format!("pub struct {record} {{")).unwrap();
+            let body = &node[at..at + node[at..].find("\n}\n").unwrap() + 1];
+            assert!(body.contains(&format!("    #[napi(ts_type = {union:?})]\n    pub {field}: String,\n")), "{record}.{field}: {body}");
+        }
+        let u = generate(Host::Uniffi, &src).unwrap();
+        assert!(u.contains("pub enum ImportStatus {\n    #[doc = \" New lines were read (possibly zero turns).\"]\n    Imported,\n"), "{u}");
+        assert!(u.contains("    Failed(String),\n}\n"), "{u}");
+        assert!(u.contains("    InvalidJson {\n        #[doc = \" 1-based column where parsing failed.\"]\n        column: u64,\n    },\n"), "{u}");
+        assert!(u.contains("    Current(String),\n"), "{u}");
+    }
+
+    /// A path field: text in every host (lossy UTF-8), so Kotlin/Swift need
+    /// a twin; a twin callers pass in converts back by a generated `From`.
+    #[test]
+    fn twins_take_paths_as_text_and_convert_back() {
+        let src = "#[bridge(core = a::Run)]\npub struct Run {\n    pub n: u64,\n}\n#[bridge(core = a::File, twin)]\npub struct File {\n    pub path: PathBuf,\n    #[bridge(uniffi = \"u32\")]\n    pub turns: usize,\n    pub seqs: BTreeSet<u64>,\n    pub runs: Vec<Run>,\n}\n";
+        let u = generate(Host::Uniffi, src).unwrap();
+        assert!(u.contains("#[derive(Debug, Clone, uniffi::Record)]\npub struct File {\n    pub path: String,\n    pub turns: u32,\n    pub seqs: Vec<u64>,\n    pub runs: Vec<Run>,\n}\n"), "{u}");
+        assert!(u.contains("impl Conv<File> for a::File {\n    fn conv(self) -> File {\n        let c = self;\n        File { path: crate::records::Conv::conv(c.path), turns: crate::records::Conv::conv(c.turns), seqs: crate::records::Conv::conv(c.seqs), runs: crate::records::Conv::conv(c.runs) }\n    }\n}\n"), "{u}");
+        assert!(u.contains("impl From<File> for a::File {\n    fn from(c: File) -> Self {\n        a::File { path: Back::back(c.path), turns: Back::back(c.turns), seqs: Back::back(c.seqs), runs: Back::back(c.runs) }\n    }\n}\nimpl Back<a::File> for File {\n"), "{u}");
+        assert!(u.contains("impl crate::records::Conv<String> for std::path::PathBuf {\n    fn conv(self) -> String {\n        self.to_string_lossy().into_owned()\n    }\n}\n"), "{u}");
+        assert!(u.contains("impl Back<std::path::PathBuf> for String {"), "{u}");
+        assert!(!u.contains("impl From<Run>"), "a record exposed as it is needs no conversion: {u}");
+        // An output twin is never passed in: no way back.
+        assert!(!generate(Host::Uniffi, &src.replace("twin)", "twin, output)")).unwrap().contains("impl From<File>"));
+        let node = generate(Host::Node, src).unwrap();
+        assert!(node.contains("    pub path: String,\n"), "{node}");
+        let e = generate(Host::Uniffi, &src.replace(", twin", "")).unwrap_err();
+        assert_eq!(e, "record File: field `path` is a path, which Kotlin/Swift take as text: make the record a `twin`");
+    }
+
+    /// `dict(...)` parameters: Python takes the class or the dict form
+    /// (a record Python lacks: the dict form alone), with the message's
+    /// name; a record defaulting to `None` is optional in every host.
+    #[test]
+    fn dict_params_take_records_or_dicts_in_python() {
+        let src = "#[bridge(core = a::Item, new, dict = \"ItemDict\")]\npub struct Item {\n    pub seq: u64,\n}\n#[bridge(core = a::Opts, new, twin, skip(python), dict = \"OptsDict\")]\npub struct Opts {\n    #[bridge(default)]\n    pub turns: u64,\n}\ntrait Functions {\n    #[bridge(core = a::plan, defaults(opts = None), dict(items = \"items\", opts = \"options\"))]\n    fn plan(items: &[Item], opts: &Opts) -> u64;\n    #[bridge(core = a::one, infallible, dict(item = \"an item\"))]\n    fn one(item: &Item) -> u64;\n}\n";
+        let py = generate_methods(Host::Python, src).unwrap();
+        assert!(py.contains("pub fn plan(py: pyo3::Python<'_>, items: &pyo3::Bound<'_, pyo3::PyAny>, opts: Option<&pyo3::Bound<'_, pyo3::PyAny>>) -> pyo3::PyResult<u64> {\n    let items: Vec<a::Item> = crate::dicts::records_or_dicts::<crate::records::Item, a::Item>(items, \"items\")?;\n    let opts: a::Opts = match opts { Some(opts) if !opts.is_none() => crate::json::de(opts, \"options\")?, _ => Default::default() };\n"), "{py}");
+        assert!(py.contains("    let item: a::Item = crate::dicts::record_or_dict::<crate::records::Item, a::Item>(item, \"an item\")?;\n"), "{py}");
+        assert_eq!(
+            generate_pyi(src).unwrap(),
+            "class SessionStore:\ndef plan(items: Sequence[Union[Item, ItemDict]], opts: Optional[OptsDict] = None) -> int: ...\ndef one(item: Union[Item, ItemDict]) -> int: ...\n"
+        );
+        let node = generate_methods(Host::Node, src).unwrap();
+        assert!(node.contains("pub fn plan(items: Vec<crate::records::Item>, opts: Option<crate::records::Opts>) -> napi::Result<i64> {\n    let items: Vec<a::Item> = crate::records::Back::back(items, \"items\").map_err(crate::errors::to_napi)?;\n    let opts: a::Opts = match opts { Some(opts) => crate::records::Back::back(opts, \"opts\").map_err(crate::errors::to_napi)?, _ => Default::default() };\n"), "{node}");
+        let u = generate_methods(Host::Uniffi, src).unwrap();
+        assert!(u.contains("#[uniffi::export(default(opts = None))]\npub fn plan(items: Vec<a::Item>, opts: Option<crate::records::Opts>) -> crate::error::Result<u64> {\n    let opts: a::Opts = match opts { Some(opts) => opts.into(), _ => Default::default() };\n    Ok(crate::records::Conv::conv(a::plan(&items, &opts)?))\n"), "{u}");
+        let e = generate_pyi(&src.replace(", dict = \"ItemDict\"", "")).unwrap_err();
+        assert_eq!(e, "method plan: `dict(items)`: record Item needs `dict = \"Type\"` (its dict form's stub type)");
+        let e = generate_methods(Host::Python, &src.replace("dict(item = ", "dict(other = ")).unwrap_err();
+        assert!(e.starts_with("dict for `other`, which is not a parameter"), "{e}");
     }
 }

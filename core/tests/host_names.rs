@@ -53,3 +53,56 @@ fn import_statuses_are_named_by_their_serde_name() {
     assert_eq!(serde_json::to_value(&failed).unwrap(), serde_json::json!({"failed": "reading: permission denied"}));
     assert_eq!(failed.error().as_deref(), Some("reading: permission denied"));
 }
+
+/// `(variant, str name)` of enum `name` in bridge/api.rs, in order.
+fn declared(api: &str, name: &str) -> Vec<(String, String)> {
+    let start = api.find(&format!("pub enum {name} {{")).unwrap_or_else(|| panic!("enum {name} in bridge/api.rs"));
+    let body = &api[start..start + api[start..].find("\n}\n").unwrap()];
+    let mut out = vec![];
+    let mut lines = body.lines();
+    while let Some(l) = lines.next() {
+        if let Some(rest) = l.trim().strip_prefix("#[bridge(str = \"") {
+            let text = rest.split('"').next().unwrap().to_owned();
+            let v = lines.by_ref().map(str::trim).find(|l| !l.starts_with("///")).unwrap();
+            let ident: String = v.chars().take_while(|c| c.is_alphanumeric()).collect();
+            out.push((ident, text));
+        }
+    }
+    out
+}
+
+/// The `str` names bridge/api.rs declares for these enums (what Python and
+/// Node see, and Node's TypeScript unions) are the ones `name()` gives.
+#[test]
+fn bridge_declares_the_names_the_core_gives() {
+    let api = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../bridge/api.rs")).unwrap();
+    let named = |v: &[(&str, &'static str)]| v.iter().map(|(i, n)| (i.to_string(), n.to_string())).collect::<Vec<_>>();
+    let exact = CountMethod::Exact { encoding: Encoding::O200kBase };
+    assert_eq!(declared(&api, "CountMethod"), named(&[("Exact", exact.name()), ("Estimate", CountMethod::Estimate.name()), ("Host", CountMethod::Host.name())]));
+    assert_eq!(
+        declared(&api, "SkipReason"),
+        named(&[
+            ("TornTail", SkipReason::TornTail.name()),
+            ("InvalidUtf8", SkipReason::InvalidUtf8.name()),
+            ("InvalidJson", SkipReason::InvalidJson { column: 1 }.name()),
+            ("NotAnObject", SkipReason::NotAnObject.name()),
+        ])
+    );
+    assert_eq!(
+        declared(&api, "ImportStatus"),
+        named(&[
+            ("Imported", ImportStatus::Imported.name()),
+            ("UpToDate", ImportStatus::UpToDate.name()),
+            ("SourceChanged", ImportStatus::SourceChanged.name()),
+            ("Unrecognized", ImportStatus::Unrecognized.name()),
+            ("Failed", ImportStatus::Failed(String::new()).name()),
+        ])
+    );
+    // WorkspaceFilter's names are the scopes `from_scope` takes.
+    let scopes = declared(&api, "WorkspaceFilter");
+    assert_eq!(scopes.iter().map(|(i, _)| i.as_str()).collect::<Vec<_>>(), ["Current", "Other", "Unbound", "All"]);
+    for (ident, scope) in scopes {
+        let f = sessiondb::WorkspaceFilter::from_scope(&scope, Some("/w".into())).unwrap();
+        assert!(format!("{f:?}").starts_with(&ident), "{scope} -> {f:?}");
+    }
+}

@@ -5,17 +5,10 @@
 use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use serde_json::Value;
-use sessiondb::context;
 use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role};
 
-use crate::errors::{r, to_napi};
+use crate::errors::r;
 use crate::job::{job, Job};
-use crate::records::CompactionPlan;
-use crate::records::{Back, CompactionOptions, ContextItem};
-
-fn items_core(items: Vec<ContextItem>) -> napi::Result<Vec<context::ContextItem>> {
-    r(items.into_iter().map(|i| i.back("items")).collect())
-}
 
 /// Name, code (`ERR_*`) of every core error kind, in declaration order.
 #[napi(object)]
@@ -27,36 +20,6 @@ pub struct ErrorKindInfo {
 #[napi]
 pub fn error_kinds() -> Vec<ErrorKindInfo> {
     ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
-}
-
-/// Plan compaction of `items` down to `targetPercent` (default 70) of
-/// `capacity`. Throws ContextOverflowError (with the breakdown), InvalidInputError.
-#[napi]
-pub fn compact_context(
-    items: Vec<ContextItem>,
-    capacity: f64,
-    target_percent: Option<f64>,
-    options: Option<CompactionOptions>,
-) -> napi::Result<CompactionPlan> {
-    let items = items_core(items)?;
-    let options = options.map(Into::into).unwrap_or_default();
-    let capacity = crate::records::int(capacity, "capacity").map_err(to_napi)?;
-    let target: Option<u8> = target_percent.map(|t| crate::records::int(t, "targetPercent")).transpose().map_err(to_napi)?;
-    r(context::compact_context(&items, capacity, target, &options).map(Into::into))
-}
-
-/// `items` with `plan` applied (compacted items replaced by their summaries).
-#[napi]
-pub fn apply_compaction(plan: CompactionPlan, items: Vec<ContextItem>) -> napi::Result<Vec<ContextItem>> {
-    let plan = r(crate::records::Back::back(plan, "plan"))?;
-    Ok(plan.apply(&items_core(items)?).into_iter().map(Into::into).collect())
-}
-
-/// The deterministic summary of one item, at most 240 characters (seed 000,
-/// "Context Compaction"). Throws InvalidInputError.
-#[napi]
-pub fn summarize_item(item: ContextItem) -> napi::Result<String> {
-    Ok(context::summarize_item(&r(item.back("item"))?))
 }
 
 /// Benchmark helper: the same work as bench/bench.mjs's sessiondb run, in

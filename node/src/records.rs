@@ -64,11 +64,6 @@ impl Conv<String> for &std::path::Path {
         self.to_string_lossy().into_owned()
     }
 }
-impl Conv<String> for std::path::PathBuf {
-    fn conv(self) -> String {
-        self.to_string_lossy().into_owned()
-    }
-}
 impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {
     fn conv(self) -> Option<B> {
         self.map(Conv::conv)
@@ -280,22 +275,3 @@ pub struct OpenOptions {
     pub busy_timeout_ms: Option<u32>,
     pub recover: Option<bool>,
 }
-
-/// Planner options: user turns kept verbatim (default 2), model whose
-/// tokenizer counts the summaries (default: the estimate ⌈UTF-8 bytes / 3⌉).
-#[napi(object, object_to_js = false)]
-pub struct CompactionOptions {
-    pub recent_user_turns: Option<u32>,
-    pub model: Option<String>,
-}
-
-impl From<CompactionOptions> for sessiondb::context::CompactionOptions {
-    fn from(o: CompactionOptions) -> Self {
-        let d = sessiondb::context::CompactionOptions::default();
-        sessiondb::context::CompactionOptions {
-            recent_user_turns: o.recent_user_turns.map_or(d.recent_user_turns, |t| t as usize),
-            model: o.model,
-        }
-    }
-}
-

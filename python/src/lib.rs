@@ -3,7 +3,7 @@
 //! the error to a `sessiondb.errors` class. The public Python API is the
 //! `sessiondb` package (python/python/sessiondb), which re-exports these.
 
-mod context;
+mod dicts;
 mod errors;
 mod funcs;
 mod json;
@@ -23,9 +23,6 @@ mod _native {
     use crate::funcs::{
         _bench_core, error_kinds, write_thclaws_json,
     };
-
-    #[pymodule_export]
-    use crate::context::{apply_compaction, compact_context, summarize_item};
 
     use super::*;
 

@@ -75,11 +75,6 @@ impl Conv<String> for &std::path::Path {
         self.to_string_lossy().into_owned()
     }
 }
-impl Conv<String> for std::path::PathBuf {
-    fn conv(self) -> String {
-        self.to_string_lossy().into_owned()
-    }
-}
 
 /// A Python record field as the core's value (the inverse of [`Conv`]), for
 /// records a caller passes back in (`record_compaction(plan)`,

@@ -497,7 +497,9 @@ class TokenCount:
         """Number of tokens."""
     @property
     def method(self) -> str:
-        """`exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or `host`."""
+        """`exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
+        `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
+        """
     @property
     def encoding(self) -> Optional[str]:
         """The encoding of an exact count; none otherwise."""
@@ -872,7 +874,9 @@ class SkippedLine:
         """Byte offset of the line's first byte."""
     @property
     def reason(self) -> str:
-        """Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`."""
+        """Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
+        (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
+        """
     @property
     def column(self) -> Optional[int]:
         """1-based column where parsing failed, for `invalid_json` only."""
@@ -935,7 +939,9 @@ class FileImport:
         """Detected (or stored) format."""
     @property
     def status(self) -> ImportStatus:
-        """`imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`."""
+        """`imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
+        (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+        """
     @property
     def error(self) -> Optional[str]:
         """The failure message (names the step, no content) of a `failed` status."""
@@ -1531,27 +1537,29 @@ def count_tokens(model: str, text: str, host_count: Optional[int] = None) -> Tok
     """
 def estimate_tokens(text: str) -> int:
     """The documented estimate `⌈UTF-8 bytes / 3⌉` (no tokenizer), in tokens."""
-def compact_context(
-    items: Sequence[Union[ContextItem, ContextItemDict]],
-    capacity: int,
-    target_percent: Optional[int] = None,
-    options: Optional[CompactionOptionsDict] = None,
-) -> CompactionPlan:
-    """Plan compaction of `items` (`ContextItem` objects or dicts: seq, role,
-    kind, tokens, text, pinned...) down to `target_percent` (default 70) of
-    `capacity`. Raises ContextOverflowError (breakdown attributes),
-    InvalidInputError.
+def compact_context(items: Sequence[Union[ContextItem, ContextItemDict]], capacity: int, target_percent: Optional[int] = None, options: Optional[CompactionOptionsDict] = None) -> CompactionPlan:
+    """Plan the compaction of the active context (seed 000, "Context
+    Compaction"): compact the oldest unpinned, unprotected items until the
+    context is ≤ `target_percent` (default 70) of `capacity` (tokens); a
+    tool call is never split from its result; summaries ≤ 240 characters.
+    `items`: `ContextItem`s in order (Python: or dicts of their fields);
+    `options`: the planner's (Python: a dict). `InvalidInput`: capacity 0,
+    target > 100, seqs not increasing; `ContextOverflow`, with the token
+    breakdown, when protected content alone exceeds capacity.
+
+    Raises ContextOverflowError, InvalidInputError.
     """
-def apply_compaction(
-    plan: Union[CompactionPlan, Dict[str, Any]], items: Sequence[Union[ContextItem, ContextItemDict]]
-) -> List[ContextItem]:
-    """The context `items` with `plan` (a `CompactionPlan` or its dict form)
-    applied: compacted items replaced by their summaries.
+def apply_compaction(plan: Union[CompactionPlan, Dict[str, Any]], items: Sequence[Union[ContextItem, ContextItemDict]]) -> List[ContextItem]:
+    """The active context after `plan`: each transformed item gets its
+    summary (`compacted = true`, `tokens = tokens_after`); the others are
+    unchanged. Python: `plan` and `items` may be dicts (InvalidInputError
+    when one does not fit).
     """
 
 def summarize_item(item: Union[ContextItem, ContextItemDict]) -> str:
-    """The deterministic summary of one item (a `ContextItem` or its dict), at
-    most 240 characters (seed 000, "Context Compaction"). Raises InvalidInputError.
+    """The deterministic summary of one item, at most 240 characters (seed
+    000, "Context Compaction"). Python: `item` may be a dict
+    (InvalidInputError when it does not fit).
     """
 def active_context_items(entries: Sequence[TranscriptEntry], governance: ContextGovernance, model: str) -> List[ContextItem]:
     """The active context for the planner, from `entries` and `governance`
