@@ -98,6 +98,7 @@ use std::path::PathBuf;
 use quote::ToTokens;
 use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
 
+mod conv;
 mod errors;
 pub use errors::generate_errors;
 
@@ -1662,65 +1663,19 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
         }
         out.push_str("    Ok(())\n}\n");
     }
-    if host == Host::Uniffi {
-        // Kotlin/Swift take the core types as they are: `Conv` is the identity
-        // on them, and `conv_from!` adds the FFI twins declared by hand.
-        let mut same: Vec<String> = ["()", "String", "u64", "i64", "u32", "u8", "bool"]
+    // The conversion rules (bridge/src/conv.rs); Kotlin/Swift take the core
+    // types they expose as they are (the identity on them).
+    let same: Vec<String> = match host {
+        Host::Uniffi => s
+            .enums
             .iter()
-            .map(|t| t.to_string())
-            .collect();
-        same.extend(
-            s.enums
-                .iter()
-                .filter(|e| !skipped(&e.skip, host))
-                .map(|e| e.core.clone()),
-        );
-        same.extend(
-            s.records
-                .iter()
-                .filter(|r| !skipped(&r.skip, host) && !r.twin)
-                .filter_map(|r| r.core.clone()),
-        );
-        let _ = writeln!(
-            out,
-            "/// A core value as the FFI type of a result: the identity on the types\n\
-             /// exposed as they are, `From` for the FFI twins (`conv_from!`).\n\
-             pub trait Conv<T> {{\n    /// Convert.\n    fn conv(self) -> T;\n}}\n\
-             impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {{\n    fn conv(self) -> Option<B> {{\n        self.map(Conv::conv)\n    }}\n}}\n\
-             impl Conv<String> for &str {{\n    fn conv(self) -> String {{\n        self.to_owned()\n    }}\n}}\n\
-             impl Conv<String> for &std::path::Path {{\n    fn conv(self) -> String {{\n        self.to_string_lossy().into_owned()\n    }}\n}}\n\
-             impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
-             impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_iter().map(Conv::conv).collect()\n    }}\n}}\n\
-             /// A value the core shares (`Arc`) as the FFI value (a copy).\n\
-             impl<A: Clone + Conv<B>, B> Conv<B> for std::sync::Arc<A> {{\n    fn conv(self) -> B {{\n        std::sync::Arc::unwrap_or_clone(self).conv()\n    }}\n}}\n\
-             /// A seq-keyed map as its values in seq order.\n\
-             impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {{\n    fn conv(self) -> Vec<B> {{\n        self.into_values().map(Conv::conv).collect()\n    }}\n}}\n\
-             impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {{\n    fn conv(self) -> std::collections::HashMap<K, B> {{\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }}\n}}"
-        );
-        for t in &same {
-            let _ = writeln!(
-                out,
-                "impl Conv<{t}> for {t} {{\n    fn conv(self) -> {t} {{\n        self\n    }}\n}}"
-            );
-        }
-        let _ = writeln!(
-            out,
-            "/// A count the core keeps as `usize`, as the FFI's `u32` (saturating).\n\
-             impl Conv<u32> for usize {{\n    fn conv(self) -> u32 {{\n        u32::try_from(self).unwrap_or(u32::MAX)\n    }}\n}}\n\
-             /// An FFI value as the core's (the inverse of `Conv`, for the twins a\n\
-             /// caller passes in): the identity on the types exposed as they are.\n\
-             pub trait Back<C> {{\n    /// Convert.\n    fn back(self) -> C;\n}}\n\
-             impl<A: Back<B>, B> Back<Option<B>> for Option<A> {{\n    fn back(self) -> Option<B> {{\n        self.map(Back::back)\n    }}\n}}\n\
-             impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {{\n    fn back(self) -> Vec<B> {{\n        self.into_iter().map(Back::back).collect()\n    }}\n}}\n\
-             impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {{\n    fn back(self) -> std::collections::BTreeSet<B> {{\n        self.into_iter().map(Back::back).collect()\n    }}\n}}\n\
-             /// A value the core shares (`Arc`): a fresh one.\n\
-             impl<A: Back<B>, B> Back<std::sync::Arc<B>> for A {{\n    fn back(self) -> std::sync::Arc<B> {{\n        std::sync::Arc::new(self.back())\n    }}\n}}\n\
-             impl Back<usize> for u32 {{\n    fn back(self) -> usize {{\n        self as usize\n    }}\n}}"
-        );
-        for t in &same {
-            let _ = writeln!(out, "impl Back<{t}> for {t} {{\n    fn back(self) -> {t} {{\n        self\n    }}\n}}");
-        }
-    }
+            .filter(|e| !skipped(&e.skip, host))
+            .map(|e| e.core.clone())
+            .chain(s.records.iter().filter(|r| !skipped(&r.skip, host) && !r.twin).filter_map(|r| r.core.clone()))
+            .collect(),
+        _ => vec![],
+    };
+    out.push_str(&conv::conversions(host, &same));
     Ok(out)
 }
 

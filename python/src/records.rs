@@ -54,70 +54,11 @@ pub(crate) fn dict_of<'py>(obj: &Bound<'py, PyAny>, fields: &[&str]) -> PyResult
     Ok(d)
 }
 
-/// A core value as the type of a Python record field. Written once per
-/// type (below), so `record! { Name = "Name" from core::Type { ... } }`
-/// generates each record's `From<core::Type>` field by field.
-pub(crate) trait Conv<T> {
-    fn conv(self) -> T;
-}
+// `Conv` and `Back`, the conversion rules of every record, are written by
+// sessiondb-bridge (bridge/src/conv.rs) into the records below.
 
-macro_rules! conv_same {
-    ($($t:ty),*) => { $(impl Conv<$t> for $t { fn conv(self) -> $t { self } })* };
-}
-conv_same!((), String, u64, i64, u32, u8, bool, (String, String), (String, String, String));
-impl Conv<String> for &str {
-    fn conv(self) -> String {
-        self.to_owned()
-    }
-}
-impl Conv<String> for &std::path::Path {
-    fn conv(self) -> String {
-        self.to_string_lossy().into_owned()
-    }
-}
-
-/// A Python record field as the core's value (the inverse of [`Conv`]), for
-/// records a caller passes back in (`record_compaction(plan)`,
-/// `governance_turns(governance)`...): the generator writes each record's
-/// and enum's impl; `what` names the field in the `InvalidInput` error.
-pub(crate) trait Back<C> {
-    fn back(&self, what: &str) -> sessiondb::Result<C>;
-}
-
-macro_rules! back_same {
-    ($($t:ty),*) => { $(impl Back<$t> for $t { fn back(&self, _: &str) -> sessiondb::Result<$t> { Ok(self.clone()) } })* };
-}
-back_same!(String, u64, i64, u32, u8, bool);
-impl<A: Back<B>, B> Back<Option<B>> for Option<A> {
-    fn back(&self, what: &str) -> sessiondb::Result<Option<B>> {
-        self.as_ref().map(|a| a.back(what)).transpose()
-    }
-}
-impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {
-    fn back(&self, what: &str) -> sessiondb::Result<Vec<B>> {
-        self.iter().map(|a| a.back(what)).collect()
-    }
-}
-impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {
-    fn back(&self, what: &str) -> sessiondb::Result<std::collections::BTreeSet<B>> {
-        self.iter().map(|a| a.back(what)).collect()
-    }
-}
-impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<u64, A> {
-    fn back(&self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {
-        self.iter().map(|(k, a)| Ok((*k, a.back(what)?))).collect()
-    }
-}
-
-/// A value the core shares (`Arc`, e.g. a compaction run's transformation)
-/// as the Python field's value (a copy).
-impl<A: Clone + Conv<B>, B> Conv<B> for std::sync::Arc<A> {
-    fn conv(self) -> B {
-        std::sync::Arc::unwrap_or_clone(self).conv()
-    }
-}
-/// And back: a fresh `Arc` of the core value (a compaction run's
-/// transformation: the one core type shared this way).
+/// A compaction run's transformation back into the core's shared `Arc` (a
+/// fresh one: the one core type shared this way).
 impl Back<std::sync::Arc<sessiondb::context::Transformation>> for Transformation {
     fn back(&self, what: &str) -> sessiondb::Result<std::sync::Arc<sessiondb::context::Transformation>> {
         Back::<sessiondb::context::Transformation>::back(self, what).map(std::sync::Arc::new)
@@ -129,27 +70,6 @@ macro_rules! conv_from {
     ($($core:ty => $py:ty),* $(,)?) => { $(impl $crate::records::Conv<$py> for $core { fn conv(self) -> $py { self.into() } })* };
 }
 pub(crate) use conv_from;
-
-impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {
-    fn conv(self) -> Option<B> {
-        self.map(Conv::conv)
-    }
-}
-impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {
-    fn conv(self) -> Vec<B> {
-        self.into_iter().map(Conv::conv).collect()
-    }
-}
-impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {
-    fn conv(self) -> Vec<B> {
-        self.into_iter().map(Conv::conv).collect()
-    }
-}
-impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {
-    fn conv(self) -> std::collections::BTreeMap<K, B> {
-        self.into_iter().map(|(k, v)| (k, v.conv())).collect()
-    }
-}
 
 /// A frozen record class: read-only attributes, `==`, `__repr__` and
 /// `to_dict()` (the attributes as plain dicts, lists and scalars). With
