@@ -84,9 +84,10 @@
 //! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
 //! the core type by the host's `Back` trait, whose impl the generator writes
 //! for every record and enum not `output` (a record a host declares by hand
-//! brings its own). [`generate_pyi`] writes the Python stub signatures. Each host converts results
-//! with its own `Conv` trait and declares records through its `record!` /
-//! `from_core!` macros; this crate only writes declarations.
+//! brings its own). [`generate_pyi`] writes the Python stub signatures. The `Conv` and `Back`
+//! rules every conversion goes through are written here too, once for the
+//! three hosts (`conv.rs`); Python declares its classes through its
+//! `record!` macro.
 //!
 //! The error kinds are the schema's `#[bridge(error, ...)] enum`, from which
 //! [`generate_errors`] writes every host's error mapping (module `errors`).
