@@ -480,9 +480,8 @@ pub struct CopyConflict {
     pub reason: String,
 }
 
-// Kotlin/Swift declare it by hand (`payloadJson`: the payload as JSON text).
 /// One journal event, decrypted.
-#[bridge(core = sessiondb::JournalEvent, output, skip(uniffi))]
+#[bridge(core = sessiondb::JournalEvent, output, twin)]
 pub struct JournalEvent {
     /// Event id (the caller's idempotency key).
     pub event_id: String,
@@ -496,7 +495,8 @@ pub struct JournalEvent {
     pub operation_id: Option<String>,
     /// The event's kind.
     pub kind: String,
-    /// The payload: the JSON value (Python: what `json.loads` gives).
+    /// The payload: the JSON value (Python: what `json.loads` gives;
+    /// Kotlin/Swift: `payloadJson`, its JSON text).
     #[bridge(python = "crate::json::Json", ts = "any")]
     pub payload: serde_json::Value,
     /// RFC 3339 UTC timestamp with milliseconds.

@@ -35,7 +35,6 @@ pub mod records {
         ($($core:ty => $ffi:ty),* $(,)?) => { $(impl Conv<$ffi> for $core { fn conv(self) -> $ffi { self.into() } })* };
     }
     conv_from!(
-        sessiondb::JournalEvent => crate::types::JournalEvent,
         sessiondb::EntryMeta => crate::types::EntryMeta,
     );
 }

@@ -13,7 +13,7 @@ use sessiondb::{
 
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
-use crate::types::{JournalEvent, NewEntryWithMeta, NewEvent};
+use crate::types::{NewEntryWithMeta, NewEvent};
 
 /// The encrypted, journaled session store (one SQLite file).
 ///

@@ -95,42 +95,6 @@ impl TryFrom<NewEvent> for sessiondb::NewEvent {
     }
 }
 
-/// A stored journal event, decrypted.
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct JournalEvent {
-    /// Event id.
-    pub event_id: String,
-    /// Session (aggregate) id.
-    pub session_id: String,
-    /// Per-session seq, from 1, gapless.
-    pub seq: u64,
-    /// Store-wide commit order, from 1.
-    pub aggregate_version: u64,
-    /// Operation id, if any.
-    pub operation_id: Option<String>,
-    /// `payload_kind`.
-    pub kind: String,
-    /// The decrypted payload, as compact JSON text.
-    pub payload_json: String,
-    /// RFC 3339 UTC timestamp with milliseconds.
-    pub created_at: String,
-}
-
-impl From<sessiondb::JournalEvent> for JournalEvent {
-    fn from(e: sessiondb::JournalEvent) -> Self {
-        JournalEvent {
-            event_id: e.event_id,
-            session_id: e.session_id,
-            seq: e.seq,
-            aggregate_version: e.aggregate_version,
-            operation_id: e.operation_id,
-            kind: e.kind,
-            payload_json: e.payload.to_string(),
-            created_at: e.created_at,
-        }
-    }
-}
-
 /// Parse host-supplied JSON text; `InvalidInput` when it is not JSON.
 pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value> {
     serde_json::from_str(text).map_err(|_| bad_json(what))

@@ -155,6 +155,8 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
             out.push_str(&convs(&[
                 // A count the core keeps as `usize`, as the FFI's `u32` (saturating).
                 ("usize", "u32", "u32::try_from(self).unwrap_or(u32::MAX)"),
+                // A JSON value as its text (a twin's `<name>_json` field).
+                ("serde_json::Value", "String", "self.to_string()"),
             ]));
             out.push_str("/// A seq-keyed map as its values in seq order.\nimpl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {\n    fn conv(self) -> Vec<B> {\n        self.into_values().map(Conv::conv).collect()\n    }\n}\n");
             out.push_str("impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {\n    fn conv(self) -> std::collections::HashMap<K, B> {\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }\n}\n");

@@ -1715,6 +1715,7 @@ fn write_from(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
             None if host == Host::Node && r.new && node_optional(f) => {
                 inits.push(format!("{0}: Some(crate::records::Conv::conv(c.{0}))", f.name))
             }
+            None if host == Host::Uniffi && is_json(&f.ty) => inits.push(format!("{0}_json: crate::records::Conv::conv(c.{0})", f.name)),
             None => inits.push(format!("{0}: crate::records::Conv::conv(c.{0})", f.name)),
         }
     }
@@ -1738,6 +1739,11 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
     let read: Vec<&&Field> = fields.iter().filter(|f| f.get.is_none()).collect();
     let all = r.fields.iter().filter(|f| f.get.is_none()).count();
     let Some(core) = r.core.as_ref().filter(|_| !r.output && read.len() == all) else { return };
+    if host == Host::Uniffi && read.iter().any(|f| is_json(&f.ty)) {
+        // JSON text back into a value can fail; `Back` here cannot: such a
+        // record a caller passes in is declared by hand (`NewEvent`).
+        return;
+    }
     if host == Host::Uniffi {
         // Kotlin/Swift twins: `From<twin>` for the core type (a parameter's
         // `.into()`), each field by the infallible `Back` of the FFI types.
@@ -1800,6 +1806,11 @@ fn node_numbers_f64(ty: &str) -> String {
 /// default and is not already an `Option`).
 fn node_optional(f: &Field) -> bool {
     (f.default.is_some() || f.host_default.is_some()) && !is_option(&f.ty)
+}
+
+/// A JSON value (`serde_json::Value`): Kotlin/Swift get its text.
+fn is_json(ty: &Type) -> bool {
+    ty.to_token_stream().to_string().replace(' ', "") == "serde_json::Value"
 }
 
 fn is_option(ty: &Type) -> bool {
@@ -1895,6 +1906,11 @@ fn write_fields(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[
                 None => {}
             },
             Host::Python => {}
+        }
+        if host == Host::Uniffi && is_json(&f.ty) {
+            // JSON crosses Kotlin/Swift as its text, `<name>_json`.
+            let _ = writeln!(out, "{indent}{vis}{}_json: String,", f.name);
+            continue;
         }
         let ty = match host {
             Host::Python => python_field_ty(s, r, f),
@@ -2120,6 +2136,21 @@ pub struct TranscriptEntry {
         assert!(ffi.contains("    #[uniffi::method(default(payload_json = None))]\n    pub fn emit(&self, payload_json: Option<String>) -> crate::error::Result<()> {\n        let payload = match payload_json { Some(t) => serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid(\"payloadJson is not valid JSON\"))?, None => serde_json::Value::Null };\n"), "{ffi}");
         let e = generate_methods(Host::Python, &src.replace("fn is_closed(&self)", "fn is_closed(&self, x: u64)")).unwrap_err();
         assert!(e.contains("a getter is a `sync` store method without parameters"), "{e}");
+    }
+
+    /// A JSON field of a Kotlin/Swift twin is its text, `<name>_json`.
+    #[test]
+    fn json_fields_are_text_in_kotlin_and_swift() {
+        let src = "#[bridge(core = a::Event, output, twin)]\npub struct Event {\n    pub seq: u64,\n    pub payload: serde_json::Value,\n}\n";
+        let ffi = generate(Host::Uniffi, src).unwrap();
+        assert!(ffi.contains("    pub seq: u64,\n    pub payload_json: String,\n}\n"), "{ffi}");
+        assert!(ffi.contains("Event { seq: crate::records::Conv::conv(c.seq), payload_json: crate::records::Conv::conv(c.payload) }"), "{ffi}");
+        assert!(ffi.contains("impl Conv<String> for serde_json::Value {\n    fn conv(self) -> String {\n        self.to_string()\n"), "{ffi}");
+        // Passed in, the text would need a fallible parse: no `From` back.
+        let input = generate(Host::Uniffi, &src.replace("output, twin", "twin")).unwrap();
+        assert!(!input.contains("impl From<Event> for a::Event"), "{input}");
+        let node = generate(Host::Node, src).unwrap();
+        assert!(node.contains("    pub payload: serde_json :: Value,\n"), "{node}");
     }
 
     #[test]
