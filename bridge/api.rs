@@ -1100,6 +1100,11 @@ trait SessionStore {
     #[bridge(core = sessiondb::SessionStore::list_sessions_in_scope, defaults(path = None, limit = None), errors(InvalidInput), skip(uniffi))]
     fn list_sessions_for_workspace(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Vec<Session>;
 
+    /// Kotlin/Swift's form: the sessions `filter` selects, most recently
+    /// active first, at most `limit`.
+    #[bridge(defaults(limit = None), skip(python, node), errors(InvalidInput))]
+    fn list_sessions_for_workspace(&self, filter: WorkspaceFilter, limit: Option<u32>) -> Vec<Session>;
+
     /// Create a session titled `name` (none = untitled), bound to
     /// `workspace_path` (made canonical) if given, with a new uuid v7 id.
     /// Python and Node take every field of `NewSession` here.

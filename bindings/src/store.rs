@@ -7,7 +7,7 @@ use std::sync::Arc;
 use sessiondb::journal::AppendOutcome;
 use sessiondb::{
     DataKey, KeySource, OpenOptions,
-    SessionRecord, TranscriptEntry, WorkspaceFilter,
+    TranscriptEntry,
 };
 
 
@@ -111,18 +111,6 @@ impl SessionStore {
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
         open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
-    }
-
-    /// Sessions selected by `filter` (current workspace, other workspaces,
-    /// unbound, all), most recently active first, at most `limit`.
-    /// Errors: `InvalidInput` (bad path).
-    #[uniffi::method(default(limit = None))]
-    pub fn list_sessions_for_workspace(
-        &self,
-        filter: WorkspaceFilter,
-        limit: Option<u32>,
-    ) -> Result<Vec<SessionRecord>> {
-        Ok(self.inner.list_sessions_for_workspace(filter, limit)?)
     }
 
     /// [`Self::append_entries`] with per-entry metadata, one transaction
