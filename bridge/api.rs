@@ -571,20 +571,22 @@ pub struct ItemPage {
 }
 
 /// A journal event to append (seed 000, "Idempotent Event Journal").
-/// Python passes the fields to `journal_append` itself; Kotlin/Swift declare
-/// it by hand (`payloadJson`: the payload as JSON text).
-#[bridge(core = sessiondb::NewEvent, new, skip(python, uniffi))]
+/// Python passes the fields to `journal_append` itself; Kotlin/Swift give
+/// the payload as JSON text (`payloadJson`).
+#[bridge(core = sessiondb::NewEvent, new, twin, skip(python))]
 pub struct NewEvent {
     /// Idempotency key: appending the same id twice is a no-op.
     pub event_id: String,
     /// The aggregate (session) this event belongs to.
     pub session_id: String,
-    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind.
+    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind
+    /// (1..=64 ASCII letters, digits, `_` or `.`).
     pub kind: String,
     /// Operation id for lifecycle events (required for them).
     #[bridge(default)]
     pub operation_id: Option<String>,
-    /// Any JSON value (stored encrypted).
+    /// Any JSON value, stored encrypted (Kotlin/Swift: `payloadJson`, its
+    /// JSON text, e.g. `{"tool":"bash"}`).
     #[bridge(ts = "any")]
     pub payload: serde_json::Value,
 }
@@ -1242,7 +1244,7 @@ trait SessionStore {
     /// Append one journal event, idempotent by `event_id`: the same event
     /// again returns the original seq with `duplicate = true` (Python: the
     /// event's fields as arguments).
-    #[bridge(flatten(event), skip(uniffi), errors(Conflict, NotFound, InvalidInput))]
+    #[bridge(flatten(event), errors(Conflict, NotFound, InvalidInput))]
     fn journal_append(&self, event: NewEvent) -> AppendOutcome;
 
     /// Record that an operation's effect was dispatched, owned by this

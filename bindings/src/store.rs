@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sessiondb::journal::AppendOutcome;
 use sessiondb::{
     DataKey, KeySource, OpenOptions,
     TranscriptEntry,
@@ -13,7 +12,7 @@ use sessiondb::{
 
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
-use crate::types::{NewEntryWithMeta, NewEvent};
+use crate::types::NewEntryWithMeta;
 
 /// The encrypted, journaled session store (one SQLite file).
 ///
@@ -127,13 +126,6 @@ impl SessionStore {
             .map(|x| Ok((x.entry, x.meta.try_into()?)))
             .collect::<Result<Vec<_>>>()?;
         Ok(self.inner.append_entries_with_meta(&session_id, entries)?)
-    }
-
-    /// Append one journal event (idempotent by `eventId`: the same event
-    /// again returns the original seq with `duplicate = true`).
-    /// Errors: `Conflict` (same id, other content), `NotFound`, `InvalidInput`.
-    pub fn journal_append(&self, event: NewEvent) -> Result<AppendOutcome> {
-        Ok(self.inner.journal_append(event.try_into()?)?)
     }
 }
 

@@ -65,36 +65,6 @@ pub struct NewEntryWithMeta {
     pub meta: EntryMeta,
 }
 
-/// A journal event to append (idempotent by `eventId`).
-#[derive(Debug, Clone, uniffi::Record)]
-pub struct NewEvent {
-    /// Idempotency key: appending the same id twice is a no-op.
-    pub event_id: String,
-    /// The aggregate (session) this event belongs to.
-    pub session_id: String,
-    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind
-    /// (1..=64 ASCII letters, digits, `_` or `.`).
-    pub kind: String,
-    /// Operation id, required for lifecycle events.
-    #[uniffi(default)]
-    pub operation_id: Option<String>,
-    /// The payload as JSON text (stored encrypted), e.g. `{"tool":"bash"}`.
-    pub payload_json: String,
-}
-
-impl TryFrom<NewEvent> for sessiondb::NewEvent {
-    type Error = SessionDbError;
-    fn try_from(e: NewEvent) -> Result<Self> {
-        Ok(sessiondb::NewEvent {
-            event_id: e.event_id,
-            session_id: e.session_id,
-            kind: e.kind,
-            operation_id: e.operation_id,
-            payload: parse_json(&e.payload_json, "payloadJson")?,
-        })
-    }
-}
-
 /// Parse host-supplied JSON text; `InvalidInput` when it is not JSON.
 pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value> {
     serde_json::from_str(text).map_err(|_| bad_json(what))

@@ -1032,6 +1032,7 @@ impl Schema {
             ),
             (Host::Node, false, _) => (format!("crate::records::{rec}"), format!(": {core}"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
             (Host::Node, true, _) => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
+            (Host::Uniffi, false, _) if r.twin && r.fields.iter().any(|f| is_json(&f.ty)) => (format!("crate::records::{rec}"), format!(": {core}"), format!("{core}::try_from({name})?")),
             (Host::Uniffi, false, _) if r.twin => (format!("crate::records::{rec}"), format!(": {core}"), format!("{name}.into()")),
             (Host::Uniffi, true, _) if r.twin => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("{name}.into_iter().map(Into::into).collect()")),
             (Host::Uniffi, false, _) if optional => (core.clone(), format!(": {core}"), name.to_string()),
@@ -1740,8 +1741,25 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
     let all = r.fields.iter().filter(|f| f.get.is_none()).count();
     let Some(core) = r.core.as_ref().filter(|_| !r.output && read.len() == all) else { return };
     if host == Host::Uniffi && read.iter().any(|f| is_json(&f.ty)) {
-        // JSON text back into a value can fail; `Back` here cannot: such a
-        // record a caller passes in is declared by hand (`NewEvent`).
+        // JSON text back into a value can fail: `TryFrom<twin>` (a
+        // parameter's `try_from(..)?`), `InvalidInput` naming the field.
+        let inits: Vec<String> = read
+            .iter()
+            .map(|f| match is_json(&f.ty) {
+                true => format!(
+                    "{0}: serde_json::from_str(&c.{0}_json).map_err(|_| sessiondb::Error::invalid({1:?}))?",
+                    f.name,
+                    format!("{}Json is not valid JSON", camel(&f.name))
+                ),
+                false => format!("{0}: Back::back(c.{0})", f.name),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "impl TryFrom<{0}> for {core} {{\n    type Error = sessiondb::Error;\n    fn try_from(c: {0}) -> sessiondb::Result<Self> {{\n        Ok({core} {{ {1} }})\n    }}\n}}\n",
+            r.name,
+            inits.join(", ")
+        );
         return;
     }
     if host == Host::Uniffi {
@@ -2146,9 +2164,11 @@ pub struct TranscriptEntry {
         assert!(ffi.contains("    pub seq: u64,\n    pub payload_json: String,\n}\n"), "{ffi}");
         assert!(ffi.contains("Event { seq: crate::records::Conv::conv(c.seq), payload_json: crate::records::Conv::conv(c.payload) }"), "{ffi}");
         assert!(ffi.contains("impl Conv<String> for serde_json::Value {\n    fn conv(self) -> String {\n        self.to_string()\n"), "{ffi}");
-        // Passed in, the text would need a fallible parse: no `From` back.
+        // Passed in, the text is parsed: `TryFrom`, `InvalidInput` naming the field.
         let input = generate(Host::Uniffi, &src.replace("output, twin", "twin")).unwrap();
-        assert!(!input.contains("impl From<Event> for a::Event"), "{input}");
+        assert!(input.contains("impl TryFrom<Event> for a::Event {\n    type Error = sessiondb::Error;\n    fn try_from(c: Event) -> sessiondb::Result<Self> {\n        Ok(a::Event { seq: Back::back(c.seq), payload: serde_json::from_str(&c.payload_json).map_err(|_| sessiondb::Error::invalid(\"payloadJson is not valid JSON\"))? })\n"), "{input}");
+        let m = generate_methods(Host::Uniffi, &format!("{}trait SessionStore {{\n    fn put(&self, event: Event);\n}}\n", src.replace("output, twin", "twin"))).unwrap();
+        assert!(m.contains("let event: a::Event = a::Event::try_from(event)?;"), "{m}");
         let node = generate(Host::Node, src).unwrap();
         assert!(node.contains("    pub payload: serde_json :: Value,\n"), "{node}");
     }
