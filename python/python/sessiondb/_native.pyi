@@ -428,7 +428,9 @@ class JournalEvent:
         """The event's kind."""
     @property
     def payload(self) -> Any:
-        """The payload: the JSON value (Python: what `json.loads` gives)."""
+        """The payload: the JSON value (Python: what `json.loads` gives;
+        Kotlin/Swift: `payloadJson`, its JSON text).
+        """
     @property
     def created_at(self) -> str:
         """RFC 3339 UTC timestamp with milliseconds."""
