@@ -1073,8 +1073,9 @@ trait SessionStore {
     #[bridge(sync, infallible, getter = "closed")]
     fn is_closed(&self) -> bool;
 
-    /// Close the handle (checkpoints the WAL). Later calls fail with
-    /// `Closed`. Idempotent.
+    /// Close the handle (checkpoints the WAL, releases the owner lock).
+    /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
+    /// `closeStore()`).
     #[bridge(infallible)]
     fn close(&self);
 

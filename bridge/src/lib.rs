@@ -957,6 +957,8 @@ impl Schema {
             // Bytes: Python `bytes`, Node a Buffer (copied, so a Promise's
             // job owns it), Kotlin `ByteArray` / Swift `Data`.
             (Host::Python, "&[u8]") => plain("&[u8]", name.into()),
+            // A synchronous call reads the Buffer where it is.
+            (Host::Node, "&[u8]") if m.sync => plain("napi::bindgen_prelude::Buffer", format!("&{name}")),
             (Host::Node, "&[u8]") => ParamPlan {
                 rename: None,
                 decl: "napi::bindgen_prelude::Buffer".into(),
@@ -2154,6 +2156,16 @@ pub struct TranscriptEntry {
         assert!(ffi.contains("    #[uniffi::method(default(payload_json = None))]\n    pub fn emit(&self, payload_json: Option<String>) -> crate::error::Result<()> {\n        let payload = match payload_json { Some(t) => serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid(\"payloadJson is not valid JSON\"))?, None => serde_json::Value::Null };\n"), "{ffi}");
         let e = generate_methods(Host::Python, &src.replace("fn is_closed(&self)", "fn is_closed(&self, x: u64)")).unwrap_err();
         assert!(e.contains("a getter is a `sync` store method without parameters"), "{e}");
+    }
+
+    /// Node bytes: a synchronous call reads the Buffer in place; a Promise's
+    /// job gets its own copy.
+    #[test]
+    fn node_buffers_are_copied_only_for_promises() {
+        let src = "trait Functions {\n    #[bridge(core = a::read)]\n    fn read(data: &[u8]) -> u64;\n    #[bridge(core = a::seal, blocking)]\n    fn seal(data: &[u8]) -> u64;\n}\n";
+        let node = generate_methods(Host::Node, src).unwrap();
+        assert!(node.contains("pub fn read(data: napi::bindgen_prelude::Buffer) -> napi::Result<i64> {\n    a::read(&data).map(crate::records::Conv::conv).map_err(crate::errors::to_napi)\n"), "{node}");
+        assert!(node.contains("    let data = data.to_vec();\n    Ok(crate::job::job(move || a::seal(&data).map(crate::records::Conv::conv)))\n"), "{node}");
     }
 
     /// A JSON field of a Kotlin/Swift twin is its text, `<name>_json`.

@@ -155,6 +155,9 @@ test('numbers are checked, never truncated, zeroed or wrapped', async () => {
   await bad(async () => st.getTranscript(s.id, Infinity), /fromSeq must be a whole number/)
   await bad(async () => st.getEntryItems(s.id, 1, 0.5), /limit must be a whole number/)
   assert.throws(() => sdb.compactContext([], 1000, 300), (e) => e instanceof sdb.InvalidInputError && /targetPercent is out of range: 300/.test(e.message))
+  // Options numbers too (napi's u32 made 1.5 one turn and -1 4294967295 turns).
+  assert.throws(() => sdb.compactContext([], 1000, 50, { recentUserTurns: 1.5 }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: recentUserTurns must be a whole number of at most 2^53 - 1, not 1.5')
+  assert.throws(() => sdb.compactContext([], 1000, 50, { recentUserTurns: -1 }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: recentUserTurns is out of range: -1')
   // Nothing was retracted or forked by the refused calls.
   assert.deepEqual((await st.getTranscript(s.id)).map((e) => e.content), ['one', 'two'])
   assert.equal((await st.listSessions()).length, 1)

@@ -1102,8 +1102,9 @@ class SessionStore:
     def __enter__(self) -> "SessionStore": ...
     def __exit__(self, *_args: object) -> bool: ...
     def close(self) -> None:
-        """Close the handle (checkpoints the WAL). Later calls fail with
-        `Closed`. Idempotent.
+        """Close the handle (checkpoints the WAL, releases the owner lock).
+        Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
+        `closeStore()`).
         """
     @property
     def closed(self) -> bool:
