@@ -1244,14 +1244,18 @@ trait SessionStore {
 
     /// Append one journal event, idempotent by `event_id`: the same event
     /// again returns the original seq with `duplicate = true` (Python: the
-    /// event's fields as arguments).
+    /// event's fields as arguments). The session is the event's aggregate:
+    /// it need not be a stored session. `Conflict`: the same id with other
+    /// content, or a second dispatch or terminal of one operation;
+    /// `NotFound`: a terminal event of an operation never dispatched.
     #[bridge(flatten(event), errors(Conflict, NotFound, InvalidInput))]
     fn journal_append(&self, event: NewEvent) -> AppendOutcome;
 
     /// Record that an operation's effect was dispatched, owned by this
     /// handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
-    /// `payloadJson`, JSON text). Idempotent for the same payload.
-    #[bridge(defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
+    /// `payloadJson`, JSON text). Idempotent for the same payload;
+    /// `Conflict`: dispatched before with another payload.
+    #[bridge(defaults(payload = None), errors(Conflict, InvalidInput))]
     fn dispatch_operation(&self, session_id: &str, operation_id: &str, payload: Option<serde_json::Value>) -> AppendOutcome;
 
     /// Record an operation's terminal event (idempotent for the same outcome

@@ -1289,16 +1289,20 @@ class SessionStore:
     def journal_append(self, event_id: str, session_id: str, kind: str, payload: Any, operation_id: Optional[str] = None) -> AppendOutcome:
         """Append one journal event, idempotent by `event_id`: the same event
         again returns the original seq with `duplicate = true` (Python: the
-        event's fields as arguments).
+        event's fields as arguments). The session is the event's aggregate:
+        it need not be a stored session. `Conflict`: the same id with other
+        content, or a second dispatch or terminal of one operation;
+        `NotFound`: a terminal event of an operation never dispatched.
 
         Raises ConflictError, NotFoundError, InvalidInputError.
         """
     def dispatch_operation(self, session_id: str, operation_id: str, payload: Optional[Any] = None) -> AppendOutcome:
         """Record that an operation's effect was dispatched, owned by this
         handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
-        `payloadJson`, JSON text). Idempotent for the same payload.
+        `payloadJson`, JSON text). Idempotent for the same payload;
+        `Conflict`: dispatched before with another payload.
 
-        Raises ConflictError, NotFoundError, InvalidInputError.
+        Raises ConflictError, InvalidInputError.
         """
     def complete_operation(self, session_id: str, operation_id: str, outcome: Outcome, payload: Optional[Any] = None) -> AppendOutcome:
         """Record an operation's terminal event (idempotent for the same outcome
