@@ -5,7 +5,7 @@
 //! the records, so each record's conversion is one `Conv::conv` (or
 //! `Back::back`) per field.
 //!
-//! The shared part (options, lists, sets as ascending lists, shared `Arc`
+//! The shared part (options, lists, maps, sets as ascending lists, shared `Arc`
 //! values as copies, borrowed text and paths as strings, the identity on
 //! the types a host keeps) is one template; each host adds what its type
 //! rules need (DESIGN.md "Same API, four hosts"):
@@ -47,6 +47,11 @@ impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {
 impl<A: Clone + Conv<B>, B> Conv<B> for std::sync::Arc<A> {
     fn conv(self) -> B {
         std::sync::Arc::unwrap_or_clone(self).conv()
+    }
+}
+impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {
+    fn conv(self) -> std::collections::BTreeMap<K, B> {
+        self.into_iter().map(|(k, v)| (k, v.conv())).collect()
     }
 }
 impl Conv<String> for &str {
@@ -118,7 +123,6 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
     match host {
         Host::Python => {
             out.push_str(&same(&["()", "String", "u64", "i64", "u32", "u8", "bool", "(String, String)", "(String, String, String)"]));
-            out.push_str("impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {\n    fn conv(self) -> std::collections::BTreeMap<K, B> {\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }\n}\n");
             out.push_str(&BACK.replace("RECV", "&self").replace("OPT", "self.as_ref()").replace("ITER", "self.iter()"));
             out.push_str(&back_same(&["String", "u64", "i64", "u32", "u8", "bool"], true));
             out.push_str("impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<u64, A> {\n    fn back(&self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {\n        self.iter().map(|(k, a)| Ok((*k, a.back(what)?))).collect()\n    }\n}\n");
@@ -136,7 +140,6 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
                 ("u32", "f64", "f64::from(self)"),
                 ("u8", "f64", "f64::from(self)"),
             ]));
-            out.push_str("impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {\n    fn conv(self) -> std::collections::BTreeMap<K, B> {\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }\n}\n");
             out.push_str("/// Seq-keyed maps: JS object keys are strings.\nimpl<A: Conv<B>, B> Conv<std::collections::BTreeMap<String, B>> for std::collections::BTreeMap<u64, A> {\n    fn conv(self) -> std::collections::BTreeMap<String, B> {\n        self.into_iter().map(|(k, v)| (k.to_string(), v.conv())).collect()\n    }\n}\n");
             out.push_str(&BACK.replace("RECV", "self").replace("OPT", "self").replace("ITER", "self.into_iter()"));
             out.push_str(&back_same(&["String", "i64", "u32", "u8", "bool", "serde_json::Value"], false));

@@ -1139,8 +1139,7 @@ impl Schema {
                     let lit = match (&f.host_default, t.as_str()) {
                         (Some(l), _) => l.clone(),
                         (None, _) if is_option(&f.ty) => "None".into(),
-                        (None, "u8" | "u32" | "u64" | "i64") => "0".into(),
-                        (None, "bool") => "false".into(),
+                        (None, other) if python_zero(other).is_some() => python_zero(other).unwrap_or_default().into(),
                         (None, other) => return Err(format!("record {id}: field `{}: {other}` needs `host_default` to be flattened", f.name)),
                     };
                     out.defaults.push((f.name.clone(), lit));
@@ -1828,6 +1827,16 @@ fn node_optional(f: &Field) -> bool {
     (f.default.is_some() || f.host_default.is_some()) && !is_option(&f.ty)
 }
 
+/// The default a Python signature shows for a defaulted field of type `ty`
+/// without `host_default` (the type's own), if it has a literal.
+fn python_zero(ty: &str) -> Option<&'static str> {
+    match ty {
+        "bool" => Some("false"),
+        "u8" | "u32" | "u64" | "i64" => Some("0"),
+        _ => None,
+    }
+}
+
 /// A JSON value (`serde_json::Value`): Kotlin/Swift get its text.
 fn is_json(ty: &Type) -> bool {
     ty.to_token_stream().to_string().replace(' ', "") == "serde_json::Value"
@@ -1873,10 +1882,9 @@ fn write_python_new(out: &mut String, s: &Schema, r: &Record, fields: &[&Field])
             inits.push(format!("{n}: {n}.to_owned()"));
         } else {
             // A literal, so Python's signature shows the value.
-            let zero = match ty.as_str() {
-                "bool" => "false".to_string(),
-                "u8" | "u32" | "u64" | "i64" => "0".to_string(),
-                other => return Err(format!("record {}: field `{n}: {other}` needs `host_default = \"literal\"`", r.name)),
+            let zero = match python_zero(&ty) {
+                Some(z) => z.to_string(),
+                None => return Err(format!("record {}: field `{n}: {ty}` needs `host_default = \"literal\"`", r.name)),
             };
             sig.push(format!("{n} = {}", lit.unwrap_or(zero)));
             params.push(format!("{n}: {ty}"));

@@ -20,11 +20,6 @@ pub struct SessionStore {
     pub(crate) inner: Arc<sessiondb::SessionStore>,
 }
 
-
-fn map<T, U: From<T>>(v: Vec<T>) -> Vec<U> {
-    v.into_iter().map(U::from).collect()
-}
-
 #[napi]
 impl SessionStore {
     /// Open (creating if needed) a store. Key: `options.key` (32 bytes),
@@ -77,7 +72,7 @@ impl SessionStore {
             .collect::<sessiondb::Result<Vec<_>>>()
             .map_err(to_napi)?;
         let s = self.inner.clone();
-        Ok(job(move || s.append_entries_with_meta(&session_id, entries).map(map)))
+        Ok(job(move || s.append_entries_with_meta(&session_id, entries).map(crate::records::Conv::conv)))
     }
 }
 
