@@ -503,12 +503,44 @@ pub struct JournalEvent {
     pub created_at: String,
 }
 
-/// Per-entry metadata: the model and provider that produced an entry, the
-/// source's other fields (`extra`, JSON values) and a structured item
-/// (`item`, JSON text kept byte-exact). Each host declares it by hand (its
-/// JSON `extra`: a Python dict, a JS object, Kotlin/Swift `extraJson`).
-#[bridge(core = sessiondb::EntryMeta, skip(python, node, uniffi))]
-pub struct EntryMeta {}
+/// Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
+/// the model and provider that produced the entry, the source's other
+/// fields (`extra`, a JSON object: Claude `tool_use_result`, `uuid`; Codex
+/// `phase`...) and a structured item (`item`: a framework item's JSON text,
+/// e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
+/// content is the text that counts for tokens). Empty metadata is
+/// `EntryMeta()`.
+#[bridge(core = sessiondb::EntryMeta, new, twin)]
+pub struct EntryMeta {
+    /// Model that produced the entry (at most 256 bytes).
+    #[bridge(default)]
+    pub model: Option<String>,
+    /// Provider that served it (at most 256 bytes).
+    #[bridge(default)]
+    pub provider: Option<String>,
+    /// The source fields as a JSON object, stored encrypted. Python: a dict
+    /// (a new one on each read; `InvalidInputError` for a value that is not
+    /// a dict, `TypeError` for one not JSON-serialisable); Node: an object
+    /// (always set on output); Kotlin/Swift: `extraJson`, its compact text
+    /// (`{}` when there are none).
+    #[bridge(default = "\"{}\"", python = "crate::json::Json", node = "serde_json::Value", ts = "Record<string, unknown>")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// The structured item's JSON text, byte-exact as appended (none when
+    /// the entry has no item).
+    /// `InvalidInput` on append when it is not the JSON text of one value.
+    #[bridge(default)]
+    pub item: Option<String>,
+}
+
+/// One entry to append with its metadata (`append_entries_with_meta`);
+/// Python passes the `(entry, meta)` tuple.
+#[bridge(tuple, skip(python))]
+pub struct NewEntryWithMeta {
+    /// The entry.
+    pub entry: NewEntry,
+    /// Its metadata.
+    pub meta: EntryMeta,
+}
 
 /// Arguments of `create_session_with` (Kotlin/Swift; Python passes them to
 /// `create_session` as keyword arguments, Node as its options object).
@@ -1144,6 +1176,13 @@ trait SessionStore {
     /// their seqs, which are gapless.
     #[bridge(errors(NotFound, InvalidInput))]
     fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>) -> Vec<TranscriptEntry>;
+
+    /// `append_entries` with per-entry metadata, one transaction (all or
+    /// none): a model or provider name over 256 bytes or with control
+    /// characters, an `extra` that is not a JSON object or an `item` that is
+    /// not JSON text is `InvalidInput`.
+    #[bridge(errors(NotFound, InvalidInput, Closed))]
+    fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>) -> Vec<TranscriptEntry>;
 
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]

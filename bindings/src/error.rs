@@ -9,8 +9,6 @@
 //! message (which names the remedy). Messages never contain user content or
 //! key bytes (see `core/src/error.rs`).
 
-use sessiondb::Error;
-
 include!(concat!(env!("OUT_DIR"), "/bridge_errors.rs"));
 
 /// A host key provider threw something that is not a `SessionDbError`
@@ -33,7 +31,3 @@ impl From<uniffi::UnexpectedUniFFICallbackError> for SessionDbError {
 /// Shorthand for the bindings' result type.
 pub type Result<T, E = SessionDbError> = std::result::Result<T, E>;
 
-/// Map a JSON parse failure of a host-supplied JSON string to `InvalidInput`.
-pub(crate) fn bad_json(what: &str) -> SessionDbError {
-    SessionDbError::from(Error::invalid(format!("{what} is not valid JSON")))
-}

@@ -27,19 +27,9 @@ pub mod portable;
 pub mod records {
     use std::collections::HashMap;
 
-    use crate::types::EntryMeta;
     include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
-
-    /// `impl Conv<Ffi> for Core` from an existing `From<Core> for Ffi` (the FFI twins).
-    macro_rules! conv_from {
-        ($($core:ty => $ffi:ty),* $(,)?) => { $(impl Conv<$ffi> for $core { fn conv(self) -> $ffi { self.into() } })* };
-    }
-    conv_from!(
-        sessiondb::EntryMeta => crate::types::EntryMeta,
-    );
 }
 pub mod store;
-pub mod types;
 
 pub use error::SessionDbError;
 pub use keys::KeyProvider;

@@ -4,15 +4,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sessiondb::{
-    DataKey, KeySource, OpenOptions,
-    TranscriptEntry,
-};
+use sessiondb::{DataKey, KeySource, OpenOptions};
 
 
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
-use crate::types::NewEntryWithMeta;
 
 /// The encrypted, journaled session store (one SQLite file).
 ///
@@ -110,22 +106,6 @@ impl SessionStore {
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
         open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
-    }
-
-    /// [`Self::append_entries`] with per-entry metadata, one transaction
-    /// (all or none). Errors: `NotFound` (session), `InvalidInput` (a model
-    /// or provider name over 256 bytes or with control characters,
-    /// `extraJson` not a JSON object), `Closed`.
-    pub fn append_entries_with_meta(
-        &self,
-        session_id: String,
-        entries: Vec<NewEntryWithMeta>,
-    ) -> Result<Vec<TranscriptEntry>> {
-        let entries = entries
-            .into_iter()
-            .map(|x| Ok((x.entry, x.meta.try_into()?)))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(self.inner.append_entries_with_meta(&session_id, entries)?)
     }
 }
 

@@ -91,6 +91,19 @@ impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {
 }
 ";
 
+/// Python and Node: a JSON object field back from the host's JSON value
+/// (`null`: an empty object; anything else but an object: `InvalidInput`).
+const JSON_OBJECT_BACK: &str = "impl Back<serde_json::Map<String, serde_json::Value>> for FROM {
+    fn back(RECV, what: &str) -> sessiondb::Result<serde_json::Map<String, serde_json::Value>> {
+        match VALUE {
+            serde_json::Value::Object(m) => Ok(MAP),
+            serde_json::Value::Null => Ok(serde_json::Map::new()),
+            _ => Err(sessiondb::Error::invalid(format!(\"{what} must be a JSON object\"))),
+        }
+    }
+}
+";
+
 /// The identity on each of `types` (`Conv<T> for T`).
 fn same(types: &[&str]) -> String {
     types
@@ -122,9 +135,16 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
     let mut out = String::from(CONV);
     match host {
         Host::Python => {
-            out.push_str(&same(&["()", "String", "u64", "i64", "u32", "u8", "bool", "(String, String)", "(String, String, String)"]));
+            out.push_str(&same(&["()", "String", "u64", "i64", "u32", "u8", "bool"]));
             out.push_str(&BACK.replace("RECV", "&self").replace("OPT", "self.as_ref()").replace("ITER", "self.iter()"));
             out.push_str(&back_same(&["String", "u64", "i64", "u32", "u8", "bool"], true));
+            // JSON values and objects as Python values (`crate::json::Json`:
+            // a new value on each read, as `json.loads` gives).
+            out.push_str(&convs(&[
+                ("serde_json::Value", "crate::json::Json", "crate::json::Json(self)"),
+                ("serde_json::Map<String, serde_json::Value>", "crate::json::Json", "crate::json::Json(serde_json::Value::Object(self))"),
+            ]));
+            out.push_str(&JSON_OBJECT_BACK.replace("RECV", "&self").replace("FROM", "crate::json::Json").replace("VALUE", "&self.0").replace("MAP", "m.clone()"));
             out.push_str("impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<u64, A> {\n    fn back(&self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {\n        self.iter().map(|(k, a)| Ok((*k, a.back(what)?))).collect()\n    }\n}\n");
         }
         Host::Node => {
@@ -143,6 +163,8 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
             out.push_str("/// Seq-keyed maps: JS object keys are strings.\nimpl<A: Conv<B>, B> Conv<std::collections::BTreeMap<String, B>> for std::collections::BTreeMap<u64, A> {\n    fn conv(self) -> std::collections::BTreeMap<String, B> {\n        self.into_iter().map(|(k, v)| (k.to_string(), v.conv())).collect()\n    }\n}\n");
             out.push_str(&BACK.replace("RECV", "self").replace("OPT", "self").replace("ITER", "self.into_iter()"));
             out.push_str(&back_same(&["String", "i64", "u32", "u8", "bool", "serde_json::Value"], false));
+            out.push_str(&convs(&[("serde_json::Map<String, serde_json::Value>", "serde_json::Value", "serde_json::Value::Object(self)")]));
+            out.push_str(&JSON_OBJECT_BACK.replace("RECV", "self").replace("FROM", "serde_json::Value").replace("VALUE", "self").replace("MAP", "m"));
             out.push_str("impl Back<u64> for i64 {\n    fn back(self, what: &str) -> sessiondb::Result<u64> {\n        crate::records::u(self, what)\n    }\n}\n");
             // The numbers of a record a caller passes in: JS numbers, checked
             // into the integer (finite, whole, at most 2^53 - 1, in range).
@@ -160,6 +182,7 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
                 ("usize", "u32", "u32::try_from(self).unwrap_or(u32::MAX)"),
                 // A JSON value as its text (a twin's `<name>_json` field).
                 ("serde_json::Value", "String", "self.to_string()"),
+                ("serde_json::Map<String, serde_json::Value>", "String", "serde_json::Value::Object(self).to_string()"),
             ]));
             out.push_str("/// A seq-keyed map as its values in seq order.\nimpl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {\n    fn conv(self) -> Vec<B> {\n        self.into_values().map(Conv::conv).collect()\n    }\n}\n");
             out.push_str("impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {\n    fn conv(self) -> std::collections::HashMap<K, B> {\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }\n}\n");

@@ -23,8 +23,9 @@
 //!   `new` (a record callers build: Python gets a constructor with the
 //!   fields' defaults and keeps enum fields as the text given, parsed when
 //!   the record is passed in; Node makes defaulted fields optional);
-//!   `tuple` (the core hands it over as a tuple of its fields, in order:
-//!   each host converts the tuple); `dict = "Type"` (the Python stub type
+//!   `tuple` (the core hands it over, or takes it, as a tuple of its
+//!   fields, in order: each host converts the tuple, and back into it when
+//!   the record is not `output`); `dict = "Type"` (the Python stub type
 //!   of its dict form, for parameters declared `dict(...)`).
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters); on each variant `str = "name"` (the string
@@ -75,10 +76,18 @@
 //! lists, paths (`PathBuf`) as their text (lossy UTF-8; Kotlin/Swift: in a
 //! twin). A single record parameter defaulting to `None` is optional in
 //! every host (the core type's `Default` when left out). A `tuple` record
-//! Python skips is a Python tuple of its fields. `serde_json::Value` is any
+//! Python skips is a Python tuple of its fields (of their classes, when
+//! passed in). `serde_json::Value` is any
 //! JSON-serialisable Python value, any JS value, and JSON text in
 //! Kotlin/Swift (the parameter `<name>_json`); as `Option<serde_json::Value>`
-//! it may be left out (`null`). `&Path`, `PathBuf` and `&str` results are
+//! it may be left out (`null`). A JSON object field
+//! (`serde_json::Map<String, serde_json::Value>`, with `python =
+//! "crate::json::Json"` and `node = "serde_json::Value"`) is a dict in
+//! Python (parsed by a `new` record's constructor, `InvalidInputError`
+//! naming the field), a JS object in Node (`null` or left out: `{}`) and
+//! `<name>_json` object text in Kotlin/Swift (`InvalidInput`: "<name>Json
+//! must be a JSON object"); a record field whose conversion back can fail
+//! makes its record's fail too (`TryFrom`). `&Path`, `PathBuf` and `&str` results are
 //! strings. Parameters convert by the rules of `param_plan` (a parameter type
 //! without a rule is a build error naming it); a record parameter (`&R`,
 //! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
@@ -606,6 +615,28 @@ impl Schema {
     fn record(&self, name: &str) -> Option<&Record> {
         self.records.iter().find(|r| r.name == name)
     }
+
+    /// The core type a record converts from and back into: `core = path`,
+    /// or for a `tuple` record the tuple of its fields' core types.
+    fn core_of(&self, r: &Record) -> Option<String> {
+        if r.tuple {
+            let types: Vec<String> = r.fields.iter().map(|f| self.core_ty(&f.ty)).collect();
+            return Some(format!("({},)", types.join(", ")));
+        }
+        r.core.clone()
+    }
+
+    /// A field's core type: a record's or enum's core path, else the type as written.
+    fn core_ty(&self, ty: &Type) -> String {
+        let t = ty.to_token_stream().to_string();
+        self.record(&t).and_then(|r| self.core_of(r)).or_else(|| self.enumeration(&t).map(|e| e.core.clone())).unwrap_or(t)
+    }
+
+    /// Kotlin/Swift: a record whose conversion back can fail (JSON text,
+    /// also in a record field), so a parameter of it is `TryFrom`.
+    fn uniffi_fallible(&self, r: &Record) -> bool {
+        r.fields.iter().any(|f| is_json(&f.ty) || self.record(&f.ty.to_token_stream().to_string()).is_some_and(|x| self.uniffi_fallible(x)))
+    }
     fn enumeration(&self, name: &str) -> Option<&Enum> {
         self.enums.iter().find(|e| e.name == name)
     }
@@ -1009,7 +1040,7 @@ impl Schema {
             other => (false, other),
         };
         let r = self.record(&elem.to_token_stream().to_string())?;
-        let core = r.core.as_ref()?;
+        let core = &self.core_of(r)?;
         let js = camel(name);
         let arg = if by_ref { format!("&{name}") } else { name.to_string() };
         let (rec, what) = (&r.name, if host == Host::Node { js.as_str() } else { name });
@@ -1018,7 +1049,21 @@ impl Schema {
         let any = "&pyo3::Bound<'_, pyo3::PyAny>".to_string();
         // The declared type of one value, the type the conversion gives (if
         // it is written) and the conversion of `name`.
+        // Python: a `tuple` record it skips is a tuple of the fields' classes.
+        let py_tuple: Option<Vec<String>> = (host == Host::Python && r.tuple && skipped(&r.skip, host)).then(|| {
+            r.fields.iter().map(|f| format!("pyo3::PyRef<'_, crate::records::{}>", f.ty.to_token_stream())).collect()
+        });
+        let fallible = self.uniffi_fallible(r);
         let (decl, let_ty, conv) = match (host, list, dict) {
+            (Host::Python, true, None) if py_tuple.is_some() => {
+                let parts = py_tuple.unwrap_or_default();
+                let backs: Vec<String> = (0..parts.len()).map(|k| format!("crate::records::Back::back(&*x.{k}, {what:?})?")).collect();
+                (
+                    format!("Vec<({},)>", parts.join(", ")),
+                    String::new(),
+                    format!("{name}.iter().map(|x| Ok(({},))).collect::<sessiondb::Result<Vec<{core}>>>(){err_map}", backs.join(", ")),
+                )
+            }
             (Host::Python, true, Some(w)) => (any, format!(": Vec<{core}>"), format!("crate::dicts::records_or_dicts::<crate::records::{rec}, {core}>({name}, {w:?})?")),
             (Host::Python, false, Some(w)) if skipped(&r.skip, host) => (any, format!(": {core}"), format!("crate::json::de({name}, {w:?})?")),
             (Host::Python, false, Some(w)) => (any, format!(": {core}"), format!("crate::dicts::record_or_dict::<crate::records::{rec}, {core}>({name}, {w:?})?")),
@@ -1034,9 +1079,14 @@ impl Schema {
             ),
             (Host::Node, false, _) => (format!("crate::records::{rec}"), format!(": {core}"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
             (Host::Node, true, _) => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
-            (Host::Uniffi, false, _) if r.twin && r.fields.iter().any(|f| is_json(&f.ty)) => (format!("crate::records::{rec}"), format!(": {core}"), format!("{core}::try_from({name})?")),
-            (Host::Uniffi, false, _) if r.twin => (format!("crate::records::{rec}"), format!(": {core}"), format!("{name}.into()")),
-            (Host::Uniffi, true, _) if r.twin => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("{name}.into_iter().map(Into::into).collect()")),
+            (Host::Uniffi, false, _) if (r.twin || r.tuple) && fallible => (format!("crate::records::{rec}"), format!(": {core}"), format!("TryFrom::try_from({name})?")),
+            (Host::Uniffi, false, _) if r.twin || r.tuple => (format!("crate::records::{rec}"), format!(": {core}"), format!("{name}.into()")),
+            (Host::Uniffi, true, _) if (r.twin || r.tuple) && fallible => (
+                format!("Vec<crate::records::{rec}>"),
+                format!(": Vec<{core}>"),
+                format!("{name}.into_iter().map(TryFrom::try_from).collect::<sessiondb::Result<_>>()?"),
+            ),
+            (Host::Uniffi, true, _) if r.twin || r.tuple => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("{name}.into_iter().map(Into::into).collect()")),
             (Host::Uniffi, false, _) if optional => (core.clone(), format!(": {core}"), name.to_string()),
             (Host::Uniffi, false, _) => return Some(ParamPlan { rename: None, decl: core.clone(), ts: None, prelude: None, arg }),
             (Host::Uniffi, true, _) => return Some(ParamPlan { rename: None, decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
@@ -1598,7 +1648,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                     write_python_new(&mut out, &s, r, &fields)?;
                 }
                 write_from(&mut out, &s, host, r, &fields);
-                write_back(&mut out, host, r, &fields);
+                write_back(&mut out, &s, host, r, &fields);
             }
             Host::Node => {
                 write_docs(&mut out, "", &r.docs);
@@ -1607,7 +1657,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 write_fields(&mut out, &s, host, r, &fields, "    ", "pub ");
                 out.push_str("}\n\n");
                 write_from(&mut out, &s, host, r, &fields);
-                write_back(&mut out, host, r, &fields);
+                write_back(&mut out, &s, host, r, &fields);
             }
             Host::Uniffi => {
                 // The core type as it is (remote), an FFI twin of it, or a
@@ -1628,7 +1678,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                         let _ = writeln!(out, "#[uniffi::remote(Record)]\npub struct {} {{", last(core));
                     }
                     None if r.twin => {
-                        let _ = writeln!(out, "#[derive(Debug, Clone, uniffi::Record)]\npub struct {} {{", r.name);
+                        let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
                     }
                     None => {
                         let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct {} {{", r.name);
@@ -1642,8 +1692,8 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
                 if r.twin || r.tuple {
                     write_from(&mut out, &s, host, r, &fields);
                 }
-                if r.twin {
-                    write_back(&mut out, host, r, &fields);
+                if r.twin || r.tuple {
+                    write_back(&mut out, &s, host, r, &fields);
                 }
             }
         }
@@ -1659,6 +1709,18 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
         });
     }
     if host == Host::Python {
+        // A `tuple` result Python skips is the tuple of its fields' classes.
+        for r in s.records.iter().filter(|r| r.tuple && r.output && skipped(&r.skip, host)) {
+            let host_ty: Vec<String> = r.fields.iter().map(|f| s.host_ty(host, &f.ty)).collect();
+            let convs: Vec<String> = (0..r.fields.len()).map(|k| format!("crate::records::Conv::conv(self.{k})")).collect();
+            let _ = writeln!(
+                out,
+                "impl crate::records::Conv<({0},)> for {1} {{\n    fn conv(self) -> ({0},) {{\n        ({2},)\n    }}\n}}\n",
+                host_ty.join(", "),
+                s.core_of(r).unwrap_or_default(),
+                convs.join(", ")
+            );
+        }
         out.push_str("/// Add the record classes of bridge/api.rs to the module.\n");
         out.push_str("pub(crate) fn register_records(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {\n    use pyo3::types::PyModuleMethods;\n");
         for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
@@ -1689,13 +1751,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
 fn write_from(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&Field]) {
     if r.tuple {
         // The core's tuple: a record or enum field by its core type.
-        let types: Vec<String> = fields
-            .iter()
-            .map(|f| {
-                let t = f.ty.to_token_stream().to_string();
-                s.record(&t).and_then(|r| r.core.clone()).or_else(|| s.enumeration(&t).map(|e| e.core.clone())).unwrap_or(t)
-            })
-            .collect();
+        let types: Vec<String> = fields.iter().map(|f| s.core_ty(&f.ty)).collect();
         let inits: Vec<String> = fields.iter().enumerate().map(|(k, f)| format!("{}: crate::records::Conv::conv(self.{k})", f.name)).collect();
         let _ = writeln!(
             out,
@@ -1737,29 +1793,48 @@ fn write_from(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
 /// the host's `Back`), so a caller can pass the record back in as a
 /// parameter; only for records taken as input (not `output`) whose every
 /// field the host has.
-fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
+fn write_back(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&Field]) {
     let read: Vec<&&Field> = fields.iter().filter(|f| f.get.is_none()).collect();
     let all = r.fields.iter().filter(|f| f.get.is_none()).count();
-    let Some(core) = r.core.as_ref().filter(|_| !r.output && read.len() == all) else { return };
-    if host == Host::Uniffi && read.iter().any(|f| is_json(&f.ty)) {
+    let Some(core) = s.core_of(r).filter(|_| !r.output && read.len() == all) else { return };
+    // The core value from each field's conversion (`name: expr`): a struct,
+    // or for a `tuple` record the tuple of the expressions.
+    let build = |inits: Vec<String>| match r.tuple {
+        true => format!("({},)", inits.iter().map(|i| i.split_once(": ").map_or(i.as_str(), |x| x.1)).collect::<Vec<_>>().join(", ")),
+        false => format!("{core} {{ {} }}", inits.join(", ")),
+    };
+    if host == Host::Uniffi && s.uniffi_fallible(r) {
         // JSON text back into a value can fail: `TryFrom<twin>` (a
-        // parameter's `try_from(..)?`), `InvalidInput` naming the field.
+        // parameter's `try_from(..)?`), `InvalidInput` naming the field; a
+        // JSON object field must hold an object. A record field that can
+        // fail is converted by its own `TryFrom`.
         let inits: Vec<String> = read
             .iter()
-            .map(|f| match is_json(&f.ty) {
-                true => format!(
-                    "{0}: serde_json::from_str(&c.{0}_json).map_err(|_| sessiondb::Error::invalid({1:?}))?",
-                    f.name,
-                    format!("{}Json is not valid JSON", camel(&f.name))
-                ),
-                false => format!("{0}: Back::back(c.{0})", f.name),
+            .map(|f| {
+                let what = format!("{}Json", camel(&f.name));
+                let t = f.ty.to_token_stream().to_string().replace(' ', "");
+                match s.record(&t) {
+                    _ if t == JSON_OBJECT => format!(
+                        "{0}: match serde_json::from_str(&c.{0}_json) {{ Ok(serde_json::Value::Object(m)) => m, Ok(_) => return Err(sessiondb::Error::invalid({1:?})), Err(_) => return Err(sessiondb::Error::invalid({2:?})) }}",
+                        f.name,
+                        format!("{what} must be a JSON object"),
+                        format!("{what} is not valid JSON")
+                    ),
+                    _ if is_json(&f.ty) => format!(
+                        "{0}: serde_json::from_str(&c.{0}_json).map_err(|_| sessiondb::Error::invalid({1:?}))?",
+                        f.name,
+                        format!("{what} is not valid JSON")
+                    ),
+                    Some(x) if s.uniffi_fallible(x) => format!("{0}: TryFrom::try_from(c.{0})?", f.name),
+                    _ => format!("{0}: Back::back(c.{0})", f.name),
+                }
             })
             .collect();
         let _ = writeln!(
             out,
-            "impl TryFrom<{0}> for {core} {{\n    type Error = sessiondb::Error;\n    fn try_from(c: {0}) -> sessiondb::Result<Self> {{\n        Ok({core} {{ {1} }})\n    }}\n}}\n",
+            "impl TryFrom<{0}> for {core} {{\n    type Error = sessiondb::Error;\n    fn try_from(c: {0}) -> sessiondb::Result<Self> {{\n        Ok({1})\n    }}\n}}\n",
             r.name,
-            inits.join(", ")
+            build(inits)
         );
         return;
     }
@@ -1769,9 +1844,9 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
         let inits: Vec<String> = read.iter().map(|f| format!("{0}: Back::back(c.{0})", f.name)).collect();
         let _ = writeln!(
             out,
-            "impl From<{0}> for {core} {{\n    fn from(c: {0}) -> Self {{\n        {core} {{ {1} }}\n    }}\n}}\nimpl Back<{core}> for {0} {{\n    fn back(self) -> {core} {{\n        self.into()\n    }}\n}}\n",
+            "impl From<{0}> for {core} {{\n    fn from(c: {0}) -> Self {{\n        {1}\n    }}\n}}\nimpl Back<{core}> for {0} {{\n    fn back(self) -> {core} {{\n        self.into()\n    }}\n}}\n",
             r.name,
-            inits.join(", ")
+            build(inits)
         );
         return;
     }
@@ -1796,9 +1871,9 @@ fn write_back(out: &mut String, host: Host, r: &Record, fields: &[&Field]) {
         .collect();
     let _ = writeln!(
         out,
-        "impl crate::records::Back<{core}> for {} {{\n    fn back({recv}, _: &str) -> sessiondb::Result<{core}> {{\n        Ok({core} {{ {} }})\n    }}\n}}\n",
+        "impl crate::records::Back<{core}> for {} {{\n    fn back({recv}, _: &str) -> sessiondb::Result<{core}> {{\n        Ok({})\n    }}\n}}\n",
         r.name,
-        inits.join(", ")
+        build(inits)
     );
 }
 
@@ -1837,10 +1912,16 @@ fn python_zero(ty: &str) -> Option<&'static str> {
     }
 }
 
-/// A JSON value (`serde_json::Value`): Kotlin/Swift get its text.
+/// A JSON value (`serde_json::Value`) or object (`serde_json::Map<String,
+/// serde_json::Value>`): Kotlin/Swift get its text.
 fn is_json(ty: &Type) -> bool {
-    ty.to_token_stream().to_string().replace(' ', "") == "serde_json::Value"
+    let t = ty.to_token_stream().to_string().replace(' ', "");
+    t == "serde_json::Value" || t == JSON_OBJECT
 }
+
+/// The JSON object type (`extra` of `EntryMeta`): a Python dict, a JS
+/// object (`null` or left out: `{}`), Kotlin/Swift text of an object.
+const JSON_OBJECT: &str = "serde_json::Map<String,serde_json::Value>";
 
 fn is_option(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
@@ -1852,11 +1933,26 @@ fn is_option(ty: &Type) -> bool {
 /// literal or the type's default.
 fn write_python_new(out: &mut String, s: &Schema, r: &Record, fields: &[&Field]) -> Result<(), String> {
     let (mut sig, mut params, mut inits) = (vec![], vec![], vec![]);
-    let mut defaulted = false;
+    let (mut defaulted, mut fallible) = (false, false);
     for f in fields {
         let ty = python_field_ty(s, r, f);
         let n = &f.name;
         let has_default = f.default.is_some() || f.host_default.is_some();
+        if ty == "crate::json::Json" {
+            // JSON: any Python value of the core type's serde shape (a dict
+            // for a JSON object), `InvalidInputError` naming the field.
+            let core = f.ty.to_token_stream().to_string();
+            fallible = true;
+            defaulted |= has_default;
+            let (s_, p_, v) = match has_default {
+                true => (format!("{n} = None"), format!("{n}: Option<&pyo3::Bound<'_, pyo3::PyAny>>"), format!("match {n} {{ Some(v) => crate::json::de::<{core}>(v, {n:?})?, None => Default::default() }}")),
+                false => (n.clone(), format!("{n}: &pyo3::Bound<'_, pyo3::PyAny>"), format!("crate::json::de::<{core}>({n}, {n:?})?")),
+            };
+            sig.push(s_);
+            params.push(p_);
+            inits.push(format!("{n}: crate::records::Conv::conv({v})"));
+            continue;
+        }
         if !has_default {
             if defaulted {
                 return Err(format!("record {}: field `{n}` without a default follows one with a default", r.name));
@@ -1891,13 +1987,16 @@ fn write_python_new(out: &mut String, s: &Schema, r: &Record, fields: &[&Field])
             inits.push(n.clone());
         }
     }
+    let (ret, value) = match fallible {
+        true => ("pyo3::PyResult<Self>", format!("Ok({} {{ {} }})", r.name, inits.join(", "))),
+        false => ("Self", format!("{} {{ {} }}", r.name, inits.join(", "))),
+    };
     let _ = writeln!(
         out,
-        "#[pyo3::pymethods]\nimpl {0} {{\n    #[new]\n    #[pyo3(signature = ({1}))]\n    #[allow(clippy::too_many_arguments)]\n    fn new({2}) -> Self {{\n        {0} {{ {3} }}\n    }}\n}}\n",
+        "#[pyo3::pymethods]\nimpl {0} {{\n    #[new]\n    #[pyo3(signature = ({1}))]\n    #[allow(clippy::too_many_arguments)]\n    fn new({2}) -> {ret} {{\n        {value}\n    }}\n}}\n",
         r.name,
         sig.join(", "),
         params.join(", "),
-        inits.join(", ")
     );
     Ok(())
 }
@@ -2176,6 +2275,29 @@ pub struct TranscriptEntry {
         assert!(node.contains("    let data = data.to_vec();\n    Ok(crate::job::job(move || a::seal(&data).map(crate::records::Conv::conv)))\n"), "{node}");
     }
 
+    /// A JSON object field (`serde_json::Map`) is a dict in Python (parsed
+    /// in the constructor), a JS object (`null`: `{}`) in Node and object
+    /// text in Kotlin/Swift; a `tuple` record callers pass in is a tuple of
+    /// classes in Python, converted back into the core's tuple everywhere.
+    #[test]
+    fn json_objects_and_tuple_records_passed_in() {
+        let src = "#[bridge(core = a::Entry, new)]\npub struct Entry {\n    pub text: String,\n}\n#[bridge(core = a::Meta, new, twin)]\npub struct Meta {\n    #[bridge(default = \"\\\"{}\\\"\", python = \"crate::json::Json\", node = \"serde_json::Value\")]\n    pub extra: serde_json::Map<String, serde_json::Value>,\n}\n#[bridge(tuple, skip(python))]\npub struct Row {\n    pub entry: Entry,\n    pub meta: Meta,\n}\n#[bridge(output, tuple, skip(python))]\npub struct Pair {\n    pub entry: Entry,\n    pub meta: Meta,\n}\ntrait SessionStore {\n    fn put(&self, rows: Vec<Row>) -> u64;\n}\n";
+        let py = generate(Host::Python, src).unwrap();
+        assert!(py.contains("    #[pyo3(signature = (extra = None))]\n    #[allow(clippy::too_many_arguments)]\n    fn new(extra: Option<&pyo3::Bound<'_, pyo3::PyAny>>) -> pyo3::PyResult<Self> {\n        Ok(Meta { extra: crate::records::Conv::conv(match extra { Some(v) => crate::json::de::<serde_json :: Map < String , serde_json :: Value >>(v, \"extra\")?, None => Default::default() }) })\n"), "{py}");
+        assert!(py.contains("impl crate::records::Conv<(Entry, Meta,)> for (a::Entry, a::Meta,) {\n    fn conv(self) -> (Entry, Meta,) {\n        (crate::records::Conv::conv(self.0), crate::records::Conv::conv(self.1),)\n"), "{py}");
+        let pm = generate_methods(Host::Python, src).unwrap();
+        assert!(pm.contains("rows: Vec<(pyo3::PyRef<'_, crate::records::Entry>, pyo3::PyRef<'_, crate::records::Meta>,)>) -> pyo3::PyResult<u64> {\n        let rows = rows.iter().map(|x| Ok((crate::records::Back::back(&*x.0, \"rows\")?, crate::records::Back::back(&*x.1, \"rows\")?,))).collect::<sessiondb::Result<Vec<(a::Entry, a::Meta,)>>>().map_err(crate::errors::py_err(py))?;\n"), "{pm}");
+        let node = generate(Host::Node, src).unwrap();
+        assert!(node.contains("impl crate::records::Back<(a::Entry, a::Meta,)> for Row {\n    fn back(self, _: &str) -> sessiondb::Result<(a::Entry, a::Meta,)> {\n        Ok((crate::records::Back::back(self.entry, \"entry\")?, crate::records::Back::back(self.meta, \"meta\")?,))\n"), "{node}");
+        assert!(node.contains("impl Back<serde_json::Map<String, serde_json::Value>> for serde_json::Value {\n    fn back(self, what: &str) -> sessiondb::Result<serde_json::Map<String, serde_json::Value>> {\n        match self {\n            serde_json::Value::Object(m) => Ok(m),\n            serde_json::Value::Null => Ok(serde_json::Map::new()),\n"), "{node}");
+        let ffi = generate(Host::Uniffi, src).unwrap();
+        assert!(ffi.contains("    #[uniffi(default = \"{}\")]\n    pub extra_json: String,\n"), "{ffi}");
+        assert!(ffi.contains("Ok(a::Meta { extra: match serde_json::from_str(&c.extra_json) { Ok(serde_json::Value::Object(m)) => m, Ok(_) => return Err(sessiondb::Error::invalid(\"extraJson must be a JSON object\")), Err(_) => return Err(sessiondb::Error::invalid(\"extraJson is not valid JSON\")) } })"), "{ffi}");
+        assert!(ffi.contains("impl TryFrom<Row> for (a::Entry, a::Meta,) {\n    type Error = sessiondb::Error;\n    fn try_from(c: Row) -> sessiondb::Result<Self> {\n        Ok((Back::back(c.entry), TryFrom::try_from(c.meta)?,))\n"), "{ffi}");
+        let fm = generate_methods(Host::Uniffi, src).unwrap();
+        assert!(fm.contains("let rows: Vec<(a::Entry, a::Meta,)> = rows.into_iter().map(TryFrom::try_from).collect::<sessiondb::Result<_>>()?;"), "{fm}");
+    }
+
     /// A JSON field of a Kotlin/Swift twin is its text, `<name>_json`.
     #[test]
     fn json_fields_are_text_in_kotlin_and_swift() {
@@ -2188,7 +2310,7 @@ pub struct TranscriptEntry {
         let input = generate(Host::Uniffi, &src.replace("output, twin", "twin")).unwrap();
         assert!(input.contains("impl TryFrom<Event> for a::Event {\n    type Error = sessiondb::Error;\n    fn try_from(c: Event) -> sessiondb::Result<Self> {\n        Ok(a::Event { seq: Back::back(c.seq), payload: serde_json::from_str(&c.payload_json).map_err(|_| sessiondb::Error::invalid(\"payloadJson is not valid JSON\"))? })\n"), "{input}");
         let m = generate_methods(Host::Uniffi, &format!("{}trait SessionStore {{\n    fn put(&self, event: Event);\n}}\n", src.replace("output, twin", "twin"))).unwrap();
-        assert!(m.contains("let event: a::Event = a::Event::try_from(event)?;"), "{m}");
+        assert!(m.contains("let event: a::Event = TryFrom::try_from(event)?;"), "{m}");
         let node = generate(Host::Node, src).unwrap();
         assert!(node.contains("    pub payload: serde_json :: Value,\n"), "{node}");
     }
@@ -2302,7 +2424,7 @@ pub struct Count {
     fn twins_take_paths_as_text_and_convert_back() {
         let src = "#[bridge(core = a::Run)]\npub struct Run {\n    pub n: u64,\n}\n#[bridge(core = a::File, twin)]\npub struct File {\n    pub path: PathBuf,\n    #[bridge(uniffi = \"u32\")]\n    pub turns: usize,\n    pub seqs: BTreeSet<u64>,\n    pub runs: Vec<Run>,\n}\n";
         let u = generate(Host::Uniffi, src).unwrap();
-        assert!(u.contains("#[derive(Debug, Clone, uniffi::Record)]\npub struct File {\n    pub path: String,\n    pub turns: u32,\n    pub seqs: Vec<u64>,\n    pub runs: Vec<Run>,\n}\n"), "{u}");
+        assert!(u.contains("#[derive(Debug, Clone, PartialEq, uniffi::Record)]\npub struct File {\n    pub path: String,\n    pub turns: u32,\n    pub seqs: Vec<u64>,\n    pub runs: Vec<Run>,\n}\n"), "{u}");
         assert!(u.contains("impl Conv<File> for a::File {\n    fn conv(self) -> File {\n        let c = self;\n        File { path: crate::records::Conv::conv(c.path), turns: crate::records::Conv::conv(c.turns), seqs: crate::records::Conv::conv(c.seqs), runs: crate::records::Conv::conv(c.runs) }\n    }\n}\n"), "{u}");
         assert!(u.contains("impl From<File> for a::File {\n    fn from(c: File) -> Self {\n        a::File { path: Back::back(c.path), turns: Back::back(c.turns), seqs: Back::back(c.seqs), runs: Back::back(c.runs) }\n    }\n}\nimpl Back<a::File> for File {\n"), "{u}");
         assert!(u.contains("impl crate::records::Conv<String> for std::path::PathBuf {\n    fn conv(self) -> String {\n        self.to_string_lossy().into_owned()\n    }\n}\n"), "{u}");

@@ -3,7 +3,6 @@
 //! the Unix epoch. Conversions only.
 
 use napi_derive::napi;
-use serde_json::Value;
 
 /// A core count as a JS number (saturating).
 pub fn n(v: u64) -> i64 {
@@ -61,51 +60,6 @@ pub struct CreateSessionOptions {
     pub created_at_ms: Option<i64>,
     pub forked_from: Option<String>,
     pub forked_at_seq: Option<i64>,
-}
-
-/// Per-entry metadata: the model and provider that produced an entry, the
-/// source's other fields (`extra`, JSON values under the core's keys,
-/// which are not camelCased: Claude `tool_use_result`, `uuid`; Codex
-/// `phase`...) and a structured item (`item`: a framework item's JSON
-/// text, e.g. an `@openai/agents` item, kept byte-exact and encrypted; the
-/// entry's content is the text that counts for tokens). Input: every field
-/// may be left out; output: `extra` is always set (`{}` when empty), `item`
-/// is left out when there is none.
-#[napi(object)]
-pub struct EntryMeta {
-    pub model: Option<String>,
-    pub provider: Option<String>,
-    // A `Value` checked in `into_core`: napi's own map conversion would turn
-    // an array or a string into an object of its indexes.
-    #[napi(ts_type = "Record<string, unknown>")]
-    pub extra: Option<Value>,
-    pub item: Option<String>,
-}
-
-impl From<sessiondb::EntryMeta> for EntryMeta {
-    fn from(m: sessiondb::EntryMeta) -> Self {
-        EntryMeta { model: m.model, provider: m.provider, extra: Some(Value::Object(m.extra)), item: m.item }
-    }
-}
-
-crate::records::conv_from!(sessiondb::EntryMeta => EntryMeta);
-
-impl EntryMeta {
-    /// Errors: `InvalidInput` when `extra` is not a JSON object.
-    pub fn into_core(self) -> sessiondb::Result<sessiondb::EntryMeta> {
-        let extra = match self.extra {
-            None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
-            Some(v) => v,
-        };
-        Ok(sessiondb::EntryMeta { item: self.item, ..sessiondb::EntryMeta::from_json_extra(self.model, self.provider, extra, "meta.extra")? })
-    }
-}
-
-/// One entry to append with its metadata (`appendEntriesWithMeta`).
-#[napi(object, object_to_js = false)]
-pub struct NewEntryWithMeta {
-    pub entry: NewEntry,
-    pub meta: EntryMeta,
 }
 
 /// A host key source: `getKey()` returns the 32 stored key bytes or null

@@ -56,24 +56,6 @@ impl SessionStore {
         let s = self.inner.clone();
         Ok(job(move || s.create_session_with(new).map(Into::into)))
     }
-
-    /// `appendEntries` with per-entry metadata: `[{ entry, meta }]`, one
-    /// transaction (all or none). Rejects with NotFoundError,
-    /// InvalidInputError (e.g. a model or provider name over 256 bytes).
-    #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
-    pub fn append_entries_with_meta(
-        &self,
-        session_id: String,
-        entries: Vec<NewEntryWithMeta>,
-    ) -> napi::Result<AsyncTask<Job<Vec<TranscriptEntry>>>> {
-        let entries = entries
-            .into_iter()
-            .map(|x| Ok((crate::records::Back::back(x.entry, "entries")?, x.meta.into_core()?)))
-            .collect::<sessiondb::Result<Vec<_>>>()
-            .map_err(to_napi)?;
-        let s = self.inner.clone();
-        Ok(job(move || s.append_entries_with_meta(&session_id, entries).map(crate::records::Conv::conv)))
-    }
 }
 
 /// The core options of `SessionStore.open` / `importRecoveryKey` options.

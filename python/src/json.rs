@@ -30,8 +30,8 @@ pub fn de<T: serde::de::DeserializeOwned>(v: &Bound<'_, PyAny>, what: &str) -> P
         .map_err(|e| crate::errors::to_py(v.py(), sessiondb::Error::invalid(format!("{what}: {e}"))))
 }
 
-/// A JSON value as a record field (`JournalEvent.payload`): each read
-/// gives a new Python value, as `json.loads` would.
+/// A JSON value as a record field (`JournalEvent.payload`, `EntryMeta.extra`):
+/// each read gives a new Python value, as `json.loads` would.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Json(pub serde_json::Value);
 
@@ -41,11 +41,5 @@ impl<'py> IntoPyObject<'py> for &Json {
     type Error = PyErr;
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.0)
-    }
-}
-
-impl crate::records::Conv<Json> for serde_json::Value {
-    fn conv(self) -> Json {
-        Json(self)
     }
 }

@@ -16,8 +16,6 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _native {
     #[pymodule_export]
-    use crate::records::EntryMeta;
-    #[pymodule_export]
     use crate::store::{import_recovery_key, SessionStore, TranscriptIterator};
     #[pymodule_export]
     use crate::funcs::{

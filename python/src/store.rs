@@ -117,26 +117,6 @@ impl SessionStore {
         py.detach(|| self.inner.create_session_with(new)).map(Into::into).map_err(py_err(py))
     }
 
-    /// `append_entries` with per-entry metadata: `entries` is a list of
-    /// `(NewEntry, EntryMeta)` pairs, one transaction (all or none).
-    /// Raises NotFoundError, InvalidInputError (e.g. a model or provider
-    /// name over 256 bytes or with control characters).
-    fn append_entries_with_meta(
-        &self,
-        py: Python<'_>,
-        session_id: &str,
-        entries: Vec<(PyRef<'_, NewEntry>, PyRef<'_, EntryMeta>)>,
-    ) -> PyResult<Vec<TranscriptEntry>> {
-        let entries = entries
-            .iter()
-            .map(|(e, m)| Ok((crate::records::Back::back(&**e, "entries")?, m.0.clone())))
-            .collect::<sessiondb::Result<Vec<_>>>()
-            .map_err(py_err(py))?;
-        py.detach(|| self.inner.append_entries_with_meta(session_id, entries))
-            .map(|v| v.into_iter().map(Into::into).collect())
-            .map_err(py_err(py))
-    }
-
     /// Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call.
     #[pyo3(signature = (session_id, from_seq = 1, page_size = 1000))]
     fn iter_transcript(&self, session_id: String, from_seq: u64, page_size: u32) -> TranscriptIterator {

@@ -181,10 +181,11 @@ class TranscriptEntry:
 class EntryMeta:
     """Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
     the model and provider that produced the entry, the source's other
-    fields (`extra`, a dict of JSON values: Claude `tool_use_result`, Codex
+    fields (`extra`, a JSON object: Claude `tool_use_result`, `uuid`; Codex
     `phase`...) and a structured item (`item`: a framework item's JSON text,
     e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
-    content is the text that counts for tokens). Empty metadata is `EntryMeta()`.
+    content is the text that counts for tokens). Empty metadata is
+    `EntryMeta()`.
     """
     def __new__(
         cls,
@@ -195,16 +196,26 @@ class EntryMeta:
     ) -> "EntryMeta": ...
     @property
     def item(self) -> Optional[str]:
-        """The structured item's JSON text, byte-exact as appended (None: none)."""
+        """The structured item's JSON text, byte-exact as appended (none when
+        the entry has no item).
+        `InvalidInput` on append when it is not the JSON text of one value.
+        """
     @property
-    def model(self) -> Optional[str]: ...
+    def model(self) -> Optional[str]:
+        """Model that produced the entry (at most 256 bytes)."""
     @property
-    def provider(self) -> Optional[str]: ...
+    def provider(self) -> Optional[str]:
+        """Provider that served it (at most 256 bytes)."""
     @property
     def extra(self) -> Dict[str, Any]:
-        """The source fields as a new dict (JSON values) on each read."""
+        """The source fields as a JSON object, stored encrypted. Python: a dict
+        (a new one on each read; `InvalidInputError` for a value that is not
+        a dict, `TypeError` for one not JSON-serialisable); Node: an object
+        (always set on output); Kotlin/Swift: `extraJson`, its compact text
+        (`{}` when there are none).
+        """
     def to_dict(self) -> Dict[str, Any]:
-        """The metadata as plain data: `{"model", "provider", "extra", "item"}`."""
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
 class ItemPage:
@@ -1229,13 +1240,13 @@ class SessionStore:
 
         Raises NotFoundError, AuthenticationError, InvalidInputError.
         """
-    def append_entries_with_meta(
-        self, session_id: str, entries: List[Tuple[NewEntry, EntryMeta]]
-    ) -> List[TranscriptEntry]:
-        """`append_entries` with per-entry metadata: `entries` is a list of
-        `(NewEntry, EntryMeta)` pairs, one transaction (all or none).
-        Raises NotFoundError, InvalidInputError (e.g. a model or provider
-        name over 256 bytes or with control characters).
+    def append_entries_with_meta(self, session_id: str, entries: List[Tuple[NewEntry, EntryMeta]]) -> List[TranscriptEntry]:
+        """`append_entries` with per-entry metadata, one transaction (all or
+        none): a model or provider name over 256 bytes or with control
+        characters, an `extra` that is not a JSON object or an `item` that is
+        not JSON text is `InvalidInput`.
+
+        Raises NotFoundError, InvalidInputError, ClosedError.
         """
     def get_transcript_tail_with_meta(self, session_id: str, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
         """The last `limit` (1..=10000) entries with their metadata, in seq
