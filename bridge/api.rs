@@ -1010,7 +1010,7 @@ pub struct DigestSkippedLine {
     pub reason: String,
 }
 
-// Kotlin/Swift have `read_thclaws` instead.
+// Kotlin/Swift have `read_thclaws` (`ThclawsRead`) instead.
 /// What the thClaws reader saw in one file (`read_thclaws_digest`; the
 /// fields of tests/conformance/portable/read_thclaws.json).
 #[bridge(core = sessiondb::portable::ThclawsDigest, output, skip(uniffi))]
@@ -1055,6 +1055,92 @@ pub struct ThclawsDigest {
     pub kept_raw: BTreeMap<String, u64>,
     /// Lines of unknown kind kept in the session.
     pub other_lines: u64,
+}
+
+// Kotlin/Swift's thClaws reader and writer (`read_thclaws`, `write_thclaws`;
+// Python and Node: `read_thclaws_digest`, `write_thclaws_json`).
+/// One turn of a portable session.
+#[bridge(core = sessiondb::portable::PortableTurn, new, skip(python, node))]
+pub struct PortableTurn {
+    /// `user`, `assistant`, `system` or `tool`.
+    pub role: String,
+    /// The content blocks as a JSON array of thClaws block objects
+    /// (`{"type":"text","text":...}`, `thinking`, `tool_use`, `tool_result`, `image`, others verbatim).
+    pub blocks_json: String,
+    /// Time of the turn, ms since the Unix epoch.
+    #[bridge(default)]
+    pub timestamp_ms: Option<i64>,
+    /// Model that wrote the turn (assistant turns).
+    #[bridge(default)]
+    pub model: Option<String>,
+    /// Provider of that model.
+    #[bridge(default)]
+    pub provider: Option<String>,
+}
+
+/// A session read from a thClaws file (seed 002), with the figures the core derives.
+#[bridge(core = sessiondb::portable::ThclawsSession, twin, output, skip(python, node))]
+pub struct PortableSession {
+    /// Source session id.
+    pub id: String,
+    /// Title (latest `rename` wins).
+    pub title: Option<String>,
+    /// Model as the source names it (thClaws `provider/model`).
+    pub model: Option<String>,
+    /// Provider.
+    pub provider: Option<String>,
+    /// Working directory as written.
+    pub cwd: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_at_ms: Option<i64>,
+    /// Every turn, in order, including turns a later compaction superseded.
+    pub turns: Vec<PortableTurn>,
+    /// The history a thClaws reader resumes with: the last compaction's
+    /// messages, then the turns after it (seed 002, "Compaction").
+    pub active_turns: Vec<PortableTurn>,
+    /// Tool-use blocks over all turns.
+    pub tool_calls: u64,
+    /// Tool-result blocks over all turns.
+    pub tool_results: u64,
+    /// Steps of the latest plan snapshot.
+    pub plan_steps: u64,
+    /// Compaction checkpoints.
+    pub compactions: u64,
+    /// Lines of unknown kind kept verbatim.
+    pub other_lines: u64,
+}
+
+/// A thClaws file, read.
+#[bridge(core = sessiondb::portable::ThclawsRead, twin, output, skip(python, node))]
+pub struct ThclawsRead {
+    /// The session in the file.
+    pub session: PortableSession,
+    /// What the reader saw (lines, torn tail, skipped lines...).
+    pub report: ReadReport,
+}
+
+/// A session to write as thClaws JSONL.
+#[bridge(core = sessiondb::portable::NewPortableSession, new, skip(python, node))]
+pub struct NewPortableSession {
+    /// Session id.
+    pub id: String,
+    /// Title (written as a final `rename` line).
+    #[bridge(default)]
+    pub title: Option<String>,
+    /// Model.
+    #[bridge(default)]
+    pub model: Option<String>,
+    /// Provider.
+    #[bridge(default)]
+    pub provider: Option<String>,
+    /// Working directory.
+    #[bridge(default)]
+    pub cwd: Option<String>,
+    /// Creation time, ms since the Unix epoch.
+    #[bridge(default)]
+    pub created_at_ms: Option<i64>,
+    /// The turns, in order.
+    pub turns: Vec<PortableTurn>,
 }
 
 /// Per-session figures of one file import.
@@ -1501,6 +1587,19 @@ trait Functions {
     /// ignored); "recovery key checksum mismatch" for a mistyped key.
     #[bridge(core = sessiondb::primitives::parse_recovery_key, errors(InvalidInput))]
     fn parse_recovery_key(text: &str) -> Vec<u8>;
+
+    /// Read thClaws JSONL bytes (seed 002; the real format and the seed's
+    /// `message` form). A torn last line and bad lines are reported, never fatal.
+    /// `fallback_id` names a file without a header id. Python and Node:
+    /// `read_thclaws_digest`.
+    #[bridge(core = sessiondb::portable::read_thclaws_session, defaults(fallback_id = "session"), skip(python, node), errors(InvalidInput))]
+    fn read_thclaws(data: &[u8], fallback_id: &str) -> ThclawsRead;
+
+    /// Write a session as thClaws JSONL text (what real thClaws reads).
+    /// `InvalidInput`: an unknown role, blocks not a JSON array. Python and
+    /// Node: `write_thclaws_json`.
+    #[bridge(core = sessiondb::portable::write_thclaws_session, skip(python, node), errors(InvalidInput))]
+    fn write_thclaws(session: NewPortableSession) -> String;
 
     /// The format of a session file from its first lines, or none when it is
     /// none of thClaws, Codex rollout or Claude Code.

@@ -10,8 +10,8 @@
 //!
 //! * [`store::SessionStore`]: the store object (sessions, transcript, token
 //!   ledger, context extensions, journal, recovery);
-//! * [`portable`]: JSONL import (thClaws, Codex, Claude Code), thClaws
-//!   export, fork, resolve;
+//! * [`portable`]: `importPaths` with its progress listener (the other
+//!   portable calls and records are generated from bridge/api.rs);
 //! * [`keys::KeyProvider`]: the key source a host implements;
 //! * [`error::SessionDbError`]: one variant per core error kind.
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{read_thclaws, write_thclaws, Block, Collector, PortableSession, ReadOptions, Role, SourceFormat, Turn};
+use super::{read_thclaws, write_thclaws, Block, Collector, PortableSession, ReadOptions, ReadReport, Role, SourceFormat, Turn};
 use crate::error::{Error, Result};
 
 /// An integer from JSON, also when a host sent it as an integral float
@@ -78,14 +78,43 @@ pub struct ThclawsDigest {
     pub other_lines: u64,
 }
 
+/// The one session of thClaws JSONL `bytes` (`fallback_id` names a file
+/// without a header id) and the reader's report. Errors: `InvalidInput`
+/// "the data holds no thClaws session".
+pub(super) fn read_one(bytes: &[u8], fallback_id: &str) -> Result<(PortableSession, ReadReport)> {
+    let mut sink = Collector::new(SourceFormat::Thclaws, None);
+    let rep = read_thclaws(bytes, &ReadOptions::default(), &mut sink)?;
+    let s = sink.finish(fallback_id).into_iter().next().ok_or_else(|| Error::invalid("the data holds no thClaws session"))?;
+    Ok((s, rep))
+}
+
+/// The role of a turn given by name. Errors: `InvalidInput` for none or an
+/// unknown name.
+pub(super) fn turn_role(name: Option<&str>) -> Result<Role> {
+    name.and_then(Role::parse).ok_or_else(|| Error::invalid("turn role must be user, assistant, system or tool"))
+}
+
+/// A turn built from the host's parts (no source line).
+pub(super) fn host_turn(role: Role, blocks: Vec<Value>, timestamp_ms: Option<i64>, model: Option<String>, provider: Option<String>) -> Turn {
+    let mut turn = Turn::new(role, blocks.into_iter().map(Block::from_json).collect(), timestamp_ms, 0);
+    turn.model = model;
+    turn.provider = provider;
+    turn
+}
+
+/// `s` as thClaws JSONL text.
+pub(super) fn thclaws_text(s: &PortableSession) -> Result<String> {
+    let mut out = Vec::new();
+    write_thclaws(s, &mut out)?;
+    String::from_utf8(out).map_err(|_| Error::corrupt("the writer produced invalid UTF-8"))
+}
+
 /// Read thClaws JSONL `bytes` and describe what the reader saw
 /// ([`ThclawsDigest`]). `fallback_id` names a file without a header id.
 ///
 /// Errors: `InvalidInput` when the bytes hold no session.
 pub fn read_thclaws_digest(bytes: &[u8], fallback_id: &str) -> Result<ThclawsDigest> {
-    let mut sink = Collector::new(SourceFormat::Thclaws, None);
-    let rep = read_thclaws(bytes, &ReadOptions::default(), &mut sink)?;
-    let s = sink.finish(fallback_id).into_iter().next().ok_or_else(|| Error::invalid("the data holds no thClaws session"))?;
+    let (s, rep) = read_one(bytes, fallback_id)?;
     let skipped = rep
         .skipped
         .iter()
@@ -129,15 +158,10 @@ pub fn write_thclaws_json(session: &Value) -> Result<String> {
     let id = st("id").ok_or_else(|| Error::invalid("session.id is required"))?;
     let mut turns = Vec::new();
     for t in session["turns"].as_array().ok_or_else(|| Error::invalid("session.turns must be an array"))? {
-        let role = t["role"]
-            .as_str()
-            .and_then(Role::parse)
-            .ok_or_else(|| Error::invalid("turn role must be user, assistant, system or tool"))?;
+        let role = turn_role(t["role"].as_str())?;
         let blocks = t["blocks"].as_array().ok_or_else(|| Error::invalid("turn blocks must be an array"))?;
-        let mut turn = Turn::new(role, blocks.iter().cloned().map(Block::from_json).collect(), int(&t["timestamp_ms"]), 0);
-        turn.model = t["model"].as_str().map(str::to_owned);
-        turn.provider = t["provider"].as_str().map(str::to_owned);
-        turns.push(turn);
+        let (model, provider) = (t["model"].as_str().map(str::to_owned), t["provider"].as_str().map(str::to_owned));
+        turns.push(host_turn(role, blocks.clone(), int(&t["timestamp_ms"]), model, provider));
     }
     let s = PortableSession {
         id,
@@ -149,7 +173,5 @@ pub fn write_thclaws_json(session: &Value) -> Result<String> {
         turns,
         ..Default::default()
     };
-    let mut out = Vec::new();
-    write_thclaws(&s, &mut out)?;
-    String::from_utf8(out).map_err(|_| Error::corrupt("the writer produced invalid UTF-8"))
+    thclaws_text(&s)
 }

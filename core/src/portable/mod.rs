@@ -24,6 +24,7 @@ pub mod export;
 pub mod import;
 mod lines;
 pub mod model;
+pub mod plain;
 pub mod thclaws;
 pub mod thclaws_check;
 
@@ -36,6 +37,7 @@ pub use commands::{fork_session, history_summary, recent_sessions, resolve_sessi
 pub use export::{export_thclaws, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, EXPORT_PAGE_BYTES};
 pub use import::{import_file, import_paths, import_paths_report, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::parse_iso8601_ms;
+pub use plain::{read_thclaws_session, write_thclaws_session, NewPortableSession, PortableTurn, ThclawsRead, ThclawsSession};
 pub use model::{
     Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SnapshotKind, SourceFormat, SourceInfo, StateSnapshot, Turn, Usage,
 };
