@@ -13,7 +13,8 @@
 //! * [`portable`]: JSONL import (thClaws, Codex, Claude Code), thClaws
 //!   export, fork, resolve;
 //! * [`keys::KeyProvider`]: the key source a host implements;
-//! * [`error::SessionDbError`]: one variant per core error kind.
+//! * [`error::SessionDbError`]: one variant per core error kind
+//!   ([`error::error_kinds`] lists them).
 
 #![warn(missing_docs)]
 
