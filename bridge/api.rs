@@ -1466,6 +1466,17 @@ trait SessionStore {
     fn sidebar_sessions(&self) -> Vec<Session>;
 }
 
+/// The seconds of a benchmark run's two phases (`_bench_core`): appending
+/// the items and reading them back. Python keeps the `(append_s, read_s)`
+/// tuple.
+#[bridge(output, tuple, skip(python, uniffi))]
+pub struct BenchTimes {
+    /// Wall-clock seconds of the append phase.
+    pub append_s: f64,
+    /// Wall-clock seconds of the read phase.
+    pub read_s: f64,
+}
+
 // ---- module functions: `core = path` names the core function; synchronous
 // unless `blocking` (Node: a Promise; Python: GIL released) or `detach`
 // (Python only: GIL released).
@@ -1612,6 +1623,14 @@ trait Functions {
     #[bridge(core = sessiondb::portable::read_thclaws_digest, defaults(fallback_id = "session"), detach, skip(uniffi), errors(InvalidInput))]
     fn read_thclaws_digest(data: &[u8], fallback_id: &str) -> ThclawsDigest;
 
+    /// Write a session `{id, title?, model?, provider?, cwd?, created_at_ms?,
+    /// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` (Python: a
+    /// dict, `PortableSessionDict`; Node: an object) as thClaws JSONL text.
+    /// Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role.
+    // Kotlin/Swift: `write_thclaws` of a `NewPortableSession` (bindings/src/portable.rs).
+    #[bridge(core = sessiondb::portable::write_thclaws_json, detach, skip(uniffi), errors(InvalidInput), pyi(session = "PortableSessionDict"), ts(session = "{ id: string; title?: string | null; model?: string | null; provider?: string | null; cwd?: string | null; created_at_ms?: number | null; turns: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; blocks: Array<Record<string, unknown>>; timestamp_ms?: number | null; model?: string | null; provider?: string | null }> }"))]
+    fn write_thclaws_json(session: &serde_json::Value) -> String;
+
     /// The default database path for `app` (seed 000 `sessionsDbPath()`):
     /// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
     /// `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
@@ -1627,6 +1646,18 @@ trait Functions {
     /// directory. Reads the disk.
     #[bridge(core = sessiondb::paths::canonical_workspace_in_cwd, blocking, errors(InvalidInput, Io))]
     fn canonical_workspace(path: &str) -> String;
+
+    /// Benchmark helper, not API: the sessiondb run of the hosts' benchmarks
+    /// (python/bench/bench_vs_agents_sdk.py, node/bench/bench.mjs) in Rust
+    /// only. Opens the store at `path` under the 32-byte `key`, creates a
+    /// session, appends `items` as user text (one `append_transcript` per
+    /// item, or `append_entries` of `batch` items per call when `batch > 1`),
+    /// then reads everything back in pages of `page` entries. Returns the
+    /// wall-clock seconds of the append and the read phase (Python: the tuple
+    /// `(append_s, read_s)`). Errors: those of opening the store, appending
+    /// and reading (`InvalidInput` for a key that is not 32 bytes).
+    #[bridge(core = sessiondb::bench::append_and_read, defaults(batch = 1), blocking, skip(uniffi))]
+    fn _bench_core(path: &Path, key: &[u8], items: Vec<String>, page: u32, batch: usize) -> BenchTimes;
 }
 
 // ---- errors (every host's error mapping: bridge/src/errors.rs)

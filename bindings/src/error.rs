@@ -2,8 +2,8 @@
 //! [`sessiondb::ErrorKind`], in the same order (Kotlin
 //! `SessionDbException.RecoveryLocked`, Swift `SessionDbError.recoveryLocked`).
 //!
-//! The enum, its `From<sessiondb::Error>` and [`DECLARED_KINDS`] are
-//! generated from the error declaration in bridge/api.rs (build.rs,
+//! The enum, its `From<sessiondb::Error>`, [`DECLARED_KINDS`] and
+//! [`error_kinds`] are generated from the error declaration in bridge/api.rs (build.rs,
 //! sessiondb-bridge); tests in `tests/error_mapping.rs`. Every variant
 //! carries the core's structured fields plus `detail`, the core's full
 //! message (which names the remedy). Messages never contain user content or

@@ -13,7 +13,8 @@
 //! * [`portable`]: `importPaths` with its progress listener (the other
 //!   portable calls and records are generated from bridge/api.rs);
 //! * [`keys::KeyProvider`]: the key source a host implements;
-//! * [`error::SessionDbError`]: one variant per core error kind.
+//! * [`error::SessionDbError`]: one variant per core error kind
+//!   ([`error::error_kinds`] lists them).
 
 #![warn(missing_docs)]
 

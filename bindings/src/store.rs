@@ -140,21 +140,6 @@ pub fn import_recovery_key(
     }))
 }
 
-/// A core error kind: its conformance name and Node-style code.
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct ErrorKindInfo {
-    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).
-    pub name: String,
-    /// The code, e.g. `ERR_RECOVERY_LOCKED`.
-    pub code: String,
-}
-
-/// Every core error kind, in declaration order (13).
-#[uniffi::export]
-pub fn error_kinds() -> Vec<ErrorKindInfo> {
-    sessiondb::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
-}
-
 #[cfg(test)]
 mod default_tests {
     /// Page-size defaults are literals in bridge/api.rs (uniffi and pyo3

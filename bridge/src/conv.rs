@@ -9,10 +9,12 @@
 //! values as copies, borrowed text and paths as strings, the identity on
 //! the types a host keeps) is one template; each host adds what its type
 //! rules need (DESIGN.md "Same API, four hosts"):
-//! - Python: tuples kept as tuples, maps kept; `Back` reads a frozen class
+//! - Python: tuples kept as tuples (the pairs and triples of text, the
+//!   `(f64, f64)` of seconds), maps kept; `Back` reads a frozen class
 //!   by reference (`&self`), naming the field in its `InvalidInput` error.
-//! - Node: counts as JS numbers (`i64` saturating on the way out; `f64`
-//!   checked by `crate::records::int` on the way in), bytes as `Buffer`,
+//! - Node: counts as JS numbers (`i64` saturating on the way out, a core
+//!   `f64` as it is; `f64` checked by `crate::records::int` on the way
+//!   in), bytes as `Buffer`,
 //!   seq-keyed maps with string keys; `Back` takes the JS value by value.
 //! - Kotlin/Swift: the core types as they are; seq-keyed maps as their
 //!   values in seq order, other maps as `HashMap`, `usize` counts as `u32`;
@@ -135,7 +137,7 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
     let mut out = String::from(CONV);
     match host {
         Host::Python => {
-            out.push_str(&same(&["()", "String", "u64", "i64", "u32", "u8", "bool"]));
+            out.push_str(&same(&["()", "String", "u64", "i64", "u32", "u8", "bool", "f64"]));
             out.push_str(&BACK.replace("RECV", "&self").replace("OPT", "self.as_ref()").replace("ITER", "self.iter()"));
             out.push_str(&back_same(&["String", "u64", "i64", "u32", "u8", "bool"], true));
             // JSON values and objects as Python values (`crate::json::Json`:
@@ -148,7 +150,7 @@ pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
             out.push_str("impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<u64, A> {\n    fn back(&self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {\n        self.iter().map(|(k, a)| Ok((*k, a.back(what)?))).collect()\n    }\n}\n");
         }
         Host::Node => {
-            out.push_str(&same(&["()", "String", "i64", "u32", "u8", "bool", "serde_json::Value"]));
+            out.push_str(&same(&["()", "String", "i64", "u32", "u8", "bool", "f64", "serde_json::Value"]));
             out.push_str(&convs(&[
                 // Counts as JS numbers, exact below 2^53 (saturating).
                 ("u64", "i64", "crate::records::n(self)"),
@@ -215,6 +217,10 @@ mod tests {
         assert!(node.contains("impl Back<u32> for f64 {\n    fn back(self, what: &str) -> sessiondb::Result<u32> {\n        crate::records::int(self, what)\n"), "{node}");
         assert!(node.contains("impl Conv<i64> for u64 {\n    fn conv(self) -> i64 {\n        crate::records::n(self)\n"), "{node}");
         assert!(!node.contains("impl Back<u64> for u64"), "Node numbers come in as JS numbers");
+        // Seconds (`f64`) cross as they are (a `tuple` record's pair in
+        // Python is the record's own `Conv`, bridge/src/lib.rs).
+        assert!(py.contains("impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{py}");
+        assert!(node.contains("impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{node}");
         assert!(ffi.contains("impl Conv<sessiondb::Role> for sessiondb::Role {\n") && ffi.contains("impl Back<sessiondb::Role> for sessiondb::Role {\n    fn back(self) -> sessiondb::Role {\n"), "{ffi}");
     }
 }

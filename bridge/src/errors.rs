@@ -36,6 +36,10 @@
 //!   per field, snake_case; an `Option` only when it holds a value).
 //! - Node: `add_fields` (the fields into the wire JSON, camelCase, `null`
 //!   for an empty `Option`, nested under `node_object`).
+//! - Every host: the module function `error_kinds()`, every core error kind
+//!   (`kind`'s `ALL`, in order): Python `(name, code, class)` tuples (the
+//!   class of `class_name`), Node and Kotlin/Swift `ErrorKindInfo { name,
+//!   code }` records (`ErrorKind::name()`, `ErrorKind::code()`).
 //!
 //! Patterns are matched by value for Kotlin/Swift (fields moved out) and by
 //! reference for Python and Node, so a `get` expression must read either way
@@ -257,7 +261,34 @@ pub fn generate_errors(host: Host, src: &str) -> Result<String, String> {
         Host::Python => python(&mut out, d),
         Host::Node => node(&mut out, d),
     }
+    kinds(&mut out, host, d);
     Ok(out)
+}
+
+/// The module function `error_kinds()` of `host` (see the module docs).
+fn kinds(out: &mut String, host: Host, d: &ErrorDecl) {
+    let (kind, n) = (&d.kind, d.variants.len());
+    if host == Host::Python {
+        let _ = writeln!(out, "\n/// `(name, code, python class name)` of every core error kind.\n#[pyo3::pyfunction]\npub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {{\n    {kind}::ALL.iter().map(|k| (k.name(), k.code(), class_name(*k))).collect()\n}}");
+        return;
+    }
+    // The record, its fields' docs and the function's attribute.
+    let (record, fields, export) = match host {
+        Host::Node => ("/// Name, code (`ERR_*`) of every core error kind, in declaration order.\n#[napi_derive::napi(object)]", ["", ""], "#[napi_derive::napi]"),
+        _ => (
+            "/// A core error kind: its conformance name and Node-style code.\n#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]",
+            [
+                "    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).\n",
+                "    /// The code, e.g. `ERR_RECOVERY_LOCKED`.\n",
+            ],
+            "#[uniffi::export]",
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "\n{record}\npub struct ErrorKindInfo {{\n{}    pub name: String,\n{}    pub code: String,\n}}\n\n/// Every core error kind, in declaration order ({n}).\n{export}\npub fn error_kinds() -> Vec<ErrorKindInfo> {{\n    {kind}::ALL.iter().map(|k| ErrorKindInfo {{ name: k.name().into(), code: k.code().into() }}).collect()\n}}",
+        fields[0], fields[1]
+    );
 }
 
 /// The value of field `f` of a matched pattern (`by_ref`: Python and Node,
@@ -465,8 +496,32 @@ impl From<c::Error> for DbError {
 /// The kinds bridge/api.rs declares, in its order (a test compares it with
 /// `c::ErrorKind::ALL`: names and order).
 pub const DECLARED_KINDS: [c::ErrorKind; 4] = [c::ErrorKind::Locked, c::ErrorKind::AuthenticationFailed, c::ErrorKind::Io, c::ErrorKind::Other];
+
+/// A core error kind: its conformance name and Node-style code.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ErrorKindInfo {
+    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).
+    pub name: String,
+    /// The code, e.g. `ERR_RECOVERY_LOCKED`.
+    pub code: String,
+}
+
+/// Every core error kind, in declaration order (4).
+#[uniffi::export]
+pub fn error_kinds() -> Vec<ErrorKindInfo> {
+    c::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
+}
 "#
         );
+    }
+
+    /// `error_kinds()`: every core kind in order, Python with its class.
+    #[test]
+    fn every_host_gets_error_kinds() {
+        let py = generate_errors(Host::Python, SCHEMA).unwrap();
+        assert!(py.ends_with("    Ok(())\n}\n\n/// `(name, code, python class name)` of every core error kind.\n#[pyo3::pyfunction]\npub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {\n    c::ErrorKind::ALL.iter().map(|k| (k.name(), k.code(), class_name(*k))).collect()\n}\n"), "{py}");
+        let node = generate_errors(Host::Node, SCHEMA).unwrap();
+        assert!(node.ends_with("        _ => {}\n    }\n}\n\n/// Name, code (`ERR_*`) of every core error kind, in declaration order.\n#[napi_derive::napi(object)]\npub struct ErrorKindInfo {\n    pub name: String,\n    pub code: String,\n}\n\n/// Every core error kind, in declaration order (4).\n#[napi_derive::napi]\npub fn error_kinds() -> Vec<ErrorKindInfo> {\n    c::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()\n}\n"), "{node}");
     }
 
     #[test]

@@ -65,7 +65,13 @@
 //!   record parameters, or lists of them, as dicts in the core's serde
 //!   shape, `python/src/dicts.rs`; `what` names a dict in the
 //!   `InvalidInput` message, and a list's `what` without its plural `s`
-//!   names one dict among class instances).
+//!   names one dict among class instances); `ts(param = "...")` (the
+//!   TypeScript type of a parameter, Node's `ts_arg_type`, e.g. the object
+//!   shape of a JSON parameter); `pyi(param = "Type")` (its Python stub
+//!   type, e.g. a `TypedDict` of `sessiondb.inputs`).
+//! - a function or method named with a leading `_` (a private helper, e.g.
+//!   `_bench_core`) keeps the `_` in Node (`js_name = "_benchCore"`; napi's
+//!   camelCase drops it); the surface checks (tests/api/surface.py) leave it out.
 //!
 //! Host types by rule: Python keeps the core types, enums become `&'static
 //! str`; Node makes `u64`/`usize` JS numbers (`i64`, checked on the way in),
@@ -80,14 +86,17 @@
 //! passed in). `serde_json::Value` is any
 //! JSON-serialisable Python value, any JS value, and JSON text in
 //! Kotlin/Swift (the parameter `<name>_json`); as `Option<serde_json::Value>`
-//! it may be left out (`null`). A JSON object field
+//! it may be left out (`null`); a `&serde_json::Value` parameter is taken
+//! the same way and lent to the core. A JSON object field
 //! (`serde_json::Map<String, serde_json::Value>`, with `python =
 //! "crate::json::Json"` and `node = "serde_json::Value"`) is a dict in
 //! Python (parsed by a `new` record's constructor, `InvalidInputError`
 //! naming the field), a JS object in Node (`null` or left out: `{}`) and
 //! `<name>_json` object text in Kotlin/Swift (`InvalidInput`: "<name>Json
 //! must be a JSON object"); a record field whose conversion back can fail
-//! makes its record's fail too (`TryFrom`). `&Path`, `PathBuf` and `&str` results are
+//! makes its record's fail too (`TryFrom`). `Vec<String>` is a list of text
+//! everywhere; a `usize` with a default is optional in Node like the other
+//! counts; `f64` (seconds) crosses as it is. `&Path`, `PathBuf` and `&str` results are
 //! strings. Parameters convert by the rules of `param_plan` (a parameter type
 //! without a rule is a build error naming it); a record parameter (`&R`,
 //! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
@@ -99,7 +108,8 @@
 //! `record!` macro.
 //!
 //! The error kinds are the schema's `#[bridge(error, ...)] enum`, from which
-//! [`generate_errors`] writes every host's error mapping (module `errors`).
+//! [`generate_errors`] writes every host's error mapping and its
+//! `error_kinds()` module function (module `errors`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -250,6 +260,9 @@ struct BridgeAttr {
     names: Option<String>,
     dict: Option<String>,
     dicts: Vec<(String, String)>,
+    /// `ts(param = "...")`, `pyi(param = "...")` on a method.
+    param_ts: Vec<(String, String)>,
+    param_pyi: Vec<(String, String)>,
 }
 
 fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -324,7 +337,15 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     let v: syn::LitStr = m.value()?.parse()?;
                     out.over.insert(key, v.value());
                 }
-                "ts" => out.ts = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                // On a field: its TypeScript type; on a method: its parameters'
+                // (`ts(param = "...")`), and their Python stub types (`pyi(...)`).
+                "ts" if m.input.peek(syn::Token![=]) => out.ts = Some(m.value()?.parse::<syn::LitStr>()?.value()),
+                "ts" | "pyi" => m.parse_nested_meta(|d| {
+                    let name = d.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    let v = d.value()?.parse::<syn::LitStr>()?.value();
+                    (if key == "ts" { &mut out.param_ts } else { &mut out.param_pyi }).push((name, v));
+                    Ok(())
+                })?,
                 "get" => {
                     let v: syn::LitStr = m.value()?.parse()?;
                     v.parse::<Expr>()?;
@@ -434,6 +455,10 @@ struct Method {
     /// parameters as dicts in the core's serde shape; `what` names a dict in
     /// the `InvalidInput` message.
     dicts: Vec<(String, String)>,
+    /// `ts(param = "...")`: a parameter's TypeScript type (Node's `ts_arg_type`).
+    param_ts: Vec<(String, String)>,
+    /// `pyi(param = "...")`: a parameter's Python stub type.
+    param_pyi: Vec<(String, String)>,
 }
 
 fn parse(src: &str) -> syn::Result<Schema> {
@@ -563,7 +588,9 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         syn::ReturnType::Default => None,
                         syn::ReturnType::Type(_, t) => Some((**t).clone()),
                     };
-                    for (d, what) in b.defaults.iter().map(|(d, _)| (d, "default")).chain(b.dicts.iter().map(|(d, _)| (d, "dict"))) {
+                    let named = b.defaults.iter().map(|(d, _)| (d, "default")).chain(b.dicts.iter().map(|(d, _)| (d, "dict")));
+                    let named = named.chain(b.param_ts.iter().map(|(d, _)| (d, "ts")).chain(b.param_pyi.iter().map(|(d, _)| (d, "pyi"))));
+                    for (d, what) in named {
                         if !params.iter().any(|(p, _)| p == d) {
                             return Err(syn::Error::new_spanned(
                                 &f.sig,
@@ -592,6 +619,8 @@ fn parse(src: &str) -> syn::Result<Schema> {
                         getter: b.getter.map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
                         flatten: b.flatten,
                         dicts: b.dicts,
+                        param_ts: b.param_ts,
+                        param_pyi: b.param_pyi,
                     });
                 }
             }
@@ -835,6 +864,12 @@ impl Schema {
             Host::Node => ".map_err(crate::errors::to_napi)?",
             Host::Uniffi => "?",
         };
+        // A JSON value the core borrows: taken as a `serde_json::Value`, lent.
+        if t == "&serde_json::Value" {
+            let mut plan = self.param_plan(host, m, name, &syn::parse_quote!(serde_json::Value))?;
+            plan.arg = format!("&{}", plan.arg);
+            return Ok(plan);
+        }
         // An enum (or an optional one): the core type in Kotlin/Swift, its
         // `str` name in Python and Node, parsed by the core's parser.
         let (optional, enum_name) = match t.strip_prefix("Option<").and_then(|x| x.strip_suffix('>')) {
@@ -958,9 +993,12 @@ impl Schema {
             (Host::Python, "usize") => plain("usize", name.into()),
             (Host::Node, "usize") => ParamPlan {
                 rename: None,
-                decl: "f64".into(),
+                decl: if default.is_some() { "Option<f64>".into() } else { "f64".into() },
                 ts: None,
-                prelude: Some(format!("let {name}: usize = crate::records::int({name}, {js:?}){err_map};")),
+                prelude: Some(match default {
+                    Some(d) => format!("let {name}: usize = {name}.map(|v| crate::records::int(v, {js:?})).transpose(){err_map}.unwrap_or({d});"),
+                    None => format!("let {name}: usize = crate::records::int({name}, {js:?}){err_map};"),
+                }),
                 arg: name.into(),
             },
             (_, "usize") => plain("u32", format!("{name} as usize")),
@@ -1005,7 +1043,7 @@ impl Schema {
                 prelude: Some(format!("let {name} = {name}.unwrap_or({});", default.unwrap_or_default())),
                 arg: name.into(),
             },
-            (_, "String" | "Option<String>" | "u64" | "Option<u64>" | "u32" | "Option<u32>" | "i64" | "Option<i64>" | "bool" | "f64") => {
+            (_, "String" | "Option<String>" | "Vec<String>" | "u64" | "Option<u64>" | "u32" | "Option<u32>" | "i64" | "Option<i64>" | "bool" | "f64") => {
                 plain(&t, name.into())
             }
             _ => return Err(format!("method {}: parameter `{name}: {t}` has no rule; declare the method by hand (skip)", m.name)),
@@ -1265,9 +1303,10 @@ pub fn generate_pyi(src: &str) -> Result<String, String> {
             let mut params: Vec<String> = if function { vec![] } else { vec!["self".into()] };
             let py = s.python_params(m)?;
             for (name, ty) in &py.params {
-                let t = match m.dicts.iter().any(|(d, _)| d == name) {
-                    true => s.py_dict_ty(m, name, ty),
-                    false => s.py_ty(ty, true),
+                let t = match (m.param_pyi.iter().find(|(d, _)| d == name), m.dicts.iter().any(|(d, _)| d == name)) {
+                    (Some((_, t)), _) => Ok(t.clone()),
+                    (None, true) => s.py_dict_ty(m, name, ty),
+                    (None, false) => s.py_ty(ty, true),
                 };
                 let t = t.map_err(|e| format!("method {}: {e}", m.name))?;
                 if py.keyword_from.as_ref() == Some(name) {
@@ -1379,7 +1418,11 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
     let params = py.as_ref().map_or(&m.params, |p| &p.params);
     let mut plans = vec![];
     for (name, ty) in params {
-        plans.push((name.as_str(), s.param_plan(host, m, name, ty)?));
+        let mut plan = s.param_plan(host, m, name, ty)?;
+        if let Some((_, ts)) = m.param_ts.iter().find(|(p, _)| p == name) {
+            plan.ts = Some(ts.clone());
+        }
+        plans.push((name.as_str(), plan));
     }
     let args: Vec<&str> = m
         .params
@@ -1526,12 +1569,13 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
             } else {
                 "napi"
             };
+            // A leading `_` (a private helper) stays in the JS name, which
+            // napi's camelCase would drop.
+            let js_name = m.name.strip_prefix('_').map(|n| format!("js_name = \"_{}\"", camel(n)));
             if promise {
-                let _ = writeln!(
-                    out,
-                    "{i}#[{attr}(ts_return_type = {:?})]",
-                    format!("Promise<{}>", s.ts_ty(&ret))
-                );
+                let ts = format!("ts_return_type = {:?}", format!("Promise<{}>", s.ts_ty(&ret)));
+                let args: Vec<String> = js_name.into_iter().chain([ts]).collect();
+                let _ = writeln!(out, "{i}#[{attr}({})]", args.join(", "));
                 let _ = writeln!(
                     out,
                     "{i}pub fn {}({recv}{}) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<{host_ret}>>> {{",
@@ -1539,7 +1583,9 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
                     decls.concat()
                 );
             } else {
-                let _ = writeln!(out, "{i}#[{attr}{}]", if m.getter.is_some() { "(getter)" } else { "" });
+                let args: Vec<String> = m.getter.as_ref().map(|_| "getter".to_string()).into_iter().chain(js_name).collect();
+                let args = if args.is_empty() { String::new() } else { format!("({})", args.join(", ")) };
+                let _ = writeln!(out, "{i}#[{attr}{args}]");
                 let _ = writeln!(
                     out,
                     "{i}pub fn {}({recv}{}) -> napi::Result<{host_ret}> {{",
@@ -2459,5 +2505,34 @@ pub struct Count {
         assert_eq!(e, "method plan: `dict(items)`: record Item needs `dict = \"Type\"` (its dict form's stub type)");
         let e = generate_methods(Host::Python, &src.replace("dict(item = ", "dict(other = ")).unwrap_err();
         assert!(e.starts_with("dict for `other`, which is not a parameter"), "{e}");
+    }
+    /// A private helper (`_name`) keeps its `_` in Node; `ts(...)` and
+    /// `pyi(...)` type a parameter; a borrowed JSON value is lent; a list
+    /// of text and a defaulted `usize` cross; seconds come back as a tuple
+    /// in Python and as an object in Node.
+    #[test]
+    fn private_helpers_typed_parameters_json_lent_and_seconds() {
+        let src = "#[bridge(output, tuple, skip(python, uniffi))]\npub struct Times {\n    pub append_s: f64,\n    pub read_s: f64,\n}\n\
+                   trait Functions {\n    #[bridge(core = a::write, detach, skip(uniffi), pyi(session = \"SessionDict\"), ts(session = \"{ id: string }\"))]\n    fn write(session: &serde_json::Value) -> String;\n\
+                   #[bridge(core = a::bench, defaults(batch = 1), blocking, skip(uniffi))]\n    fn _bench(items: Vec<String>, batch: usize) -> Times;\n}\n";
+        let py = generate_methods(Host::Python, src).unwrap();
+        assert!(py.contains("#[pyo3::pyfunction]\npub fn write(py: pyo3::Python<'_>, session: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<String> {\n    let session = crate::json::from_py(session)?;\n    py.detach(|| a::write(&session)).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))\n}\n"), "{py}");
+        assert!(py.contains("#[pyo3::pyfunction]\n#[pyo3(signature = (items, batch = 1))]\npub fn _bench(py: pyo3::Python<'_>, items: Vec<String>, batch: usize) -> pyo3::PyResult<(f64, f64)> {\n    py.detach(|| a::bench(items, batch)).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))\n}\n"), "{py}");
+        assert_eq!(
+            generate_pyi(src).unwrap(),
+            "class SessionStore:\ndef write(session: SessionDict) -> str: ...\ndef _bench(items: List[str], batch: int = 1) -> Tuple[float, float]: ...\n"
+        );
+        let node = generate_methods(Host::Node, src).unwrap();
+        assert!(node.contains("#[napi_derive::napi]\npub fn write(#[napi(ts_arg_type = \"{ id: string }\")] session: serde_json::Value) -> napi::Result<String> {\n    a::write(&session).map(crate::records::Conv::conv).map_err(crate::errors::to_napi)\n}\n"), "{node}");
+        assert!(node.contains("#[napi_derive::napi(js_name = \"_bench\", ts_return_type = \"Promise<Times>\")]\npub fn _bench(items: Vec<String>, batch: Option<f64>) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<crate::records::Times>>> {\n    let batch: usize = batch.map(|v| crate::records::int(v, \"batch\")).transpose().map_err(crate::errors::to_napi)?.unwrap_or(1);\n    Ok(crate::job::job(move || a::bench(items, batch).map(crate::records::Conv::conv)))\n}\n"), "{node}");
+        let sync = generate_methods(Host::Node, &src.replace("fn write(", "fn _write_it(")).unwrap();
+        assert!(sync.contains("#[napi_derive::napi(js_name = \"_writeIt\")]\npub fn _write_it("), "{sync}");
+        let records = generate(Host::Node, src).unwrap();
+        assert!(records.contains("impl crate::records::Conv<Times> for (f64, f64,) {\n    fn conv(self) -> Times {\n        Times { append_s: crate::records::Conv::conv(self.0), read_s: crate::records::Conv::conv(self.1) }\n"), "{records}");
+        assert!(generate_methods(Host::Uniffi, src).unwrap().ends_with("impl SessionStore {\n}\n\n"));
+        let e = generate_methods(Host::Node, &src.replace("ts(session = ", "ts(other = ")).unwrap_err();
+        assert!(e.starts_with("ts for `other`, which is not a parameter"), "{e}");
+        let e = generate_methods(Host::Node, &src.replace("pyi(session = ", "pyi(other = ")).unwrap_err();
+        assert!(e.starts_with("pyi for `other`, which is not a parameter"), "{e}");
     }
 }

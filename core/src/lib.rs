@@ -10,6 +10,8 @@
 pub mod context;
 pub mod crypto;
 pub mod backend;
+#[doc(hidden)]
+pub mod bench;
 pub mod error;
 pub mod keys;
 pub mod paths;

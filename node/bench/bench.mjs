@@ -131,7 +131,7 @@ try {
   const ours = await benchSessiondb(dir)
   const inflight = await benchSessiondbInflight(dir)
   const base = await benchBetterSqlite(dir)
-  const [coreA, coreR] = await sdb._benchCore(join(dir, 'core.db'), KEY, ITEMS, 1000)
+  const { appendS: coreA, readS: coreR } = await sdb._benchCore(join(dir, 'core.db'), KEY, ITEMS, 1000)
   const rate = (s) => (Number.isFinite(s) ? Math.round(N / s).toLocaleString('en-US') : '-')
   const row = (name, a, r, da, dr) => console.log(`${name.padEnd(40)} ${rate(a).padStart(9)} ${rate(r).padStart(9)} ${da.padStart(12)} ${dr.padStart(12)}`)
   console.log(`${N} items of 1 KiB, one committed append per item, then read all back`)

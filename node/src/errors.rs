@@ -5,7 +5,8 @@
 //! object `{code, kind, message, ...}` plus the fields of the error
 //! declaration in bridge/api.rs, camelCase (`timeoutMs`, `backend`, `errno`,
 //! `ioKind`, or the overflow `breakdown`), written by the generated
-//! `add_fields` (build.rs). `index.js` is the only reader.
+//! `add_fields` (build.rs). `index.js` is the only reader. The module
+//! function `errorKinds()` is generated from the same declaration.
 
 use serde_json::json;
 use sessiondb::Error;

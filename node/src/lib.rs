@@ -8,7 +8,6 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod errors;
-mod funcs;
 mod job;
 mod keys;
 mod records;

@@ -4,7 +4,8 @@
 //! `IoError` can also be an `OSError` (and `FileNotFoundError` /
 //! `PermissionError` where the OS said so). This file only picks the class
 //! and sets its attributes, both generated from the error declaration in
-//! bridge/api.rs (`class_name`, `class_of`, `set_attrs`; build.rs).
+//! bridge/api.rs (`class_name`, `class_of`, `set_attrs`; build.rs), as is
+//! the module function `error_kinds()`.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;

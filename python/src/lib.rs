@@ -5,7 +5,6 @@
 
 mod dicts;
 mod errors;
-mod funcs;
 mod json;
 mod keys;
 mod records;
@@ -18,9 +17,7 @@ mod _native {
     #[pymodule_export]
     use crate::store::{import_recovery_key, SessionStore, TranscriptIterator};
     #[pymodule_export]
-    use crate::funcs::{
-        _bench_core, error_kinds, write_thclaws_json,
-    };
+    use crate::errors::error_kinds;
 
     use super::*;
 

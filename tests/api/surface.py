@@ -75,6 +75,8 @@ def _parse_bridge():
     for trait, kind in (("SessionStore", "methods"), ("Functions", "functions")):
         body = re.search(r"(?ms)^trait " + trait + r" \{$(.*?)^\}$", src).group(1)
         for attr, name, params in re.findall(r"(?ms)(?:#\[bridge\((.*?)\)\]\s*)?fn (\w+)\((.*?)\)", body):
+            if name.startswith("_"):  # a private helper (`_bench_core`): not API
+                continue
             d = _defaults(attr)
             # A getter is the property of its name in Python and Node.
             name = (re.findall(r'\bgetter = "(\w+)"', attr) or [name])[0]

@@ -1505,15 +1505,23 @@ def read_thclaws_digest(data: bytes, fallback_id: str = "session") -> ThclawsDig
     Raises InvalidInputError.
     """
 def write_thclaws_json(session: PortableSessionDict) -> str:
-    """Write a session dict `{id, title?, model?, provider?, cwd?, created_at_ms?,
-    turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` as thClaws
-    JSONL text. Raises InvalidInputError.
+    """Write a session `{id, title?, model?, provider?, cwd?, created_at_ms?,
+    turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` (Python: a
+    dict, `PortableSessionDict`; Node: an object) as thClaws JSONL text.
+    Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role.
+
+    Raises InvalidInputError.
     """
 def _bench_core(path: Union[str, "os.PathLike[str]"], key: bytes, items: List[str], page: int, batch: int = 1) -> Tuple[float, float]:
-    """Benchmark helper: the same work as `bench_vs_agents_sdk.py`'s sessiondb
-    run, in Rust only: append the items (one `append_transcript` per item, or
-    `append_entries` of `batch` items per call when `batch > 1`), then read
-    everything back in pages of `page`. Returns `(append_s, read_s)`.
+    """Benchmark helper, not API: the sessiondb run of the hosts' benchmarks
+    (python/bench/bench_vs_agents_sdk.py, node/bench/bench.mjs) in Rust
+    only. Opens the store at `path` under the 32-byte `key`, creates a
+    session, appends `items` as user text (one `append_transcript` per
+    item, or `append_entries` of `batch` items per call when `batch > 1`),
+    then reads everything back in pages of `page` entries. Returns the
+    wall-clock seconds of the append and the read phase (Python: the tuple
+    `(append_s, read_s)`). Errors: those of opening the store, appending
+    and reading (`InvalidInput` for a key that is not 32 bytes).
     """
 def effective_context_capacity(raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None) -> int:
     """Effective Context Capacity in tokens (seed 000 "Context Utilization
