@@ -22,26 +22,6 @@ pub struct SessionStore {
     inner: sessiondb::SessionStore,
 }
 
-fn options(
-    path: Option<String>,
-    app: Option<String>,
-    busy_timeout_ms: Option<u64>,
-    key: KeySource,
-) -> OpenOptions {
-    let mut o = OpenOptions {
-        path: path.map(PathBuf::from),
-        key,
-        ..OpenOptions::default()
-    };
-    if let Some(app) = app {
-        o.app = app;
-    }
-    if let Some(ms) = busy_timeout_ms {
-        o.busy_timeout_ms = ms;
-    }
-    o
-}
-
 fn open(opts: OpenOptions) -> Result<Arc<SessionStore>> {
     Ok(Arc::new(SessionStore {
         inner: sessiondb::SessionStore::open(opts)?,
@@ -72,12 +52,8 @@ impl SessionStore {
         key_provider: Arc<dyn KeyProvider>,
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
-        open(options(
-            path,
-            app,
-            busy_timeout_ms,
-            KeySource::Provider(Arc::new(HostKeyProvider(key_provider))),
-        ))
+        let key = KeySource::Provider(Arc::new(HostKeyProvider(key_provider)));
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, key, busy_timeout_ms, None))
     }
 
     /// Open a store with a 32-byte data key the host already holds
@@ -91,7 +67,7 @@ impl SessionStore {
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
         let key = DataKey::from_bytes(&key)?;
-        open(options(path, app, busy_timeout_ms, KeySource::Bytes(key)))
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None))
     }
 
     /// Open a store whose data key lives in the OS credential store
@@ -105,7 +81,7 @@ impl SessionStore {
         app: Option<String>,
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
-        open(options(path, app, busy_timeout_ms, KeySource::OsKeyring))
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::OsKeyring, busy_timeout_ms, None))
     }
 }
 
@@ -134,7 +110,7 @@ pub fn import_recovery_key(
         Some(p) => KeySource::Provider(Arc::new(HostKeyProvider(p))),
         None => KeySource::OsKeyring,
     };
-    let opts = options(Some(path), app, None, key);
+    let opts = OpenOptions::for_host(Some(path.into()), app, key, None, None);
     Ok(Arc::new(SessionStore {
         inner: sessiondb::SessionStore::import_recovery_key(opts, &recovery_key)?,
     }))

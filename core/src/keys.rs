@@ -55,6 +55,22 @@ impl std::fmt::Debug for KeySource {
     }
 }
 
+impl KeySource {
+    /// The key source a host binding's open call names: `key` (the data
+    /// key's 32 bytes), else `provider`, else the OS keyring. `names` are
+    /// the host's names of the two parameters (Python `("key",
+    /// "key_provider")`, Node `("key", "keyProvider")`), for the error.
+    /// Errors: `InvalidInput` (both given; a key that is not 32 bytes).
+    pub fn for_host(key: Option<&[u8]>, provider: Option<Arc<dyn KeyProvider>>, names: (&str, &str)) -> Result<KeySource> {
+        match (key, provider) {
+            (Some(_), Some(_)) => Err(Error::invalid(format!("pass either {} or {}, not both", names.0, names.1))),
+            (Some(k), None) => Ok(KeySource::Bytes(DataKey::from_bytes(k)?)),
+            (None, Some(p)) => Ok(KeySource::Provider(p)),
+            (None, None) => Ok(KeySource::OsKeyring),
+        }
+    }
+}
+
 /// A [`KeyProvider`] over any keyring-core credential store.
 pub struct KeyringProvider {
     store: Arc<keyring_core::CredentialStore>,

@@ -106,3 +106,37 @@ fn bridge_declares_the_names_the_core_gives() {
         assert!(format!("{f:?}").starts_with(&ident), "{scope} -> {f:?}");
     }
 }
+
+/// A host's open settings: left out keeps each default; the key source is
+/// the key, else the provider, else the OS keyring; both is `InvalidInput`
+/// naming the host's parameters.
+#[test]
+fn host_open_settings_keep_the_defaults_they_leave_out() {
+    use sessiondb::{ErrorKind, KeySource, OpenOptions};
+    let d = OpenOptions::for_host(None, None, KeySource::OsKeyring, None, None);
+    assert_eq!((d.path, d.app.as_str(), d.busy_timeout_ms, d.recover, d.compress, d.lease_ms), (None, "sessiondb", 10_000, true, true, 30_000));
+    let o = OpenOptions::for_host(Some("/x/s.db".into()), Some("app".into()), KeySource::OsKeyring, Some(5), Some(false));
+    assert_eq!((o.path.unwrap().to_str(), o.app.as_str(), o.busy_timeout_ms, o.recover), (Some("/x/s.db"), "app", 5, false));
+
+    let key = [7u8; 32];
+    assert_eq!(format!("{:?}", KeySource::for_host(Some(&key), None, ("key", "keyProvider")).unwrap()), "Bytes(<redacted>)");
+    assert_eq!(format!("{:?}", KeySource::for_host(None, None, ("key", "keyProvider")).unwrap()), "OsKeyring");
+    let short = KeySource::for_host(Some(&key[..31]), None, ("key", "keyProvider")).unwrap_err();
+    assert_eq!(short.kind(), ErrorKind::InvalidInput);
+    struct P;
+    impl sessiondb::KeyProvider for P {
+        fn get_key(&self) -> sessiondb::Result<Option<Vec<u8>>> {
+            Ok(None)
+        }
+        fn set_key(&self, _: &[u8]) -> sessiondb::Result<()> {
+            Ok(())
+        }
+        fn backend_name(&self) -> String {
+            "test provider".into()
+        }
+    }
+    let p = || Some(std::sync::Arc::new(P) as std::sync::Arc<dyn sessiondb::KeyProvider>);
+    assert_eq!(format!("{:?}", KeySource::for_host(None, p(), ("key", "keyProvider")).unwrap()), "Provider(test provider)");
+    let both = KeySource::for_host(Some(&key), p(), ("key", "key_provider")).unwrap_err();
+    assert_eq!((both.kind(), both.to_string()), (ErrorKind::InvalidInput, "invalid input: pass either key or key_provider, not both".to_string()));
+}

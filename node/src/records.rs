@@ -77,6 +77,7 @@ pub struct KeyProvider {
 
 /// How to open a store. Key: `key` (32 bytes), else `keyProvider`, else the OS keyring.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct OpenOptions {
     /// Database file; default: the default path for `app`.
     pub path: Option<String>,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use sessiondb::{DataKey, Error, KeySource, NewSession};
+use sessiondb::{KeySource, NewSession};
 
 use crate::errors::to_napi;
 use crate::job::{job, Job};
@@ -60,29 +60,12 @@ impl SessionStore {
 
 /// The core options of `SessionStore.open` / `importRecoveryKey` options.
 fn core_options(options: Option<OpenOptions>) -> napi::Result<sessiondb::OpenOptions> {
-    let o = options.unwrap_or(OpenOptions { path: None, key: None, key_provider: None, app: None, busy_timeout_ms: None, recover: None });
-    let key = match (o.key, o.key_provider) {
-        (Some(_), Some(_)) => return Err(to_napi(Error::invalid("pass either key or keyProvider, not both"))),
-        (Some(k), None) => KeySource::Bytes(DataKey::from_bytes(&k).map_err(to_napi)?),
-        (None, Some(p)) => KeySource::Provider(Arc::new(JsKeyProvider {
-            get: p.get_key,
-            set: p.set_key,
-            backend: p.backend_name.unwrap_or_else(|| "JS key provider".into()),
-        })),
-        (None, None) => KeySource::OsKeyring,
-    };
-    let mut opts = sessiondb::OpenOptions { key, ..Default::default() };
-    opts.path = o.path.map(Into::into);
-    if let Some(app) = o.app {
-        opts.app = app;
-    }
-    if let Some(ms) = o.busy_timeout_ms {
-        opts.busy_timeout_ms = u64::from(ms);
-    }
-    if let Some(r) = o.recover {
-        opts.recover = r;
-    }
-    Ok(opts)
+    let o = options.unwrap_or_default();
+    let provider = o.key_provider.map(|p| -> Arc<dyn sessiondb::KeyProvider> {
+        Arc::new(JsKeyProvider { get: p.get_key, set: p.set_key, backend: p.backend_name.unwrap_or_else(|| "JS key provider".into()) })
+    });
+    let key = KeySource::for_host(o.key.as_deref(), provider, ("key", "keyProvider")).map_err(to_napi)?;
+    Ok(sessiondb::OpenOptions::for_host(o.path.map(Into::into), o.app, key, o.busy_timeout_ms.map(u64::from), o.recover))
 }
 
 /// Import a recovery key for the store `options` names (`path`, `app`,

@@ -112,6 +112,24 @@ impl OpenOptions {
     pub fn at(path: impl Into<PathBuf>, key: KeySource) -> Self {
         OpenOptions { path: Some(path.into()), key, ..Default::default() }
     }
+
+    /// Options from a host binding's open call (Node's options object,
+    /// Kotlin/Swift's constructors): each setting left out (`None`) keeps
+    /// its default: `path` the default path for `app`, `app`
+    /// [`paths::DEFAULT_APP`], `busy_timeout_ms` [`DEFAULT_BUSY_TIMEOUT_MS`]
+    /// (milliseconds), `recover` true.
+    pub fn for_host(path: Option<PathBuf>, app: Option<String>, key: KeySource, busy_timeout_ms: Option<u64>, recover: Option<bool>) -> Self {
+        let d = OpenOptions::default();
+        OpenOptions {
+            path,
+            app: app.unwrap_or(d.app),
+            key,
+            busy_timeout_ms: busy_timeout_ms.unwrap_or(d.busy_timeout_ms),
+            recover: recover.unwrap_or(d.recover),
+            compress: d.compress,
+            lease_ms: d.lease_ms,
+        }
+    }
 }
 
 /// The encrypted session store. `Send + Sync`; share it behind an `Arc`.
