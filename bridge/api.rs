@@ -1265,8 +1265,8 @@ trait SessionStore {
 
     /// `append_entries` with per-entry metadata, one transaction (all or
     /// none): a model or provider name over 256 bytes or with control
-    /// characters, an `extra` that is not a JSON object or an `item` that is
-    /// not JSON text is `InvalidInput`.
+    /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
+    /// object or an `item` that is not JSON text is `InvalidInput`.
     #[bridge(errors(NotFound, InvalidInput, Closed))]
     fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>) -> Vec<TranscriptEntry>;
 
@@ -1626,7 +1626,8 @@ trait Functions {
     /// Write a session `{id, title?, model?, provider?, cwd?, created_at_ms?,
     /// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` (Python: a
     /// dict, `PortableSessionDict`; Node: an object) as thClaws JSONL text.
-    /// Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role.
+    /// Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role,
+    /// a turn's `blocks` not an array.
     // Kotlin/Swift: `write_thclaws` of a `NewPortableSession` (bindings/src/portable.rs).
     #[bridge(core = sessiondb::portable::write_thclaws_json, detach, skip(uniffi), errors(InvalidInput), pyi(session = "PortableSessionDict"), ts(session = "{ id: string; title?: string | null; model?: string | null; provider?: string | null; cwd?: string | null; created_at_ms?: number | null; turns: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; blocks: Array<Record<string, unknown>>; timestamp_ms?: number | null; model?: string | null; provider?: string | null }> }"))]
     fn write_thclaws_json(session: &serde_json::Value) -> String;

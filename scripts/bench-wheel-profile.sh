@@ -40,10 +40,11 @@ build() {  # NAME SOURCE-TREE
   mkdir -p "$WORK/$1"
   echo "--- building wheel $1 ($2)" >&2
   local t=$SECONDS
-  # The base's artifacts get their own hashes: with the same ones, cargo took the
-  # base's build of a changed workspace crate (fresher mtimes) as this tree's.
-  local meta=()
-  [ "$1" = base ] && meta=(env __CARGO_DEFAULT_LIB_METADATA=sessiondb-bench-base)
+  # Each wheel's artifacts get their own hashes: with shared ones, cargo took a
+  # build of a changed workspace crate from another tree (the base, or another
+  # clone built since this tree's last edit: fresher mtimes) as this tree's.
+  local meta=(env __CARGO_DEFAULT_LIB_METADATA=sessiondb-bench-base)
+  [ "$1" = this ] && meta=(env __CARGO_DEFAULT_LIB_METADATA="sessiondb-bench-this-$(printf %s "$2" | cksum | cut -d' ' -f1)")
   nice -n 10 "${meta[@]}" "$MATURIN" build --release -q --auditwheel skip -m "$2/python/Cargo.toml" -o "$WORK/$1" -i "$PY" >&2
   echo "    built in $((SECONDS - t)) s" >&2
   "$PY" -m venv "$WORK/venv-$1"

@@ -1984,6 +1984,9 @@ fn write_python_new(out: &mut String, s: &Schema, r: &Record, fields: &[&Field])
         let ty = python_field_ty(s, r, f);
         let n = &f.name;
         let has_default = f.default.is_some() || f.host_default.is_some();
+        if !has_default && defaulted {
+            return Err(format!("record {}: field `{n}` without a default follows one with a default", r.name));
+        }
         if ty == "crate::json::Json" {
             // JSON: any Python value of the core type's serde shape (a dict
             // for a JSON object), `InvalidInputError` naming the field.
@@ -2000,9 +2003,6 @@ fn write_python_new(out: &mut String, s: &Schema, r: &Record, fields: &[&Field])
             continue;
         }
         if !has_default {
-            if defaulted {
-                return Err(format!("record {}: field `{n}` without a default follows one with a default", r.name));
-            }
             sig.push(n.clone());
             params.push(format!("{n}: {ty}"));
             inits.push(n.clone());
@@ -2342,6 +2342,9 @@ pub struct TranscriptEntry {
         assert!(ffi.contains("impl TryFrom<Row> for (a::Entry, a::Meta,) {\n    type Error = sessiondb::Error;\n    fn try_from(c: Row) -> sessiondb::Result<Self> {\n        Ok((Back::back(c.entry), TryFrom::try_from(c.meta)?,))\n"), "{ffi}");
         let fm = generate_methods(Host::Uniffi, src).unwrap();
         assert!(fm.contains("let rows: Vec<(a::Entry, a::Meta,)> = rows.into_iter().map(TryFrom::try_from).collect::<sessiondb::Result<_>>()?;"), "{fm}");
+        // A field without a default after a defaulted JSON field: a schema error.
+        let e = generate(Host::Python, &src.replace("pub extra: serde_json::Map<String, serde_json::Value>,\n", "pub extra: serde_json::Map<String, serde_json::Value>,\n    pub seq: u64,\n")).unwrap_err();
+        assert_eq!(e, "record Meta: field `seq` without a default follows one with a default");
     }
 
     /// A JSON field of a Kotlin/Swift twin is its text, `<name>_json`.

@@ -105,3 +105,20 @@ test('getEntryItems / getEntryItemsTail: each visible entry\'s item in one JSON 
   await assert.rejects(st.getEntryItems('missing'), sdb.NotFoundError)
   await st.close()
 })
+
+test('meta.extra: null or left out stores {}, a value that is not an object is refused by name', async () => {
+  const st = await openTemp()
+  const s = await st.createSession('extra', null, { id: 'x1' })
+  await st.appendEntriesWithMeta(s.id, [
+    { entry: { role: 'user', content: 'a' }, meta: { extra: null } },
+    { entry: { role: 'user', content: 'b' }, meta: { extra: undefined, item: '[1]' } },
+  ])
+  const got = await st.getTranscriptWithMeta(s.id)
+  assert.deepEqual(got.map((r) => r.meta), [{ extra: {} }, { extra: {}, item: '[1]' }])
+  await assert.rejects(st.appendEntriesWithMeta(s.id, [{ entry: { role: 'user', content: 'c' }, meta: { extra: [1] } }]), {
+    name: 'InvalidInputError',
+    message: 'invalid input: extra must be a JSON object',
+  })
+  assert.equal((await st.getTranscript(s.id)).length, 2)
+  await st.close()
+})

@@ -1243,8 +1243,8 @@ class SessionStore:
     def append_entries_with_meta(self, session_id: str, entries: List[Tuple[NewEntry, EntryMeta]]) -> List[TranscriptEntry]:
         """`append_entries` with per-entry metadata, one transaction (all or
         none): a model or provider name over 256 bytes or with control
-        characters, an `extra` that is not a JSON object or an `item` that is
-        not JSON text is `InvalidInput`.
+        characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
+        object or an `item` that is not JSON text is `InvalidInput`.
 
         Raises NotFoundError, InvalidInputError, ClosedError.
         """
@@ -1508,7 +1508,8 @@ def write_thclaws_json(session: PortableSessionDict) -> str:
     """Write a session `{id, title?, model?, provider?, cwd?, created_at_ms?,
     turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` (Python: a
     dict, `PortableSessionDict`; Node: an object) as thClaws JSONL text.
-    Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role.
+    Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role,
+    a turn's `blocks` not an array.
 
     Raises InvalidInputError.
     """
