@@ -1232,6 +1232,13 @@ trait SessionStore {
     #[bridge(defaults(name = None, workspace_path = None), skip(python, node), errors(InvalidInput, Closed))]
     fn create_session(&self, name: Option<String>, workspace_path: Option<String>) -> Session;
 
+    /// Create a session titled `name` (none = untitled), bound to
+    /// `workspace_path` (made canonical) if given; the other fields of
+    /// `NewSession` are keyword arguments (Python) or an options object
+    /// (Node). `id` none = a new uuid v7; an `id` that exists is `Conflict`.
+    #[bridge(core = sessiondb::SessionStore::create_session_with, skip(uniffi), keywords(new = "name, workspace_path"), errors(Conflict, InvalidInput, Closed))]
+    fn create_session(&self, new: NewSession) -> Session;
+
     /// Create a session with every field of `NewSession` (imports, forks;
     /// `Conflict`: the id exists).
     #[bridge(skip(python, node), errors(Conflict, InvalidInput, Closed))]

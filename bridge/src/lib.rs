@@ -60,7 +60,10 @@
 //!   that name; Kotlin/Swift keep the method); `flatten(p)` / `keywords(p)`
 //!   (Python takes the fields of the record parameter `p` in its place,
 //!   those without a default first, with the fields' defaults; `keywords`:
-//!   keyword-only; Node and Kotlin/Swift take the record);
+//!   keyword-only; Node and Kotlin/Swift take the record; `keywords(p =
+//!   "a, b")`: Python takes the fields `a`, `b` first and the rest
+//!   keyword-only, Node takes `a`, `b` as parameters and the rest in one
+//!   options object, `<Method>Options`, every field optional);
 //!   `dict(param = "what", ...)` (Python also takes these
 //!   record parameters, or lists of them, as dicts in the core's serde
 //!   shape, `python/src/dicts.rs`; `what` names a dict in the
@@ -256,7 +259,7 @@ struct BridgeAttr {
     new: bool,
     tuple: bool,
     getter: Option<Option<String>>,
-    flatten: Vec<(String, bool)>,
+    flatten: Vec<(String, bool, Vec<String>)>,
     names: Option<String>,
     dict: Option<String>,
     dicts: Vec<(String, String)>,
@@ -382,7 +385,11 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                 })?,
                 "flatten" | "keywords" => m.parse_nested_meta(|p| {
                     let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                    out.flatten.push((name, key == "keywords"));
+                    let lead = match p.input.peek(syn::Token![=]) {
+                        true => p.value()?.parse::<syn::LitStr>()?.value().split(',').map(|f| f.trim().to_string()).collect(),
+                        false => vec![],
+                    };
+                    out.flatten.push((name, key == "keywords", lead));
                     Ok(())
                 })?,
                 "errors" => m.parse_nested_meta(|k| {
@@ -449,8 +456,11 @@ struct Method {
     /// this name (Kotlin/Swift keep the method).
     getter: Option<String>,
     /// Record parameters Python takes as the record's fields instead
-    /// (`flatten(p)`; `keywords(p)`: keyword-only), the flag true for keywords.
-    flatten: Vec<(String, bool)>,
+    /// (`flatten(p)`; `keywords(p)`: keyword-only), the flag true for
+    /// keywords, and the fields that lead (`keywords(p = "a, b")`: Python
+    /// takes them first, not keyword-only; Node takes them as parameters
+    /// and the rest as an options object).
+    flatten: Vec<(String, bool, Vec<String>)>,
     /// `dict(param = "what", ...)`: Python also takes these record
     /// parameters as dicts in the core's serde shape; `what` names a dict in
     /// the `InvalidInput` message.
@@ -1201,10 +1211,22 @@ struct PyParams {
 }
 
 impl Schema {
+    /// A flattened record's fields: those named in `lead` (in that order)
+    /// and the rest (in field order), `get` fields left out. Errors: a name
+    /// that is not a field.
+    fn lead_fields<'r>(&self, m: &Method, r: &'r Record, lead: &[String]) -> Result<(Vec<&'r Field>, Vec<&'r Field>), String> {
+        let fields: Vec<&Field> = r.fields.iter().filter(|f| f.get.is_none()).collect();
+        let first = lead
+            .iter()
+            .map(|n| fields.iter().copied().find(|f| &f.name == n).ok_or_else(|| format!("method {}: `{n}` is not a field of {}", m.name, r.name)))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok((first, fields.into_iter().filter(|f| !lead.contains(&f.name)).collect()))
+    }
+
     fn python_params(&self, m: &Method) -> Result<PyParams, String> {
         let mut out = PyParams { params: vec![], defaults: m.defaults.clone(), keyword_from: None, builds: vec![], args: BTreeMap::new() };
         for (name, ty) in &m.params {
-            let Some((_, keywords)) = m.flatten.iter().find(|(p, _)| p == name) else {
+            let Some((_, keywords, lead)) = m.flatten.iter().find(|(p, _, _)| p == name) else {
                 out.params.push((name.clone(), ty.clone()));
                 continue;
             };
@@ -1217,9 +1239,12 @@ impl Schema {
             let core = r.core.as_ref().ok_or_else(|| format!("method {}: flatten({name}): record {id} has no core type", m.name))?;
             let fields: Vec<&Field> = r.fields.iter().filter(|f| f.get.is_none()).collect();
             let has_default = |f: &Field| f.default.is_some() || f.host_default.is_some();
-            let ordered: Vec<&Field> = fields.iter().copied().filter(|f| !has_default(f)).chain(fields.iter().copied().filter(|f| has_default(f))).collect();
-            for f in &ordered {
-                if *keywords && out.keyword_from.is_none() {
+            // The leading fields first, then the rest: those without a default first.
+            let (lead, rest) = self.lead_fields(m, r, lead)?;
+            let n_lead = lead.len();
+            let ordered: Vec<&Field> = lead.into_iter().chain(rest.iter().copied().filter(|f| !has_default(f))).chain(rest.iter().copied().filter(|f| has_default(f))).collect();
+            for (k, f) in ordered.iter().enumerate() {
+                if *keywords && out.keyword_from.is_none() && k >= n_lead {
                     out.keyword_from = Some(f.name.clone());
                 }
                 if has_default(f) {
@@ -1239,6 +1264,62 @@ impl Schema {
             out.args.insert(name.clone(), if by_ref { format!("&{name}") } else { name.clone() });
         }
         Ok(out)
+    }
+}
+
+/// Node's form of a record parameter flattened with leading fields
+/// (`keywords(p = "a, b")`): those fields as parameters, the rest in one
+/// options object (`<Method>Options`, every field optional).
+struct NodeOptions {
+    /// The flattened parameter and its record's core type.
+    param: String,
+    core: String,
+    /// The call's argument (`p` or `&p`).
+    arg: String,
+    /// The options object's name, e.g. `CreateSessionOptions`.
+    name: String,
+    /// The method's parameters with the leading fields in place of `param`.
+    params: Vec<(String, Type)>,
+    lead: Vec<String>,
+    /// The other fields' conversions from `o`, the options object.
+    inits: Vec<String>,
+    /// The options object's declaration.
+    decl: String,
+}
+
+impl Schema {
+    fn node_options(&self, m: &Method) -> Result<Option<NodeOptions>, String> {
+        let Some((param, _, lead)) = m.flatten.iter().find(|(_, _, lead)| !lead.is_empty()) else { return Ok(None) };
+        let (pos, ty) = m.params.iter().enumerate().find(|(_, (n, _))| n == param).map(|(k, (_, t))| (k, t)).ok_or_else(|| format!("method {}: no parameter `{param}`", m.name))?;
+        let (by_ref, inner) = match ty {
+            Type::Reference(r) => (true, &*r.elem),
+            other => (false, other),
+        };
+        let id = inner.to_token_stream().to_string();
+        let r = self.record(&id).ok_or_else(|| format!("method {}: keywords({param}): `{id}` is not a record", m.name))?;
+        let core = r.core.clone().ok_or_else(|| format!("method {}: keywords({param}): record {id} has no core type", m.name))?;
+        let (first, rest) = self.lead_fields(m, r, lead)?;
+        if let Some(f) = rest.iter().find(|f| f.default.is_none() && f.host_default.is_none() && !is_option(&f.ty)) {
+            return Err(format!("method {}: field `{}` of the options object needs a default", m.name, f.name));
+        }
+        let host_name = m.getter.as_deref().unwrap_or(&m.name);
+        let pascal: String = camel(host_name).chars().enumerate().map(|(k, c)| if k == 0 { c.to_ascii_uppercase() } else { c }).collect();
+        let name = format!("{pascal}Options");
+        let mut params: Vec<(String, Type)> = m.params.clone();
+        params.splice(pos..=pos, first.iter().map(|f| (f.name.clone(), f.ty.clone())));
+        let mut decl = format!("/// The fields of `{}` a `{}` call takes after its parameters, each optional.\n#[napi_derive::napi(object, object_to_js = false)]\n#[derive(Default)]\npub struct {name} {{\n", r.name, camel(host_name));
+        write_fields(&mut decl, self, Host::Node, r, &rest, "    ", "pub ");
+        decl.push_str("}\n\n");
+        Ok(Some(NodeOptions {
+            arg: if by_ref { format!("&{param}") } else { param.clone() },
+            param: param.clone(),
+            core,
+            name,
+            params,
+            lead: first.iter().map(|f| f.name.clone()).collect(),
+            inits: rest.iter().map(|f| format!("{}: {}", f.name, node_back(r, f, "o."))).collect(),
+            decl,
+        }))
     }
 }
 
@@ -1265,12 +1346,15 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
         .iter()
         .filter(|m| !skipped(&m.skip, host))
         .collect();
+    // Declarations a method brings (Node's options objects), after the impl.
+    let mut after = String::new();
     for m in live.iter().filter(|m| !m.function) {
-        emit(&mut out, &s, host, m, "    ")?;
+        emit(&mut out, &mut after, &s, host, m, "    ")?;
     }
     out.push_str("}\n\n");
+    out.push_str(&after);
     for m in live.iter().filter(|m| m.function) {
-        emit(&mut out, &s, host, m, "")?;
+        emit(&mut out, &mut after, &s, host, m, "")?;
     }
     if host == Host::Python {
         out.push_str("/// Add the module functions of bridge/api.rs to the module.\n");
@@ -1412,10 +1496,11 @@ impl Schema {
 }
 
 /// One method (`indent` = inside the impl block) or module function.
-fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> Result<(), String> {
+fn emit(out: &mut String, after: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> Result<(), String> {
     let i = indent;
     let py = if host == Host::Python { Some(s.python_params(m)?) } else { None };
-    let params = py.as_ref().map_or(&m.params, |p| &p.params);
+    let node = if host == Host::Node { s.node_options(m)? } else { None };
+    let params = py.as_ref().map(|p| &p.params).or(node.as_ref().map(|n| &n.params)).unwrap_or(&m.params);
     let mut plans = vec![];
     for (name, ty) in params {
         let mut plan = s.param_plan(host, m, name, ty)?;
@@ -1424,11 +1509,32 @@ fn emit(out: &mut String, s: &Schema, host: Host, m: &Method, indent: &str) -> R
         }
         plans.push((name.as_str(), plan));
     }
+    if let Some(n) = &node {
+        // The options object: its fields back into the core record with the
+        // leading parameters (converted above); its struct after the impl.
+        let lead: Vec<String> = n
+            .lead
+            .iter()
+            .map(|f| match plans.iter().find(|(p, _)| p == f).map(|(_, p)| p.arg.as_str()) {
+                Some(a) if a != f => format!("{f}: {a}"),
+                _ => f.clone(),
+            })
+            .collect();
+        let prelude = format!(
+            "let {0} = {{ let o = options.unwrap_or_default(); (|| -> sessiondb::Result<{1}> {{ Ok({1} {{ {2} }}) }})().map_err(crate::errors::to_napi)? }};",
+            n.param,
+            n.core,
+            lead.into_iter().chain(n.inits.iter().cloned()).collect::<Vec<_>>().join(", ")
+        );
+        plans.push(("options", ParamPlan { rename: None, decl: format!("Option<{}>", n.name), ts: None, prelude: Some(prelude), arg: n.arg.clone() }));
+        after.push_str(&n.decl);
+    }
     let args: Vec<&str> = m
         .params
         .iter()
         .map(|(n, _)| match py.as_ref().and_then(|p| p.args.get(n)) {
             Some(a) => a.as_str(),
+            None if node.as_ref().is_some_and(|o| &o.param == n) => node.as_ref().map_or("", |o| o.arg.as_str()),
             None => plans.iter().find(|(p, _)| p == n).map_or("", |(_, p)| p.arg.as_str()),
         })
         .collect();
@@ -1899,20 +2005,9 @@ fn write_back(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
     let (recv, field) = if host == Host::Python { ("&self", "&self.") } else { ("self", "self.") };
     let inits: Vec<String> = read
         .iter()
-        .map(|f| {
-            let what = if host == Host::Node { camel(&f.name) } else { f.name.clone() };
-            if host == Host::Node && r.new && node_optional(f) {
-                // Left out: the default, in the host's type.
-                let or = match &f.host_default {
-                    Some(v) if v.starts_with('"') => format!(".unwrap_or_else(|| {v}.to_owned())"),
-                    // A number: the field is a JS number (f64) here.
-                    Some(v) if v.parse::<i64>().is_ok() => format!(".unwrap_or({v} as _)"),
-                    Some(v) => format!(".unwrap_or({v})"),
-                    None => ".unwrap_or_default()".into(),
-                };
-                return format!("{0}: crate::records::Back::back({field}{0}{or}, {what:?})?", f.name);
-            }
-            format!("{0}: crate::records::Back::back({field}{0}, {what:?})?", f.name)
+        .map(|f| match host {
+            Host::Node => format!("{}: {}", f.name, node_back(r, f, field)),
+            _ => format!("{0}: crate::records::Back::back({field}{0}, {0:?})?", f.name),
         })
         .collect();
     let _ = writeln!(
@@ -1921,6 +2016,22 @@ fn write_back(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
         r.name,
         build(inits)
     );
+}
+
+/// Node: a record field back into the core's (`src`: where the host value
+/// is, e.g. `self.`), by `Back`, naming the field in camelCase; a defaulted
+/// field a `new` record lets the caller leave out takes its default.
+fn node_back(r: &Record, f: &Field, src: &str) -> String {
+    let what = camel(&f.name);
+    let or = match &f.host_default {
+        _ if !(r.new && node_optional(f)) => String::new(),
+        Some(v) if v.starts_with('"') => format!(".unwrap_or_else(|| {v}.to_owned())"),
+        // A number: the field is a JS number (f64) here.
+        Some(v) if v.parse::<i64>().is_ok() => format!(".unwrap_or({v} as _)"),
+        Some(v) => format!(".unwrap_or({v})"),
+        None => ".unwrap_or_default()".into(),
+    };
+    format!("crate::records::Back::back({src}{}{or}, {what:?})?", f.name)
 }
 
 /// Node: the integer types of a host type (`i64`, `u32`, also inside
@@ -2345,6 +2456,21 @@ pub struct TranscriptEntry {
         // A field without a default after a defaulted JSON field: a schema error.
         let e = generate(Host::Python, &src.replace("pub extra: serde_json::Map<String, serde_json::Value>,\n", "pub extra: serde_json::Map<String, serde_json::Value>,\n    pub seq: u64,\n")).unwrap_err();
         assert_eq!(e, "record Meta: field `seq` without a default follows one with a default");
+    }
+
+    /// `keywords(p = "a, b")`: Python takes `a`, `b` first, then the other
+    /// fields keyword-only; Node takes `a`, `b` and an options object of the
+    /// rest (`<Method>Options`), converted back into the core record.
+    #[test]
+    fn leading_fields_and_node_options_objects() {
+        let src = "#[bridge(core = a::New, new)]\npub struct New {\n    #[bridge(default)]\n    pub id: Option<String>,\n    #[bridge(default)]\n    pub name: Option<String>,\n    #[bridge(default)]\n    pub at: Option<u64>,\n}\ntrait SessionStore {\n    #[bridge(core = a::Store::make_with, keywords(new = \"name\"))]\n    fn make(&self, new: New) -> u64;\n}\n";
+        let py = generate_methods(Host::Python, src).unwrap();
+        assert!(py.contains("    #[pyo3(signature = (name = None, *, id = None, at = None))]\n    fn make(&self, py: pyo3::Python<'_>, name: Option<String>, id: Option<String>, at: Option<u64>) -> pyo3::PyResult<u64> {\n        let new = a::New { id, name, at };\n        let s = &self.inner;\n        py.detach(|| a::Store::make_with(s, new))"), "{py}");
+        let node = generate_methods(Host::Node, src).unwrap();
+        assert!(node.contains("    pub fn make(&self, name: Option<String>, options: Option<MakeOptions>) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<i64>>> {\n        let new = { let o = options.unwrap_or_default(); (|| -> sessiondb::Result<a::New> { Ok(a::New { name, id: crate::records::Back::back(o.id, \"id\")?, at: crate::records::Back::back(o.at, \"at\")? }) })().map_err(crate::errors::to_napi)? };\n"), "{node}");
+        assert!(node.contains("}\n\n/// The fields of `New` a `make` call takes after its parameters, each optional.\n#[napi_derive::napi(object, object_to_js = false)]\n#[derive(Default)]\npub struct MakeOptions {\n    pub id: Option<String>,\n    pub at: Option<f64>,\n}\n"), "{node}");
+        let e = generate_methods(Host::Node, &src.replace("keywords(new = \"name\")", "keywords(new = \"title\")")).unwrap_err();
+        assert_eq!(e, "method make: `title` is not a field of New");
     }
 
     /// A JSON field of a Kotlin/Swift twin is its text, `<name>_json`.

@@ -431,14 +431,18 @@ fn import_exits_2_for_an_unrecognized_file_named_on_the_command_line_but_not_one
         String::from_utf8(o.stderr).unwrap(),
         format!("sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n", odd.display())
     );
-    // A failed file as well: the I/O code wins, both are said.
-    let (code, err) = e.fails(&["import", odd.to_str().unwrap(), "/nonexistent/x"]);
+    // A failed file as well: the I/O code wins, both are said. (A path in
+    // the test's own directory: a fixed one such as `/nonexistent/x` can
+    // exist on a machine, as root creates it when a store is opened there.)
+    let missing = e.dir.path().join("missing").join("x");
+    let (code, err) = e.fails(&["import", odd.to_str().unwrap(), missing.to_str().unwrap()]);
     assert_eq!(code, Some(7));
     assert_eq!(
         err,
         format!(
-            "sessiondb: 1 file(s) failed to import (see the report above): /nonexistent/x\n\
+            "sessiondb: 1 file(s) failed to import (see the report above): {}\n\
              sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n",
+            missing.display(),
             odd.display()
         )
     );

@@ -158,9 +158,13 @@ test('numbers are checked, never truncated, zeroed or wrapped', async () => {
   // Options numbers too (napi's u32 made 1.5 one turn and -1 4294967295 turns).
   assert.throws(() => sdb.compactContext([], 1000, 50, { recentUserTurns: 1.5 }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: recentUserTurns must be a whole number of at most 2^53 - 1, not 1.5')
   assert.throws(() => sdb.compactContext([], 1000, 50, { recentUserTurns: -1 }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: recentUserTurns is out of range: -1')
-  // Nothing was retracted or forked by the refused calls.
+  // createSession's options (napi's i64 made createdAtMs 1.5 one ms).
+  await bad(async () => st.createSession('c', null, { createdAtMs: 1.5 }), /^invalid input: createdAtMs must be a whole number of at most 2\^53 - 1, not 1.5$/)
+  await bad(async () => st.createSession('c', null, { forkedAtSeq: -1 }), /^invalid input: forkedAtSeq is out of range: -1$/)
+  // Nothing was retracted, forked or created by the refused calls.
   assert.deepEqual((await st.getTranscript(s.id)).map((e) => e.content), ['one', 'two'])
   assert.equal((await st.listSessions()).length, 1)
+  assert.equal((await st.createSession('c', null, { createdAtMs: 1000, id: 'c1' })).createdAtMs, 1000)
   // Whole numbers still work, including the largest safe one as a seq.
   assert.equal((await st.getTranscript(s.id, 2)).length, 1)
   assert.deepEqual(await st.getTranscript(s.id, Number.MAX_SAFE_INTEGER), [])

@@ -49,19 +49,6 @@ pub(crate) use conv_from;
 use std::collections::BTreeMap;
 include!(concat!(env!("OUT_DIR"), "/bridge_records.rs"));
 
-/// Fields of `createSession` beyond name and workspace.
-#[napi(object)]
-#[derive(Default)]
-pub struct CreateSessionOptions {
-    pub id: Option<String>,
-    pub model: Option<String>,
-    pub provider: Option<String>,
-    pub work_mode: Option<String>,
-    pub created_at_ms: Option<i64>,
-    pub forked_from: Option<String>,
-    pub forked_at_seq: Option<i64>,
-}
-
 /// A host key source: `getKey()` returns the 32 stored key bytes or null
 /// (no key yet) and must throw when the store is locked or unreachable;
 /// `setKey(key)` persists a new key. Both are called synchronously.

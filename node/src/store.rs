@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
-use sessiondb::{KeySource, NewSession};
+use sessiondb::KeySource;
 
 use crate::errors::to_napi;
 use crate::job::{job, Job};
@@ -31,30 +31,6 @@ impl SessionStore {
     pub fn open(options: Option<OpenOptions>) -> napi::Result<AsyncTask<Job<SessionStore>>> {
         let opts = core_options(options)?;
         Ok(job(move || sessiondb::SessionStore::open(opts).map(|s| SessionStore { inner: Arc::new(s) })))
-    }
-
-    /// Create a session; `workspacePath` is made canonical. Rejects with ConflictError, InvalidInputError.
-    #[napi(ts_return_type = "Promise<Session>")]
-    pub fn create_session(
-        &self,
-        name: Option<String>,
-        workspace_path: Option<String>,
-        options: Option<CreateSessionOptions>,
-    ) -> napi::Result<AsyncTask<Job<Session>>> {
-        let o = options.unwrap_or_default();
-        let new = NewSession {
-            id: o.id,
-            name,
-            workspace_path,
-            model: o.model,
-            provider: o.provider,
-            work_mode: o.work_mode,
-            created_at_ms: o.created_at_ms,
-            forked_from: o.forked_from,
-            forked_at_seq: o.forked_at_seq.map(|v| u(v, "forkedAtSeq")).transpose().map_err(to_napi)?,
-        };
-        let s = self.inner.clone();
-        Ok(job(move || s.create_session_with(new).map(Into::into)))
     }
 }
 

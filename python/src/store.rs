@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyType;
-use sessiondb::{KeySource, NewSession, OpenOptions};
+use sessiondb::{KeySource, OpenOptions};
 
 use crate::errors::py_err;
 use crate::keys::PyKeyProvider;
@@ -85,28 +85,6 @@ impl SessionStore {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let path = slf.getattr("path")?.repr()?.to_string();
         Ok(format!("SessionStore(path={path}, closed={})", if slf.get().inner.is_closed() { "True" } else { "False" }))
-    }
-
-    /// Create a session. `workspace_path` is made canonical; `id` = None
-    /// gives a new uuid v7. Raises ConflictError (id exists), InvalidInputError.
-    #[pyo3(signature = (name = None, workspace_path = None, *, id = None, model = None, provider = None, work_mode = None, created_at_ms = None, forked_from = None, forked_at_seq = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn create_session(
-        &self,
-        py: Python<'_>,
-        name: Option<String>,
-        workspace_path: Option<String>,
-        id: Option<String>,
-        model: Option<String>,
-        provider: Option<String>,
-        work_mode: Option<String>,
-        created_at_ms: Option<i64>,
-        forked_from: Option<String>,
-        forked_at_seq: Option<u64>,
-    ) -> PyResult<Session> {
-        let new =
-            NewSession { id, name, workspace_path, model, provider, work_mode, created_at_ms, forked_from, forked_at_seq };
-        py.detach(|| self.inner.create_session_with(new)).map(Into::into).map_err(py_err(py))
     }
 
     /// Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call.

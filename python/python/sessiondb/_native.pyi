@@ -1149,21 +1149,13 @@ class SessionStore:
 
         Raises ClosedError.
         """
-    def create_session(
-        self,
-        name: Optional[str] = None,
-        workspace_path: Optional[str] = None,
-        *,
-        id: Optional[str] = None,
-        model: Optional[str] = None,
-        provider: Optional[str] = None,
-        work_mode: Optional[str] = None,
-        created_at_ms: Optional[int] = None,
-        forked_from: Optional[str] = None,
-        forked_at_seq: Optional[int] = None,
-    ) -> Session:
-        """Create a session. `workspace_path` is made canonical; `id` = None
-        gives a new uuid v7. Raises ConflictError (id exists), InvalidInputError.
+    def create_session(self, name: Optional[str] = None, workspace_path: Optional[str] = None, *, id: Optional[str] = None, model: Optional[str] = None, provider: Optional[str] = None, work_mode: Optional[str] = None, created_at_ms: Optional[int] = None, forked_from: Optional[str] = None, forked_at_seq: Optional[int] = None) -> Session:
+        """Create a session titled `name` (none = untitled), bound to
+        `workspace_path` (made canonical) if given; the other fields of
+        `NewSession` are keyword arguments (Python) or an options object
+        (Node). `id` none = a new uuid v7; an `id` that exists is `Conflict`.
+
+        Raises ConflictError, InvalidInputError, ClosedError.
         """
     def get_session(self, id: str) -> Session:
         """One session.
