@@ -158,6 +158,8 @@ test('numbers are checked, never truncated, zeroed or wrapped', async () => {
   // Options numbers too (napi's u32 made 1.5 one turn and -1 4294967295 turns).
   assert.throws(() => sdb.compactContext([], 1000, 50, { recentUserTurns: 1.5 }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: recentUserTurns must be a whole number of at most 2^53 - 1, not 1.5')
   assert.throws(() => sdb.compactContext([], 1000, 50, { recentUserTurns: -1 }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: recentUserTurns is out of range: -1')
+  // Open options too (napi's u32 made busyTimeoutMs 1.5 one ms).
+  await bad(async () => sdb.SessionStore.open({ path: tempDb(), key: KEY, busyTimeoutMs: 1.5 }), /^invalid input: busyTimeoutMs must be a whole number of at most 2\^53 - 1, not 1.5$/)
   // createSession's options (napi's i64 made createdAtMs 1.5 one ms).
   await bad(async () => st.createSession('c', null, { createdAtMs: 1.5 }), /^invalid input: createdAtMs must be a whole number of at most 2\^53 - 1, not 1.5$/)
   await bad(async () => st.createSession('c', null, { forkedAtSeq: -1 }), /^invalid input: forkedAtSeq is out of range: -1$/)

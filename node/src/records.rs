@@ -71,6 +71,7 @@ pub struct OpenOptions {
     pub key: Option<napi::bindgen_prelude::Buffer>,
     pub key_provider: Option<KeyProvider>,
     pub app: Option<String>,
-    pub busy_timeout_ms: Option<u32>,
+    /// Milliseconds a write waits for another writer (a whole number; default 10,000).
+    pub busy_timeout_ms: Option<f64>,
     pub recover: Option<bool>,
 }

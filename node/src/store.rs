@@ -41,7 +41,8 @@ fn core_options(options: Option<OpenOptions>) -> napi::Result<sessiondb::OpenOpt
         Arc::new(JsKeyProvider { get: p.get_key, set: p.set_key, backend: p.backend_name.unwrap_or_else(|| "JS key provider".into()) })
     });
     let key = KeySource::for_host(o.key.as_deref(), provider, ("key", "keyProvider")).map_err(to_napi)?;
-    Ok(sessiondb::OpenOptions::for_host(o.path.map(Into::into), o.app, key, o.busy_timeout_ms.map(u64::from), o.recover))
+    let busy = o.busy_timeout_ms.map(|v| crate::records::int(v, "busyTimeoutMs")).transpose().map_err(to_napi)?;
+    Ok(sessiondb::OpenOptions::for_host(o.path.map(Into::into), o.app, key, busy, o.recover))
 }
 
 /// Import a recovery key for the store `options` names (`path`, `app`,
