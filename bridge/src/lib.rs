@@ -1098,9 +1098,10 @@ impl Schema {
         // The declared type of one value, the type the conversion gives (if
         // it is written) and the conversion of `name`.
         // Python: a `tuple` record it skips is a tuple of the fields' classes.
-        let py_tuple: Option<Vec<String>> = (host == Host::Python && r.tuple && skipped(&r.skip, host)).then(|| {
-            r.fields.iter().map(|f| format!("pyo3::PyRef<'_, crate::records::{}>", f.ty.to_token_stream())).collect()
-        });
+        // (Fields that are not records have no class: no rule, a build error.)
+        let py_tuple: Option<Vec<String>> = (host == Host::Python && r.tuple && skipped(&r.skip, host))
+            .then(|| r.fields.iter().map(|f| self.record(&f.ty.to_token_stream().to_string()).map(|x| format!("pyo3::PyRef<'_, crate::records::{}>", x.name))).collect())
+            .flatten();
         let fallible = self.uniffi_fallible(r);
         let (decl, let_ty, conv) = match (host, list, dict) {
             (Host::Python, true, None) if py_tuple.is_some() => {
@@ -1949,11 +1950,11 @@ fn write_back(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
     let read: Vec<&&Field> = fields.iter().filter(|f| f.get.is_none()).collect();
     let all = r.fields.iter().filter(|f| f.get.is_none()).count();
     let Some(core) = s.core_of(r).filter(|_| !r.output && read.len() == all) else { return };
-    // The core value from each field's conversion (`name: expr`): a struct,
-    // or for a `tuple` record the tuple of the expressions.
-    let build = |inits: Vec<String>| match r.tuple {
-        true => format!("({},)", inits.iter().map(|i| i.split_once(": ").map_or(i.as_str(), |x| x.1)).collect::<Vec<_>>().join(", ")),
-        false => format!("{core} {{ {} }}", inits.join(", ")),
+    // The core value from each read field's conversion, in `read` order: a
+    // struct, or for a `tuple` record the tuple of the conversions.
+    let build = |exprs: Vec<String>| match r.tuple {
+        true => format!("({},)", exprs.join(", ")),
+        false => format!("{core} {{ {} }}", read.iter().zip(&exprs).map(|(f, e)| format!("{}: {e}", f.name)).collect::<Vec<_>>().join(", ")),
     };
     if host == Host::Uniffi && s.uniffi_fallible(r) {
         // JSON text back into a value can fail: `TryFrom<twin>` (a
@@ -1967,18 +1968,18 @@ fn write_back(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
                 let t = f.ty.to_token_stream().to_string().replace(' ', "");
                 match s.record(&t) {
                     _ if t == JSON_OBJECT => format!(
-                        "{0}: match serde_json::from_str(&c.{0}_json) {{ Ok(serde_json::Value::Object(m)) => m, Ok(_) => return Err(sessiondb::Error::invalid({1:?})), Err(_) => return Err(sessiondb::Error::invalid({2:?})) }}",
+                        "match serde_json::from_str(&c.{0}_json) {{ Ok(serde_json::Value::Object(m)) => m, Ok(_) => return Err(sessiondb::Error::invalid({1:?})), Err(_) => return Err(sessiondb::Error::invalid({2:?})) }}",
                         f.name,
                         format!("{what} must be a JSON object"),
                         format!("{what} is not valid JSON")
                     ),
                     _ if is_json(&f.ty) => format!(
-                        "{0}: serde_json::from_str(&c.{0}_json).map_err(|_| sessiondb::Error::invalid({1:?}))?",
+                        "serde_json::from_str(&c.{0}_json).map_err(|_| sessiondb::Error::invalid({1:?}))?",
                         f.name,
                         format!("{what} is not valid JSON")
                     ),
-                    Some(x) if s.uniffi_fallible(x) => format!("{0}: TryFrom::try_from(c.{0})?", f.name),
-                    _ => format!("{0}: Back::back(c.{0})", f.name),
+                    Some(x) if s.uniffi_fallible(x) => format!("TryFrom::try_from(c.{})?", f.name),
+                    _ => format!("Back::back(c.{})", f.name),
                 }
             })
             .collect();
@@ -1993,7 +1994,7 @@ fn write_back(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
     if host == Host::Uniffi {
         // Kotlin/Swift twins: `From<twin>` for the core type (a parameter's
         // `.into()`), each field by the infallible `Back` of the FFI types.
-        let inits: Vec<String> = read.iter().map(|f| format!("{0}: Back::back(c.{0})", f.name)).collect();
+        let inits: Vec<String> = read.iter().map(|f| format!("Back::back(c.{})", f.name)).collect();
         let _ = writeln!(
             out,
             "impl From<{0}> for {core} {{\n    fn from(c: {0}) -> Self {{\n        {1}\n    }}\n}}\nimpl Back<{core}> for {0} {{\n    fn back(self) -> {core} {{\n        self.into()\n    }}\n}}\n",
@@ -2006,8 +2007,8 @@ fn write_back(out: &mut String, s: &Schema, host: Host, r: &Record, fields: &[&F
     let inits: Vec<String> = read
         .iter()
         .map(|f| match host {
-            Host::Node => format!("{}: {}", f.name, node_back(r, f, field)),
-            _ => format!("{0}: crate::records::Back::back({field}{0}, {0:?})?", f.name),
+            Host::Node => node_back(r, f, field),
+            _ => format!("crate::records::Back::back({field}{0}, {0:?})?", f.name),
         })
         .collect();
     let _ = writeln!(

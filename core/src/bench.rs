@@ -60,7 +60,8 @@ mod tests {
             let texts: Vec<String> = store.get_transcript(&sid, 1, 100).unwrap().into_iter().map(|e| e.content).collect();
             assert_eq!(texts, (0..10).map(|i| format!("item {i}")).collect::<Vec<_>>(), "batch {batch}");
         }
-        let e = append_and_read(Path::new("/nonexistent/b.db"), &[7; 31], vec![], 4, 1).unwrap_err();
+        let dir = tempfile::tempdir().unwrap();
+        let e = append_and_read(&dir.path().join("b.db"), &[7; 31], vec![], 4, 1).unwrap_err();
         assert_eq!(e.to_string(), "invalid input: a data key is 32 bytes, got 31");
     }
 }
