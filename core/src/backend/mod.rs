@@ -476,8 +476,9 @@ pub type RecordId = [u8; 16];
 pub trait WriteTx: ReadTx {
     /// Insert a session row (the store checked that the id is new).
     fn insert_session(&self, row: &NewSessionRow<'_>) -> Result<()>;
-    /// Set the title envelope and move `updated_at` to at least `now`; false if no such session.
-    fn set_session_name(&self, id: &str, name: Option<&[u8]>, now: i64) -> Result<bool>;
+    /// Set the title envelope; false if no such session. `updated_at` stays:
+    /// a rename is not transcript activity (issue 27).
+    fn set_session_name(&self, id: &str, name: Option<&[u8]>) -> Result<bool>;
     /// Set model and provider; false if no such session.
     fn set_session_model(&self, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<bool>;
     /// Set the work mode; false if no such session.

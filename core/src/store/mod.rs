@@ -23,6 +23,7 @@ pub(crate) mod sessions;
 pub(crate) mod tokens;
 pub(crate) mod transcript;
 mod types;
+pub mod preview;
 
 pub use check::CheckReport;
 pub use copy::{CopyConflict, CopyReport};

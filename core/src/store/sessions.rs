@@ -153,7 +153,7 @@ pub(crate) fn create_in_tx(t: &Tx<'_>, id: &str, new: &NewSession, binding: Opti
 /// Errors: `NotFound`.
 pub(crate) fn rename_in_tx(t: &Tx<'_>, id: &str, name: Option<&str>) -> Result<()> {
     let env = name.map(|n| crypto::seal(t.key, &name_record(id), n.as_bytes(), false));
-    if !t.tx.set_session_name(id, env.as_deref(), now_ms())? {
+    if !t.tx.set_session_name(id, env.as_deref())? {
         return Err(Error::not_found("session", id));
     }
     journal::record(t, id, "SessionRenamed", serde_json::json!({ "titled": name.is_some() }))?;

@@ -97,7 +97,11 @@ pub struct SessionRecord {
     pub work_mode: Option<String>,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at_ms: i64,
-    /// Last activity time, milliseconds since the Unix epoch.
+    /// Last transcript activity, milliseconds since the Unix epoch: the
+    /// creation time, then the time of the latest entry appended (its own
+    /// time for imported entries; in steps of at least 1 s). Renames and
+    /// model or work-mode changes do not move it (issue 27). Listings are
+    /// ordered by it, most recent first.
     pub updated_at_ms: i64,
     /// Number of transcript entries.
     pub entry_count: u64,

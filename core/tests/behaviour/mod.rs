@@ -43,6 +43,39 @@ macro_rules! store_behaviour_suite {
             assert_eq!(s.delete_session(&a.id).unwrap_err().kind(), ErrorKind::NotFound);
             assert_eq!(s.rename_session("nope", None).unwrap_err().kind(), ErrorKind::NotFound);
         }
+        /// Issue 27: listings order by the last transcript activity; a
+        /// rename or a model change is not activity (a week-old session
+        /// renamed today stays where it was). The first-prompt preview reads
+        /// the first user turn, past an agent's preamble.
+        #[test]
+        fn a_rename_or_model_change_is_not_activity_and_the_first_prompt_is_previewed() {
+            if $skip() {
+                return;
+            }
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let old = s.create_session_with(NewSession { created_at_ms: Some(1_000_000), ..Default::default() }).unwrap();
+            let at = |ms: i64, role: Role, text: &str| NewEntry { created_at_ms: Some(ms), ..NewEntry::text(role, text) };
+            s.append_entries(&old.id, vec![
+                at(1_000_000, Role::User, "<environment_context>\n<cwd>/x</cwd>\n</environment_context>"),
+                at(2_000_000, Role::User, "  Why does the lexer\ndrop the last token?  "),
+                at(3_000_000, Role::Assistant, "It stops at EOF."),
+            ]).unwrap();
+            let new = s.create_session_with(NewSession { created_at_ms: Some(5_000_000), ..Default::default() }).unwrap();
+            s.append_entries(&new.id, vec![at(6_000_000, Role::User, "hi")]).unwrap();
+            assert_eq!(s.get_session(&old.id).unwrap().updated_at_ms, 3_000_000);
+            s.rename_session(&old.id, Some("Renamed today".into())).unwrap();
+            s.set_session_model(&old.id, Some("gpt-5".into()), None).unwrap();
+            let after = s.get_session(&old.id).unwrap();
+            assert_eq!((after.name.as_deref(), after.updated_at_ms), (Some("Renamed today"), 3_000_000));
+            let ids: Vec<String> = s.list_sessions(None).unwrap().into_iter().map(|r| r.id).collect();
+            assert_eq!(ids, vec![new.id.clone(), old.id.clone()]);
+            assert_eq!(s.first_prompt(&old.id).unwrap().as_deref(), Some("Why does the lexer drop the last token?"));
+            assert_eq!(s.first_prompt(&new.id).unwrap().as_deref(), Some("hi"));
+            let empty = s.create_session(None, None).unwrap();
+            assert_eq!(s.first_prompt(&empty.id).unwrap(), None);
+            assert_eq!(s.first_prompt("nope").unwrap_err().kind(), ErrorKind::NotFound);
+        }
         #[test]
         fn a_retracted_entry_is_left_out_of_reads_counts_export_fork_and_context_but_kept() {
             if $skip() {

@@ -541,8 +541,8 @@ impl WriteTx for PgTx<'_> {
         Ok(())
     }
 
-    fn set_session_name(&self, id: &str, name: Option<&[u8]>, now: i64) -> Result<bool> {
-        Ok(self.exec("UPDATE sessions SET name_enc = $2, updated_at = GREATEST(updated_at, $3) WHERE session_id = $1", &[&id, &name, &now])? > 0)
+    fn set_session_name(&self, id: &str, name: Option<&[u8]>) -> Result<bool> {
+        Ok(self.exec("UPDATE sessions SET name_enc = $2 WHERE session_id = $1", &[&id, &name])? > 0)
     }
 
     fn set_session_model(&self, id: &str, model: Option<&str>, provider: Option<&str>) -> Result<bool> {

@@ -682,11 +682,8 @@ impl WriteTx for SqlTx<'_> {
         Ok(())
     }
 
-    fn set_session_name(&self, id: &str, name: Option<&[u8]>, now: i64) -> Result<bool> {
-        let n = self
-            .0
-            .prepare_cached("UPDATE sessions SET name_enc = ?2, updated_at = MAX(updated_at, ?3) WHERE id = ?1")?
-            .execute(params![id, name, now])?;
+    fn set_session_name(&self, id: &str, name: Option<&[u8]>) -> Result<bool> {
+        let n = self.0.prepare_cached("UPDATE sessions SET name_enc = ?2 WHERE id = ?1")?.execute(params![id, name])?;
         Ok(n > 0)
     }
 
