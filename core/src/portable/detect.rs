@@ -6,8 +6,10 @@
 //! `parentUuid`, `sessionId`, or a `summary`/`file-history-snapshot`/
 //! `queue-operation` record), or a thClaws line (`header`, `plan_snapshot`,
 //! `goal_snapshot`, `message`, or `user`/`assistant` with a `content` array
-//! and no `uuid`). When the content does not tell, the path does
-//! (`.thclaws/`, `rollout-*.jsonl`, `.claude/projects/`).
+//! and no `uuid`). Prompt logs (`history.jsonl` of Codex and Claude Code)
+//! are known non-session files ([`FileKind::NotSession`]). When no line is
+//! a JSON object, the path tells (`.thclaws/`, `rollout-*.jsonl`,
+//! `.claude/projects/`).
 
 use super::model::SourceFormat;
 use crate::{Error, Result};
@@ -15,13 +17,46 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+/// What a JSONL file is, as [`classify_file`] tells from its first lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A session file of this format.
+    Session(SourceFormat),
+    /// A file the agents write beside their sessions that holds no session
+    /// (never imported as one); the reason names it, e.g. `Codex prompt
+    /// history (history.jsonl)`.
+    NotSession(&'static str),
+    /// Neither the content nor the path says.
+    Unknown,
+}
+
 /// Guess the format of one JSONL file. `Ok(None)` when neither the content
-/// nor the path says. Errors: [`Error::Io`] opening or reading it.
+/// nor the path says, or when the file is a known non-session file (see
+/// [`classify_file`]). Errors: [`Error::Io`] opening or reading it.
 pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
+    Ok(match classify_file(path)? {
+        FileKind::Session(f) => Some(f),
+        FileKind::NotSession(_) | FileKind::Unknown => None,
+    })
+}
+
+/// Classify one JSONL file by its first 16 non-blank lines: a session of a
+/// known format, a known non-session file (Codex's and Claude Code's
+/// `history.jsonl` prompt logs, whose lines are `{session_id, ts, text}` and
+/// `{display, timestamp, project, ...}`), or unknown. The path decides
+/// (`.thclaws/`, `rollout-*.jsonl`, `.codex/`, `.claude/`) only when no
+/// line is a JSON object at all (an empty file, or one of torn lines): a
+/// file of JSON lines none of which is a session line is not a session,
+/// wherever it lies (issue 27: `~/.codex/history.jsonl` was imported as an
+/// empty session named `history`).
+///
+/// Errors: [`Error::Io`] opening or reading it.
+pub fn classify_file(path: &Path) -> Result<FileKind> {
     let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
     let mut r = BufReader::new(f);
     let mut buf = Vec::new();
     let mut seen = 0;
+    let mut objects = 0;
     while seen < 16 {
         buf.clear();
         let n = r.read_until(b'\n', &mut buf).map_err(|e| Error::io("reading a session file", e))?;
@@ -38,12 +73,36 @@ pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
             None => Err(e),
         });
         if let Ok(Value::Object(o)) = parsed {
+            objects += 1;
+            if let Some(why) = not_session_line(&o) {
+                return Ok(FileKind::NotSession(why));
+            }
             if let Some(f) = detect_line(&o) {
-                return Ok(Some(f));
+                return Ok(FileKind::Session(f));
             }
         }
     }
-    Ok(detect_by_path(path))
+    if objects > 0 {
+        return Ok(FileKind::Unknown);
+    }
+    Ok(detect_by_path(path).map_or(FileKind::Unknown, FileKind::Session))
+}
+
+/// A line of a prompt log the agents keep beside their sessions: Codex
+/// `history.jsonl` (`{"session_id", "ts", "text"}`) and Claude Code
+/// `history.jsonl` (`{"display", "pastedContents", "timestamp", "project"}`,
+/// newer ones with a `sessionId`). Neither has a `type`.
+fn not_session_line(o: &serde_json::Map<String, Value>) -> Option<&'static str> {
+    if o.contains_key("type") || o.contains_key("uuid") || o.contains_key("payload") {
+        return None;
+    }
+    if o.contains_key("session_id") && o.contains_key("ts") && o.contains_key("text") {
+        return Some("Codex prompt history (history.jsonl)");
+    }
+    if o.contains_key("display") && (o.contains_key("project") || o.contains_key("pastedContents")) {
+        return Some("Claude Code prompt history (history.jsonl)");
+    }
+    None
 }
 
 fn detect_line(o: &serde_json::Map<String, Value>) -> Option<SourceFormat> {

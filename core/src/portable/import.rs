@@ -60,7 +60,7 @@
 
 use super::events::{Event, EventSink, Meta, Thread};
 use super::model::{Block, Compaction, ReadReport, Role, SourceFormat, Turn, Usage};
-use super::{detect_format, fallback_id, find_jsonl_files, read_stream, ReadOptions};
+use super::{classify_file, fallback_id, find_jsonl_files, read_stream, FileKind, ReadOptions};
 use crate::backend::RecordId;
 use crate::crypto;
 use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionStore, TokenUsage};
@@ -177,6 +177,12 @@ pub struct FileImport {
     pub sessions: Vec<SessionImport>,
     /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
+    /// Why an [`ImportStatus::Unrecognized`] file is known not to be a
+    /// session (e.g. `Codex prompt history (history.jsonl)`; see
+    /// [`super::FileKind::NotSession`]); `None` for an unknown file and
+    /// every other status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_session: Option<String>,
 }
 
 /// Import report of several paths.
@@ -226,8 +232,25 @@ pub fn import_paths_report(store: &SessionStore, paths: &[PathBuf]) -> Result<Ve
 /// Errors: none today; the `Result` is kept so that a failure of the store
 /// as a whole can be reported without changing the signature.
 pub fn import_paths(store: &SessionStore, paths: &[PathBuf], progress: &mut dyn FnMut(ImportProgress)) -> Result<ImportReport> {
+    import_paths_with(store, paths, false, progress)
+}
+
+/// [`import_paths`], with `progress` also called while a file is read:
+/// after each read of up to [`PROGRESS_READ_BYTES`] from it, `bytes_done`
+/// counting the bytes of the finished files plus those read so far of the
+/// current one (never above `bytes_total`), so a progress bar advances
+/// within a large file (issue 27). Errors as [`import_paths`].
+pub fn import_paths_live(store: &SessionStore, paths: &[PathBuf], progress: &mut dyn FnMut(ImportProgress)) -> Result<ImportReport> {
+    import_paths_with(store, paths, true, progress)
+}
+
+/// The read size of an import (its buffer): how often [`import_paths_live`]
+/// reports within a file, in bytes.
+pub const PROGRESS_READ_BYTES: usize = 1 << 20;
+
+fn import_paths_with(store: &SessionStore, paths: &[PathBuf], live: bool, progress: &mut dyn FnMut(ImportProgress)) -> Result<ImportReport> {
     fn failed(path: &Path, message: String) -> FileImport {
-        FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Failed(message), from_line: 0, sessions: Vec::new(), read: None }
+        FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Failed(message), from_line: 0, sessions: Vec::new(), read: None, not_session: None }
     }
     // `Err` holds the report of a given path that could not be walked.
     let mut files: Vec<std::result::Result<PathBuf, FileImport>> = Vec::new();
@@ -244,10 +267,18 @@ pub fn import_paths(store: &SessionStore, paths: &[PathBuf], progress: &mut dyn 
     for (f, size) in files.into_iter().zip(sizes) {
         let r = match f {
             Err(unreadable) => unreadable,
-            Ok(f) => match import_file(store, &f, None) {
-                Ok(r) => r,
-                Err(e) => failed(&f, e.to_string()),
-            },
+            Ok(f) => {
+                let before = prog;
+                let mut on_read = |read: u64| {
+                    if live {
+                        progress(ImportProgress { bytes_done: before.bytes_done + read.min(size), ..before });
+                    }
+                };
+                match import_file_reading(store, &f, None, &mut on_read) {
+                    Ok(r) => r,
+                    Err(e) => failed(&f, e.to_string()),
+                }
+            }
         };
         report.files.push(r);
         prog.files_done += 1;
@@ -255,6 +286,22 @@ pub fn import_paths(store: &SessionStore, paths: &[PathBuf], progress: &mut dyn 
         progress(prog);
     }
     Ok(report)
+}
+
+/// A reader that tells `on_read` the bytes read so far after every read.
+struct CountingRead<'a, R> {
+    inner: R,
+    read: u64,
+    on_read: &'a mut dyn FnMut(u64),
+}
+
+impl<R: Read> Read for CountingRead<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        (self.on_read)(self.read);
+        Ok(n)
+    }
 }
 
 struct Progress {
@@ -335,9 +382,15 @@ fn head_hash(store: &SessionStore, path: &Path, upto: u64) -> Result<String> {
 /// `Conflict` when another import of the same file kept moving ahead.
 /// An unrecognised file is `Ok` with [`ImportStatus::Unrecognized`].
 pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceFormat>) -> Result<FileImport> {
+    import_file_reading(store, path, format, &mut |_| {})
+}
+
+/// [`import_file`], telling `on_read` the bytes read of the file so far
+/// after each read (a retried import starts counting again from 0).
+fn import_file_reading(store: &SessionStore, path: &Path, format: Option<SourceFormat>, on_read: &mut dyn FnMut(u64)) -> Result<FileImport> {
     let mut attempt = 0;
     loop {
-        match import_file_once(store, path, format) {
+        match import_file_once(store, path, format, on_read) {
             Err(Error::Conflict { reason }) if reason == CONCURRENT_IMPORT && attempt < CONCURRENT_IMPORT_ATTEMPTS => {
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(20));
@@ -351,7 +404,7 @@ pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceForma
 const CONCURRENT_IMPORT: &str = "another import of this file committed first";
 const CONCURRENT_IMPORT_ATTEMPTS: u32 = 500;
 
-fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceFormat>) -> Result<FileImport> {
+fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceFormat>, on_read: &mut dyn FnMut(u64)) -> Result<FileImport> {
     let canonical = std::fs::canonicalize(path).map_err(|e| Error::io("resolving a session file path", e))?;
     let canonical_s = canonical.to_string_lossy().into_owned();
     let index = source_index(store, &canonical_s);
@@ -366,13 +419,18 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
             prev = None;
         }
     }
-    let mut out = FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Imported, from_line: 1, sessions: Vec::new(), read: None };
+    let mut out = FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Imported, from_line: 1, sessions: Vec::new(), read: None, not_session: None };
     let format = match (format, &prev) {
         (Some(f), _) => f,
         (None, Some(p)) => p.format,
-        (None, None) => match detect_format(&canonical)? {
-            Some(f) => f,
-            None => {
+        (None, None) => match classify_file(&canonical)? {
+            FileKind::Session(f) => f,
+            FileKind::NotSession(why) => {
+                out.status = ImportStatus::Unrecognized;
+                out.not_session = Some(why.to_string());
+                return Ok(out);
+            }
+            FileKind::Unknown => {
                 out.status = ImportStatus::Unrecognized;
                 return Ok(out);
             }
@@ -413,7 +471,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         duplicates: Default::default(),
     };
     let opts = ReadOptions { emit_from_line: out.from_line };
-    let input = BufReader::with_capacity(1 << 20, file);
+    let input = BufReader::with_capacity(PROGRESS_READ_BYTES, CountingRead { inner: file, read: 0, on_read });
     let to_read = len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes));
     let (report, sessions) = if to_read <= BATCH_BYTES as u64 {
         // One batch or so: no second thread (its start and hand-offs cost

@@ -23,6 +23,7 @@ pub mod commands;
 pub mod export;
 pub mod import;
 mod lines;
+pub mod locations;
 pub mod model;
 pub mod plain;
 pub mod thclaws;
@@ -31,12 +32,13 @@ pub mod thclaws_check;
 pub use claude::read_claude;
 pub use codex::read_codex;
 pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
-pub use detect::{detect_format, find_jsonl_files};
+pub use detect::{classify_file, detect_format, find_jsonl_files, FileKind};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, FORK_SUMMARY_TURNS};
 pub use export::{export_thclaws, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, EXPORT_PAGE_BYTES};
-pub use import::{import_file, import_paths, import_paths_report, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
+pub use import::{import_file, import_paths, import_paths_live, import_paths_report, PROGRESS_READ_BYTES, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::parse_iso8601_ms;
+pub use locations::{standard_locations, AgentLocation, LocationEnv, LocationKind};
 pub use plain::{read_thclaws_session, write_thclaws_session, NewPortableSession, PortableTurn, ThclawsRead, ThclawsSession};
 pub use model::{
     Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SnapshotKind, SourceFormat, SourceInfo, StateSnapshot, Turn, Usage,

@@ -1,0 +1,121 @@
+//! Where the supported agents keep their history for the current user
+//! (`sessiondb import --auto`, issue 27 item 3). The list is data: each
+//! host or tool asks [`standard_locations`] and imports what exists.
+//!
+//! - Codex: `$CODEX_HOME` (default `~/.codex`): `sessions/` and
+//!   `archived_sessions/` (rollout files); `history.jsonl` is its prompt
+//!   log and `config.toml` its settings, listed as not sessions.
+//! - Claude Code: `$CLAUDE_CONFIG_DIR` (default `~/.claude`): `projects/`;
+//!   `history.jsonl` (prompt log), `settings.json` and `~/.claude.json`
+//!   are not sessions.
+//! - thClaws: sessions are project-scoped, `<project>/.thclaws/sessions/`:
+//!   the current directory's, and those of the projects thClaws lists in
+//!   `~/.config/thclaws/recent_dirs.json` (a JSON array of directories);
+//!   `~/.config/thclaws/settings.json` is not a session.
+//!
+//! Gemini CLI and opencode have no reader yet ([`super::SourceFormat`]), so
+//! they are not listed.
+
+use std::path::{Path, PathBuf};
+
+/// What a location holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationKind {
+    /// Session files (a directory tree walked for `*.jsonl`, or a file).
+    Sessions,
+    /// A file the agent keeps beside its sessions that is not one (prompt
+    /// log, settings): never imported, only counted as skipped. A prompt
+    /// log is still classified by its content when imported by hand (see
+    /// [`super::classify_file`]).
+    NotSession,
+}
+
+/// One standard location of one agent.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AgentLocation {
+    /// The agent: `Codex`, `Claude Code` or `thClaws`.
+    pub agent: &'static str,
+    /// The directory or file.
+    pub path: PathBuf,
+    /// Sessions, or a known file that is not one.
+    pub kind: LocationKind,
+    /// What it is, e.g. `sessions`, `prompt history (history.jsonl)`, `settings`.
+    pub what: &'static str,
+    /// Whether it exists now.
+    pub exists: bool,
+}
+
+/// The user environment the locations derive from (the process's by
+/// [`LocationEnv::current`]; tests give their own).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LocationEnv {
+    /// The home directory (`$HOME`; on Windows `%USERPROFILE%`).
+    pub home: PathBuf,
+    /// `$CODEX_HOME`, when set and not empty.
+    pub codex_home: Option<PathBuf>,
+    /// `$CLAUDE_CONFIG_DIR`, when set and not empty.
+    pub claude_config_dir: Option<PathBuf>,
+    /// The current directory (thClaws sessions are project-scoped).
+    pub cwd: Option<PathBuf>,
+}
+
+impl LocationEnv {
+    /// The process's environment. `None` when no home directory is known.
+    pub fn current() -> Option<LocationEnv> {
+        let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let home = var("HOME").or_else(|| var("USERPROFILE"))?;
+        Some(LocationEnv {
+            home,
+            codex_home: var("CODEX_HOME"),
+            claude_config_dir: var("CLAUDE_CONFIG_DIR"),
+            cwd: std::env::current_dir().ok(),
+        })
+    }
+}
+
+/// Every standard location of every supported agent for `env`, in a fixed
+/// order (Codex, Claude Code, thClaws), each with whether it exists.
+/// Reads only `~/.config/thclaws/recent_dirs.json` (an unreadable or
+/// malformed one lists no project); never fails.
+pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
+    use LocationKind::{NotSession, Sessions};
+    let mut out = Vec::new();
+    let mut add = |agent: &'static str, path: PathBuf, kind: LocationKind, what: &'static str| {
+        if !out.iter().any(|l: &AgentLocation| l.path == path) {
+            let exists = path.exists();
+            out.push(AgentLocation { agent, path, kind, what, exists });
+        }
+    };
+    let codex = env.codex_home.clone().unwrap_or_else(|| env.home.join(".codex"));
+    add("Codex", codex.join("sessions"), Sessions, "sessions");
+    add("Codex", codex.join("archived_sessions"), Sessions, "archived sessions");
+    add("Codex", codex.join("history.jsonl"), NotSession, "prompt history (history.jsonl)");
+    add("Codex", codex.join("config.toml"), NotSession, "settings");
+    let claude = env.claude_config_dir.clone().unwrap_or_else(|| env.home.join(".claude"));
+    add("Claude Code", claude.join("projects"), Sessions, "sessions");
+    add("Claude Code", claude.join("history.jsonl"), NotSession, "prompt history (history.jsonl)");
+    add("Claude Code", claude.join("settings.json"), NotSession, "settings");
+    add("Claude Code", env.home.join(".claude.json"), NotSession, "settings");
+    let thclaws_config = env.home.join(".config").join("thclaws");
+    let mut projects: Vec<PathBuf> = env.cwd.iter().cloned().collect();
+    projects.extend(recent_dirs(&thclaws_config.join("recent_dirs.json")));
+    for p in projects {
+        add("thClaws", p.join(".thclaws").join("sessions"), Sessions, "sessions");
+    }
+    add("thClaws", thclaws_config.join("settings.json"), NotSession, "settings");
+    out
+}
+
+/// The directories of thClaws's `recent_dirs.json` (a JSON array of
+/// strings); empty when absent or malformed.
+fn recent_dirs(path: &Path) -> Vec<PathBuf> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
