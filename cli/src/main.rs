@@ -7,7 +7,7 @@
 //! stderr is one JSON object: `{"warning": {...}}` lines, and on failure one
 //! `{"error": {"kind", "code", "exit_code", "message", ...}}` line.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -19,9 +19,12 @@ macro_rules! outln {
         let _ = writeln!(std::io::stdout().lock(), $($arg)*);
     }};
 }
-use sessiondb::{
-    DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore, WorkspaceFilter,
-};
+
+mod cmd;
+mod output;
+
+use output::{print_json, shown, shown_path, warn};
+use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore};
 
 /// The exit codes, as `--help` prints them. `exit_code` maps each error
 /// kind to its code; `cli/tests/cli.rs` checks this text against it.
@@ -106,38 +109,11 @@ enum Cmd {
         /// Content; read from stdin when absent.
         content: Option<String>,
     },
-    /// List sessions (default: the current workspace's).
-    List {
-        /// Sessions bound to this workspace.
-        #[arg(long, group = "filter")]
-        workspace: Option<PathBuf>,
-        /// Sessions bound to other workspaces than the current one.
-        #[arg(long, group = "filter")]
-        other: bool,
-        /// Sessions bound to no workspace.
-        #[arg(long, group = "filter")]
-        unbound: bool,
-        /// Every session.
-        #[arg(long, group = "filter")]
-        all: bool,
-        /// At most this many rows (at least 1).
-        #[arg(long, default_value_t = 20, value_parser = at_least_one)]
-        limit: u32,
-    },
-    /// Show a session and its transcript.
-    Show {
-        /// Session id, id prefix or title.
-        session: String,
-        /// Most entries to show; when more remain, the last line says how many and where to go on.
-        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
-        limit: u64,
-        /// First seq to show (default 1).
-        #[arg(long, conflicts_with = "tail", value_parser = clap::value_parser!(u64).range(1..))]
-        from: Option<u64>,
-        /// Show the last N entries instead.
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-        tail: Option<u64>,
-    },
+    /// List sessions (default: the current workspace's), most recent transcript activity first,
+    /// each titled by its name or else its first prompt.
+    List(cmd::list::ListArgs),
+    /// Show a session and its transcript as readable turns (`--raw`: the stored content).
+    Show(cmd::show::ShowArgs),
     /// Set or clear (no title) a session's title.
     Rename { session: String, title: Option<String> },
     /// Delete a session and its transcript.
@@ -152,12 +128,9 @@ enum Cmd {
     },
     /// Run the recovery pass now.
     Recover,
-    /// Import agent session files or directory trees (thClaws, Codex, Claude Code; format detected).
-    Import {
-        /// Files or directories (e.g. ~/.codex/sessions, ~/.claude/projects, .thclaws/sessions).
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-    },
+    /// Import agent session files or directory trees (thClaws, Codex, Claude Code; format detected),
+    /// or with --auto every supported agent's history of the current user.
+    Import(cmd::import::ImportArgs),
     /// Export a session as thClaws JSONL.
     Export {
         session: String,
@@ -296,53 +269,6 @@ impl Failure {
             _ => {}
         }
         serde_json::json!({ "error": err })
-    }
-}
-
-/// A warning on stderr: `sessiondb: warning: ...`, or under `--json` one
-/// `{"warning": {"kind", "message"}}` line.
-fn warn(json: bool, kind: &str, message: &str) {
-    if json {
-        eprintln!("{}", serde_json::json!({ "warning": { "kind": kind, "message": message } }));
-    } else {
-        eprintln!("sessiondb: warning: {message}");
-    }
-}
-
-/// The exit status of `import`, once the whole report is printed: 7 (I/O)
-/// when a file failed, else 2 (invalid input) when a file named on the
-/// command line is not a session file. Unrecognized files found by walking
-/// a directory are only reported.
-fn import_outcome(paths: &[PathBuf], report: &sessiondb::portable::ImportReport) -> Result<(), Failure> {
-    use sessiondb::portable::ImportStatus;
-    let named: Vec<&PathBuf> = paths.iter().filter(|p| !p.is_dir()).collect();
-    let failed: Vec<_> = report.files.iter().filter(|f| matches!(f.status, ImportStatus::Failed(_))).collect();
-    let unrecognized: Vec<_> =
-        report.files.iter().filter(|f| f.status == ImportStatus::Unrecognized && named.contains(&&f.path)).collect();
-    let list = |files: &[&sessiondb::portable::FileImport]| files.iter().map(|f| shown_path(&f.path)).collect::<Vec<_>>().join(", ");
-    let mut lines = Vec::new();
-    if !failed.is_empty() {
-        lines.push(format!("{} file(s) failed to import (see the report above): {}", failed.len(), list(&failed)));
-    }
-    if !unrecognized.is_empty() {
-        lines.push(format!(
-            "invalid input: not a thClaws, Codex or Claude Code session file: {}",
-            list(&unrecognized)
-        ));
-    }
-    if lines.is_empty() {
-        return Ok(());
-    }
-    let kind = if failed.is_empty() { ErrorKind::InvalidInput } else { ErrorKind::Io };
-    Err(Failure::new(kind, lines.join("\nsessiondb: ")))
-}
-
-/// `--limit` of `list`: 0 rows is never what was meant.
-fn at_least_one(s: &str) -> Result<u32, String> {
-    match s.parse::<u32>() {
-        Ok(0) => Err("must be at least 1 (the most sessions to list)".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -489,25 +415,6 @@ fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure
     Ok(SessionStore::open(OpenOptions { path: Some(path), app: g.app.clone(), key: key_source(g)?, recover, ..Default::default() })?)
 }
 
-/// A path in a message or report line: control characters escaped (a file
-/// name found by walking a directory may hold terminal escapes).
-fn shown_path(p: &Path) -> String {
-    shown(&p.to_string_lossy())
-}
-
-/// Text the user typed, shown in a message: control characters escaped.
-fn shown(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { c.escape_debug().to_string() } else { c.to_string() }).collect()
-}
-
-/// Stored text (a turn, a workspace path) printed by `show`: control
-/// characters escaped except newline and tab, so a session imported from
-/// someone else's file cannot run terminal escapes (`--json` and `export`
-/// keep the text as stored).
-fn shown_text(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { c.escape_debug().to_string() } else { c.to_string() }).collect()
-}
-
 /// `find_session`, with a not-found message naming what the user typed (the
 /// core never echoes a title).
 fn find(s: &SessionStore, reference: &str) -> Result<SessionRecord, Failure> {
@@ -536,55 +443,6 @@ fn cwd() -> Result<String, sessiondb::Error> {
 /// conversion could make two directories collide).
 fn utf8_path(p: &std::path::Path) -> Result<String, sessiondb::Error> {
     p.to_str().map(str::to_owned).ok_or_else(|| sessiondb::Error::invalid("workspace paths must be valid UTF-8"))
-}
-
-fn print_json<T: serde::Serialize>(v: &T) {
-    outln!("{}", serde_json::to_string_pretty(v).expect("records serialize"));
-}
-
-/// RFC 3339 of a time in ms; a time beyond year 9999 (a damaged row) is
-/// shown as the number it is, never a panic.
-fn fmt_time(ms: i64) -> String {
-    const YEAR_10000_MS: i64 = 253_402_300_800_000;
-    if !(0..YEAR_10000_MS).contains(&ms) {
-        return format!("<time {ms} ms out of range>");
-    }
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
-    humantime::format_rfc3339_seconds(t).to_string()
-}
-
-/// Characters of id shown in a session row: 13, or more until the rows
-/// shown tell their ids apart (imported sidechains share a session's first
-/// 13), so the prefix a user copies from `list` resolves (`resume`, `show`).
-fn id_width(rows: &[SessionRecord]) -> usize {
-    let mut width = 13;
-    let longest = rows.iter().map(|r| r.id.chars().count()).max().unwrap_or(0);
-    while width < longest {
-        let mut seen = std::collections::BTreeSet::new();
-        if rows.iter().all(|r| seen.insert(r.id.chars().take(width).collect::<String>())) {
-            break;
-        }
-        width += 1;
-    }
-    width
-}
-
-/// One `/sessions`-style row (seed 002): the id's first `width` characters
-/// (see [`id_width`]), title or id · model · N msg.
-fn session_line(s: &SessionRecord, width: usize) -> String {
-    let label = s.name.clone().unwrap_or_else(|| s.id.clone());
-    let mut line = format!(
-        "{}  {} · {} · {} msg · {}",
-        s.id.chars().take(width).collect::<String>(),
-        label,
-        s.model.as_deref().unwrap_or("-"),
-        s.entry_count,
-        fmt_time(s.updated_at_ms)
-    );
-    for u in &s.unreadable {
-        line.push_str(&format!(" · UNREADABLE {} ({}: {})", u.field, u.kind, u.record_id));
-    }
-    line
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -680,105 +538,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 outln!("{}", e.seq);
             }
         }
-        Cmd::List { workspace, other, unbound, all, limit } => {
-            let s = open_existing(g)?;
-            let (filter, none) = if *all {
-                (WorkspaceFilter::All, "no sessions in this database".to_string())
-            } else if *unbound {
-                (WorkspaceFilter::Unbound, "no sessions without a workspace (try --all)".to_string())
-            } else if *other {
-                (WorkspaceFilter::Other(cwd()?), "no sessions bound to other workspaces (try --all)".to_string())
-            } else {
-                let ws = match workspace {
-                    Some(w) => utf8_path(w)?,
-                    None => cwd()?,
-                };
-                let none = format!("no sessions bound to {ws} (try --all)");
-                (WorkspaceFilter::Current(ws), none)
-            };
-            let rows = s.list_sessions_for_workspace(filter, Some(*limit))?;
-            if g.json {
-                print_json(&rows);
-            } else if rows.is_empty() {
-                eprintln!("{none}");
-            } else {
-                let width = id_width(&rows);
-                for r in &rows {
-                    outln!("{}", session_line(r, width));
-                }
-            }
-        }
-        Cmd::Show { session, limit, from, tail } => {
-            let s = open_existing(g)?;
-            let rec = find(&s, session)?;
-            let count = rec.entry_count;
-            // --tail N: the last min(N, --limit) entries; else --limit from --from.
-            let (first, shown) = match tail {
-                Some(n) => {
-                    let n = (*n).min(*limit).min(count);
-                    (count - n + 1, n)
-                }
-                None => {
-                    let first = from.unwrap_or(1);
-                    (first, count.saturating_sub(first - 1).min(*limit))
-                }
-            };
-            // Entries before and after the ones shown.
-            let earlier = (first - 1).min(count);
-            let remaining = count.saturating_sub(first - 1).saturating_sub(shown);
-            let totals = s.token_totals(&rec.id)?;
-            // Entries are read and printed one page at a time, never all at once.
-            let mut page_from = first;
-            let mut left = shown;
-            let mut next_page = |s: &SessionStore| -> Result<Vec<sessiondb::store::TranscriptEntry>, sessiondb::Error> {
-                if left == 0 {
-                    return Ok(Vec::new());
-                }
-                let n = left.min(u64::from(sessiondb::store::DEFAULT_PAGE)) as u32;
-                let page = s.get_transcript(&rec.id, page_from, n)?;
-                left -= page.len() as u64;
-                if page.len() < n as usize {
-                    left = 0;
-                }
-                page_from += page.len() as u64;
-                Ok(page)
-            };
-            if g.json {
-                let mut entries = Vec::new();
-                loop {
-                    let page = next_page(&s)?;
-                    if page.is_empty() {
-                        break;
-                    }
-                    entries.extend(page);
-                }
-                let next_from = (remaining > 0).then_some(first + shown);
-                print_json(&serde_json::json!({ "session": rec, "tokens": totals, "transcript": entries,
-                    "from": first, "shown": shown, "earlier": earlier, "remaining": remaining, "next_from": next_from }));
-            } else {
-                outln!("{}", session_line(&rec, 13));
-                outln!("workspace: {}", rec.workspace_path.as_deref().map(shown_text).unwrap_or_else(|| "(unbound)".into()));
-                outln!("tokens: input {} · output {} · cached {}", totals.input, totals.output, totals.cached);
-                let out = std::io::stdout();
-                let mut out = out.lock();
-                loop {
-                    let page = next_page(&s)?;
-                    if page.is_empty() {
-                        break;
-                    }
-                    for e in page {
-                        let _ = writeln!(out, "--- #{} {} ({})", e.seq, e.role.as_str(), fmt_time(e.created_at_ms));
-                        let _ = writeln!(out, "{}", shown_text(&e.content));
-                    }
-                }
-                let _ = match (earlier, remaining) {
-                    (0, 0) => Ok(()),
-                    (0, n) => writeln!(out, "({n} more entries: show --from {})", first + shown),
-                    (b, 0) => writeln!(out, "({b} earlier entries: show --from 1)"),
-                    (b, n) => writeln!(out, "({b} earlier and {n} more entries: show --from {})", first + shown),
-                };
-            }
-        }
+        Cmd::List(a) => cmd::list::run(g, a)?,
+        Cmd::Show(a) => cmd::show::run(g, a)?,
         Cmd::Rename { session, title } => {
             let s = open_existing(g)?;
             let id = find(&s, session)?.id;
@@ -834,60 +595,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 outln!("left alone (owner alive): {}", r.skipped_live.max(again.skipped_live));
             }
         }
-        Cmd::Import { paths } => {
-            let s = open(g)?;
-            let bar = if std::io::stderr().is_terminal() && !g.json {
-                let b = indicatif::ProgressBar::new(0);
-                b.set_style(
-                    indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {msg}")
-                        .expect("static template"),
-                );
-                Some(b)
-            } else {
-                None
-            };
-            let report = sessiondb::portable::import_paths(&s, paths, &mut |p| {
-                if let Some(b) = &bar {
-                    b.set_length(p.bytes_total);
-                    b.set_position(p.bytes_done);
-                    b.set_message(format!("{}/{} files", p.files_done, p.files_total));
-                }
-            })?;
-            if let Some(b) = bar {
-                b.finish_and_clear();
-            }
-            if g.json {
-                print_json(&report);
-            } else {
-                for f in &report.files {
-                    let fmt = f.format.map(|x| format!("{x:?}")).unwrap_or_else(|| "-".into());
-                    match &f.status {
-                        sessiondb::portable::ImportStatus::Failed(why) => outln!("{} [{fmt}] Failed: {}", shown_path(&f.path), shown(why)),
-                        st => outln!("{} [{fmt}] {st:?}", shown_path(&f.path)),
-                    }
-                    for si in &f.sessions {
-                        outln!(
-                            "  {}{}: {} turns, {} tool calls, {} tool results, tokens in {} / out {} / cached {}",
-                            si.session_id,
-                            if si.created { " (new)" } else { "" },
-                            si.entries,
-                            si.tool_calls,
-                            si.tool_results,
-                            si.input_tokens,
-                            si.output_tokens,
-                            si.cached_tokens
-                        );
-                    }
-                    if let Some(r) = &f.read {
-                        if !r.skipped.is_empty() {
-                            outln!("  {} line(s) skipped: {:?}", r.skipped.len(), r.skipped.iter().map(|x| x.line).collect::<Vec<_>>());
-                        }
-                    }
-                }
-                outln!("{} file(s), {} turn(s) imported", report.files.len(), report.entries());
-            }
-            import_outcome(paths, &report)?;
-        }
+        Cmd::Import(a) => cmd::import::run(g, a)?,
         Cmd::Export { session, output, force } => {
             if output.as_os_str() != "-" && !*force && std::fs::symlink_metadata(output).is_ok() {
                 return Err(export_exists(output));
@@ -1018,10 +726,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             if g.json {
                 print_json(&rows);
             } else {
-                let width = id_width(&rows);
-                for r in &rows {
-                    outln!("{}", session_line(r, width));
-                }
+                cmd::list::print_rows(&s, &rows, &output::Term::detect())?;
             }
         }
         Cmd::Context { session, window } => {

@@ -515,12 +515,14 @@ fn show_pages_from_a_seq_or_the_tail_says_what_remains_and_never_clamps() {
     }
     std::fs::write(&file, text).unwrap();
     e.ok(&["import", file.to_str().unwrap()]);
-    let seqs = |out: &str| -> Vec<u64> { out.lines().filter_map(|l| l.strip_prefix("--- #")).map(|l| l.split(' ').next().unwrap().parse().unwrap()).collect() };
+    let seqs = |out: &str| -> Vec<u64> { out.lines().filter_map(|l| l.strip_prefix('#')).map(|l| l.split(' ').next().unwrap().parse().unwrap()).collect() };
     let last_line = |out: &str| out.lines().last().unwrap().to_string();
 
     let out = e.ok(&["show", "long-1", "--limit", "12000"]);
     assert_eq!(seqs(&out), (1..=12_000).collect::<Vec<_>>());
-    assert_eq!(last_line(&out), "turn 12000");
+    assert_eq!(last_line(&out), "  turn 12000");
+    let raw = e.ok(&["show", "long-1", "--raw", "--tail", "1"]);
+    assert!(raw.ends_with("\ntokens: input 0 · output 0 · cached 0\n--- #12000 assistant (2026-05-16T11:28:21Z)\nturn 12000\n(11999 earlier entries: show --from 1)\n"), "{raw}");
     let out = e.ok(&["show", "long-1", "--limit", "10"]);
     assert_eq!(seqs(&out), (1..=10).collect::<Vec<_>>());
     assert_eq!(last_line(&out), "(11990 more entries: show --from 11)");

@@ -1,0 +1,6 @@
+//! One module per command that has more than a few lines; each declares
+//! its clap arguments and a `run` (main.rs only dispatches).
+
+pub mod import;
+pub mod list;
+pub mod show;

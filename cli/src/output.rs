@@ -1,0 +1,269 @@
+//! Output shared by the commands: escaping of stored and typed text, times
+//! (ISO 8601, or relative on a terminal), terminal detection and fitting
+//! text to the terminal's width (by display width: CJK and emoji count 2).
+//!
+//! Two hidden environment variables make terminal output testable:
+//! `SESSIONDB_TERM_WIDTH=N` treats stdout as a terminal of N columns, and
+//! `SESSIONDB_NOW_MS=T` fixes "now" (ms since the epoch) for relative times.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// How text output is laid out: for a terminal (relative times, lines
+/// fitted to `width`) or for a pipe (ISO times, lines as they are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Term {
+    /// Columns of the terminal; `None` when stdout is not a terminal.
+    pub width: Option<usize>,
+    /// "Now", ms since the epoch (relative times).
+    pub now_ms: i64,
+}
+
+impl Term {
+    /// Stdout as it is: a terminal of its width (80 when unknown), or not.
+    pub fn detect() -> Term {
+        let now_ms = std::env::var("SESSIONDB_NOW_MS").ok().and_then(|v| v.parse().ok()).unwrap_or_else(sessiondb::store::now_ms);
+        let forced = std::env::var("SESSIONDB_TERM_WIDTH").ok().and_then(|v| v.parse::<usize>().ok()).filter(|w| *w >= 20);
+        let width = forced.or_else(|| {
+            std::io::stdout().is_terminal().then(|| {
+                let (_, cols) = console::Term::stdout().size();
+                if cols >= 20 {
+                    usize::from(cols)
+                } else {
+                    80
+                }
+            })
+        });
+        Term { width, now_ms }
+    }
+
+    /// A time as this output shows it: relative on a terminal (`3 days
+    /// ago`), ISO 8601 otherwise.
+    pub fn time(&self, ms: i64) -> String {
+        if self.width.is_some() {
+            relative_time(ms, self.now_ms)
+        } else {
+            fmt_time(ms)
+        }
+    }
+}
+
+/// RFC 3339 of a time in ms (`2026-02-23T19:35:58Z`); a time beyond year
+/// 9999 (a damaged row) is shown as the number it is, never a panic.
+pub fn fmt_time(ms: i64) -> String {
+    const YEAR_10000_MS: i64 = 253_402_300_800_000;
+    if !(0..YEAR_10000_MS).contains(&ms) {
+        return format!("<time {ms} ms out of range>");
+    }
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// `ms` relative to `now_ms` in words: `just now` (under a minute),
+/// `1 minute ago`, `5 hours ago`, `3 days ago`, `2 weeks ago`, `4 months
+/// ago`, `1 year ago`; a time ahead of now is `in 3 days` and so on.
+pub fn relative_time(ms: i64, now_ms: i64) -> String {
+    let delta = now_ms.saturating_sub(ms);
+    let secs = delta.unsigned_abs() / 1000;
+    if secs < 60 {
+        return "just now".into();
+    }
+    const UNITS: [(u64, &str); 6] =
+        [(365 * 86_400, "year"), (30 * 86_400, "month"), (7 * 86_400, "week"), (86_400, "day"), (3_600, "hour"), (60, "minute")];
+    let (n, unit) = UNITS.iter().find(|(s, _)| secs >= *s).map(|(s, u)| (secs / s, *u)).expect("secs >= 60");
+    let plural = if n == 1 { "" } else { "s" };
+    if delta >= 0 {
+        format!("{n} {unit}{plural} ago")
+    } else {
+        format!("in {n} {unit}{plural}")
+    }
+}
+
+/// A path in a message or report line: control characters escaped (a file
+/// name found by walking a directory may hold terminal escapes).
+pub fn shown_path(p: &Path) -> String {
+    shown(&p.to_string_lossy())
+}
+
+/// Text the user typed, shown in a message: control characters escaped.
+pub fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Write stored text (a turn, a workspace path) as `show` prints it:
+/// control characters escaped except newline and tab, so a session imported
+/// from someone else's file cannot run terminal escapes (`--json` and
+/// `export` keep the text as stored). Runs without control characters are
+/// written as they are: no allocation per character (issue 33).
+pub fn write_shown_text(out: &mut impl Write, s: &str) -> std::io::Result<()> {
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.write_all(&s.as_bytes()[start..i])?;
+            write!(out, "{}", c.escape_debug())?;
+            start = i + c.len_utf8();
+        }
+    }
+    out.write_all(&s.as_bytes()[start..])
+}
+
+/// [`write_shown_text`] into a `String`.
+pub fn shown_text(s: &str) -> String {
+    let mut v = Vec::with_capacity(s.len());
+    write_shown_text(&mut v, s).expect("writing to a Vec");
+    String::from_utf8(v).expect("escaping keeps UTF-8")
+}
+
+/// Display width of `s` (East Asian wide characters and emoji count 2).
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// `s` cut to at most `max` columns, ending with `…` when cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+/// `s` padded with spaces to `w` columns (left-aligned).
+pub fn pad(s: &str, w: usize) -> String {
+    let mut out = s.to_string();
+    out.extend(std::iter::repeat_n(' ', w.saturating_sub(width(s))));
+    out
+}
+
+/// Write `text` with every line prefixed by `indent`, wrapped to `columns`
+/// (display width, words kept whole where they fit) when given, escaped as
+/// [`write_shown_text`]. Blank lines stay blank (no trailing spaces).
+pub fn write_block(out: &mut impl Write, text: &str, indent: &str, columns: Option<usize>) -> std::io::Result<()> {
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            out.write_all(b"\n")?;
+            continue;
+        }
+        match columns {
+            None => {
+                out.write_all(indent.as_bytes())?;
+                write_shown_text(out, line)?;
+                out.write_all(b"\n")?;
+            }
+            Some(cols) => {
+                // Continuation lines keep the line's own indent (lists, code).
+                let escaped = shown_text(&line.replace('\t', "    "));
+                let body = escaped.trim_start_matches(' ');
+                let lead = format!("{indent}{}", &escaped[..escaped.len() - body.len()]);
+                let opts = textwrap::Options::new(cols.max(width(&lead) + 10)).initial_indent(&lead).subsequent_indent(&lead).break_words(true);
+                for part in textwrap::wrap(body, opts) {
+                    writeln!(out, "{part}")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A size in bytes as `812 B`, `1.2 KB`, `3.4 MB` (powers of 1000).
+pub fn size(bytes: usize) -> String {
+    match bytes {
+        b if b < 1000 => format!("{b} B"),
+        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1e3),
+        b if b < 1_000_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        b => format!("{:.1} GB", b as f64 / 1e9),
+    }
+}
+
+/// Pretty JSON on stdout (a closed stdout is ignored).
+pub fn print_json<T: serde::Serialize>(v: &T) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = serde_json::to_writer_pretty(&mut out, v).map_err(std::io::Error::from).and_then(|()| out.write_all(b"\n"));
+    let _ = out.flush();
+}
+
+/// A warning on stderr: `sessiondb: warning: ...`, or under `--json` one
+/// `{"warning": {"kind", "message"}}` line.
+pub fn warn(json: bool, kind: &str, message: &str) {
+    if json {
+        eprintln!("{}", serde_json::json!({ "warning": { "kind": kind, "message": message } }));
+    } else {
+        eprintln!("sessiondb: warning: {message}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_times_in_words() {
+        let now = 1_800_000_000_000;
+        let ago = |s: i64| relative_time(now - s * 1000, now);
+        assert_eq!(ago(0), "just now");
+        assert_eq!(ago(59), "just now");
+        assert_eq!(ago(60), "1 minute ago");
+        assert_eq!(ago(3599), "59 minutes ago");
+        assert_eq!(ago(2 * 3600), "2 hours ago");
+        assert_eq!(ago(3 * 86_400 + 5), "3 days ago");
+        assert_eq!(ago(14 * 86_400), "2 weeks ago");
+        assert_eq!(ago(61 * 86_400), "2 months ago");
+        assert_eq!(ago(366 * 86_400), "1 year ago");
+        assert_eq!(ago(-3 * 86_400), "in 3 days");
+    }
+
+    #[test]
+    fn truncate_and_pad_by_display_width() {
+        assert_eq!(truncate("hello world", 8), "hello w…");
+        assert_eq!(truncate("hello", 5), "hello");
+        // Each CJK character is 2 columns.
+        // Thai vowel marks are 0 columns: "สวัสดีครับ" is 7.
+        assert_eq!(truncate("สวัสดีครับ日本語のテキスト", 12), "สวัสดีครับ日本…");
+        assert_eq!(width(&truncate("日本語のテキスト", 7)), 7);
+        assert_eq!(pad("日本", 6), "日本  ");
+    }
+
+    #[test]
+    fn shown_text_escapes_control_characters_but_newline_and_tab() {
+        assert_eq!(shown_text("a\u{1b}[31mred\n\tb"), "a\\u{1b}[31mred\n\tb");
+        assert_eq!(shown("a\tb"), "a\\tb");
+    }
+
+    #[test]
+    fn blocks_wrap_to_the_width_with_their_indent() {
+        let mut v = Vec::new();
+        write_block(&mut v, "one two three four five six\n\nseven\n  - eight nine ten eleven", "  ", Some(16)).unwrap();
+        assert_eq!(String::from_utf8(v).unwrap(), "  one two three\n  four five six\n\n  seven\n    - eight nine\n    ten eleven\n");
+        let mut v = Vec::new();
+        write_block(&mut v, "one two three four five six", "  ", None).unwrap();
+        assert_eq!(String::from_utf8(v).unwrap(), "  one two three four five six\n");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size(812), "812 B");
+        assert_eq!(size(1234), "1.2 KB");
+        assert_eq!(size(3_400_000), "3.4 MB");
+    }
+}
