@@ -154,7 +154,7 @@ fn a_damaged_title_is_flagged_and_every_other_session_stays_usable() {
     assert!(text.lines().any(|l| l.contains("alpha")) && text.lines().any(|l| l.contains("gamma")), "{text}");
     let flagged: Vec<&str> = text.lines().filter(|l| l.contains("UNREADABLE")).collect();
     assert_eq!(flagged.len(), 1, "{text}");
-    assert!(flagged[0].starts_with(&format!("{}  {b} · - · 0 msg · ", &b[..13])), "{text}");
+    assert!(flagged[0].starts_with(&format!("{}  (unreadable title) · - · 0 msg · ", &b[..13])), "{text}");
     assert!(flagged[0].ends_with(&format!(" · UNREADABLE name (Corrupt: session:{b}:name)")), "{text}");
 
     let json: serde_json::Value = serde_json::from_str(&env.ok(&["--json", "list", "--all"])).unwrap();

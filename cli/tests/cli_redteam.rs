@@ -56,10 +56,24 @@ fn show_escapes_terminal_control_characters_in_contents_and_workspace() {
     let o = run(&["show", "evil"]);
     assert_eq!(o.status.code(), Some(0));
     let out = String::from_utf8(o.stdout).unwrap();
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[1], r"workspace: /w\u{1b}[2J");
-    assert_eq!(&lines[4..6], &[r"hi\u{1b}]52;c;cm0gLXJmIH4=\u{7}\r", "line\ttab"]);
-    assert!(!out.contains('\x1b') && !out.contains('\r') && !out.contains('\x07'), "{out:?}");
+    // The title (the first prompt, on one line), the workspace and the turn, escaped.
+    assert_eq!(
+        out,
+        "evil  hi\\u{1b}]52;c;cm0gLXJmIH4=\\u{7} line tab\n\
+         model - · 1 entries · last activity 1970-01-01T00:00:01Z\n\
+         workspace: /w\\u{1b}[2J\n\
+         tokens: input 0 · output 0 · cached 0\n\
+         \n\
+         #1 user · 1970-01-01T00:00:01Z\n\
+         \x20 hi\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\n\
+         \x20 line\ttab\n"
+    );
+    // --raw: the stored text with its escapes (a lone \r shown as \r).
+    let raw = String::from_utf8(run(&["show", "evil", "--raw"]).stdout).unwrap();
+    assert!(raw.ends_with("--- #1 user (1970-01-01T00:00:01Z)\nhi\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\r\nline\ttab\n"), "{raw:?}");
+    for text in [&out, &raw] {
+        assert!(!text.contains('\x1b') && !text.contains('\r') && !text.contains('\x07'), "{text:?}");
+    }
     // The stored text is unchanged: --json gives it verbatim.
     let j: serde_json::Value = serde_json::from_slice(&run(&["--json", "show", "evil"]).stdout).unwrap();
     assert_eq!(j["transcript"][0]["content"], "hi\x1b]52;c;cm0gLXJmIH4=\x07\r\nline\ttab");

@@ -73,7 +73,7 @@ pub enum Title {
     Name(String),
     /// Its first user prompt (one line).
     FirstPrompt(String),
-    /// Neither: `(empty session)` or `(no prompt)`.
+    /// Neither: `(empty session)`, `(no prompt)` or `(unreadable title)`.
     Placeholder(&'static str),
 }
 
@@ -95,11 +95,15 @@ impl Title {
 }
 
 /// A session's title: its name, else its first prompt (read by the core
-/// from the session's first entries), else a placeholder. Names are shown
+/// from the session's first entries), else a placeholder (a damaged name
+/// is `(unreadable title)`; the row also flags it). Names are shown
 /// on one line (whitespace collapsed).
 pub fn title(s: &SessionStore, r: &SessionRecord) -> Result<Title, Failure> {
     if let Some(n) = r.name.as_deref().map(|n| n.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|n| !n.is_empty()) {
         return Ok(Title::Name(n));
+    }
+    if r.unreadable.iter().any(|u| u.field == "name") {
+        return Ok(Title::Placeholder("(unreadable title)"));
     }
     Ok(match s.first_prompt(&r.id)? {
         Some(p) => Title::FirstPrompt(p),

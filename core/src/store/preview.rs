@@ -41,7 +41,6 @@ impl SessionStore {
     /// be decrypted (a damaged row) the preview is `None`, as listing never
     /// fails on one damaged row.
     pub fn first_prompt(&self, id: &str) -> Result<Option<String>> {
-        self.get_session(id)?;
         let entries = match self.get_transcript(id, 1, PREVIEW_SCAN) {
             Ok(entries) => entries,
             Err(e) if matches!(e.kind(), ErrorKind::AuthenticationFailed | ErrorKind::Corrupt) => return Ok(None),
