@@ -165,7 +165,12 @@ struct ToolNames(HashMap<String, String>);
 /// (`← NAME error · …` for an error), thinking as `[thinking · SIZE]`,
 /// other blocks as `[TYPE · SIZE]`.
 fn readable_entry(out: &mut impl Write, e: &TranscriptEntry, term: &Term, tools: &mut ToolNames) -> std::io::Result<()> {
-    writeln!(out, "\n#{} {} · {}", e.seq, e.role.as_str(), term.time(e.created_at_ms))?;
+    // On a terminal the turn's time is relative, and exact beside it (turns of one day all read `2 days ago`).
+    let time = match term.width {
+        Some(_) => format!("{} · {}", term.time(e.created_at_ms), output::fmt_time(e.created_at_ms)),
+        None => output::fmt_time(e.created_at_ms),
+    };
+    writeln!(out, "\n#{} {} · {time}", e.seq, e.role.as_str())?;
     let cols = term.width;
     let summary_cols = cols.unwrap_or(PIPE_SUMMARY_COLUMNS);
     let blocks = match e.format {
