@@ -17,7 +17,7 @@ record field that differs from the list:
           (node/__test__/surface.test.mjs, which uses the JSON directly)
   kotlin: the generated Kotlin source (`surface.py kotlin FILE`, test-kotlin.sh)
   swift:  the generated Swift source (`surface.py swift FILE`, test-swift.sh)
-  readme: the README's API table (`surface.py readme README.md`, and
+  readme: the API table of docs/api.md (`surface.py readme docs/api.md`, and
           core/tests/api_surface.rs in cargo test)
   errors: the error classes written by hand (python/python/sessiondb/errors.py
           and types.py, node/errors.js and errors.d.ts) against the error
@@ -402,7 +402,7 @@ def check_uniffi(lang, path):
     return compare("uniffi", act)
 
 
-README_START = "<!-- api-table: generated from tests/api/surface.json by tests/api/surface.py readme README.md --write -->"
+README_START = "<!-- api-table: generated from tests/api/surface.json by tests/api/surface.py readme docs/api.md --write -->"
 README_END = "<!-- /api-table -->"
 
 
