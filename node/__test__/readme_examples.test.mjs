@@ -14,7 +14,7 @@ const ROOT = process.env.SESSIONDB_REPO || join(HERE, '..', '..')
 
 /** The first `lang` block after `heading` in `doc`. */
 function block(doc, heading, lang) {
-  const text = readFileSync(join(ROOT, doc), 'utf8')
+  const text = '\n' + readFileSync(join(ROOT, doc), 'utf8')
   const at = text.indexOf(`\n${heading}\n`)
   assert.ok(at >= 0, `no heading ${heading} in ${doc}`)
   const m = new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'm').exec(text.slice(at))

@@ -17,7 +17,7 @@ ROOT = Path(os.environ.get("SESSIONDB_REPO", Path(__file__).resolve().parents[2]
 
 def block(doc: str, heading: str, lang: str) -> str:
     """The first `lang` block after `heading` in `doc`."""
-    text = (ROOT / doc).read_text(encoding="utf-8")
+    text = "\n" + (ROOT / doc).read_text(encoding="utf-8")
     at = text.index(f"\n{heading}\n")
     m = re.compile(rf"^```{lang}\n(.*?)^```$", re.S | re.M).search(text, at)
     assert m is not None, f"no {lang} block after {heading!r} in {doc}"
