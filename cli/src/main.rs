@@ -19,8 +19,10 @@ macro_rules! outln {
         let _ = writeln!(std::io::stdout().lock(), $($arg)*);
     }};
 }
+mod key;
+
 use sessiondb::{
-    DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore, WorkspaceFilter,
+    ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore, WorkspaceFilter,
 };
 
 /// The exit codes, as `--help` prints them. `exit_code` maps each error
@@ -230,6 +232,15 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum KeyCmd {
+    /// Create a data key: in the OS credential store of --app (service <app>, account
+    /// session-data-key), or with --file in a new key file (base64, mode 0600) to open with
+    /// --key-file. Never overwrites an existing key (exit 4). On a machine without a keyring the
+    /// first `new`/`import` creates a key file by itself (under ~/.config/<app>/keys/).
+    Init {
+        /// Create the key in this new file instead of the OS credential store.
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
     /// Print the recovery key of --db: 56 characters in 14 groups of 4 (base32 of the data key
     /// and a 3-byte checksum). It decrypts every session: keep it in a password manager or on paper.
     Export,
@@ -409,9 +420,10 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
         Some(f) => {
             let bytes = std::fs::read(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
             warn_if_key_file_readable_by_others(g, f);
-            let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (e.g. `head -c 32 /dev/urandom | base64`)");
-            let text = String::from_utf8(bytes).map_err(|_| bad())?;
-            Ok(KeySource::Bytes(DataKey::from_base64(text.trim()).map_err(|_| bad())?))
+            let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (`sessiondb key init --file FILE` makes one)");
+            // The file's text (base64 and a newline), never raw bytes.
+            let text = std::str::from_utf8(&bytes).map_err(|_| bad())?;
+            Ok(KeySource::Bytes(sessiondb::keys::KeyInput::Text(text).decode("--key-file").map_err(|_| bad())?))
         }
     }
 }
@@ -610,6 +622,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             } else {
                 outln!("path            {}", st.path);
                 outln!("key backend     {}", st.key_backend);
+                if let Some(f) = &st.key_file {
+                    outln!("key file        {}", shown(f));
+                }
                 outln!("schema version  {}", st.schema_version);
                 outln!("sessions        {}", st.sessions);
                 outln!("entries         {}", st.transcript_entries);
@@ -940,6 +955,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 ));
             }
         }
+        Cmd::Key { cmd: KeyCmd::Init { file } } => key::init(g, file.as_deref())?,
         Cmd::Key { cmd: KeyCmd::Export } => {
             let s = open_existing_with(g, false)?;
             warn(
@@ -1178,6 +1194,9 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let json = cli.global.json;
+    // The core's warnings (a key file created on a machine without a
+    // keyring) as the CLI's: `--json` lines under --json.
+    sessiondb::keys::set_warning_handler(move |kind, message| warn(json, kind, message));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) if json => {

@@ -410,7 +410,7 @@ pub(crate) fn resolve_key(source: &KeySource, app: &str, state: &DbKeyState, fal
                 Ok(p) => Arc::new(p),
                 Err(reason) if state.has_data => return Err(absent_error(&reason, ABSENT_REMEDY_EXISTING)),
                 Err(reason) if !fallback => return Err(absent_error(&reason, ABSENT_REMEDY_NEW)),
-                Err(reason) => return create_default_key_file(app, &reason),
+                Err(_) => return create_default_key_file(app),
             }
         }
     };
@@ -533,7 +533,7 @@ pub(crate) fn write_new_key_file(path: &std::path::Path, key: &DataKey) -> Resul
 
 /// The headless fallback: a new key file `<default key dir>/<random id>.key`
 /// for a database being created, and the warning.
-fn create_default_key_file(app: &str, reason: &str) -> Result<ResolvedKey> {
+fn create_default_key_file(app: &str) -> Result<ResolvedKey> {
     let dir = crate::paths::default_key_dir(app)?;
     crate::paths::ensure_private_dir(&dir)?;
     let id = uuid::Uuid::new_v4().simple().to_string();
@@ -542,10 +542,8 @@ fn create_default_key_file(app: &str, reason: &str) -> Result<ResolvedKey> {
     warn(
         "KeyFileCreated",
         &format!(
-            "no OS keyring here ({} is {reason}); the data key of this new database is in the key file {} (mode 0600). \
-             Anyone who can read it can read your sessions, and without it they are lost: back it up (`sessiondb key export`). \
-             {NO_KEY_FILE_ENV}=1 turns this off.",
-            native_backend_name(),
+            "no OS keyring is reachable, so the data key of this new database is in the key file {} (mode 0600). \
+             Back it up (`sessiondb key export`): without it the sessions are lost. {NO_KEY_FILE_ENV}=1 turns this off.",
             path.display()
         ),
     );

@@ -1101,7 +1101,7 @@ class SessionStore:
         cls,
         path: Union[str, "os.PathLike[str]", None] = None,
         *,
-        key: Optional[bytes] = None,
+        key: Union[bytes, str, None] = None,
         key_provider: Any = None,
         app: str = "sessiondb",
         busy_timeout_ms: int = 10000,

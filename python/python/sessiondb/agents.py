@@ -128,7 +128,7 @@ class SessionDBSession:
         self,
         session_id: str,
         path: Optional[str] = None,
-        key: Optional[bytes] = None,
+        key: Union[bytes, str, None] = None,
         window: Optional[int] = None,
         *,
         model: Optional[str] = None,
