@@ -156,3 +156,43 @@ fn key_init_creates_a_key_file_or_a_keyring_key_and_never_overwrites() {
     assert_eq!(o.status.code(), Some(12));
     assert!(String::from_utf8(o.stderr).unwrap().contains("`sessiondb key init --file FILE`"));
 }
+
+/// `key init` in a real keyring (under scripts/with-secret-service.sh
+/// --unlocked; skips, saying so, elsewhere): creates the app's key once,
+/// then refuses (exit 4); a new database of that app opens with it.
+#[test]
+fn key_init_in_the_os_keyring_creates_once_and_never_overwrites() {
+    if std::env::var("SESSIONDB_SECRET_SERVICE").as_deref() != Ok("unlocked") {
+        eprintln!("SKIP: needs scripts/with-secret-service.sh --unlocked");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let app = format!("sessiondb-keyinit-{}", std::process::id());
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sessiondb"))
+            .current_dir(dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .args(["--app", &app])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["key", "init"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        format!("created the data key of `{app}` in Secret Service (D-Bus) (service `{app}`, account `session-data-key`); new databases of --app {app} use it\n")
+    );
+    let o = run(&["key", "init"]);
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        format!("sessiondb: conflict: Secret Service (D-Bus) already holds a data key for `{app}` (service `{app}`, account `session-data-key`); nothing was overwritten\n")
+    );
+    let o = run(&["--db", "s.db", "--json", "new", "--unbound"]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["--db", "s.db", "--json", "doctor"]);
+    let st: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((st["key_backend"].as_str(), st["key_file"].as_str()), (Some("Secret Service (D-Bus)"), None));
+    assert!(!dir.path().join("config").exists(), "no key file with a keyring");
+}
