@@ -921,7 +921,17 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Completions { .. } => unreachable!("handled in main before any database is opened"),
         Cmd::Copy { from, to } => {
             let source = open_existing(&Global { db: Some(from.clone()), ..g.clone() })?;
-            let dest = open(&Global { db: Some(to.clone()), ..g.clone() })?;
+            let dg = Global { db: Some(to.clone()), ..g.clone() };
+            // A source keyed by a key file (a machine without a keyring): a new
+            // destination shares that file, so both have the one key copy needs.
+            let dest_opts = OpenOptions {
+                path: Some(db_path(&dg)?),
+                app: g.app.clone(),
+                key: key_source(&dg)?,
+                key_file_id: source.key_file_id().map(str::to_string),
+                ..Default::default()
+            };
+            let dest = SessionStore::open(dest_opts)?;
             let r = source.copy_to(&dest)?;
             if g.json {
                 print_json(&r);

@@ -196,3 +196,24 @@ fn key_init_in_the_os_keyring_creates_once_and_never_overwrites() {
     assert_eq!((st["key_backend"].as_str(), st["key_file"].as_str()), (Some("Secret Service (D-Bus)"), None));
     assert!(!dir.path().join("config").exists(), "no key file with a keyring");
 }
+
+/// `copy` to a new destination on a machine without a keyring: the
+/// destination shares the source's key file (copy needs one key), with no
+/// second key file and no warning; later opens of either find it.
+#[test]
+fn copy_to_a_new_store_without_a_keyring_shares_the_sources_key_file() {
+    let m = Machine::new();
+    let (out, _) = m.ok(&["--db", "a.db", "new", "--name", "x", "--unbound"]);
+    let id = out.trim().to_string();
+    let files = m.key_files();
+    assert_eq!(files.len(), 1);
+    let (out, err) = m.ok(&["copy", "--from", "a.db", "--to", "b.db"]);
+    assert_eq!(err, "");
+    assert!(out.starts_with("copied "), "{out}");
+    assert_eq!(m.key_files(), files, "no second key file");
+    let (out, _) = m.ok(&["--db", "b.db", "doctor", "--json"]);
+    let st: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((st["key_backend"].as_str(), st["key_file"].as_str(), st["sessions"].as_u64()), (Some("file"), files[0].to_str(), Some(1)));
+    let (out, _) = m.ok(&["--db", "b.db", "list", "--all", "--json"]);
+    assert!(out.contains(&id), "{out}");
+}

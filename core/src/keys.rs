@@ -368,7 +368,8 @@ impl ResolvedKey {
 pub(crate) struct DbKeyState {
     /// The database holds a key-check value (it exists and was initialised).
     pub has_data: bool,
-    /// Its `meta` `key_file` id: its key is in that key file.
+    /// Its `meta` `key_file` id: its key is in that key file (a new
+    /// database: [`crate::OpenOptions::key_file_id`], the file to share).
     pub key_file_id: Option<String>,
 }
 
@@ -467,11 +468,15 @@ pub fn key_file_path(app: &str, id: &str) -> Result<std::path::PathBuf> {
 fn open_key_file(app: &str, id: &str, has_data: bool) -> Result<ResolvedKey> {
     let path = key_file_path(app, id)?;
     match read_key_file(&path)? {
-        Some(key) => Ok(ResolvedKey { key, backend: KEY_FILE_BACKEND.into(), key_file: Some(path), new_key_file_id: None }),
+        // A new database sharing another's key file records its id too.
+        Some(key) => Ok(ResolvedKey {
+            key,
+            backend: KEY_FILE_BACKEND.into(),
+            key_file: Some(path),
+            new_key_file_id: (!has_data).then(|| id.to_string()),
+        }),
         None if has_data => Err(Error::RecoveryLocked { backend: format!("the key file {}", path.display()), service: app.to_string() }),
-        // The meta names a file but no key-check value exists: cannot
-        // happen (both are written in one transaction); never a new key.
-        None => Err(Error::corrupt("the database names a key file but has no key-check value")),
+        None => Err(Error::invalid(format!("key_file_id: no key file {}", path.display()))),
     }
 }
 

@@ -28,6 +28,10 @@ fn mode(p: &Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
 
+fn s2_id(db: &Path, app: &str) -> String {
+    open_os(db, app).unwrap().key_file_id().unwrap().to_string()
+}
+
 #[test]
 fn headless_key_file_rules() {
     let home = tempfile::tempdir().unwrap();
@@ -207,6 +211,25 @@ fn headless_key_file_rules() {
     let e = keys::create_key_file(&explicit).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Conflict);
     assert_eq!(std::fs::read_to_string(&explicit).unwrap(), format!("{}\n", k.to_base64().as_str()), "not overwritten");
+    // 10. A new database sharing another's key file (OpenOptions::key_file_id,
+    // what `sessiondb copy` does): the same key, the same file, recorded.
+    let kf_id = open_os(&db, app).unwrap().key_file_id().unwrap().to_string();
+    assert_eq!(kf.file_stem().unwrap().to_str(), Some(kf_id.as_str()));
+    let shared = data.path().join("shared.db");
+    let before = key_files(&key_dir);
+    let share = || OpenOptions { path: Some(shared.clone()), app: app.into(), key_file_id: Some(kf_id.clone()), ..Default::default() };
+    let s = SessionStore::open(share()).unwrap();
+    assert_eq!((s.key_backend(), s.key_file()), ("file", Some(kf.as_path())));
+    drop(s);
+    assert_eq!(open_os(&shared, app).unwrap().key_file(), Some(kf.as_path()), "recorded in its meta");
+    assert_eq!(key_files(&key_dir), before, "no new key file");
+    // Ignored for an existing database; a missing file is InvalidInput.
+    let other_id = s2_id(&db2, app);
+    assert_eq!(SessionStore::open(OpenOptions { path: Some(db2.clone()), key_file_id: Some(kf_id.clone()), app: app.into(), ..Default::default() }).unwrap().key_file_id(), Some(other_id.as_str()));
+    let missing = OpenOptions { path: Some(data.path().join("nofile.db")), app: app.into(), key_file_id: Some("0".repeat(32)), ..Default::default() };
+    assert_eq!(SessionStore::open(missing).unwrap_err().kind(), ErrorKind::InvalidInput);
+    assert!(!data.path().join("nofile.db").exists());
+
     // No keyring: `key init` without --file says so.
     assert_eq!(keys::create_os_keyring_key(app).unwrap_err().kind(), ErrorKind::KeyStoreUnavailable);
 }

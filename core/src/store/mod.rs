@@ -87,6 +87,14 @@ pub struct OpenOptions {
     /// `SESSIONDB_NO_KEY_FILE=1` turns it off too. Databases whose key is
     /// in a key file open with it either way.
     pub key_file_fallback: bool,
+    /// With [`KeySource::OsKeyring`] and a **new** database: keep its key in
+    /// this existing key file (`<key dir>/<id>.key`, the
+    /// [`SessionStore::key_file_id`] of another store) instead of the
+    /// keyring or a new file, so both databases share one key (`sessiondb
+    /// copy` to a new destination). Ignored for a database that exists (its
+    /// `meta` decides). Default `None`. Errors at open: `InvalidInput` when
+    /// that key file does not exist.
+    pub key_file_id: Option<String>,
 }
 
 /// Largest [`OpenOptions::busy_timeout_ms`]: `i32::MAX` milliseconds (about
@@ -113,6 +121,7 @@ impl Default for OpenOptions {
             compress: true,
             lease_ms: DEFAULT_LEASE_MS,
             key_file_fallback: true,
+            key_file_id: None,
         }
     }
 }
@@ -139,6 +148,7 @@ impl OpenOptions {
             compress: d.compress,
             lease_ms: d.lease_ms,
             key_file_fallback: d.key_file_fallback,
+            key_file_id: d.key_file_id,
         }
     }
 }
@@ -314,6 +324,12 @@ impl SessionStore {
         self.key_file.as_deref()
     }
 
+    /// The id of [`key_file`](Self::key_file) (its name without `.key`), for
+    /// [`OpenOptions::key_file_id`].
+    pub fn key_file_id(&self) -> Option<&str> {
+        self.key_file.as_deref().and_then(|p| p.file_stem()).and_then(|s| s.to_str())
+    }
+
     /// The report of the recovery pass run at open.
     pub fn open_recovery_report(&self) -> journal::RecoveryReport {
         lock(&self.last_recovery).clone()
@@ -423,7 +439,7 @@ fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(
         Ok((b, resolved))
     };
     let finish = |b: SqliteBackend, has_data: bool| {
-        let state = if has_data { key_state(&b, true)? } else { keys::DbKeyState { has_data: false, key_file_id: None } };
+        let state = if has_data { key_state(&b, true)? } else { keys::DbKeyState { has_data: false, key_file_id: opts.key_file_id.clone() } };
         init(b, keys::resolve_key(&opts.key, &opts.app, &state, fallback, timeout)?)
     };
     let exists = || std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
@@ -445,7 +461,7 @@ fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(
         finish(b, false)
     } else {
         // No file until the key is in hand: a missing or locked key store creates nothing.
-        let resolved = keys::resolve_key(&opts.key, &opts.app, &keys::DbKeyState { has_data: false, key_file_id: None }, fallback, timeout)?;
+        let resolved = keys::resolve_key(&opts.key, &opts.app, &keys::DbKeyState { has_data: false, key_file_id: opts.key_file_id.clone() }, fallback, timeout)?;
         init(connect()?, resolved)
     }
 }
