@@ -223,7 +223,7 @@ enum Cmd {
         #[arg(long)]
         to: PathBuf,
     },
-    /// Recovery key: print the data key as checksummed text, or store one on this machine.
+    /// Data key: create one (init), print it as a recovery key (export), or store a recovery key here (import).
     Key {
         #[command(subcommand)]
         cmd: KeyCmd,
@@ -232,10 +232,12 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum KeyCmd {
-    /// Create a data key: in the OS credential store of --app (service <app>, account
-    /// session-data-key), or with --file in a new key file (base64, mode 0600) to open with
-    /// --key-file. Never overwrites an existing key (exit 4). On a machine without a keyring the
-    /// first `new`/`import` creates a key file by itself (under ~/.config/<app>/keys/).
+    /// Create a data key in the OS keyring of --app, or with --file in a new key file; never overwrites one.
+    ///
+    /// In the OS credential store: service <app>, account session-data-key (new databases of --app
+    /// use it). With --file: base64 and a newline, mode 0600, to open with --key-file. An existing
+    /// key or file is left as it is (exit 4). On a machine without a keyring the first `new` or
+    /// `import` creates a key file by itself (under ~/.config/<app>/keys/), with a warning.
     Init {
         /// Create the key in this new file instead of the OS credential store.
         #[arg(long)]
