@@ -63,7 +63,9 @@ pub trait KeyProvider: Send + Sync {
 #[derive(Clone)]
 pub enum KeySource {
     /// The OS credential store via keyring-core: Secret Service on Linux,
-    /// Keychain on macOS, Credential Manager on Windows.
+    /// Keychain on macOS, Credential Manager on Windows. Where there is none
+    /// (headless), a new database's key goes to a key file and a database
+    /// whose `meta` names a key file reads it (see the module docs).
     OsKeyring,
     /// A key the host already holds (32 bytes).
     Bytes(DataKey),
