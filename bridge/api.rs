@@ -420,8 +420,11 @@ pub struct AppendOutcome {
 pub struct StoreStats {
     /// Database file path (a PostgreSQL store: its URL without the password).
     pub path: String,
-    /// The key backend the data key came from.
+    /// The key backend the data key came from (`file`: a key file, see `key_file`).
     pub key_backend: String,
+    /// The key file holding the data key when `key_backend` is `file` (a
+    /// machine without an OS credential store); else none.
+    pub key_file: Option<String>,
     /// The schema version (SQLite `PRAGMA user_version`).
     pub schema_version: u32,
     /// Number of sessions.

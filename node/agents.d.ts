@@ -8,8 +8,8 @@ export interface SessionDBSessionOptions {
   sessionId?: string
   /** Database file (with `key` or the OS credential store); absent with `key` absent: the default store. */
   path?: string
-  /** 32 key bytes; absent: the OS credential store. */
-  key?: Uint8Array
+  /** The data key: 32 bytes, or the base64 text of a key file; absent: the OS credential store (or, on a machine without one, a key file). */
+  key?: Uint8Array | string
   /** An open store (or a Promise of one) to share; `close()` leaves it open. */
   store?: SessionStore | Promise<SessionStore>
   /**

@@ -93,7 +93,7 @@ function pageItems(page) {
  *
  * `new SessionDBSession({ sessionId, path, key, store, window, model })`:
  * - `sessionId`: the sessiondb session id (default: a new UUID; the session is created on the first addItems);
- * - `path` / `key`: the database file and 32 key bytes (`SessionStore.open({ path, key })`;
+ * - `path` / `key`: the database file and its key (32 bytes or a key file's base64 text) (`SessionStore.open({ path, key })`;
  *   without `key`, the OS credential store); neither: the default store of the OS user;
  * - `store`: an open `SessionStore` (or a Promise of one) to share instead; it is not closed by `close()`;
  * - `window`: the model's raw context window in tokens. With it, getItems returns the active context:

@@ -86,7 +86,11 @@ function fromNative(e) {
   if (e && !(e instanceof SessionDBError) && NAPI_ARGUMENT_STATUSES.has(e.code) && typeof e.message === 'string') {
     // napi quotes the whole value it could not convert: a key Buffer passed
     // where a string was expected would put the key bytes in the message.
-    const message = e.message.replace(/(JavaScript value) `[\s\S]*` (into rust type)/, '$1 $2')
+    let message = e.message.replace(/(JavaScript value) `[\s\S]*` (into rust type)/, '$1 $2')
+    // The open option `key` (napi's own words name Rust types): say what it takes.
+    if (/ on OpenOptions\.key$/.test(message)) {
+      message = 'key: expected a Buffer or Uint8Array (the 32-byte data key) or a string (the base64 text of a key file)'
+    }
     const err = new byKind.InvalidInput(`invalid input: ${message}`, { napiStatus: e.code })
     if (e.stack) err.stack = `${err.name}: ${err.message}\n` + frames(e.stack)
     return err

@@ -30,7 +30,8 @@ export type SourceFormat = 'thclaws' | 'codex' | 'claude-code'
 declare module './native' {
   namespace SessionStore {
     /**
-     * Open (creating if needed) a store. Key: `options.key` (32 bytes), else
+     * Open (creating if needed) a store. Key: `options.key` (32 bytes, or the
+     * base64 text of a key file as a string or Buffer), else
      * `options.keyProvider` (`getKey()`/`setKey(key)`, called synchronously),
      * else the OS keyring. Rejects with RecoveryLockedError, KeyMismatchError,
      * KeyStoreUnavailableError, CorruptError, IoError, InvalidInputError.

@@ -132,12 +132,20 @@ with sessiondb.SessionStore(os.path.join(d, "s.db"), key=bytes(range(32))) as st
     s = st.create_session("slim", workspace_path=None)
     st.append_transcript(s.id, "user", "hello")
     assert [e.content for e in st.iter_transcript(s.id)] == ["hello"]
+# No session bus: a new database's key goes to a key file under HOME (a
+# fresh one here); with SESSIONDB_NO_KEY_FILE=1 it is KeyStoreUnavailableError.
+os.environ["HOME"] = tempfile.mkdtemp()
+os.environ.pop("XDG_CONFIG_HOME", None)
+with sessiondb.SessionStore(os.path.join(d, "os.db")) as st:
+    assert st.key_backend == "file", st.key_backend
+    assert st.stats().key_file.startswith(os.path.join(os.environ["HOME"], ".config", "sessiondb", "keys")), st.stats().key_file
+os.environ["SESSIONDB_NO_KEY_FILE"] = "1"
 try:
-    sessiondb.SessionStore(os.path.join(d, "os.db"))
-    raise SystemExit("the OS keyring opened without a session bus")
+    sessiondb.SessionStore(os.path.join(d, "os2.db"))
+    raise SystemExit("the OS keyring opened without a session bus and without the key-file fallback")
 except sessiondb.KeyStoreUnavailableError as e:
     kind = type(e).__name__
-print(f"    python: import sessiondb ok, host key: 1 entry; OS keyring without a bus: {kind}")
+print(f"    python: import sessiondb ok, host key: 1 entry; OS keyring without a bus: a key file; with SESSIONDB_NO_KEY_FILE=1: {kind}")
 PY
 node -e '
 const sdb = require(process.argv[1]);

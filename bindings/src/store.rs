@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sessiondb::{DataKey, KeySource, OpenOptions};
+use sessiondb::keys::KeyInput;
+use sessiondb::{KeySource, OpenOptions};
 
 
 use crate::error::Result;
@@ -56,9 +57,11 @@ impl SessionStore {
         open(OpenOptions::for_host(path.map(PathBuf::from), app, key, busy_timeout_ms, None))
     }
 
-    /// Open a store with a 32-byte data key the host already holds
-    /// (`path`, `app`, `busyTimeoutMs` as for `open`).
-    /// Errors: `InvalidInput` (not 32 bytes), `KeyMismatch`, `Io`, `Corrupt`.
+    /// Open a store with a 32-byte data key the host already holds (or the
+    /// bytes of a key file: its base64 text) (`path`, `app`,
+    /// `busyTimeoutMs` as for `open`).
+    /// Errors: `InvalidInput` (neither 32 bytes nor base64 of 32 bytes),
+    /// `KeyMismatch`, `Io`, `Corrupt`.
     #[uniffi::constructor(default(app = None, busy_timeout_ms = None))]
     pub fn open_with_key(
         path: Option<String>,
@@ -66,7 +69,23 @@ impl SessionStore {
         app: Option<String>,
         busy_timeout_ms: Option<u64>,
     ) -> Result<Arc<Self>> {
-        let key = DataKey::from_bytes(&key)?;
+        let key = KeyInput::Bytes(&key).decode("key")?;
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None))
+    }
+
+    /// Open a store with the base64 text of its data key (a key file's
+    /// content, e.g. from `sessiondb key init --file`; whitespace around it,
+    /// such as the file's trailing newline, is ignored) (`path`, `app`,
+    /// `busyTimeoutMs` as for `open`).
+    /// Errors: `InvalidInput` (not base64 of 32 bytes), `KeyMismatch`, `Io`, `Corrupt`.
+    #[uniffi::constructor(default(app = None, busy_timeout_ms = None))]
+    pub fn open_with_key_text(
+        path: Option<String>,
+        key: String,
+        app: Option<String>,
+        busy_timeout_ms: Option<u64>,
+    ) -> Result<Arc<Self>> {
+        let key = KeyInput::Text(&key).decode("key")?;
         open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None))
     }
 

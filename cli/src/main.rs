@@ -19,12 +19,12 @@ macro_rules! outln {
         let _ = writeln!(std::io::stdout().lock(), $($arg)*);
     }};
 }
-
 mod cmd;
+mod key;
 mod output;
 
 use output::{print_json, shown, shown_path, warn};
-use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore};
+use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore, WorkspaceFilter};
 
 /// The exit codes, as `--help` prints them. `exit_code` maps each error
 /// kind to its code; `cli/tests/cli.rs` checks this text against it.
@@ -194,7 +194,7 @@ enum Cmd {
         #[arg(long)]
         to: PathBuf,
     },
-    /// Recovery key: print the data key as checksummed text, or store one on this machine.
+    /// Data key: create one (init), print it as a recovery key (export), or store a recovery key here (import).
     Key {
         #[command(subcommand)]
         cmd: KeyCmd,
@@ -203,6 +203,17 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum KeyCmd {
+    /// Create a data key in the OS keyring of --app, or with --file in a new key file; never overwrites one.
+    ///
+    /// In the OS credential store: service <app>, account session-data-key (new databases of --app
+    /// use it). With --file: base64 and a newline, mode 0600, to open with --key-file. An existing
+    /// key or file is left as it is (exit 4). On a machine without a keyring the first `new` or
+    /// `import` creates a key file by itself (under ~/.config/<app>/keys/), with a warning.
+    Init {
+        /// Create the key in this new file instead of the OS credential store.
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
     /// Print the recovery key of --db: 56 characters in 14 groups of 4 (base32 of the data key
     /// and a 3-byte checksum). It decrypts every session: keep it in a password manager or on paper.
     Export,
@@ -335,9 +346,10 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
         Some(f) => {
             let bytes = std::fs::read(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
             warn_if_key_file_readable_by_others(g, f);
-            let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (e.g. `head -c 32 /dev/urandom | base64`)");
-            let text = String::from_utf8(bytes).map_err(|_| bad())?;
-            Ok(KeySource::Bytes(DataKey::from_base64(text.trim()).map_err(|_| bad())?))
+            let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (`sessiondb key init --file FILE` makes one)");
+            // The file's text (base64 and a newline), never raw bytes.
+            let text = std::str::from_utf8(&bytes).map_err(|_| bad())?;
+            Ok(KeySource::Bytes(sessiondb::keys::KeyInput::Text(text).decode("--key-file").map_err(|_| bad())?))
         }
     }
 }
@@ -468,6 +480,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             } else {
                 outln!("path            {}", st.path);
                 outln!("key backend     {}", st.key_backend);
+                if let Some(f) = &st.key_file {
+                    outln!("key file        {}", shown(f));
+                }
                 outln!("schema version  {}", st.schema_version);
                 outln!("sessions        {}", st.sessions);
                 outln!("entries         {}", st.transcript_entries);
@@ -614,7 +629,17 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Completions { .. } => unreachable!("handled in main before any database is opened"),
         Cmd::Copy { from, to } => {
             let source = open_existing(&Global { db: Some(from.clone()), ..g.clone() })?;
-            let dest = open(&Global { db: Some(to.clone()), ..g.clone() })?;
+            let dg = Global { db: Some(to.clone()), ..g.clone() };
+            // A source keyed by a key file (a machine without a keyring): a new
+            // destination shares that file, so both have the one key copy needs.
+            let dest_opts = OpenOptions {
+                path: Some(db_path(&dg)?),
+                app: g.app.clone(),
+                key: key_source(&dg)?,
+                key_file_id: source.key_file_id().map(str::to_string),
+                ..Default::default()
+            };
+            let dest = SessionStore::open(dest_opts)?;
             let r = source.copy_to(&dest)?;
             if g.json {
                 print_json(&r);
@@ -648,6 +673,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 ));
             }
         }
+        Cmd::Key { cmd: KeyCmd::Init { file } } => key::init(g, file.as_deref())?,
         Cmd::Key { cmd: KeyCmd::Export } => {
             let s = open_existing_with(g, false)?;
             warn(
@@ -883,6 +909,9 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let json = cli.global.json;
+    // The core's warnings (a key file created on a machine without a
+    // keyring) as the CLI's: `--json` lines under --json.
+    sessiondb::keys::set_warning_handler(move |kind, message| warn(json, kind, message));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) if json => {

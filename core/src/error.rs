@@ -10,6 +10,16 @@
 
 use std::fmt;
 
+/// What to restore for [`Error::RecoveryLocked`]: the key file (a
+/// `backend` of `the key file PATH`) or the credential-store entry.
+fn recovery_locked_remedy(backend: &str, service: &str) -> String {
+    if backend.starts_with("the key file ") {
+        "copy that key file back from where the database came from (or import its recovery key: `sessiondb key import`)".to_string()
+    } else {
+        format!("restore the key (service `{service}`, account `session-data-key`)")
+    }
+}
+
 /// `Result` with the sessiondb [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -44,7 +54,7 @@ pub enum Error {
     /// The database exists but its data key is not in the key source.
     /// No new key is ever written in this state (seed 000, "Key Lifecycle":
     /// `recovery-locked`).
-    #[error("recovery locked: the session database exists but its data key is missing from {backend}; restore the key (service `{service}`, account `session-data-key`) or open another database. No new key was created, because it could never decrypt the existing sessions")]
+    #[error("recovery locked: the session database exists but its data key is missing from {backend}; {restore} or open another database. No new key was created, because it could never decrypt the existing sessions", restore = recovery_locked_remedy(.backend, .service))]
     RecoveryLocked {
         /// The key backend that was asked (e.g. `Secret Service`).
         backend: String,

@@ -1,10 +1,25 @@
 //! Where the data key comes from: the OS credential store (keyring-core with
-//! the platform store), bytes the host passes in, or a host callback.
+//! the platform store), a key file when no credential store exists (headless
+//! machines), bytes or base64 text the host passes in, or a host callback.
 //!
 //! Source: seed 000, "Key Lifecycle"; DESIGN.md "Keys". The key is stored
 //! base64 under service `<app>`, account [`KEY_ACCOUNT`]. A missing entry is
 //! the only thing read as "no key"; a locked, denied or unreachable store is
 //! [`Error::KeyStoreUnavailable`].
+//!
+//! Key files (DESIGN.md "Keys", headless machines): when the OS credential
+//! store is *absent* (no D-Bus session bus, or no Secret Service on it; never
+//! when it is locked or refuses access) and the database does not exist yet,
+//! [`SessionStore::open`](crate::SessionStore::open) creates the key in
+//! `<key dir>/<id>.key` ([`crate::paths::default_key_dir`]: `~/.config/<app>/keys`),
+//! where `<id>` is 32 random hex digits recorded in the database's `meta`
+//! table (`key_file`). The file holds the key's base64 and a newline (the
+//! format `--key-file` and the hosts' `key` take), mode 0600 in a 0700
+//! directory. One file per database: copying or moving a database keeps
+//! its id, so it finds its key on this machine and nowhere else. Every later
+//! open of that database reads the file, even once a keyring appears; a
+//! missing file is [`Error::RecoveryLocked`]. [`OpenOptions::key_file_fallback`](crate::OpenOptions::key_file_fallback)
+//! and the environment variable [`NO_KEY_FILE_ENV`] turn the creation off.
 
 use std::sync::Arc;
 
@@ -15,6 +30,17 @@ use crate::error::{Error, Result};
 
 /// The credential-store account name of the data key.
 pub const KEY_ACCOUNT: &str = "session-data-key";
+
+/// Environment variable that turns the key-file fallback off when set to
+/// anything but empty or `0` (as `OpenOptions::key_file_fallback = false`).
+pub const NO_KEY_FILE_ENV: &str = "SESSIONDB_NO_KEY_FILE";
+
+/// The `meta` entry naming a database's key file (its `<id>`).
+pub(crate) const KEY_FILE_META: &str = "key_file";
+
+/// The key backend a key file reports ([`crate::SessionStore::key_backend`]);
+/// the path is [`crate::SessionStore::key_file`] / `StoreStats::key_file`.
+pub const KEY_FILE_BACKEND: &str = "file";
 
 /// A host-implemented key source (Android Keystore, Apple Keychain, a
 /// password manager...). Implemented in Python, Node, Kotlin or Swift by the
@@ -37,7 +63,9 @@ pub trait KeyProvider: Send + Sync {
 #[derive(Clone)]
 pub enum KeySource {
     /// The OS credential store via keyring-core: Secret Service on Linux,
-    /// Keychain on macOS, Credential Manager on Windows.
+    /// Keychain on macOS, Credential Manager on Windows. Where there is none
+    /// (headless), a new database's key goes to a key file and a database
+    /// whose `meta` names a key file reads it (see the module docs).
     OsKeyring,
     /// A key the host already holds (32 bytes).
     Bytes(DataKey),
@@ -55,16 +83,80 @@ impl std::fmt::Debug for KeySource {
     }
 }
 
+/// A data key as a host hands it in: raw bytes or the base64 text of a key
+/// file. Decoded by [`KeyInput::decode`]; the bindings only convert their
+/// types (Python `bytes | str`, Node `Buffer | Uint8Array | string`,
+/// Kotlin/Swift `ByteArray`/`Data` or a `String`) into this.
+#[derive(Clone, Copy)]
+pub enum KeyInput<'a> {
+    /// Bytes: the 32 key bytes, or the bytes of a key file (its base64 text).
+    Bytes(&'a [u8]),
+    /// The base64 text of the 32 key bytes (a key file's content).
+    Text(&'a str),
+}
+
+impl std::fmt::Debug for KeyInput<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyInput::Bytes(b) => write!(f, "Bytes(<{} bytes redacted>)", b.len()),
+            KeyInput::Text(t) => write!(f, "Text(<{} characters redacted>)", t.chars().count()),
+        }
+    }
+}
+
+impl KeyInput<'_> {
+    /// The data key: 32 bytes as they are; otherwise the (UTF-8) text is
+    /// read as standard base64 (`A-Z a-z 0-9 + /`, `=` padding) of 32 bytes,
+    /// 44 characters, with whitespace around it ignored (a key file's
+    /// trailing newline). `name` is the host's parameter name, for the error.
+    ///
+    /// Errors: `InvalidInput` naming `name` and what is wrong (the byte
+    /// count; not base64; base64 of the wrong length), never the key.
+    pub fn decode(self, name: &str) -> Result<DataKey> {
+        let (text, from_bytes) = match self {
+            KeyInput::Bytes(b) if b.len() == crate::crypto::KEY_LEN => return DataKey::from_bytes(b),
+            KeyInput::Bytes(b) => (std::str::from_utf8(b).ok(), Some(b.len())),
+            KeyInput::Text(t) => (Some(t), None),
+        };
+        let t = text.map(str::trim);
+        let decoded = t.and_then(|t| data_encoding::BASE64.decode(t.as_bytes()).ok()).map(Zeroizing::new);
+        let bytes = match (decoded, from_bytes, t) {
+            (Some(b), _, _) => b,
+            (None, Some(n), _) => {
+                return Err(Error::invalid(format!(
+                    "{name}: {n} bytes, neither the 32-byte data key nor its base64 text (a key file's content)"
+                )))
+            }
+            (None, None, t) => {
+                return Err(Error::invalid(format!(
+                    "{name}: not the base64 text of a data key ({} characters; a key file holds 44 characters of base64 and a newline) and not 32 bytes",
+                    t.map_or(0, |t| t.chars().count())
+                )))
+            }
+        };
+        if bytes.len() != crate::crypto::KEY_LEN {
+            return Err(Error::invalid(format!(
+                "{name}: base64 of {} bytes, a data key is {} bytes (44 characters of base64)",
+                bytes.len(),
+                crate::crypto::KEY_LEN
+            )));
+        }
+        DataKey::from_bytes(&bytes)
+    }
+}
+
 impl KeySource {
     /// The key source a host binding's open call names: `key` (the data
-    /// key's 32 bytes), else `provider`, else the OS keyring. `names` are
-    /// the host's names of the two parameters (Python `("key",
-    /// "key_provider")`, Node `("key", "keyProvider")`), for the error.
-    /// Errors: `InvalidInput` (both given; a key that is not 32 bytes).
-    pub fn for_host(key: Option<&[u8]>, provider: Option<Arc<dyn KeyProvider>>, names: (&str, &str)) -> Result<KeySource> {
+    /// key's 32 bytes or its base64 text, see [`KeyInput::decode`]), else
+    /// `provider`, else the OS keyring. `names` are the host's names of the
+    /// two parameters (Python `("key", "key_provider")`, Node `("key",
+    /// "keyProvider")`), for the error.
+    /// Errors: `InvalidInput` (both given; a key that is neither 32 bytes
+    /// nor base64 of 32 bytes).
+    pub fn for_host(key: Option<KeyInput<'_>>, provider: Option<Arc<dyn KeyProvider>>, names: (&str, &str)) -> Result<KeySource> {
         match (key, provider) {
             (Some(_), Some(_)) => Err(Error::invalid(format!("pass either {} or {}, not both", names.0, names.1))),
-            (Some(k), None) => Ok(KeySource::Bytes(DataKey::from_bytes(k)?)),
+            (Some(k), None) => Ok(KeySource::Bytes(k.decode(names.0)?)),
             (None, Some(p)) => Ok(KeySource::Provider(p)),
             (None, None) => Ok(KeySource::OsKeyring),
         }
@@ -82,9 +174,20 @@ impl KeyringProvider {
     /// The platform's native credential store for `service` (the app name).
     /// Errors: `KeyStoreUnavailable` naming the backend and the remedy.
     pub fn native(service: &str) -> Result<Self> {
+        Self::native_or_absent(service)?.map_err(|reason| absent_error(&reason, ABSENT_REMEDY_NEW))
+    }
+
+    /// [`KeyringProvider::native`], telling an absent store apart:
+    /// `Ok(Err(reason))` when there is no credential store at all (no
+    /// D-Bus session bus, no Secret Service on it: see [`is_absent`]),
+    /// `Err(KeyStoreUnavailable)` for a store that exists but failed.
+    fn native_or_absent(service: &str) -> Result<std::result::Result<Self, String>> {
         let backend = native_backend_name();
-        let store = native_store().map_err(|e| unavailable(&backend, &e))?;
-        Ok(KeyringProvider { store, service: service.to_string(), backend })
+        match native_store() {
+            Ok(store) => Ok(Ok(KeyringProvider { store, service: service.to_string(), backend })),
+            Err(e) if is_absent(&e) => Ok(Err(absent_reason(&e))),
+            Err(e) => Err(unavailable(&backend, &e)),
+        }
     }
 
     /// A provider over an explicit keyring-core store (e.g. `keyring_core::mock::Store`).
@@ -149,15 +252,81 @@ fn native_backend_name() -> String {
 
 fn native_remedy() -> &'static str {
     if cfg!(target_os = "linux") {
-        "Start and unlock a Secret Service (gnome-keyring-daemon or KWallet) in this D-Bus session \
-         (headless: `dbus-run-session -- sh -c 'echo PASSWORD | gnome-keyring-daemon --unlock --components=secrets; ...'`, \
-         see scripts/with-keyring.sh, which keeps its keyring across runs; scripts/with-secret-service.sh starts a throwaway one for tests), \
-         or pass the key with --key-file / a key provider"
+        "Unlock the keyring (log in to the desktop session, or `gnome-keyring-daemon --unlock`), or pass the key yourself (CLI --key-file FILE, hosts: the `key` option)"
     } else if cfg!(target_os = "macos") {
-        "Unlock the login keychain and allow access, or pass the key with a key provider"
+        "Unlock the login keychain and allow access, or pass the key yourself (CLI --key-file FILE, hosts: the `key` option)"
     } else {
-        "Unlock the credential store and allow access, or pass the key with a key provider"
+        "Unlock the credential store and allow access, or pass the key yourself (CLI --key-file FILE, hosts: the `key` option)"
     }
+}
+
+/// The remedy of an absent store for a new database with the key-file fallback off.
+const ABSENT_REMEDY_NEW: &str = "Pass the key yourself (CLI --key-file FILE, made by `sessiondb key init --file FILE`; hosts: the `key` option), or allow the key file (unset SESSIONDB_NO_KEY_FILE)";
+/// The remedy of an absent store for an existing database whose key is in an OS keyring.
+const ABSENT_REMEDY_EXISTING: &str = "This database's key is in an OS keyring: open it where that keyring runs, or pass the key yourself (CLI --key-file FILE, hosts: the `key` option)";
+
+fn absent_error(reason: &str, remedy: &str) -> Error {
+    Error::KeyStoreUnavailable { backend: native_backend_name(), reason: reason.to_string(), remedy: remedy.to_string() }
+}
+
+/// Is `e` (from creating the platform store) "there is no credential store
+/// here", rather than a store that is locked, refuses access or failed?
+/// Linux: no D-Bus session bus (no address, no socket, connection refused)
+/// or nothing owns `org.freedesktop.secrets` on it (`ServiceUnknown`,
+/// `NameHasNoOwner`). A locked collection, a dismissed prompt, a denied
+/// access or any other failure is not absence (DESIGN.md "Keys").
+fn is_absent(e: &keyring_core::Error) -> bool {
+    match e {
+        keyring_core::Error::NoDefaultStore | keyring_core::Error::NotSupportedByStore(_) => true,
+        #[cfg(target_os = "linux")]
+        keyring_core::Error::PlatformFailure(inner) => inner.downcast_ref::<secret_service::Error>().is_some_and(secret_service_absent),
+        _ => false,
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn secret_service_absent(e: &secret_service::Error) -> bool {
+    fn fdo_absent(f: &zbus::fdo::Error) -> bool {
+        matches!(f, zbus::fdo::Error::ServiceUnknown(_) | zbus::fdo::Error::NameHasNoOwner(_))
+    }
+    fn io_absent(e: &std::io::Error) -> bool {
+        matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused)
+    }
+    match e {
+        secret_service::Error::Unavailable => true,
+        secret_service::Error::ZbusFdo(f) => fdo_absent(f),
+        secret_service::Error::Zbus(z) => match z {
+            zbus::Error::Address(_) | zbus::Error::InterfaceNotFound => true,
+            zbus::Error::Connection(io, _) | zbus::Error::InputOutput(io) => io_absent(io),
+            zbus::Error::MethodError(name, _, _) => {
+                matches!(name.as_str(), "org.freedesktop.DBus.Error.ServiceUnknown" | "org.freedesktop.DBus.Error.NameHasNoOwner")
+            }
+            zbus::Error::FDO(f) => fdo_absent(f),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// One short line on why the store is absent (no D-Bus internals).
+fn absent_reason(e: &keyring_core::Error) -> String {
+    #[cfg(target_os = "linux")]
+    if let keyring_core::Error::PlatformFailure(inner) = e {
+        if let Some(ss) = inner.downcast_ref::<secret_service::Error>() {
+            let no_bus = match ss {
+                secret_service::Error::Unavailable => false,
+                secret_service::Error::Zbus(zbus::Error::Address(_) | zbus::Error::Connection(..) | zbus::Error::InputOutput(_)) => true,
+                _ => false,
+            };
+            return if no_bus {
+                "not running (no D-Bus session bus: a container, server, CI job or SSH session)".into()
+            } else {
+                "not running (nothing provides org.freedesktop.secrets on the D-Bus session bus)".into()
+            };
+        }
+    }
+    let _ = e;
+    "no credential store on this machine".into()
 }
 
 #[cfg(target_os = "linux")]
@@ -184,24 +353,69 @@ fn native_store() -> keyring_core::Result<Arc<keyring_core::CredentialStore>> {
 pub(crate) struct ResolvedKey {
     pub key: DataKey,
     pub backend: String,
+    /// The key file holding the key ([`KEY_FILE_BACKEND`]).
+    pub key_file: Option<std::path::PathBuf>,
+    /// A key file created by this open: its id, written to `meta` with the
+    /// key-check value.
+    pub new_key_file_id: Option<String>,
+}
+
+impl ResolvedKey {
+    fn from(key: DataKey, backend: String) -> Self {
+        ResolvedKey { key, backend, key_file: None, new_key_file_id: None }
+    }
+}
+
+/// What the open knows of the database before it has a key.
+pub(crate) struct DbKeyState {
+    /// The database holds a key-check value (it exists and was initialised).
+    pub has_data: bool,
+    /// Its `meta` `key_file` id: its key is in that key file (a new
+    /// database: [`crate::OpenOptions::key_file_id`], the file to share).
+    pub key_file_id: Option<String>,
+}
+
+/// Is the key-file fallback allowed: `setting` (OpenOptions) and no
+/// [`NO_KEY_FILE_ENV`] (set to anything but empty or `0`).
+pub(crate) fn key_file_fallback_allowed(setting: bool) -> bool {
+    setting && std::env::var_os(NO_KEY_FILE_ENV).is_none_or(|v| v.is_empty() || v == "0")
 }
 
 /// Resolve the data key for `app`.
 ///
+/// * a database whose `meta` names a key file (`state.key_file_id`) and the
+///   OS keyring as source: that file ([`crate::paths::default_key_dir`]),
+///   whether or not a keyring is reachable now; a missing file is
+///   [`Error::RecoveryLocked`];
 /// * key present: returned;
-/// * key absent and `db_has_data`: [`Error::RecoveryLocked`], nothing written;
-/// * key absent and a new database: 32 fresh bytes are generated, stored, and returned.
+/// * key absent and `state.has_data`: [`Error::RecoveryLocked`], nothing written;
+/// * key absent and a new database: 32 fresh bytes are generated, stored, and returned;
+/// * the OS keyring absent (not locked, not denied: see `is_absent`): a new
+///   database with `fallback` gets a new key file (a warning says so
+///   once, through [`set_warning_handler`]); otherwise `KeyStoreUnavailable`
+///   with a short remedy.
 ///
 /// The caller holds the database's first-open lock. For the OS keyring,
 /// whose one entry serves every database of `app`, creating the key also
 /// takes a per-app lock in the default state directory and reads the entry
 /// again under it, so two processes creating two new databases at once
-/// still end with one key (DESIGN.md "Keys").
-pub(crate) fn resolve_key(source: &KeySource, app: &str, db_has_data: bool, timeout_ms: u64) -> Result<ResolvedKey> {
+/// still end with one key (DESIGN.md "Keys"). A key file serves one
+/// database, so the database's own lock is enough.
+pub(crate) fn resolve_key(source: &KeySource, app: &str, state: &DbKeyState, fallback: bool, timeout_ms: u64) -> Result<ResolvedKey> {
     let provider: Arc<dyn KeyProvider> = match source {
-        KeySource::Bytes(k) => return Ok(ResolvedKey { key: k.clone(), backend: "host-provided key bytes".into() }),
+        KeySource::Bytes(k) => return Ok(ResolvedKey::from(k.clone(), "host-provided key bytes".into())),
         KeySource::Provider(p) => p.clone(),
-        KeySource::OsKeyring => Arc::new(KeyringProvider::native(app)?),
+        KeySource::OsKeyring => {
+            if let Some(id) = &state.key_file_id {
+                return open_key_file(app, id, state.has_data);
+            }
+            match KeyringProvider::native_or_absent(app)? {
+                Ok(p) => Arc::new(p),
+                Err(reason) if state.has_data => return Err(absent_error(&reason, ABSENT_REMEDY_EXISTING)),
+                Err(reason) if !fallback => return Err(absent_error(&reason, ABSENT_REMEDY_NEW)),
+                Err(_) => return create_default_key_file(app),
+            }
+        }
     };
     let backend = provider.backend_name();
     let stored = |bytes: Vec<u8>| -> Result<ResolvedKey> {
@@ -211,12 +425,12 @@ pub(crate) fn resolve_key(source: &KeySource, app: &str, db_has_data: bool, time
             reason: format!("the key provider returned {} bytes, a data key is 32", bytes.len()),
             remedy: "return the 32-byte key that was handed to set_key".into(),
         })?;
-        Ok(ResolvedKey { key, backend: backend.clone() })
+        Ok(ResolvedKey::from(key, backend.clone()))
     };
     if let Some(bytes) = provider.get_key()? {
         return stored(bytes);
     }
-    if db_has_data {
+    if state.has_data {
         return Err(Error::RecoveryLocked { backend, service: app.to_string() });
     }
     // The OS keyring's one entry serves every database of `app`: another
@@ -235,7 +449,152 @@ pub(crate) fn resolve_key(source: &KeySource, app: &str, db_has_data: bool, time
     };
     let key = DataKey::generate();
     provider.set_key(key.expose_bytes())?;
-    Ok(ResolvedKey { key, backend })
+    Ok(ResolvedKey::from(key, backend))
+}
+
+/// Is `id` a key-file id (32 lowercase hex digits)?
+fn valid_key_file_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The key file `<default key dir of app>/<id>.key`.
+/// Errors: `Corrupt` for an id that is not 32 hex digits (a damaged `meta`), as [`crate::paths::default_key_dir`].
+pub fn key_file_path(app: &str, id: &str) -> Result<std::path::PathBuf> {
+    if !valid_key_file_id(id) {
+        return Err(Error::corrupt("the database's `key_file` meta value is not a key-file id (32 hex digits)"));
+    }
+    Ok(crate::paths::default_key_dir(app)?.join(format!("{id}.key")))
+}
+
+/// The key of a database whose key is in the key file `id`.
+fn open_key_file(app: &str, id: &str, has_data: bool) -> Result<ResolvedKey> {
+    let path = key_file_path(app, id)?;
+    match read_key_file(&path)? {
+        // A new database sharing another's key file records its id too.
+        Some(key) => Ok(ResolvedKey {
+            key,
+            backend: KEY_FILE_BACKEND.into(),
+            key_file: Some(path),
+            new_key_file_id: (!has_data).then(|| id.to_string()),
+        }),
+        None if has_data => Err(Error::RecoveryLocked { backend: format!("the key file {}", path.display()), service: app.to_string() }),
+        None => Err(Error::invalid(format!("key_file_id: no key file {}", path.display()))),
+    }
+}
+
+/// Read a key file: `Ok(None)` when it does not exist.
+/// Errors: `Io` (unreadable), `KeyStoreUnavailable` (not base64 of 32
+/// bytes: the file is damaged; it is never overwritten).
+pub fn read_key_file(path: &std::path::Path) -> Result<Option<DataKey>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => Zeroizing::new(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io("reading the key file", e)),
+    };
+    KeyInput::Bytes(&bytes).decode("the key file").map(Some).map_err(|_| Error::KeyStoreUnavailable {
+        backend: format!("the key file {}", path.display()),
+        reason: "it does not hold the base64 of a 32-byte data key".into(),
+        remedy: "restore the original key file; sessiondb never overwrites it".into(),
+    })
+}
+
+/// Create a key file at `path` holding a fresh data key (base64 and a
+/// newline), mode 0600; a missing parent directory is created 0700. The
+/// file is flushed to disk (and its directory entry) before this returns.
+///
+/// Errors: `Conflict` when `path` exists (nothing is overwritten), `Io`.
+pub fn create_key_file(path: &std::path::Path) -> Result<DataKey> {
+    let key = DataKey::generate();
+    write_new_key_file(path, &key)?;
+    Ok(key)
+}
+
+/// Write `key` to a new key file at `path` (as [`create_key_file`]).
+pub(crate) fn write_new_key_file(path: &std::path::Path, key: &DataKey) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.exists() {
+            crate::paths::ensure_private_dir(dir)?;
+        }
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(Error::conflict(format!("the key file {} already exists; nothing was overwritten", path.display())))
+        }
+        Err(e) => return Err(Error::io("creating the key file", e)),
+    };
+    let mut text = Zeroizing::new(key.to_base64().to_string());
+    text.push('\n');
+    use std::io::Write;
+    file.write_all(text.as_bytes()).and_then(|_| file.sync_all()).map_err(|e| Error::io("writing the key file", e))?;
+    #[cfg(unix)]
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
+/// The headless fallback: a new key file `<default key dir>/<random id>.key`
+/// for a database being created, and the warning.
+fn create_default_key_file(app: &str) -> Result<ResolvedKey> {
+    let dir = crate::paths::default_key_dir(app)?;
+    crate::paths::ensure_private_dir(&dir)?;
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let path = dir.join(format!("{id}.key"));
+    let key = create_key_file(&path)?;
+    warn(
+        "KeyFileCreated",
+        &format!(
+            "no OS keyring is reachable, so the data key of this new database is in the key file {} (mode 0600). \
+             Back it up (`sessiondb key export`): without it the sessions are lost. {NO_KEY_FILE_ENV}=1 turns this off.",
+            path.display()
+        ),
+    );
+    Ok(ResolvedKey { key, backend: KEY_FILE_BACKEND.into(), key_file: Some(path), new_key_file_id: Some(id) })
+}
+
+type WarningHandler = Box<dyn Fn(&str, &str) + Send + Sync>;
+
+fn warning_handler() -> &'static std::sync::RwLock<Option<WarningHandler>> {
+    static H: std::sync::OnceLock<std::sync::RwLock<Option<WarningHandler>>> = std::sync::OnceLock::new();
+    H.get_or_init(|| std::sync::RwLock::new(None))
+}
+
+/// Route the core's warnings (today one: `KeyFileCreated`, when the
+/// headless fallback creates a key file) to `handler(kind, message)`
+/// instead of stderr. The default prints `sessiondb: warning: <message>`
+/// on stderr; the CLI sets its own (its `--json` warning lines).
+pub fn set_warning_handler(handler: impl Fn(&str, &str) + Send + Sync + 'static) {
+    *warning_handler().write().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(handler));
+}
+
+fn warn(kind: &str, message: &str) {
+    match &*warning_handler().read().unwrap_or_else(|e| e.into_inner()) {
+        Some(h) => h(kind, message),
+        None => eprintln!("sessiondb: warning: {message}"),
+    }
+}
+
+/// Create the data key of `app` in the OS credential store (`sessiondb key
+/// init`): service `app`, account [`KEY_ACCOUNT`]. Returns the backend name.
+///
+/// Errors: `Conflict` when an entry exists (it may open databases: nothing
+/// is overwritten), `KeyStoreUnavailable` (absent, locked, denied).
+pub fn create_os_keyring_key(app: &str) -> Result<String> {
+    let provider = KeyringProvider::native(app)?;
+    let _lock = app_key_lock(app, crate::store::DEFAULT_BUSY_TIMEOUT_MS)?;
+    if provider.get_key()?.is_some() {
+        return Err(Error::conflict(format!(
+            "{} already holds a data key for `{app}` (service `{app}`, account `{KEY_ACCOUNT}`); nothing was overwritten",
+            provider.backend_name()
+        )));
+    }
+    provider.set_key(DataKey::generate().expose_bytes())?;
+    Ok(provider.backend_name())
 }
 
 /// The per-app key-creation lock `<default state dir of app>/key-creation.lock`,
@@ -327,20 +686,36 @@ pub fn parse_recovery_key(text: &str) -> Result<DataKey> {
 
 /// Store `key` in the credential store of `source` for `app` (the
 /// recovery-key import): the OS keyring entry (service `app`, account
-/// [`KEY_ACCOUNT`]) or the host provider's `set_key`. An entry that
-/// already holds this key is left as it is.
+/// [`KEY_ACCOUNT`]), or, for a database whose key is in a key file
+/// (`key_file_id`), that key file; or the host provider's `set_key`. An
+/// entry that already holds this key is left as it is.
 ///
 /// Errors: `Conflict` when the store already holds another data key (it
 /// opens other databases of this app: nothing is overwritten);
 /// `InvalidInput` for [`KeySource::Bytes`] (no credential store to write);
 /// `KeyStoreUnavailable`.
-pub(crate) fn store_imported_key(source: &KeySource, app: &str, key: &DataKey) -> Result<String> {
+pub(crate) fn store_imported_key(source: &KeySource, app: &str, key: &DataKey, key_file_id: Option<&str>) -> Result<String> {
     let provider: Arc<dyn KeyProvider> = match source {
         KeySource::Bytes(_) => {
             return Err(Error::invalid("a recovery key is imported into a credential store (the OS keyring or a key provider), not into key bytes"))
         }
         KeySource::Provider(p) => p.clone(),
-        KeySource::OsKeyring => Arc::new(KeyringProvider::native(app)?),
+        KeySource::OsKeyring => match key_file_id {
+            // The database keeps its key in a key file: restore that file.
+            Some(id) => {
+                let path = key_file_path(app, id)?;
+                return match read_key_file(&path)? {
+                    Some(existing) if existing.expose_bytes() == key.expose_bytes() => Ok(KEY_FILE_BACKEND.into()),
+                    Some(_) => Err(Error::conflict(format!("the key file {} holds another data key; nothing was overwritten", path.display()))),
+                    None => {
+                        crate::paths::ensure_private_dir(path.parent().expect("a key file is inside the key directory"))?;
+                        write_new_key_file(&path, key)?;
+                        Ok(KEY_FILE_BACKEND.into())
+                    }
+                };
+            }
+            None => Arc::new(KeyringProvider::native(app)?),
+        },
     };
     match provider.get_key()? {
         Some(existing) => {

@@ -123,6 +123,57 @@ pub fn default_db_path(app: &str) -> Result<PathBuf> {
     db_path_for(Platform::current(), app, &|k| std::env::var_os(k), &home)
 }
 
+/// The directory of key files for `app` under `platform`'s rules: a
+/// directory of its own under the user's config home, never the state
+/// directory that holds the database (DESIGN.md "Keys", headless machines),
+/// so copying the database's folder does not carry its key.
+///
+/// | platform | directory |
+/// |---|---|
+/// | Linux, macOS and other Unix | `$XDG_CONFIG_HOME/<app>/keys` (fallback `~/.config/<app>/keys`) |
+/// | Windows | `%APPDATA%\<app>\keys` (fallback `~\AppData\Roaming\<app>\keys`) |
+///
+/// macOS uses `~/.config` too (as `gh` does): its state directory is
+/// `~/Library/Application Support/<app>`, and the key must not sit there.
+/// `env` and `home` as in [`state_dir_for`]. Errors: `InvalidInput` for a
+/// bad app name.
+pub fn key_dir_for(
+    platform: Platform,
+    app: &str,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    home: &Path,
+) -> Result<PathBuf> {
+    validate_app(app)?;
+    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(|v| v.to_string_lossy().into_owned());
+    let home = home.to_string_lossy();
+    let dir = match platform {
+        Platform::Windows => match var("APPDATA") {
+            Some(base) => join(platform, &base, &[app, KEY_DIR_NAME]),
+            None => join(platform, &home, &["AppData", "Roaming", app, KEY_DIR_NAME]),
+        },
+        Platform::MacOs | Platform::Linux => match var("XDG_CONFIG_HOME") {
+            Some(base) => join(platform, &base, &[app, KEY_DIR_NAME]),
+            None => join(platform, &home, &[".config", app, KEY_DIR_NAME]),
+        },
+    };
+    Ok(PathBuf::from(dir))
+}
+
+/// The name of the key-file directory inside the app's config directory.
+pub const KEY_DIR_NAME: &str = "keys";
+
+/// [`key_dir_for`] on this machine. Errors: `InvalidInput` for a bad app
+/// name, `Io` if no home directory is known.
+pub fn default_key_dir(app: &str) -> Result<PathBuf> {
+    let home = home_dir().ok_or_else(|| {
+        Error::io(
+            "finding the home directory",
+            std::io::Error::new(std::io::ErrorKind::NotFound, "HOME (USERPROFILE on Windows) is not set"),
+        )
+    })?;
+    key_dir_for(Platform::current(), app, &|k| std::env::var_os(k), &home)
+}
+
 fn home_dir() -> Option<PathBuf> {
     let var = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
     std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
@@ -379,6 +430,21 @@ mod tests {
     fn windows_falls_back_to_home_appdata_local() {
         let p = db_path_for(Platform::Windows, "sessiondb", &env_of(&[]), Path::new(r"C:\Users\u")).unwrap();
         assert_eq!(p.to_string_lossy(), r"C:\Users\u\AppData\Local\sessiondb\sessions.db");
+    }
+
+    #[test]
+    fn key_dir_is_under_the_config_home_never_the_state_dir() {
+        let xdg = env_of(&[("XDG_CONFIG_HOME", "/x/config"), ("XDG_STATE_HOME", "/x/state")]);
+        assert_eq!(key_dir_for(Platform::Linux, "thcode", &xdg, Path::new("/home/u")).unwrap(), PathBuf::from("/x/config/thcode/keys"));
+        for env in [env_of(&[]), env_of(&[("XDG_CONFIG_HOME", "")])] {
+            assert_eq!(key_dir_for(Platform::Linux, "sessiondb", &env, Path::new("/home/u")).unwrap(), PathBuf::from("/home/u/.config/sessiondb/keys"));
+        }
+        assert_eq!(key_dir_for(Platform::MacOs, "sessiondb", &env_of(&[]), Path::new("/Users/u")).unwrap(), PathBuf::from("/Users/u/.config/sessiondb/keys"));
+        let w = key_dir_for(Platform::Windows, "thcode", &env_of(&[("APPDATA", r"C:\Users\u\AppData\Roaming")]), Path::new(r"C:\Users\u")).unwrap();
+        assert_eq!(w.to_string_lossy(), r"C:\Users\u\AppData\Roaming\thcode\keys");
+        let w = key_dir_for(Platform::Windows, "thcode", &env_of(&[]), Path::new(r"C:\Users\u")).unwrap();
+        assert_eq!(w.to_string_lossy(), r"C:\Users\u\AppData\Roaming\thcode\keys");
+        assert_eq!(key_dir_for(Platform::Linux, "a/b", &env_of(&[]), Path::new("/h")).unwrap_err().kind(), crate::ErrorKind::InvalidInput);
     }
 
     #[test]

@@ -118,10 +118,11 @@ fn host_open_settings_keep_the_defaults_they_leave_out() {
     let o = OpenOptions::for_host(Some("/x/s.db".into()), Some("app".into()), KeySource::OsKeyring, Some(5), Some(false));
     assert_eq!((o.path.unwrap().to_str(), o.app.as_str(), o.busy_timeout_ms, o.recover), (Some("/x/s.db"), "app", 5, false));
 
+    use sessiondb::keys::KeyInput;
     let key = [7u8; 32];
-    assert_eq!(format!("{:?}", KeySource::for_host(Some(&key), None, ("key", "keyProvider")).unwrap()), "Bytes(<redacted>)");
+    assert_eq!(format!("{:?}", KeySource::for_host(Some(KeyInput::Bytes(&key)), None, ("key", "keyProvider")).unwrap()), "Bytes(<redacted>)");
     assert_eq!(format!("{:?}", KeySource::for_host(None, None, ("key", "keyProvider")).unwrap()), "OsKeyring");
-    let short = KeySource::for_host(Some(&key[..31]), None, ("key", "keyProvider")).unwrap_err();
+    let short = KeySource::for_host(Some(KeyInput::Bytes(&key[..31])), None, ("key", "keyProvider")).unwrap_err();
     assert_eq!(short.kind(), ErrorKind::InvalidInput);
     struct P;
     impl sessiondb::KeyProvider for P {
@@ -137,6 +138,40 @@ fn host_open_settings_keep_the_defaults_they_leave_out() {
     }
     let p = || Some(std::sync::Arc::new(P) as std::sync::Arc<dyn sessiondb::KeyProvider>);
     assert_eq!(format!("{:?}", KeySource::for_host(None, p(), ("key", "keyProvider")).unwrap()), "Provider(test provider)");
-    let both = KeySource::for_host(Some(&key), p(), ("key", "key_provider")).unwrap_err();
+    let both = KeySource::for_host(Some(KeyInput::Bytes(&key)), p(), ("key", "key_provider")).unwrap_err();
     assert_eq!((both.kind(), both.to_string()), (ErrorKind::InvalidInput, "invalid input: pass either key or key_provider, not both".to_string()));
+}
+
+/// A host's key: the 32 bytes, or the base64 text of a key file (as text or
+/// as its bytes, with the file's trailing newline); anything else is
+/// `InvalidInput` naming the parameter and what is wrong, never the key.
+#[test]
+fn a_host_key_is_bytes_or_the_base64_text_of_a_key_file() {
+    use sessiondb::keys::KeyInput;
+    use sessiondb::{DataKey, ErrorKind};
+    let raw = [7u8; 32];
+    let b64 = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=";
+    assert_eq!(DataKey::from_bytes(&raw).unwrap().to_base64().as_str(), b64);
+    let ok = |k: KeyInput<'_>| k.decode("key").unwrap().expose_bytes().to_vec();
+    assert_eq!(ok(KeyInput::Bytes(&raw)), raw.to_vec());
+    assert_eq!(ok(KeyInput::Text(b64)), raw.to_vec());
+    assert_eq!(ok(KeyInput::Text(&format!("{b64}\n"))), raw.to_vec(), "a key file's trailing newline");
+    assert_eq!(ok(KeyInput::Text(&format!("  {b64}\r\n"))), raw.to_vec());
+    assert_eq!(ok(KeyInput::Bytes(format!("{b64}\n").as_bytes())), raw.to_vec(), "a key file read as bytes");
+    let err = |k: KeyInput<'_>| {
+        let e = k.decode("key").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
+        e.to_string()
+    };
+    assert_eq!(err(KeyInput::Bytes(&raw[..31])), "invalid input: key: 31 bytes, neither the 32-byte data key nor its base64 text (a key file's content)");
+    assert_eq!(err(KeyInput::Bytes(&[0xff; 33])), "invalid input: key: 33 bytes, neither the 32-byte data key nor its base64 text (a key file's content)");
+    assert_eq!(
+        err(KeyInput::Text("not a key!")),
+        "invalid input: key: not the base64 text of a data key (10 characters; a key file holds 44 characters of base64 and a newline) and not 32 bytes"
+    );
+    assert_eq!(err(KeyInput::Text("BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcH")), "invalid input: key: base64 of 30 bytes, a data key is 32 bytes (44 characters of base64)");
+    assert_eq!(err(KeyInput::Text("")), "invalid input: key: base64 of 0 bytes, a data key is 32 bytes (44 characters of base64)");
+    let inner = format!("{}\n{}", &b64[..20], &b64[20..]);
+    assert!(err(KeyInput::Text(&inner)).starts_with("invalid input: key: not the base64 text"), "whitespace inside is refused");
+    assert_eq!(format!("{:?}", KeyInput::Text(b64)), "Text(<44 characters redacted>)");
 }

@@ -20,9 +20,14 @@ fn os_keyring_secret_service() {
         eprintln!("SKIP: not under scripts/with-secret-service.sh (no private Secret Service)");
         return;
     };
+    // Key files of the headless fallback go to a config home of this run.
+    let config = tempfile::tempdir().unwrap();
+    std::env::set_var("XDG_CONFIG_HOME", config.path());
+    std::env::remove_var(sessiondb::keys::NO_KEY_FILE_ENV);
     match mode.as_str() {
         "unlocked" | "existing" => {
             unlocked();
+            a_database_created_without_a_keyring_keeps_its_key_file_once_one_appears(config.path());
             a_key_stored_under_the_libdbus_stores_attributes_is_read_and_found_by_them();
         }
         "locked" => locked(),
@@ -102,11 +107,40 @@ fn a_key_stored_under_the_libdbus_stores_attributes_is_read_and_found_by_them() 
     assert_eq!(KeyringProvider::native(&fresh).unwrap().get_key().unwrap().unwrap(), DataKey::from_base64(b64.trim()).unwrap().expose_bytes().to_vec());
 }
 
+/// A database created while no Secret Service ran (its key went to a key
+/// file) keeps reading that file once a keyring is there: the store records
+/// its key backend (`meta` `key_file`), so it never asks the keyring, and
+/// nothing is written to the keyring.
+fn a_database_created_without_a_keyring_keeps_its_key_file_once_one_appears(config: &std::path::Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    let app = format!("sessiondb-appears-{}", std::process::id());
+    let bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").unwrap();
+    std::env::set_var("DBUS_SESSION_BUS_ADDRESS", format!("unix:path={}", dir.path().join("no-bus").display()));
+    let s = open_os(&db, &app).unwrap();
+    std::env::set_var("DBUS_SESSION_BUS_ADDRESS", bus);
+    assert_eq!(s.key_backend(), "file");
+    let kf = s.key_file().unwrap().to_path_buf();
+    assert!(kf.starts_with(config.join(&app).join("keys")), "{}", kf.display());
+    let id = s.create_session(Some("before the keyring".into()), None).unwrap().id;
+    drop(s);
+    // The keyring answers now: the database still opens with its file.
+    let s = open_os(&db, &app).unwrap();
+    assert_eq!((s.key_backend(), s.key_file()), ("file", Some(kf.as_path())));
+    assert_eq!(s.get_session(&id).unwrap().name.as_deref(), Some("before the keyring"));
+    assert_eq!(KeyringProvider::native(&app).unwrap().get_key().unwrap(), None, "nothing was written to the keyring");
+    // And a new database of that app, with the keyring there, uses the keyring.
+    assert_eq!(open_os(&dir.path().join("new.db"), &app).unwrap().key_backend(), "Secret Service (D-Bus)");
+}
+
 fn locked() {
-    // A fresh database cannot store its key in a locked collection: an error, not a silent key.
+    // A fresh database cannot store its key in a locked collection: an
+    // error, not a silent key, and no key file (locked is not absent).
     let dir = tempfile::tempdir().unwrap();
     let e = open_os(&dir.path().join("sessions.db"), "sessiondb-locked-fresh").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable, "{e}");
+    let config = std::path::PathBuf::from(std::env::var_os("XDG_CONFIG_HOME").unwrap());
+    assert!(!config.join("sessiondb-locked-fresh").exists(), "no key file for a locked keyring");
     // An existing database whose key sits in the locked collection: KeyStoreUnavailable, never RecoveryLocked.
     let Ok(lockdir) = std::env::var("SESSIONDB_LOCKTEST_DIR") else {
         eprintln!("SKIP (part): SESSIONDB_LOCKTEST_DIR unset, the key-behind-a-lock case needs the unlocked run first");
@@ -119,13 +153,23 @@ fn locked() {
     assert_eq!(std::fs::read(&p).unwrap(), before, "nothing changed");
 }
 
+/// A D-Bus session with no Secret Service on it (nothing owns
+/// org.freedesktop.secrets): no credential store, so a new database gets a
+/// key file; with the fallback off, a short KeyStoreUnavailable.
 fn none() {
     let dir = tempfile::tempdir().unwrap();
-    let e = open_os(&dir.path().join("sessions.db"), "sessiondb-none").unwrap_err();
+    let db = dir.path().join("sessions.db");
+    let off = OpenOptions { path: Some(db.clone()), app: "sessiondb-none".into(), key_file_fallback: false, ..Default::default() };
+    let e = SessionStore::open(off).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable, "{e}");
-    let msg = e.to_string();
-    assert!(msg.contains("Secret Service (D-Bus)") && msg.contains("with-secret-service.sh"), "{msg}");
-    // The persistent headless keyring first: the throwaway one loses the key.
-    assert!(msg.contains("see scripts/with-keyring.sh, which keeps its keyring across runs"), "{msg}");
-    assert!(!dir.path().join("sessions.db").exists(), "no database file is created without a key");
+    assert_eq!(
+        e.to_string(),
+        "key store unavailable: Secret Service (D-Bus): not running (nothing provides org.freedesktop.secrets on the D-Bus session bus). \
+         Pass the key yourself (CLI --key-file FILE, made by `sessiondb key init --file FILE`; hosts: the `key` option), or allow the key file (unset SESSIONDB_NO_KEY_FILE)"
+    );
+    assert!(!db.exists(), "no database file is created without a key");
+    let s = open_os(&db, "sessiondb-none").unwrap();
+    assert_eq!(s.key_backend(), "file");
+    let config = std::path::PathBuf::from(std::env::var_os("XDG_CONFIG_HOME").unwrap());
+    assert!(s.key_file().unwrap().starts_with(config.join("sessiondb-none/keys")));
 }

@@ -43,7 +43,9 @@ impl KeyProvider for FileKeyProvider {
 
 fn key_source(mode: &str, keyfile: &Path) -> KeySource {
     match mode {
-        "keyring" => KeySource::OsKeyring,
+        // "file": the OS keyring on a machine without one (the children's
+        // D-Bus address names no socket): the headless key-file fallback.
+        "keyring" | "file" => KeySource::OsKeyring,
         "provider" => KeySource::Provider(Arc::new(FileKeyProvider(keyfile.to_path_buf()))),
         "bytes" => KeySource::Bytes(DataKey::from_bytes(&[7u8; 32]).unwrap()),
         other => panic!("unknown key mode {other}"),
@@ -139,6 +141,7 @@ impl Round {
                     .env("STRESS_MARK", self.dir.path().join(format!("child{i}")))
                     // The per-app key-creation lock lives in the default state dir.
                     .env("XDG_STATE_HOME", self.dir.path().join("xdg"))
+                    .envs(self.headless_env())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
                     .spawn()
@@ -147,11 +150,37 @@ impl Round {
             .collect()
     }
 
+    /// The environment of a machine with no credential store (mode "file"):
+    /// no D-Bus socket, and a config home of the round's own.
+    fn headless_env(&self) -> Vec<(&'static str, PathBuf)> {
+        if self.mode != "file" {
+            return Vec::new();
+        }
+        vec![
+            ("DBUS_SESSION_BUS_ADDRESS", PathBuf::from(format!("unix:path={}", self.dir.path().join("no-bus").display()))),
+            ("XDG_CONFIG_HOME", self.dir.path().join("config")),
+        ]
+    }
+
+    /// The key files of mode "file".
+    fn key_files(&self) -> Vec<PathBuf> {
+        let dir = self.dir.path().join("config").join(&self.app).join("keys");
+        std::fs::read_dir(dir).map(|r| r.map(|e| e.unwrap().path()).collect()).unwrap_or_default()
+    }
+
     fn go(&self) {
         std::fs::write(&self.go, b"").unwrap();
     }
 
+    /// Open the round's database here. Mode "file": with the one key file
+    /// there must be (this process may have a keyring).
     fn open(&self) -> Result<SessionStore> {
+        if self.mode == "file" {
+            let files = self.key_files();
+            assert_eq!(files.len(), 1, "one key file for one new database: {files:?}");
+            let key = sessiondb::keys::read_key_file(&files[0])?.expect("the key file");
+            return SessionStore::open(OpenOptions::at(&self.db, KeySource::Bytes(key)));
+        }
         SessionStore::open(options(&self.db, self.mode, &self.app, &self.keyfile))
     }
 }
@@ -241,6 +270,15 @@ fn sixteen_processes_starting_at_once_with_the_os_keyring_all_succeed_with_one_k
     }
     let n = rounds(2);
     start_up_rounds("keyring", n, n.div_ceil(2));
+}
+
+/// The headless fallback: 16 processes creating one new database at once on
+/// a machine without a credential store end with one key file, and every
+/// one of them (and every later process) opens with it.
+#[test]
+fn sixteen_processes_starting_at_once_with_no_keyring_all_succeed_with_one_key_file() {
+    let n = rounds(2);
+    start_up_rounds("file", n, n.div_ceil(2));
 }
 
 /// Issue case 1 exactly: two processes on a fresh path with the OS keyring,

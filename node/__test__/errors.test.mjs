@@ -52,7 +52,7 @@ test('a provider without a key for an existing database is RecoveryLockedError, 
 })
 
 test('invalid input: short key, key and provider together', async () => {
-  await assert.rejects(sdb.SessionStore.open({ path: tempDb(), key: Buffer.alloc(5) }), (e) => e instanceof sdb.InvalidInputError && e.message === 'invalid input: a data key is 32 bytes, got 5')
+  await assert.rejects(sdb.SessionStore.open({ path: tempDb(), key: Buffer.alloc(5) }), (e) => e instanceof sdb.InvalidInputError && e.message === "invalid input: key: 5 bytes, neither the 32-byte data key nor its base64 text (a key file's content)")
   await assert.rejects(sdb.SessionStore.open({ path: tempDb(), key: KEY, keyProvider: new MemoryKeyProvider() }), sdb.InvalidInputError)
 })
 

@@ -62,13 +62,17 @@ pub struct KeyProvider {
     pub backend_name: Option<String>,
 }
 
-/// How to open a store. Key: `key` (32 bytes), else `keyProvider`, else the OS keyring.
+/// How to open a store. Key: `key` (32 bytes, or the base64 text of a key
+/// file as a string or its bytes), else `keyProvider`, else the OS keyring.
 #[napi(object, object_to_js = false)]
 #[derive(Default)]
 pub struct OpenOptions {
     /// Database file; default: the default path for `app`.
     pub path: Option<String>,
-    pub key: Option<napi::bindgen_prelude::Buffer>,
+    /// The data key: its 32 bytes, or the base64 text of a key file (a
+    /// string, or a Buffer read from the file); anything else is InvalidInputError.
+    #[napi(ts_type = "Buffer | Uint8Array | string")]
+    pub key: Option<napi::Either<napi::bindgen_prelude::Uint8Array, String>>,
     pub key_provider: Option<KeyProvider>,
     pub app: Option<String>,
     /// Milliseconds a write waits for another writer (a whole number; default 10,000).

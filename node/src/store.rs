@@ -22,7 +22,8 @@ pub struct SessionStore {
 
 #[napi]
 impl SessionStore {
-    /// Open (creating if needed) a store. Key: `options.key` (32 bytes),
+    /// Open (creating if needed) a store. Key: `options.key` (32 bytes, or
+    /// the base64 text of a key file as a string or Buffer),
     /// else `options.keyProvider`, else the OS keyring. (`index.js` exposes
     /// it as `SessionStore.open`, with errors as SessionDBError subclasses.) Rejects with
     /// RecoveryLockedError, KeyMismatchError, KeyStoreUnavailableError,
@@ -40,7 +41,11 @@ fn core_options(options: Option<OpenOptions>) -> napi::Result<sessiondb::OpenOpt
     let provider = o.key_provider.map(|p| -> Arc<dyn sessiondb::KeyProvider> {
         Arc::new(JsKeyProvider { get: p.get_key, set: p.set_key, backend: p.backend_name.unwrap_or_else(|| "JS key provider".into()) })
     });
-    let key = KeySource::for_host(o.key.as_deref(), provider, ("key", "keyProvider")).map_err(to_napi)?;
+    let key = o.key.as_ref().map(|k| match k {
+        napi::Either::A(bytes) => sessiondb::keys::KeyInput::Bytes(bytes),
+        napi::Either::B(text) => sessiondb::keys::KeyInput::Text(text),
+    });
+    let key = KeySource::for_host(key, provider, ("key", "keyProvider")).map_err(to_napi)?;
     let busy = o.busy_timeout_ms.map(|v| crate::records::int(v, "busyTimeoutMs")).transpose().map_err(to_napi)?;
     Ok(sessiondb::OpenOptions::for_host(o.path.map(Into::into), o.app, key, busy, o.recover))
 }

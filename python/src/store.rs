@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyType;
+use sessiondb::keys::KeyInput;
 use sessiondb::{KeySource, OpenOptions};
 
 use crate::errors::py_err;
@@ -44,7 +45,8 @@ impl SessionStore {
 #[pymethods]
 impl SessionStore {
     /// Open (creating if needed) the store at `path` (None = the default
-    /// path for `app`). Key: `key` (32 bytes) or `key_provider` (an object
+    /// path for `app`). Key: `key` (32 bytes, or the base64 text of a key
+    /// file as str or bytes) or `key_provider` (an object
     /// with `get_key() -> bytes | None` and `set_key(key: bytes)`), else the
     /// OS keyring. Raises RecoveryLockedError, KeyMismatchError,
     /// KeyStoreUnavailableError, CorruptError, IoError, InvalidInputError.
@@ -53,7 +55,7 @@ impl SessionStore {
     fn new(
         py: Python<'_>,
         path: Option<PathBuf>,
-        key: Option<std::borrow::Cow<'_, [u8]>>,
+        key: Option<Bound<'_, PyAny>>,
         key_provider: Option<Py<PyAny>>,
         app: &str,
         busy_timeout_ms: u64,
@@ -61,7 +63,27 @@ impl SessionStore {
     ) -> PyResult<Self> {
         let provider = Self::provider(py, key_provider)?;
         let shared = provider.clone().map(|p| p as Arc<dyn sessiondb::KeyProvider>);
-        let key = KeySource::for_host(key.as_deref(), shared, ("key", "key_provider")).map_err(py_err(py))?;
+        // `key`: bytes-like (the 32 key bytes, or a key file read as bytes)
+        // or str (the key file's base64 text); the core decodes both.
+        let text: Option<String> = match &key {
+            Some(k) if k.is_instance_of::<pyo3::types::PyString>() => Some(k.extract()?),
+            _ => None,
+        };
+        let bytes = match (&key, &text) {
+            (Some(k), None) => Some(k.extract::<std::borrow::Cow<'_, [u8]>>().map_err(|_| {
+                let ty = k.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+                py_err(py)(sessiondb::Error::invalid(format!(
+                    "key: expected bytes (the 32-byte data key) or str (the base64 text of a key file), got {ty}"
+                )))
+            })?),
+            _ => None,
+        };
+        let input = match (&text, &bytes) {
+            (Some(t), _) => Some(KeyInput::Text(t)),
+            (None, Some(b)) => Some(KeyInput::Bytes(b)),
+            (None, None) => None,
+        };
+        let key = KeySource::for_host(input, shared, ("key", "key_provider")).map_err(py_err(py))?;
         let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, ..Default::default() };
         Self::opened(py, py.detach(|| sessiondb::SessionStore::open(opts)), provider)
     }

@@ -72,7 +72,7 @@ def test_provider_without_key_for_existing_db_is_recovery_locked(db_path):
 def test_invalid_input(tmp_path):
     with pytest.raises(sessiondb.InvalidInputError) as ei:
         sessiondb.SessionStore(str(tmp_path / "x.db"), key=b"short")
-    assert str(ei.value) == "invalid input: a data key is 32 bytes, got 5"
+    assert str(ei.value) == "invalid input: key: 5 bytes, neither the 32-byte data key nor its base64 text (a key file's content)"
     assert isinstance(ei.value, ValueError)
     with pytest.raises(sessiondb.InvalidInputError):
         sessiondb.SessionStore(str(tmp_path / "x.db"), key=KEY, key_provider=MemoryKeyProvider())

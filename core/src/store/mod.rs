@@ -79,6 +79,23 @@ pub struct OpenOptions {
     /// over this handle's open operations and fences it out. Unused by SQLite,
     /// whose owners hold a file lock for their whole life.
     pub lease_ms: u64,
+    /// With [`KeySource::OsKeyring`] and no credential store on this
+    /// machine (no D-Bus session bus or no Secret Service on it; never a
+    /// locked or denying one), create a new database's key in a key file
+    /// under the user's config home (`~/.config/<app>/keys/`, see
+    /// [`crate::keys`]) with a warning, instead of failing with
+    /// `KeyStoreUnavailable` (default true). The environment variable
+    /// `SESSIONDB_NO_KEY_FILE=1` turns it off too. Databases whose key is
+    /// in a key file open with it either way.
+    pub key_file_fallback: bool,
+    /// With [`KeySource::OsKeyring`] and a **new** database: keep its key in
+    /// this existing key file (`<key dir>/<id>.key`, the
+    /// [`SessionStore::key_file_id`] of another store) instead of the
+    /// keyring or a new file, so both databases share one key (`sessiondb
+    /// copy` to a new destination). Ignored for a database that exists (its
+    /// `meta` decides). Default `None`. Errors at open: `InvalidInput` when
+    /// that key file does not exist.
+    pub key_file_id: Option<String>,
 }
 
 /// Largest [`OpenOptions::busy_timeout_ms`]: `i32::MAX` milliseconds (about
@@ -104,6 +121,8 @@ impl Default for OpenOptions {
             recover: true,
             compress: true,
             lease_ms: DEFAULT_LEASE_MS,
+            key_file_fallback: true,
+            key_file_id: None,
         }
     }
 }
@@ -129,6 +148,8 @@ impl OpenOptions {
             recover: recover.unwrap_or(d.recover),
             compress: d.compress,
             lease_ms: d.lease_ms,
+            key_file_fallback: d.key_file_fallback,
+            key_file_id: d.key_file_id,
         }
     }
 }
@@ -139,6 +160,8 @@ pub struct SessionStore {
     key: DataKey,
     path: PathBuf,
     key_backend: String,
+    /// The key file holding the data key (key backend `file`).
+    key_file: Option<PathBuf>,
     instance_id: String,
     envelope_json: String,
     /// Seal contents with compression ([`OpenOptions::compress`]).
@@ -232,17 +255,17 @@ impl SessionStore {
             let b: &dyn Backend = b;
             Ok(!matches!(b.read(|r| r.meta("key_check"))?, Sealed::Absent))
         };
+        let resolve = |b: &PgBackend| -> Result<keys::ResolvedKey> {
+            let state = key_state(b, has_key_check(b)?)?;
+            let resolved = keys::resolve_key(&opts.key, &opts.app, &state, keys::key_file_fallback_allowed(opts.key_file_fallback), timeout)?;
+            verify_or_init_key_check(b as &dyn Backend, &resolved)?;
+            Ok(resolved)
+        };
         let resolved = if has_key_check(&backend)? {
-            let resolved = keys::resolve_key(&opts.key, &opts.app, true, timeout)?;
-            verify_or_init_key_check(&backend as &dyn Backend, &resolved.key, &resolved.backend)?;
-            resolved
+            resolve(&backend)?
         } else {
-            backend.with_first_open_lock(|| {
-                // Another client may have initialised it while we waited.
-                let resolved = keys::resolve_key(&opts.key, &opts.app, has_key_check(&backend)?, timeout)?;
-                verify_or_init_key_check(&backend as &dyn Backend, &resolved.key, &resolved.backend)?;
-                Ok(resolved)
-            })?
+            // Another client may have initialised it while we waited.
+            backend.with_first_open_lock(|| resolve(&backend))?
         };
         backend.register_owner(opts.lease_ms)?;
         Self::assemble(Box::new(backend), resolved, PathBuf::from(pg::redact(url)), instance_id, opts)
@@ -262,6 +285,7 @@ impl SessionStore {
             key: resolved.key,
             path,
             key_backend: resolved.backend,
+            key_file: resolved.key_file,
             envelope_json: serde_json::json!({ "v": 1, "owner": instance_id }).to_string(),
             instance_id,
             compress: opts.compress,
@@ -288,9 +312,23 @@ impl SessionStore {
         &self.instance_id
     }
 
-    /// Which key backend the data key came from.
+    /// Which key backend the data key came from: the credential store's
+    /// name (`Secret Service (D-Bus)`...), `file` (a key file:
+    /// [`key_file`](Self::key_file)), `host-provided key bytes`, or the key
+    /// provider's `backend_name`.
     pub fn key_backend(&self) -> &str {
         &self.key_backend
+    }
+
+    /// The key file holding the data key, when [`key_backend`](Self::key_backend) is `file`.
+    pub fn key_file(&self) -> Option<&Path> {
+        self.key_file.as_deref()
+    }
+
+    /// The id of [`key_file`](Self::key_file) (its name without `.key`), for
+    /// [`OpenOptions::key_file_id`].
+    pub fn key_file_id(&self) -> Option<&str> {
+        self.key_file.as_deref().and_then(|p| p.file_stem()).and_then(|s| s.to_str())
     }
 
     /// The report of the recovery pass run at open.
@@ -340,6 +378,7 @@ impl SessionStore {
         Ok(StoreStats {
             path: self.path.to_string_lossy().into_owned(),
             key_backend: self.key_backend.clone(),
+            key_file: self.key_file.as_ref().map(|p| p.to_string_lossy().into_owned()),
             schema_version,
             sessions: n.sessions,
             transcript_entries: n.transcript_entries,
@@ -394,12 +433,16 @@ pub(crate) use crate::backend::lock;
 fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(SqliteBackend, keys::ResolvedKey)> {
     let timeout = opts.busy_timeout_ms;
     let connect = || SqliteBackend::connect(path, timeout, instance_id);
+    let fallback = keys::key_file_fallback_allowed(opts.key_file_fallback);
     let init = |b: SqliteBackend, resolved: keys::ResolvedKey| -> Result<(SqliteBackend, keys::ResolvedKey)> {
         b.migrate()?;
-        verify_or_init_key_check(&b as &dyn Backend, &resolved.key, &resolved.backend)?;
+        verify_or_init_key_check(&b as &dyn Backend, &resolved)?;
         Ok((b, resolved))
     };
-    let finish = |b: SqliteBackend, has_data: bool| init(b, keys::resolve_key(&opts.key, &opts.app, has_data, timeout)?);
+    let finish = |b: SqliteBackend, has_data: bool| {
+        let state = if has_data { key_state(&b, true)? } else { keys::DbKeyState { has_data: false, key_file_id: opts.key_file_id.clone() } };
+        init(b, keys::resolve_key(&opts.key, &opts.app, &state, fallback, timeout)?)
+    };
     let exists = || std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
     if exists() {
         let b = connect()?;
@@ -419,15 +462,29 @@ fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(
         finish(b, false)
     } else {
         // No file until the key is in hand: a missing or locked key store creates nothing.
-        let resolved = keys::resolve_key(&opts.key, &opts.app, false, timeout)?;
+        let resolved = keys::resolve_key(&opts.key, &opts.app, &keys::DbKeyState { has_data: false, key_file_id: opts.key_file_id.clone() }, fallback, timeout)?;
         init(connect()?, resolved)
     }
 }
 
-/// Check `key` against the stored key-check value, or store one (a new
-/// database). Errors: `KeyMismatch`; `Corrupt` for a stored value that is
-/// no envelope.
-fn verify_or_init_key_check(backend: &(dyn Backend + 'static), key: &DataKey, key_backend: &str) -> Result<()> {
+/// What an initialised database says of its key before the key is read:
+/// its `meta` `key_file` id (its key is in that key file).
+/// Errors: `Corrupt` for a `key_file` value that is not text.
+fn key_state(backend: &(dyn Backend + 'static), has_data: bool) -> Result<keys::DbKeyState> {
+    let key_file_id = match backend.read(|r| r.meta(keys::KEY_FILE_META))? {
+        Sealed::Absent => None,
+        Sealed::Bytes(b) => Some(String::from_utf8(b).map_err(|_| Error::corrupt("the `key_file` meta value is not text"))?),
+        Sealed::NotBytes(ty) => return Err(Error::corrupt(format!("the `key_file` meta value is a {ty}, not text"))),
+    };
+    Ok(keys::DbKeyState { has_data, key_file_id })
+}
+
+/// Check the resolved key against the stored key-check value, or store one
+/// (a new database), with the id of the key file it created (`meta`
+/// `key_file`) in the same transaction. Errors: `KeyMismatch`; `Corrupt`
+/// for a stored value that is no envelope.
+fn verify_or_init_key_check(backend: &(dyn Backend + 'static), resolved: &keys::ResolvedKey) -> Result<()> {
+    let (key, key_backend) = (&resolved.key, &resolved.backend);
     let verify = |stored: Sealed| -> Result<bool> {
         let bytes = match stored {
             Sealed::Absent => return Ok(false),
@@ -453,6 +510,9 @@ fn verify_or_init_key_check(backend: &(dyn Backend + 'static), key: &DataKey, ke
         }
         let field = crypto::encrypt_field(key, KEY_CHECK_RECORD, KEY_CHECK_PLAINTEXT);
         w.put_meta("key_check", &field.to_json(), false)?;
+        if let Some(id) = &resolved.new_key_file_id {
+            w.put_meta(keys::KEY_FILE_META, id, false)?;
+        }
         w.put_meta("created_at", &now_ms().to_string(), false)
     })
 }

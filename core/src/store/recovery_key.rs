@@ -49,8 +49,12 @@ impl SessionStore {
                 Error::KeyMismatch { .. } => Error::KeyMismatch { backend: "the recovery key (it belongs to another database)".into() },
                 other => other,
             })?;
+        let key_file_id = match check.read(|r, _| r.meta(keys::KEY_FILE_META))? {
+            crate::backend::Sealed::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+            _ => None,
+        };
         check.close();
-        keys::store_imported_key(&opts.key, &opts.app, &key)?;
+        keys::store_imported_key(&opts.key, &opts.app, &key, key_file_id.as_deref())?;
         SessionStore::open(OpenOptions { path: Some(location), ..opts })
     }
 }

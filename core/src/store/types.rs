@@ -369,8 +369,10 @@ impl WorkspaceFilter {
 pub struct StoreStats {
     /// Database file path.
     pub path: String,
-    /// The key backend the data key came from.
+    /// The key backend the data key came from (`file` for a key file).
     pub key_backend: String,
+    /// The key file holding the data key, when `key_backend` is `file`.
+    pub key_file: Option<String>,
     /// `PRAGMA user_version`.
     pub schema_version: u32,
     /// Number of sessions.

@@ -391,7 +391,12 @@ class StoreStats:
         """Database file path (a PostgreSQL store: its URL without the password)."""
     @property
     def key_backend(self) -> str:
-        """The key backend the data key came from."""
+        """The key backend the data key came from (`file`: a key file, see `key_file`)."""
+    @property
+    def key_file(self) -> Optional[str]:
+        """The key file holding the data key when `key_backend` is `file` (a
+        machine without an OS credential store); else none.
+        """
     @property
     def schema_version(self) -> int:
         """The schema version (SQLite `PRAGMA user_version`)."""
@@ -1101,7 +1106,7 @@ class SessionStore:
         cls,
         path: Union[str, "os.PathLike[str]", None] = None,
         *,
-        key: Optional[bytes] = None,
+        key: Union[bytes, str, None] = None,
         key_provider: Any = None,
         app: str = "sessiondb",
         busy_timeout_ms: int = 10000,

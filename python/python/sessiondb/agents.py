@@ -112,7 +112,8 @@ class SessionDBSession:
 
     * ``session_id``: the sessiondb session id (created on first use).
     * ``path``: database file; ``None`` is the default store of the OS user.
-    * ``key``: 32 key bytes; ``None`` uses the OS credential store.
+    * ``key``: 32 key bytes, or a key file's base64 text (``str``); ``None`` uses the OS
+      credential store (on a machine without one: a key file, with a warning).
     * ``store``: an open :class:`SessionStore` to share instead of ``path``/``key``.
     * ``window``: the model's raw context window in tokens. With it,
       ``get_items`` returns the active context (DESIGN.md "Context
@@ -128,7 +129,7 @@ class SessionDBSession:
         self,
         session_id: str,
         path: Optional[str] = None,
-        key: Optional[bytes] = None,
+        key: Union[bytes, str, None] = None,
         window: Optional[int] = None,
         *,
         model: Optional[str] = None,

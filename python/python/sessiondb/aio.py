@@ -25,8 +25,12 @@ from typing import Any, AsyncIterator, Callable, List, Tuple
 
 from ._native import EntryMeta, SessionStore, TranscriptEntry
 
-# Methods that answer from memory, without disk or crypto: called directly.
-_IMMEDIATE = frozenset({"path", "instance_id", "key_backend", "open_recovery_report"})
+# Methods that answer from memory, without disk or crypto: called directly
+# (keep in step with IMMEDIATE in python/scripts/aio_stub.py, which writes
+# aio.pyi, the typed signatures of every method installed below).
+_IMMEDIATE = frozenset({"open_recovery_report"})
+# Written here by hand (or not offered): not installed from SessionStore.
+_HAND_WRITTEN = frozenset({"open_default", "close", "get_transcript", "get_transcript_with_meta", "iter_transcript"})
 # Entries converted to Python objects per worker call. The conversion holds
 # the GIL (the native read itself does not), so a 10,000-entry page is read
 # as several calls and the event loop runs between them.
@@ -38,7 +42,11 @@ class AsyncSessionStore:
 
     Every store method is available as a coroutine with the same arguments
     and result (``await store.get_transcript(sid)``); properties that need no
-    I/O (``path``, ``instance_id``, ``key_backend``) are plain attributes.
+    I/O (``path``, ``instance_id``, ``key_backend``, ``closed``) are plain
+    attributes. The methods are installed from :class:`SessionStore` at
+    import; their types are in ``aio.pyi`` (written from the sync stub by
+    python/scripts/aio_stub.py), so ``mypy --strict`` checks async calls as
+    it checks sync ones.
     """
 
     def __init__(self, store: SessionStore) -> None:
@@ -53,17 +61,6 @@ class AsyncSessionStore:
     def sync(self) -> SessionStore:
         """The synchronous store underneath."""
         return self._store
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._store, name)
-        if name in _IMMEDIATE or not callable(attr):
-            return attr
-
-        @functools.wraps(attr)
-        async def call(*args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(attr, *args, **kwargs)
-
-        return call
 
     async def _paged(self, read: Callable[[str, int, int], List[Any]], session_id: str, from_seq: int, limit: int) -> List[Any]:
         if limit <= 0 or limit > 10_000:
@@ -109,5 +106,41 @@ class AsyncSessionStore:
     async def __aexit__(self, *_exc: object) -> None:
         await self.close()
 
+
+def _install() -> None:
+    """Give AsyncSessionStore every public method and property of
+    SessionStore: properties read through, ``_IMMEDIATE`` methods are called
+    directly, every other method becomes a coroutine run in a worker thread
+    (its signature and docstring are the sync method's: ``functools.wraps``)."""
+
+    def prop(name: str) -> property:
+        return property(lambda self: getattr(self._store, name), doc=getattr(SessionStore, name).__doc__)
+
+    def immediate(name: str, method: Any) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def call(self: AsyncSessionStore, *args: Any, **kwargs: Any) -> Any:
+            return getattr(self._store, name)(*args, **kwargs)
+
+        return call
+
+    def coroutine(name: str, method: Any) -> Callable[..., Any]:
+        @functools.wraps(method)
+        async def call(self: AsyncSessionStore, *args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(getattr(self._store, name), *args, **kwargs)
+
+        return call
+
+    for name, method in vars(SessionStore).items():
+        if name.startswith("_") or name in _HAND_WRITTEN or name in vars(AsyncSessionStore):
+            continue
+        if not callable(method):  # a getter (path, instance_id, key_backend, closed)
+            setattr(AsyncSessionStore, name, prop(name))
+        elif name in _IMMEDIATE:
+            setattr(AsyncSessionStore, name, immediate(name, method))
+        else:
+            setattr(AsyncSessionStore, name, coroutine(name, method))
+
+
+_install()
 
 __all__ = ["AsyncSessionStore"]

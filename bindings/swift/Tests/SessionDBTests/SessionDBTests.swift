@@ -775,3 +775,23 @@ extension SessionDBTests {
         try expectEqual(results[0].1, try J.parse(#"{"stdout":"","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false,"backgroundTaskId":"bae407b"}"#))
     }
 }
+
+extension SessionDBTests {
+    /// the key as the base64 text of a key file opens the store (issue 27)
+    func testTheKeyAsTheBase64TextOfAKeyFileOpensTheStore() throws {
+        let path = tempDb()
+        let text = key9.base64EncodedString() + "\n"
+        let id: String = try {
+            let store = try SessionStore.openWithKey(path: path, key: key9)
+            defer { store.close() }
+            return try store.createSession(name: "k").id
+        }()
+        let byText = try SessionStore.openWithKeyText(path: path, key: text)
+        try expectEqual(try byText.getSession(id: id).name, "k")
+        byText.close()
+        let byFileBytes = try SessionStore.openWithKey(path: path, key: Data(text.utf8))
+        try expectEqual(try byFileBytes.getSession(id: id).name, "k")
+        byFileBytes.close()
+        try expectError("InvalidInput") { try SessionStore.openWithKeyText(path: path, key: "not a key!") }
+    }
+}

@@ -80,4 +80,19 @@ class CopyKeyTest {
         assertArrayEquals(key, device.stored)
         assertThrows<SessionDbException.Conflict> { importRecoveryKey(keyText, db, MemoryKeyProvider(ByteArray(32) { 3 })) }
     }
+
+    /** The key as the base64 text of a key file (issue 27): `openWithKeyText`, or its bytes to `openWithKey`. */
+    @Test
+    fun theKeyAsTheBase64TextOfAKeyFileOpensTheStore() {
+        val path = tempDb()
+        val text = java.util.Base64.getEncoder().encodeToString(key) + "\n"
+        val id = SessionStore.openWithKey(path, key).use { it.createSession("k", null).id }
+        SessionStore.openWithKeyText(path, text).use { assertEquals("k", it.getSession(id).name) }
+        SessionStore.openWithKey(path, text.toByteArray()).use { assertEquals("k", it.getSession(id).name) }
+        val e = assertThrows<SessionDbException.InvalidInput> { SessionStore.openWithKeyText(path, "not a key!") }
+        assertEquals(
+            "invalid input: key: not the base64 text of a data key (10 characters; a key file holds 44 characters of base64 and a newline) and not 32 bytes",
+            e.detail,
+        )
+    }
 }
