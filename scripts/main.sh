@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The main job end to end on real input: installs what is needed, builds the
-# CLI, imports real agent session files into the default store (OS credential
-# store: a real Secret Service, see scripts/sessiondb.sh) and lists them,
-# then shows one session's context meter and exports it back to JSONL.
+# CLI, imports real agent session files into the default store (the OS
+# keyring, or a key file on a headless machine: scripts/sessiondb.sh) and lists
+# them, then shows one session's context meter and exports it back to JSONL.
 #
 # Usage: scripts/main.sh [PATH...]
 #   PATH: session files or trees, e.g. ~/.codex/sessions ~/.claude/projects
-#         .thclaws/sessions. Default: those of them that exist, plus the real
-#         sample files in ../shared/samples when present. When there is none
-#         (a bare machine), a short demo runs in a temporary demo database
-#         (create, append, meter, compact, export) and says how to import.
+#         .thclaws/sessions. Default: `sessiondb import --auto` (every agent's
+#         standard location), plus the real sample files in ../shared/samples
+#         when present. When there is none (a bare machine), a short demo runs
+#         in a temporary demo database (create, append, meter, compact,
+#         export) and says how to import.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 S="$ROOT/scripts/sessiondb.sh"
@@ -51,7 +52,15 @@ echo "+ sessiondb path";             "$S" path
 # import exits 7 (a file failed) or 2 (a named file is not a session file) after
 # its whole report: still list what was imported, then exit with that status.
 import_rc=0
-echo "+ sessiondb import ${paths[*]}"; "$S" import "${paths[@]}" || import_rc=$?
+if [ $# -eq 0 ]; then
+  # No paths named: every agent's standard location (the core's list), then the samples.
+  echo "+ sessiondb import --auto"; "$S" import --auto || import_rc=$?
+  if [ -d "$ROOT/../shared/samples" ]; then
+    echo "+ sessiondb import $ROOT/../shared/samples"; "$S" import "$ROOT/../shared/samples" || import_rc=$?
+  fi
+else
+  echo "+ sessiondb import ${paths[*]}"; "$S" import "${paths[@]}" || import_rc=$?
+fi
 echo "+ sessiondb list --all";       "$S" list --all --limit 20
 # The most recently active session that has entries (a header-only file imports as an empty one).
 id="$("$S" --json list --all --limit 50 | python3 -c 'import json,sys; r=[s for s in json.load(sys.stdin) if s.get("entry_count")]; print(r[0]["id"] if r else "")')"
