@@ -398,6 +398,17 @@ impl Drop for EncryptedWriter {
     }
 }
 
+/// Options creating a file readable by its owner only (0600 on Unix).
+fn private() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o
+}
+
 fn sync_dir(root: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
@@ -452,7 +463,7 @@ impl Directory for EncryptedDirectory {
 
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
         let full = self.root.join(path);
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&full).map_err(|e| {
+        let mut file = private().write(true).create_new(true).open(&full).map_err(|e| {
             if e.kind() == io::ErrorKind::AlreadyExists {
                 OpenWriteError::FileAlreadyExists(path.to_path_buf())
             } else {
@@ -492,7 +503,7 @@ impl Directory for EncryptedDirectory {
         crypto::random_bytes(&mut r);
         let tmp = self.root.join(format!("{}.tmp-{}", file_name(path).replace('/', "_"), r.iter().map(|b| format!("{b:02x}")).collect::<String>()));
         let res = (|| {
-            let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+            let mut f = private().write(true).create_new(true).open(&tmp)?;
             f.write_all(&sealed)?;
             f.sync_all()?;
             std::fs::rename(&tmp, self.root.join(path))?;
@@ -509,7 +520,7 @@ impl Directory for EncryptedDirectory {
     }
 
     fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
-        let f = OpenOptions::new()
+        let f = private()
             .create(true)
             .truncate(false)
             .write(true)

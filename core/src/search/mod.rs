@@ -202,8 +202,13 @@ pub(crate) fn index_dir(store: &SessionStore) -> Result<PathBuf> {
 
 fn lock_file(root: &Path) -> Result<File> {
     crate::paths::ensure_private_dir(root)?;
-    std::fs::OpenOptions::new()
-        .create(true)
+    let mut o = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o.create(true)
         .truncate(false)
         .write(true)
         .open(root.join("search.lock"))
