@@ -88,10 +88,9 @@ pub fn run(g: &Global, a: &SearchArgs) -> Result<(), Failure> {
         limit: Some(a.limit),
         cursor: a.cursor.clone(),
         sessions: a.sessions,
-        offsets: if g.json { offsets } else { OffsetUnit::Utf8 },
         ..Default::default()
     };
-    let r = s.search(&query, &opts)?;
+    let r = s.search_in_units(&query, &opts, if g.json { offsets } else { OffsetUnit::Utf8 })?;
     if g.json {
         print_results_json(&r);
     } else {

@@ -177,7 +177,7 @@ fn fixed_queries_give_exact_hits() {
 fn highlights_in_each_host_unit() {
     let c = corpus();
     for (unit, want) in [(OffsetUnit::Utf8, (37u32, 42u32)), (OffsetUnit::CodePoint, (18, 23)), (OffsetUnit::Utf16, (19, 24))] {
-        let r = c.store.search("retry", &SearchOptions { offsets: unit, ..Default::default() }).unwrap();
+        let r = c.store.search_in_units("retry", &SearchOptions::default(), unit).unwrap();
         let h = r.hits.iter().find(|h| h.snippet.starts_with("数据库")).unwrap();
         assert_eq!(h.snippet, "数据库迁移失败了 😀 please retry");
         assert_eq!((h.highlights[0].start, h.highlights[0].end), want, "{unit:?}");

@@ -82,8 +82,6 @@ pub struct SearchOptions {
     /// The path `workspace:current` and `workspace:other` compare with
     /// (default: the process's current directory).
     pub workspace_path: Option<String>,
-    /// Highlight offset unit (default UTF-8 bytes).
-    pub offsets: OffsetUnit,
     /// Snippet length in characters (default [`DEFAULT_SNIPPET_CHARS`], 20..=2000).
     pub snippet_chars: Option<u32>,
 }
@@ -114,7 +112,10 @@ pub struct SearchHit {
     pub field: String,
     /// A window of that text (control characters shown as spaces, `…` where cut).
     pub snippet: String,
-    /// The matches in `snippet`, in [`SearchOptions::offsets`] units.
+    /// The matches in `snippet`: UTF-8 byte offsets from
+    /// [`SessionStore::search`], the host's string indexing from
+    /// [`SessionStore::search_in_units`] (Python: code points; JavaScript,
+    /// Kotlin, Swift: UTF-16 code units).
     pub highlights: Vec<Highlight>,
 }
 
@@ -874,6 +875,12 @@ impl SessionStore {
     /// of range, a workspace filter without a usable path; `Io` when the
     /// index folder cannot be written; the store's own errors (`Closed`, `Busy`).
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<SearchResults> {
+        self.search_in_units(query, options, OffsetUnit::Utf8)
+    }
+
+    /// [`search`](Self::search) with highlight offsets in `unit` (each host
+    /// its own string indexing). Errors: as `search`.
+    pub fn search_in_units(&self, query: &str, options: &SearchOptions, unit: OffsetUnit) -> Result<SearchResults> {
         let parsed = query::parse(query, crate::store::now_ms())?;
         let limit = options.limit.unwrap_or(DEFAULT_LIMIT);
         if limit == 0 || limit > MAX_LIMIT {
@@ -915,7 +922,7 @@ impl SessionStore {
         let mut attempt = 0;
         loop {
             match self.search_once(&parsed, &sessions_in, options, limit, offset) {
-                Ok(found) => return self.finish(found, options, chars as usize, offset, limit, &qhash),
+                Ok(found) => return self.finish(found, unit, chars as usize, offset, limit, &qhash),
                 Err(e) if attempt == 0 && !matches!(e, Error::InvalidInput { .. } | Error::Closed | Error::Busy { .. }) => {
                     attempt += 1;
                     self.discard_search_index()?;
@@ -975,7 +982,7 @@ impl SessionStore {
     }
 
     /// Snippets and highlights for the hits, read from the store.
-    fn finish(&self, found: (Vec<(String, u64, f64)>, u64, Marks), options: &SearchOptions, chars: usize, offset: u64, limit: u32, qhash: &str) -> Result<SearchResults> {
+    fn finish(&self, found: (Vec<(String, u64, f64)>, u64, Marks), unit: OffsetUnit, chars: usize, offset: u64, limit: u32, qhash: &str) -> Result<SearchResults> {
         let (keys, total, marks) = found;
         let n = keys.len() as u64;
         let mut hits = Vec::with_capacity(keys.len());
@@ -1007,7 +1014,7 @@ impl SessionStore {
             let (snip, ranges) = snippet(&texts[i], &is_match, chars);
             let highlights = ranges
                 .into_iter()
-                .map(|(a, b)| Highlight { start: convert_offset(&snip, a, options.offsets), end: convert_offset(&snip, b, options.offsets) })
+                .map(|(a, b)| Highlight { start: convert_offset(&snip, a, unit), end: convert_offset(&snip, b, unit) })
                 .collect();
             hits.push(SearchHit { session_id: sid, seq, role, time_ms: time, score, field: FIELDS[i].to_string(), snippet: snip, highlights });
         }
@@ -1102,6 +1109,24 @@ impl SessionStore {
         out.sort();
         Ok(out)
     }
+}
+
+/// [`SessionStore::search`] with highlights in code points (the Python
+/// binding's `search`; Python `str` indices). Errors: as `search`.
+pub fn search_code_points(store: &SessionStore, query: &str, options: &SearchOptions) -> Result<SearchResults> {
+    store.search_in_units(query, options, OffsetUnit::CodePoint)
+}
+
+/// [`SessionStore::search`] with highlights in UTF-16 code units (the
+/// Node, Kotlin and Swift bindings' `search`). Errors: as `search`.
+pub fn search_utf16(store: &SessionStore, query: &str, options: &SearchOptions) -> Result<SearchResults> {
+    store.search_in_units(query, options, OffsetUnit::Utf16)
+}
+
+/// [`SessionStore::rebuild_search_index`] without a progress callback (the
+/// hosts' `rebuild_search_index`). Errors: as it.
+pub fn rebuild_search_index(store: &SessionStore) -> Result<RebuildReport> {
+    store.rebuild_search_index(&mut |_, _| {})
 }
 
 fn dir_bytes(root: &Path) -> u64 {
