@@ -134,6 +134,10 @@ fn fixed_queries_give_exact_hits() {
     assert_eq!(find(s, "exact"), ab(e(&a, &[4]), e(&b, &[2])));
     assert_eq!(find(s, "retr*"), ab(e(&a, &[1]), e(&b, &[1, 2])));
     assert_eq!(find(s, "migration -flaky"), ab(e(&b, &[2, 3]), vec![]));
+    // Excluded phrases (CJK words are phrases of their characters).
+    assert_eq!(find(s, "retry -迁移"), e(&a, &[1]));
+    assert_eq!(find(s, "migration -\"flaky migration\""), e(&b, &[2, 3]));
+    assert_eq!(find(s, "retr* -\"please retry\""), ab(e(&a, &[1]), e(&b, &[2])));
     assert_eq!(find(s, "flaky OR retried"), ab(e(&a, &[0, 4]), e(&b, &[2])), "the title is a hit (seq 0)");
     // Folding: case and diacritics.
     assert_eq!(find(s, "CAFE"), e(&a, &[4]));
@@ -378,4 +382,41 @@ fn sigkill_during_indexing_then_the_next_search_is_exact() {
         all.sort();
         assert_eq!(all, want, "killed after {delay} ms");
     }
+}
+
+#[test]
+fn excluded_phrases_are_exact_over_many_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("sessions.db"));
+    let sid = store.create_session(None, None).unwrap().id;
+    let entries: Vec<NewEntry> = (0..600)
+        .map(|i| {
+            let text = match i % 3 {
+                0 => format!("gamma {i} alpha beta 数据库"),
+                1 => format!("gamma {i} beta alpha 数据"),
+                _ => format!("gamma {i} alpha x beta 库"),
+            };
+            NewEntry::text(Role::User, text)
+        })
+        .collect();
+    store.append_entries(&sid, entries).unwrap();
+    let all = |q: &str| {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        loop {
+            let r = store.search(q, &SearchOptions { limit: Some(1000), cursor, ..Default::default() }).unwrap();
+            out.extend(r.hits.iter().map(|h| h.seq));
+            cursor = r.next_cursor;
+            if cursor.is_none() {
+                break;
+            }
+        }
+        out.sort();
+        out
+    };
+    let not0: Vec<u64> = (0..600u64).filter(|i| i % 3 != 0).map(|i| i + 1).collect();
+    assert_eq!(all("gamma -\"alpha beta\""), not0);
+    assert_eq!(all("gamma -数据库"), not0);
+    let only1: Vec<u64> = (0..600u64).filter(|i| i % 3 == 1).map(|i| i + 1).collect();
+    assert_eq!(all("\"beta alpha\" -数据库 -库"), only1);
 }
