@@ -84,3 +84,19 @@ def test_another_handle_finds_new_entries(corpus, db_path):
         assert keys(other.search("wombat")) == [(a, e.seq)]
         store.delete_session(a)
         assert keys(other.search("wombat")) == []
+
+
+def test_the_python_block_of_docs_search_md_runs(tmp_path):
+    import contextlib
+    import io
+    import os
+    import re
+    from pathlib import Path
+
+    root = Path(os.environ.get("SESSIONDB_REPO", Path(__file__).resolve().parents[2]))
+    doc = (root / "docs" / "search.md").read_text(encoding="utf-8")
+    code = re.search(r"^```python\n(.*?)^```$", doc, re.S | re.M).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {"DB_PATH": str(tmp_path / "sessions.db"), "KEY": KEY})
+    assert out.getvalue() == "True 1 ['retry_busy']\n"
