@@ -1517,7 +1517,7 @@ class SessionStore:
 
         Raises IoError, ClosedError.
         """
-    def search(self, query: str, options: SearchOptions = None) -> SearchResults:
+    def search(self, query: str, options: Optional[SearchOptions] = None) -> SearchResults:
         """Search every session's messages, tool calls and outputs, thinking and
         titles (docs/search.md gives the query language: words, "phrases",
         prefix*, -excluded, OR, role:, session:, model:, after:, before:,
