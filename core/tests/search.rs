@@ -420,3 +420,16 @@ fn excluded_phrases_are_exact_over_many_documents() {
     let only1: Vec<u64> = (0..600u64).filter(|i| i % 3 == 1).map(|i| i + 1).collect();
     assert_eq!(all("\"beta alpha\" -数据库 -库"), only1);
 }
+
+mod search_support;
+
+#[test]
+fn search_conformance_cases() {
+    let dirs = std::sync::Mutex::new(Vec::new());
+    search_support::run_search_cases(&|| {
+        let d = tempfile::tempdir().unwrap();
+        let s = open(&d.path().join("sessions.db"));
+        dirs.lock().unwrap().push(d);
+        s
+    });
+}

@@ -12,6 +12,8 @@ use std::path::PathBuf;
 
 use sessiondb::*;
 
+mod search_support;
+
 const URL_VAR: &str = "SESSIONDB_TEST_PG_URL";
 
 fn with_db(url: &str, db: &str) -> String {
@@ -67,4 +69,22 @@ fn two_clients_each_find_the_others_entries_with_their_own_index() {
     assert!(ia.join("meta.json").exists() && ib.join("meta.json").exists());
     drop((a, b));
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{db}\" WITH (FORCE)"));
+
+    // The conformance cases, each on a fresh database.
+    let n = std::sync::atomic::AtomicU32::new(0);
+    let dbs = std::sync::Mutex::new(Vec::new());
+    search_support::run_search_cases(&|| {
+        let name = format!("sdb_search_{}_{}", std::process::id(), n.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
+        c_exec(&admin, &format!("DROP DATABASE IF EXISTS \"{name}\""));
+        c_exec(&admin, &format!("CREATE DATABASE \"{name}\""));
+        dbs.lock().unwrap().push(name.clone());
+        SessionStore::open(OpenOptions::at(with_db(&admin, &name), key())).unwrap()
+    });
+    for name in dbs.into_inner().unwrap() {
+        c_exec(&admin, &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
+    }
+}
+
+fn c_exec(admin: &str, sql: &str) {
+    postgres::Client::connect(admin, postgres::NoTls).unwrap().batch_execute(sql).unwrap();
 }

@@ -88,3 +88,69 @@ test('the JavaScript block of docs/search.md runs', async () => {
   await run(sdb.SessionStore, tempDb(), KEY, { log })
   assert.deepEqual(lines, ['true 1 ["retry_busy"]'])
 })
+
+// The conformance cases of tests/conformance/search/ (see the file's description).
+{
+  const { readFileSync } = await import('node:fs')
+  const { fileURLToPath } = await import('node:url')
+  const root = process.env.SESSIONDB_REPO || fileURLToPath(new URL('../..', import.meta.url))
+  const file = JSON.parse(readFileSync(`${root}/tests/conformance/search/search.json`, 'utf8'))
+  const subst = (v, saved) =>
+    typeof v === 'string' && v.startsWith('$') ? saved[v.slice(1)]
+      : Array.isArray(v) ? v.map((x) => subst(x, saved))
+        : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, subst(x, saved)]))
+          : v
+  const mismatch = (e, a, at = 'result') => {
+    if (e && typeof e === 'object' && !Array.isArray(e)) {
+      if (!a || typeof a !== 'object') return `${at}: expected ${JSON.stringify(e)}, got ${JSON.stringify(a)}`
+      for (const [k, ev] of Object.entries(e)) {
+        if (!(k in a)) return `${at}.${k}: missing in ${JSON.stringify(a)}`
+        const m = mismatch(ev, a[k], `${at}.${k}`)
+        if (m) return m
+      }
+      return null
+    }
+    if (Array.isArray(e) && Array.isArray(a) && e.length === a.length) {
+      for (let i = 0; i < e.length; i++) {
+        const m = mismatch(e[i], a[i], `${at}[${i}]`)
+        if (m) return m
+      }
+      return null
+    }
+    return JSON.stringify(e) === JSON.stringify(a) ? null : `${at}: expected ${JSON.stringify(e)}, got ${JSON.stringify(a)}`
+  }
+  const calls = {
+    create_session: async (s, a) => ({ id: (await s.createSession(a.name ?? null)).id }),
+    append_transcript: async (s, a) => ({ seq: (await s.appendTranscript(a.session_id, a.role, a.content)).seq }),
+    retract_entry: async (s, a) => { await s.retractEntry(a.session_id, a.seq); return null },
+    delete_session: async (s, a) => { await s.deleteSession(a.id); return null },
+    search: async (s, a) => {
+      const r = await s.search(a.query, { limit: a.limit, sessions: a.sessions ?? false })
+      const hits = r.hits.map((h) => ({
+        session_id: h.sessionId, seq: h.seq, role: h.role ?? null, field: h.field, snippet: h.snippet,
+        // JavaScript slices its own strings with its UTF-16 offsets.
+        marked: h.highlights.map((x) => h.snippet.slice(x.start, x.end)),
+      }))
+      hits.sort((x, y) => (x.session_id < y.session_id ? -1 : x.session_id > y.session_id ? 1 : x.seq - y.seq))
+      return { total: r.total, hits }
+    },
+  }
+  for (const c of file.cases) {
+    test(`search conformance :: ${c.name}`, async () => {
+      const store = await sdb.SessionStore.open({ path: tempDb(), key: KEY })
+      const saved = {}
+      for (const [i, step] of c.steps.entries()) {
+        const at = `step ${i} (${step.call})`
+        const args = subst(step.args, saved)
+        if (step.error) {
+          await assert.rejects(calls[step.call](store, args), (e) => e.kind === step.error, at)
+          continue
+        }
+        const got = await calls[step.call](store, args)
+        if (step.as) saved[step.as] = got.id
+        if (step.expect) assert.equal(mismatch(subst(step.expect, saved), got), null, at)
+      }
+      await store.close()
+    })
+  }
+}

@@ -100,3 +100,91 @@ def test_the_python_block_of_docs_search_md_runs(tmp_path):
     with contextlib.redirect_stdout(out):
         exec(code, {"DB_PATH": str(tmp_path / "sessions.db"), "KEY": KEY})
     assert out.getvalue() == "True 1 ['retry_busy']\n"
+
+
+def _conformance_cases():
+    import json
+    import os
+    from pathlib import Path
+
+    root = Path(os.environ.get("SESSIONDB_REPO", Path(__file__).resolve().parents[2]))
+    return json.loads((root / "tests" / "conformance" / "search" / "search.json").read_text(encoding="utf-8"))["cases"]
+
+
+def _subst(v, saved):
+    if isinstance(v, str) and v.startswith("$"):
+        return saved[v[1:]]
+    if isinstance(v, list):
+        return [_subst(x, saved) for x in v]
+    if isinstance(v, dict):
+        return {k: _subst(x, saved) for k, x in v.items()}
+    return v
+
+
+def _mismatch(e, a, at="result"):
+    if isinstance(e, dict):
+        if not isinstance(a, dict):
+            return f"{at}: expected {e}, got {a}"
+        for k, ev in e.items():
+            if k not in a:
+                return f"{at}.{k}: missing in {a}"
+            m = _mismatch(ev, a[k], f"{at}.{k}")
+            if m:
+                return m
+        return None
+    if isinstance(e, list) and isinstance(a, list) and len(e) == len(a):
+        for i, (ev, av) in enumerate(zip(e, a)):
+            m = _mismatch(ev, av, f"{at}[{i}]")
+            if m:
+                return m
+        return None
+    return None if e == a else f"{at}: expected {e!r}, got {a!r}"
+
+
+def _call(store, name, a):
+    if name == "create_session":
+        return {"id": store.create_session(a.get("name")).id}
+    if name == "append_transcript":
+        return {"seq": store.append_transcript(a["session_id"], a["role"], a["content"]).seq}
+    if name == "retract_entry":
+        store.retract_entry(a["session_id"], a["seq"])
+        return None
+    if name == "delete_session":
+        store.delete_session(a["id"])
+        return None
+    if name == "search":
+        r = store.search(a["query"], SearchOptions(limit=a.get("limit"), sessions=a.get("sessions", False)))
+        hits = [
+            {
+                "session_id": h.session_id,
+                "seq": h.seq,
+                "role": h.role,
+                "field": h.field,
+                "snippet": h.snippet,
+                # Python slices its own str with its code-point offsets.
+                "marked": [h.snippet[x.start : x.end] for x in h.highlights],
+            }
+            for h in r.hits
+        ]
+        return {"total": r.total, "hits": sorted(hits, key=lambda h: (h["session_id"], h["seq"]))}
+    raise AssertionError(f"unknown call {name}")
+
+
+@pytest.mark.parametrize("case", _conformance_cases(), ids=lambda c: c["name"])
+def test_search_conformance_case(case, tmp_path):
+    with sessiondb.SessionStore(str(tmp_path / "sessions.db"), key=KEY) as store:
+        saved = {}
+        for i, step in enumerate(case["steps"]):
+            at = f"step {i} ({step['call']})"
+            args = _subst(step["args"], saved)
+            if "error" in step:
+                with pytest.raises(sessiondb.SessionDBError) as err:
+                    _call(store, step["call"], args)
+                assert type(err.value).__name__ == step["error"] + "Error", at
+                continue
+            got = _call(store, step["call"], args)
+            if "as" in step:
+                saved[step["as"]] = got["id"]
+            if "expect" in step:
+                m = _mismatch(_subst(step["expect"], saved), got)
+                assert m is None, f"{at}: {m}"
