@@ -184,6 +184,21 @@ pub(crate) struct State {
     reader: IndexReader,
     f: Fields,
     lock: File,
+    /// `meta.json`'s stamp when the reader last loaded it (see [`State::reload`]).
+    stamp: Option<Stamp>,
+}
+
+/// What identifies one version of `meta.json` (it is replaced by rename):
+/// length, modification time, inode.
+type Stamp = (u64, Option<std::time::SystemTime>, u64);
+
+fn stamp(root: &Path) -> Option<Stamp> {
+    let m = std::fs::metadata(root.join("meta.json")).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((m.len(), m.modified().ok(), ino))
 }
 
 /// The search state a [`SessionStore`] carries (opened at the first search).
@@ -238,7 +253,7 @@ impl State {
             }
         };
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv)?;
-        Ok(State { dir: d, index, reader, f, lock })
+        Ok(State { dir: d, index, reader, f, lock, stamp: None })
     }
 
     /// Erase every index file and create an empty index (call under the lock).
@@ -252,6 +267,18 @@ impl State {
             }
         }
         Index::create(d.clone(), schema, Default::default()).map_err(tv)
+    }
+
+    /// Reload the reader when `meta.json` changed since the last load
+    /// (another handle or process committed); otherwise keep the open
+    /// segments (and their decrypted chunks in the cache).
+    fn reload(&mut self, force: bool) -> Result<()> {
+        let now = stamp(self.dir.root());
+        if force || now.is_none() || now != self.stamp {
+            self.reader.reload().map_err(tv)?;
+            self.stamp = now;
+        }
+        Ok(())
     }
 
     fn position(&self) -> Option<Position> {
@@ -426,13 +453,14 @@ fn catch_up(store: &SessionStore, st: &mut State, progress: &mut dyn FnMut(u64, 
                 let (schema, _) = schema();
                 st.index = State::create(&st.dir, schema)?;
                 st.reader = st.index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv)?;
+                st.stamp = None;
             }
             Position { v: INDEX_VERSION, store: store_id.clone(), pos: 0, seen: Vec::new() }
         }
     };
     if pos.pos == top && window == 0 {
         // Another handle may have brought the index here: read its commit.
-        st.reader.reload().map_err(tv)?;
+        st.reload(false)?;
         return Ok(Applied::default());
     }
     let mut applied = Applied::default();
@@ -507,7 +535,7 @@ fn catch_up(store: &SessionStore, st: &mut State, progress: &mut dyn FnMut(u64, 
         prepared.commit().map_err(tv)?;
         w.wait_merging_threads().map_err(tv)?;
     }
-    st.reader.reload().map_err(tv)?;
+    st.reload(true)?;
     Ok(applied)
 }
 
