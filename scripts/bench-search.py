@@ -14,7 +14,8 @@ and ratios, not a timed test.
    wall time and peak RSS of `sessiondb search WORD`.
 5. `rg -l WORD` over the source files (median of 5).
 
-Usage: scripts/bench-search.py [MB] [WORKDIR]
+Usage: scripts/bench-search.py [MB] [WORKDIR] [--generate-only]
+  (source files already generated in WORKDIR/src for the same MB are reused)
   env: SESSIONDB_BIN (default $CARGO_TARGET_DIR/release/sessiondb),
        SEARCH_BENCH_BIN (default $CARGO_TARGET_DIR/release/examples/search_bench),
        ROUNDS (default 200).
@@ -22,8 +23,9 @@ Build first: cargo build --release -p sessiondb-cli --bin sessiondb --example se
 """
 import base64, json, os, random, re, shutil, statistics, subprocess, sys, time
 
-MB = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
-WORK = sys.argv[2] if len(sys.argv) > 2 else "/tmp/sessiondb-search-bench"
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+MB = int(ARGS[0]) if len(ARGS) > 0 else 1024
+WORK = ARGS[1] if len(ARGS) > 1 else "/tmp/sessiondb-search-bench"
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(os.path.dirname(__file__), "..", "target"))
 BIN = os.environ.get("SESSIONDB_BIN", os.path.join(TARGET, "release", "sessiondb"))
 DRIVER = os.environ.get("SEARCH_BENCH_BIN", os.path.join(TARGET, "release", "examples", "search_bench"))
@@ -117,16 +119,24 @@ def timed(cmd, env=None):
 
 
 def main():
+    src = os.path.join(WORK, "src")
+    marker = os.path.join(WORK, f"generated-{MB}")
+    if not os.path.exists(marker):
+        shutil.rmtree(WORK, ignore_errors=True)
+        t = time.perf_counter()
+        files, written, planted = generate(src, MB * 1024 * 1024)
+        with open(marker, "w") as f:
+            f.write(f"generated {files} files, {written / 1e6:.1f} MB of JSONL in {time.perf_counter() - t:.1f} s; planted {planted}\n")
+    with open(marker) as f:
+        print(f.read().strip())
+    if "--generate-only" in sys.argv:
+        return
     for tool in (BIN, DRIVER):
         if not os.path.exists(tool):
             sys.exit(f"missing {tool}: cargo build --release -p sessiondb-cli --bin sessiondb --example search_bench")
     if not shutil.which("rg"):
         sys.exit("ripgrep missing: apt-get install -y ripgrep")
-    shutil.rmtree(WORK, ignore_errors=True)
-    src = os.path.join(WORK, "src")
-    t = time.perf_counter()
-    files, written, planted = generate(src, MB * 1024 * 1024)
-    print(f"generated {files} files, {written / 1e6:.1f} MB of JSONL in {time.perf_counter() - t:.1f} s; planted {planted}")
+    shutil.rmtree(os.path.join(WORK, "db"), ignore_errors=True)
     key = os.path.join(WORK, "key")
     with open(key, "w") as f:
         f.write(base64.b64encode(bytes(range(32))).decode() + "\n")
