@@ -54,6 +54,12 @@ pub const HEADER: usize = 8 + 32;
 pub const MAGIC: &[u8; 8] = b"SDBSIX1\0";
 /// Bytes of decrypted chunks kept in memory per directory (8 MiB).
 pub const CACHE_BYTES: usize = 8 << 20;
+/// A file of at most this many bytes that is read across several chunks
+/// (a whole column, the field norms) is kept decrypted whole for its
+/// handle's life (4 MiB), within [`WHOLE_BUDGET`].
+pub const WHOLE_MAX: usize = 4 << 20;
+/// Bytes of whole decrypted files kept per directory (32 MiB).
+pub const WHOLE_BUDGET: usize = 32 << 20;
 /// Prefix of the message of an authentication failure.
 pub const AUTH_FAILED: &str = "search index authentication failed";
 const FILE_KEY_INFO: &str = "sessiondb search file v1";
@@ -188,6 +194,7 @@ pub struct EncryptedDirectory {
     key: Arc<DataKey>,
     cache: Arc<Mutex<ChunkCache>>,
     serial: Arc<AtomicU64>,
+    whole_budget: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl std::fmt::Debug for EncryptedDirectory {
@@ -213,6 +220,7 @@ impl EncryptedDirectory {
             key: Arc::new(index_key),
             cache: Default::default(),
             serial: Arc::new(AtomicU64::new(1)),
+            whole_budget: Arc::new(std::sync::atomic::AtomicUsize::new(WHOLE_BUDGET)),
         })
     }
 
@@ -258,6 +266,16 @@ struct EncryptedFile {
     chunks: u64,
     serial: u64,
     cache: Arc<Mutex<ChunkCache>>,
+    whole: std::sync::OnceLock<OwnedBytes>,
+    whole_budget: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Drop for EncryptedFile {
+    fn drop(&mut self) {
+        if let Some(w) = self.whole.get() {
+            self.whole_budget.fetch_add(w.len(), Ordering::Relaxed);
+        }
+    }
 }
 
 impl std::fmt::Debug for EncryptedFile {
@@ -298,8 +316,34 @@ impl FileHandle for EncryptedFile {
         if range.is_empty() {
             return Ok(OwnedBytes::empty());
         }
+        if let Some(w) = self.whole.get() {
+            return Ok(w.slice(range));
+        }
         let first = (range.start / CHUNK) as u64;
         let last = ((range.end - 1) / CHUNK) as u64;
+        // A small file read across chunks (a column, the field norms) is read
+        // again by every search: keep it decrypted whole, within the budget.
+        if last > first && self.len as usize <= WHOLE_MAX {
+            let n = self.len as usize;
+            let reserved = self.whole_budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(n)).is_ok();
+            if reserved {
+                let mut all = Vec::with_capacity(n);
+                for i in 0..self.chunks {
+                    match self.decrypt(i) {
+                        Ok(c) => all.extend_from_slice(&c),
+                        Err(e) => {
+                            self.whole_budget.fetch_add(n, Ordering::Relaxed);
+                            return Err(e);
+                        }
+                    }
+                }
+                let bytes = OwnedBytes::new(all);
+                if self.whole.set(bytes).is_err() {
+                    self.whole_budget.fetch_add(n, Ordering::Relaxed);
+                }
+                return Ok(self.whole.get().expect("set above").slice(range));
+            }
+        }
         // Small reads (term dictionary blocks, postings) go through the
         // cache; a large one (a merge, a whole column) is decrypted into
         // the answer without evicting the cache.
@@ -444,7 +488,17 @@ impl Directory for EncryptedDirectory {
         }
         let (len, chunks) = layout(&name, file_len).map_err(wrap)?;
         let key = crypto::derive_key(&self.key, &head[8..], FILE_KEY_INFO);
-        Ok(Arc::new(EncryptedFile { file, name, key, len, chunks, serial: self.serial.fetch_add(1, Ordering::Relaxed), cache: self.cache.clone() }))
+        Ok(Arc::new(EncryptedFile {
+            file,
+            name,
+            key,
+            len,
+            chunks,
+            serial: self.serial.fetch_add(1, Ordering::Relaxed),
+            cache: self.cache.clone(),
+            whole: std::sync::OnceLock::new(),
+            whole_budget: self.whole_budget.clone(),
+        }))
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {

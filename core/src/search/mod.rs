@@ -34,7 +34,6 @@ use serde::{Deserialize, Serialize};
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::{AllQuery, BooleanQuery, EmptyQuery, Occur, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery, TermSetQuery};
 use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STRING};
-use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::{DocAddress, DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentOrdinal, SegmentReader, TantivyDocument, Term};
 
 use crate::backend::SessionQuery;
@@ -159,7 +158,7 @@ fn schema() -> (Schema, Fields) {
     let model = b.add_text_field("model", STRING);
     let time = b.add_i64_field("time", NumericOptions::default() | INDEXED | FAST);
     let opts = TextOptions::default()
-        .set_indexing_options(TextFieldIndexing::default().set_tokenizer("raw").set_index_option(IndexRecordOption::WithFreqsAndPositions));
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(tokenize::TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions));
     let text = FIELDS.map(|f| b.add_text_field(f, opts.clone()));
     (b.build(), Fields { sid, seq, role, model, time, text })
 }
@@ -244,7 +243,7 @@ impl State {
         let d = dir::EncryptedDirectory::open(root, index_key).map_err(|e| Error::io("opening the search index", e))?;
         let (schema, f) = schema();
         let index = match Index::open(d.clone()) {
-            Ok(i) if i.schema() == schema => i,
+            Ok(i) if i.schema() == schema => with_tokenizer(i),
             _ => {
                 lock.lock().map_err(|e| Error::io("locking the search index", e))?;
                 let r = Self::create(&d, schema);
@@ -266,7 +265,7 @@ impl State {
                 }
             }
         }
-        Index::create(d.clone(), schema, Default::default()).map_err(tv)
+        Index::create(d.clone(), schema, Default::default()).map(with_tokenizer).map_err(tv)
     }
 
     /// Reload the reader when `meta.json` changed since the last load
@@ -385,12 +384,10 @@ pub fn entry_texts(role: &str, format: &str, content: &str) -> [String; 5] {
     t
 }
 
-fn pre_tokenized(text: String) -> PreTokenizedString {
-    let tokens = tokenize(&text)
-        .into_iter()
-        .map(|t| Token { offset_from: t.from, offset_to: t.to, position: t.pos, text: t.text, position_length: 1 })
-        .collect();
-    PreTokenizedString { text, tokens }
+/// Register our tokenizer on `index` (the tokenizer manager is not stored in the index).
+fn with_tokenizer(index: Index) -> Index {
+    index.tokenizers().register(tokenize::TOKENIZER, tokenize::SdbTokenizer);
+    index
 }
 
 struct EntryDoc<'a> {
@@ -415,7 +412,7 @@ fn add_doc(w: &IndexWriter, f: &Fields, d: EntryDoc<'_>) -> Result<u64> {
     for (i, t) in d.texts.into_iter().enumerate() {
         if !t.is_empty() {
             bytes += t.len() as u64;
-            doc.add_pre_tokenized_text(f.text[i], pre_tokenized(t));
+            doc.add_text(f.text[i], t);
         }
     }
     w.add_document(doc).map_err(tv)?;
@@ -1101,7 +1098,7 @@ impl SessionStore {
         let root = index_dir(self)?;
         let index_key = crypto::derive_key(self.key(), b"", crypto::SEARCH_INDEX_KEY_INFO);
         let d = dir::EncryptedDirectory::open(&root, index_key).map_err(|e| Error::io("opening the search index", e))?;
-        let index = Index::open(d).map_err(tv)?;
+        let index = with_tokenizer(Index::open(d).map_err(tv)?);
         let (_, f) = schema();
         let reader: IndexReader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv)?;
         let searcher = reader.searcher();

@@ -115,12 +115,67 @@ pub fn tokenize(text: &str) -> Vec<Tok> {
             it.next();
         }
     }
+    // Positions never go back (tantivy delta-encodes each term's positions):
+    // wholes are listed at their first part's position.
+    out.sort_by_key(|t| t.pos);
     out
+}
+
+/// The tantivy tokenizer (registered as [`TOKENIZER`] on every index this
+/// crate opens) over [`tokenize`].
+#[derive(Clone, Default)]
+pub struct SdbTokenizer;
+
+/// The name the index's text fields use for [`SdbTokenizer`].
+pub const TOKENIZER: &str = "sessiondb-v1";
+
+/// The token stream of one text.
+pub struct SdbTokenStream {
+    tokens: Vec<tantivy::tokenizer::Token>,
+    at: usize,
+}
+
+impl tantivy::tokenizer::Tokenizer for SdbTokenizer {
+    type TokenStream<'a> = SdbTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> SdbTokenStream {
+        let tokens = tokenize(text)
+            .into_iter()
+            .map(|t| tantivy::tokenizer::Token { offset_from: t.from, offset_to: t.to, position: t.pos, text: t.text, position_length: 1 })
+            .collect();
+        SdbTokenStream { tokens, at: 0 }
+    }
+}
+
+impl tantivy::tokenizer::TokenStream for SdbTokenStream {
+    fn advance(&mut self) -> bool {
+        if self.at < self.tokens.len() {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn token(&self) -> &tantivy::tokenizer::Token {
+        &self.tokens[self.at - 1]
+    }
+    fn token_mut(&mut self) -> &mut tantivy::tokenizer::Token {
+        &mut self.tokens[self.at - 1]
+    }
 }
 
 /// Split `text[start..end]` (a run of word and connector characters).
 fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec<Tok>) {
     let s = &text[start..end];
+    // Fast path (most prose): ASCII letters and digits only, no capital
+    // after a lowercase letter or digit: one part, lowercased.
+    let b = s.as_bytes();
+    if b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()) {
+        if b.len() <= MAX_TOKEN_BYTES {
+            out.push(Tok { text: s.to_ascii_lowercase(), from: start, to: end, pos: *pos, kind: TokKind::Part });
+            *pos += 1;
+        }
+        return;
+    }
     let trimmed_start = s.find(|c: char| !is_connector(c));
     let Some(ts) = trimmed_start else { return };
     let te = s.rfind(|c: char| !is_connector(c)).map(|j| j + s[j..].chars().next().map_or(1, char::len_utf8)).unwrap_or(s.len());
@@ -205,26 +260,35 @@ mod tests {
 
     #[test]
     fn identifiers_paths_and_prose() {
-        assert_eq!(texts("retry_busy"), vec![("retry".into(), 0, Part), ("busy".into(), 1, Part), ("retry_busy".into(), 0, Whole)]);
-        assert_eq!(texts("openDatabase()"), vec![("open".into(), 0, Part), ("database".into(), 1, Part), ("opendatabase".into(), 0, Whole)]);
+        assert_eq!(texts("retry_busy"), vec![("retry".into(), 0, Part), ("retry_busy".into(), 0, Whole), ("busy".into(), 1, Part)]);
+        assert_eq!(texts("openDatabase()"), vec![("open".into(), 0, Part), ("opendatabase".into(), 0, Whole), ("database".into(), 1, Part)]);
         assert_eq!(
             texts("core/src/store/mod.rs"),
             vec![
                 ("core".into(), 0, Part),
+                ("core/src/store/mod.rs".into(), 0, Whole),
                 ("src".into(), 1, Part),
                 ("store".into(), 2, Part),
                 ("mod".into(), 3, Part),
                 ("rs".into(), 4, Part),
-                ("core/src/store/mod.rs".into(), 0, Whole)
             ]
         );
         assert_eq!(texts("0x7f3a"), vec![("0x7f3a".into(), 0, Part)]);
-        assert_eq!(texts("HTTPServer"), vec![("http".into(), 0, Part), ("server".into(), 1, Part), ("httpserver".into(), 0, Whole)]);
+        assert_eq!(texts("HTTPServer"), vec![("http".into(), 0, Part), ("httpserver".into(), 0, Whole), ("server".into(), 1, Part)]);
+        // A piece equal to a later part: positions still never go back.
+        let t = tokenize("fooBar_foobar");
+        assert!(t.windows(2).all(|w| w[0].pos <= w[1].pos), "{t:?}");
         assert_eq!(texts("Café, done."), vec![("cafe".into(), 0, Part), ("done".into(), 1, Part)]);
         assert_eq!(texts("cafe\u{301}"), vec![("cafe".into(), 0, Part)]);
         assert_eq!(texts("数据库 ok"), vec![("数".into(), 0, Part), ("据".into(), 1, Part), ("库".into(), 2, Part), ("ok".into(), 3, Part)]);
         let t = tokenize("x ERR_SOCKET_TIMEOUT y");
-        assert_eq!(t[4], Tok { text: "err_socket_timeout".into(), from: 2, to: 20, pos: 1, kind: Whole });
+        assert_eq!(t[2], Tok { text: "err_socket_timeout".into(), from: 2, to: 20, pos: 1, kind: Whole });
         assert_eq!(texts(&"a".repeat(81)), vec![]);
+        assert_eq!(texts("ABc HTTPServer Hello WORLD x9Y"), vec![
+            ("a".into(), 0, Part), ("abc".into(), 0, Whole), ("bc".into(), 1, Part),
+            ("http".into(), 2, Part), ("httpserver".into(), 2, Whole), ("server".into(), 3, Part),
+            ("hello".into(), 4, Part), ("world".into(), 5, Part),
+            ("x9".into(), 6, Part), ("x9y".into(), 6, Whole), ("y".into(), 7, Part),
+        ]);
     }
 }
