@@ -1173,6 +1173,84 @@ pub struct SessionImport {
     pub skipped_already_stored: u64,
 }
 
+// ---- search (issue 26; docs/search.md)
+
+/// Options of `search`: every field may be left out.
+#[bridge(core = sessiondb::SearchOptions, new)]
+pub struct SearchOptions {
+    /// Hits per page, 1..=1000 (none: 20).
+    #[bridge(default)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page (same query and mode).
+    #[bridge(default)]
+    pub cursor: Option<String>,
+    /// Best hit per session (a resume picker) instead of every entry.
+    #[bridge(default)]
+    pub sessions: bool,
+    /// The path `workspace:current` / `workspace:other` compare with (none:
+    /// the process's current directory).
+    #[bridge(default)]
+    pub workspace_path: Option<String>,
+    /// Snippet length in characters, 20..=2000 (none: 160).
+    #[bridge(default)]
+    pub snippet_chars: Option<u32>,
+}
+
+/// One highlighted range of a snippet, `[start, end)` in the host's own
+/// string indexing: Python `str` indices (code points); JavaScript, Kotlin
+/// and Swift UTF-16 code units (Swift: `snippet.utf16`).
+#[bridge(core = sessiondb::Highlight, output)]
+pub struct Highlight {
+    /// First index.
+    pub start: u32,
+    /// One past the last index.
+    pub end: u32,
+}
+
+/// One search hit.
+#[bridge(core = sessiondb::SearchHit, output)]
+pub struct SearchHit {
+    /// Session id.
+    pub session_id: String,
+    /// Entry seq; 0 for a hit in the session's title.
+    pub seq: u64,
+    /// `user`, `assistant`, `tool` or `system`; none for a title hit.
+    pub role: Option<String>,
+    /// Entry time (title: the session's last activity), ms since the Unix epoch.
+    pub time_ms: i64,
+    /// Relevance (BM25; higher is better).
+    pub score: f64,
+    /// Where the snippet is from: `text`, `tool`, `output`, `thinking` or `title`.
+    pub field: String,
+    /// A window of that text (`…` where cut, control characters as spaces).
+    #[bridge(redact)]
+    pub snippet: String,
+    /// The matches in `snippet`.
+    pub highlights: Vec<Highlight>,
+}
+
+/// A page of search hits.
+#[bridge(core = sessiondb::SearchResults, output)]
+pub struct SearchResults {
+    /// Hits, best first.
+    pub hits: Vec<SearchHit>,
+    /// Matching entries (sessions mode: sessions) over all pages.
+    pub total: u64,
+    /// Pass as `cursor` for the next page; none on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// What `rebuild_search_index` did.
+#[bridge(core = sessiondb::RebuildReport, output)]
+pub struct RebuildReport {
+    /// Documents indexed (entries and titles).
+    pub documents: u64,
+    /// Plaintext bytes of text indexed.
+    pub content_bytes: u64,
+    /// Bytes of the encrypted index files.
+    pub index_bytes: u64,
+}
+
 // ---- the store's methods: the core method's parameters and `Ok` type;
 // `core = path`: a free function of the core taking the store first.
 // `defaults(...)`: Python's defaults (Node: optional, Kotlin/Swift: defaults).
@@ -1474,6 +1552,28 @@ trait SessionStore {
     /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
     #[bridge(core = sessiondb::portable::sidebar_sessions)]
     fn sidebar_sessions(&self) -> Vec<Session>;
+
+    /// Search every session's messages, tool calls and outputs, thinking and
+    /// titles (docs/search.md gives the query language: words, "phrases",
+    /// prefix*, -excluded, OR, role:, session:, model:, after:, before:,
+    /// in:, workspace:). The encrypted index catches up with the store first:
+    /// every committed entry of any handle is found, deleted and retracted
+    /// content never is. Highlights count code points (Python `str` indices).
+    #[bridge(core = sessiondb::search::search_code_points, defaults(options = None), skip(node, uniffi), errors(InvalidInput, Io, Closed, Busy))]
+    fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
+
+    /// Search every session's messages, tool calls and outputs, thinking and
+    /// titles (docs/search.md gives the query language). The encrypted index
+    /// catches up with the store first: every committed entry of any handle
+    /// is found, deleted and retracted content never is. Highlights count
+    /// UTF-16 code units (JavaScript and Kotlin string indices, Swift `utf16`).
+    #[bridge(core = sessiondb::search::search_utf16, defaults(options = None), skip(python), errors(InvalidInput, Io, Closed, Busy))]
+    fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
+
+    /// Rebuild the encrypted search index from the store (it is a cache:
+    /// searching never needs this; after it, searches start from a fresh index).
+    #[bridge(core = sessiondb::search::rebuild_search_index, errors(Io, Closed))]
+    fn rebuild_search_index(&self) -> RebuildReport;
 }
 
 /// The seconds of a benchmark run's two phases (`_bench_core`): appending

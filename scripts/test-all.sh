@@ -27,7 +27,7 @@ scripts/with-secret-service.sh --none cargo test -q --locked -p sessiondb --test
 unset SESSIONDB_KEYRING_DATA_DIR SESSIONDB_LOCKTEST_DIR
 
 step "rust: the PostgreSQL backend against a real server on loopback (behaviour suite, conformance cases, Citus keys, pg_dump canaries, 8 processes; server restart and SIGKILL)"
-scripts/with-postgres.sh cargo test --locked -p sessiondb --features postgres --test store_postgres --test store_postgres_faults --test copy
+scripts/with-postgres.sh cargo test --locked -p sessiondb --features postgres --test store_postgres --test store_postgres_faults --test copy --test search_postgres
 
 for suite in scripts/test-python.sh scripts/test-node.sh scripts/test-kotlin.sh scripts/test-swift.sh; do
   if [ -f "$suite" ]; then

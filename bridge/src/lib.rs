@@ -1398,6 +1398,9 @@ pub fn generate_pyi(src: &str) -> Result<String, String> {
                     params.push("*".into());
                 }
                 match py.defaults.iter().find(|(d, _)| d == name) {
+                    // A record parameter defaulting to `None` (optional in every
+                    // host): `Optional[...]`, as PEP 484 wants it spelled.
+                    Some((_, d)) if d == "None" && !t.starts_with("Optional[") => params.push(format!("{name}: Optional[{t}] = None")),
                     Some((_, d)) => params.push(format!("{name}: {t} = {}", py_literal(d))),
                     None => params.push(format!("{name}: {t}")),
                 }

@@ -13,6 +13,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod search;
+
 /// `println!` that ignores a closed stdout (`sessiondb list | head`).
 macro_rules! outln {
     ($($arg:tt)*) => {{
@@ -141,11 +143,14 @@ enum Cmd {
         #[arg(long)]
         force: bool,
     },
-    /// Find a session to continue: `last` (this workspace's most recent), an id, a prefix or a title.
+    /// Find a session to continue: `last` (this workspace's most recent), an id, a prefix or a title;
+    /// otherwise words searched in the sessions' content (one match resumes it, several are listed).
     Resume {
-        #[arg(default_value = "last")]
-        session: String,
+        #[arg(default_value = "last", num_args = 1..)]
+        session: Vec<String>,
     },
+    /// Search every session's messages, tool calls, outputs, thinking and titles (docs/search.md).
+    Search(search::SearchArgs),
     /// Fork a session: seeded with a summary of its history (default), a copy up to --at SEQ, or --summary TEXT.
     Fork {
         session: String,
@@ -708,10 +713,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 outln!("recovery key checked against {} and stored in {} (service `{}`); the store opens with it", shown_path(s.path()), s.key_backend(), shown(&g.app));
             }
         }
+        Cmd::Search(a) => search::run(g, a)?,
         Cmd::Resume { session } => {
             let s = open_existing(g)?;
             let here = cwd()?;
-            let rec = sessiondb::portable::resolve_session(&s, session, Some(&here)).map_err(|e| {
+            let session = &session.join(" ");
+            let found = match sessiondb::portable::resolve_session(&s, session, Some(&here)) {
+                Err(e) if session != "last" && e.kind() == ErrorKind::NotFound => match search::resume_by_search(&s, session)? {
+                    Some(rec) => Ok(rec),
+                    None => Err(e),
+                },
+                other => other,
+            };
+            let rec = found.map_err(|e| {
                 if session == "last" && e.kind() == ErrorKind::NotFound {
                     Failure::new(
                         ErrorKind::NotFound,

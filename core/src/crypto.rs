@@ -494,6 +494,28 @@ pub fn keyed_digest(key: &DataKey, domain: &str, value: &[u8]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
+/// HKDF-SHA-256 (RFC 5869) of `key` with `salt` and the label `info`: a
+/// 32-byte key for one purpose alone, never the input key itself. The
+/// search index derives its key with [`SEARCH_INDEX_KEY_INFO`] from the data
+/// key, and each index file's key from that with the file's random salt
+/// (`crate::search`). Pure; no error.
+pub fn derive_key(key: &DataKey, salt: &[u8], info: &str) -> DataKey {
+    let hk = hkdf::Hkdf::<Sha256>::new(Some(salt), &key.0);
+    let mut out = [0u8; KEY_LEN];
+    hk.expand(info.as_bytes(), &mut out).expect("32 bytes is a valid HKDF-SHA-256 output length");
+    let k = DataKey(out);
+    out.zeroize();
+    k
+}
+
+/// HKDF info label of the search index key (derived from the data key).
+pub const SEARCH_INDEX_KEY_INFO: &str = "sessiondb search index v1";
+
+/// Fill `buf` from the OS CSPRNG.
+pub fn random_bytes(buf: &mut [u8]) {
+    rand::rngs::OsRng.fill_bytes(buf);
+}
+
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     let mut s = String::with_capacity(bytes.len() * 2);

@@ -18,6 +18,7 @@ pub mod paths;
 pub mod primitives;
 pub mod portable;
 pub mod restore;
+pub mod search;
 pub mod store;
 
 /// The journal lives with the store's write path ([`store::journal`]).
@@ -27,6 +28,7 @@ pub use crypto::{DataKey, EncryptedField};
 pub use error::{ContextOverflowBreakdown, Error, ErrorKind, Result};
 pub use journal::{AppendOutcome, JournalEvent, NewEvent, OperationOutcome, RecoveryReport};
 pub use keys::{KeyProvider, KeySource};
+pub use search::{Highlight, OffsetUnit, RebuildReport, SearchHit, SearchOptions, SearchResults};
 pub use store::{
     CheckReport, ContentFormat, CopyConflict, CopyReport, ContextExtensionRecord, EntryMeta, ItemPage, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
     TokenTotals, TokenUsage, TranscriptEntry, UnreadableField, WorkspaceFilter,

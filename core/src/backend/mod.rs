@@ -464,6 +464,32 @@ pub trait ReadTx {
     fn event_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EventCopyRow>>;
     /// Copy: the session's last journal seq (0 when it has none).
     fn last_event_seq(&self, session_id: &str) -> Result<u64>;
+    /// Search catch-up (issue 26): journal rows whose commit position is
+    /// above `after`, at most `limit`, by position. The position is the
+    /// backend's store-wide commit counter: SQLite's journal rowid (which is
+    /// `aggregate_version`, allocated under the write lock, so positions
+    /// commit in order), PostgreSQL's `aggregate_version` (from a sequence:
+    /// a transaction may commit after one holding a higher value, within
+    /// [`ReadTx::journal_reorder_window`]).
+    fn journal_changes(&self, after: u64, limit: u32) -> Result<Vec<JournalChange>>;
+    /// The highest journal position (0 for an empty journal).
+    fn journal_position(&self) -> Result<u64>;
+    /// How far below the highest position a row may still commit late
+    /// (0: positions commit in order).
+    fn journal_reorder_window(&self) -> u64 {
+        0
+    }
+}
+
+/// One journal row as the search catch-up reads it (no payload).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalChange {
+    /// Store-wide commit position (see [`ReadTx::journal_changes`]).
+    pub position: u64,
+    /// Session id.
+    pub session_id: String,
+    /// Event kind (`payload_kind`).
+    pub kind: String,
 }
 
 /// The identity of a source record an import stored (issue 14 item 2): the

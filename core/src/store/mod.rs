@@ -174,6 +174,11 @@ pub struct SessionStore {
     /// Test hook: the size of every group commit of appends.
     #[cfg(test)]
     group_sizes: Mutex<Vec<usize>>,
+    /// The search index, opened at the first search ([`crate::search`]).
+    search: crate::search::Slot,
+    /// Where a server store's search index lives on this client (`None`:
+    /// beside the database file).
+    search_dir: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for SessionStore {
@@ -280,7 +285,19 @@ impl SessionStore {
     /// The store over an open, migrated, key-checked backend; runs the
     /// recovery pass when `opts.recover`.
     fn assemble(backend: Box<dyn Backend>, resolved: keys::ResolvedKey, path: PathBuf, instance_id: String, opts: &OpenOptions) -> Result<Self> {
+        // A server store's index lives with this client, under the state
+        // directory, named by a keyed hash of the (password-free) URL.
+        let search_dir = if is_server_url(&path.to_string_lossy()) {
+            let state = paths::default_db_path(&opts.app)?;
+            let state = state.parent().map(Path::to_path_buf).unwrap_or_default();
+            let name = &crypto::keyed_hash(&resolved.key, "search-index-location", path.to_string_lossy().as_bytes())[..32];
+            Some(state.join("search").join(name))
+        } else {
+            None
+        };
         let store = SessionStore {
+            search: Default::default(),
+            search_dir,
             backend,
             key: resolved.key,
             path,
@@ -391,6 +408,14 @@ impl SessionStore {
 
     pub(crate) fn key(&self) -> &DataKey {
         &self.key
+    }
+
+    pub(crate) fn search_slot(&self) -> &crate::search::Slot {
+        &self.search
+    }
+
+    pub(crate) fn search_dir(&self) -> Option<&Path> {
+        self.search_dir.as_deref()
     }
 
     /// Whether new contents are compressed ([`OpenOptions::compress`]).

@@ -340,6 +340,97 @@ class CopyConflict:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
+class SearchOptions:
+    """Options of `search`: every field may be left out."""
+    def __new__(
+        cls,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        sessions: bool = False,
+        workspace_path: Optional[str] = None,
+        snippet_chars: Optional[int] = None,
+    ) -> "SearchOptions": ...
+    @property
+    def limit(self) -> Optional[int]:
+        """Hits per page, 1..=1000 (none: 20)."""
+    @property
+    def cursor(self) -> Optional[str]:
+        """The `next_cursor` of the previous page (same query and mode)."""
+    @property
+    def sessions(self) -> bool:
+        """Best hit per session (a resume picker) instead of every entry."""
+    @property
+    def workspace_path(self) -> Optional[str]:
+        """The path `workspace:current` / `workspace:other` compare with (none:
+        the process's current directory).
+        """
+    @property
+    def snippet_chars(self) -> Optional[int]:
+        """Snippet length in characters, 20..=2000 (none: 160)."""
+
+class Highlight:
+    """One highlighted range of a snippet, `[start, end)` in the host's own
+    string indexing: Python `str` indices (code points); JavaScript, Kotlin
+    and Swift UTF-16 code units (Swift: `snippet.utf16`).
+    """
+    @property
+    def start(self) -> int:
+        """First index."""
+    @property
+    def end(self) -> int:
+        """One past the last index."""
+
+class SearchHit:
+    """One search hit."""
+    @property
+    def session_id(self) -> str:
+        """Session id."""
+    @property
+    def seq(self) -> int:
+        """Entry seq; 0 for a hit in the session's title."""
+    @property
+    def role(self) -> Optional[str]:
+        """`user`, `assistant`, `tool` or `system`; none for a title hit."""
+    @property
+    def time_ms(self) -> int:
+        """Entry time (title: the session's last activity), ms since the Unix epoch."""
+    @property
+    def score(self) -> float:
+        """Relevance (BM25; higher is better)."""
+    @property
+    def field(self) -> str:
+        """Where the snippet is from: `text`, `tool`, `output`, `thinking` or `title`."""
+    @property
+    def snippet(self) -> str:
+        """A window of that text (`…` where cut, control characters as spaces)."""
+    @property
+    def highlights(self) -> List[Highlight]:
+        """The matches in `snippet`."""
+
+class SearchResults:
+    """A page of search hits."""
+    @property
+    def hits(self) -> List[SearchHit]:
+        """Hits, best first."""
+    @property
+    def total(self) -> int:
+        """Matching entries (sessions mode: sessions) over all pages."""
+    @property
+    def next_cursor(self) -> Optional[str]:
+        """Pass as `cursor` for the next page; none on the last page."""
+
+class RebuildReport:
+    """What `rebuild_search_index` did."""
+    @property
+    def documents(self) -> int:
+        """Documents indexed (entries and titles)."""
+    @property
+    def content_bytes(self) -> int:
+        """Plaintext bytes of text indexed."""
+    @property
+    def index_bytes(self) -> int:
+        """Bytes of the encrypted index files."""
+
 class CopyReport:
     """What `copy_to` added to the destination per kind of row (counts), and
     the sessions it refused.
@@ -1424,6 +1515,22 @@ class SessionStore:
         `n`, or none for a plan without transformations (not recorded).
 
         Raises NotFoundError, InvalidInputError.
+        """
+    def rebuild_search_index(self) -> RebuildReport:
+        """Rebuild the encrypted search index from the store (it is a cache:
+        searching never needs this; after it, searches start from a fresh index).
+
+        Raises IoError, ClosedError.
+        """
+    def search(self, query: str, options: Optional[SearchOptions] = None) -> SearchResults:
+        """Search every session's messages, tool calls and outputs, thinking and
+        titles (docs/search.md gives the query language: words, "phrases",
+        prefix*, -excluded, OR, role:, session:, model:, after:, before:,
+        in:, workspace:). The encrypted index catches up with the store first:
+        every committed entry of any handle is found, deleted and retracted
+        content never is. Highlights count code points (Python `str` indices).
+
+        Raises InvalidInputError, IoError, ClosedError, BusyError.
         """
 
 def default_db_path(app: str = "sessiondb") -> str:

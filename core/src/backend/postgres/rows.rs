@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 use postgres::types::ToSql;
 use postgres::{Row, Statement, Transaction};
 
-use crate::backend::{
+use crate::backend::{JournalChange, 
     EntryCopyRow, EventCopyRow, SessionCopyRow, TokenCopyRow,
     EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
     RecordId, RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
@@ -516,6 +516,24 @@ impl ReadTx for PgTx<'_> {
 
     fn last_event_seq(&self, session_id: &str) -> Result<u64> {
         Ok(u(self.one("SELECT COALESCE(MAX(seq), 0) FROM journal WHERE session_id = $1", &[&session_id])?.get(0)))
+    }
+
+    fn journal_changes(&self, after: u64, limit: u32) -> Result<Vec<JournalChange>> {
+        let rows = self.query(
+            "SELECT aggregate_version, session_id, payload_kind FROM journal WHERE aggregate_version > $1 ORDER BY aggregate_version LIMIT $2",
+            &[&(after.min(i64::MAX as u64) as i64), &(limit as i64)],
+        )?;
+        Ok(rows.iter().map(|r| JournalChange { position: u(r.get(0)), session_id: r.get(1), kind: r.get(2) }).collect())
+    }
+
+    fn journal_position(&self) -> Result<u64> {
+        Ok(u(self.one("SELECT COALESCE(MAX(aggregate_version), 0) FROM journal", &[])?.get(0)))
+    }
+
+    fn journal_reorder_window(&self) -> u64 {
+        // aggregate_version comes from a sequence: concurrent transactions
+        // may commit out of order.
+        256
     }
 }
 

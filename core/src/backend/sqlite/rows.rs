@@ -10,7 +10,7 @@
 use rusqlite::types::{FromSql, ValueRef};
 use rusqlite::{params, OptionalExtension, Row, Transaction};
 
-use crate::backend::{
+use crate::backend::{JournalChange, 
     EntryCopyRow, EventCopyRow, SessionCopyRow, TokenCopyRow,
     EntryMetaRow, EntryRow, EntryStatRow, EventRow, ExtensionRow, NewEntryRow, NewEventRow, NewSessionRow, NewTokenRow, OpenOperationRow, ReadTx,
     RecordId, RowCounts, Sealed, SessionQuery, SessionRow, TokenRow, WriteTx,
@@ -656,6 +656,23 @@ impl ReadTx for SqlTx<'_> {
             .0
             .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM journal WHERE session_id = ?1")?
             .query_row([session_id], |r| r.get(0))?;
+        Ok(last.max(0) as u64)
+    }
+
+    fn journal_changes(&self, after: u64, limit: u32) -> Result<Vec<JournalChange>> {
+        // The rowid is the commit position: an O(log n) seek on the table.
+        self.rows(
+            "SELECT rowid, session_id, payload_kind FROM journal WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
+            params![after.min(i64::MAX as u64) as i64, limit],
+            |r| {
+                let rec = || "journal (a change)".to_string();
+                Ok(JournalChange { position: count(r, 0, &rec)?, session_id: r.get(1)?, kind: r.get(2)? })
+            },
+        )
+    }
+
+    fn journal_position(&self) -> Result<u64> {
+        let last: i64 = self.0.prepare_cached("SELECT COALESCE(MAX(rowid), 0) FROM journal")?.query_row([], |r| r.get(0))?;
         Ok(last.max(0) as u64)
     }
 }
