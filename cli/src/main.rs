@@ -13,20 +13,18 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-mod search;
-
 /// `println!` that ignores a closed stdout (`sessiondb list | head`).
 macro_rules! outln {
     ($($arg:tt)*) => {{
         let _ = writeln!(std::io::stdout().lock(), $($arg)*);
     }};
 }
+
 mod cmd;
-mod key;
 mod output;
 
 use output::{print_json, shown, shown_path, warn};
-use sessiondb::{DataKey, ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore, WorkspaceFilter};
+use sessiondb::{ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore};
 
 /// The exit codes, as `--help` prints them. `exit_code` maps each error
 /// kind to its code; `cli/tests/cli.rs` checks this text against it.
@@ -150,7 +148,7 @@ enum Cmd {
         session: Vec<String>,
     },
     /// Search every session's messages, tool calls, outputs, thinking and titles (docs/search.md).
-    Search(search::SearchArgs),
+    Search(cmd::search::SearchArgs),
     /// Fork a session: seeded with a summary of its history (default), a copy up to --at SEQ, or --summary TEXT.
     Fork {
         session: String,
@@ -678,7 +676,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 ));
             }
         }
-        Cmd::Key { cmd: KeyCmd::Init { file } } => key::init(g, file.as_deref())?,
+        Cmd::Key { cmd: KeyCmd::Init { file } } => cmd::key::init(g, file.as_deref())?,
         Cmd::Key { cmd: KeyCmd::Export } => {
             let s = open_existing_with(g, false)?;
             warn(
@@ -713,13 +711,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 outln!("recovery key checked against {} and stored in {} (service `{}`); the store opens with it", shown_path(s.path()), s.key_backend(), shown(&g.app));
             }
         }
-        Cmd::Search(a) => search::run(g, a)?,
+        Cmd::Search(a) => cmd::search::run(g, a)?,
         Cmd::Resume { session } => {
             let s = open_existing(g)?;
             let here = cwd()?;
             let session = &session.join(" ");
             let found = match sessiondb::portable::resolve_session(&s, session, Some(&here)) {
-                Err(e) if session != "last" && e.kind() == ErrorKind::NotFound => match search::resume_by_search(&s, session)? {
+                Err(e) if session != "last" && e.kind() == ErrorKind::NotFound => match cmd::search::resume_by_search(&s, session)? {
                     Some(rec) => Ok(rec),
                     None => Err(e),
                 },

@@ -2,5 +2,7 @@
 //! its clap arguments and a `run` (main.rs only dispatches).
 
 pub mod import;
+pub mod key;
 pub mod list;
+pub mod search;
 pub mod show;

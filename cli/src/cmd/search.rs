@@ -13,7 +13,8 @@ use std::io::{IsTerminal, Write};
 use clap::{Args, ValueEnum};
 use sessiondb::{ErrorKind, OffsetUnit, SearchOptions, SearchResults, SessionRecord, SessionStore};
 
-use crate::{fmt_time, open_existing, Failure, Global};
+use crate::output::fmt_time;
+use crate::{open_existing, Failure, Global};
 
 /// Offset unit names on the command line.
 #[derive(Clone, Copy, ValueEnum)]

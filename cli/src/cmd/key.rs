@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use crate::{print_json, shown, shown_path, Failure, Global};
+use crate::output::{print_json, shown, shown_path};
+use crate::{Failure, Global};
 use std::io::Write;
 
 /// Create the data key: in the key file `file` (base64 and a newline, mode
