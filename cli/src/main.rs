@@ -71,6 +71,26 @@ struct Global {
     /// Print JSON instead of text (read commands); errors and warnings on stderr as JSON objects.
     #[arg(long, global = true)]
     json: bool,
+    /// Compress contents of 512 bytes or more before encrypting them (the default for a database
+    /// file); stored lengths then depend on what repeats inside an entry (SECURITY.md "Size oracle").
+    #[arg(long, global = true, overrides_with = "no_compress")]
+    compress: bool,
+    /// Store contents uncompressed, so stored lengths reveal only plaintext lengths (the default for
+    /// a PostgreSQL URL).
+    #[arg(long, global = true, overrides_with = "compress")]
+    no_compress: bool,
+}
+
+impl Global {
+    /// `--compress` / `--no-compress` (the last one given wins); `None`:
+    /// the backend's default (`sessiondb::store::default_compress`).
+    fn compress(&self) -> Option<bool> {
+        match (self.compress, self.no_compress) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -380,7 +400,7 @@ fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
 /// Open the database, creating it (and its directory and data key) when it
 /// does not exist yet: for the commands that write.
 fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
-    SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, ..Default::default() })
+    SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() })
 }
 
 /// Open a database that must already exist: for every command but `new` and
@@ -412,7 +432,7 @@ fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure
             ),
         ));
     }
-    Ok(SessionStore::open(OpenOptions { path: Some(path), app: g.app.clone(), key: key_source(g)?, recover, ..Default::default() })?)
+    Ok(SessionStore::open(OpenOptions { path: Some(path), app: g.app.clone(), key: key_source(g)?, recover, compress: g.compress(), ..Default::default() })?)
 }
 
 /// `find_session`, with a not-found message naming what the user typed (the
@@ -673,7 +693,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let path = db_path(g)?;
             let s = SessionStore::import_recovery_key(
-                OpenOptions { path: Some(path.clone()), app: g.app.clone(), key: key_source(g)?, ..Default::default() },
+                OpenOptions { path: Some(path.clone()), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() },
                 &text,
             )?;
             if g.json {

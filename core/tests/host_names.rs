@@ -114,7 +114,7 @@ fn bridge_declares_the_names_the_core_gives() {
 fn host_open_settings_keep_the_defaults_they_leave_out() {
     use sessiondb::{ErrorKind, KeySource, OpenOptions};
     let d = OpenOptions::for_host(None, None, KeySource::OsKeyring, None, None);
-    assert_eq!((d.path, d.app.as_str(), d.busy_timeout_ms, d.recover, d.compress, d.lease_ms), (None, "sessiondb", 10_000, true, true, 30_000));
+    assert_eq!((d.path, d.app.as_str(), d.busy_timeout_ms, d.recover, d.compress, d.lease_ms), (None, "sessiondb", 10_000, true, None, 30_000));
     let o = OpenOptions::for_host(Some("/x/s.db".into()), Some("app".into()), KeySource::OsKeyring, Some(5), Some(false));
     assert_eq!((o.path.unwrap().to_str(), o.app.as_str(), o.busy_timeout_ms, o.recover), (Some("/x/s.db"), "app", 5, false));
 

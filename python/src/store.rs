@@ -46,10 +46,13 @@ impl SessionStore {
     /// Open (creating if needed) the store at `path` (None = the default
     /// path for `app`). Key: `key` (32 bytes) or `key_provider` (an object
     /// with `get_key() -> bytes | None` and `set_key(key: bytes)`), else the
-    /// OS keyring. Raises RecoveryLockedError, KeyMismatchError,
+    /// OS keyring. `compress`: compress contents of 512 bytes or more
+    /// before encryption (None = the backend's default: on for a database
+    /// file, off for PostgreSQL; False = stored lengths reveal only plaintext
+    /// lengths, SECURITY.md "Size oracle"). Raises RecoveryLockedError, KeyMismatchError,
     /// KeyStoreUnavailableError, CorruptError, IoError, InvalidInputError.
     #[new]
-    #[pyo3(signature = (path = None, *, key = None, key_provider = None, app = "sessiondb", busy_timeout_ms = 10_000, recover = true))]
+    #[pyo3(signature = (path = None, *, key = None, key_provider = None, app = "sessiondb", busy_timeout_ms = 10_000, recover = true, compress = None))]
     fn new(
         py: Python<'_>,
         path: Option<PathBuf>,
@@ -58,11 +61,12 @@ impl SessionStore {
         app: &str,
         busy_timeout_ms: u64,
         recover: bool,
+        compress: Option<bool>,
     ) -> PyResult<Self> {
         let provider = Self::provider(py, key_provider)?;
         let shared = provider.clone().map(|p| p as Arc<dyn sessiondb::KeyProvider>);
         let key = KeySource::for_host(key.as_deref(), shared, ("key", "key_provider")).map_err(py_err(py))?;
-        let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, ..Default::default() };
+        let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, compress, ..Default::default() };
         Self::opened(py, py.detach(|| sessiondb::SessionStore::open(opts)), provider)
     }
 

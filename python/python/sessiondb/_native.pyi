@@ -1106,6 +1106,7 @@ class SessionStore:
         app: str = "sessiondb",
         busy_timeout_ms: int = 10000,
         recover: bool = True,
+        compress: Optional[bool] = None,
     ) -> "SessionStore": ...
     @classmethod
     def open_default(cls) -> "SessionStore":

@@ -1,0 +1,154 @@
+//! Privacy (issue 30, DESIGN.md "Privacy"): the compression switch and the
+//! size oracle it closes; deletion that leaves no envelope byte behind.
+use sessiondb::*;
+
+fn key(b: u8) -> DataKey {
+    DataKey::from_bytes(&[b; 32]).unwrap()
+}
+
+fn temp() -> (tempfile::TempDir, std::path::PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("sessions.db");
+    (d, p)
+}
+
+fn open(p: &std::path::Path, compress: Option<bool>) -> SessionStore {
+    SessionStore::open(OpenOptions { compress, ..OpenOptions::at(p, KeySource::Bytes(key(1))) }).unwrap()
+}
+
+/// `(seq, stored content envelope)` of every entry of `sid`, in seq order,
+/// read from the database file (the `entry_envelopes` view).
+fn envelopes(p: &std::path::Path, sid: &str) -> Vec<(i64, Vec<u8>)> {
+    let c = rusqlite::Connection::open(p).unwrap();
+    let v = c
+        .prepare("SELECT seq, content_enc FROM entry_envelopes WHERE session_id = ?1 ORDER BY seq")
+        .unwrap()
+        .query_map([sid], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(|x| x.unwrap())
+        .collect();
+    v
+}
+
+/// A 4 KiB body that zstd shrinks a lot.
+fn body_4k() -> String {
+    "tool output line, repeated\n".repeat(4096 / 27 + 1)[..4096].to_string()
+}
+
+/// The envelope version (first byte of the binary form) of a 4 KiB entry
+/// appended with `compress`.
+fn version_of_4k_body(compress: Option<bool>) -> u8 {
+    let (_d, p) = temp();
+    let s = open(&p, compress);
+    let a = s.create_session(None, None).unwrap();
+    s.append_transcript(&a.id, Role::Tool, body_4k()).unwrap();
+    assert_eq!(s.get_transcript(&a.id, 1, 1).unwrap()[0].content, body_4k());
+    drop(s);
+    let e = envelopes(&p, &a.id);
+    assert_eq!(e.len(), 1);
+    e[0].1[0]
+}
+
+#[test]
+fn a_4k_body_is_v1_with_compress_off_and_v2_with_it_on_or_by_default_on_sqlite() {
+    assert_eq!(version_of_4k_body(Some(false)), 1);
+    assert_eq!(version_of_4k_body(Some(true)), 2);
+    assert_eq!(version_of_4k_body(None), 2);
+}
+
+#[test]
+fn the_backend_default_is_on_for_a_file_and_off_for_a_server() {
+    assert!(store::default_compress(false));
+    assert!(!store::default_compress(true));
+    let o = OpenOptions::for_host(None, None, KeySource::OsKeyring, None, None);
+    assert_eq!(o.compress, None);
+    assert_eq!(o.clone().with_compress(Some(false)).compress, Some(false));
+    assert_eq!(o.with_compress(Some(true)).compress, Some(true));
+}
+
+/// A deterministic xorshift stream (no test depends on a random seed).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// `n` characters of `alphabet`.
+    fn text(&mut self, alphabet: &[u8], n: usize) -> String {
+        (0..n).map(|_| alphabet[(self.next() % alphabet.len() as u64) as usize] as char).collect()
+    }
+}
+
+/// Letters outside the hex digits: filler that never extends a guess.
+const NON_HEX: &[u8] = b"ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ";
+
+/// What the CRIME-style oracle of issue 30 recovers: a tool output echoes an
+/// attacker-chosen page next to an environment dump holding a 40-digit hex
+/// secret; the attacker, who sees stored lengths (`length(content_enc)` in a
+/// synced file, or a PostgreSQL operator), appends for each next digit 16
+/// guesses x `pads` paddings and takes the guess whose stored lengths sum
+/// lowest (only when uniquely lowest). Returns (digits recovered correctly
+/// of `digits`, guesses stored, whether every guess of a position had the
+/// same length under each padding).
+fn run_oracle(compress: bool, digits: usize, pads: usize) -> (usize, usize, bool) {
+    let (_d, p) = temp();
+    let s = open(&p, Some(compress));
+    let a = s.create_session(None, None).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let secret = rng.text(b"0123456789abcdef", 40);
+    let env_dump = format!(
+        "--- environment ---\nHOME=/home/dev\nSHELL=/bin/bash\nLANG=C.UTF-8\nAWS_SECRET_ACCESS_KEY={secret}\nTERM=xterm-256color\n{}\n",
+        rng.text(NON_HEX, 300)
+    );
+    let mut known = String::new();
+    let (mut recovered, mut stored, mut all_equal) = (0, 0, true);
+    for pos in 0..digits {
+        // The same padding for every guess: only the guessed digit differs.
+        let paddings: Vec<(String, String)> = (0..pads).map(|pad| (rng.text(NON_HEX, 1 + pad), rng.text(NON_HEX, 40))).collect();
+        let mut batch = Vec::new();
+        for g in b"0123456789abcdef" {
+            for (head, tail) in &paddings {
+                let page = format!("fetched https://attacker.example/page:\n{head}AWS_SECRET_ACCESS_KEY={known}{}{tail}\n", *g as char);
+                batch.push(NewEntry::text(Role::Tool, format!("{page}{env_dump}")));
+            }
+        }
+        stored += batch.len();
+        let first = s.append_entries(&a.id, batch).unwrap()[0].seq as usize;
+        let lens: Vec<usize> = envelopes(&p, &a.id)[first - 1..].iter().map(|(_, e)| e.len()).collect();
+        assert_eq!(lens.len(), 16 * pads);
+        // lens[g * pads + pad]; plaintext lengths differ only by pad.
+        for pad in 0..pads {
+            let l0 = lens[pad];
+            all_equal &= (0..16).all(|g| lens[g * pads + pad] == l0);
+        }
+        let sums: Vec<usize> = (0..16).map(|g| lens[g * pads..(g + 1) * pads].iter().sum()).collect();
+        let min = *sums.iter().min().unwrap();
+        let best: Vec<usize> = (0..16).filter(|&g| sums[g] == min).collect();
+        let truth = secret.as_bytes()[pos];
+        // The attacker keeps going with the true digit either way (a best
+        // case for the attacker: one wrong pick would derail the rest).
+        if best.len() == 1 && b"0123456789abcdef"[best[0]] == truth {
+            recovered += 1;
+        }
+        known.push(truth as char);
+    }
+    (recovered, stored, all_equal)
+}
+
+/// Figures quoted in SECURITY.md ("Size oracle"): with compression on the
+/// oracle recovers 39 of 40 digits from 10,240 stored guesses; off, every guess has the same stored
+/// length and it recovers none.
+#[test]
+fn the_size_oracle_recovers_digits_with_compression_and_none_without() {
+    let (on, stored_on, equal_on) = run_oracle(true, 40, 16);
+    let (off, stored_off, equal_off) = run_oracle(false, 40, 16);
+    eprintln!("oracle: compress on {on} of 40 digits, off {off} of 40, {stored_on} guesses stored per setting");
+    assert_eq!((stored_on, stored_off), (10_240, 10_240));
+    assert!(!equal_on, "compressed lengths depend on the guess");
+    // 39: at one position a wrong digit ties or wins (deterministic: fixed text, zstd level).
+    assert_eq!(on, 39);
+    assert!(equal_off, "uncompressed lengths depend only on the plaintext length");
+    assert_eq!(off, 0);
+}
