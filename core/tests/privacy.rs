@@ -152,3 +152,108 @@ fn the_size_oracle_recovers_digits_with_compression_and_none_without() {
     assert!(equal_off, "uncompressed lengths depend only on the plaintext length");
     assert_eq!(off, 0);
 }
+
+/// Every envelope of session `sid` as stored: title, workspace, contents,
+/// entry metadata, context extensions.
+fn session_envelopes(p: &std::path::Path, sid: &str) -> Vec<Vec<u8>> {
+    let c = rusqlite::Connection::open(p).unwrap();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT name_enc FROM sessions WHERE id = ?1",
+        "SELECT workspace_enc FROM sessions WHERE id = ?1",
+        "SELECT content_enc FROM entry_envelopes WHERE session_id = ?1",
+        "SELECT meta_enc FROM entry_envelopes WHERE session_id = ?1",
+        "SELECT body_enc FROM context_extensions WHERE session_id = ?1",
+    ] {
+        let mut st = c.prepare(sql).unwrap();
+        let rows = st.query_map([sid], |r| r.get::<_, Option<Vec<u8>>>(0)).unwrap();
+        out.extend(rows.map(|x| x.unwrap()).flatten());
+    }
+    out
+}
+
+/// Pieces to look for: every 32-byte window of each envelope at offsets
+/// 0, 32, 64, ... and its last 32 bytes (random ciphertext: no 32-byte
+/// window occurs by chance); an envelope shorter than 32 bytes whole.
+fn needles(envelopes: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for e in envelopes {
+        if e.len() < 32 {
+            out.push(e.clone());
+        } else {
+            out.extend(e.chunks_exact(32).map(<[u8]>::to_vec));
+            out.push(e[e.len() - 32..].to_vec());
+        }
+    }
+    out
+}
+
+/// `(file name, needle)` of every needle found in any file under `dir`.
+fn found_in(dir: &std::path::Path, needles: &[Vec<u8>]) -> Vec<(String, Vec<u8>)> {
+    let windows: std::collections::HashSet<&[u8]> = needles.iter().filter(|n| n.len() == 32).map(Vec::as_slice).collect();
+    let mut hits = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            hits.extend(bytes.windows(32).filter(|w| windows.contains(w)).map(|w| (name.clone(), w.to_vec())));
+            for n in needles.iter().filter(|n| n.len() < 32) {
+                if bytes.windows(n.len()).any(|w| w == n.as_slice()) {
+                    hits.push((name.clone(), n.clone()));
+                }
+            }
+        }
+    }
+    hits
+}
+
+/// Issue 30 "Deletion leaves nothing": after `delete_session` returns, no
+/// envelope of the deleted session (nor any 32-byte window of one) is in
+/// any file of the store's directory (db, -wal, -shm, owner locks), while
+/// the session kept beside it still reads back; with compression on and off
+/// (small entries in body sets, a large one over overflow pages).
+#[test]
+fn a_deleted_session_leaves_no_envelope_byte_in_any_file() {
+    for compress in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sessions.db");
+        let s = open(&p, Some(compress));
+        let ws = d.path().join("secret-project");
+        std::fs::create_dir_all(&ws).unwrap();
+        let keep = s.create_session(Some("kept".into()), None).unwrap();
+        let gone = s.create_session(Some("DELETE-ME title".into()), Some(ws.to_string_lossy().into())).unwrap();
+        let mut rng = Rng(7);
+        for i in 0..20 {
+            // Interleaved, so the two sessions share pages.
+            s.append_transcript(&keep.id, Role::User, format!("kept {i} {}", rng.text(NON_HEX, 50))).unwrap();
+            s.append_transcript(&gone.id, Role::Tool, format!("gone {i} {}", rng.text(NON_HEX, 300 * (i % 3) + 40))).unwrap();
+        }
+        s.append_entries(&gone.id, (0..5).map(|i| NewEntry::text(Role::User, format!("set member {i}"))).collect()).unwrap();
+        s.append_transcript(&gone.id, Role::Tool, rng.text(NON_HEX, 20_000)).unwrap();
+        s.append_entries_with_meta(
+            &gone.id,
+            vec![(
+                NewEntry::text(Role::Assistant, "with meta"),
+                EntryMeta { model: None, provider: None, extra: serde_json::from_str(r#"{"k":"DELETE-ME meta"}"#).unwrap(), item: None },
+            )],
+        )
+        .unwrap();
+        s.append_context_extension(&gone.id, "artifact_manifest", r#"{"files":["DELETE-ME ext"]}"#).unwrap();
+        let envs = session_envelopes(&p, &gone.id);
+        assert_eq!(envs.len(), 2 + 27 + 1 + 1, "title, workspace, 27 contents, 1 meta, 1 extension");
+        let needles = needles(&envs);
+        assert!(!found_in(d.path(), &needles).is_empty(), "the planted envelopes are in the files before deleting");
+        s.delete_session(&gone.id).unwrap();
+        assert_eq!(found_in(d.path(), &needles), vec![], "compress {compress}");
+        assert_eq!(s.get_transcript(&keep.id, 1, 100).unwrap().len(), 20);
+        assert_eq!(s.check_records().unwrap().damaged, vec![]);
+        drop(s);
+        assert_eq!(found_in(d.path(), &needles), vec![], "compress {compress}, after close");
+    }
+}

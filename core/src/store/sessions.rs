@@ -266,7 +266,13 @@ impl SessionStore {
     /// Delete a session with its transcript, token ledger and context
     /// extensions. Its journal stays (the record of what happened; journal
     /// payloads hold no user content) and gains a `SessionDeleted` event.
-    /// Errors: `NotFound`.
+    /// Once it returns `Ok`, no byte of the deleted envelopes (title,
+    /// workspace, contents, entry metadata, context extensions) is left in
+    /// the database file, its WAL or its shm (SQLite `secure_delete` and a
+    /// truncating checkpoint; issue 30, DESIGN.md "Privacy").
+    /// Errors: `NotFound`; `Busy` when the deletion committed but another
+    /// handle's read outlasted the busy timeout, so the WAL could not be
+    /// checkpointed yet (its old frames go at the next full checkpoint).
     pub fn delete_session(&self, id: &str) -> Result<()> {
         self.write(|t| {
             let Some(entries) = t.tx.delete_session(id)? else {
@@ -274,7 +280,8 @@ impl SessionStore {
             };
             journal::record(t, id, "SessionDeleted", serde_json::json!({ "entries": entries }))?;
             Ok(())
-        })
+        })?;
+        self.backend.scrub_deleted()
     }
 
     /// Resolve a full id, a unique id prefix, or an exact title.
