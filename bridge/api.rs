@@ -213,6 +213,9 @@ pub enum SkipReason {
     /// Valid JSON but not an object.
     #[bridge(str = "not_an_object")]
     NotAnObject,
+    /// Longer than the line limit (64 MiB by default): read past, not kept.
+    #[bridge(str = "too_long")]
+    TooLong,
 }
 
 // The names are the `scope` texts Python and Node pass with the path
@@ -971,8 +974,8 @@ pub struct SkippedLine {
     pub line: u64,
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
-    /// (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
+    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json`, `not_an_object` or
+    /// `too_long` (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
     pub reason: SkipReason,
     /// 1-based column where parsing failed, for `invalid_json` only.
     #[bridge(get = "c.reason.column()", skip(uniffi))]

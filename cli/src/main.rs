@@ -349,11 +349,25 @@ impl WindowArgs {
     }
 }
 
+/// Longest `--key-file` (and recovery key on stdin) read, in bytes: a key
+/// is 44 characters of base64, a recovery key about 70; reading stops after
+/// this many (`--key-file /dev/zero` fails at once, issue 30 item 5).
+const MAX_KEY_FILE_BYTES: u64 = 4096;
+
+/// The bytes of `source` (an open result), read up to `max` bytes; `None`
+/// when it holds more. Errors: `Io` (`what` names the read).
+fn read_bounded(source: std::io::Result<impl Read>, max: u64, what: &'static str) -> Result<Option<Vec<u8>>, sessiondb::Error> {
+    let mut bytes = Vec::new();
+    source.and_then(|r| r.take(max + 1).read_to_end(&mut bytes)).map_err(|e| sessiondb::Error::io(what, e))?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
 fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
     match &g.key_file {
         None => Ok(KeySource::OsKeyring),
         Some(f) => {
-            let bytes = std::fs::read(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
+            let bytes = read_bounded(std::fs::File::open(f), MAX_KEY_FILE_BYTES, "reading the key file")?
+                .ok_or_else(|| sessiondb::Error::invalid(format!("the --key-file is larger than {MAX_KEY_FILE_BYTES} bytes: not a key file (it holds the 32-byte data key as base64, 44 characters)")))?;
             warn_if_key_file_readable_by_others(g, f);
             let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (e.g. `head -c 32 /dev/urandom | base64`)");
             let text = String::from_utf8(bytes).map_err(|_| bad())?;
@@ -686,9 +700,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let text = match recovery_key {
                 Some(t) => t.clone(),
                 None => {
-                    let mut t = String::new();
-                    std::io::stdin().read_to_string(&mut t).map_err(|e| sessiondb::Error::io("reading the recovery key from stdin", e))?;
-                    t
+                    let bytes = read_bounded(Ok(std::io::stdin()), MAX_KEY_FILE_BYTES, "reading the recovery key from stdin")?
+                        .ok_or_else(|| sessiondb::Error::invalid(format!("more than {MAX_KEY_FILE_BYTES} bytes on stdin: not a recovery key")))?;
+                    String::from_utf8(bytes).map_err(|_| sessiondb::Error::invalid("the recovery key on stdin is not UTF-8 text"))?
                 }
             };
             let path = db_path(g)?;

@@ -66,3 +66,74 @@ fn no_compress_stores_a_4k_body_uncompressed() {
     let contents: Vec<&str> = j["transcript"].as_array().unwrap().iter().map(|e| e["content"].as_str().unwrap()).collect();
     assert_eq!(contents, vec![body.as_str(); 5]);
 }
+
+/// Run `sessiondb ARGS` in `dir` with stdin from `stdin`, killed after 120 s
+/// (a guard against the old unbounded read, not a timing assertion: a run
+/// that needed it fails on its exit status).
+fn run_guarded(dir: &Path, args: &[&str], stdin: Stdio) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sessiondb"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while c.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = c.kill();
+    c.wait_with_output().unwrap()
+}
+
+fn json_error(o: &Output) -> serde_json::Value {
+    serde_json::from_slice::<serde_json::Value>(&o.stderr).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&o.stderr)))["error"].clone()
+}
+
+/// `--key-file /dev/zero` read without bound until killed; now it reads at
+/// most 4 KiB and fails with InvalidInput (exit 2), creating nothing.
+#[cfg(unix)]
+#[test]
+fn a_key_file_larger_than_4k_is_invalid_input_not_an_endless_read() {
+    let d = dir_with_key();
+    let o = run_guarded(d.path(), &["--json", "--key-file", "/dev/zero", "--db", "s.db", "new"], Stdio::null());
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = json_error(&o);
+    assert_eq!(e["kind"], "InvalidInput");
+    assert_eq!(
+        e["message"],
+        "invalid input: the --key-file is larger than 4096 bytes: not a key file (it holds the 32-byte data key as base64, 44 characters)"
+    );
+    assert!(!d.path().join("s.db").exists());
+    // 4096 bytes (the key, then padding newlines) is still read.
+    let mut k = std::fs::read_to_string(d.path().join("k")).unwrap();
+    k.push_str(&"\n".repeat(4096 - k.len()));
+    std::fs::write(d.path().join("k4"), &k).unwrap();
+    let o = run_guarded(d.path(), &["--key-file", "k4", "--db", "s.db", "new"], Stdio::null());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // A recovery key on stdin is bounded the same way.
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let o = run_guarded(d.path(), &["--json", "--key-file", "k", "--db", "s.db", "key", "import"], Stdio::from(zero));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_error(&o)["message"], "invalid input: more than 4096 bytes on stdin: not a recovery key");
+}
+
+/// A FIFO (or a device) given to import was walked as a directory ("Not a
+/// directory"), and read as a file could block forever; now it is a failed
+/// file whose message says it is not a regular file, and nothing blocks.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_device_given_to_import_is_not_a_regular_file() {
+    let d = dir_with_key();
+    assert!(Command::new("mkfifo").arg(d.path().join("pipe.jsonl")).status().unwrap().success());
+    for path in ["pipe.jsonl", "/dev/zero"] {
+        let o = run_guarded(d.path(), &["--json", "--key-file", "k", "--db", "s.db", "import", path], Stdio::null());
+        assert_eq!(o.status.code(), Some(7), "{path}: {}", String::from_utf8_lossy(&o.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            report["files"][0]["status"]["failed"],
+            format!("`{path}`: invalid input: not a regular file: a FIFO, socket or device cannot be read as a session file (copy it to a file first)")
+        );
+    }
+}

@@ -29,6 +29,7 @@ fn skip_reasons_are_named_by_their_serde_tag() {
         (SkipReason::InvalidUtf8, "invalid_utf8", None),
         (SkipReason::InvalidJson { column: 17 }, "invalid_json", Some(17)),
         (SkipReason::NotAnObject, "not_an_object", None),
+        (SkipReason::TooLong, "too_long", None),
     ] {
         assert_eq!(r.name(), name);
         assert_eq!(tag(serde_json::to_value(&r).unwrap(), "reason"), name);
@@ -86,6 +87,7 @@ fn bridge_declares_the_names_the_core_gives() {
             ("InvalidUtf8", SkipReason::InvalidUtf8.name()),
             ("InvalidJson", SkipReason::InvalidJson { column: 1 }.name()),
             ("NotAnObject", SkipReason::NotAnObject.name()),
+            ("TooLong", SkipReason::TooLong.name()),
         ])
     );
     assert_eq!(
