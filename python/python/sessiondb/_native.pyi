@@ -887,8 +887,8 @@ class SkippedLine:
         """Byte offset of the line's first byte."""
     @property
     def reason(self) -> str:
-        """Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
-        (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
+        """Why: `torn_tail`, `invalid_utf8`, `invalid_json`, `not_an_object` or
+        `too_long` (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
         """
     @property
     def column(self) -> Optional[int]:
