@@ -257,3 +257,50 @@ fn a_deleted_session_leaves_no_envelope_byte_in_any_file() {
         assert_eq!(found_in(d.path(), &needles), vec![], "compress {compress}, after close");
     }
 }
+
+/// Issue 30 "Retention you can trust": off by default, a dry run that lists
+/// exactly what goes, the newest N and named sessions kept, every deletion
+/// journaled with its reason and title.
+#[test]
+fn retention_prunes_only_what_its_dry_run_lists_and_journals_each_deletion() {
+    use sessiondb::privacy::{PrunedSession, RetentionPolicy};
+    const DAY: i64 = 86_400_000;
+    let (_d, p) = temp();
+    let s = open(&p, None);
+    let a = s.create_session(None, None).unwrap();
+    let b = s.create_session(None, None).unwrap();
+    let c = s.create_session(Some("keep me".into()), None).unwrap();
+    let d = s.create_session(None, None).unwrap();
+    let t0 = a.created_at_ms;
+    // Activity: a at t0 (no entry), b at t0 + 10 days, c at t0, d at t0 + 40 days.
+    s.append_entries(&b.id, vec![NewEntry { created_at_ms: Some(t0 + 10 * DAY), ..NewEntry::text(Role::User, "b") }]).unwrap();
+    s.append_entries(&d.id, vec![NewEntry { created_at_ms: Some(t0 + 40 * DAY), ..NewEntry::text(Role::User, "d") }]).unwrap();
+    let now = t0 + 45 * DAY;
+    let ids = |v: &[PrunedSession]| v.iter().map(|p| (p.session_id.clone(), p.reason.clone())).collect::<Vec<_>>();
+
+    // Off by default: nothing goes.
+    assert_eq!(s.prune(&RetentionPolicy::default(), now).unwrap(), vec![]);
+    // Count limit 2: d and b are the newest two; c is named; a goes.
+    let by_count = RetentionPolicy { max_sessions: Some(2), ..Default::default() };
+    assert_eq!(ids(&s.prune_plan(&by_count, now).unwrap()), vec![(a.id.clone(), "max_sessions".to_string())]);
+    // Age limit 30 days (cutoff t0 + 15 days): a and b, oldest first; d is
+    // the newest (kept by the floor even with a 1-day limit).
+    let by_age = RetentionPolicy { max_age_days: Some(30), ..Default::default() };
+    let plan = s.prune_plan(&by_age, now).unwrap();
+    assert_eq!(ids(&plan), vec![(a.id.clone(), "max_age_days".into()), (b.id.clone(), "max_age_days".into())]);
+    assert_eq!((plan[1].updated_at_ms, plan[1].entry_count, plan[1].last_seq), (t0 + 10 * DAY, 1, 1));
+    let tight = RetentionPolicy { max_age_days: Some(1), keep_named: false, keep_latest: 1, ..Default::default() };
+    assert_eq!(s.prune_plan(&tight, now).unwrap().len(), 3, "a, b and the named c; never d, the newest");
+    // The dry run deleted nothing.
+    assert_eq!(s.list_sessions(None).unwrap().len(), 4);
+    // Prune deletes exactly the plan.
+    assert_eq!(s.prune(&by_age, now).unwrap(), plan);
+    let left: Vec<String> = s.list_sessions(None).unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(left, vec![d.id.clone(), c.id.clone()]);
+    // Each deletion is a SessionDeleted event in the session's journal.
+    let ev = s.journal_events(&b.id, 1, 100).unwrap().pop().unwrap();
+    assert_eq!(ev.kind, "SessionDeleted");
+    assert_eq!(ev.payload, serde_json::json!({"entries": 1, "reason": "max_age_days", "title": null, "updated_at_ms": t0 + 10 * DAY}));
+    // Nothing else is due now.
+    assert_eq!(s.prune(&by_age, now).unwrap(), vec![]);
+}

@@ -284,6 +284,32 @@ impl SessionStore {
         self.backend.scrub_deleted()
     }
 
+    /// Delete `id` as [`SessionStore::delete_session`] does, with `payload`
+    /// as its `SessionDeleted` event, only if its last activity is still
+    /// `seen_updated_at_ms` and its last entry seq `seen_last_seq` (checked
+    /// in the deleting transaction: a session that gained an entry since is
+    /// kept). `Ok(None)`: kept (or gone); `Ok(Some(entries))`: deleted. The
+    /// caller scrubs ([`Self::scrub_deleted`]).
+    pub(crate) fn delete_session_if_unchanged(&self, id: &str, seen_updated_at_ms: i64, seen_last_seq: u64, mut payload: serde_json::Value) -> Result<Option<u64>> {
+        self.write(|t| {
+            if t.tx.session_updated_at(id)? != Some(seen_updated_at_ms) || t.tx.last_entry_seq(id)? != seen_last_seq {
+                return Ok(None);
+            }
+            let Some(entries) = t.tx.delete_session(id)? else {
+                return Ok(None);
+            };
+            payload["entries"] = serde_json::json!(entries);
+            journal::record(t, id, "SessionDeleted", payload)?;
+            Ok(Some(entries))
+        })
+    }
+
+    /// After deletions: leave none of their bytes in the backend's files
+    /// (see [`SessionStore::delete_session`]).
+    pub(crate) fn scrub_deleted(&self) -> Result<()> {
+        self.backend.scrub_deleted()
+    }
+
     /// Resolve a full id, a unique id prefix, or an exact title.
     /// Errors: `NotFound`; `Conflict` listing the candidates when a prefix
     /// or title matches more than one session.
