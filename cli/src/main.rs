@@ -138,6 +138,25 @@ enum Cmd {
     Rename { session: String, title: Option<String> },
     /// Delete a session and its transcript.
     Delete { session: String },
+    /// Delete sessions by a retention policy (needs --max-age-days or --max-sessions); each
+    /// deletion is a SessionDeleted journal event with its reason. --dry-run lists what would go.
+    Prune {
+        /// Delete sessions whose last activity is more than N days old.
+        #[arg(long, value_name = "N")]
+        max_age_days: Option<u32>,
+        /// Keep at most N sessions (by last activity).
+        #[arg(long, value_name = "N")]
+        max_sessions: Option<u32>,
+        /// Always keep the newest N sessions.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        keep_latest: u32,
+        /// Also delete named sessions (kept by default).
+        #[arg(long)]
+        include_named: bool,
+        /// List what would be deleted; delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Show a session's journal.
     Journal {
         session: String,
@@ -588,6 +607,36 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let id = find(&s, session)?.id;
             s.delete_session(&id)?;
             outln!("deleted {id}");
+        }
+        Cmd::Prune { max_age_days, max_sessions, keep_latest, include_named, dry_run } => {
+            if max_age_days.is_none() && max_sessions.is_none() {
+                return Err(sessiondb::Error::invalid("prune needs a limit: --max-age-days N and/or --max-sessions N").into());
+            }
+            let s = open_existing(g)?;
+            let policy = sessiondb::privacy::RetentionPolicy {
+                max_age_days: *max_age_days,
+                max_sessions: *max_sessions,
+                keep_named: !*include_named,
+                keep_latest: *keep_latest,
+            };
+            let now = sessiondb::store::now_ms();
+            let list = if *dry_run { s.prune_plan(&policy, now)? } else { s.prune(&policy, now)? };
+            if g.json {
+                print_json(&serde_json::json!({ "dry_run": dry_run, "sessions": list }));
+            } else {
+                let verb = if *dry_run { "would delete" } else { "deleted" };
+                for p in &list {
+                    outln!(
+                        "{verb} {}  {}  last activity {}  {} entries{}",
+                        p.session_id,
+                        p.reason,
+                        output::fmt_time(p.updated_at_ms),
+                        p.entry_count,
+                        p.title.as_deref().map(|t| format!("  {}", shown(t))).unwrap_or_default()
+                    );
+                }
+                outln!("{} session(s) {}", list.len(), if *dry_run { "would be deleted (dry run)" } else { "deleted" });
+            }
         }
         Cmd::Journal { session, from, limit } => {
             let s = open_existing(g)?;

@@ -137,3 +137,51 @@ fn a_fifo_or_device_given_to_import_is_not_a_regular_file() {
         );
     }
 }
+
+/// `prune`: refuses to run without a limit; `--dry-run` lists exactly what
+/// the real run deletes; each deletion is in the session's journal with its
+/// reason; named and newest sessions are kept.
+#[test]
+fn prune_dry_run_lists_what_prune_deletes_and_the_journal_keeps_the_reason() {
+    let d = dir_with_key();
+    for (id, t) in [("old1", 1_700_000_000), ("old2", 1_700_100_000)] {
+        std::fs::write(
+            d.path().join(format!("{id}.jsonl")),
+            format!(
+                "{{\"type\":\"header\",\"id\":\"{id}\",\"model\":\"m\",\"cwd\":\"/w\",\"created_at\":{t}}}\n\
+                 {{\"type\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"hi\"}}],\"timestamp\":{}}}\n",
+                t + 1
+            ),
+        )
+        .unwrap();
+    }
+    assert_eq!(run(d.path(), &["import", "old1.jsonl", "old2.jsonl"], None).status.code(), Some(0));
+    assert_eq!(run(d.path(), &["new", "--name", "named"], None).status.code(), Some(0));
+    assert_eq!(run(d.path(), &["new"], None).status.code(), Some(0));
+    let o = run(d.path(), &["--json", "prune"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_error(&o)["message"], "invalid input: prune needs a limit: --max-age-days N and/or --max-sessions N");
+    let lines = |verb: &str| {
+        format!(
+            "{verb} old1  max_age_days  last activity 2023-11-14T22:13:21Z  1 entries\n\
+             {verb} old2  max_age_days  last activity 2023-11-16T02:00:01Z  1 entries\n"
+        )
+    };
+    let o = run(d.path(), &["prune", "--max-age-days", "30", "--dry-run"], None);
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), lines("would delete") + "2 session(s) would be deleted (dry run)\n");
+    let o = run(d.path(), &["--json", "prune", "--max-sessions", "1", "--dry-run"], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got: Vec<(&str, &str)> = j["sessions"].as_array().unwrap().iter().map(|p| (p["session_id"].as_str().unwrap(), p["reason"].as_str().unwrap())).collect();
+    assert_eq!(got, [("old1", "max_sessions"), ("old2", "max_sessions")]);
+    assert_eq!(j["dry_run"], true);
+    let o = run(d.path(), &["prune", "--max-age-days", "30"], None);
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), lines("deleted") + "2 session(s) deleted\n");
+    let o = run(d.path(), &["--json", "journal", "old1"], None);
+    let ev: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let last = ev.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["kind"], "SessionDeleted");
+    assert_eq!(last["payload"], serde_json::json!({"entries": 1, "reason": "max_age_days", "title": null, "updated_at_ms": 1_700_000_001_000i64}));
+    let o = run(d.path(), &["--json", "list", "--all"], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j.as_array().map_or_else(|| j["sessions"].as_array().unwrap().len(), Vec::len), 2);
+}
