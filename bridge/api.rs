@@ -967,6 +967,23 @@ pub struct OpenedSession {
 
 // ---- portable sessions (seed 002)
 
+/// A session a retention policy deletes (or, in a dry run, would delete).
+#[bridge(core = sessiondb::privacy::PrunedSession, output)]
+pub struct PrunedSession {
+    /// Session id.
+    pub session_id: String,
+    /// Its name, if any.
+    pub title: Option<String>,
+    /// `max_age_days` or `max_sessions`.
+    pub reason: String,
+    /// Its last activity, milliseconds since the Unix epoch.
+    pub updated_at_ms: i64,
+    /// Its transcript entries.
+    pub entry_count: u64,
+    /// Its last entry's seq when planned (0: none).
+    pub last_seq: u64,
+}
+
 /// A line a reader skipped.
 #[bridge(core = sessiondb::portable::SkippedLine, output)]
 pub struct SkippedLine {
@@ -1263,6 +1280,16 @@ trait SessionStore {
     /// (its journal stays).
     #[bridge(errors(NotFound))]
     fn delete_session(&self, id: &str);
+
+    /// Delete sessions by a retention policy (issue 30; SECURITY.md
+    /// "Deletion"): those whose last activity is more than `max_age_days`
+    /// days old, or that rank past the newest `max_sessions`; the newest
+    /// `keep_latest` and (with `keep_named`) named sessions are kept, and so
+    /// is a session written to meanwhile. Each deletion is a `SessionDeleted`
+    /// journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
+    /// list what would go, delete nothing. No limit: nothing. Oldest first.
+    #[bridge(core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
+    fn prune(&self, max_age_days: Option<u32>, max_sessions: Option<u32>, keep_named: bool, keep_latest: u32, dry_run: bool) -> Vec<PrunedSession>;
 
     /// Append one entry; returns it with its seq.
     #[bridge(errors(NotFound, InvalidInput))]

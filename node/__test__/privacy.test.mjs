@@ -26,3 +26,22 @@ for (const [compress, version] of [[false, 1], [true, 2], [undefined, 2]]) {
     assert.deepEqual(versions(path), [version])
   })
 }
+
+test('prune: the dry run lists what prune deletes, and the journal keeps the reason', async () => {
+  const st = await sdb.SessionStore.open({ path: tempDb(), key: KEY })
+  const old = await st.createSession(null, null, { createdAtMs: 1_700_000_000_000 })
+  await st.createSession('named', null, { createdAtMs: 1_700_000_000_000 })
+  await st.createSession(null, null)
+  assert.deepEqual(await st.prune(), [])
+  const plan = await st.prune(30, null, true, 1, true)
+  assert.deepEqual(plan, [
+    { sessionId: old.id, title: null, reason: 'max_age_days', updatedAtMs: 1_700_000_000_000, entryCount: 0, lastSeq: 0 },
+  ])
+  assert.equal((await st.listSessions()).length, 3)
+  assert.deepEqual(await st.prune(30), plan)
+  assert.equal((await st.listSessions()).length, 2)
+  const ev = (await st.journalEvents(old.id)).at(-1)
+  assert.equal(ev.kind, 'SessionDeleted')
+  assert.deepEqual(ev.payload, { entries: 0, reason: 'max_age_days', title: null, updated_at_ms: 1_700_000_000_000 })
+  await st.close()
+})

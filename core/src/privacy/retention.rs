@@ -115,6 +115,27 @@ impl SessionStore {
     }
 }
 
+/// The hosts' `prune` (bridge/api.rs): [`SessionStore::prune`] at the
+/// current time, or with `dry_run` [`SessionStore::prune_plan`], under the
+/// policy of the other arguments ([`RetentionPolicy`]'s fields). With no
+/// limit nothing is listed or deleted. Errors: as `prune`.
+pub fn prune_sessions(
+    store: &SessionStore,
+    max_age_days: Option<u32>,
+    max_sessions: Option<u32>,
+    keep_named: bool,
+    keep_latest: u32,
+    dry_run: bool,
+) -> Result<Vec<PrunedSession>> {
+    let policy = RetentionPolicy { max_age_days, max_sessions, keep_named, keep_latest };
+    let now = crate::store::now_ms();
+    if dry_run {
+        store.prune_plan(&policy, now)
+    } else {
+        store.prune(&policy, now)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::store::test_support::temp_store;
