@@ -33,9 +33,9 @@ test('prune: the dry run lists what prune deletes, and the journal keeps the rea
   await st.createSession('named', null, { createdAtMs: 1_700_000_000_000 })
   await st.createSession(null, null)
   assert.deepEqual(await st.prune(), [])
-  const plan = await st.prune(30, null, true, 1, true)
+  const plan = await st.prune(30, null, true, 1, true) // an absent title is left out, as elsewhere
   assert.deepEqual(plan, [
-    { sessionId: old.id, title: null, reason: 'max_age_days', updatedAtMs: 1_700_000_000_000, entryCount: 0, lastSeq: 0 },
+    { sessionId: old.id, reason: 'max_age_days', updatedAtMs: 1_700_000_000_000, entryCount: 0, lastSeq: 0 },
   ])
   assert.equal((await st.listSessions()).length, 3)
   assert.deepEqual(await st.prune(30), plan)
