@@ -167,7 +167,7 @@ fn session_envelopes(p: &std::path::Path, sid: &str) -> Vec<Vec<u8>> {
     ] {
         let mut st = c.prepare(sql).unwrap();
         let rows = st.query_map([sid], |r| r.get::<_, Option<Vec<u8>>>(0)).unwrap();
-        out.extend(rows.map(|x| x.unwrap()).flatten());
+        out.extend(rows.filter_map(|x| x.unwrap()));
     }
     out
 }
