@@ -213,6 +213,9 @@ pub enum SkipReason {
     /// Valid JSON but not an object.
     #[bridge(str = "not_an_object")]
     NotAnObject,
+    /// Longer than the line limit (64 MiB by default): read past, not kept.
+    #[bridge(str = "too_long")]
+    TooLong,
 }
 
 // The names are the `scope` texts Python and Node pass with the path
@@ -967,6 +970,23 @@ pub struct OpenedSession {
 
 // ---- portable sessions (seed 002)
 
+/// A session a retention policy deletes (or, in a dry run, would delete).
+#[bridge(core = sessiondb::privacy::PrunedSession, output)]
+pub struct PrunedSession {
+    /// Session id.
+    pub session_id: String,
+    /// Its name, if any.
+    pub title: Option<String>,
+    /// `max_age_days` or `max_sessions`.
+    pub reason: String,
+    /// Its last activity, milliseconds since the Unix epoch.
+    pub updated_at_ms: i64,
+    /// Its transcript entries.
+    pub entry_count: u64,
+    /// Its last entry's seq when planned (0: none).
+    pub last_seq: u64,
+}
+
 /// A line a reader skipped.
 #[bridge(core = sessiondb::portable::SkippedLine, output)]
 pub struct SkippedLine {
@@ -974,8 +994,8 @@ pub struct SkippedLine {
     pub line: u64,
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
-    /// (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
+    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json`, `not_an_object` or
+    /// `too_long` (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
     pub reason: SkipReason,
     /// 1-based column where parsing failed, for `invalid_json` only.
     #[bridge(get = "c.reason.column()", skip(uniffi))]
@@ -1341,6 +1361,16 @@ trait SessionStore {
     /// (its journal stays).
     #[bridge(errors(NotFound))]
     fn delete_session(&self, id: &str);
+
+    /// Delete sessions by a retention policy (issue 30; SECURITY.md
+    /// "Deletion"): those whose last activity is more than `max_age_days`
+    /// days old, or that rank past the newest `max_sessions`; the newest
+    /// `keep_latest` and (with `keep_named`) named sessions are kept, and so
+    /// is a session written to meanwhile. Each deletion is a `SessionDeleted`
+    /// journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
+    /// list what would go, delete nothing. No limit: nothing. Oldest first.
+    #[bridge(core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
+    fn prune(&self, max_age_days: Option<u32>, max_sessions: Option<u32>, keep_named: bool, keep_latest: u32, dry_run: bool) -> Vec<PrunedSession>;
 
     /// Append one entry; returns it with its seq.
     #[bridge(errors(NotFound, InvalidInput))]

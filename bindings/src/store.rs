@@ -42,65 +42,73 @@ impl SessionStore {
     ///   fresh bytes through `setKey`.
     /// * `busyTimeoutMs`: how long a write waits for another writer before
     ///   failing with `Busy` (milliseconds; default 10,000).
+    /// * `compress`: compress contents of 512 bytes or more before
+    ///   encryption; `null`/`nil` = the backend's default (on for a database
+    ///   file, off for PostgreSQL); `false`: stored lengths reveal only
+    ///   plaintext lengths (SECURITY.md "Size oracle").
     ///
     /// Errors: `RecoveryLocked` (database exists, provider has no key: no
     /// key is written), `KeyMismatch`, `KeyStoreUnavailable` (the provider
     /// threw), `Io`, `Corrupt`, `InvalidInput`.
-    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None))]
+    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None, compress = None))]
     pub fn open(
         path: Option<String>,
         app: Option<String>,
         key_provider: Arc<dyn KeyProvider>,
         busy_timeout_ms: Option<u64>,
+        compress: Option<bool>,
     ) -> Result<Arc<Self>> {
         let key = KeySource::Provider(Arc::new(HostKeyProvider(key_provider)));
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, key, busy_timeout_ms, None))
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, key, busy_timeout_ms, None).with_compress(compress))
     }
 
     /// Open a store with a 32-byte data key the host already holds (or the
     /// bytes of a key file: its base64 text) (`path`, `app`,
-    /// `busyTimeoutMs` as for `open`).
+    /// `busyTimeoutMs`, `compress` as for `open`).
     /// Errors: `InvalidInput` (neither 32 bytes nor base64 of 32 bytes),
     /// `KeyMismatch`, `Io`, `Corrupt`.
-    #[uniffi::constructor(default(app = None, busy_timeout_ms = None))]
+    #[uniffi::constructor(default(app = None, busy_timeout_ms = None, compress = None))]
     pub fn open_with_key(
         path: Option<String>,
         key: Vec<u8>,
         app: Option<String>,
         busy_timeout_ms: Option<u64>,
+        compress: Option<bool>,
     ) -> Result<Arc<Self>> {
         let key = KeyInput::Bytes(&key).decode("key")?;
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None))
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None).with_compress(compress))
     }
 
     /// Open a store with the base64 text of its data key (a key file's
     /// content, e.g. from `sessiondb key init --file`; whitespace around it,
     /// such as the file's trailing newline, is ignored) (`path`, `app`,
-    /// `busyTimeoutMs` as for `open`).
+    /// `busyTimeoutMs`, `compress` as for `open`).
     /// Errors: `InvalidInput` (not base64 of 32 bytes), `KeyMismatch`, `Io`, `Corrupt`.
-    #[uniffi::constructor(default(app = None, busy_timeout_ms = None))]
+    #[uniffi::constructor(default(app = None, busy_timeout_ms = None, compress = None))]
     pub fn open_with_key_text(
         path: Option<String>,
         key: String,
         app: Option<String>,
         busy_timeout_ms: Option<u64>,
+        compress: Option<bool>,
     ) -> Result<Arc<Self>> {
         let key = KeyInput::Text(&key).decode("key")?;
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None))
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None).with_compress(compress))
     }
 
     /// Open a store whose data key lives in the OS credential store
     /// (Keychain, Credential Manager, Secret Service) under service `app`,
-    /// account `session-data-key` (`path`, `busyTimeoutMs` as for `open`).
+    /// account `session-data-key` (`path`, `busyTimeoutMs`, `compress` as for `open`).
     /// Errors: `KeyStoreUnavailable` (no store, locked, denied),
     /// `RecoveryLocked`, `KeyMismatch`, `Io`, `Corrupt`.
-    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None))]
+    #[uniffi::constructor(default(path = None, app = None, busy_timeout_ms = None, compress = None))]
     pub fn open_with_os_keyring(
         path: Option<String>,
         app: Option<String>,
         busy_timeout_ms: Option<u64>,
+        compress: Option<bool>,
     ) -> Result<Arc<Self>> {
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::OsKeyring, busy_timeout_ms, None))
+        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::OsKeyring, busy_timeout_ms, None).with_compress(compress))
     }
 }
 

@@ -2582,9 +2582,9 @@ pub struct Count {
         let node = generate(Host::Node, &src).unwrap();
         for (record, field, union) in [
             ("TokenCount", "method", "'exact' | 'estimate' | 'host'"),
-            ("SkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'"),
+            ("SkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object' | 'too_long'"),
             ("FileImport", "status", "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'"),
-            ("DigestSkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object'"),
+            ("DigestSkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object' | 'too_long'"),
         ] {
             let at = node.find(&format!("pub struct {record} {{")).unwrap();
             let body = &node[at..at + node[at..].find("\n}\n").unwrap() + 1];

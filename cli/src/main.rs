@@ -71,6 +71,26 @@ struct Global {
     /// Print JSON instead of text (read commands); errors and warnings on stderr as JSON objects.
     #[arg(long, global = true)]
     json: bool,
+    /// Compress contents of 512 bytes or more before encrypting them (the default for a database
+    /// file); stored lengths then depend on what repeats inside an entry (SECURITY.md "Size oracle").
+    #[arg(long, global = true, overrides_with = "no_compress")]
+    compress: bool,
+    /// Store contents uncompressed, so stored lengths reveal only plaintext lengths (the default for
+    /// a PostgreSQL URL).
+    #[arg(long, global = true, overrides_with = "compress")]
+    no_compress: bool,
+}
+
+impl Global {
+    /// `--compress` / `--no-compress` (the last one given wins); `None`:
+    /// the backend's default (`sessiondb::store::default_compress`).
+    fn compress(&self) -> Option<bool> {
+        match (self.compress, self.no_compress) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -118,6 +138,25 @@ enum Cmd {
     Rename { session: String, title: Option<String> },
     /// Delete a session and its transcript.
     Delete { session: String },
+    /// Delete sessions by a retention policy (needs --max-age-days or --max-sessions); each
+    /// deletion is a SessionDeleted journal event with its reason. --dry-run lists what would go.
+    Prune {
+        /// Delete sessions whose last activity is more than N days old.
+        #[arg(long, value_name = "N")]
+        max_age_days: Option<u32>,
+        /// Keep at most N sessions (by last activity).
+        #[arg(long, value_name = "N")]
+        max_sessions: Option<u32>,
+        /// Always keep the newest N sessions.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        keep_latest: u32,
+        /// Also delete named sessions (kept by default).
+        #[arg(long)]
+        include_named: bool,
+        /// List what would be deleted; delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Show a session's journal.
     Journal {
         session: String,
@@ -343,11 +382,25 @@ impl WindowArgs {
     }
 }
 
+/// Longest `--key-file` (and recovery key on stdin) read, in bytes: a key
+/// is 44 characters of base64, a recovery key about 70; reading stops after
+/// this many (`--key-file /dev/zero` fails at once, issue 30 item 5).
+const MAX_KEY_FILE_BYTES: u64 = 4096;
+
+/// The bytes of `source` (an open result), read up to `max` bytes; `None`
+/// when it holds more. Errors: `Io` (`what` names the read).
+fn read_bounded(source: std::io::Result<impl Read>, max: u64, what: &'static str) -> Result<Option<Vec<u8>>, sessiondb::Error> {
+    let mut bytes = Vec::new();
+    source.and_then(|r| r.take(max + 1).read_to_end(&mut bytes)).map_err(|e| sessiondb::Error::io(what, e))?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
 fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
     match &g.key_file {
         None => Ok(KeySource::OsKeyring),
         Some(f) => {
-            let bytes = std::fs::read(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
+            let bytes = read_bounded(std::fs::File::open(f), MAX_KEY_FILE_BYTES, "reading the key file")?
+                .ok_or_else(|| sessiondb::Error::invalid(format!("the --key-file is larger than {MAX_KEY_FILE_BYTES} bytes: not a key file (it holds the 32-byte data key as base64, 44 characters)")))?;
             warn_if_key_file_readable_by_others(g, f);
             let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (`sessiondb key init --file FILE` makes one)");
             // The file's text (base64 and a newline), never raw bytes.
@@ -395,7 +448,7 @@ fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
 /// Open the database, creating it (and its directory and data key) when it
 /// does not exist yet: for the commands that write.
 fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
-    SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, ..Default::default() })
+    SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() })
 }
 
 /// Open a database that must already exist: for every command but `new` and
@@ -427,7 +480,7 @@ fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure
             ),
         ));
     }
-    Ok(SessionStore::open(OpenOptions { path: Some(path), app: g.app.clone(), key: key_source(g)?, recover, ..Default::default() })?)
+    Ok(SessionStore::open(OpenOptions { path: Some(path), app: g.app.clone(), key: key_source(g)?, recover, compress: g.compress(), ..Default::default() })?)
 }
 
 /// `find_session`, with a not-found message naming what the user typed (the
@@ -573,6 +626,36 @@ fn run(cli: Cli) -> Result<(), Failure> {
             s.delete_session(&id)?;
             outln!("deleted {id}");
         }
+        Cmd::Prune { max_age_days, max_sessions, keep_latest, include_named, dry_run } => {
+            if max_age_days.is_none() && max_sessions.is_none() {
+                return Err(sessiondb::Error::invalid("prune needs a limit: --max-age-days N and/or --max-sessions N").into());
+            }
+            let s = open_existing(g)?;
+            let policy = sessiondb::privacy::RetentionPolicy {
+                max_age_days: *max_age_days,
+                max_sessions: *max_sessions,
+                keep_named: !*include_named,
+                keep_latest: *keep_latest,
+            };
+            let now = sessiondb::store::now_ms();
+            let list = if *dry_run { s.prune_plan(&policy, now)? } else { s.prune(&policy, now)? };
+            if g.json {
+                print_json(&serde_json::json!({ "dry_run": dry_run, "sessions": list }));
+            } else {
+                let verb = if *dry_run { "would delete" } else { "deleted" };
+                for p in &list {
+                    outln!(
+                        "{verb} {}  {}  last activity {}  {} entries{}",
+                        p.session_id,
+                        p.reason,
+                        output::fmt_time(p.updated_at_ms),
+                        p.entry_count,
+                        p.title.as_deref().map(|t| format!("  {}", shown(t))).unwrap_or_default()
+                    );
+                }
+                outln!("{} session(s) {}", list.len(), if *dry_run { "would be deleted (dry run)" } else { "deleted" });
+            }
+        }
         Cmd::Journal { session, from, limit } => {
             let s = open_existing(g)?;
             // Resolved like every other command; a deleted session's journal
@@ -695,14 +778,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let text = match recovery_key {
                 Some(t) => t.clone(),
                 None => {
-                    let mut t = String::new();
-                    std::io::stdin().read_to_string(&mut t).map_err(|e| sessiondb::Error::io("reading the recovery key from stdin", e))?;
-                    t
+                    let bytes = read_bounded(Ok(std::io::stdin()), MAX_KEY_FILE_BYTES, "reading the recovery key from stdin")?
+                        .ok_or_else(|| sessiondb::Error::invalid(format!("more than {MAX_KEY_FILE_BYTES} bytes on stdin: not a recovery key")))?;
+                    String::from_utf8(bytes).map_err(|_| sessiondb::Error::invalid("the recovery key on stdin is not UTF-8 text"))?
                 }
             };
             let path = db_path(g)?;
             let s = SessionStore::import_recovery_key(
-                OpenOptions { path: Some(path.clone()), app: g.app.clone(), key: key_source(g)?, ..Default::default() },
+                OpenOptions { path: Some(path.clone()), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() },
                 &text,
             )?;
             if g.json {

@@ -16,7 +16,7 @@ fn main() {
         c.pragma_update(None, "page_size", page).unwrap();
         let _: String = c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).unwrap();
     }
-    let s = SessionStore::open(OpenOptions { compress, ..OpenOptions::at(&db, KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap())) }).unwrap();
+    let s = SessionStore::open(OpenOptions { compress: Some(compress), ..OpenOptions::at(&db, KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap())) }).unwrap();
     let t = std::time::Instant::now();
     let r = sessiondb::portable::import_file(&s, &file, None).unwrap();
     let took = t.elapsed();

@@ -42,7 +42,7 @@ fn main() {
     let clients: usize = args.next().map_or(8, |a| a.parse().expect("CLIENTS"));
     let per: usize = args.next().map_or(500, |a| a.parse().expect("APPENDS_PER_CLIENT"));
     let key = DataKey::from_bytes(&[3; 32]).expect("32 bytes");
-    let open = || SessionStore::open(OpenOptions { compress: false, ..OpenOptions::at(&url, KeySource::Bytes(key.clone())) }).expect("open");
+    let open = || SessionStore::open(OpenOptions { compress: Some(false), ..OpenOptions::at(&url, KeySource::Bytes(key.clone())) }).expect("open");
     drop(open());
     let content = "x".repeat(1024);
     let stores: Vec<SessionStore> = (0..clients).map(|_| open()).collect();
@@ -76,7 +76,7 @@ fn main() {
     let (pa, pr) = single(&open(), n, &content);
     let dir = std::env::temp_dir().join(format!("sessiondb-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let sqlite = SessionStore::open(OpenOptions { compress: false, ..OpenOptions::at(dir.join("bench.db"), KeySource::Bytes(key.clone())) })
+    let sqlite = SessionStore::open(OpenOptions { compress: Some(false), ..OpenOptions::at(dir.join("bench.db"), KeySource::Bytes(key.clone())) })
         .expect("open sqlite");
     let (sa, sr) = single(&sqlite, n, &content);
     drop(sqlite);

@@ -16,6 +16,7 @@ pub mod error;
 pub mod keys;
 pub mod paths;
 pub mod primitives;
+pub mod privacy;
 pub mod portable;
 pub mod restore;
 pub mod search;

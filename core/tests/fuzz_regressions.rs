@@ -43,7 +43,7 @@ fn read(format: SourceFormat, data: &[u8]) {
         let _ = report.torn_tail();
         let from = report.lines / 2 + 1;
         let mut resumed = Collector::new(format, None);
-        let _ = portable::read_stream(format, data, &ReadOptions { emit_from_line: from }, &mut resumed);
+        let _ = portable::read_stream(format, data, &ReadOptions { emit_from_line: from, ..Default::default() }, &mut resumed);
         let _ = resumed.finish("fuzz-fallback");
     }
     for s in &sessions {

@@ -29,6 +29,7 @@ fn skip_reasons_are_named_by_their_serde_tag() {
         (SkipReason::InvalidUtf8, "invalid_utf8", None),
         (SkipReason::InvalidJson { column: 17 }, "invalid_json", Some(17)),
         (SkipReason::NotAnObject, "not_an_object", None),
+        (SkipReason::TooLong, "too_long", None),
     ] {
         assert_eq!(r.name(), name);
         assert_eq!(tag(serde_json::to_value(&r).unwrap(), "reason"), name);
@@ -86,6 +87,7 @@ fn bridge_declares_the_names_the_core_gives() {
             ("InvalidUtf8", SkipReason::InvalidUtf8.name()),
             ("InvalidJson", SkipReason::InvalidJson { column: 1 }.name()),
             ("NotAnObject", SkipReason::NotAnObject.name()),
+            ("TooLong", SkipReason::TooLong.name()),
         ])
     );
     assert_eq!(
@@ -114,7 +116,7 @@ fn bridge_declares_the_names_the_core_gives() {
 fn host_open_settings_keep_the_defaults_they_leave_out() {
     use sessiondb::{ErrorKind, KeySource, OpenOptions};
     let d = OpenOptions::for_host(None, None, KeySource::OsKeyring, None, None);
-    assert_eq!((d.path, d.app.as_str(), d.busy_timeout_ms, d.recover, d.compress, d.lease_ms), (None, "sessiondb", 10_000, true, true, 30_000));
+    assert_eq!((d.path, d.app.as_str(), d.busy_timeout_ms, d.recover, d.compress, d.lease_ms), (None, "sessiondb", 10_000, true, None, 30_000));
     let o = OpenOptions::for_host(Some("/x/s.db".into()), Some("app".into()), KeySource::OsKeyring, Some(5), Some(false));
     assert_eq!((o.path.unwrap().to_str(), o.app.as_str(), o.busy_timeout_ms, o.recover), (Some("/x/s.db"), "app", 5, false));
 

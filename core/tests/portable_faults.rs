@@ -252,7 +252,7 @@ fn rename_without_title_clears_it() {
 fn resuming_from_a_line_emits_only_newer_lines() {
     let bytes = format!("{HEADER}\n{}\n{}\n{}\n", user("a", 1), user("b", 2), user("c", 3));
     let mut sink = Collector::new(SourceFormat::Thclaws, None);
-    let rep = read_stream(SourceFormat::Thclaws, bytes.as_bytes(), &ReadOptions { emit_from_line: 3 }, &mut sink).unwrap();
+    let rep = read_stream(SourceFormat::Thclaws, bytes.as_bytes(), &ReadOptions { emit_from_line: 3, ..Default::default() }, &mut sink).unwrap();
     let s = sink.finish("x").remove(0);
     assert_eq!(s.id, "sess-00000000000000aa", "the header is still read");
     assert_eq!(texts(&s), ["b", "c"]);

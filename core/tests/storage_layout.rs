@@ -14,7 +14,7 @@ fn temp() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 fn open(p: &std::path::Path, compress: bool) -> SessionStore {
-    SessionStore::open(OpenOptions { compress, ..OpenOptions::at(p, KeySource::Bytes(key(1))) }).unwrap()
+    SessionStore::open(OpenOptions { compress: Some(compress), ..OpenOptions::at(p, KeySource::Bytes(key(1))) }).unwrap()
 }
 
 fn count(p: &std::path::Path, sql: &str) -> i64 {

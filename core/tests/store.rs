@@ -166,7 +166,7 @@ fn compressed_rows_keep_canaries_out_of_db_wal_and_shm_and_compression_can_be_tu
     let body = format!("CANARY_ZSTD_c0de {}", "a line of build output that repeats\n".repeat(200));
     for compress in [true, false] {
         let (_d, p) = temp();
-        let s = SessionStore::open(OpenOptions { compress, ..OpenOptions::at(&p, KeySource::Bytes(key(1))) }).unwrap();
+        let s = SessionStore::open(OpenOptions { compress: Some(compress), ..OpenOptions::at(&p, KeySource::Bytes(key(1))) }).unwrap();
         let a = s.create_session(None, None).unwrap();
         s.append_transcript(&a.id, Role::Tool, body.clone()).unwrap();
         s.append_transcript(&a.id, Role::User, "short".into()).unwrap();

@@ -538,3 +538,26 @@ fn migration_3_moves_import_records_out_of_meta() {
     let r = portable::import_file(&s, &copy, Some(portable::SourceFormat::Thclaws)).unwrap();
     assert_eq!((r.sessions[0].entries, r.sessions[0].skipped_already_stored), (0, 2));
 }
+
+/// Issue 30 "No size oracle": the PostgreSQL backend stores a 4 KiB body
+/// uncompressed (envelope `v` = 1) unless asked; `compress: Some(true)`
+/// still compresses (`v` = 2), `Some(false)` does not.
+#[test]
+fn the_server_does_not_compress_by_default_and_compresses_when_asked() {
+    if skip() {
+        return;
+    }
+    let body = "tool output line, repeated\n".repeat(152)[..4096].to_string();
+    let mut got = Vec::new();
+    for compress in [None, Some(true), Some(false)] {
+        let (_d, url) = temp();
+        let s = SessionStore::open(OpenOptions { compress, ..OpenOptions::at(&url, KeySource::Bytes(key(1))) }).unwrap();
+        let a = s.create_session(None, None).unwrap();
+        s.append_transcript(&a.id, Role::Tool, body.clone()).unwrap();
+        assert_eq!(s.get_transcript(&a.id, 1, 1).unwrap()[0].content, body);
+        let env: Vec<u8> = client(&url).query_one("SELECT content_enc FROM transcript_entries WHERE session_id = $1", &[&a.id]).unwrap().get(0);
+        got.push(env[0]);
+        drop(s);
+    }
+    assert_eq!(got, vec![1, 2, 1]);
+}

@@ -78,4 +78,8 @@ pub struct OpenOptions {
     /// Milliseconds a write waits for another writer (a whole number; default 10,000).
     pub busy_timeout_ms: Option<f64>,
     pub recover: Option<bool>,
+    /// Compress contents of 512 bytes or more before encryption (default:
+    /// on for a database file, off for PostgreSQL); `false`: stored lengths
+    /// reveal only plaintext lengths (SECURITY.md "Size oracle").
+    pub compress: Option<bool>,
 }

@@ -48,10 +48,13 @@ impl SessionStore {
     /// path for `app`). Key: `key` (32 bytes, or the base64 text of a key
     /// file as str or bytes) or `key_provider` (an object
     /// with `get_key() -> bytes | None` and `set_key(key: bytes)`), else the
-    /// OS keyring. Raises RecoveryLockedError, KeyMismatchError,
+    /// OS keyring. `compress`: compress contents of 512 bytes or more
+    /// before encryption (None = the backend's default: on for a database
+    /// file, off for PostgreSQL; False = stored lengths reveal only plaintext
+    /// lengths, SECURITY.md "Size oracle"). Raises RecoveryLockedError, KeyMismatchError,
     /// KeyStoreUnavailableError, CorruptError, IoError, InvalidInputError.
     #[new]
-    #[pyo3(signature = (path = None, *, key = None, key_provider = None, app = "sessiondb", busy_timeout_ms = 10_000, recover = true))]
+    #[pyo3(signature = (path = None, *, key = None, key_provider = None, app = "sessiondb", busy_timeout_ms = 10_000, recover = true, compress = None))]
     fn new(
         py: Python<'_>,
         path: Option<PathBuf>,
@@ -60,6 +63,7 @@ impl SessionStore {
         app: &str,
         busy_timeout_ms: u64,
         recover: bool,
+        compress: Option<bool>,
     ) -> PyResult<Self> {
         let provider = Self::provider(py, key_provider)?;
         let shared = provider.clone().map(|p| p as Arc<dyn sessiondb::KeyProvider>);
@@ -84,7 +88,7 @@ impl SessionStore {
             (None, None) => None,
         };
         let key = KeySource::for_host(input, shared, ("key", "key_provider")).map_err(py_err(py))?;
-        let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, ..Default::default() };
+        let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, compress, ..Default::default() };
         Self::opened(py, py.detach(|| sessiondb::SessionStore::open(opts)), provider)
     }
 

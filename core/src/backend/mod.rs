@@ -573,6 +573,13 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn sweep_owners(&self);
     /// Storage sizes.
     fn sizes(&self) -> StorageSizes;
+    /// After a committed deletion: make the deleted rows' bytes unreadable
+    /// in every file the backend keeps (SQLite: zeroed pages, issue 30
+    /// "Deletion leaves nothing"). Default: nothing (a server's storage is
+    /// its own; SECURITY.md says what PostgreSQL keeps).
+    fn scrub_deleted(&self) -> Result<()> {
+        Ok(())
+    }
     /// Test hook: every transaction waits until the returned guard drops.
     #[cfg(test)]
     fn hold(&self) -> Box<dyn Guard + '_>;

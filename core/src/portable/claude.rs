@@ -65,7 +65,7 @@ struct State {
 /// message ids) but emit nothing. Errors: I/O and sink errors only.
 pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn EventSink) -> Result<ReadReport> {
     let mut report = ReadReport { format: Some(SourceFormat::ClaudeCode), ..Default::default() };
-    let mut lines = LineReader::new(input);
+    let mut lines = LineReader::new(input, opts.max_line_bytes());
     let mut st = State::default();
     loop {
         let stale: Vec<Thread> = st.pending.iter().filter(|(_, p)| p.last_line + STALE_LINES < lines.line).map(|(t, _)| t.clone()).collect();

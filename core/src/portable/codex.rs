@@ -59,7 +59,7 @@ struct State {
 /// but emit nothing. Errors: I/O and sink errors only; bad lines are reported.
 pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn EventSink) -> Result<ReadReport> {
     let mut report = ReadReport { format: Some(SourceFormat::Codex), ..Default::default() };
-    let mut lines = LineReader::new(input);
+    let mut lines = LineReader::new(input, opts.max_line_bytes());
     let main = Thread::Main;
     let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0, context_seen: false };
     loop {

@@ -14,7 +14,7 @@
 use super::model::SourceFormat;
 use crate::{Error, Result};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 /// What a JSONL file is, as [`classify_file`] tells from its first lines.
@@ -58,10 +58,15 @@ pub fn classify_file(path: &Path) -> Result<FileKind> {
     let mut seen = 0;
     let mut objects = 0;
     while seen < 16 {
-        buf.clear();
-        let n = r.read_until(b'\n', &mut buf).map_err(|e| Error::io("reading a session file", e))?;
-        if n == 0 {
+        // Bounded like the readers: a huge line is not kept.
+        let raw = super::lines::read_line_bounded(&mut r, &mut buf, super::DEFAULT_MAX_LINE_BYTES)
+            .map_err(|e| Error::io("reading a session file", e))?;
+        if raw.n == 0 {
             break;
+        }
+        if raw.kept != super::lines::Kept::Whole {
+            seen += 1;
+            continue;
         }
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -142,13 +147,24 @@ fn detect_by_path(path: &Path) -> Option<SourceFormat> {
     }
 }
 
+/// The error for an import path that is neither a regular file nor a
+/// directory (`InvalidInput`).
+pub(crate) fn not_a_regular_file() -> Error {
+    Error::invalid("not a regular file: a FIFO, socket or device cannot be read as a session file (copy it to a file first)")
+}
+
 /// Every `*.jsonl` file under `root` (or `root` itself when it is a file),
 /// sorted by path. Symbolic links to directories are not followed (no loops).
-/// Errors: [`Error::Io`] when `root` cannot be read.
+/// Errors: [`Error::Io`] when `root` cannot be read; `InvalidInput` when
+/// it is neither a regular file nor a directory (a FIFO, socket or device:
+/// reading one could block or never end).
 pub fn find_jsonl_files(root: &Path) -> Result<Vec<PathBuf>> {
     let meta = std::fs::metadata(root).map_err(|e| Error::io("reading an import path", e))?;
     if meta.is_file() {
         return Ok(vec![root.to_path_buf()]);
+    }
+    if !meta.is_dir() {
+        return Err(not_a_regular_file());
     }
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];

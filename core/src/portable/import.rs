@@ -378,7 +378,8 @@ fn head_hash(store: &SessionStore, path: &Path, upto: u64) -> Result<String> {
 /// over from the new progress (after a short pause, up to
 /// `CONCURRENT_IMPORT_ATTEMPTS` times, then `Conflict`).
 ///
-/// Errors: [`Error::Io`] reading the file; store errors (`Busy`, `Database`...);
+/// Errors: [`Error::Io`] reading the file; `InvalidInput` when it is not a
+/// regular file (a FIFO or device); store errors (`Busy`, `Database`...);
 /// `Conflict` when another import of the same file kept moving ahead.
 /// An unrecognised file is `Ok` with [`ImportStatus::Unrecognized`].
 pub fn import_file(store: &SessionStore, path: &Path, format: Option<SourceFormat>) -> Result<FileImport> {
@@ -408,7 +409,12 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
     let canonical = std::fs::canonicalize(path).map_err(|e| Error::io("resolving a session file path", e))?;
     let canonical_s = canonical.to_string_lossy().into_owned();
     let index = source_index(store, &canonical_s);
-    let len = std::fs::metadata(&canonical).map_err(|e| Error::io("reading session file metadata", e))?.len();
+    let meta = std::fs::metadata(&canonical).map_err(|e| Error::io("reading session file metadata", e))?;
+    if !meta.is_file() {
+        // A FIFO or device would block or never end (issue 30, item 5).
+        return Err(super::detect::not_a_regular_file());
+    }
+    let len = meta.len();
     let mut prev: Option<Progress> = load_progress(store, &index)?;
     if let Some(p) = &prev {
         // The session this file was imported into was deleted since: the
@@ -470,7 +476,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         writer: None,
         duplicates: Default::default(),
     };
-    let opts = ReadOptions { emit_from_line: out.from_line };
+    let opts = ReadOptions { emit_from_line: out.from_line, ..Default::default() };
     let input = BufReader::with_capacity(PROGRESS_READ_BYTES, CountingRead { inner: file, read: 0, on_read });
     let to_read = len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes));
     let (report, sessions) = if to_read <= BATCH_BYTES as u64 {

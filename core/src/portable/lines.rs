@@ -7,16 +7,157 @@
 //! elsewhere is reported with its line number and reading goes on. A lone
 //! UTF-16 surrogate escape (`"\ud800"`, which serde_json rejects) is
 //! replaced by U+FFFD and the line number reported.
+//!
+//! Bounded memory (issue 30, item 5): a line longer than the limit
+//! ([`DEFAULT_MAX_LINE_BYTES`], 64 MiB, or [`super::ReadOptions::max_line_bytes`])
+//! is not kept: its bytes are read past up to its newline and it is skipped
+//! and reported as [`SkipReason::TooLong`] with its line number. A line whose
+//! first byte other than whitespace cannot start a JSON value (a NUL, a
+//! letter other than `t`/`f`/`n`...) is known bad at once: it is read past
+//! without being kept, and reported as before (`invalid_json` at that column,
+//! `invalid_utf8` when the line is not UTF-8, `torn_tail` at the end of a
+//! file without newline). A 2 GB file of NULs is one skipped line, read in
+//! fixed-size chunks.
 
 use super::model::{ReadReport, SkipReason, SkippedLine};
 use crate::{Error, Result};
 use serde_json::Value;
 use std::io::BufRead;
 
+/// The default longest line the readers keep, in bytes (64 MiB): longer
+/// lines are skipped and reported ([`SkipReason::TooLong`]).
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// How a line read with [`read_line_bounded`] ended up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// Whole in the buffer (without its newline).
+    Whole,
+    /// Longer than the limit: the buffer holds its first bytes only.
+    TooLong,
+    /// Its first byte other than whitespace cannot start JSON: the buffer
+    /// holds the line up to that byte; `column` (1-based) is where a JSON
+    /// parse fails, `utf8` whether the whole line is valid UTF-8.
+    BadStart { column: u64, utf8: bool },
+}
+
+/// One line read with [`read_line_bounded`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawLine {
+    /// Bytes consumed, its newline included (0: end of input).
+    pub n: u64,
+    /// It ended with `\n`.
+    pub terminated: bool,
+    /// What the buffer holds.
+    pub kept: Kept,
+}
+
+/// Can `b`, the first byte of a line other than whitespace, start a JSON
+/// value? Bytes of 0x80 and above are left to the parser (UTF-8 checks).
+fn may_start_json(b: u8) -> bool {
+    b >= 0x80 || matches!(b, b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+}
+
+/// Read one line (up to and including `\n`) into `buf` (cleared first),
+/// keeping at most `max` bytes of it: the rest of a longer line, or of a
+/// line that cannot be JSON, is read past in the reader's chunks and not
+/// kept. Errors: the reader's.
+pub(crate) fn read_line_bounded<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, max: u64) -> std::io::Result<RawLine> {
+    buf.clear();
+    let max = usize::try_from(max).unwrap_or(usize::MAX);
+    let mut n: u64 = 0;
+    let mut kept = Kept::Whole;
+    // Before the first byte other than whitespace: the index of the first
+    // byte that is not JSON whitespace (where a parse would fail).
+    let mut first_non_json_ws: Option<usize> = None;
+    let mut started = false;
+    // UTF-8 check of a line not kept: the incomplete sequence carried over.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut utf8 = true;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            if let Kept::BadStart { column, .. } = kept {
+                kept = Kept::BadStart { column, utf8: utf8 && carry.is_empty() };
+            }
+            return Ok(RawLine { n, terminated: false, kept });
+        }
+        let (end, terminated) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let mut part = &chunk[..end];
+        if kept == Kept::Whole && !started {
+            let base = buf.len();
+            for (i, &b) in part.iter().enumerate() {
+                if first_non_json_ws.is_none() && !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+                    first_non_json_ws = Some(base + i);
+                }
+                if !b.is_ascii_whitespace() {
+                    started = true;
+                    if !may_start_json(b) {
+                        let column = first_non_json_ws.unwrap_or(base + i) as u64 + 1;
+                        buf.extend_from_slice(&part[..=i]);
+                        kept = Kept::BadStart { column, utf8: true };
+                        part = &part[i + 1..];
+                    }
+                    break;
+                }
+            }
+        }
+        match kept {
+            Kept::Whole => {
+                // The newline does not count against the limit.
+                let content = if terminated { part.len() - 1 } else { part.len() };
+                if buf.len() + content > max {
+                    let room = max - buf.len();
+                    buf.extend_from_slice(&part[..room]);
+                    kept = Kept::TooLong;
+                } else {
+                    buf.extend_from_slice(part);
+                }
+            }
+            Kept::BadStart { .. } if utf8 => {
+                let body = if terminated { &part[..part.len() - 1] } else { part };
+                carry.extend_from_slice(body);
+                match std::str::from_utf8(&carry) {
+                    Ok(_) => carry.clear(),
+                    Err(e) if e.error_len().is_none() => {
+                        let tail = carry.split_off(e.valid_up_to());
+                        carry = tail;
+                    }
+                    Err(_) => utf8 = false,
+                }
+                if terminated {
+                    utf8 &= carry.is_empty();
+                }
+            }
+            _ => {}
+        }
+        n += end as u64;
+        r.consume(end);
+        if terminated {
+            if let Kept::BadStart { column, .. } = kept {
+                kept = Kept::BadStart { column, utf8 };
+            }
+            if kept == Kept::Whole {
+                buf.pop();
+            }
+            return Ok(RawLine { n, terminated: true, kept });
+        }
+    }
+}
+
 /// Reads a JSONL stream line by line into JSON objects, keeping the report.
 pub(crate) struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
+    /// Longest line kept, in bytes.
+    max_line: u64,
     /// 1-based number of the last line returned or skipped.
     pub line: u64,
     /// Byte offset just past the last line consumed.
@@ -34,8 +175,10 @@ pub(crate) enum Line {
 }
 
 impl<R: BufRead> LineReader<R> {
-    pub(crate) fn new(inner: R) -> Self {
-        LineReader { inner, buf: Vec::with_capacity(64 * 1024), line: 0, offset: 0, line_start: 0 }
+    /// A reader keeping lines of at most `max_line` bytes (longer ones are
+    /// skipped as [`SkipReason::TooLong`]).
+    pub(crate) fn new(inner: R, max_line: u64) -> Self {
+        LineReader { inner, buf: Vec::with_capacity(64 * 1024), max_line, line: 0, offset: 0, line_start: 0 }
     }
 
     /// The next line, or `None` at end of input. Skipped lines are recorded
@@ -44,8 +187,8 @@ impl<R: BufRead> LineReader<R> {
     /// and a torn tail.
     pub(crate) fn next(&mut self, report: &mut ReadReport, parse_from: u64) -> Result<Option<Line>> {
         loop {
-            self.buf.clear();
-            let n = self.inner.read_until(b'\n', &mut self.buf).map_err(|e| Error::io("reading a session file", e))?;
+            let raw = read_line_bounded(&mut self.inner, &mut self.buf, self.max_line).map_err(|e| Error::io("reading a session file", e))?;
+            let n = raw.n;
             if n == 0 {
                 return Ok(None);
             }
@@ -53,10 +196,26 @@ impl<R: BufRead> LineReader<R> {
             self.line_start = start;
             self.line += 1;
             report.lines += 1;
-            let terminated = self.buf.last() == Some(&b'\n');
-            if terminated {
-                self.buf.pop();
+            let terminated = raw.terminated;
+            if raw.kept != Kept::Whole {
+                self.offset += n;
+                if terminated {
+                    report.bytes = self.offset;
+                    if self.line > 1 && self.line < parse_from {
+                        return Ok(Some(Line::Unparsed));
+                    }
+                }
+                let reason = match raw.kept {
+                    Kept::TooLong => SkipReason::TooLong,
+                    _ if !terminated => SkipReason::TornTail,
+                    Kept::BadStart { utf8: false, .. } => SkipReason::InvalidUtf8,
+                    Kept::BadStart { column, .. } => SkipReason::InvalidJson { column },
+                    Kept::Whole => unreachable!("handled above"),
+                };
+                report.skipped.push(SkippedLine { line: self.line, offset: start, reason });
+                continue;
             }
+            let n = n as usize;
             if self.buf.iter().all(|b| b.is_ascii_whitespace()) {
                 self.offset += n as u64;
                 if terminated {

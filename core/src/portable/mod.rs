@@ -37,7 +37,7 @@ pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, FORK_SUMMARY_TURNS};
 pub use export::{export_thclaws, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, EXPORT_PAGE_BYTES};
 pub use import::{import_file, import_paths, import_paths_live, import_paths_report, PROGRESS_READ_BYTES, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
-pub use lines::parse_iso8601_ms;
+pub use lines::{parse_iso8601_ms, DEFAULT_MAX_LINE_BYTES};
 pub use locations::{standard_locations, AgentLocation, LocationEnv, LocationKind};
 pub use plain::{read_thclaws_session, write_thclaws_session, NewPortableSession, PortableTurn, ThclawsRead, ThclawsSession};
 pub use model::{
@@ -55,6 +55,17 @@ pub struct ReadOptions {
     /// 1-based line from which events are emitted; earlier lines were
     /// imported before and only update reader state (0 or 1: emit all).
     pub emit_from_line: u64,
+    /// Longest line kept, in bytes; `None`: [`DEFAULT_MAX_LINE_BYTES`]
+    /// (64 MiB). A longer line is read past without being kept and reported
+    /// as [`SkipReason::TooLong`] with its line number.
+    pub max_line_bytes: Option<u64>,
+}
+
+impl ReadOptions {
+    /// [`ReadOptions::max_line_bytes`] or its default.
+    pub fn max_line_bytes(&self) -> u64 {
+        self.max_line_bytes.unwrap_or(lines::DEFAULT_MAX_LINE_BYTES)
+    }
 }
 
 /// Sessions read from one file, with the report.
@@ -80,8 +91,12 @@ pub fn read_stream<R: BufRead>(format: SourceFormat, input: R, opts: &ReadOption
 ///
 /// A file with no session id gets one from its name: a Codex rollout's
 /// trailing uuid, otherwise the file stem.
-/// Errors: [`Error::Io`]; [`Error::InvalidInput`] when the format cannot be detected.
+/// Errors: [`Error::Io`]; [`Error::InvalidInput`] when the format cannot be
+/// detected or the path is not a regular file (a FIFO or device).
 pub fn read_path(path: &Path, format: Option<SourceFormat>) -> Result<ReadOutcome> {
+    if !std::fs::metadata(path).map_err(|e| Error::io("reading session file metadata", e))?.is_file() {
+        return Err(detect::not_a_regular_file());
+    }
     let format = match format {
         Some(f) => f,
         None => detect_format(path)?.ok_or_else(|| Error::invalid("the file is not a recognised session format (thClaws, Codex rollout or Claude Code)"))?,

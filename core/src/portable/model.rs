@@ -538,17 +538,21 @@ pub enum SkipReason {
     },
     /// Valid JSON but not an object.
     NotAnObject,
+    /// Longer than the readers' line limit ([`super::ReadOptions::max_line_bytes`],
+    /// default [`super::DEFAULT_MAX_LINE_BYTES`], 64 MiB): read past, not kept.
+    TooLong,
 }
 
 impl SkipReason {
     /// The reason's name as hosts show it (its serde tag): `torn_tail`,
-    /// `invalid_utf8`, `invalid_json` or `not_an_object`.
+    /// `invalid_utf8`, `invalid_json`, `not_an_object` or `too_long`.
     pub fn name(&self) -> &'static str {
         match self {
             SkipReason::TornTail => "torn_tail",
             SkipReason::InvalidUtf8 => "invalid_utf8",
             SkipReason::InvalidJson { .. } => "invalid_json",
             SkipReason::NotAnObject => "not_an_object",
+            SkipReason::TooLong => "too_long",
         }
     }
 

@@ -30,7 +30,7 @@ use std::path::Path;
 /// reported in the returned [`ReadReport`].
 pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn EventSink) -> Result<ReadReport> {
     let mut report = ReadReport { format: Some(SourceFormat::Thclaws), ..Default::default() };
-    let mut lines = LineReader::new(input);
+    let mut lines = LineReader::new(input, opts.max_line_bytes());
     let main = Thread::Main;
     loop {
         // Each line is whole on its own, so every line boundary is a safe point.

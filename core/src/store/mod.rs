@@ -70,9 +70,14 @@ pub struct OpenOptions {
     /// Run the recovery pass at open (default true).
     pub recover: bool,
     /// Compress contents of [`crypto::COMPRESS_MIN_BYTES`] or more with zstd
-    /// before encryption (envelope `v` = 2; default true). Off: every new
-    /// envelope is `v` = 1. Either way both versions are read.
-    pub compress: bool,
+    /// before encryption (envelope `v` = 2). `Some(false)`: every new
+    /// envelope is `v` = 1, so stored lengths follow plaintext lengths and
+    /// reveal nothing about what repeats inside an entry (SECURITY.md, "Size
+    /// oracle"). `None` (default): the backend's default,
+    /// [`default_compress`]: on for a database file, off for a PostgreSQL
+    /// server (whose operator sees every write's length over time). Either
+    /// way both versions are read.
+    pub compress: Option<bool>,
     /// Owner lease on a server backend, milliseconds (default
     /// [`DEFAULT_LEASE_MS`]): renewed by the handle every third of it; once
     /// it has expired (server time), another handle's recovery pass takes
@@ -105,6 +110,13 @@ pub const MAX_BUSY_TIMEOUT_MS: u64 = i32::MAX as u64;
 /// Default [`OpenOptions::lease_ms`]: 30 seconds.
 pub const DEFAULT_LEASE_MS: u64 = 30_000;
 
+/// Whether a store compresses when [`OpenOptions::compress`] is `None`:
+/// `true` for a database file, `false` for a server URL (DESIGN.md
+/// "Privacy": the PostgreSQL backend does not compress unless asked).
+pub fn default_compress(server: bool) -> bool {
+    !server
+}
+
 /// Is `location` a server URL (`postgres://...` or `postgresql://...`)
 /// rather than a database file path?
 pub fn is_server_url(location: &str) -> bool {
@@ -119,7 +131,7 @@ impl Default for OpenOptions {
             key: KeySource::OsKeyring,
             busy_timeout_ms: DEFAULT_BUSY_TIMEOUT_MS,
             recover: true,
-            compress: true,
+            compress: None,
             lease_ms: DEFAULT_LEASE_MS,
             key_file_fallback: true,
             key_file_id: None,
@@ -151,6 +163,14 @@ impl OpenOptions {
             key_file_fallback: d.key_file_fallback,
             key_file_id: d.key_file_id,
         }
+    }
+
+    /// These options with [`OpenOptions::compress`] set to `compress`
+    /// (`None`: the backend's default, [`default_compress`]); for the
+    /// hosts' `compress` open option.
+    pub fn with_compress(mut self, compress: Option<bool>) -> Self {
+        self.compress = compress;
+        self
     }
 }
 
@@ -273,6 +293,7 @@ impl SessionStore {
             backend.with_first_open_lock(|| resolve(&backend))?
         };
         backend.register_owner(opts.lease_ms)?;
+        let opts = &OpenOptions { compress: Some(opts.compress.unwrap_or(default_compress(true))), ..opts.clone() };
         Self::assemble(Box::new(backend), resolved, PathBuf::from(pg::redact(url)), instance_id, opts)
     }
 
@@ -305,7 +326,7 @@ impl SessionStore {
             key_file: resolved.key_file,
             envelope_json: serde_json::json!({ "v": 1, "owner": instance_id }).to_string(),
             instance_id,
-            compress: opts.compress,
+            compress: opts.compress.unwrap_or(default_compress(false)),
             pid: std::process::id(),
             last_recovery: Mutex::new(Default::default()),
             appends: Default::default(),

@@ -266,7 +266,13 @@ impl SessionStore {
     /// Delete a session with its transcript, token ledger and context
     /// extensions. Its journal stays (the record of what happened; journal
     /// payloads hold no user content) and gains a `SessionDeleted` event.
-    /// Errors: `NotFound`.
+    /// Once it returns `Ok`, no byte of the deleted envelopes (title,
+    /// workspace, contents, entry metadata, context extensions) is left in
+    /// the database file, its WAL or its shm (SQLite `secure_delete` and a
+    /// truncating checkpoint; issue 30, DESIGN.md "Privacy").
+    /// Errors: `NotFound`; `Busy` when the deletion committed but another
+    /// handle's read outlasted the busy timeout, so the WAL could not be
+    /// checkpointed yet (its old frames go at the next full checkpoint).
     pub fn delete_session(&self, id: &str) -> Result<()> {
         self.write(|t| {
             let Some(entries) = t.tx.delete_session(id)? else {
@@ -274,7 +280,34 @@ impl SessionStore {
             };
             journal::record(t, id, "SessionDeleted", serde_json::json!({ "entries": entries }))?;
             Ok(())
+        })?;
+        self.backend.scrub_deleted()
+    }
+
+    /// Delete `id` as [`SessionStore::delete_session`] does, with `payload`
+    /// as its `SessionDeleted` event, only if its last activity is still
+    /// `seen_updated_at_ms` and its last entry seq `seen_last_seq` (checked
+    /// in the deleting transaction: a session that gained an entry since is
+    /// kept). `Ok(None)`: kept (or gone); `Ok(Some(entries))`: deleted. The
+    /// caller scrubs ([`Self::scrub_deleted`]).
+    pub(crate) fn delete_session_if_unchanged(&self, id: &str, seen_updated_at_ms: i64, seen_last_seq: u64, mut payload: serde_json::Value) -> Result<Option<u64>> {
+        self.write(|t| {
+            if t.tx.session_updated_at(id)? != Some(seen_updated_at_ms) || t.tx.last_entry_seq(id)? != seen_last_seq {
+                return Ok(None);
+            }
+            let Some(entries) = t.tx.delete_session(id)? else {
+                return Ok(None);
+            };
+            payload["entries"] = serde_json::json!(entries);
+            journal::record(t, id, "SessionDeleted", payload)?;
+            Ok(Some(entries))
         })
+    }
+
+    /// After deletions: leave none of their bytes in the backend's files
+    /// (see [`SessionStore::delete_session`]).
+    pub(crate) fn scrub_deleted(&self) -> Result<()> {
+        self.backend.scrub_deleted()
     }
 
     /// Resolve a full id, a unique id prefix, or an exact title.

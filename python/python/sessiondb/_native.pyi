@@ -27,6 +27,7 @@ __all__ = [
     "FileImport",
     "ModelLimits",
     "OpenedSession",
+    "PrunedSession",
     "ReadReport",
     "SavedSessionState",
     "SessionImport",
@@ -973,6 +974,30 @@ class SessionImport:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
+class PrunedSession:
+    """A session a retention policy deletes (or, in a dry run, would delete)."""
+    @property
+    def session_id(self) -> str:
+        """Session id."""
+    @property
+    def title(self) -> Optional[str]:
+        """Its name, if any."""
+    @property
+    def reason(self) -> str:
+        """`max_age_days` or `max_sessions`."""
+    @property
+    def updated_at_ms(self) -> int:
+        """Its last activity, milliseconds since the Unix epoch."""
+    @property
+    def entry_count(self) -> int:
+        """Its transcript entries."""
+    @property
+    def last_seq(self) -> int:
+        """Its last entry's seq when planned (0: none)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
 class SkippedLine:
     """A line a reader skipped."""
     @property
@@ -983,8 +1008,8 @@ class SkippedLine:
         """Byte offset of the line's first byte."""
     @property
     def reason(self) -> str:
-        """Why: `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object`
-        (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
+        """Why: `torn_tail`, `invalid_utf8`, `invalid_json`, `not_an_object` or
+        `too_long` (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
         """
     @property
     def column(self) -> Optional[int]:
@@ -1202,6 +1227,7 @@ class SessionStore:
         app: str = "sessiondb",
         busy_timeout_ms: int = 10000,
         recover: bool = True,
+        compress: Optional[bool] = None,
     ) -> "SessionStore": ...
     @classmethod
     def open_default(cls) -> "SessionStore":
@@ -1531,6 +1557,16 @@ class SessionStore:
         content never is. Highlights count code points (Python `str` indices).
 
         Raises InvalidInputError, IoError, ClosedError, BusyError.
+    def prune(self, max_age_days: Optional[int] = None, max_sessions: Optional[int] = None, keep_named: bool = True, keep_latest: int = 1, dry_run: bool = False) -> List[PrunedSession]:
+        """Delete sessions by a retention policy (issue 30; SECURITY.md
+        "Deletion"): those whose last activity is more than `max_age_days`
+        days old, or that rank past the newest `max_sessions`; the newest
+        `keep_latest` and (with `keep_named`) named sessions are kept, and so
+        is a session written to meanwhile. Each deletion is a `SessionDeleted`
+        journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
+        list what would go, delete nothing. No limit: nothing. Oldest first.
+
+        Raises BusyError, ClosedError.
         """
 
 def default_db_path(app: str = "sessiondb") -> str:

@@ -550,6 +550,7 @@ func runContext(_ function: String, _ name: String, _ i: J, _ c: J) throws -> J?
             case .invalidUtf8: return "invalid_utf8"
             case .invalidJson: return "invalid_json"
             case .notAnObject: return "not_an_object"
+            case .tooLong: return "too_long"
             }
         }
         return .object([

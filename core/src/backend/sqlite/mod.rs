@@ -230,6 +230,26 @@ impl Backend for SqliteBackend {
         sweep_stale_owner_locks(&owner_lock_dir(&self.path), &self.instance_id);
     }
 
+    /// `PRAGMA wal_checkpoint(TRUNCATE)`: the zeroed pages (secure_delete)
+    /// replace the old ones in the file and the WAL, whose older frames
+    /// still hold the deleted bytes, is cut to 0 bytes. A reader of another
+    /// handle that stays past the busy timeout keeps the WAL: then `Busy`
+    /// (the deletion itself is committed; the bytes go at the next full
+    /// checkpoint, at the latest when the last handle closes).
+    fn scrub_deleted(&self) -> Result<()> {
+        let timeout = self.busy_timeout_ms;
+        self.with_conn(|conn| {
+            retry_busy(timeout, || {
+                let (blocked, _, _): (i64, i64, i64) =
+                    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+                if blocked != 0 {
+                    return Err(Error::Busy { timeout_ms: timeout, waited_ms: 0 });
+                }
+                Ok(())
+            })
+        })
+    }
+
     fn sizes(&self) -> StorageSizes {
         let size = |suffix: &str| {
             let mut p = self.path.as_os_str().to_os_string();
@@ -282,6 +302,10 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     conn.pragma_update(None, "wal_autocheckpoint", (JOURNAL_SIZE_LIMIT / page.max(512)).max(1))?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
+    // Deleted cells and freed pages are overwritten with zeros (in the WAL
+    // frame that frees them, then in the file at checkpoint): with
+    // `scrub_deleted`'s checkpoint, a deleted session leaves no byte behind.
+    conn.pragma_update(None, "secure_delete", "ON")?;
     Ok(conn)
 }
 

@@ -159,6 +159,7 @@ class ConformanceTest {
                         SkipReason.InvalidUtf8 -> "invalid_utf8"
                         is SkipReason.InvalidJson -> "invalid_json"
                         SkipReason.NotAnObject -> "not_an_object"
+                        SkipReason.TooLong -> "too_long"
                     })
                 },
                 "surrogates_replaced" to r.report.surrogatesReplaced.map { it.toLong() },

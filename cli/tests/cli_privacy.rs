@@ -1,0 +1,187 @@
+//! CLI privacy switches and bounds (issue 30): `--compress` / `--no-compress`.
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// A temp dir holding a 0600 key file `k`.
+fn dir_with_key() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("k"), "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(d.path().join("k"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    d
+}
+
+/// Run `sessiondb --key-file k --db s.db ARGS` in `dir` with `stdin`.
+fn run(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    use std::io::Write;
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sessiondb"))
+        .current_dir(dir)
+        .args(["--key-file", "k", "--db", "s.db"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = c.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    c.wait_with_output().unwrap()
+}
+
+/// The envelope version byte of every stored content, in seq order.
+fn versions(db: &Path) -> Vec<u8> {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let v: Vec<Vec<u8>> = c
+        .prepare("SELECT content_enc FROM entry_envelopes ORDER BY seq")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|x| x.unwrap())
+        .collect();
+    v.iter().map(|e| e[0]).collect()
+}
+
+/// A 4 KiB body appended with `--no-compress` is stored as `v` = 1, with
+/// `--compress` or by default (a database file) as `v` = 2; the last of the
+/// two flags given wins.
+#[test]
+fn no_compress_stores_a_4k_body_uncompressed() {
+    let d = dir_with_key();
+    let body = "tool output line, repeated\n".repeat(152)[..4096].to_string();
+    let o = run(d.path(), &["new"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let id = String::from_utf8(o.stdout).unwrap().trim().to_string();
+    for flags in [&["--no-compress"][..], &["--compress"], &[], &["--compress", "--no-compress"], &["--no-compress", "--compress"]] {
+        let args: Vec<&str> = flags.iter().copied().chain(["append", id.as_str()]).collect();
+        let o = run(d.path(), &args, Some(&body));
+        assert_eq!(o.status.code(), Some(0), "{flags:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(versions(&d.path().join("s.db")), vec![1, 2, 2, 1, 2]);
+    let o = run(d.path(), &["--json", "show", &id], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let contents: Vec<&str> = j["transcript"].as_array().unwrap().iter().map(|e| e["content"].as_str().unwrap()).collect();
+    assert_eq!(contents, vec![body.as_str(); 5]);
+}
+
+/// Run `sessiondb ARGS` in `dir` with stdin from `stdin`, killed after 120 s
+/// (a guard against the old unbounded read, not a timing assertion: a run
+/// that needed it fails on its exit status).
+fn run_guarded(dir: &Path, args: &[&str], stdin: Stdio) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sessiondb"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while c.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = c.kill();
+    c.wait_with_output().unwrap()
+}
+
+fn json_error(o: &Output) -> serde_json::Value {
+    serde_json::from_slice::<serde_json::Value>(&o.stderr).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&o.stderr)))["error"].clone()
+}
+
+/// `--key-file /dev/zero` read without bound until killed; now it reads at
+/// most 4 KiB and fails with InvalidInput (exit 2), creating nothing.
+#[cfg(unix)]
+#[test]
+fn a_key_file_larger_than_4k_is_invalid_input_not_an_endless_read() {
+    let d = dir_with_key();
+    let o = run_guarded(d.path(), &["--json", "--key-file", "/dev/zero", "--db", "s.db", "new"], Stdio::null());
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = json_error(&o);
+    assert_eq!(e["kind"], "InvalidInput");
+    assert_eq!(
+        e["message"],
+        "invalid input: the --key-file is larger than 4096 bytes: not a key file (it holds the 32-byte data key as base64, 44 characters)"
+    );
+    assert!(!d.path().join("s.db").exists());
+    // 4096 bytes (the key, then padding newlines) is still read.
+    let mut k = std::fs::read_to_string(d.path().join("k")).unwrap();
+    k.push_str(&"\n".repeat(4096 - k.len()));
+    std::fs::write(d.path().join("k4"), &k).unwrap();
+    let o = run_guarded(d.path(), &["--key-file", "k4", "--db", "s.db", "new"], Stdio::null());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // A recovery key on stdin is bounded the same way.
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let o = run_guarded(d.path(), &["--json", "--key-file", "k", "--db", "s.db", "key", "import"], Stdio::from(zero));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_error(&o)["message"], "invalid input: more than 4096 bytes on stdin: not a recovery key");
+}
+
+/// A FIFO (or a device) given to import was walked as a directory ("Not a
+/// directory"), and read as a file could block forever; now it is a failed
+/// file whose message says it is not a regular file, and nothing blocks.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_device_given_to_import_is_not_a_regular_file() {
+    let d = dir_with_key();
+    assert!(Command::new("mkfifo").arg(d.path().join("pipe.jsonl")).status().unwrap().success());
+    for path in ["pipe.jsonl", "/dev/zero"] {
+        let o = run_guarded(d.path(), &["--json", "--key-file", "k", "--db", "s.db", "import", path], Stdio::null());
+        assert_eq!(o.status.code(), Some(7), "{path}: {}", String::from_utf8_lossy(&o.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            report["files"][0]["status"]["failed"],
+            format!("`{path}`: invalid input: not a regular file: a FIFO, socket or device cannot be read as a session file (copy it to a file first)")
+        );
+    }
+}
+
+/// `prune`: refuses to run without a limit; `--dry-run` lists exactly what
+/// the real run deletes; each deletion is in the session's journal with its
+/// reason; named and newest sessions are kept.
+#[test]
+fn prune_dry_run_lists_what_prune_deletes_and_the_journal_keeps_the_reason() {
+    let d = dir_with_key();
+    for (id, t) in [("old1", 1_700_000_000), ("old2", 1_700_100_000)] {
+        std::fs::write(
+            d.path().join(format!("{id}.jsonl")),
+            format!(
+                "{{\"type\":\"header\",\"id\":\"{id}\",\"model\":\"m\",\"cwd\":\"/w\",\"created_at\":{t}}}\n\
+                 {{\"type\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"hi\"}}],\"timestamp\":{}}}\n",
+                t + 1
+            ),
+        )
+        .unwrap();
+    }
+    assert_eq!(run(d.path(), &["import", "old1.jsonl", "old2.jsonl"], None).status.code(), Some(0));
+    assert_eq!(run(d.path(), &["new", "--name", "named"], None).status.code(), Some(0));
+    assert_eq!(run(d.path(), &["new"], None).status.code(), Some(0));
+    let o = run(d.path(), &["--json", "prune"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_error(&o)["message"], "invalid input: prune needs a limit: --max-age-days N and/or --max-sessions N");
+    let lines = |verb: &str| {
+        format!(
+            "{verb} old1  max_age_days  last activity 2023-11-14T22:13:21Z  1 entries\n\
+             {verb} old2  max_age_days  last activity 2023-11-16T02:00:01Z  1 entries\n"
+        )
+    };
+    let o = run(d.path(), &["prune", "--max-age-days", "30", "--dry-run"], None);
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), lines("would delete") + "2 session(s) would be deleted (dry run)\n");
+    let o = run(d.path(), &["--json", "prune", "--max-sessions", "1", "--dry-run"], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got: Vec<(&str, &str)> = j["sessions"].as_array().unwrap().iter().map(|p| (p["session_id"].as_str().unwrap(), p["reason"].as_str().unwrap())).collect();
+    assert_eq!(got, [("old1", "max_sessions"), ("old2", "max_sessions")]);
+    assert_eq!(j["dry_run"], true);
+    let o = run(d.path(), &["prune", "--max-age-days", "30"], None);
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), lines("deleted") + "2 session(s) deleted\n");
+    let o = run(d.path(), &["--json", "journal", "old1"], None);
+    let ev: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let last = ev.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["kind"], "SessionDeleted");
+    assert_eq!(last["payload"], serde_json::json!({"entries": 1, "reason": "max_age_days", "title": null, "updated_at_ms": 1_700_000_001_000i64}));
+    let o = run(d.path(), &["--json", "list", "--all"], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j.as_array().map_or_else(|| j["sessions"].as_array().unwrap().len(), Vec::len), 2);
+}

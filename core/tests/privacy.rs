@@ -1,0 +1,306 @@
+//! Privacy (issue 30, DESIGN.md "Privacy"): the compression switch and the
+//! size oracle it closes; deletion that leaves no envelope byte behind.
+use sessiondb::*;
+
+fn key(b: u8) -> DataKey {
+    DataKey::from_bytes(&[b; 32]).unwrap()
+}
+
+fn temp() -> (tempfile::TempDir, std::path::PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("sessions.db");
+    (d, p)
+}
+
+fn open(p: &std::path::Path, compress: Option<bool>) -> SessionStore {
+    SessionStore::open(OpenOptions { compress, ..OpenOptions::at(p, KeySource::Bytes(key(1))) }).unwrap()
+}
+
+/// `(seq, stored content envelope)` of every entry of `sid`, in seq order,
+/// read from the database file (the `entry_envelopes` view).
+fn envelopes(p: &std::path::Path, sid: &str) -> Vec<(i64, Vec<u8>)> {
+    let c = rusqlite::Connection::open(p).unwrap();
+    let v = c
+        .prepare("SELECT seq, content_enc FROM entry_envelopes WHERE session_id = ?1 ORDER BY seq")
+        .unwrap()
+        .query_map([sid], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(|x| x.unwrap())
+        .collect();
+    v
+}
+
+/// A 4 KiB body that zstd shrinks a lot.
+fn body_4k() -> String {
+    "tool output line, repeated\n".repeat(4096 / 27 + 1)[..4096].to_string()
+}
+
+/// The envelope version (first byte of the binary form) of a 4 KiB entry
+/// appended with `compress`.
+fn version_of_4k_body(compress: Option<bool>) -> u8 {
+    let (_d, p) = temp();
+    let s = open(&p, compress);
+    let a = s.create_session(None, None).unwrap();
+    s.append_transcript(&a.id, Role::Tool, body_4k()).unwrap();
+    assert_eq!(s.get_transcript(&a.id, 1, 1).unwrap()[0].content, body_4k());
+    drop(s);
+    let e = envelopes(&p, &a.id);
+    assert_eq!(e.len(), 1);
+    e[0].1[0]
+}
+
+#[test]
+fn a_4k_body_is_v1_with_compress_off_and_v2_with_it_on_or_by_default_on_sqlite() {
+    assert_eq!(version_of_4k_body(Some(false)), 1);
+    assert_eq!(version_of_4k_body(Some(true)), 2);
+    assert_eq!(version_of_4k_body(None), 2);
+}
+
+#[test]
+fn the_backend_default_is_on_for_a_file_and_off_for_a_server() {
+    assert!(store::default_compress(false));
+    assert!(!store::default_compress(true));
+    let o = OpenOptions::for_host(None, None, KeySource::OsKeyring, None, None);
+    assert_eq!(o.compress, None);
+    assert_eq!(o.clone().with_compress(Some(false)).compress, Some(false));
+    assert_eq!(o.with_compress(Some(true)).compress, Some(true));
+}
+
+/// A deterministic xorshift stream (no test depends on a random seed).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// `n` characters of `alphabet`.
+    fn text(&mut self, alphabet: &[u8], n: usize) -> String {
+        (0..n).map(|_| alphabet[(self.next() % alphabet.len() as u64) as usize] as char).collect()
+    }
+}
+
+/// Letters outside the hex digits: filler that never extends a guess.
+const NON_HEX: &[u8] = b"ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ";
+
+/// What the CRIME-style oracle of issue 30 recovers: a tool output echoes an
+/// attacker-chosen page next to an environment dump holding a 40-digit hex
+/// secret; the attacker, who sees stored lengths (`length(content_enc)` in a
+/// synced file, or a PostgreSQL operator), appends for each next digit 16
+/// guesses x `pads` paddings and takes the guess whose stored lengths sum
+/// lowest (only when uniquely lowest). Returns (digits recovered correctly
+/// of `digits`, guesses stored, whether every guess of a position had the
+/// same length under each padding).
+fn run_oracle(compress: bool, digits: usize, pads: usize) -> (usize, usize, bool) {
+    let (_d, p) = temp();
+    let s = open(&p, Some(compress));
+    let a = s.create_session(None, None).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let secret = rng.text(b"0123456789abcdef", 40);
+    let env_dump = format!(
+        "--- environment ---\nHOME=/home/dev\nSHELL=/bin/bash\nLANG=C.UTF-8\nAWS_SECRET_ACCESS_KEY={secret}\nTERM=xterm-256color\n{}\n",
+        rng.text(NON_HEX, 300)
+    );
+    let mut known = String::new();
+    let (mut recovered, mut stored, mut all_equal) = (0, 0, true);
+    for pos in 0..digits {
+        // The same padding for every guess: only the guessed digit differs.
+        let paddings: Vec<(String, String)> = (0..pads).map(|pad| (rng.text(NON_HEX, 1 + pad), rng.text(NON_HEX, 40))).collect();
+        let mut batch = Vec::new();
+        for g in b"0123456789abcdef" {
+            for (head, tail) in &paddings {
+                let page = format!("fetched https://attacker.example/page:\n{head}AWS_SECRET_ACCESS_KEY={known}{}{tail}\n", *g as char);
+                batch.push(NewEntry::text(Role::Tool, format!("{page}{env_dump}")));
+            }
+        }
+        stored += batch.len();
+        let first = s.append_entries(&a.id, batch).unwrap()[0].seq as usize;
+        let lens: Vec<usize> = envelopes(&p, &a.id)[first - 1..].iter().map(|(_, e)| e.len()).collect();
+        assert_eq!(lens.len(), 16 * pads);
+        // lens[g * pads + pad]; plaintext lengths differ only by pad.
+        for pad in 0..pads {
+            let l0 = lens[pad];
+            all_equal &= (0..16).all(|g| lens[g * pads + pad] == l0);
+        }
+        let sums: Vec<usize> = (0..16).map(|g| lens[g * pads..(g + 1) * pads].iter().sum()).collect();
+        let min = *sums.iter().min().unwrap();
+        let best: Vec<usize> = (0..16).filter(|&g| sums[g] == min).collect();
+        let truth = secret.as_bytes()[pos];
+        // The attacker keeps going with the true digit either way (a best
+        // case for the attacker: one wrong pick would derail the rest).
+        if best.len() == 1 && b"0123456789abcdef"[best[0]] == truth {
+            recovered += 1;
+        }
+        known.push(truth as char);
+    }
+    (recovered, stored, all_equal)
+}
+
+/// Figures quoted in SECURITY.md ("Size oracle"): with compression on the
+/// oracle recovers 39 of 40 digits from 10,240 stored guesses; off, every guess has the same stored
+/// length and it recovers none.
+#[test]
+fn the_size_oracle_recovers_digits_with_compression_and_none_without() {
+    let (on, stored_on, equal_on) = run_oracle(true, 40, 16);
+    let (off, stored_off, equal_off) = run_oracle(false, 40, 16);
+    eprintln!("oracle: compress on {on} of 40 digits, off {off} of 40, {stored_on} guesses stored per setting");
+    assert_eq!((stored_on, stored_off), (10_240, 10_240));
+    assert!(!equal_on, "compressed lengths depend on the guess");
+    // 39: at one position a wrong digit ties or wins (deterministic: fixed text, zstd level).
+    assert_eq!(on, 39);
+    assert!(equal_off, "uncompressed lengths depend only on the plaintext length");
+    assert_eq!(off, 0);
+}
+
+/// Every envelope of session `sid` as stored: title, workspace, contents,
+/// entry metadata, context extensions.
+fn session_envelopes(p: &std::path::Path, sid: &str) -> Vec<Vec<u8>> {
+    let c = rusqlite::Connection::open(p).unwrap();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT name_enc FROM sessions WHERE id = ?1",
+        "SELECT workspace_enc FROM sessions WHERE id = ?1",
+        "SELECT content_enc FROM entry_envelopes WHERE session_id = ?1",
+        "SELECT meta_enc FROM entry_envelopes WHERE session_id = ?1",
+        "SELECT body_enc FROM context_extensions WHERE session_id = ?1",
+    ] {
+        let mut st = c.prepare(sql).unwrap();
+        let rows = st.query_map([sid], |r| r.get::<_, Option<Vec<u8>>>(0)).unwrap();
+        out.extend(rows.filter_map(|x| x.unwrap()));
+    }
+    out
+}
+
+/// Pieces to look for: every 32-byte window of each envelope at offsets
+/// 0, 32, 64, ... and its last 32 bytes (random ciphertext: no 32-byte
+/// window occurs by chance); an envelope shorter than 32 bytes whole.
+fn needles(envelopes: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for e in envelopes {
+        if e.len() < 32 {
+            out.push(e.clone());
+        } else {
+            out.extend(e.chunks_exact(32).map(<[u8]>::to_vec));
+            out.push(e[e.len() - 32..].to_vec());
+        }
+    }
+    out
+}
+
+/// `(file name, needle)` of every needle found in any file under `dir`.
+fn found_in(dir: &std::path::Path, needles: &[Vec<u8>]) -> Vec<(String, Vec<u8>)> {
+    let windows: std::collections::HashSet<&[u8]> = needles.iter().filter(|n| n.len() == 32).map(Vec::as_slice).collect();
+    let mut hits = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            hits.extend(bytes.windows(32).filter(|w| windows.contains(w)).map(|w| (name.clone(), w.to_vec())));
+            for n in needles.iter().filter(|n| n.len() < 32) {
+                if bytes.windows(n.len()).any(|w| w == n.as_slice()) {
+                    hits.push((name.clone(), n.clone()));
+                }
+            }
+        }
+    }
+    hits
+}
+
+/// Issue 30 "Deletion leaves nothing": after `delete_session` returns, no
+/// envelope of the deleted session (nor any 32-byte window of one) is in
+/// any file of the store's directory (db, -wal, -shm, owner locks), while
+/// the session kept beside it still reads back; with compression on and off
+/// (small entries in body sets, a large one over overflow pages).
+#[test]
+fn a_deleted_session_leaves_no_envelope_byte_in_any_file() {
+    for compress in [true, false] {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sessions.db");
+        let s = open(&p, Some(compress));
+        let ws = d.path().join("secret-project");
+        std::fs::create_dir_all(&ws).unwrap();
+        let keep = s.create_session(Some("kept".into()), None).unwrap();
+        let gone = s.create_session(Some("DELETE-ME title".into()), Some(ws.to_string_lossy().into())).unwrap();
+        let mut rng = Rng(7);
+        for i in 0..20 {
+            // Interleaved, so the two sessions share pages.
+            s.append_transcript(&keep.id, Role::User, format!("kept {i} {}", rng.text(NON_HEX, 50))).unwrap();
+            s.append_transcript(&gone.id, Role::Tool, format!("gone {i} {}", rng.text(NON_HEX, 300 * (i % 3) + 40))).unwrap();
+        }
+        s.append_entries(&gone.id, (0..5).map(|i| NewEntry::text(Role::User, format!("set member {i}"))).collect()).unwrap();
+        s.append_transcript(&gone.id, Role::Tool, rng.text(NON_HEX, 20_000)).unwrap();
+        s.append_entries_with_meta(
+            &gone.id,
+            vec![(
+                NewEntry::text(Role::Assistant, "with meta"),
+                EntryMeta { model: None, provider: None, extra: serde_json::from_str(r#"{"k":"DELETE-ME meta"}"#).unwrap(), item: None },
+            )],
+        )
+        .unwrap();
+        s.append_context_extension(&gone.id, "artifact_manifest", r#"{"files":["DELETE-ME ext"]}"#).unwrap();
+        let envs = session_envelopes(&p, &gone.id);
+        assert_eq!(envs.len(), 2 + 27 + 1 + 1, "title, workspace, 27 contents, 1 meta, 1 extension");
+        let needles = needles(&envs);
+        assert!(!found_in(d.path(), &needles).is_empty(), "the planted envelopes are in the files before deleting");
+        s.delete_session(&gone.id).unwrap();
+        assert_eq!(found_in(d.path(), &needles), vec![], "compress {compress}");
+        assert_eq!(s.get_transcript(&keep.id, 1, 100).unwrap().len(), 20);
+        assert_eq!(s.check_records().unwrap().damaged, vec![]);
+        drop(s);
+        assert_eq!(found_in(d.path(), &needles), vec![], "compress {compress}, after close");
+    }
+}
+
+/// Issue 30 "Retention you can trust": off by default, a dry run that lists
+/// exactly what goes, the newest N and named sessions kept, every deletion
+/// journaled with its reason and title.
+#[test]
+fn retention_prunes_only_what_its_dry_run_lists_and_journals_each_deletion() {
+    use sessiondb::privacy::{PrunedSession, RetentionPolicy};
+    const DAY: i64 = 86_400_000;
+    let (_d, p) = temp();
+    let s = open(&p, None);
+    let a = s.create_session(None, None).unwrap();
+    let b = s.create_session(None, None).unwrap();
+    let c = s.create_session(Some("keep me".into()), None).unwrap();
+    let d = s.create_session(None, None).unwrap();
+    let t0 = a.created_at_ms;
+    // Activity: a at t0 (no entry), b at t0 + 10 days, c at t0, d at t0 + 40 days.
+    s.append_entries(&b.id, vec![NewEntry { created_at_ms: Some(t0 + 10 * DAY), ..NewEntry::text(Role::User, "b") }]).unwrap();
+    s.append_entries(&d.id, vec![NewEntry { created_at_ms: Some(t0 + 40 * DAY), ..NewEntry::text(Role::User, "d") }]).unwrap();
+    let now = t0 + 45 * DAY;
+    let ids = |v: &[PrunedSession]| v.iter().map(|p| (p.session_id.clone(), p.reason.clone())).collect::<Vec<_>>();
+
+    // Off by default: nothing goes.
+    assert_eq!(s.prune(&RetentionPolicy::default(), now).unwrap(), vec![]);
+    // Count limit 2: d and b are the newest two; c is named; a goes.
+    let by_count = RetentionPolicy { max_sessions: Some(2), ..Default::default() };
+    assert_eq!(ids(&s.prune_plan(&by_count, now).unwrap()), vec![(a.id.clone(), "max_sessions".to_string())]);
+    // Age limit 30 days (cutoff t0 + 15 days): a and b, oldest first; d is
+    // the newest (kept by the floor even with a 1-day limit).
+    let by_age = RetentionPolicy { max_age_days: Some(30), ..Default::default() };
+    let plan = s.prune_plan(&by_age, now).unwrap();
+    assert_eq!(ids(&plan), vec![(a.id.clone(), "max_age_days".into()), (b.id.clone(), "max_age_days".into())]);
+    assert_eq!((plan[1].updated_at_ms, plan[1].entry_count, plan[1].last_seq), (t0 + 10 * DAY, 1, 1));
+    let tight = RetentionPolicy { max_age_days: Some(1), keep_named: false, keep_latest: 1, ..Default::default() };
+    assert_eq!(s.prune_plan(&tight, now).unwrap().len(), 3, "a, b and the named c; never d, the newest");
+    // The dry run deleted nothing.
+    assert_eq!(s.list_sessions(None).unwrap().len(), 4);
+    // Prune deletes exactly the plan.
+    assert_eq!(s.prune(&by_age, now).unwrap(), plan);
+    let left: Vec<String> = s.list_sessions(None).unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(left, vec![d.id.clone(), c.id.clone()]);
+    // Each deletion is a SessionDeleted event in the session's journal.
+    let ev = s.journal_events(&b.id, 1, 100).unwrap().pop().unwrap();
+    assert_eq!(ev.kind, "SessionDeleted");
+    assert_eq!(ev.payload, serde_json::json!({"entries": 1, "reason": "max_age_days", "title": null, "updated_at_ms": t0 + 10 * DAY}));
+    // Nothing else is due now.
+    assert_eq!(s.prune(&by_age, now).unwrap(), vec![]);
+}
