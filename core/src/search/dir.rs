@@ -156,9 +156,12 @@ fn decrypt_chunk(key: &DataKey, name: &str, i: u64, n: u64, len: u64, sealed: &[
 
 /// Decrypted chunks shared by the handles of one directory, at most
 /// [`CACHE_BYTES`], least recently used evicted first.
+/// (file serial, chunk index) -> (plaintext, last use).
+type ChunkMap = HashMap<(u64, u64), (Arc<[u8]>, u64)>;
+
 #[derive(Default)]
 struct ChunkCache {
-    map: HashMap<(u64, u64), (Arc<[u8]>, u64)>,
+    map: ChunkMap,
     bytes: usize,
     tick: u64,
 }

@@ -426,6 +426,10 @@ fn entry_query(f: &Fields, sid: &str, seq: u64) -> Box<dyn Query> {
     ]))
 }
 
+/// What one search found: `(session, seq, score)` of the page's hits, the
+/// total and the marks to highlight.
+type Found = (Vec<(String, u64, f64)>, u64, Marks);
+
 /// Counters of one catch-up.
 #[derive(Default)]
 struct Applied {
@@ -959,9 +963,9 @@ impl SessionStore {
 
     /// Catch up and run the query: hits as `(session, seq, score)`, the total
     /// and the marks to highlight.
-    fn search_once(&self, parsed: &Parsed, sessions_in: &Option<Vec<String>>, options: &SearchOptions, limit: u32, offset: u64) -> Result<(Vec<(String, u64, f64)>, u64, Marks)> {
+    fn search_once(&self, parsed: &Parsed, sessions_in: &Option<Vec<String>>, options: &SearchOptions, limit: u32, offset: u64) -> Result<Found> {
         let mut slot = crate::backend::lock(&self.search_slot().0);
-        let run = std::panic::AssertUnwindSafe(|| -> Result<(Vec<(String, u64, f64)>, u64, Marks)> {
+        let run = std::panic::AssertUnwindSafe(|| -> Result<Found> {
             if slot.is_none() {
                 *slot = Some(State::open(&index_dir(self)?, self.key())?);
             }
@@ -1007,7 +1011,7 @@ impl SessionStore {
     }
 
     /// Snippets and highlights for the hits, read from the store.
-    fn finish(&self, found: (Vec<(String, u64, f64)>, u64, Marks), unit: OffsetUnit, chars: usize, offset: u64, limit: u32, qhash: &str) -> Result<SearchResults> {
+    fn finish(&self, found: Found, unit: OffsetUnit, chars: usize, offset: u64, limit: u32, qhash: &str) -> Result<SearchResults> {
         let (keys, total, marks) = found;
         let n = keys.len() as u64;
         let mut hits = Vec::with_capacity(keys.len());

@@ -12,10 +12,10 @@
 //!          | workspace:(current|other|unbound|all)
 //! ```
 //!
-//! Errors are `InvalidInput` naming the character position (counting from
-//! 1) of what is wrong. Bounds: at most [`MAX_QUERY_BYTES`] bytes and
-//! [`MAX_CLAUSES`] words, phrases and filters; a prefix needs at least
-//! [`MIN_PREFIX_CHARS`] characters.
+//! Errors are `InvalidInput` naming the character position of what is
+//! wrong, counting characters from one. Bounds: at most
+//! [`MAX_QUERY_BYTES`] bytes and [`MAX_CLAUSES`] words, phrases and
+//! filters; a prefix needs at least [`MIN_PREFIX_CHARS`] letters or digits.
 
 use crate::error::{Error, Result};
 

@@ -219,7 +219,7 @@ fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec
         }
     }
     let whole = fold(body);
-    if n_parts > 0 && whole.len() <= MAX_TOKEN_BYTES && (n_parts > 1 || wholes.len() > 0 || body.contains(is_connector)) {
+    if n_parts > 0 && whole.len() <= MAX_TOKEN_BYTES && (n_parts > 1 || !wholes.is_empty() || body.contains(is_connector)) {
         // Skip a whole equal to a piece already emitted (`fooBar` alone).
         if !wholes.iter().any(|w| w.text == whole) {
             out.push(Tok { text: whole, from: cs, to: ce, pos: first_pos, kind: TokKind::Whole });

@@ -41,6 +41,11 @@ __all__ = [
     "ContextExtension",
     "CopyConflict",
     "CopyReport",
+    "Highlight",
+    "RebuildReport",
+    "SearchHit",
+    "SearchOptions",
+    "SearchResults",
     "EntryMeta",
     "ItemPage",
     "JournalEvent",
@@ -368,7 +373,10 @@ class SearchOptions:
     @property
     def snippet_chars(self) -> Optional[int]:
         """Snippet length in characters, 20..=2000 (none: 160)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
+@final
 class Highlight:
     """One highlighted range of a snippet, `[start, end)` in the host's own
     string indexing: Python `str` indices (code points); JavaScript, Kotlin
@@ -380,7 +388,10 @@ class Highlight:
     @property
     def end(self) -> int:
         """One past the last index."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
+@final
 class SearchHit:
     """One search hit."""
     @property
@@ -407,7 +418,10 @@ class SearchHit:
     @property
     def highlights(self) -> List[Highlight]:
         """The matches in `snippet`."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
+@final
 class SearchResults:
     """A page of search hits."""
     @property
@@ -419,7 +433,10 @@ class SearchResults:
     @property
     def next_cursor(self) -> Optional[str]:
         """Pass as `cursor` for the next page; none on the last page."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
+@final
 class RebuildReport:
     """What `rebuild_search_index` did."""
     @property
@@ -431,7 +448,10 @@ class RebuildReport:
     @property
     def index_bytes(self) -> int:
         """Bytes of the encrypted index files."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
+@final
 class CopyReport:
     """What `copy_to` added to the destination per kind of row (counts), and
     the sessions it refused.
