@@ -1577,6 +1577,7 @@ class SessionStore:
         content never is. Highlights count code points (Python `str` indices).
 
         Raises InvalidInputError, IoError, ClosedError, BusyError.
+        """
     def prune(self, max_age_days: Optional[int] = None, max_sessions: Optional[int] = None, keep_named: bool = True, keep_latest: int = 1, dry_run: bool = False) -> List[PrunedSession]:
         """Delete sessions by a retention policy (issue 30; SECURITY.md
         "Deletion"): those whose last activity is more than `max_age_days`

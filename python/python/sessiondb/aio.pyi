@@ -8,7 +8,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple, Ty
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
 from sessiondb.types import Band, ContentFormat, ImportStatus, Outcome, Role, SourceFormat
 
-from ._native import ActiveContextView, AppendOutcome, CompactionPlan, ContextExtension, ContextGovernance, ContextStatus, CopyReport, EntryMeta, FileImport, ItemPage, JournalEvent, NewEntry, OpenOperation, OpenedSession, RecoveryReport, Session, SessionStore, StoreStats, TokenTotals, TranscriptEntry, TranscriptIterator, WriteReport
+from ._native import ActiveContextView, AppendOutcome, CompactionPlan, ContextExtension, ContextGovernance, ContextStatus, CopyReport, EntryMeta, FileImport, ItemPage, JournalEvent, NewEntry, OpenOperation, OpenedSession, PrunedSession, RebuildReport, RecoveryReport, SearchOptions, SearchResults, Session, SessionStore, StoreStats, TokenTotals, TranscriptEntry, TranscriptIterator, WriteReport
 
 class AsyncSessionStore:
     """An asyncio handle over one :class:`SessionStore` (shared, thread-safe).
@@ -21,7 +21,7 @@ class AsyncSessionStore:
 
     def __init__(self, store: SessionStore) -> None: ...
     @classmethod
-    async def open(cls, path: Union[str, 'os.PathLike[str]', None]=None, *, key: Union[bytes, str, None]=None, key_provider: Any=None, app: str='sessiondb', busy_timeout_ms: int=10000, recover: bool=True) -> "AsyncSessionStore":
+    async def open(cls, path: Union[str, 'os.PathLike[str]', None]=None, *, key: Union[bytes, str, None]=None, key_provider: Any=None, app: str='sessiondb', busy_timeout_ms: int=10000, recover: bool=True, compress: Optional[bool]=None) -> "AsyncSessionStore":
         """Open a store off the event loop (same arguments as :class:`SessionStore`)."""
     @property
     def sync(self) -> SessionStore:
@@ -91,5 +91,8 @@ class AsyncSessionStore:
     async def recent_sessions(self) -> List[Session]: ...
     async def sidebar_sessions(self) -> List[Session]: ...
     async def record_compaction(self, session_id: str, plan: CompactionPlan) -> Optional[int]: ...
+    async def rebuild_search_index(self) -> RebuildReport: ...
+    async def search(self, query: str, options: Optional[SearchOptions]=None) -> SearchResults: ...
+    async def prune(self, max_age_days: Optional[int]=None, max_sessions: Optional[int]=None, keep_named: bool=True, keep_latest: int=1, dry_run: bool=False) -> List[PrunedSession]: ...
 
 __all__ = ["AsyncSessionStore"]
