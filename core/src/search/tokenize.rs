@@ -121,6 +121,26 @@ pub fn tokenize(text: &str) -> Vec<Tok> {
     out
 }
 
+/// Whether `text` holds a part that [`tokenize`] drops for being longer
+/// than [`MAX_TOKEN_BYTES`] folded (a run of letters and digits that no
+/// connector or camelCase boundary splits). Such a part is in no index, so
+/// a query word holding one could never match as written: the query parser
+/// refuses it rather than search the rest of the phrase without it.
+pub fn has_unindexed_part(text: &str) -> bool {
+    let too_long = |s: usize, e: usize| camel_split(text, s, e).into_iter().any(|(a, b)| fold(&text[a..b]).len() > MAX_TOKEN_BYTES);
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        if is_word(c) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            if too_long(s, i) {
+                return true;
+            }
+        }
+    }
+    start.is_some_and(|s| too_long(s, text.len()))
+}
+
 /// The tantivy tokenizer (registered as [`TOKENIZER`] on every index this
 /// crate opens) over [`tokenize`].
 #[derive(Clone, Default)]
