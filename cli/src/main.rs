@@ -347,7 +347,8 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
     match &g.key_file {
         None => Ok(KeySource::OsKeyring),
         Some(f) => {
-            let bytes = std::fs::read(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
+            // Bounded: `--key-file /dev/zero` is refused, not read until memory runs out.
+            let bytes = sessiondb::keys::read_key_file_bytes(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
             warn_if_key_file_readable_by_others(g, f);
             let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (`sessiondb key init --file FILE` makes one)");
             // The file's text (base64 and a newline), never raw bytes.
@@ -363,6 +364,11 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
 fn warn_if_key_file_readable_by_others(g: &Global, f: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let Ok(meta) = std::fs::metadata(f) else { return };
+    if !meta.is_file() {
+        // A device or a pipe (`--key-file <(pass show key)`): its mode says
+        // nothing about who can read the key.
+        return;
+    }
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o044 != 0 {
         let who = match (mode & 0o040 != 0, mode & 0o004 != 0) {

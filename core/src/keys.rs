@@ -482,12 +482,28 @@ fn open_key_file(app: &str, id: &str, has_data: bool) -> Result<ResolvedKey> {
     }
 }
 
+/// The most bytes read from a key file: a key file holds 45 (base64 of 32
+/// bytes and a newline); longer content is not a key, and reading stops
+/// there, so a key file path naming `/dev/zero` or a huge file cannot
+/// exhaust memory.
+pub const MAX_KEY_FILE_BYTES: u64 = 4096;
+
+/// The first `MAX_KEY_FILE_BYTES + 1` bytes of a key file (at most), in a
+/// buffer zeroed on drop: more than [`MAX_KEY_FILE_BYTES`] fails to decode
+/// as a key. Errors: the `std::io::Error` of opening or reading `path`.
+pub fn read_key_file_bytes(path: &std::path::Path) -> std::io::Result<Zeroizing<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Zeroizing::new(Vec::with_capacity(64));
+    std::fs::File::open(path)?.take(MAX_KEY_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Read a key file: `Ok(None)` when it does not exist.
 /// Errors: `Io` (unreadable), `KeyStoreUnavailable` (not base64 of 32
 /// bytes: the file is damaged; it is never overwritten).
 pub fn read_key_file(path: &std::path::Path) -> Result<Option<DataKey>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => Zeroizing::new(b),
+    let bytes = match read_key_file_bytes(path) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io("reading the key file", e)),
     };
