@@ -110,3 +110,25 @@ fn bidi_controls_in_titles_and_text_are_escaped() {
     let json = run(&["--json", "show", &id], &[]);
     assert!(json.contains("fdp.exe\u{202c}") || json.contains("\\u202c"), "{json}");
 }
+
+/// `key init` (no --file) on a machine without a keyring told the user to
+/// "unset SESSIONDB_NO_KEY_FILE", which was not set and would not have
+/// helped (`key init` never makes a key file by itself). Now it names the
+/// key file ways; nothing is created.
+#[cfg(target_os = "linux")]
+#[test]
+fn key_init_without_a_keyring_names_the_key_file_remedy() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let o = sdb(h, &["key", "init"], &[]);
+    assert_eq!(
+        (o.status.code(), text(&o.stderr)),
+        (
+            Some(12),
+            "sessiondb: key store unavailable: Secret Service (D-Bus): not running (no D-Bus session bus: a container, server, CI job or SSH session). \
+             Create a key file instead (`sessiondb key init --file FILE`, then --key-file FILE), or let the first `sessiondb new` or `import` create the database and its key file\n"
+                .to_string()
+        )
+    );
+    assert!(!h.join(".config").exists());
+}

@@ -262,6 +262,8 @@ fn native_remedy() -> &'static str {
 
 /// The remedy of an absent store for a new database with the key-file fallback off.
 const ABSENT_REMEDY_NEW: &str = "Pass the key yourself (CLI --key-file FILE, made by `sessiondb key init --file FILE`; hosts: the `key` option), or allow the key file (unset SESSIONDB_NO_KEY_FILE)";
+/// The remedy of an absent store for `sessiondb key init` without `--file`.
+const ABSENT_REMEDY_KEY_INIT: &str = "Create a key file instead (`sessiondb key init --file FILE`, then --key-file FILE), or let the first `sessiondb new` or `import` create the database and its key file";
 /// The remedy of an absent store for an existing database whose key is in an OS keyring.
 const ABSENT_REMEDY_EXISTING: &str = "This database's key is in an OS keyring: open it where that keyring runs, or pass the key yourself (CLI --key-file FILE, hosts: the `key` option)";
 
@@ -601,7 +603,10 @@ fn warn(kind: &str, message: &str) {
 /// Errors: `Conflict` when an entry exists (it may open databases: nothing
 /// is overwritten), `KeyStoreUnavailable` (absent, locked, denied).
 pub fn create_os_keyring_key(app: &str) -> Result<String> {
-    let provider = KeyringProvider::native(app)?;
+    // No keyring at all: the remedy is a key file, not "unset
+    // SESSIONDB_NO_KEY_FILE" (that fallback is for opening a new database;
+    // this call never writes a key file, with or without it).
+    let provider = KeyringProvider::native_or_absent(app)?.map_err(|reason| absent_error(&reason, ABSENT_REMEDY_KEY_INIT))?;
     let _lock = app_key_lock(app, crate::store::DEFAULT_BUSY_TIMEOUT_MS)?;
     if provider.get_key()?.is_some() {
         return Err(Error::conflict(format!(
