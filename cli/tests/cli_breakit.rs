@@ -132,3 +132,32 @@ fn key_init_without_a_keyring_names_the_key_file_remedy() {
     );
     assert!(!h.join(".config").exists());
 }
+
+/// A long model name (60 CJK characters, 120 columns) made `show`'s
+/// header line 143 columns wide on an 80-column terminal; now the name is
+/// cut to fit. Through a pipe nothing is cut.
+#[test]
+fn a_long_model_name_is_cut_to_the_terminal_width_in_show() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    std::fs::write(h.join("key"), KEY).unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(h.join("key"), std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let db = h.join("s.db");
+    let key = h.join("key");
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let all: Vec<&str> = ["--db", db.to_str().unwrap(), "--key-file", key.to_str().unwrap()].into_iter().chain(args.iter().copied()).collect();
+        let o = sdb(h, &all, env);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let model = "模".repeat(60);
+    let id = run(&["new", "--unbound", "--model", &model], &[]).trim().to_string();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis().to_string();
+    let term = run(&["show", &id], &[("SESSIONDB_TERM_WIDTH", "80"), ("SESSIONDB_NOW_MS", &now)]);
+    let line = term.lines().nth(1).unwrap();
+    // "model " (6) + the name cut to 37 columns ("模" x 18 and "…") + " · 0 entries · last activity just now" (37): 80.
+    assert_eq!(line, format!("model {}… · 0 entries · last activity just now", "模".repeat(18)));
+    let pipe = run(&["show", &id], &[]);
+    assert!(pipe.lines().nth(1).unwrap().starts_with(&format!("model {model} · 0 entries")), "{pipe}");
+}
