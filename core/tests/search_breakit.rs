@@ -70,3 +70,21 @@ fn unusual_characters_in_queries() {
         assert_eq!((e.kind(), e.to_string()), (ErrorKind::InvalidInput, msg.to_string()), "{q:?}");
     }
 }
+
+/// A word too long to index (100 letters) between two words: the phrase of
+/// those two words matched across it (the dropped part took no position).
+#[test]
+fn a_phrase_does_not_match_across_a_word_too_long_to_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("s.db"));
+    let s = store.create_session(None, None).unwrap();
+    let long = "q".repeat(100);
+    store.append_transcript(&s.id, Role::User, format!("alpha {long} omega")).unwrap();
+    store.append_transcript(&s.id, Role::User, format!("gamma x_{long}_y delta")).unwrap();
+    store.append_transcript(&s.id, Role::User, "alpha omega".into()).unwrap();
+    assert_eq!(find(&store, "\"alpha omega\"").unwrap(), vec![3]);
+    assert_eq!(find(&store, "alpha omega").unwrap().len(), 2);
+    assert_eq!(find(&store, "\"x y\"").unwrap(), Vec::<u64>::new());
+    assert_eq!(find(&store, "x_y").unwrap(), Vec::<u64>::new());
+    assert_eq!(find(&store, "\"gamma x\"").unwrap(), vec![2]);
+}

@@ -17,7 +17,8 @@
 //! * CJK (Han, Hiragana, Katakana, Hangul) is indexed one character per
 //!   position; a CJK query word is a phrase of its characters.
 //! * Tokens longer than [`MAX_TOKEN_BYTES`] (folded) are not indexed (long
-//!   base64 or hex blobs would only grow the dictionary).
+//!   base64 or hex blobs would only grow the dictionary); a part dropped so
+//!   still takes its position (a phrase does not match across it).
 
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 
@@ -192,8 +193,10 @@ fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec
     if b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()) {
         if b.len() <= MAX_TOKEN_BYTES {
             out.push(Tok { text: s.to_ascii_lowercase(), from: start, to: end, pos: *pos, kind: TokKind::Part });
-            *pos += 1;
         }
+        // A part too long to index still takes its position, so the words
+        // either side of it are not next to each other for a phrase.
+        *pos += 1;
         return;
     }
     let trimmed_start = s.find(|c: char| !is_connector(c));
@@ -229,6 +232,9 @@ fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec
                 out.push(Tok { text: t, from: a, to: b, pos: *pos, kind: TokKind::Part });
                 *pos += 1;
                 n_parts += 1;
+            } else if !t.is_empty() {
+                // Not indexed, but it keeps its position (see above).
+                *pos += 1;
             }
         }
         if split {
