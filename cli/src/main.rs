@@ -399,8 +399,11 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
     match &g.key_file {
         None => Ok(KeySource::OsKeyring),
         Some(f) => {
-            let bytes = read_bounded(std::fs::File::open(f), MAX_KEY_FILE_BYTES, "reading the key file")?
-                .ok_or_else(|| sessiondb::Error::invalid(format!("the --key-file is larger than {MAX_KEY_FILE_BYTES} bytes: not a key file (it holds the 32-byte data key as base64, 44 characters)")))?;
+            // Bounded: `--key-file /dev/zero` is refused, not read until memory runs out.
+            let bytes = sessiondb::keys::read_key_file_bytes(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
+            if bytes.len() as u64 > MAX_KEY_FILE_BYTES {
+                return Err(sessiondb::Error::invalid(format!("the --key-file is larger than {MAX_KEY_FILE_BYTES} bytes: not a key file (it holds the 32-byte data key as base64, 44 characters)")));
+            }
             warn_if_key_file_readable_by_others(g, f);
             let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (`sessiondb key init --file FILE` makes one)");
             // The file's text (base64 and a newline), never raw bytes.
@@ -416,6 +419,11 @@ fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
 fn warn_if_key_file_readable_by_others(g: &Global, f: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let Ok(meta) = std::fs::metadata(f) else { return };
+    if !meta.is_file() {
+        // A device or a pipe (`--key-file <(pass show key)`): its mode says
+        // nothing about who can read the key.
+        return;
+    }
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o044 != 0 {
         let who = match (mode & 0o040 != 0, mode & 0o004 != 0) {

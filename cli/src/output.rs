@@ -87,11 +87,21 @@ pub fn shown_path(p: &Path) -> String {
     shown(&p.to_string_lossy())
 }
 
-/// Text the user typed, shown in a message: control characters escaped.
+/// Unicode bidirectional formatting characters (marks, embeddings,
+/// overrides, isolates: U+061C, U+200E, U+200F, U+202A..=U+202E,
+/// U+2066..=U+2069). Written raw, an override reverses the rest of the
+/// terminal line (a title or turn could disguise what follows it, the
+/// "Trojan Source" trick), so they are escaped like control characters.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Text the user typed, shown in a message: control characters and bidi
+/// controls ([`is_bidi_control`]) escaped.
 pub fn shown(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_control() {
+        if c.is_control() || is_bidi_control(c) {
             out.extend(c.escape_debug());
         } else {
             out.push(c);
@@ -101,14 +111,15 @@ pub fn shown(s: &str) -> String {
 }
 
 /// Write stored text (a turn, a workspace path) as `show` prints it:
-/// control characters escaped except newline and tab, so a session imported
-/// from someone else's file cannot run terminal escapes (`--json` and
+/// control characters escaped except newline and tab (and bidi controls,
+/// [`is_bidi_control`]), so a session imported from someone else's file
+/// cannot run terminal escapes nor reorder the line (`--json` and
 /// `export` keep the text as stored). Runs without control characters are
 /// written as they are: no allocation per character (issue 33).
 pub fn write_shown_text(out: &mut impl Write, s: &str) -> std::io::Result<()> {
     let mut start = 0;
     for (i, c) in s.char_indices() {
-        if c.is_control() && c != '\n' && c != '\t' {
+        if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) {
             out.write_all(&s.as_bytes()[start..i])?;
             write!(out, "{}", c.escape_debug())?;
             start = i + c.len_utf8();
@@ -242,6 +253,12 @@ mod tests {
         assert_eq!(truncate("สวัสดีครับ日本語のテキスト", 12), "สวัสดีครับ日本…");
         assert_eq!(width(&truncate("日本語のテキスト", 7)), 7);
         assert_eq!(pad("日本", 6), "日本  ");
+    }
+
+    #[test]
+    fn bidi_controls_are_escaped() {
+        assert_eq!(shown("a\u{202e}b\u{2066}c\u{200b}d"), "a\\u{202e}b\\u{2066}c\u{200b}d");
+        assert_eq!(shown_text("x\u{202e}y\n\u{200f}"), "x\\u{202e}y\n\\u{200f}");
     }
 
     #[test]

@@ -262,6 +262,8 @@ fn native_remedy() -> &'static str {
 
 /// The remedy of an absent store for a new database with the key-file fallback off.
 const ABSENT_REMEDY_NEW: &str = "Pass the key yourself (CLI --key-file FILE, made by `sessiondb key init --file FILE`; hosts: the `key` option), or allow the key file (unset SESSIONDB_NO_KEY_FILE)";
+/// The remedy of an absent store for `sessiondb key init` without `--file`.
+const ABSENT_REMEDY_KEY_INIT: &str = "Create a key file instead (`sessiondb key init --file FILE`, then --key-file FILE), or let the first `sessiondb new` or `import` create the database and its key file";
 /// The remedy of an absent store for an existing database whose key is in an OS keyring.
 const ABSENT_REMEDY_EXISTING: &str = "This database's key is in an OS keyring: open it where that keyring runs, or pass the key yourself (CLI --key-file FILE, hosts: the `key` option)";
 
@@ -482,12 +484,28 @@ fn open_key_file(app: &str, id: &str, has_data: bool) -> Result<ResolvedKey> {
     }
 }
 
+/// The most bytes read from a key file: a key file holds 45 (base64 of 32
+/// bytes and a newline); longer content is not a key, and reading stops
+/// there, so a key file path naming `/dev/zero` or a huge file cannot
+/// exhaust memory.
+pub const MAX_KEY_FILE_BYTES: u64 = 4096;
+
+/// The first `MAX_KEY_FILE_BYTES + 1` bytes of a key file (at most), in a
+/// buffer zeroed on drop: more than [`MAX_KEY_FILE_BYTES`] fails to decode
+/// as a key. Errors: the `std::io::Error` of opening or reading `path`.
+pub fn read_key_file_bytes(path: &std::path::Path) -> std::io::Result<Zeroizing<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Zeroizing::new(Vec::with_capacity(64));
+    std::fs::File::open(path)?.take(MAX_KEY_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Read a key file: `Ok(None)` when it does not exist.
 /// Errors: `Io` (unreadable), `KeyStoreUnavailable` (not base64 of 32
 /// bytes: the file is damaged; it is never overwritten).
 pub fn read_key_file(path: &std::path::Path) -> Result<Option<DataKey>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => Zeroizing::new(b),
+    let bytes = match read_key_file_bytes(path) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io("reading the key file", e)),
     };
@@ -585,7 +603,10 @@ fn warn(kind: &str, message: &str) {
 /// Errors: `Conflict` when an entry exists (it may open databases: nothing
 /// is overwritten), `KeyStoreUnavailable` (absent, locked, denied).
 pub fn create_os_keyring_key(app: &str) -> Result<String> {
-    let provider = KeyringProvider::native(app)?;
+    // No keyring at all: the remedy is a key file, not "unset
+    // SESSIONDB_NO_KEY_FILE" (that fallback is for opening a new database;
+    // this call never writes a key file, with or without it).
+    let provider = KeyringProvider::native_or_absent(app)?.map_err(|reason| absent_error(&reason, ABSENT_REMEDY_KEY_INIT))?;
     let _lock = app_key_lock(app, crate::store::DEFAULT_BUSY_TIMEOUT_MS)?;
     if provider.get_key()?.is_some() {
         return Err(Error::conflict(format!(

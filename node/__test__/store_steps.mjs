@@ -12,6 +12,19 @@ const rec = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [snake(k
 const page = (a) => [a.from_seq ?? null, a.limit ?? null]
 
 const CALLS = {
+  // tests/conformance/search/: hits sorted by (session id, seq), each with the
+  // snippet's highlighted substrings as JavaScript slices its own strings
+  // with its UTF-16 offsets.
+  search: async (s, a) => {
+    const r = await s.search(a.query, { limit: a.limit, sessions: a.sessions ?? false })
+    const hits = r.hits.map((h) => ({
+      session_id: h.sessionId, seq: h.seq, role: h.role ?? null, field: h.field, snippet: h.snippet,
+      marked: h.highlights.map((x) => h.snippet.slice(x.start, x.end)),
+    }))
+    hits.sort((x, y) => (x.session_id < y.session_id ? -1 : x.session_id > y.session_id ? 1 : x.seq - y.seq))
+    return { total: r.total, hits }
+  },
+  delete_session: (s, a) => s.deleteSession(a.id).then(() => null),
   create_session: (s, a) => s.createSession(a.name ?? null).then(rec),
   get_session: (s, a) => s.getSession(a.id).then(rec),
   rename_session: (s, a) => s.renameSession(a.id, a.name).then(rec),

@@ -50,7 +50,28 @@ def _page(a):
     return kw
 
 
+def _search(s, a):
+    """The search call of tests/conformance/search/: hits sorted by (session
+    id, seq), each with the snippet's highlighted substrings as Python slices
+    its own str with its code-point offsets."""
+    r = s.search(a["query"], sessiondb.SearchOptions(limit=a.get("limit"), sessions=a.get("sessions", False)))
+    hits = [
+        {
+            "session_id": h.session_id,
+            "seq": h.seq,
+            "role": h.role,
+            "field": h.field,
+            "snippet": h.snippet,
+            "marked": [h.snippet[x.start : x.end] for x in h.highlights],
+        }
+        for h in r.hits
+    ]
+    return {"total": r.total, "hits": sorted(hits, key=lambda h: (h["session_id"], h["seq"]))}
+
+
 CALLS = {
+    "search": _search,
+    "delete_session": lambda s, a: s.delete_session(a["id"]),
     "create_session": lambda s, a: s.create_session(a.get("name")),
     "get_session": lambda s, a: s.get_session(a["id"]),
     "rename_session": lambda s, a: s.rename_session(a["id"], a["name"]),

@@ -122,10 +122,12 @@ fn print_results_json(r: &SearchResults) {
     let _ = writeln!(out, "{}", serde_json::json!({ "hits": hits, "total": r.total, "next_cursor": r.next_cursor }));
 }
 
-/// The snippet with its highlights (UTF-8 byte ranges) in bold yellow when `color`.
+/// The snippet with its highlights (UTF-8 byte ranges) in bold yellow when
+/// `color`; control and bidi characters escaped (`crate::shown`: the core
+/// blanks control characters, a bidi override would reorder the line).
 fn highlighted(snippet: &str, ranges: &[sessiondb::Highlight], color: bool) -> String {
     if !color {
-        return snippet.to_string();
+        return crate::shown(snippet);
     }
     let mut out = String::with_capacity(snippet.len() + ranges.len() * 12);
     let mut at = 0usize;
@@ -134,13 +136,13 @@ fn highlighted(snippet: &str, ranges: &[sessiondb::Highlight], color: bool) -> S
         if a < at || b > snippet.len() || !snippet.is_char_boundary(a) || !snippet.is_char_boundary(b) {
             continue;
         }
-        out.push_str(&snippet[at..a]);
+        out.push_str(&crate::shown(&snippet[at..a]));
         out.push_str("\x1b[1;33m");
-        out.push_str(&snippet[a..b]);
+        out.push_str(&crate::shown(&snippet[a..b]));
         out.push_str("\x1b[0m");
         at = b;
     }
-    out.push_str(&snippet[at..]);
+    out.push_str(&crate::shown(&snippet[at..]));
     out
 }
 

@@ -128,12 +128,15 @@ fn header(out: &mut impl Write, rec: &SessionRecord, title: &str, totals: &sessi
         Some(cols) => writeln!(out, "{}", output::truncate(&first, cols))?,
         None => writeln!(out, "{first}")?,
     }
-    let mut meta = format!(
-        "model {} · {} entries · last activity {}",
-        output::shown(rec.model.as_deref().unwrap_or("-")),
-        rec.entry_count,
-        term.time(rec.updated_at_ms)
-    );
+    let rest = format!(" · {} entries · last activity {}", rec.entry_count, term.time(rec.updated_at_ms));
+    let mut model = output::shown(rec.model.as_deref().unwrap_or("-"));
+    if let Some(cols) = term.width {
+        // A long model name (any text a session file gives) is cut so the
+        // line fits, keeping the entry count and the time (at least 8 columns
+        // of the name stay).
+        model = output::truncate(&model, cols.saturating_sub(6 + output::width(&rest)).max(8));
+    }
+    let mut meta = format!("model {model}{rest}");
     for u in &rec.unreadable {
         meta.push_str(&format!(" · UNREADABLE {} ({}: {})", u.field, u.kind, u.record_id));
     }

@@ -44,7 +44,9 @@ use query::{Atom, Parsed, FIELDS};
 use tokenize::{fold, tokenize, TokKind};
 
 /// Format version of the index (in the commit payload); another version is rebuilt.
-pub const INDEX_VERSION: u32 = 1;
+/// 2: a part too long to index takes its position (version 1 indexes put
+/// the words either side of it next to each other).
+pub const INDEX_VERSION: u32 = 2;
 /// Default hits per page.
 pub const DEFAULT_LIMIT: u32 = 20;
 /// Most hits per page.

@@ -146,6 +146,12 @@ pub fn parse(q: &str, now_ms: i64) -> Result<Parsed> {
                 Atom::Word(raw)
             };
         }
+        let (Atom::Word(t) | Atom::Prefix(t) | Atom::Phrase(t)) = &atom;
+        if super::tokenize::has_unindexed_part(t) {
+            // Not indexed, so never found: refused rather than dropped from
+            // its phrase (which then matched without it).
+            return Err(err(atom_pos, format!("a word longer than {} bytes is not indexed; search a part of it", super::tokenize::MAX_TOKEN_BYTES)));
+        }
         if !has_tokens(&atom) {
             // Punctuation alone (`-`, `...`) matches nothing: a query error
             // rather than a silent empty clause.

@@ -17,7 +17,8 @@
 //! * CJK (Han, Hiragana, Katakana, Hangul) is indexed one character per
 //!   position; a CJK query word is a phrase of its characters.
 //! * Tokens longer than [`MAX_TOKEN_BYTES`] (folded) are not indexed (long
-//!   base64 or hex blobs would only grow the dictionary).
+//!   base64 or hex blobs would only grow the dictionary); a part dropped so
+//!   still takes its position (a phrase does not match across it).
 
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 
@@ -121,6 +122,26 @@ pub fn tokenize(text: &str) -> Vec<Tok> {
     out
 }
 
+/// Whether `text` holds a part that [`tokenize`] drops for being longer
+/// than [`MAX_TOKEN_BYTES`] folded (a run of letters and digits that no
+/// connector or camelCase boundary splits). Such a part is in no index, so
+/// a query word holding one could never match as written: the query parser
+/// refuses it rather than search the rest of the phrase without it.
+pub fn has_unindexed_part(text: &str) -> bool {
+    let too_long = |s: usize, e: usize| camel_split(text, s, e).into_iter().any(|(a, b)| fold(&text[a..b]).len() > MAX_TOKEN_BYTES);
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        if is_word(c) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            if too_long(s, i) {
+                return true;
+            }
+        }
+    }
+    start.is_some_and(|s| too_long(s, text.len()))
+}
+
 /// The tantivy tokenizer (registered as [`TOKENIZER`] on every index this
 /// crate opens) over [`tokenize`].
 #[derive(Clone, Default)]
@@ -172,8 +193,10 @@ fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec
     if b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()) {
         if b.len() <= MAX_TOKEN_BYTES {
             out.push(Tok { text: s.to_ascii_lowercase(), from: start, to: end, pos: *pos, kind: TokKind::Part });
-            *pos += 1;
         }
+        // A part too long to index still takes its position, so the words
+        // either side of it are not next to each other for a phrase.
+        *pos += 1;
         return;
     }
     let trimmed_start = s.find(|c: char| !is_connector(c));
@@ -209,6 +232,9 @@ fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec
                 out.push(Tok { text: t, from: a, to: b, pos: *pos, kind: TokKind::Part });
                 *pos += 1;
                 n_parts += 1;
+            } else if !t.is_empty() {
+                // Not indexed, but it keeps its position (see above).
+                *pos += 1;
             }
         }
         if split {

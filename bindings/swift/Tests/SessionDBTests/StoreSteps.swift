@@ -131,6 +131,23 @@ private func storeCall(_ s: SessionStore, _ name: String, _ a: J) throws -> J {
         default: o = .unknownOutcome
         }
         return outcomeJ(try s.completeOperation(sessionId: sid, operationId: a["operation_id"].str!, outcome: o, payloadJson: "{}"))
+    case "delete_session":
+        try s.deleteSession(id: a["id"].str!)
+        return .null
+    case "search":
+        // tests/conformance/search/: hits sorted by (session id, seq), each with the
+        // snippet's highlighted substrings as Swift slices snippet.utf16.
+        let r = try s.search(query: a["query"].str!, options: SearchOptions(
+            limit: a["limit"].int.map { UInt32($0) }, cursor: nil, sessions: a["sessions"].bool ?? false, workspacePath: nil, snippetChars: nil))
+        let hits = r.hits.sorted { ($0.sessionId, $0.seq) < ($1.sessionId, $1.seq) }.map { h -> J in
+            let units = Array(h.snippet.utf16)
+            return .object([
+                "session_id": .string(h.sessionId), "seq": ju(h.seq), "role": js(h.role), "field": .string(h.field),
+                "snippet": .string(h.snippet),
+                "marked": .array(h.highlights.map { .string(String(decoding: units[Int($0.start)..<Int($0.end)], as: UTF16.self)) }),
+            ])
+        }
+        return .object(["total": ju(r.total), "hits": .array(hits)])
     case "open_operations":
         return .array(try s.openOperations().map { .object(["session_id": .string($0.sessionId), "operation_id": .string($0.operationId)]) })
     case "open_recovery_report":

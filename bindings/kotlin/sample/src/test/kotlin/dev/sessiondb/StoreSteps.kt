@@ -117,6 +117,22 @@ object StoreSteps {
             }
             outcome(s.completeOperation(a["session_id"] as String, a["operation_id"] as String, o, "{}"))
         }
+        "delete_session" -> { s.deleteSession(a["id"] as String); null }
+        // tests/conformance/search/: hits sorted by (session id, seq), each with the
+        // snippet's highlighted substrings as Kotlin slices its own strings (UTF-16).
+        "search" -> {
+            val r = s.search(
+                a["query"] as String,
+                SearchOptions(limit = long(a, "limit")?.toUInt(), cursor = null, sessions = (a["sessions"] as Boolean?) ?: false, workspacePath = null, snippetChars = null),
+            )
+            val hits = r.hits.map { h ->
+                mapOf(
+                    "session_id" to h.sessionId, "seq" to h.seq.toLong(), "role" to h.role, "field" to h.field, "snippet" to h.snippet,
+                    "marked" to h.highlights.map { h.snippet.substring(it.start.toInt(), it.end.toInt()) },
+                )
+            }.sortedWith(compareBy({ it["session_id"] as String }, { it["seq"] as Long }))
+            mapOf("total" to r.total.toLong(), "hits" to hits)
+        }
         "open_operations" -> s.openOperations().map { mapOf("session_id" to it.sessionId, "operation_id" to it.operationId) }
         "open_recovery_report" -> s.openRecoveryReport().let { r ->
             mapOf(
