@@ -3,12 +3,14 @@
 // npm package. Every store call is a Promise (run on the libuv pool), so the
 // extension host's event loop never blocks; refreshes are serialized (one in
 // flight, at most one queued) and triggered by an interval, by changes to the
-// database files and by the refresh command.
+// database files and by the refresh command. The "sessiondb: Find session"
+// command searches every session as the user types (src/find.ts).
 
 import * as path from 'node:path'
 import * as vscode from 'vscode'
 import { SessionStore } from 'sessiondb'
 import { BAND_STYLES, errorView, workspaceMeter, type MeterSettings, type MeterView } from './status'
+import { findSessionItems, type FindItem } from './find'
 
 /** Reads the `sessiondb.*` settings. */
 function settings(): MeterSettings & { databasePath: string | null; app: string; refreshIntervalSeconds: number } {
@@ -107,6 +109,11 @@ class ContextMeterItem implements vscode.Disposable {
     }
   }
 
+  /** The open store (for the find command), or null when it is not open. */
+  openStore(): Promise<SessionStore> | null {
+    return this.store
+  }
+
   /** Stop the triggers, hide the item, close the store (a Promise the host awaits on deactivate). */
   async shutdown(): Promise<void> {
     this.dispose()
@@ -125,6 +132,45 @@ class ContextMeterItem implements vscode.Disposable {
 
 let meter: ContextMeterItem | null = null
 
+/**
+ * "sessiondb: Find session": a quick pick searched as the user types. Each
+ * keystroke starts one search (a Promise on the libuv pool); an answer that
+ * arrives after a newer keystroke is dropped, so the list always matches
+ * what is typed. The chosen session's id is copied to the clipboard (an
+ * agent extension would resume it here).
+ */
+function findSession(m: ContextMeterItem): void {
+  const pick = vscode.window.createQuickPick<FindItem & vscode.QuickPickItem>()
+  pick.placeholder = 'Search every session: words, "phrases", prefix*, -not, OR, role:user, after:7d'
+  pick.matchOnDescription = false
+  pick.matchOnDetail = false
+  let generation = 0
+  pick.onDidChangeValue(async (query) => {
+    const mine = ++generation
+    const pending = m.openStore()
+    if (pending === null) return
+    pick.busy = true
+    try {
+      const items = await findSessionItems(await pending, query)
+      if (mine === generation) pick.items = items.map((i) => ({ ...i, alwaysShow: true }))
+    } catch (err) {
+      if (mine === generation) pick.items = [{ label: 'sessiondb: search failed', description: '', detail: String(err), sessionId: null, alwaysShow: true }]
+    } finally {
+      if (mine === generation) pick.busy = false
+    }
+  })
+  pick.onDidAccept(async () => {
+    const chosen = pick.selectedItems[0]
+    pick.hide()
+    if (chosen?.sessionId != null) {
+      await vscode.env.clipboard.writeText(chosen.sessionId)
+      void vscode.window.showInformationMessage(`sessiondb: ${chosen.label} (${chosen.sessionId}) copied`)
+    }
+  })
+  pick.onDidHide(() => pick.dispose())
+  pick.show()
+}
+
 /** Called by VS Code on startup (`onStartupFinished`). */
 export function activate(context: vscode.ExtensionContext): void {
   const m = new ContextMeterItem()
@@ -132,6 +178,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     m,
     vscode.commands.registerCommand('sessiondb.refreshContextMeter', () => m.refresh()),
+    vscode.commands.registerCommand('sessiondb.findSession', () => findSession(m)),
     vscode.workspace.onDidChangeWorkspaceFolders(() => m.refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('sessiondb')) m.restart()
