@@ -597,6 +597,11 @@ fn warn(kind: &str, message: &str) {
     }
 }
 
+/// How long `create_os_keyring_key` waits for another process's first open
+/// of a database of `app` (milliseconds; the SQLite backend's default busy
+/// timeout, 10 s, so a `key init` beside a first open waits as a write would).
+pub const KEY_INIT_LOCK_WAIT_MS: u64 = 10_000;
+
 /// Create the data key of `app` in the OS credential store (`sessiondb key
 /// init`): service `app`, account [`KEY_ACCOUNT`]. Returns the backend name.
 ///
@@ -607,7 +612,7 @@ pub fn create_os_keyring_key(app: &str) -> Result<String> {
     // SESSIONDB_NO_KEY_FILE" (that fallback is for opening a new database;
     // this call never writes a key file, with or without it).
     let provider = KeyringProvider::native_or_absent(app)?.map_err(|reason| absent_error(&reason, ABSENT_REMEDY_KEY_INIT))?;
-    let _lock = app_key_lock(app, crate::store::DEFAULT_BUSY_TIMEOUT_MS)?;
+    let _lock = app_key_lock(app, KEY_INIT_LOCK_WAIT_MS)?;
     if provider.get_key()?.is_some() {
         return Err(Error::conflict(format!(
             "{} already holds a data key for `{app}` (service `{app}`, account `{KEY_ACCOUNT}`); nothing was overwritten",
@@ -754,5 +759,15 @@ pub(crate) fn store_imported_key(source: &KeySource, app: &str, key: &DataKey, k
             provider.set_key(key.expose_bytes())?;
             Ok(provider.backend_name())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `key init` waits for a first open as long as a write waits for a lock.
+    #[test]
+    fn key_init_waits_as_long_as_the_sqlite_busy_timeout() {
+        assert_eq!(super::KEY_INIT_LOCK_WAIT_MS, crate::backend::sqlite::DEFAULT_BUSY_TIMEOUT_MS);
+        assert_eq!(super::KEY_INIT_LOCK_WAIT_MS, 10_000);
     }
 }

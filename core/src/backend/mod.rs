@@ -25,6 +25,11 @@ pub mod postgres;
 
 use crate::error::Result;
 
+/// Default owner lease on a server backend, milliseconds (30 seconds):
+/// renewed by the owner every third of it, judged by server time (DESIGN.md
+/// "Operations and recovery"). The store's `OpenOptions::lease_ms` default.
+pub const DEFAULT_LEASE_MS: u64 = 30_000;
+
 /// An envelope column as a backend found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sealed {

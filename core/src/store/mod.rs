@@ -107,8 +107,9 @@ pub struct OpenOptions {
 /// 24.8 days), SQLite's `sqlite3_busy_timeout` takes a C `int`.
 pub const MAX_BUSY_TIMEOUT_MS: u64 = i32::MAX as u64;
 
-/// Default [`OpenOptions::lease_ms`]: 30 seconds.
-pub const DEFAULT_LEASE_MS: u64 = 30_000;
+/// Default [`OpenOptions::lease_ms`]: 30 seconds (declared at the storage
+/// seam, where a server backend's owner lease lives).
+pub use crate::backend::DEFAULT_LEASE_MS;
 
 /// Whether a store compresses when [`OpenOptions::compress`] is `None`:
 /// `true` for a database file, `false` for a server URL (DESIGN.md

@@ -101,8 +101,8 @@ pub(crate) type Pool = r2d2::Pool<Manager>;
 
 /// Connections per handle (r2d2 `max_size`).
 pub const POOL_SIZE: u32 = 4;
-/// Default lease of an owner, milliseconds ([`crate::store::DEFAULT_LEASE_MS`]).
-pub const DEFAULT_LEASE_MS: u64 = crate::store::DEFAULT_LEASE_MS;
+/// Default lease of an owner, milliseconds (the seam's [`super::DEFAULT_LEASE_MS`]).
+pub use super::DEFAULT_LEASE_MS;
 
 /// `url` with any password replaced by `***` (for `path()`, `stats()` and logs).
 pub fn redact(url: &str) -> String {
