@@ -20,8 +20,11 @@ CACHE="${SESSIONDB_PY_CACHE:-$HOME/.cache/sessiondb-py}"
 PY="${PYTHON:-python3}"
 # 8 MB (issue 15 item 2). The wheel was 9,309,868 B before its symbol table was
 # stripped (pyproject.toml) and the tokenizer tables were embedded compactly
-# (core/src/context/tokens.rs): 7,363,928 B after (2026-12-01).
-WHEEL_MAX=$((8 * 1000 * 1000))
+# (core/src/context/tokens.rs): 7,363,928 B after (2026-12-01); 7,433,211 B before
+# search. Search (issue 26: tantivy, default features off) adds 1,720,844 B:
+# 9,154,055 B (2026-12-04), so the cap is 9.5 MB; shrinking it back under 8 MB is
+# open work (issue 26's note), not done.
+WHEEL_MAX=$((9500 * 1000))
 fail() { echo "check-artifacts: FAIL: $*" >&2; exit 1; }
 say() { printf -- '--- %s\n' "$*"; }
 WORK="$(mktemp -d)"
