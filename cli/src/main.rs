@@ -8,7 +8,7 @@
 //! `{"error": {"kind", "code", "exit_code", "message", ...}}` line.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -21,31 +21,16 @@ macro_rules! outln {
 }
 
 mod cmd;
+mod failure;
 mod output;
 
+use cmd::export::{export_exists, export_to_file};
+use cmd::key::{key_source, read_bounded, MAX_KEY_FILE_BYTES};
+use cmd::window::WindowArgs;
+use failure::{exit_code, Failure, EXIT_CODES};
+
 use output::{print_json, shown, shown_path, warn};
-use sessiondb::{ErrorKind, KeySource, OpenOptions, Role, SessionRecord, SessionStore};
-
-/// The exit codes, as `--help` prints them. `exit_code` maps each error
-/// kind to its code; `cli/tests/cli.rs` checks this text against it.
-const EXIT_CODES: &str = "\
-Exit codes:
-  0   ok
-  1   other error (database error, store closed)
-  2   invalid input or usage
-  3   not found (session, database file)
-  4   conflict (ambiguous session, import of another session's id, export -o FILE exists without --force)
-  5   busy (another writer held the database past the busy timeout)
-  6   corrupt or authentication failure (damaged record, newer schema, doctor --check found damage)
-  7   I/O error (a file failed to import, disk full)
-  10  recovery locked (the database exists but the data key is absent)
-  11  key mismatch (the data key is not this database's)
-  12  key store unavailable (keyring locked, denied or unreachable)
-  13  irreducible context overflow
-
-With --json, errors are one JSON object on stderr:
-  {\"error\": {\"kind\": \"NotFound\", \"code\": \"ERR_NOT_FOUND\", \"exit_code\": 3, \"message\": \"...\"}}
-and warnings one object per line: {\"warning\": {\"kind\": \"...\", \"message\": \"...\"}}.";
+use sessiondb::{ErrorKind, OpenOptions, Role, SessionRecord, SessionStore};
 
 #[derive(Parser)]
 #[command(name = "sessiondb", version, about = "Encrypted, journaled store of AI agent sessions", after_help = EXIT_CODES)]
@@ -266,185 +251,6 @@ enum KeyCmd {
         recovery_key: Option<String>,
     },
 }
-
-/// Why a command failed: a core error, or a failure the CLI words itself
-/// (its kind, which gives the exit code through `exit_code`, and message).
-enum Failure {
-    Core(sessiondb::Error),
-    Cli { kind: ErrorKind, message: String },
-}
-
-impl From<sessiondb::Error> for Failure {
-    fn from(e: sessiondb::Error) -> Self {
-        Failure::Core(e)
-    }
-}
-
-impl Failure {
-    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Failure::Cli { kind, message: message.into() }
-    }
-
-    fn kind(&self) -> ErrorKind {
-        match self {
-            Failure::Core(e) => e.kind(),
-            Failure::Cli { kind, .. } => *kind,
-        }
-    }
-
-    /// The message after `sessiondb: ` (one line or several).
-    fn message(&self) -> String {
-        match self {
-            Failure::Core(e) => e.to_string(),
-            Failure::Cli { message, .. } => message.clone(),
-        }
-    }
-
-    /// The `--json` form: `{"error": {"kind", "code", "exit_code", "message"}}`,
-    /// plus the token breakdown of a context overflow and the OS error kind
-    /// and errno of an I/O error.
-    fn to_json(&self) -> serde_json::Value {
-        let kind = self.kind();
-        let mut err = serde_json::json!({
-            "kind": kind.name(),
-            "code": kind.code(),
-            "exit_code": exit_code(kind),
-            "message": self.message(),
-        });
-        match self {
-            Failure::Core(sessiondb::Error::ContextOverflow(b)) => {
-                err["breakdown"] = serde_json::to_value(b).expect("breakdown serializes");
-            }
-            Failure::Core(sessiondb::Error::Io { source, .. }) => {
-                err["io_kind"] = format!("{:?}", source.kind()).into();
-                err["errno"] = source.raw_os_error().into();
-            }
-            _ => {}
-        }
-        serde_json::json!({ "error": err })
-    }
-}
-
-/// Default `--window`: 128,000 tokens (gpt-4o's window).
-const DEFAULT_WINDOW: u64 = 128_000;
-
-/// The model's window for `context` and `compact`.
-#[derive(Args)]
-struct WindowArgs {
-    /// The model's raw context window in tokens (input + output); pass your model's.
-    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_WINDOW)]
-    window: u64,
-    /// Tokens kept free for the model's answer; the larger of this and 8% of the window
-    /// is reserved [default: 8% of the window].
-    #[arg(long, value_name = "TOKENS")]
-    reserve: Option<u64>,
-    /// Model name: picks the tokenizer and caps --reserve at the model's known maximum
-    /// output [default: the session's model].
-    #[arg(long)]
-    model: Option<String>,
-}
-
-impl WindowArgs {
-    /// The model to count with (`--model` or the session's) after checking
-    /// that the window leaves room for context; the message says how large
-    /// the window must be.
-    fn check(&self, session: &SessionRecord) -> Result<Option<String>, Failure> {
-        use sessiondb::context::{capacity_breakdown, known_model_limits};
-        let model = self.model.clone().or_else(|| session.model.clone());
-        let max_output = model.as_deref().and_then(known_model_limits).map(|l| l.max_output);
-        let fits = |w: u64| capacity_breakdown(w, self.reserve, max_output).is_ok();
-        if fits(self.window) {
-            return Ok(model);
-        }
-        let reserve = match self.reserve.map(|r| max_output.map_or(r, |m| r.min(m))) {
-            None => "8% of the window".to_string(),
-            Some(r) => format!("the larger of {r} tokens and 8% of the window"),
-        };
-        if !fits(u64::MAX) {
-            return Err(sessiondb::Error::invalid(format!("--reserve {} leaves no room for context in any window", self.reserve.unwrap_or_default())).into());
-        }
-        // The windows that leave room form a range up from the smallest one
-        // (the capacity never falls while it is small), so bisect for it.
-        let (mut lo, mut hi) = (self.window, u64::MAX);
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if fits(mid) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        Err(sessiondb::Error::invalid(format!(
-            "--window must be at least {hi} tokens (got {}): smaller windows leave no room for context after the output reserve ({reserve}) and the safety margin (the larger of 2048 tokens and 2% of the window); it is the model's raw context window, default {DEFAULT_WINDOW}",
-            self.window
-        ))
-        .into())
-    }
-}
-
-/// Longest `--key-file` (and recovery key on stdin) read, in bytes: a key
-/// is 44 characters of base64, a recovery key about 70; reading stops after
-/// this many (`--key-file /dev/zero` fails at once, issue 30 item 5).
-const MAX_KEY_FILE_BYTES: u64 = 4096;
-
-/// The bytes of `source` (an open result), read up to `max` bytes; `None`
-/// when it holds more. Errors: `Io` (`what` names the read).
-fn read_bounded(source: std::io::Result<impl Read>, max: u64, what: &'static str) -> Result<Option<Vec<u8>>, sessiondb::Error> {
-    let mut bytes = Vec::new();
-    source.and_then(|r| r.take(max + 1).read_to_end(&mut bytes)).map_err(|e| sessiondb::Error::io(what, e))?;
-    Ok((bytes.len() as u64 <= max).then_some(bytes))
-}
-
-fn key_source(g: &Global) -> Result<KeySource, sessiondb::Error> {
-    match &g.key_file {
-        None => Ok(KeySource::OsKeyring),
-        Some(f) => {
-            // Bounded: `--key-file /dev/zero` is refused, not read until memory runs out.
-            let bytes = sessiondb::keys::read_key_file_bytes(f).map_err(|e| sessiondb::Error::io("reading the key file", e))?;
-            if bytes.len() as u64 > MAX_KEY_FILE_BYTES {
-                return Err(sessiondb::Error::invalid(format!("the --key-file is larger than {MAX_KEY_FILE_BYTES} bytes: not a key file (it holds the 32-byte data key as base64, 44 characters)")));
-            }
-            warn_if_key_file_readable_by_others(g, f);
-            let bad = || sessiondb::Error::invalid("the --key-file must hold the 32-byte data key as base64 (`sessiondb key init --file FILE` makes one)");
-            // The file's text (base64 and a newline), never raw bytes.
-            let text = std::str::from_utf8(&bytes).map_err(|_| bad())?;
-            Ok(KeySource::Bytes(sessiondb::keys::KeyInput::Text(text).decode("--key-file").map_err(|_| bad())?))
-        }
-    }
-}
-
-/// A key file that group or others may read is still used (refusing it would
-/// lock the user out of their sessions), with a warning naming the fix.
-#[cfg(unix)]
-fn warn_if_key_file_readable_by_others(g: &Global, f: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(meta) = std::fs::metadata(f) else { return };
-    if !meta.is_file() {
-        // A device or a pipe (`--key-file <(pass show key)`): its mode says
-        // nothing about who can read the key.
-        return;
-    }
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o044 != 0 {
-        let who = match (mode & 0o040 != 0, mode & 0o004 != 0) {
-            (true, true) => "group and others",
-            (true, false) => "its group",
-            _ => "others",
-        };
-        warn(
-            g.json,
-            "KeyFilePermissions",
-            &format!(
-                "the key file {} is readable by {who} (mode {mode:04o}); anyone who can read it can decrypt every session: `chmod 600 {}`",
-                shown_path(f),
-                shown_path(f)
-            ),
-        );
-    }
-}
-
-#[cfg(not(unix))]
-fn warn_if_key_file_readable_by_others(_g: &Global, _f: &Path) {}
 
 fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
     match &g.db {
@@ -912,71 +718,6 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
     }
     Ok(())
-}
-
-/// `export -o FILE` where FILE exists and `--force` is absent.
-fn export_exists(output: &Path) -> Failure {
-    Failure::new(
-        ErrorKind::Conflict,
-        format!("{} already exists; nothing was written (`--force` replaces it)", shown_path(output)),
-    )
-}
-
-/// Export into `output`, a new file of mode 0600 on Unix (it holds the
-/// session in plaintext). Without `force` the file is created only if absent
-/// (`O_EXCL`, so a file that appears meanwhile is not overwritten either) and
-/// removed again if the export fails; with `force` the export goes to a
-/// temporary file beside it, renamed over it once complete, so a failed
-/// export leaves the old file as it was.
-fn export_to_file(
-    s: &SessionStore,
-    id: &str,
-    output: &Path,
-    force: bool,
-) -> Result<sessiondb::portable::WriteReport, Failure> {
-    use std::fs::OpenOptions as FileOptions;
-    let io = |step: &'static str| move |e: std::io::Error| sessiondb::Error::io(step, e);
-    let target = if force {
-        let name = output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        output.with_file_name(format!(".{name}.sessiondb-export-{}.tmp", std::process::id()))
-    } else {
-        output.to_path_buf()
-    };
-    let mut options = FileOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let file = match options.open(&target) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && !force => return Err(export_exists(output)),
-        Err(e) => return Err(io("creating the export file")(e).into()),
-    };
-    let written = sessiondb::portable::export_thclaws(s, id, std::io::BufWriter::new(file)).map_err(Failure::from).and_then(|rep| {
-        if force {
-            std::fs::rename(&target, output).map_err(io("replacing the export file"))?;
-        }
-        Ok(rep)
-    });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&target);
-    }
-    written
-}
-
-fn exit_code(kind: ErrorKind) -> u8 {
-    match kind {
-        ErrorKind::InvalidInput => 2,
-        ErrorKind::NotFound => 3,
-        ErrorKind::Conflict => 4,
-        ErrorKind::Busy => 5,
-        ErrorKind::Corrupt | ErrorKind::AuthenticationFailed => 6,
-        ErrorKind::Io => 7,
-        ErrorKind::RecoveryLocked => 10,
-        ErrorKind::KeyMismatch => 11,
-        ErrorKind::KeyStoreUnavailable => 12,
-        ErrorKind::ContextOverflow => 13,
-        _ => 1,
-    }
 }
 
 /// Parse the command line. A usage error under `--json` (anywhere on the
