@@ -262,7 +262,7 @@ fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
 /// Open the database, creating it (and its directory and data key) when it
 /// does not exist yet: for the commands that write.
 fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
-    SessionStore::open(OpenOptions { path: Some(db_path(g)?), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() })
+    SessionStore::open(OpenOptions { path: Some(db_path(g)?.into()), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() })
 }
 
 /// Open a database that must already exist: for every command but `new` and
@@ -294,7 +294,7 @@ fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure
             ),
         ));
     }
-    Ok(SessionStore::open(OpenOptions { path: Some(path), app: g.app.clone(), key: key_source(g)?, recover, compress: g.compress(), ..Default::default() })?)
+    Ok(SessionStore::open(OpenOptions { path: Some(path.into()), app: g.app.clone(), key: key_source(g)?, recover, compress: g.compress(), ..Default::default() })?)
 }
 
 /// `find_session`, with a not-found message naming what the user typed (the
@@ -533,7 +533,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             // A source keyed by a key file (a machine without a keyring): a new
             // destination shares that file, so both have the one key copy needs.
             let dest_opts = OpenOptions {
-                path: Some(db_path(&dg)?),
+                path: Some(db_path(&dg)?.into()),
                 app: g.app.clone(),
                 key: key_source(&dg)?,
                 key_file_id: source.key_file_id().map(str::to_string),
@@ -599,7 +599,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let path = db_path(g)?;
             let s = SessionStore::import_recovery_key(
-                OpenOptions { path: Some(path.clone()), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() },
+                OpenOptions { path: Some(path.clone().into()), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() },
                 &text,
             )?;
             if g.json {

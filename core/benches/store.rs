@@ -25,12 +25,12 @@ fn payload(i: usize) -> String {
 fn baseline_conn(path: &std::path::Path) -> Connection {
     let c = Connection::open(path).unwrap();
     c.busy_timeout(Duration::from_millis(10_000)).unwrap();
-    c.pragma_update(None, "page_size", sessiondb::store::PAGE_SIZE).unwrap();
+    c.pragma_update(None, "page_size", sessiondb::backend::sqlite::PAGE_SIZE).unwrap();
     c.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).unwrap();
     c.pragma_update(None, "synchronous", "NORMAL").unwrap();
-    c.pragma_update(None, "journal_size_limit", sessiondb::store::JOURNAL_SIZE_LIMIT).unwrap();
-    c.pragma_update(None, "cache_size", sessiondb::store::CACHE_SIZE_KIB).unwrap();
-    c.pragma_update(None, "wal_autocheckpoint", sessiondb::store::WAL_AUTOCHECKPOINT_PAGES).unwrap();
+    c.pragma_update(None, "journal_size_limit", sessiondb::backend::sqlite::JOURNAL_SIZE_LIMIT).unwrap();
+    c.pragma_update(None, "cache_size", sessiondb::backend::sqlite::CACHE_SIZE_KIB).unwrap();
+    c.pragma_update(None, "wal_autocheckpoint", sessiondb::backend::sqlite::WAL_AUTOCHECKPOINT_PAGES).unwrap();
     c.execute_batch("CREATE TABLE t (session_id TEXT NOT NULL, seq INTEGER NOT NULL, content_enc TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID")
         .unwrap();
     c

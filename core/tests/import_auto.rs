@@ -11,7 +11,7 @@ use sessiondb::*;
 
 fn open(dir: &Path) -> SessionStore {
     SessionStore::open(OpenOptions {
-        path: Some(dir.join("s.db")),
+        path: Some(dir.join("s.db").into()),
         key: KeySource::Bytes(DataKey::from_bytes(&[7; 32]).unwrap()),
         ..Default::default()
     })

@@ -329,7 +329,7 @@ fn a_v2_database_opened_by_several_processes_at_once_migrates_once() {
     {
         let mut c = rusqlite::Connection::open(&db).unwrap();
         c.pragma_update(None, "journal_mode", "WAL").unwrap();
-        assert_eq!(sessiondb::store::schema::migrate_to(&mut c, 2).unwrap(), 2);
+        assert_eq!(sessiondb::backend::sqlite::schema::migrate_to(&mut c, 2).unwrap(), 2);
         let k = DataKey::from_bytes(&KEY).unwrap();
         let check = sessiondb::crypto::encrypt_field(&k, "meta:key-check", b"sessiondb key-check v1");
         c.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [check.to_json()]).unwrap();

@@ -15,7 +15,7 @@ use sessiondb::keys::{self, KeyInput};
 use sessiondb::*;
 
 fn open_os(db: &Path, app: &str) -> Result<SessionStore> {
-    SessionStore::open(OpenOptions { path: Some(db.to_path_buf()), app: app.into(), ..Default::default() })
+    SessionStore::open(OpenOptions { path: Some(db.to_path_buf().into()), app: app.into(), ..Default::default() })
 }
 
 fn key_files(dir: &Path) -> Vec<PathBuf> {
@@ -134,7 +134,7 @@ fn headless_key_file_rules() {
     std::env::set_var("XDG_CONFIG_HOME", &config);
     let recovery = open_os(&db, app).unwrap().recovery_key();
     std::env::set_var("XDG_CONFIG_HOME", &elsewhere);
-    let s = SessionStore::import_recovery_key(OpenOptions { path: Some(copy.clone()), app: app.into(), ..Default::default() }, &recovery).unwrap();
+    let s = SessionStore::import_recovery_key(OpenOptions { path: Some(copy.clone().into()), app: app.into(), ..Default::default() }, &recovery).unwrap();
     assert_eq!((s.key_backend(), s.key_file()), ("file", Some(other_kf.as_path())));
     assert_eq!(std::fs::read_to_string(&other_kf).unwrap(), text);
     assert_eq!(mode(&other_kf), 0o600);
@@ -161,7 +161,7 @@ fn headless_key_file_rules() {
     // actionable; nothing is created.
     let before = key_files(&key_dir);
     let fresh = data.path().join("fresh.db");
-    let off = OpenOptions { path: Some(fresh.clone()), app: app.into(), key_file_fallback: false, ..Default::default() };
+    let off = OpenOptions { path: Some(fresh.clone().into()), app: app.into(), key_file_fallback: false, ..Default::default() };
     let e = SessionStore::open(off).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable);
     assert_eq!(
@@ -184,7 +184,7 @@ fn headless_key_file_rules() {
     assert_eq!(key_files(&key_dir).len(), before.len() + 2, "one key file per allowed creation");
     // With the fallback off, a database already keyed by a file still opens.
     assert_eq!(
-        SessionStore::open(OpenOptions { path: Some(db.clone()), app: app.into(), key_file_fallback: false, ..Default::default() }).unwrap().key_backend(),
+        SessionStore::open(OpenOptions { path: Some(db.clone().into()), app: app.into(), key_file_fallback: false, ..Default::default() }).unwrap().key_backend(),
         "file"
     );
 
@@ -217,7 +217,7 @@ fn headless_key_file_rules() {
     assert_eq!(kf.file_stem().unwrap().to_str(), Some(kf_id.as_str()));
     let shared = data.path().join("shared.db");
     let before = key_files(&key_dir);
-    let share = || OpenOptions { path: Some(shared.clone()), app: app.into(), key_file_id: Some(kf_id.clone()), ..Default::default() };
+    let share = || OpenOptions { path: Some(shared.clone().into()), app: app.into(), key_file_id: Some(kf_id.clone()), ..Default::default() };
     let s = SessionStore::open(share()).unwrap();
     assert_eq!((s.key_backend(), s.key_file()), ("file", Some(kf.as_path())));
     drop(s);
@@ -225,8 +225,8 @@ fn headless_key_file_rules() {
     assert_eq!(key_files(&key_dir), before, "no new key file");
     // Ignored for an existing database; a missing file is InvalidInput.
     let other_id = s2_id(&db2, app);
-    assert_eq!(SessionStore::open(OpenOptions { path: Some(db2.clone()), key_file_id: Some(kf_id.clone()), app: app.into(), ..Default::default() }).unwrap().key_file_id(), Some(other_id.as_str()));
-    let missing = OpenOptions { path: Some(data.path().join("nofile.db")), app: app.into(), key_file_id: Some("0".repeat(32)), ..Default::default() };
+    assert_eq!(SessionStore::open(OpenOptions { path: Some(db2.clone().into()), key_file_id: Some(kf_id.clone()), app: app.into(), ..Default::default() }).unwrap().key_file_id(), Some(other_id.as_str()));
+    let missing = OpenOptions { path: Some(data.path().join("nofile.db").into()), app: app.into(), key_file_id: Some("0".repeat(32)), ..Default::default() };
     assert_eq!(SessionStore::open(missing).unwrap_err().kind(), ErrorKind::InvalidInput);
     assert!(!data.path().join("nofile.db").exists());
 

@@ -9,7 +9,7 @@ use sessiondb::keys::{KeyProvider, KeyringProvider, KEY_ACCOUNT};
 use sessiondb::*;
 
 fn open_os(path: &std::path::Path, app: &str) -> Result<SessionStore> {
-    SessionStore::open(OpenOptions { path: Some(path.to_path_buf()), app: app.into(), key: KeySource::OsKeyring, ..Default::default() })
+    SessionStore::open(OpenOptions { path: Some(path.to_path_buf().into()), app: app.into(), key: KeySource::OsKeyring, ..Default::default() })
 }
 
 const LOCKTEST_APP: &str = "sessiondb-locktest";
@@ -95,7 +95,7 @@ fn a_key_stored_under_the_libdbus_stores_attributes_is_read_and_found_by_them() 
     let id = s.create_session(Some("old key".into()), None).unwrap().id;
     s.close();
     // The same database opens with those bytes handed in: the store used the item's key.
-    let with_bytes = SessionStore::open(OpenOptions { path: Some(db.clone()), key: KeySource::Bytes(key.clone()), ..Default::default() }).unwrap();
+    let with_bytes = SessionStore::open(OpenOptions { path: Some(db.clone().into()), key: KeySource::Bytes(key.clone()), ..Default::default() }).unwrap();
     assert_eq!(with_bytes.get_session(&id).unwrap().name.as_deref(), Some("old key"));
     // A key created by the store is found under the same attributes.
     let fresh = format!("sessiondb-compat-new-{}", std::process::id());
@@ -159,7 +159,7 @@ fn locked() {
 fn none() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("sessions.db");
-    let off = OpenOptions { path: Some(db.clone()), app: "sessiondb-none".into(), key_file_fallback: false, ..Default::default() };
+    let off = OpenOptions { path: Some(db.clone().into()), app: "sessiondb-none".into(), key_file_fallback: false, ..Default::default() };
     let e = SessionStore::open(off).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::KeyStoreUnavailable, "{e}");
     assert_eq!(

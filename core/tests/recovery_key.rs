@@ -160,7 +160,7 @@ fn import_into_the_real_secret_service() {
     let sid = laptop.create_session(Some("synced".into()), None).unwrap().id;
     let text = laptop.recovery_key();
     drop(laptop);
-    let os = OpenOptions { path: Some(db.clone()), app: app.clone(), key: KeySource::OsKeyring, ..Default::default() };
+    let os = OpenOptions { path: Some(db.clone().into()), app: app.clone(), key: KeySource::OsKeyring, ..Default::default() };
     assert_eq!(SessionStore::open(os.clone()).unwrap_err().kind(), ErrorKind::RecoveryLocked);
     let s = SessionStore::import_recovery_key(os.clone(), &text).unwrap();
     assert_eq!(s.key_backend(), "Secret Service (D-Bus)");

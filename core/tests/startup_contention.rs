@@ -53,7 +53,7 @@ fn key_source(mode: &str, keyfile: &Path) -> KeySource {
 }
 
 fn options(db: &Path, mode: &str, app: &str, keyfile: &Path) -> OpenOptions {
-    OpenOptions { path: Some(db.to_path_buf()), app: app.to_string(), key: key_source(mode, keyfile), ..Default::default() }
+    OpenOptions { path: Some(db.to_path_buf().into()), app: app.to_string(), key: key_source(mode, keyfile), ..Default::default() }
 }
 
 /// Spin until the start file exists, so children begin at one instant.

@@ -1,6 +1,6 @@
 //! Schema version 6's layout (issue 12): import record identities in sets,
 //! token rows keyed by session, and the pages one append writes to the WAL.
-use sessiondb::store::schema;
+use sessiondb::backend::sqlite::schema;
 use sessiondb::*;
 
 fn key(b: u8) -> DataKey {

@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 
 use sessiondb::keys::{KeyringProvider, KEY_ACCOUNT};
-use sessiondb::store::schema;
+use sessiondb::backend::sqlite::schema;
 use sessiondb::*;
 
 #[macro_use]
@@ -367,7 +367,7 @@ fn new_databases_use_1_kib_pages_and_a_database_with_other_pages_still_opens() {
     let c = rusqlite::Connection::open(&path).unwrap();
     let ps: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
     assert_eq!(ps, 1024);
-    assert_eq!(ps, sessiondb::store::PAGE_SIZE);
+    assert_eq!(ps, sessiondb::backend::sqlite::PAGE_SIZE);
     drop(c);
 
     // A database written by an earlier build with 16 KiB pages keeps them:

@@ -88,7 +88,7 @@ impl SessionStore {
             (None, None) => None,
         };
         let key = KeySource::for_host(input, shared, ("key", "key_provider")).map_err(py_err(py))?;
-        let opts = OpenOptions { path, app: app.to_string(), key, busy_timeout_ms, recover, compress, ..Default::default() };
+        let opts = OpenOptions { path: path.map(Into::into), app: app.to_string(), key, busy_timeout_ms, recover, compress, ..Default::default() };
         Self::opened(py, py.detach(|| sessiondb::SessionStore::open(opts)), provider)
     }
 
@@ -165,7 +165,7 @@ impl TranscriptIterator {
 pub fn import_recovery_key(py: Python<'_>, recovery_key: &str, path: Option<PathBuf>, key_provider: Option<Py<PyAny>>, app: &str) -> PyResult<SessionStore> {
     let provider = SessionStore::provider(py, key_provider)?;
     let key = provider.clone().map_or(KeySource::OsKeyring, |p| KeySource::Provider(p));
-    let opts = OpenOptions { path, app: app.to_string(), key, ..Default::default() };
+    let opts = OpenOptions { path: path.map(Into::into), app: app.to_string(), key, ..Default::default() };
     SessionStore::opened(py, py.detach(|| sessiondb::SessionStore::import_recovery_key(opts, recovery_key)), provider)
 }
 

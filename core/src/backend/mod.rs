@@ -23,7 +23,95 @@ pub mod sqlite;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 
+use std::path::{Path, PathBuf};
+
 use crate::error::Result;
+
+/// Where a store lives: a database file (the SQLite backend) or a server
+/// (the PostgreSQL backend, cargo feature `postgres`). A path or string
+/// converts with [`From`]: a `postgres://` or `postgresql://` URL
+/// ([`is_server_url`]) is a server, anything else a file path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A database file path.
+    File(PathBuf),
+    /// A server URL (`postgres://user[:password]@host[:port]/database[?options]`).
+    Server(String),
+}
+
+/// Is `location` a server URL (`postgres://...` or `postgresql://...`)
+/// rather than a database file path?
+pub fn is_server_url(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+impl Location {
+    /// A server location?
+    pub fn is_server(&self) -> bool {
+        matches!(self, Location::Server(_))
+    }
+
+    /// The location as text, as [`Path::to_str`] gives it (`None`: a path
+    /// that is not valid Unicode).
+    pub fn to_str(&self) -> Option<&str> {
+        match self {
+            Location::File(p) => p.to_str(),
+            Location::Server(url) => Some(url),
+        }
+    }
+
+    /// The location as a path: the file's path, or the URL (what
+    /// `SessionStore::path` has always returned for a server store).
+    pub fn as_path(&self) -> &Path {
+        match self {
+            Location::File(p) => p,
+            Location::Server(url) => Path::new(url),
+        }
+    }
+}
+
+impl From<PathBuf> for Location {
+    fn from(p: PathBuf) -> Self {
+        match p.to_str() {
+            Some(s) if is_server_url(s) => Location::Server(s.to_string()),
+            _ => Location::File(p),
+        }
+    }
+}
+
+impl From<&Path> for Location {
+    fn from(p: &Path) -> Self {
+        p.to_path_buf().into()
+    }
+}
+
+impl From<&PathBuf> for Location {
+    fn from(p: &PathBuf) -> Self {
+        p.clone().into()
+    }
+}
+
+impl From<String> for Location {
+    fn from(s: String) -> Self {
+        if is_server_url(&s) {
+            Location::Server(s)
+        } else {
+            Location::File(PathBuf::from(s))
+        }
+    }
+}
+
+impl From<&String> for Location {
+    fn from(s: &String) -> Self {
+        s.clone().into()
+    }
+}
+
+impl From<&str> for Location {
+    fn from(s: &str) -> Self {
+        s.to_string().into()
+    }
+}
 
 /// Default owner lease on a server backend, milliseconds (30 seconds):
 /// renewed by the owner every third of it, judged by server time (DESIGN.md
@@ -572,6 +660,11 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn close(&self);
     /// True once closed.
     fn is_closed(&self) -> bool;
+    /// Register this handle as a live owner, once, right after open: SQLite
+    /// takes its owner lock (held for the handle's life), PostgreSQL starts
+    /// its lease (renewed in the background for the lease its options
+    /// gave). Errors: `Closed`, `Io`, `Busy`, the server's errors.
+    fn register_owner(&self) -> Result<()>;
     /// Is the owner `instance_id` (another handle) still alive?
     fn owner_is_alive(&self, instance_id: &str) -> bool;
     /// Forget the liveness records of owners that are gone.

@@ -63,7 +63,7 @@ use super::model::{Block, Compaction, ReadReport, Role, SourceFormat, Turn, Usag
 use super::{classify_file, fallback_id, find_jsonl_files, read_stream, FileKind, ReadOptions};
 use crate::backend::RecordId;
 use crate::crypto;
-use crate::store::{context_ext, sessions, tokens, transcript, ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionStore, TokenUsage};
+use crate::store::{ContentFormat, EntryMeta, NewEntry, NewSession, Role as StoreRole, SessionStore, TokenUsage};
 use crate::{Error, Result};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -340,8 +340,7 @@ fn stored_line_count(value: &crate::backend::Sealed) -> u64 {
 
 fn load_progress(store: &SessionStore, index: &str) -> Result<Option<Progress>> {
     let key = format!("{PROGRESS_PREFIX}{index}");
-    let env = store.read(|c, _| c.meta(&key))?;
-    match crate::store::open_sealed(store.key(), &env, &key)? {
+    match store.sealed_meta(&key)? {
         Some(text) => parse_progress(&text).map(Some),
         None => Ok(None),
     }
@@ -421,7 +420,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         // file is imported again from its first line.
         if let Err(Error::NotFound { .. }) = store.get_session(&p.session_id) {
             let key = format!("{PROGRESS_PREFIX}{index}");
-            store.write(|t| t.tx.delete_meta(&key))?;
+            store.write_batch(|w| w.delete_meta(&key))?;
             prev = None;
         }
     }
@@ -571,11 +570,11 @@ enum BatchWrite {
 
 /// Write one batch in one transaction.
 fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
-    store.write(|t| {
+    store.write_batch(|t| {
         for w in &batch.writes {
             match w {
                 BatchWrite::CheckProgress { key, expected } => {
-                    let stored = match crate::store::open_sealed(t.key, &t.tx.meta(key)?, key)? {
+                    let stored = match t.sealed_meta(key)? {
                         Some(text) => Some(parse_progress(&text)?.lines),
                         None => None,
                     };
@@ -584,25 +583,25 @@ fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                     }
                 }
                 BatchWrite::Entries { sid, first_seq, entries, metas, sealed } => {
-                    transcript::append_rows_in_tx(t, sid, entries, Some(metas), Some((*first_seq, sealed)))?;
+                    t.append_entries(sid, entries, metas, *first_seq, sealed)?;
                 }
-                BatchWrite::Usage { sid, usages } => tokens::record_in_tx(t, sid, usages)?,
+                BatchWrite::Usage { sid, usages } => t.record_token_usage(sid, usages)?,
                 BatchWrite::Ext { sid, kind, body } => {
-                    context_ext::append_in_tx(t, sid, kind, body)?;
+                    t.append_context_extension(sid, kind, body)?;
                 }
-                BatchWrite::Rename { sid, title } => sessions::rename_in_tx(t, sid, title.as_deref())?,
-                BatchWrite::Model { sid, model, provider } => sessions::set_model_in_tx(t, sid, model.as_deref(), provider.as_deref())?,
+                BatchWrite::Rename { sid, title } => t.rename_session(sid, title.as_deref())?,
+                BatchWrite::Model { sid, model, provider } => t.set_session_model(sid, model.as_deref(), provider.as_deref())?,
                 BatchWrite::Lines { sid, lines } => {
                     // The count only grows: a shorter copy of the file never lowers it.
                     let key = format!("{LINES_PREFIX}{sid}");
-                    let stored = stored_line_count(&t.tx.meta(&key)?);
-                    t.tx.put_meta(&key, &stored.max(*lines).to_string(), true)?;
+                    let stored = stored_line_count(&t.meta(&key)?);
+                    t.put_meta(&key, &stored.max(*lines).to_string(), true)?;
                 }
                 BatchWrite::Progress { sid, key, record, event } => {
-                    t.tx.put_meta(key, record, true)?;
-                    crate::journal::record(t, sid, "SessionImported", event.clone())?;
+                    t.put_meta(key, record, true)?;
+                    t.record_event(sid, "SessionImported", event.clone())?;
                 }
-                BatchWrite::Records { sid, ids } => t.tx.insert_import_records(sid, ids)?,
+                BatchWrite::Records { sid, ids } => t.insert_import_records(sid, ids)?,
             }
         }
         Ok(())
@@ -780,11 +779,11 @@ impl<'a> ImportSink<'a> {
                 if *thread != Thread::Main {
                     src["sidechain_of"] = Value::String(main.clone());
                 }
-                let (sid, binding, created_at) = sessions::prepare_session(self.store.key(), &new)?;
+                let prepared = self.store.prepare_session(&new)?;
                 // The session and its provenance in one transaction.
-                let made = self.store.write(|t| {
-                    let rec = sessions::create_in_tx(t, &sid, &new, binding.as_ref(), created_at)?;
-                    context_ext::append_in_tx(t, &sid, "import_source", &src.to_string())?;
+                let made = self.store.write_batch(|t| {
+                    let rec = t.create_session(&prepared, &new)?;
+                    t.append_context_extension(prepared.id(), "import_source", &src.to_string())?;
                     Ok(rec)
                 });
                 match made {
@@ -926,7 +925,7 @@ impl<'a> ImportSink<'a> {
                     st.tool_calls += tool_calls;
                     st.tool_results += tool_results;
                     entries_now += 1;
-                    let sealed = transcript::seal_content(key, &tg.id, seq, &entry.content, self.store.compress());
+                    let sealed = self.store.seal_entry_content(&tg.id, seq, &entry.content);
                     match entries_at.get(&tg.id).map(|&i| &mut writes[i]) {
                         Some(BatchWrite::Entries { first_seq, entries, metas, sealed: s, .. }) if *first_seq + entries.len() as u64 == seq => {
                             entries.push(entry);
@@ -1092,7 +1091,7 @@ impl EventSink for ImportSink<'_> {
                 } else {
                     let i = self.target(thread)?;
                     let title = title.map(|t| clip(&t, 1024)).filter(|t| !t.trim().is_empty());
-                    sessions::check_title(&title)?;
+                    crate::store::check_title(&title)?;
                     self.push(line, i, Op::Rename(title));
                 }
             }

@@ -57,7 +57,7 @@ use super::{SessionStore, KEY_CHECK_PLAINTEXT, KEY_CHECK_RECORD};
 use crate::backend::{EntryCopyRow, EventCopyRow, NewEventRow, NewTokenRow, ReadTx, Sealed, SessionCopyRow, TokenCopyRow, WriteTx};
 use crate::crypto;
 use crate::error::{Error, Result};
-use crate::journal::{EFFECT_DISPATCH_COMMITTED, TERMINAL_KINDS};
+use super::journal::{EFFECT_DISPATCH_COMMITTED, TERMINAL_KINDS};
 
 /// Transcript entries per write transaction when a session is longer.
 pub const COPY_CHUNK: u32 = 2_000;

@@ -1,7 +1,7 @@
 //! `SessionJournal`: the idempotent event journal and the recovery pass
 //! (seed 000, "SessionJournal" and "Recovery Pass").
 //!
-//! * Table: the seed's DDL verbatim ([`crate::store::schema::JOURNAL_DDL`]).
+//! * Table: the seed's DDL verbatim ([`crate::backend::sqlite::schema::JOURNAL_DDL`]).
 //! * `payload_json` is an `EncryptedField` envelope (AAD
 //!   `journal:<event_id>:payload`) of the event's JSON payload;
 //!   `envelope_json` is plaintext metadata `{"v":1,"owner":...}` (no user content).

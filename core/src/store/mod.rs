@@ -5,10 +5,12 @@
 //!   envelope), seals and opens every envelope, keeps the journal
 //!   ([`journal`]) and commits concurrent appends together (group commit);
 //!   the backend only stores, finds and allocates rows.
-//! * `open` creates the state directory (0700) and file (0600), connects
-//!   the SQLite backend, applies the numbered migrations, checks the key
+//! * `open` takes a [`Location`]: a database file (the state directory
+//!   (0700) and file (0600) are created, the SQLite backend connected with
+//!   its own options) or a server URL (the PostgreSQL backend, with its
+//!   own). Either way it applies the numbered migrations, checks the key
 //!   against the key-check value in `meta`, registers this handle as a live
-//!   owner and runs the recovery pass.
+//!   owner ([`Backend::register_owner`]) and runs the recovery pass.
 //! * Every write is one backend write transaction that also appends its
 //!   journal event; it commits only when the whole closure succeeds.
 //! * Reads run in one short read transaction; none stays open across calls.
@@ -18,24 +20,26 @@ mod check;
 pub mod copy;
 mod recovery_key;
 pub(crate) mod context_ext;
+mod group_commit;
 pub mod journal;
 pub(crate) mod sessions;
 pub(crate) mod tokens;
 pub(crate) mod transcript;
 mod types;
 pub mod preview;
+mod writer;
 
 pub use check::CheckReport;
 pub use copy::{CopyConflict, CopyReport};
-/// The SQLite schema and its numbered migrations (re-exported from the backend).
-pub use crate::backend::sqlite::schema;
-pub use crate::backend::sqlite::{CACHE_SIZE_KIB, DEFAULT_BUSY_TIMEOUT_MS, JOURNAL_SIZE_LIMIT, PAGE_SIZE, WAL_AUTOCHECKPOINT_PAGES};
+pub use crate::backend::Location;
+pub(crate) use sessions::check_title;
+pub(crate) use writer::Writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::backend::sqlite::SqliteBackend;
+use crate::backend::sqlite::{SqliteBackend, SqliteOptions, DEFAULT_BUSY_TIMEOUT_MS};
 use crate::backend::{Backend, ReadTx, Sealed, WriteTx};
 
 pub use transcript::{call_keys, entry_kind, entry_shape, ACTIVITY_GRANULARITY_MS, DEFAULT_PAGE, MAX_PAGE};
@@ -57,15 +61,18 @@ const KEY_CHECK_PLAINTEXT: &[u8] = b"sessiondb key-check v1";
 /// How to open a store.
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
-    /// Database file; `None` = the default path for `app` ([`paths::default_db_path`]).
-    pub path: Option<PathBuf>,
+    /// Where the store lives: a database file or a server URL (a path or
+    /// string converts, see [`Location`]); `None` = the default database
+    /// file for `app` ([`paths::default_db_path`]).
+    pub path: Option<Location>,
     /// App name: state directory name and credential-store service.
     pub app: String,
     /// Where the data key comes from.
     pub key: KeySource,
-    /// SQLite `busy_timeout` in milliseconds, at most [`MAX_BUSY_TIMEOUT_MS`]
+    /// SQLite `busy_timeout` in milliseconds, at most
+    /// [`MAX_BUSY_TIMEOUT_MS`](crate::backend::sqlite::MAX_BUSY_TIMEOUT_MS)
     /// (SQLite holds it in a C `int`); above it [`SessionStore::open`] is
-    /// `InvalidInput`.
+    /// `InvalidInput`. A server store waits as long for a connection.
     pub busy_timeout_ms: u64,
     /// Run the recovery pass at open (default true).
     pub recover: bool,
@@ -103,10 +110,6 @@ pub struct OpenOptions {
     pub key_file_id: Option<String>,
 }
 
-/// Largest [`OpenOptions::busy_timeout_ms`]: `i32::MAX` milliseconds (about
-/// 24.8 days), SQLite's `sqlite3_busy_timeout` takes a C `int`.
-pub const MAX_BUSY_TIMEOUT_MS: u64 = i32::MAX as u64;
-
 /// Default [`OpenOptions::lease_ms`]: 30 seconds (declared at the storage
 /// seam, where a server backend's owner lease lives).
 pub use crate::backend::DEFAULT_LEASE_MS;
@@ -119,9 +122,9 @@ pub fn default_compress(server: bool) -> bool {
 }
 
 /// Is `location` a server URL (`postgres://...` or `postgresql://...`)
-/// rather than a database file path?
+/// rather than a database file path? (The rule of [`Location`]'s `From`.)
 pub fn is_server_url(location: &str) -> bool {
-    location.starts_with("postgres://") || location.starts_with("postgresql://")
+    crate::backend::is_server_url(location)
 }
 
 impl Default for OpenOptions {
@@ -141,8 +144,9 @@ impl Default for OpenOptions {
 }
 
 impl OpenOptions {
-    /// Options for a database at `path` with the given key source.
-    pub fn at(path: impl Into<PathBuf>, key: KeySource) -> Self {
+    /// Options for a store at `path` (a database file path, or a server
+    /// URL: see [`Location`]) with the given key source.
+    pub fn at(path: impl Into<Location>, key: KeySource) -> Self {
         OpenOptions { path: Some(path.into()), key, ..Default::default() }
     }
 
@@ -154,7 +158,7 @@ impl OpenOptions {
     pub fn for_host(path: Option<PathBuf>, app: Option<String>, key: KeySource, busy_timeout_ms: Option<u64>, recover: Option<bool>) -> Self {
         let d = OpenOptions::default();
         OpenOptions {
-            path,
+            path: path.map(Location::from),
             app: app.unwrap_or(d.app),
             key,
             busy_timeout_ms: busy_timeout_ms.unwrap_or(d.busy_timeout_ms),
@@ -179,7 +183,8 @@ impl OpenOptions {
 pub struct SessionStore {
     backend: Box<dyn Backend>,
     key: DataKey,
-    path: PathBuf,
+    /// Where it lives (a server URL without its password).
+    location: Location,
     key_backend: String,
     /// The key file holding the data key (key backend `file`).
     key_file: Option<PathBuf>,
@@ -190,13 +195,14 @@ pub struct SessionStore {
     /// The process that opened it: a forked child's appends are `Closed`.
     pid: u32,
     last_recovery: Mutex<journal::RecoveryReport>,
-    /// Appends waiting for a group commit (see `transcript::append_grouped`).
-    appends: transcript::AppendGroup,
+    /// Appends waiting for a group commit (see `group_commit::append_grouped`).
+    appends: group_commit::AppendGroup,
     /// Test hook: the size of every group commit of appends.
     #[cfg(test)]
     group_sizes: Mutex<Vec<usize>>,
-    /// The search index, opened at the first search ([`crate::search`]).
-    search: crate::search::Slot,
+    /// What the search index keeps on this handle, opened at the first
+    /// search: held without its type, so the store names no module above it.
+    search: SearchSlot,
     /// Where a server store's search index lives on this client (`None`:
     /// beside the database file).
     search_dir: Option<PathBuf>,
@@ -207,6 +213,10 @@ impl std::fmt::Debug for SessionStore {
         f.debug_struct("SessionStore").field("instance_id", &self.instance_id).finish_non_exhaustive()
     }
 }
+
+/// The slot in which the search index keeps its open state on a handle
+/// (`None` until the first search).
+pub(crate) type SearchSlot = Mutex<Option<Box<dyn std::any::Any + Send>>>;
 
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
@@ -238,44 +248,51 @@ impl SessionStore {
     /// schema), `RecoveryLocked` (database exists, key missing: no key is
     /// written), `KeyMismatch`, `KeyStoreUnavailable`, `InvalidInput`.
     pub fn open(opts: OpenOptions) -> Result<Self> {
-        if opts.busy_timeout_ms > MAX_BUSY_TIMEOUT_MS {
-            return Err(Error::invalid(format!(
-                "busy_timeout_ms {} is above {MAX_BUSY_TIMEOUT_MS} (SQLite's limit, about 24.8 days)",
-                opts.busy_timeout_ms
-            )));
+        match opts.path.clone() {
+            Some(Location::Server(url)) => Self::open_server(&url, &opts),
+            Some(Location::File(path)) => Self::open_file(Some(path), &opts),
+            None => Self::open_file(None, &opts),
         }
+    }
+
+    /// Open the database file at `given` (`None`: the default path for
+    /// `opts.app`) with the SQLite backend, its options checked first.
+    fn open_file(given: Option<PathBuf>, opts: &OpenOptions) -> Result<Self> {
+        let sqlite = SqliteOptions::new(opts.busy_timeout_ms)?;
         let instance_id = uuid::Uuid::now_v7().simple().to_string();
-        if let Some(url) = opts.path.as_ref().and_then(|p| p.to_str()).filter(|p| is_server_url(p)) {
-            return Self::open_server(url, &opts, instance_id);
-        }
-        let path = match &opts.path {
-            Some(p) => p.clone(),
+        let default_path = given.is_none();
+        let path = match given {
+            Some(p) => p,
             None => paths::default_db_path(&opts.app)?,
         };
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        if opts.path.is_none() || !dir.exists() {
+        if default_path || !dir.exists() {
             paths::ensure_private_dir(dir)?;
         }
         let started = std::time::Instant::now();
-        let (backend, resolved) = open_database(&path, &opts, &instance_id)
-            .map_err(|e| crate::backend::sqlite::waited(e, opts.busy_timeout_ms, started))?;
+        let (backend, resolved) =
+            open_database(&path, &sqlite, opts, &instance_id).map_err(|e| crate::backend::sqlite::waited(e, sqlite.busy_timeout_ms, started))?;
         paths::restrict_db_files(&path)?;
+        let backend: Box<dyn Backend> = Box::new(backend);
         backend.register_owner()?;
-        Self::assemble(Box::new(backend), resolved, path, instance_id, &opts)
+        Self::assemble(backend, resolved, Location::File(path), instance_id, opts)
     }
 
     /// Open the store at a `postgres://` / `postgresql://` URL
-    /// (DESIGN.md "Backends"; the cargo feature `postgres`). The same key
+    /// (DESIGN.md "Backends"; the cargo feature `postgres`) with the
+    /// PostgreSQL backend and its options. The same key
     /// rules as a database file: an initialised store (its key-check value
     /// is in `meta`) is opened with the key it was created with
     /// (`RecoveryLocked` without one, `KeyMismatch` with another); a new
     /// one gets its key and key-check value under the server's first-open
     /// advisory lock, so two clients creating it at once end with one key.
     #[cfg(feature = "postgres")]
-    fn open_server(url: &str, opts: &OpenOptions, instance_id: String) -> Result<Self> {
-        use crate::backend::postgres::{self as pg, PgBackend};
-        let timeout = opts.busy_timeout_ms;
-        let backend = PgBackend::connect(url, timeout, &instance_id)?;
+    fn open_server(url: &str, opts: &OpenOptions) -> Result<Self> {
+        use crate::backend::postgres::{self as pg, PgBackend, PgOptions};
+        let pg_opts = PgOptions::new(opts.busy_timeout_ms, opts.lease_ms)?;
+        let instance_id = uuid::Uuid::now_v7().simple().to_string();
+        let timeout = pg_opts.timeout_ms;
+        let backend = PgBackend::connect(url, &pg_opts, &instance_id)?;
         backend.migrate()?;
         let has_key_check = |b: &PgBackend| -> Result<bool> {
             let b: &dyn Backend = b;
@@ -293,36 +310,38 @@ impl SessionStore {
             // Another client may have initialised it while we waited.
             backend.with_first_open_lock(|| resolve(&backend))?
         };
-        backend.register_owner(opts.lease_ms)?;
+        let backend: Box<dyn Backend> = Box::new(backend);
+        backend.register_owner()?;
         let opts = &OpenOptions { compress: Some(opts.compress.unwrap_or(default_compress(true))), ..opts.clone() };
-        Self::assemble(Box::new(backend), resolved, PathBuf::from(pg::redact(url)), instance_id, opts)
+        Self::assemble(backend, resolved, Location::Server(pg::redact(url)), instance_id, opts)
     }
 
     /// A build without the `postgres` feature refuses server URLs.
     #[cfg(not(feature = "postgres"))]
-    fn open_server(_url: &str, _opts: &OpenOptions, _instance_id: String) -> Result<Self> {
+    fn open_server(_url: &str, _opts: &OpenOptions) -> Result<Self> {
         Err(Error::invalid("this build of sessiondb has no PostgreSQL backend (cargo feature `postgres`); open a database file instead"))
     }
 
     /// The store over an open, migrated, key-checked backend; runs the
     /// recovery pass when `opts.recover`.
-    fn assemble(backend: Box<dyn Backend>, resolved: keys::ResolvedKey, path: PathBuf, instance_id: String, opts: &OpenOptions) -> Result<Self> {
+    fn assemble(backend: Box<dyn Backend>, resolved: keys::ResolvedKey, location: Location, instance_id: String, opts: &OpenOptions) -> Result<Self> {
         // A server store's index lives with this client, under the state
         // directory, named by a keyed hash of the (password-free) URL.
-        let search_dir = if is_server_url(&path.to_string_lossy()) {
-            let state = paths::default_db_path(&opts.app)?;
-            let state = state.parent().map(Path::to_path_buf).unwrap_or_default();
-            let name = &crypto::keyed_hash(&resolved.key, "search-index-location", path.to_string_lossy().as_bytes())[..32];
-            Some(state.join("search").join(name))
-        } else {
-            None
+        let search_dir = match &location {
+            Location::Server(url) => {
+                let state = paths::default_db_path(&opts.app)?;
+                let state = state.parent().map(Path::to_path_buf).unwrap_or_default();
+                let name = &crypto::keyed_hash(&resolved.key, "search-index-location", url.as_bytes())[..32];
+                Some(state.join("search").join(name))
+            }
+            Location::File(_) => None,
         };
         let store = SessionStore {
             search: Default::default(),
             search_dir,
             backend,
             key: resolved.key,
-            path,
+            location,
             key_backend: resolved.backend,
             key_file: resolved.key_file,
             envelope_json: serde_json::json!({ "v": 1, "owner": instance_id }).to_string(),
@@ -341,9 +360,16 @@ impl SessionStore {
         Ok(store)
     }
 
-    /// The database file path.
+    /// The database file path (for a server store: its URL without the
+    /// password, as a path).
     pub fn path(&self) -> &Path {
-        &self.path
+        self.location.as_path()
+    }
+
+    /// Where the store lives: its database file, or its server URL without
+    /// the password.
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// This handle's owner id (recorded on operations it dispatches).
@@ -415,7 +441,7 @@ impl SessionStore {
         let (schema_version, n) = self.read(|c, _| Ok((c.schema_version()?, c.counts()?)))?;
         let sizes = self.backend.sizes();
         Ok(StoreStats {
-            path: self.path.to_string_lossy().into_owned(),
+            path: self.path().to_string_lossy().into_owned(),
             key_backend: self.key_backend.clone(),
             key_file: self.key_file.as_ref().map(|p| p.to_string_lossy().into_owned()),
             schema_version,
@@ -432,7 +458,7 @@ impl SessionStore {
         &self.key
     }
 
-    pub(crate) fn search_slot(&self) -> &crate::search::Slot {
+    pub(crate) fn search_slot(&self) -> &SearchSlot {
         &self.search
     }
 
@@ -477,9 +503,9 @@ pub(crate) use crate::backend::lock;
 /// write the key-check value, so two processes opening a new database at
 /// once end with one key; the second reads the first's. A file that does
 /// not exist is created only once a key is in hand.
-fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(SqliteBackend, keys::ResolvedKey)> {
-    let timeout = opts.busy_timeout_ms;
-    let connect = || SqliteBackend::connect(path, timeout, instance_id);
+fn open_database(path: &Path, sqlite: &SqliteOptions, opts: &OpenOptions, instance_id: &str) -> Result<(SqliteBackend, keys::ResolvedKey)> {
+    let timeout = sqlite.busy_timeout_ms;
+    let connect = || SqliteBackend::connect(path, sqlite, instance_id);
     let fallback = keys::key_file_fallback_allowed(opts.key_file_fallback);
     let init = |b: SqliteBackend, resolved: keys::ResolvedKey| -> Result<(SqliteBackend, keys::ResolvedKey)> {
         b.migrate()?;
@@ -497,7 +523,7 @@ fn open_database(path: &Path, opts: &OpenOptions, instance_id: &str) -> Result<(
             return finish(b, true);
         }
     }
-    let first_open = SqliteBackend::lock_first_open(path, timeout)?;
+    let first_open = SqliteBackend::lock_first_open(path, sqlite)?;
     if exists() {
         let b = connect()?;
         if b.has_key_check()? {

@@ -3,7 +3,7 @@
 //! against the database's key-check value before it is stored. The text
 //! format is [`crate::keys::recovery_key_text`].
 
-use super::{OpenOptions, SessionStore};
+use super::{Location, OpenOptions, SessionStore};
 use crate::error::{Error, Result};
 use crate::keys::{self, KeySource};
 
@@ -37,12 +37,13 @@ impl SessionStore {
             return Err(Error::invalid("a recovery key is imported into a credential store (the OS keyring or a key provider), not into key bytes"));
         }
         let location = match &opts.path {
-            Some(p) => p.clone(),
-            None => crate::paths::default_db_path(&opts.app)?,
+            Some(l) => l.clone(),
+            None => Location::File(crate::paths::default_db_path(&opts.app)?),
         };
-        let server = location.to_str().is_some_and(super::is_server_url);
-        if !server && !std::fs::metadata(&location).map(|m| m.is_file() && m.len() > 0).unwrap_or(false) {
-            return Err(Error::not_found("database", location.to_string_lossy().into_owned()));
+        if let Location::File(path) = &location {
+            if !std::fs::metadata(path).map(|m| m.is_file() && m.len() > 0).unwrap_or(false) {
+                return Err(Error::not_found("database", path.to_string_lossy().into_owned()));
+            }
         }
         let check = SessionStore::open(OpenOptions { path: Some(location.clone()), key: KeySource::Bytes(key.clone()), recover: false, ..opts.clone() })
             .map_err(|e| match e {

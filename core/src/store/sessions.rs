@@ -192,7 +192,7 @@ impl SessionStore {
         let s = self.read(|c, key| load_session(c, key, id))?;
         match s.unreadable.first() {
             None => Ok(s),
-            Some(u) if u.kind == crate::ErrorKind::AuthenticationFailed.name() => {
+            Some(u) if u.kind == crate::error::ErrorKind::AuthenticationFailed.name() => {
                 Err(Error::AuthenticationFailed { record: u.record_id.clone() })
             }
             Some(u) => Err(Error::corrupt(format!("record `{}` ({}) cannot be read", u.record_id, u.field))),

@@ -253,10 +253,10 @@ pub struct EntryMeta {
 impl EntryMeta {
     /// Metadata whose `extra` arrives as one JSON value from a host (`what`
     /// names it in the error). Errors: `InvalidInput` unless it is a JSON object.
-    pub fn from_json_extra(model: Option<String>, provider: Option<String>, extra: serde_json::Value, what: &str) -> crate::Result<EntryMeta> {
+    pub fn from_json_extra(model: Option<String>, provider: Option<String>, extra: serde_json::Value, what: &str) -> crate::error::Result<EntryMeta> {
         match extra {
             serde_json::Value::Object(extra) => Ok(EntryMeta { model, provider, extra, item: None }),
-            _ => Err(crate::Error::invalid(format!("{what} must be a JSON object"))),
+            _ => Err(crate::error::Error::invalid(format!("{what} must be a JSON object"))),
         }
     }
 

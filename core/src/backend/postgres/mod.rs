@@ -104,6 +104,34 @@ pub const POOL_SIZE: u32 = 4;
 /// Default lease of an owner, milliseconds (the seam's [`super::DEFAULT_LEASE_MS`]).
 pub use super::DEFAULT_LEASE_MS;
 
+/// Largest connect timeout, milliseconds: the store's bound on its
+/// `busy_timeout_ms` (about 24.8 days; a longer wait would overflow the
+/// pool's deadline arithmetic).
+pub const MAX_TIMEOUT_MS: u64 = i32::MAX as u64;
+
+/// How a server store is opened: the PostgreSQL backend's own options (the
+/// store's `OpenOptions` hands them over).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PgOptions {
+    /// How long to wait for a connection (connect and pool), milliseconds
+    /// (at most [`MAX_TIMEOUT_MS`]), unless the URL sets `connect_timeout`.
+    pub timeout_ms: u64,
+    /// This handle's owner lease, milliseconds ([`DEFAULT_LEASE_MS`] by
+    /// default): renewed every third of it.
+    pub lease_ms: u64,
+}
+
+impl PgOptions {
+    /// Options with this timeout and lease (milliseconds).
+    /// Errors: `InvalidInput` for a timeout above [`MAX_TIMEOUT_MS`].
+    pub fn new(timeout_ms: u64, lease_ms: u64) -> Result<PgOptions> {
+        if timeout_ms > MAX_TIMEOUT_MS {
+            return Err(Error::invalid(format!("busy_timeout_ms {timeout_ms} is above {MAX_TIMEOUT_MS} (about 24.8 days)")));
+        }
+        Ok(PgOptions { timeout_ms, lease_ms })
+    }
+}
+
 /// `url` with any password replaced by `***` (for `path()`, `stats()` and logs).
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
@@ -199,6 +227,7 @@ pub struct PgBackend {
     url: String,
     instance_id: String,
     timeout_ms: u64,
+    lease_ms: u64,
     lease: Mutex<Option<owners::Lease>>,
     fenced: Arc<AtomicBool>,
     /// The process that connected: in a forked child the pooled sockets are
@@ -220,7 +249,8 @@ impl PgBackend {
     /// `sslrootcert=PATH` (see the module docs).
     /// Errors: `InvalidInput` (not a valid URL, a bad `sslrootcert` file),
     /// `Io` (unreachable, refused, TLS refused: the step names it).
-    pub(crate) fn connect(url: &str, timeout_ms: u64, instance_id: &str) -> Result<PgBackend> {
+    pub(crate) fn connect(url: &str, opts: &PgOptions, instance_id: &str) -> Result<PgBackend> {
+        let timeout_ms = opts.timeout_ms;
         let (pg_url, root_cert) = split_root_cert(url)?;
         let mut config: postgres::Config =
             pg_url.parse().map_err(|_| Error::invalid("not a valid PostgreSQL URL (postgres://user[:password]@host[:port]/database[?options])"))?;
@@ -251,6 +281,7 @@ impl PgBackend {
             url: url.to_string(),
             instance_id: instance_id.to_string(),
             timeout_ms,
+            lease_ms: opts.lease_ms,
             lease: Mutex::new(None),
             fenced: Arc::new(AtomicBool::new(false)),
             pid: std::process::id(),
@@ -312,14 +343,6 @@ impl PgBackend {
         Ok(out)
     }
 
-    /// Register this handle as a live owner with a lease of `lease_ms`,
-    /// renewed by a background thread ([`owners::Lease`]).
-    pub(crate) fn register_owner(&self, lease_ms: u64) -> Result<()> {
-        let lease = owners::Lease::start(self.pool()?, &self.instance_id, lease_ms, self.fenced.clone())?;
-        *lock(&self.lease) = Some(lease);
-        Ok(())
-    }
-
     /// The epoch this handle holds, once registered.
     fn epoch(&self) -> Option<i64> {
         lock(&self.lease).as_ref().map(|l| l.epoch)
@@ -327,6 +350,14 @@ impl PgBackend {
 }
 
 impl Backend for PgBackend {
+    /// Register this handle as a live owner with the lease of its options
+    /// ([`PgOptions::lease_ms`]), renewed by a background thread ([`owners::Lease`]).
+    fn register_owner(&self) -> Result<()> {
+        let lease = owners::Lease::start(self.pool()?, &self.instance_id, self.lease_ms, self.fenced.clone())?;
+        *lock(&self.lease) = Some(lease);
+        Ok(())
+    }
+
     fn read_dyn(&self, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
         self.with_tx(IsolationLevel::RepeatableRead, true, |tx, stmts| {
             let t = rows::PgTx::new(tx, stmts, false);

@@ -16,6 +16,7 @@
 mod error;
 mod rows;
 pub mod schema;
+mod writes;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -29,6 +30,32 @@ use crate::paths;
 
 /// Default `busy_timeout` in milliseconds.
 pub const DEFAULT_BUSY_TIMEOUT_MS: u64 = 10_000;
+/// Largest `busy_timeout`: `i32::MAX` milliseconds (about 24.8 days),
+/// SQLite's `sqlite3_busy_timeout` takes a C `int`.
+pub const MAX_BUSY_TIMEOUT_MS: u64 = i32::MAX as u64;
+
+/// How a database file is opened: the SQLite backend's own options (the
+/// store's `OpenOptions` hands them over).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqliteOptions {
+    /// `busy_timeout` in milliseconds (at most [`MAX_BUSY_TIMEOUT_MS`]):
+    /// how long a call waits for another writer, and for the first-open
+    /// and owner locks.
+    pub busy_timeout_ms: u64,
+}
+
+impl SqliteOptions {
+    /// Options with this busy timeout (milliseconds).
+    /// Errors: `InvalidInput` above [`MAX_BUSY_TIMEOUT_MS`].
+    pub fn new(busy_timeout_ms: u64) -> Result<SqliteOptions> {
+        if busy_timeout_ms > MAX_BUSY_TIMEOUT_MS {
+            return Err(Error::invalid(format!(
+                "busy_timeout_ms {busy_timeout_ms} is above {MAX_BUSY_TIMEOUT_MS} (SQLite's limit, about 24.8 days)"
+            )));
+        }
+        Ok(SqliteOptions { busy_timeout_ms })
+    }
+}
 /// `journal_size_limit` in bytes: the WAL is truncated to this after a checkpoint.
 pub const JOURNAL_SIZE_LIMIT: i64 = 64 * 1024 * 1024;
 /// `page_size` of new databases, bytes (schema version 4 on; older
@@ -131,7 +158,8 @@ impl SqliteBackend {
     /// Connect to the database at `path` (creating the file), with the
     /// pragmas above. Nothing is migrated yet. Errors: `Io`, `Corrupt` (a
     /// database of another program), `Busy`.
-    pub(crate) fn connect(path: &Path, busy_timeout_ms: u64, instance_id: &str) -> Result<SqliteBackend> {
+    pub(crate) fn connect(path: &Path, opts: &SqliteOptions, instance_id: &str) -> Result<SqliteBackend> {
+        let busy_timeout_ms = opts.busy_timeout_ms;
         let conn = open_connection(path, busy_timeout_ms)?;
         Ok(SqliteBackend {
             state: Mutex::new(Some(Open { conn, owner: None })),
@@ -145,8 +173,8 @@ impl SqliteBackend {
     /// Take the exclusive first-open lock of the database at `path`
     /// ([`init_lock_path`]), waiting at most `timeout_ms`.
     /// Errors: `Io`, `Busy`.
-    pub(crate) fn lock_first_open(path: &Path, timeout_ms: u64) -> Result<paths::FileLock> {
-        paths::FileLock::acquire(&init_lock_path(path), timeout_ms, "locking the database's first-open lock")
+    pub(crate) fn lock_first_open(path: &Path, opts: &SqliteOptions) -> Result<paths::FileLock> {
+        paths::FileLock::acquire(&init_lock_path(path), opts.busy_timeout_ms, "locking the database's first-open lock")
     }
 
     /// Does the database hold a key-check value (is it initialised)?
@@ -158,19 +186,6 @@ impl SqliteBackend {
     pub(crate) fn migrate(&self) -> Result<u32> {
         let timeout = self.busy_timeout_ms;
         self.with_conn(|c| schema::migrate_within(c, timeout))
-    }
-
-    /// Take this handle's owner lock (see [`acquire_owner_lock`]).
-    pub(crate) fn register_owner(&self) -> Result<()> {
-        let owner = acquire_owner_lock(&self.path, &self.instance_id, self.busy_timeout_ms)?;
-        let mut g = lock(&self.state);
-        match g.as_mut() {
-            Some(open) => {
-                open.owner = Some(owner);
-                Ok(())
-            }
-            None => Err(Error::Closed),
-        }
     }
 
     /// Run `f` on the connection; `Busy` errors carry the real wait.
@@ -187,6 +202,19 @@ impl SqliteBackend {
 }
 
 impl Backend for SqliteBackend {
+    /// Take this handle's owner lock (see [`acquire_owner_lock`]).
+    fn register_owner(&self) -> Result<()> {
+        let owner = acquire_owner_lock(&self.path, &self.instance_id, self.busy_timeout_ms)?;
+        let mut g = lock(&self.state);
+        match g.as_mut() {
+            Some(open) => {
+                open.owner = Some(owner);
+                Ok(())
+            }
+            None => Err(Error::Closed),
+        }
+    }
+
     fn read_dyn(&self, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
         self.with_conn(|conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
