@@ -14,6 +14,9 @@ step "system packages"
 bash scripts/install-system-deps.sh
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
 
+step "dependencies: no direct dependency in two versions, every licence allowed (scripts/check-deps.sh)"
+bash scripts/check-deps.sh
+
 step "rust: cargo test --workspace (real Secret Service, unlocked)"
 KR_DATA="$(mktemp -d)"; LOCKTEST="$(mktemp -d)"
 trap 'rm -rf "$KR_DATA" "$LOCKTEST"' EXIT

@@ -22,17 +22,45 @@
 //!   [`COMPRESS_MIN_BYTES`] or more, and only when it comes out smaller).
 //!   `v` is in the AAD, so a v2 ciphertext relabelled v1 fails authentication.
 
-use aes_gcm::aead::{AeadInPlace, KeyInit};
-use aes_gcm::{Aes256Gcm, Nonce, Tag};
-use base64::engine::general_purpose::STANDARD as B64;
-use base64::Engine as _;
+use aes_gcm::aead::{AeadInOut, KeyInit};
+use aes_gcm::Aes256Gcm;
 use hmac::{Hmac, Mac};
-use rand::RngCore;
+use rand::rngs::SysRng;
+use rand::{Rng as _, TryRng as _};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{Error, Result};
+
+/// Standard padded base64 (RFC 4648 section 4), the text form of the
+/// envelope's fields and of a stored key: `data-encoding`'s `BASE64`
+/// (padding and canonical trailing bits required on decode, as before).
+struct Base64;
+const B64: Base64 = Base64;
+
+impl Base64 {
+    fn encode(&self, bytes: impl AsRef<[u8]>) -> String {
+        data_encoding::BASE64.encode(bytes.as_ref())
+    }
+
+    fn encode_string(&self, bytes: impl AsRef<[u8]>, out: &mut String) {
+        data_encoding::BASE64.encode_append(bytes.as_ref(), out);
+    }
+
+    fn decode(&self, text: impl AsRef<[u8]>) -> std::result::Result<Vec<u8>, data_encoding::DecodeError> {
+        data_encoding::BASE64.decode(text.as_ref())
+    }
+}
+
+/// The 12-byte GCM nonce and 16-byte tag as the cipher takes them.
+type GcmNonce = aes_gcm::Nonce<aes_gcm::aes::cipher::consts::U12>;
+type GcmTag = aes_gcm::Tag;
+
+/// 32 (or any number of) bytes from the OS CSPRNG; a failing OS source is a panic, as before.
+fn os_random(buf: &mut [u8]) {
+    SysRng.try_fill_bytes(buf).expect("the OS random number generator failed");
+}
 
 /// The only algorithm identifier of envelope version 1.
 pub const ALG_AES_256_GCM: &str = "aes-256-gcm";
@@ -67,7 +95,7 @@ impl DataKey {
     /// 32 fresh bytes from the OS CSPRNG (seed 000 `generateDataKey()`).
     pub fn generate() -> Self {
         let mut k = [0u8; KEY_LEN];
-        rand::rngs::OsRng.fill_bytes(&mut k);
+        os_random(&mut k);
         DataKey(k)
     }
 
@@ -223,7 +251,7 @@ pub fn seal(key: &DataKey, record_id: &str, plaintext: &[u8], compress: bool) ->
         None => (ENVELOPE_VERSION, plaintext),
     };
     let mut nonce = [0u8; NONCE_LEN];
-    rand::thread_rng().fill_bytes(&mut nonce);
+    rand::rng().fill_bytes(&mut nonce);
     let aad = aad_for(record_id, v, ALG_AES_256_GCM);
     let mut out = Vec::with_capacity(BINARY_OVERHEAD + body.len());
     out.push(v as u8);
@@ -231,7 +259,7 @@ pub fn seal(key: &DataKey, record_id: &str, plaintext: &[u8], compress: bool) ->
     out.extend_from_slice(body);
     let tag = key
         .cipher()
-        .encrypt_in_place_detached(Nonce::from_slice(&nonce), aad.as_bytes(), &mut out[1 + NONCE_LEN..])
+        .encrypt_inout_detached(&GcmNonce::from(nonce), aad.as_bytes(), (&mut out[1 + NONCE_LEN..]).into())
         .expect("AES-GCM encryption cannot fail below 64 GiB");
     out.extend_from_slice(&tag);
     out
@@ -330,13 +358,13 @@ pub fn aad_for(record_id: &str, version: u32, alg: &str) -> String {
 
 /// Encrypt `plaintext` for `record_id` with a fresh random nonce.
 ///
-/// The nonce comes from `rand::thread_rng()`, a ChaCha12 CSPRNG seeded from
+/// The nonce comes from `rand::rng()`, a ChaCha12 CSPRNG seeded from
 /// the OS and reseeded periodically (rand 0.8 `ThreadRng`), which avoids a
 /// system call per field. NIST SP 800-38D §8.3 bounds random 96-bit nonces
 /// to 2^32 encryptions per key, far above what one user's store writes.
 pub fn encrypt_field(key: &DataKey, record_id: &str, plaintext: &[u8]) -> EncryptedField {
     let mut nonce = [0u8; NONCE_LEN];
-    rand::thread_rng().fill_bytes(&mut nonce);
+    rand::rng().fill_bytes(&mut nonce);
     encrypt_field_with_nonce(key, record_id, plaintext, &nonce)
 }
 
@@ -398,7 +426,7 @@ pub fn seal_detached(key: &DataKey, nonce: &[u8; NONCE_LEN], aad: &[u8], plainte
     let mut buf = plaintext.to_vec();
     let tag = key
         .cipher()
-        .encrypt_in_place_detached(Nonce::from_slice(nonce), aad, &mut buf)
+        .encrypt_inout_detached(&GcmNonce::from(*nonce), aad, buf.as_mut_slice().into())
         .expect("AES-GCM encryption cannot fail below 64 GiB");
     (buf, tag.into())
 }
@@ -415,7 +443,7 @@ pub fn open_detached(
 ) -> Result<Zeroizing<Vec<u8>>> {
     let mut buf = Zeroizing::new(ciphertext.to_vec());
     key.cipher()
-        .decrypt_in_place_detached(Nonce::from_slice(nonce), aad, &mut buf, Tag::from_slice(tag))
+        .decrypt_inout_detached(&GcmNonce::from(*nonce), aad, buf.as_mut_slice().into(), &GcmTag::from(*tag))
         .map_err(|_| Error::AuthenticationFailed { record: "<raw>".to_string() })?;
     Ok(buf)
 }
@@ -426,7 +454,7 @@ pub fn open_detached(
 /// characters that need JSON escaping (standard base64 has none).
 pub fn seal_str(key: &DataKey, record_id: &str, plaintext: &str) -> String {
     let mut nonce = [0u8; NONCE_LEN];
-    rand::thread_rng().fill_bytes(&mut nonce);
+    rand::rng().fill_bytes(&mut nonce);
     let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
     let (mut ct, tag) = seal_detached(key, &nonce, aad.as_bytes(), plaintext.as_bytes());
     let mut out = String::with_capacity(ct.len().div_ceil(3) * 4 + 96);
@@ -471,7 +499,7 @@ pub fn open_bytes(key: &DataKey, record_id: &str, envelope: &[u8]) -> Result<Str
 /// Source: seed 000, "Workspace Binding Index". The caller passes the
 /// canonical path ([`crate::paths::canonical_workspace`]).
 pub fn workspace_index(key: &DataKey, canonical_path: &str) -> String {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key.0).expect("HMAC takes any key length");
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&key.0).expect("HMAC takes any key length");
     mac.update(canonical_path.as_bytes());
     hex(&mac.finalize().into_bytes())
 }
@@ -487,7 +515,7 @@ pub fn keyed_hash(key: &DataKey, domain: &str, value: &[u8]) -> String {
 /// form of [`keyed_hash`]; the import's record identities keep its first 16
 /// bytes (`import_records`, schema version 5).
 pub fn keyed_digest(key: &DataKey, domain: &str, value: &[u8]) -> [u8; 32] {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key.0).expect("HMAC takes any key length");
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&key.0).expect("HMAC takes any key length");
     mac.update(domain.as_bytes());
     mac.update(&[0]);
     mac.update(value);
@@ -513,7 +541,7 @@ pub const SEARCH_INDEX_KEY_INFO: &str = "sessiondb search index v1";
 
 /// Fill `buf` from the OS CSPRNG.
 pub fn random_bytes(buf: &mut [u8]) {
-    rand::rngs::OsRng.fill_bytes(buf);
+    os_random(buf);
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rand::Rng;
+use rand::RngExt;
 use sessiondb::*;
 
 const KEY: [u8; 32] = [9u8; 32];
@@ -75,13 +75,13 @@ fn sigkill_at_random_points_loses_no_acknowledged_append() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("sessions.db").to_string_lossy().into_owned();
     let sid = open(&db).create_session(Some("crash".into()), None).unwrap().id;
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let mut max_acked = 0u64;
     let rounds = 100;
     for round in 0..rounds {
         let mut ch = child("writer", &db, &sid, &[]);
         let stdout = ch.stdout.take().unwrap();
-        let kill_after = rng.gen_range(1..40u64);
+        let kill_after = rng.random_range(1..40u64);
         let reader = std::thread::spawn(move || {
             let mut acked = Vec::new();
             for line in BufReader::new(stdout).lines() {
@@ -94,7 +94,7 @@ fn sigkill_at_random_points_loses_no_acknowledged_append() {
         });
         // Kill at a random moment: after a random delay once the child is writing.
         let start = Instant::now();
-        std::thread::sleep(Duration::from_millis(kill_after + rng.gen_range(0..20)));
+        std::thread::sleep(Duration::from_millis(kill_after + rng.random_range(0..20)));
         ch.kill().unwrap(); // SIGKILL on Unix
         ch.wait().unwrap();
         let acked = reader.join().unwrap();

@@ -4,7 +4,6 @@
 
 use std::process::Command;
 
-use base64::Engine as _;
 use sessiondb::crypto::{self, DataKey, EncryptedField};
 use sessiondb::ErrorKind;
 
@@ -86,5 +85,5 @@ fn python_cryptography_interop_both_ways() {
     let theirs = EncryptedField::from_json(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
     assert_eq!(&crypto::decrypt_field(&key, "session:abc123:name", &theirs).unwrap()[..], b"refactor-auth");
     assert_eq!(crypto::decrypt_field(&key, "session:abc124:name", &theirs).unwrap_err().kind(), ErrorKind::AuthenticationFailed);
-    let _ = base64::engine::general_purpose::STANDARD.decode(&theirs.n).unwrap();
+    let _ = data_encoding::BASE64.decode(theirs.n.as_bytes()).unwrap();
 }

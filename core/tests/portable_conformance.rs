@@ -5,7 +5,6 @@
 //!
 //! Set `CONFORMANCE_PRINT=1` to print each case's actual output.
 
-use base64::Engine;
 use serde_json::{json, Value};
 use sessiondb::portable::{read_thclaws_digest, write_thclaws_json};
 use std::path::PathBuf;
@@ -32,7 +31,7 @@ fn read_thclaws_cases() {
         let name = c["name"].as_str().unwrap();
         let bytes = match (&c["input"]["text"], &c["input"]["base64"]) {
             (Value::String(t), _) => t.clone().into_bytes(),
-            (_, Value::String(b)) => base64::engine::general_purpose::STANDARD.decode(b).unwrap(),
+            (_, Value::String(b)) => data_encoding::BASE64.decode(b.as_bytes()).unwrap(),
             _ => panic!("case `{name}` has no input"),
         };
         let actual = serde_json::to_value(read_thclaws_digest(&bytes, "fallback").unwrap()).unwrap();

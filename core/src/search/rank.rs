@@ -219,14 +219,12 @@ pub(super) fn doc_key(searcher: &tantivy::Searcher, a: DocAddress) -> Result<(St
 
 /// Cursor: `s1.<offset>.<query hash>` in URL-safe base64.
 pub(super) fn cursor(offset: u64, qhash: &str) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("s1.{offset}.{qhash}"))
+    data_encoding::BASE64URL_NOPAD.encode(format!("s1.{offset}.{qhash}").as_bytes())
 }
 
 pub(super) fn parse_cursor(c: &str, qhash: &str) -> Result<u64> {
-    use base64::Engine as _;
     let bad = || Error::invalid("search cursor: not a cursor of this query (pass the next_cursor of the previous page, with the same query and mode)");
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(c).map_err(|_| bad())?;
+    let raw = data_encoding::BASE64URL_NOPAD.decode(c.as_bytes()).map_err(|_| bad())?;
     let s = String::from_utf8(raw).map_err(|_| bad())?;
     let mut it = s.splitn(3, '.');
     match (it.next(), it.next().and_then(|o| o.parse().ok()), it.next()) {
