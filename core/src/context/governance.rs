@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use super::planner::{CompactionPlan, ContextItem, ItemKind, Transformation};
 use super::tokens::count_tokens;
 use crate::error::{Error, Result};
-use crate::store::{ContextExtensionRecord, SessionStore, TranscriptEntry, Writer};
+use crate::store::{ContextExtensionRecord, SessionStore, TranscriptEntry};
 
 /// Extension kind of a pin.
 pub const KIND_PIN: &str = "pin";
@@ -392,38 +392,6 @@ pub(crate) fn check_compaction_plan(body: &str, last: u64) -> Result<()> {
         return Err(Error::invalid(format!("target_percent {} is above 100", plan.target_percent)));
     }
     Ok(())
-}
-
-/// The rules of a context extension's body that governance owns, checked
-/// by the store in the write transaction before the extension is written
-/// (`last_seq()`: the session's last transcript seq): a `compaction` plan's
-/// seqs ([`check_compaction_plan`]), then the shape of every governance
-/// kind ([`ContextGovernance::validate_body`]; other kinds pass).
-///
-/// # Errors
-/// `InvalidInput` naming the kind, the seq or run.
-pub(crate) fn check_extension(kind: &str, body: &str, last_seq: &dyn Fn() -> Result<u64>) -> Result<()> {
-    if kind == KIND_COMPACTION {
-        // Before the replay below, which walks every seq of a run.
-        check_compaction_plan(body, last_seq()?)?;
-    }
-    ContextGovernance::validate_body(kind, body)
-}
-
-impl SessionStore {
-    /// Append a context extension; returns its per-session number `n` (from 1).
-    /// `body_json` must be JSON text. Errors: `NotFound`, `InvalidInput`.
-    pub fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> Result<u64> {
-        self.write_batch(|w| w.append_context_extension(session_id, kind, body_json))
-    }
-}
-
-impl Writer<'_> {
-    /// [`SessionStore::append_context_extension`] in this transaction.
-    /// Errors: `NotFound`, `InvalidInput`.
-    pub(crate) fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> Result<u64> {
-        self.append_extension_checked(session_id, kind, body_json, &check_extension)
-    }
 }
 
 fn check_seqs(store: &SessionStore, session_id: &str, seqs: &[u64]) -> Result<String> {

@@ -15,6 +15,7 @@
 //! [`crate::restore`].
 
 pub mod capacity;
+mod extensions;
 pub mod governance;
 pub mod meter;
 pub mod planner;
