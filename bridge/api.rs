@@ -1,7 +1,7 @@
 // The one declaration of the records and enums the hosts expose (issue 11
 // item 4). Not compiled: `sessiondb-bridge` (bridge/src/lib.rs, whose docs
-// give the rules and the `#[bridge(...)]` attributes) parses it in each
-// binding crate's build.rs and writes that host's declarations: Python
+// give the rules and the `#[bridge(...)]` attributes) parses it and writes
+// each host's declarations into bridge/generated/ (committed): Python
 // (`record!` classes), Node (`#[napi(object)]` interfaces) and Kotlin/Swift
 // (`#[uniffi::remote]`, the core types as they are). Field types are the
 // core's; docs are what every host shows. Checked against

@@ -25,7 +25,7 @@
 //!   `get = "expr"` (the value, an expression of the pattern's bindings;
 //!   without it the binding of the field's name).
 //!
-//! What each host gets, in `$OUT_DIR/bridge_errors.rs` ([`generate_errors`]):
+//! What each host gets, in `bridge/generated/<host>/errors.rs` ([`generate_errors`]):
 //!
 //! - Kotlin/Swift: the `uniffi::Error` enum, each variant with its fields and
 //!   `detail` (the core's message, also its `Display`), `From<core error>`,
@@ -241,7 +241,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
 }
 
 /// The host's error mapping for the schema text `src` (see the module
-/// docs), written by [`build`](crate::build) to `$OUT_DIR/bridge_errors.rs`.
+/// docs), committed as `bridge/generated/<host>/errors.rs` ([`snapshots`](crate::snapshots)).
 /// Errors: the schema's parse error; no error declaration; a method's
 /// `errors(Kind)` naming a kind the declaration lacks.
 pub fn generate_errors(host: Host, src: &str) -> Result<String, String> {

@@ -1,10 +1,10 @@
 //! The host bridge generator: reads `bridge/api.rs`, the one declaration of
 //! the records, enums, `SessionStore` methods and module functions the hosts
-//! expose, and writes each host's Rust declarations of them at build time
+//! expose, and writes each host's Rust declarations of them
 //! (issue 11 item 4, "one bridge definition that generates every host";
-//! libsignal's bridge is the model). A binding crate's `build.rs` calls
-//! [`build`]; `cargo run -p sessiondb-bridge --example print -- HOST [methods]`
-//! prints what it writes.
+//! libsignal's bridge is the model). [`snapshots`] formats it into the
+//! committed files of `bridge/generated/`, which the binding crates
+//! `include!` (a test keeps them current; see [`snapshot`]).
 //!
 //! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never compiled
 //! itself: each `struct` is a record, each `enum` a unit enum of the core,
@@ -116,14 +116,15 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use quote::ToTokens;
 use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
 
 mod conv;
 mod errors;
+pub mod snapshot;
 pub use errors::generate_errors;
+pub use snapshot::snapshots;
 
 /// A binding crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,30 +144,6 @@ impl Host {
             Host::Node => "node",
             Host::Uniffi => "uniffi",
         }
-    }
-}
-
-/// For a binding crate's `build.rs`: generate `$OUT_DIR/bridge_records.rs`
-/// ([`generate`]), `$OUT_DIR/bridge_methods.rs` ([`generate_methods`]) and
-/// `$OUT_DIR/bridge_errors.rs` ([`generate_errors`])
-/// from `../bridge/api.rs` (relative to the crate) and ask cargo to rerun
-/// when it changes. Panics with the schema error (a build failure).
-pub fn build(host: Host) {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    let schema = manifest.join("../bridge/api.rs");
-    println!("cargo:rerun-if-changed={}", schema.display());
-    let src =
-        std::fs::read_to_string(&schema).unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    for (name, text) in [
-        ("bridge_records.rs", generate(host, &src)),
-        ("bridge_methods.rs", generate_methods(host, &src)),
-        ("bridge_stubs.pyi", if host == Host::Python { generate_pyi(&src) } else { Ok(String::new()) }),
-        ("bridge_errors.rs", generate_errors(host, &src)),
-    ] {
-        let text = text.unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-        let dest = out_dir.join(name);
-        std::fs::write(&dest, text).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
     }
 }
 
