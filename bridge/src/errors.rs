@@ -570,7 +570,7 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
     /// order with the core), with Python's and Node's exact names.
     #[test]
     fn the_api_declaration_generates_for_every_host() {
-        let api = include_str!("../api.rs");
+        let api = &crate::tests::expanded_api();
         let uniffi = generate_errors(Host::Uniffi, api).unwrap();
         assert!(uniffi.contains("pub const DECLARED_KINDS: [sessiondb::ErrorKind; 13] = [sessiondb::ErrorKind::RecoveryLocked, sessiondb::ErrorKind::KeyMismatch, sessiondb::ErrorKind::KeyStoreUnavailable, sessiondb::ErrorKind::NotFound, sessiondb::ErrorKind::Conflict, sessiondb::ErrorKind::AuthenticationFailed, sessiondb::ErrorKind::Corrupt, sessiondb::ErrorKind::Busy, sessiondb::ErrorKind::InvalidInput, sessiondb::ErrorKind::Io, sessiondb::ErrorKind::Database, sessiondb::ErrorKind::ContextOverflow, sessiondb::ErrorKind::Closed];"), "{uniffi}");
         assert!(uniffi.contains("            sessiondb::Error::Io { step, source } => SessionDbError::Io { step: step.to_string(), os_kind: format!(\"{:?}\", source.kind()), detail },\n"), "{uniffi}");

@@ -7,7 +7,10 @@
 //! `include!` (a test keeps them current; see [`snapshot`]).
 //!
 //! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never compiled
-//! itself: each `struct` is a record, each `enum` a unit enum of the core,
+//! itself; a record or enum naming its core type is first completed from
+//! the core's own definition ([`expand`], module `core_types`: fields,
+//! variants, types, docs), so below a record's fields are the core's plus
+//! the departures `api.rs` lists: each `struct` is a record, each `enum` a unit enum of the core,
 //! `trait SessionStore` the store's methods (`&self` first) and `trait
 //! Functions` the module functions, all with the core's own types and the
 //! docs every host shows. `#[bridge(...)]` says how a host departs from the
@@ -34,7 +37,7 @@
 //!   core's): Kotlin/Swift get them as they are, Python and Node only the
 //!   name (such an enum goes back only through `parse`; a field's other
 //!   parts reach them through `get` fields beside it).
-//! - on a field: `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
+//! - on a field: `omit` (a core field no host gets); `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
 //!   `#[uniffi(default)]`; in a `new` record also Python's and Node's
@@ -121,8 +124,10 @@ use quote::ToTokens;
 use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
 
 mod conv;
+mod core_types;
 mod errors;
 pub mod snapshot;
+pub use core_types::{expand, Core};
 pub use errors::generate_errors;
 pub use snapshot::snapshots;
 
@@ -281,6 +286,8 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     )
                 }
                 "output" => out.output = true,
+                // A core field no host gets: `core_types::expand` leaves it out.
+                "omit" => {}
                 "redact" => out.redact = true,
                 "new" => out.new = true,
                 "getter" => {
@@ -2275,6 +2282,13 @@ fn gen_enum(out: &mut String, s: &Schema, host: Host, e: &Enum) {
 
 #[cfg(test)]
 mod tests {
+    /// bridge/api.rs completed from the core's types, as the generator reads it.
+    pub(crate) fn expanded_api() -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let api = std::fs::read_to_string(root.join("api.rs")).unwrap();
+        expand(&api, &Core::load(&root.join("../core/src")).unwrap()).unwrap()
+    }
+
     use super::*;
 
     const SCHEMA: &str = r#"
@@ -2556,7 +2570,8 @@ pub struct Count {
     fn api_unions_are_derived_from_the_enums() {
         let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/api.rs")).unwrap();
         assert!(!src.contains("ts = \"'"), "a literal union written by hand in api.rs");
-        let node = generate(Host::Node, &src).unwrap();
+        let api = expanded_api();
+        let node = generate(Host::Node, &api).unwrap();
         for (record, field, union) in [
             ("TokenCount", "method", "'exact' | 'estimate' | 'host'"),
             ("SkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object' | 'too_long'"),
@@ -2567,7 +2582,7 @@ pub struct Count {
             let body = &node[at..at + node[at..].find("\n}\n").unwrap() + 1];
             assert!(body.contains(&format!("    #[napi(ts_type = {union:?})]\n    pub {field}: String,\n")), "{record}.{field}: {body}");
         }
-        let u = generate(Host::Uniffi, &src).unwrap();
+        let u = generate(Host::Uniffi, &api).unwrap();
         assert!(u.contains("pub enum ImportStatus {\n    #[doc = \" New lines were read (possibly zero turns).\"]\n    Imported,\n"), "{u}");
         assert!(u.contains("    Failed(String),\n}\n"), "{u}");
         assert!(u.contains("    InvalidJson {\n        #[doc = \" 1-based column where parsing failed.\"]\n        column: u64,\n    },\n"), "{u}");

@@ -19,7 +19,8 @@ fn generated_code_matches_the_committed_snapshots() {
     let api = std::fs::read_to_string(root.join("api.rs")).expect("bridge/api.rs");
     let bless = std::env::var("SESSIONDB_BLESS").is_ok_and(|v| v == "1");
     let mut stale = vec![];
-    for (path, text) in sessiondb_bridge::snapshots(&api).expect("the generator runs") {
+    let core = sessiondb_bridge::Core::load(&root.join("../core/src")).expect("the core's sources parse");
+    for (path, text) in sessiondb_bridge::snapshots(&api, &core).expect("the generator runs") {
         let dest = root.join("generated").join(&path);
         let old = std::fs::read_to_string(&dest).unwrap_or_default();
         if old == text {
