@@ -1,364 +1,174 @@
 // The one declaration of the records and enums the hosts expose (issue 11
 // item 4). Not compiled: `sessiondb-bridge` (bridge/src/lib.rs, whose docs
-// give the rules and the `#[bridge(...)]` attributes) parses it in each
-// binding crate's build.rs and writes that host's declarations: Python
+// give the rules and the `#[bridge(...)]` attributes) parses it and writes
+// each host's declarations into bridge/generated/ (committed): Python
 // (`record!` classes), Node (`#[napi(object)]` interfaces) and Kotlin/Swift
-// (`#[uniffi::remote]`, the core types as they are). Field types are the
-// core's; docs are what every host shows. Checked against
-// tests/api/surface.json by tests/api/surface.py like every host.
+// (`#[uniffi::remote]`, the core types as they are). A record or enum with
+// `core = path` takes its fields, variants, types and docs from that core
+// type (bridge/src/core_types.rs): it lists here only the fields where a
+// host departs (`name: _` keeps the core's type) and its variants' `str`
+// names; the doc every host shows is the first paragraph of the core
+// item's. bridge/generated/api.rs is this file completed from the core.
+// Checked against tests/api/surface.json by tests/api/surface.py like every host.
 
 // ---- enums (Python and Node see the `str` names, the core's serde names)
 
-/// Who wrote a transcript entry (seed 000 `TranscriptRole`).
 #[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse)]
 pub enum Role {
-    /// The person.
-    #[bridge(str = "user")]
-    User,
-    /// The model.
-    #[bridge(str = "assistant")]
-    Assistant,
-    /// A tool's output.
-    #[bridge(str = "tool")]
-    Tool,
-    /// System prompt or notice.
-    #[bridge(str = "system")]
-    System,
+    #[bridge(str = "user")] User,
+    #[bridge(str = "assistant")] Assistant,
+    #[bridge(str = "tool")] Tool,
+    #[bridge(str = "system")] System,
 }
 
-/// How a transcript entry's `content` is to be read.
 #[bridge(core = sessiondb::ContentFormat, parse = sessiondb::ContentFormat::parse)]
 pub enum ContentFormat {
-    /// Plain text.
-    #[bridge(str = "text")]
-    Text,
-    /// A JSON array of content blocks (thClaws/Anthropic shape: `text`,
-    /// `thinking`, `tool_use`, `tool_result`, `image`), as imported.
-    #[bridge(str = "blocks")]
-    Blocks,
+    #[bridge(str = "text")] Text,
+    #[bridge(str = "blocks")] Blocks,
 }
 
-/// Severity band of the meter: green 0–69 %, amber 70–84 %, orange 85–94 %,
-/// red ≥ 95 % (seed 000, "Context Utilization Meter").
 #[bridge(core = sessiondb::context::Band)]
 pub enum Band {
-    /// 0–69 %.
-    #[bridge(str = "green")]
-    Green,
-    /// 70–84 %.
-    #[bridge(str = "amber")]
-    Amber,
-    /// 85–94 %.
-    #[bridge(str = "orange")]
-    Orange,
-    /// 95 % and above.
-    #[bridge(str = "red")]
-    Red,
+    #[bridge(str = "green")] Green,
+    #[bridge(str = "amber")] Amber,
+    #[bridge(str = "orange")] Orange,
+    #[bridge(str = "red")] Red,
 }
 
-/// What compaction did to one item.
 #[bridge(core = sessiondb::context::CompactionAction)]
 pub enum CompactionAction {
-    /// A message or tool call replaced by a summary.
-    #[bridge(str = "summarized")]
-    Summarized,
-    /// A tool result replaced by `[tool result: N bytes, truncated to preview] …`.
-    #[bridge(str = "tool_result_preview")]
-    ToolResultPreview,
+    #[bridge(str = "summarized")] Summarized,
+    #[bridge(str = "tool_result_preview")] ToolResultPreview,
 }
 
-/// What the next request does with a turn.
 #[bridge(core = sessiondb::context::TurnState)]
 pub enum TurnState {
-    /// Sent as stored.
-    #[bridge(str = "verbatim")]
-    Verbatim,
-    /// Sent as its compaction summary.
-    #[bridge(str = "compacted")]
-    Compacted,
-    /// Not sent.
-    #[bridge(str = "excluded")]
-    Excluded,
+    #[bridge(str = "verbatim")] Verbatim,
+    #[bridge(str = "compacted")] Compacted,
+    #[bridge(str = "excluded")] Excluded,
 }
 
-/// What an item of the active context is.
 #[bridge(core = sessiondb::context::ItemKind)]
 pub enum ItemKind {
-    /// A user or assistant message without tool calls.
-    #[bridge(str = "message")]
-    Message,
-    /// An assistant message that makes one or more tool calls.
-    #[bridge(str = "tool_call")]
-    ToolCall,
-    /// The result of one tool call.
-    #[bridge(str = "tool_result")]
-    ToolResult,
-    /// A system prompt or system notice (always protected).
-    #[bridge(str = "system")]
-    System,
+    #[bridge(str = "message")] Message,
+    #[bridge(str = "tool_call")] ToolCall,
+    #[bridge(str = "tool_result")] ToolResult,
+    #[bridge(str = "system")] System,
 }
 
-/// A tiktoken encoding.
 #[bridge(core = sessiondb::context::Encoding)]
 pub enum Encoding {
-    /// `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series).
-    #[bridge(str = "o200k_base")]
-    O200kBase,
-    /// `cl100k_base` (GPT-4, GPT-3.5, text-embedding-3).
-    #[bridge(str = "cl100k_base")]
-    Cl100kBase,
+    #[bridge(str = "o200k_base")] O200kBase,
+    #[bridge(str = "cl100k_base")] Cl100kBase,
 }
 
-/// The file format a session came from.
 #[bridge(core = sessiondb::portable::SourceFormat, parse = sessiondb::portable::SourceFormat::parse)]
 pub enum SourceFormat {
-    /// thClaws JSONL (seed 002).
-    #[bridge(str = "thclaws")]
-    Thclaws,
-    /// OpenAI Codex rollout.
-    #[bridge(str = "codex")]
-    Codex,
-    /// Claude Code transcript.
-    #[bridge(str = "claude-code")]
-    ClaudeCode,
+    #[bridge(str = "thclaws")] Thclaws,
+    #[bridge(str = "codex")] Codex,
+    #[bridge(str = "claude-code")] ClaudeCode,
 }
 
-/// A permission profile of the host's agent runtime (seed 000, "Session
-/// Restoration Boundary").
 #[bridge(core = sessiondb::restore::PermissionProfile)]
 pub enum PermissionProfile {
-    /// Every action asks first: the only profile a restored session starts with.
-    #[bridge(str = "manual")]
-    Manual,
+    #[bridge(str = "manual")] Manual,
 }
 
-/// An operation's terminal outcome (seed 000, "Idempotent Event Journal");
-/// the names are `OperationOutcome::parse`'s.
 #[bridge(core = sessiondb::journal::OperationOutcome, parse = sessiondb::journal::OperationOutcome::parse)]
 pub enum OperationOutcome {
-    /// `OperationSucceeded`: the effect happened.
-    #[bridge(str = "succeeded")]
-    Succeeded,
-    /// `OperationFailed`.
-    #[bridge(str = "failed")]
-    Failed,
-    /// `OperationBlocked`: refused (policy, permission).
-    #[bridge(str = "blocked")]
-    Blocked,
-    /// `OperationCancelled`.
-    #[bridge(str = "cancelled")]
-    Cancelled,
-    /// `OperationUnknownOutcome`: whether it happened is not known (what
-    /// recovery records for an operation whose handle died).
-    #[bridge(str = "unknown")]
-    UnknownOutcome,
+    #[bridge(str = "succeeded")] Succeeded,
+    #[bridge(str = "failed")] Failed,
+    #[bridge(str = "blocked")] Blocked,
+    #[bridge(str = "cancelled")] Cancelled,
+    #[bridge(str = "unknown")] UnknownOutcome,
 }
 
 // ---- enums with fields: Kotlin/Swift get them as they are (fields
 // included); Python and Node see the `str` names (the core's `name()`), a
 // field's other parts through `get` fields beside it.
 
-/// How a token count was obtained.
 #[bridge(core = sessiondb::context::CountMethod)]
 pub enum CountMethod {
-    /// Counted with the model's own tokenizer.
-    #[bridge(str = "exact")]
-    Exact {
-        /// The encoding used.
-        encoding: Encoding,
-    },
-    /// The documented estimate `⌈UTF-8 bytes / 3⌉`.
-    #[bridge(str = "estimate")]
-    Estimate,
-    /// The host supplied the count.
-    #[bridge(str = "host")]
-    Host,
+    #[bridge(str = "exact")] Exact,
+    #[bridge(str = "estimate")] Estimate,
+    #[bridge(str = "host")] Host,
 }
 
-/// What happened to one source file.
 #[bridge(core = sessiondb::portable::ImportStatus)]
 pub enum ImportStatus {
-    /// New lines were read (possibly zero turns).
-    #[bridge(str = "imported")]
-    Imported,
-    /// Already imported up to its current length: nothing to do.
-    #[bridge(str = "up_to_date")]
-    UpToDate,
-    /// Shorter than what was imported, or its first bytes changed: left alone.
-    #[bridge(str = "source_changed")]
-    SourceChanged,
-    /// Not a recognised session format.
-    #[bridge(str = "unrecognized")]
-    Unrecognized,
-    /// Reading or storing failed; the message names the step (no content).
-    #[bridge(str = "failed")]
-    Failed(String),
+    #[bridge(str = "imported")] Imported,
+    #[bridge(str = "up_to_date")] UpToDate,
+    #[bridge(str = "source_changed")] SourceChanged,
+    #[bridge(str = "unrecognized")] Unrecognized,
+    #[bridge(str = "failed")] Failed,
 }
 
-/// Why a line was not read.
 #[bridge(core = sessiondb::portable::SkipReason)]
 pub enum SkipReason {
-    /// The last line had no newline and did not parse (a write cut short).
-    #[bridge(str = "torn_tail")]
-    TornTail,
-    /// Not valid UTF-8.
-    #[bridge(str = "invalid_utf8")]
-    InvalidUtf8,
-    /// Not valid JSON.
-    #[bridge(str = "invalid_json")]
-    InvalidJson {
-        /// 1-based column where parsing failed.
-        column: u64,
-    },
-    /// Valid JSON but not an object.
-    #[bridge(str = "not_an_object")]
-    NotAnObject,
-    /// Longer than the line limit (64 MiB by default): read past, not kept.
-    #[bridge(str = "too_long")]
-    TooLong,
+    #[bridge(str = "torn_tail")] TornTail,
+    #[bridge(str = "invalid_utf8")] InvalidUtf8,
+    #[bridge(str = "invalid_json")] InvalidJson,
+    #[bridge(str = "not_an_object")] NotAnObject,
+    #[bridge(str = "too_long")] TooLong,
 }
 
 // The names are the `scope` texts Python and Node pass with the path
 // (`WorkspaceFilter::from_scope`).
-/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
 #[bridge(core = sessiondb::WorkspaceFilter)]
 pub enum WorkspaceFilter {
-    /// Bound to this workspace path.
-    #[bridge(str = "current")]
-    Current(String),
-    /// Bound to any workspace other than this one.
-    #[bridge(str = "other")]
-    Other(String),
-    /// Bound to no workspace.
-    #[bridge(str = "unbound")]
-    Unbound,
-    /// Every session.
-    #[bridge(str = "all")]
-    All,
+    #[bridge(str = "current")] Current,
+    #[bridge(str = "other")] Other,
+    #[bridge(str = "unbound")] Unbound,
+    #[bridge(str = "all")] All,
 }
 
 // ---- the store
 
-/// A session's metadata, decrypted.
 #[bridge(core = sessiondb::SessionRecord)]
-pub struct Session {
-    /// Session id (uuid v7 for new sessions; the source id for imports).
-    pub id: String,
-    /// Title; none = untitled (listed by id).
-    pub name: Option<String>,
-    /// Canonical workspace path the session is bound to, if any.
-    pub workspace_path: Option<String>,
-    /// Model name (e.g. `claude-sonnet-4-6`).
-    pub model: Option<String>,
-    /// Provider name (e.g. `anthropic`).
-    pub provider: Option<String>,
-    /// Work mode (host-defined, e.g. `plan`, `build`).
-    pub work_mode: Option<String>,
-    /// Creation time, milliseconds since the Unix epoch.
-    pub created_at_ms: i64,
-    /// Last activity time, milliseconds since the Unix epoch.
-    pub updated_at_ms: i64,
-    /// Number of transcript entries (retracted ones not counted).
-    pub entry_count: u64,
-    /// The session this one was forked from.
-    pub forked_from: Option<String>,
-    /// The last seq of the parent copied into this fork.
-    pub forked_at_seq: Option<u64>,
-    /// Fields that could not be read (a damaged row); empty when healthy.
-    pub unreadable: Vec<UnreadableField>,
-}
+pub struct Session;
 
-/// A stored field that could not be read (a damaged row).
 #[bridge(core = sessiondb::UnreadableField)]
-pub struct UnreadableField {
-    /// Which field: `name`, `workspace_path`, `content`, `meta`, `body`, `payload`, `tokens`, `value`.
-    pub field: String,
-    /// The record id, e.g. `session:<id>:name`.
-    pub record_id: String,
-    /// `AuthenticationFailed` or `Corrupt`.
-    pub kind: String,
-    /// Why, without user content.
-    pub reason: String,
-}
+pub struct UnreadableField;
 
-/// One transcript entry, decrypted.
 #[bridge(core = sessiondb::TranscriptEntry)]
-pub struct TranscriptEntry {
-    /// Owning session.
-    pub session_id: String,
-    /// Gapless per-session sequence number, from 1.
-    pub seq: u64,
-    /// Author role.
-    pub role: Role,
-    /// How to read `content`.
-    pub format: ContentFormat,
-    /// The content, verbatim.
-    pub content: String,
-    /// Time written, ms since the Unix epoch.
-    pub created_at_ms: i64,
-    /// Token count of this entry if the host or importer supplied one.
-    pub tokens: Option<u64>,
-    /// Line number in the imported source file, if imported.
-    pub source_line: Option<u64>,
-}
+pub struct TranscriptEntry;
 
-/// One entry to append (`append_entries`).
 #[bridge(core = sessiondb::NewEntry, new)]
 pub struct NewEntry {
-    /// Author role.
-    pub role: Role,
-    /// The content, stored verbatim (encrypted).
     #[bridge(redact)]
-    pub content: String,
-    /// How to read `content` (default `text`; Kotlin/Swift: required).
+    pub content: _,
     #[bridge(host_default = "\"text\"")]
-    pub format: ContentFormat,
-    /// Time written, ms since the Unix epoch (none = now).
+    pub format: _,
     #[bridge(default)]
-    pub created_at_ms: Option<i64>,
-    /// Host-supplied token count.
+    pub created_at_ms: _,
     #[bridge(default)]
-    pub tokens: Option<u64>,
-    /// Line number in an imported source file.
+    pub tokens: _,
     #[bridge(default)]
-    pub source_line: Option<u64>,
+    pub source_line: _,
 }
 
 // Python: `record_tokens(session_id, input=0, output=0, ...)` keywords.
-/// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
 #[bridge(core = sessiondb::TokenUsage, new, skip(python))]
 pub struct TokenUsage {
-    /// Input (prompt) tokens (Node: default 0).
     #[bridge(host_default = "0")]
-    pub input: u64,
-    /// Output (completion) tokens (Node: default 0).
+    pub input: _,
     #[bridge(host_default = "0")]
-    pub output: u64,
-    /// Cached input tokens, as the provider reports them.
+    pub output: _,
     #[bridge(default)]
-    pub cached: u64,
-    /// Model that served the call.
+    pub cached: _,
     #[bridge(default)]
-    pub model: Option<String>,
-    /// Provider that served the call.
+    pub model: _,
     #[bridge(default)]
-    pub provider: Option<String>,
+    pub provider: _,
 }
 
 // Python keeps the pairs and triples as tuples.
-/// What a recovery pass did (seed 000, "Recovery Pass"). Python keeps the
-/// operations as `(session_id, operation_id)` pairs and
-/// `(session_id, operation_id, kind)` triples.
 #[bridge(core = sessiondb::RecoveryReport, twin, output)]
 pub struct RecoveryReport {
-    /// Operations marked `OperationUnknownOutcome`.
     #[bridge(node = "Vec<MarkedOperation>", uniffi = "Vec<MarkedOperation>")]
-    pub marked_unknown: Vec<(String, String)>,
-    /// Open operations left alone because their owner is alive.
-    pub skipped_live: u64,
-    /// Operations that could not be marked (retried by the next pass).
+    pub marked_unknown: _,
     #[bridge(node = "Vec<FailedOperation>", uniffi = "Vec<FailedOperation>")]
-    pub failed: Vec<(String, String, String)>,
+    pub failed: _,
 }
 
 /// An operation a recovery pass marked `OperationUnknownOutcome`.
@@ -381,161 +191,40 @@ pub struct FailedOperation {
     pub kind: String,
 }
 
-/// Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens.
 #[bridge(core = sessiondb::TokenTotals)]
-pub struct TokenTotals {
-    /// Sum of input tokens.
-    pub input: u64,
-    /// Sum of output tokens.
-    pub output: u64,
-    /// Sum of cached tokens.
-    pub cached: u64,
-}
+pub struct TokenTotals;
 
-/// One context extension (pins, exclusions, compaction records, plans...), decrypted.
 #[bridge(core = sessiondb::ContextExtensionRecord)]
-pub struct ContextExtension {
-    /// Owning session.
-    pub session_id: String,
-    /// Per-session number, from 1, gapless.
-    pub n: u64,
-    /// Kind (plaintext, not user content): e.g. `pin`, `unpin`, `exclude`, `compaction`.
-    pub kind: String,
-    /// The body (JSON text), decrypted.
-    pub body: String,
-    /// Time written, ms since the Unix epoch.
-    pub created_at_ms: i64,
-}
+pub struct ContextExtension;
 
-/// What a journal append did.
 #[bridge(core = sessiondb::journal::AppendOutcome)]
-pub struct AppendOutcome {
-    /// The event's per-session seq (the original one for a duplicate).
-    pub seq: u64,
-    /// The event's store-wide aggregate_version.
-    pub aggregate_version: u64,
-    /// True if the event was already there (nothing was written).
-    pub duplicate: bool,
-}
+pub struct AppendOutcome;
 
-/// Store figures (`sessiondb doctor`): schema version, counts, file sizes, key backend.
 #[bridge(core = sessiondb::StoreStats)]
-pub struct StoreStats {
-    /// Database file path (a PostgreSQL store: its URL without the password).
-    pub path: String,
-    /// The key backend the data key came from (`file`: a key file, see `key_file`).
-    pub key_backend: String,
-    /// The key file holding the data key when `key_backend` is `file` (a
-    /// machine without an OS credential store); else none.
-    pub key_file: Option<String>,
-    /// The schema version (SQLite `PRAGMA user_version`).
-    pub schema_version: u32,
-    /// Number of sessions.
-    pub sessions: u64,
-    /// Number of transcript entries.
-    pub transcript_entries: u64,
-    /// Number of journal events.
-    pub journal_events: u64,
-    /// Operations dispatched without a terminal event.
-    pub open_operations: u64,
-    /// Size of the database file in bytes.
-    pub db_bytes: u64,
-    /// Size of the `-wal` file in bytes (0 if absent).
-    pub wal_bytes: u64,
-}
+pub struct StoreStats;
 
-/// What `copy_to` added to the destination per kind of row (counts), and
-/// the sessions it refused.
 #[bridge(core = sessiondb::CopyReport)]
-pub struct CopyReport {
-    /// Sessions examined in the source.
-    pub sessions_seen: u64,
-    /// Session rows created in the destination.
-    pub sessions_created: u64,
-    /// Session rows of the destination overwritten with the source's.
-    pub sessions_updated: u64,
-    /// Sessions deleted in the destination (deleted in the source).
-    pub sessions_deleted: u64,
-    /// Transcript entries added (retracted ones included).
-    pub entries: u64,
-    /// Retractions added.
-    pub retractions: u64,
-    /// Token-ledger rows added.
-    pub tokens: u64,
-    /// Context extensions added.
-    pub extensions: u64,
-    /// Journal events added.
-    pub events: u64,
-    /// Operations recorded open in the destination.
-    pub open_operations: u64,
-    /// Import bookkeeping rows added.
-    pub import_records: u64,
-    /// Sessions refused, left unchanged in the destination.
-    pub conflicts: Vec<CopyConflict>,
-}
+pub struct CopyReport;
 
-/// A session `copy_to` refused: `kind` is `Conflict` (the destination holds
-/// rows the source does not) or `Corrupt` (a damaged row in the source).
 #[bridge(core = sessiondb::CopyConflict)]
-pub struct CopyConflict {
-    /// The session id.
-    pub session_id: String,
-    /// `Conflict` or `Corrupt`.
-    pub kind: String,
-    /// Why, without user content.
-    pub reason: String,
-}
+pub struct CopyConflict;
 
-/// One journal event, decrypted.
 #[bridge(core = sessiondb::JournalEvent, output, twin)]
 pub struct JournalEvent {
-    /// Event id (the caller's idempotency key).
-    pub event_id: String,
-    /// Session (aggregate) id.
-    pub session_id: String,
-    /// Per-session seq, from 1, gapless.
-    pub seq: u64,
-    /// Store-wide commit order, from 1.
-    pub aggregate_version: u64,
-    /// Operation id, if the event belongs to one.
-    pub operation_id: Option<String>,
-    /// The event's kind.
-    pub kind: String,
-    /// The payload: the JSON value (Python: what `json.loads` gives;
-    /// Kotlin/Swift: `payloadJson`, its JSON text).
     #[bridge(python = "crate::json::Json", ts = "any")]
-    pub payload: serde_json::Value,
-    /// RFC 3339 UTC timestamp with milliseconds.
-    pub created_at: String,
+    pub payload: _,
 }
 
-/// Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
-/// the model and provider that produced the entry, the source's other
-/// fields (`extra`, a JSON object: Claude `tool_use_result`, `uuid`; Codex
-/// `phase`...) and a structured item (`item`: a framework item's JSON text,
-/// e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
-/// content is the text that counts for tokens). Empty metadata is
-/// `EntryMeta()`.
 #[bridge(core = sessiondb::EntryMeta, new, twin)]
 pub struct EntryMeta {
-    /// Model that produced the entry (at most 256 bytes).
     #[bridge(default)]
-    pub model: Option<String>,
-    /// Provider that served it (at most 256 bytes).
+    pub model: _,
     #[bridge(default)]
-    pub provider: Option<String>,
-    /// The source fields as a JSON object, stored encrypted. Python: a dict
-    /// (a new one on each read; `InvalidInputError` for a value that is not
-    /// a dict, `TypeError` for one not JSON-serialisable); Node: an object
-    /// (always set on output); Kotlin/Swift: `extraJson`, its compact text
-    /// (`{}` when there are none).
+    pub provider: _,
     #[bridge(default = "\"{}\"", python = "crate::json::Json", node = "serde_json::Value", ts = "Record<string, unknown>")]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-    /// The structured item's JSON text, byte-exact as appended (none when
-    /// the entry has no item).
-    /// `InvalidInput` on append when it is not the JSON text of one value.
+    pub extra: _,
     #[bridge(default)]
-    pub item: Option<String>,
+    pub item: _,
 }
 
 /// One entry to append with its metadata (`append_entries_with_meta`);
@@ -548,38 +237,26 @@ pub struct NewEntryWithMeta {
     pub meta: EntryMeta,
 }
 
-/// Arguments of `create_session_with` (Kotlin/Swift; Python passes them to
-/// `create_session` as keyword arguments, Node as its options object).
 #[bridge(core = sessiondb::NewSession, new, skip(python, node))]
 pub struct NewSession {
-    /// Explicit id (imports keep the source id); none = a new uuid v7. Ids
-    /// are 1..=128 characters with no whitespace, control character or `:`.
     #[bridge(default)]
-    pub id: Option<String>,
-    /// Title.
+    pub id: _,
     #[bridge(default)]
-    pub name: Option<String>,
-    /// Workspace path (made canonical before it is stored and indexed).
+    pub name: _,
     #[bridge(default)]
-    pub workspace_path: Option<String>,
-    /// Model name.
+    pub workspace_path: _,
     #[bridge(default)]
-    pub model: Option<String>,
-    /// Provider name.
+    pub model: _,
     #[bridge(default)]
-    pub provider: Option<String>,
-    /// Work mode.
+    pub provider: _,
     #[bridge(default)]
-    pub work_mode: Option<String>,
-    /// Creation time (ms since the Unix epoch); none = now.
+    pub work_mode: _,
     #[bridge(default)]
-    pub created_at_ms: Option<i64>,
-    /// Fork origin: parent session id.
+    pub created_at_ms: _,
     #[bridge(default)]
-    pub forked_from: Option<String>,
-    /// Fork origin: last parent seq included.
+    pub forked_from: _,
     #[bridge(default)]
-    pub forked_at_seq: Option<u64>,
+    pub forked_at_seq: _,
 }
 
 /// One transcript entry with its metadata (`get_transcript_with_meta`,
@@ -592,41 +269,17 @@ pub struct TranscriptEntryWithMeta {
     pub meta: EntryMeta,
 }
 
-/// A page of structured items (`get_entry_items`, `get_entry_items_tail`):
-/// `items_json`, one JSON array text with one element per visible entry in
-/// seq order (its `EntryMeta.item` verbatim, `null` for an entry without
-/// one: one JSON parse gives the items); `seqs`, the entries' seqs in the
-/// same order; `without_item`, the entries without an item with their
-/// metadata, in seq order.
 #[bridge(core = sessiondb::ItemPage, output, skip(uniffi))]
 pub struct ItemPage {
-    /// The items as one JSON array text.
-    pub items_json: String,
-    /// The entries' seqs, in the order of the items.
-    pub seqs: Vec<u64>,
-    /// The entries without an item, with their metadata.
     pub without_item: Vec<TranscriptEntryWithMeta>,
 }
 
-/// A journal event to append (seed 000, "Idempotent Event Journal").
-/// Python passes the fields to `journal_append` itself; Kotlin/Swift give
-/// the payload as JSON text (`payloadJson`).
 #[bridge(core = sessiondb::NewEvent, new, twin, skip(python))]
 pub struct NewEvent {
-    /// Idempotency key: appending the same id twice is a no-op.
-    pub event_id: String,
-    /// The aggregate (session) this event belongs to.
-    pub session_id: String,
-    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind
-    /// (1..=64 ASCII letters, digits, `_` or `.`).
-    pub kind: String,
-    /// Operation id for lifecycle events (required for them).
     #[bridge(default)]
-    pub operation_id: Option<String>,
-    /// Any JSON value, stored encrypted (Kotlin/Swift: `payloadJson`, its
-    /// JSON text, e.g. `{"tool":"bash"}`).
+    pub operation_id: _,
     #[bridge(ts = "any")]
-    pub payload: serde_json::Value,
+    pub payload: _,
 }
 
 /// An operation dispatched without a terminal event.
@@ -640,216 +293,61 @@ pub struct OpenOperation {
     pub owner: String,
 }
 
-/// What a reader saw in one file: every line is imported or counted here.
 #[bridge(core = sessiondb::portable::ReadReport, twin, output)]
 pub struct ReadReport {
-    /// Format read.
-    pub format: Option<SourceFormat>,
-    /// Lines seen, skipped ones included.
-    pub lines: u64,
-    /// Bytes up to the end of the last whole line (where an incremental import resumes).
-    pub bytes: u64,
-    /// Every parsed line by kind.
     #[bridge(uniffi = "HashMap<String, u64>")]
-    pub kinds: BTreeMap<String, u64>,
-    /// Lines counted but not imported (duplicates, bookkeeping), by kind.
+    pub kinds: _,
     #[bridge(uniffi = "HashMap<String, u64>")]
-    pub not_imported: BTreeMap<String, u64>,
-    /// Lines of unknown kind kept verbatim, by kind.
+    pub not_imported: _,
     #[bridge(uniffi = "HashMap<String, u64>")]
-    pub kept_raw: BTreeMap<String, u64>,
-    /// Lines that could not be read, with line numbers and reasons.
-    pub skipped: Vec<SkippedLine>,
-    /// Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD.
-    pub surrogates_replaced: Vec<u64>,
-    /// Blank lines (ignored).
-    pub blank_lines: u64,
-    /// The last line was complete JSON without its final newline.
-    pub missing_final_newline: bool,
-    /// Lines already imported by an earlier import.
-    pub already_imported_lines: u64,
-    /// Claude Code: assistant lines merged into an earlier line of the same message id.
-    pub merged_lines: u64,
-    /// Claude Code: usage figures not counted again for an already counted message id.
-    pub duplicate_usage: u64,
+    pub kept_raw: _,
 }
 
-/// What an export wrote.
 #[bridge(core = sessiondb::portable::WriteReport, output)]
-pub struct WriteReport {
-    /// Lines written (header included).
-    pub lines: u64,
-    /// Bytes written.
-    pub bytes: u64,
-    /// Turns written (compaction messages and empty turns not included).
-    pub turns: u64,
-}
+pub struct WriteReport;
 
 // ---- context governance (seed 000, "Context Utilization Meter", "Context Compaction")
 
-/// Every term of the Effective Context Capacity formula, in tokens.
 #[bridge(core = sessiondb::context::CapacityBreakdown, output)]
-pub struct CapacityBreakdown {
-    /// Raw context window of the model (tokens).
-    pub raw: u64,
-    /// Tokens kept free for the answer: `max(min(reserve, model max output), ⌈8% raw⌉)`.
-    pub output_reserve: u64,
-    /// Safety margin: `max(2,048, ⌈2% raw⌉)`.
-    pub safety_margin: u64,
-    /// `raw − output reserve − safety margin`, always ≥ 1.
-    pub capacity: u64,
-}
+pub struct CapacityBreakdown;
 
-/// Published limits of a model (tokens).
 #[bridge(core = sessiondb::context::ModelLimits, output)]
-pub struct ModelLimits {
-    /// Raw context window (input + output), tokens.
-    pub context_window: u64,
-    /// Maximum output tokens per response.
-    pub max_output: u64,
-}
+pub struct ModelLimits;
 
-/// A token count and how it was obtained.
 #[bridge(core = sessiondb::context::TokenCount, output)]
 pub struct TokenCount {
-    /// Number of tokens.
-    pub tokens: u64,
-    /// `exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
-    /// `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
-    pub method: CountMethod,
+    pub method: _,
     /// The encoding of an exact count; none otherwise.
     #[bridge(get = "c.method.encoding()", skip(uniffi))]
     pub encoding: Option<Encoding>,
 }
 
-/// One reading of the context meter.
 #[bridge(core = sessiondb::context::ContextMeter, output)]
-pub struct ContextMeter {
-    /// Active tokens measured (tokens).
-    pub active_tokens: u64,
-    /// Effective Context Capacity measured against (tokens).
-    pub capacity: u64,
-    /// `N = ⌊100 × active tokens / capacity⌋`; not capped (250 = 2.5× capacity).
-    pub percent: u64,
-    /// The status text, exactly `Ctx N%` (e.g. `Ctx 87%`).
-    pub label: String,
-    /// Severity band of `percent`.
-    pub band: Band,
-    /// Active tokens > capacity (exactly 100 % fits and is not overflow).
-    pub overflow: bool,
-}
+pub struct ContextMeter;
 
-/// The transformation record of one compacted item, or of a run of items
-/// from `seq` to `last_seq` replaced by one summary.
 #[bridge(core = sessiondb::context::Transformation)]
-pub struct Transformation {
-    /// The item's seq (a run: its first item's seq).
-    pub seq: u64,
-    /// A run: the seq of its last item; none: one item.
-    pub last_seq: Option<u64>,
-    /// What was done.
-    pub action: CompactionAction,
-    /// Tokens before (the item's tokens).
-    pub tokens_before: u64,
-    /// Tokens of `summary`.
-    pub tokens_after: u64,
-    /// The replacement text, at most 240 characters.
-    pub summary: String,
-}
+pub struct Transformation;
 
-/// One turn as `/context` shows it.
 #[bridge(core = sessiondb::context::TurnGovernance, output)]
-pub struct TurnGovernance {
-    /// Transcript seq.
-    pub seq: u64,
-    /// Verbatim, compacted or excluded (exclusion wins over compaction).
-    pub state: TurnState,
-    /// Pinned by the user.
-    pub pinned: bool,
-    /// The run in force for this turn, if any: its `first_seq` in
-    /// `compacted` (of the `ContextStatus` or `ContextGovernance` it came
-    /// with). Kept while excluded, so `include` brings the summary back.
-    pub compacted_by: Option<u64>,
-}
+pub struct TurnGovernance;
 
-/// A compaction run in force: seqs `first_seq..=last_seq` are sent as
-/// `transformation`'s summary, held once for the whole range (a pin inside
-/// a recorded run leaves two runs with the same transformation).
 #[bridge(core = sessiondb::context::CompactedRun, twin)]
 pub struct CompactedRun {
-    /// First seq this run is in force for.
-    pub first_seq: u64,
-    /// Last seq this run is in force for (>= `first_seq`).
-    pub last_seq: u64,
-    /// The transformation as recorded (its `seq`/`last_seq`: the run as
-    /// recorded, before a pin or a later run took seqs from it).
     pub transformation: Transformation,
 }
 
-/// Where a stored session's context stands (what `/context` shows).
 #[bridge(core = sessiondb::context::ContextStatus, output, twin)]
-pub struct ContextStatus {
-    /// Model whose tokenizer and output limit were used (none: estimate, no cap).
-    pub model: Option<String>,
-    /// Effective Context Capacity in tokens.
-    pub capacity: u64,
-    /// Active-context utilization (never cumulative usage).
-    pub meter: ContextMeter,
-    /// Per-turn state: verbatim, compacted or excluded, and pinned; a
-    /// compacted turn names its run (`compacted_by`).
-    pub turns: Vec<TurnGovernance>,
-    /// The compaction runs in force, ascending by `first_seq`, non-overlapping.
-    pub compacted: Vec<CompactedRun>,
-}
+pub struct ContextStatus;
 
-/// One item of what the model sees next (`active_context`).
 #[bridge(core = sessiondb::context::ActiveItem, output)]
-pub struct ActiveItem {
-    /// The entry's seq (a compacted run: its first seq).
-    pub seq: u64,
-    /// A compacted run: its last seq.
-    pub last_seq: Option<u64>,
-    /// The entry's role (a run: its first entry's).
-    pub role: String,
-    /// Verbatim, compacted (the summary replaces it) or excluded (not sent).
-    pub state: TurnState,
-    /// Tokens the item costs in the request (0 when excluded).
-    pub tokens: u64,
-    /// What is sent: the entry's content, the summary, or none when excluded.
-    pub text: Option<String>,
-}
+pub struct ActiveItem;
 
-/// What the model sees next (DESIGN.md "Context governance").
 #[bridge(core = sessiondb::context::ActiveContextView, output)]
-pub struct ActiveContextView {
-    /// The model asked for, else the session's.
-    pub model: Option<String>,
-    /// Effective Context Capacity (tokens).
-    pub capacity: u64,
-    /// Sum of the items' tokens (the meter's active tokens).
-    pub tokens: u64,
-    /// Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded.
-    pub items: Vec<ActiveItem>,
-}
+pub struct ActiveContextView;
 
-/// A compaction plan (the saved transcript is never modified).
 #[bridge(core = sessiondb::context::CompactionPlan, dict = "Dict[str, Any]")]
 pub struct CompactionPlan {
-    /// Effective Context Capacity planned against (tokens).
-    pub capacity: u64,
-    /// Target utilization (percent).
-    pub target_percent: u8,
-    /// `⌊capacity × target_percent / 100⌋` (tokens).
-    pub target_tokens: u64,
-    /// Sum of the items' tokens before the plan.
-    pub tokens_before: u64,
-    /// Sum after the plan is applied.
-    pub tokens_after: u64,
-    /// `tokens_after ≤ target_tokens`; false: everything compactable was
-    /// compacted and the context fits capacity but not the target.
-    pub reached_target: bool,
-    /// One record per compacted item or run, in seq order. Empty: nothing to do.
-    pub transformations: Vec<Transformation>,
+    pub transformations: _,
     /// The seqs of `transformations`, every seq of each run, ascending
     /// (derived: not read when a plan is passed back in).
     // Kotlin/Swift read the runs: the core type has no such field.
@@ -857,419 +355,151 @@ pub struct CompactionPlan {
     pub compacted_seqs: Vec<u64>,
 }
 
-/// One item of the active model context, in the order it would be sent
-/// (`compact_context` input, `apply_compaction` output). Python also
-/// accepts a plain dict of these fields.
 #[bridge(core = sessiondb::context::ContextItem, new, dict = "ContextItemDict")]
 pub struct ContextItem {
-    /// Transcript sequence number; strictly increasing along the list.
-    pub seq: u64,
-    /// `user`, `assistant`, `tool`, `system`... (`user` + `message` counts as a user turn).
-    pub role: String,
-    /// What the item is.
-    pub kind: ItemKind,
-    /// Tokens the item costs in the request.
-    pub tokens: u64,
-    /// Pinned by the user: always verbatim.
     #[bridge(default)]
-    pub pinned: bool,
-    /// The item's text (for a tool call: the serialized calls). Read only to summarize.
+    pub pinned: _,
     #[bridge(default, redact)]
-    pub text: String,
-    /// Tool-call ids linking calls and results.
+    pub text: _,
     #[bridge(default)]
-    pub call_ids: Vec<String>,
-    /// Already a summary from an earlier compaction; never summarized again.
+    pub call_ids: _,
     #[bridge(default)]
-    pub compacted: bool,
+    pub compacted: _,
 }
 
 // Python takes it as a dict (`CompactionOptionsDict`, the core's serde shape).
-/// Planner options.
 #[bridge(core = sessiondb::context::CompactionOptions, new, twin, skip(python), dict = "CompactionOptionsDict")]
 pub struct CompactionOptions {
-    /// User turns kept verbatim at the end of the context (default 2).
     #[bridge(default = "2", host_default = "2", uniffi = "u32")]
-    pub recent_user_turns: usize,
-    /// Model whose tokenizer counts the summaries (`null`/`nil`: `⌈UTF-8 bytes / 3⌉`).
+    pub recent_user_turns: _,
     #[bridge(default)]
-    pub model: Option<String>,
+    pub model: _,
 }
 
-/// One recorded compaction (history entry).
 #[bridge(core = sessiondb::context::CompactionHistoryEntry)]
-pub struct CompactionHistoryEntry {
-    /// The context extension's number.
-    pub n: u64,
-    /// When it was recorded, ms since the Unix epoch.
-    pub created_at_ms: i64,
-    /// The plan as recorded.
-    pub plan: CompactionPlan,
-}
+pub struct CompactionHistoryEntry;
 
-/// The replayed governance state of a session (pins, exclusions, compactions).
 #[bridge(core = sessiondb::context::ContextGovernance, twin)]
-pub struct ContextGovernance {
-    /// Pinned seqs, ascending.
-    pub pinned: BTreeSet<u64>,
-    /// Excluded seqs, ascending.
-    pub excluded: BTreeSet<u64>,
-    /// The compaction runs in force, ascending by `first_seq` and
-    /// non-overlapping (each seq in at most one): every summary once,
-    /// however many seqs its run covers.
-    pub compacted: Vec<CompactedRun>,
-    /// Every recorded compaction, oldest first.
-    pub history: Vec<CompactionHistoryEntry>,
-}
+pub struct ContextGovernance;
 
 // ---- the restore boundary (seed 000, "Session Restoration Boundary")
 
-/// A saved session's knowledge, as stored: metadata, the whole transcript,
-/// token totals, governance and the other context extensions.
 #[bridge(core = sessiondb::restore::SavedSessionState, twin, output)]
-pub struct SavedSessionState {
-    /// Metadata (the workspace binding kept as stored, never rebound).
-    pub session: Session,
-    /// The complete transcript, every entry verbatim, in seq order.
-    pub transcript: Vec<TranscriptEntry>,
-    /// Cumulative token usage (ledger sums, tokens).
-    pub token_totals: TokenTotals,
-    /// Pins, exclusions and compaction history, replayed.
-    pub governance: ContextGovernance,
-    /// Every context extension that is not governance (artifacts, plans,
-    /// tool and verification history...), in `n` order.
-    pub other_extensions: Vec<ContextExtension>,
-}
+pub struct SavedSessionState;
 
-/// The authority of an opened session: always fresh (never stored).
 #[bridge(core = sessiondb::restore::Authority, twin, output)]
 pub struct Authority {
-    /// Always `manual`.
     #[bridge(get = "c.permission_profile()")]
-    pub permission_profile: PermissionProfile,
-    /// Always false (Full Access is never restored).
+    pub permission_profile: _,
     #[bridge(get = "c.full_access()")]
-    pub full_access: bool,
-    /// Always false (sensitive-transfer authorization is never restored).
+    pub full_access: _,
     #[bridge(get = "c.sensitive_transfer()")]
-    pub sensitive_transfer: bool,
-    /// Always empty (temporary approvals are never restored).
+    pub sensitive_transfer: _,
     #[bridge(get = "c.temporary_approvals().to_vec()")]
-    pub temporary_approvals: Vec<String>,
+    pub temporary_approvals: _,
 }
 
-/// A saved session, opened: its knowledge and a fresh authority.
 #[bridge(core = sessiondb::restore::OpenedSession, twin, output)]
-pub struct OpenedSession {
-    /// Everything restored from storage.
-    pub knowledge: SavedSessionState,
-    /// Always fresh: manual permissions, no full access, no sensitive-transfer
-    /// grant, no temporary approvals.
-    pub authority: Authority,
-}
+pub struct OpenedSession;
 
 // ---- portable sessions (seed 002)
 
-/// A session a retention policy deletes (or, in a dry run, would delete).
 #[bridge(core = sessiondb::privacy::PrunedSession, output)]
-pub struct PrunedSession {
-    /// Session id.
-    pub session_id: String,
-    /// Its name, if any.
-    pub title: Option<String>,
-    /// `max_age_days` or `max_sessions`.
-    pub reason: String,
-    /// Its last activity, milliseconds since the Unix epoch.
-    pub updated_at_ms: i64,
-    /// Its transcript entries.
-    pub entry_count: u64,
-    /// Its last entry's seq when planned (0: none).
-    pub last_seq: u64,
-}
+pub struct PrunedSession;
 
-/// A line a reader skipped.
 #[bridge(core = sessiondb::portable::SkippedLine, output)]
 pub struct SkippedLine {
-    /// 1-based line number.
-    pub line: u64,
-    /// Byte offset of the line's first byte.
-    pub offset: u64,
-    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json`, `not_an_object` or
-    /// `too_long` (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
-    pub reason: SkipReason,
+    pub reason: _,
     /// 1-based column where parsing failed, for `invalid_json` only.
     #[bridge(get = "c.reason.column()", skip(uniffi))]
     pub column: Option<u64>,
 }
 
-/// The import report of one file.
 #[bridge(core = sessiondb::portable::FileImport, output, twin)]
 pub struct FileImport {
-    /// The file as given (after directory walking).
-    pub path: PathBuf,
-    /// Detected (or stored) format.
-    pub format: Option<SourceFormat>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
-    pub status: ImportStatus,
+    pub status: _,
     /// The failure message (names the step, no content) of a `failed` status.
     #[bridge(get = "c.status.error()", skip(uniffi))]
     pub error: Option<String>,
-    /// First line read this time (1 for a first import).
-    pub from_line: u64,
-    /// Sessions written, main first (Claude Code sidechains after it).
-    pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
-    pub read: Option<ReadReport>,
+    #[bridge(omit)]
+    pub not_session: _,
 }
 
-/// A line the thClaws reader skipped, as the digest reports it.
 #[bridge(core = sessiondb::portable::DigestSkippedLine, output, skip(uniffi))]
 pub struct DigestSkippedLine {
-    /// 1-based line number.
-    pub line: u64,
-    /// As in `SkippedLine`.
     #[bridge(names = SkipReason)]
-    pub reason: String,
+    pub reason: _,
 }
 
 // Kotlin/Swift have `read_thclaws` (`ThclawsRead`) instead.
-/// What the thClaws reader saw in one file (`read_thclaws_digest`; the
-/// fields of tests/conformance/portable/read_thclaws.json).
 #[bridge(core = sessiondb::portable::ThclawsDigest, output, skip(uniffi))]
-pub struct ThclawsDigest {
-    /// Session id (header `id`, else the fallback id).
-    pub id: String,
-    /// Title (latest `rename`).
-    pub title: Option<String>,
-    /// Model as the file names it.
-    pub model: Option<String>,
-    /// Provider.
-    pub provider: Option<String>,
-    /// Working directory.
-    pub cwd: Option<String>,
-    /// Creation time, ms since the Unix epoch.
-    pub created_at_ms: Option<i64>,
-    /// Every turn's role, in order.
-    pub roles: Vec<String>,
-    /// Every text block, in order.
-    pub texts: Vec<String>,
-    /// Text blocks of the active history (after the last compaction).
-    pub active_texts: Vec<String>,
-    /// Tool-use blocks.
-    pub tool_calls: u64,
-    /// Tool-result blocks.
-    pub tool_results: u64,
-    /// Steps of the latest plan.
-    pub plan_steps: u64,
-    /// Compaction checkpoints.
-    pub compactions: u64,
-    /// Lines seen, skipped ones included.
-    pub lines: u64,
-    /// Offset after the last complete line.
-    pub bytes: u64,
-    /// Lines that could not be read.
-    pub skipped: Vec<DigestSkippedLine>,
-    /// Lines where a lone surrogate escape became U+FFFD.
-    pub surrogates_replaced: Vec<u64>,
-    /// The last line was complete JSON without its final newline.
-    pub missing_final_newline: bool,
-    /// Lines of unknown kind kept verbatim, by kind.
-    pub kept_raw: BTreeMap<String, u64>,
-    /// Lines of unknown kind kept in the session.
-    pub other_lines: u64,
-}
+pub struct ThclawsDigest;
 
 // Kotlin/Swift's thClaws reader and writer (`read_thclaws`, `write_thclaws`;
 // Python and Node: `read_thclaws_digest`, `write_thclaws_json`).
-/// One turn of a portable session.
 #[bridge(core = sessiondb::portable::PortableTurn, new, skip(python, node))]
 pub struct PortableTurn {
-    /// `user`, `assistant`, `system` or `tool`.
-    pub role: String,
-    /// The content blocks as a JSON array of thClaws block objects
-    /// (`{"type":"text","text":...}`, `thinking`, `tool_use`, `tool_result`, `image`, others verbatim).
-    pub blocks_json: String,
-    /// Time of the turn, ms since the Unix epoch.
     #[bridge(default)]
-    pub timestamp_ms: Option<i64>,
-    /// Model that wrote the turn (assistant turns).
+    pub timestamp_ms: _,
     #[bridge(default)]
-    pub model: Option<String>,
-    /// Provider of that model.
+    pub model: _,
     #[bridge(default)]
-    pub provider: Option<String>,
+    pub provider: _,
 }
 
-/// A session read from a thClaws file (seed 002), with the figures the core derives.
 #[bridge(core = sessiondb::portable::ThclawsSession, twin, output, skip(python, node))]
-pub struct PortableSession {
-    /// Source session id.
-    pub id: String,
-    /// Title (latest `rename` wins).
-    pub title: Option<String>,
-    /// Model as the source names it (thClaws `provider/model`).
-    pub model: Option<String>,
-    /// Provider.
-    pub provider: Option<String>,
-    /// Working directory as written.
-    pub cwd: Option<String>,
-    /// Creation time, ms since the Unix epoch.
-    pub created_at_ms: Option<i64>,
-    /// Every turn, in order, including turns a later compaction superseded.
-    pub turns: Vec<PortableTurn>,
-    /// The history a thClaws reader resumes with: the last compaction's
-    /// messages, then the turns after it (seed 002, "Compaction").
-    pub active_turns: Vec<PortableTurn>,
-    /// Tool-use blocks over all turns.
-    pub tool_calls: u64,
-    /// Tool-result blocks over all turns.
-    pub tool_results: u64,
-    /// Steps of the latest plan snapshot.
-    pub plan_steps: u64,
-    /// Compaction checkpoints.
-    pub compactions: u64,
-    /// Lines of unknown kind kept verbatim.
-    pub other_lines: u64,
-}
+pub struct PortableSession;
 
-/// A thClaws file, read.
 #[bridge(core = sessiondb::portable::ThclawsRead, twin, output, skip(python, node))]
-pub struct ThclawsRead {
-    /// The session in the file.
-    pub session: PortableSession,
-    /// What the reader saw (lines, torn tail, skipped lines...).
-    pub report: ReadReport,
-}
+pub struct ThclawsRead;
 
-/// A session to write as thClaws JSONL.
 #[bridge(core = sessiondb::portable::NewPortableSession, new, skip(python, node))]
 pub struct NewPortableSession {
-    /// Session id.
-    pub id: String,
-    /// Title (written as a final `rename` line).
     #[bridge(default)]
-    pub title: Option<String>,
-    /// Model.
+    pub title: _,
     #[bridge(default)]
-    pub model: Option<String>,
-    /// Provider.
+    pub model: _,
     #[bridge(default)]
-    pub provider: Option<String>,
-    /// Working directory.
+    pub provider: _,
     #[bridge(default)]
-    pub cwd: Option<String>,
-    /// Creation time, ms since the Unix epoch.
+    pub cwd: _,
     #[bridge(default)]
-    pub created_at_ms: Option<i64>,
-    /// The turns, in order.
-    pub turns: Vec<PortableTurn>,
+    pub created_at_ms: _,
 }
 
-/// Per-session figures of one file import.
 #[bridge(core = sessiondb::portable::SessionImport, output)]
-pub struct SessionImport {
-    /// Store session id.
-    pub session_id: String,
-    /// True when this import created the session.
-    pub created: bool,
-    /// Transcript entries appended.
-    pub entries: u64,
-    /// Tool-use blocks in those entries.
-    pub tool_calls: u64,
-    /// Tool-result blocks in those entries.
-    pub tool_results: u64,
-    /// Token-ledger records added.
-    pub usage_records: u64,
-    /// Input tokens added (cached included).
-    pub input_tokens: u64,
-    /// Output tokens added.
-    pub output_tokens: u64,
-    /// Cached input tokens added.
-    pub cached_tokens: u64,
-    /// Context extensions added (plan, goal, compaction, raw lines...).
-    pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
-    pub skipped_already_stored: u64,
-}
+pub struct SessionImport;
 
 // ---- search (issue 26; docs/search.md)
 
-/// Options of `search`: every field may be left out.
 #[bridge(core = sessiondb::SearchOptions, new)]
 pub struct SearchOptions {
-    /// Hits per page, 1..=1000 (none: 20).
     #[bridge(default)]
-    pub limit: Option<u32>,
-    /// The `next_cursor` of the previous page (same query and mode).
+    pub limit: _,
     #[bridge(default)]
-    pub cursor: Option<String>,
-    /// Best hit per session (a resume picker) instead of every entry.
+    pub cursor: _,
     #[bridge(default)]
-    pub sessions: bool,
-    /// The path `workspace:current` / `workspace:other` compare with (none:
-    /// the process's current directory).
+    pub sessions: _,
     #[bridge(default)]
-    pub workspace_path: Option<String>,
-    /// Snippet length in characters, 20..=2000 (none: 160).
+    pub workspace_path: _,
     #[bridge(default)]
-    pub snippet_chars: Option<u32>,
+    pub snippet_chars: _,
 }
 
-/// One highlighted range of a snippet, `[start, end)` in the host's own
-/// string indexing: Python `str` indices (code points); JavaScript, Kotlin
-/// and Swift UTF-16 code units (Swift: `snippet.utf16`).
 #[bridge(core = sessiondb::Highlight, output)]
-pub struct Highlight {
-    /// First index.
-    pub start: u32,
-    /// One past the last index.
-    pub end: u32,
-}
+pub struct Highlight;
 
-/// One search hit.
 #[bridge(core = sessiondb::SearchHit, output)]
 pub struct SearchHit {
-    /// Session id.
-    pub session_id: String,
-    /// Entry seq; 0 for a hit in the session's title.
-    pub seq: u64,
-    /// `user`, `assistant`, `tool` or `system`; none for a title hit.
-    pub role: Option<String>,
-    /// Entry time (title: the session's last activity), ms since the Unix epoch.
-    pub time_ms: i64,
-    /// Relevance (BM25; higher is better).
-    pub score: f64,
-    /// Where the snippet is from: `text`, `tool`, `output`, `thinking` or `title`.
-    pub field: String,
-    /// A window of that text (`…` where cut, control characters as spaces).
     #[bridge(redact)]
-    pub snippet: String,
-    /// The matches in `snippet`.
-    pub highlights: Vec<Highlight>,
+    pub snippet: _,
 }
 
-/// A page of search hits.
 #[bridge(core = sessiondb::SearchResults, output)]
-pub struct SearchResults {
-    /// Hits, best first.
-    pub hits: Vec<SearchHit>,
-    /// Matching entries (sessions mode: sessions) over all pages.
-    pub total: u64,
-    /// Pass as `cursor` for the next page; none on the last page.
-    pub next_cursor: Option<String>,
-}
+pub struct SearchResults;
 
-/// What `rebuild_search_index` did.
 #[bridge(core = sessiondb::RebuildReport, output)]
-pub struct RebuildReport {
-    /// Documents indexed (entries and titles).
-    pub documents: u64,
-    /// Plaintext bytes of text indexed.
-    pub content_bytes: u64,
-    /// Bytes of the encrypted index files.
-    pub index_bytes: u64,
-}
+pub struct RebuildReport;
 
 // ---- the store's methods: the core method's parameters and `Ok` type;
 // `core = path`: a free function of the core taking the store first.

@@ -3,13 +3,13 @@
 //! `SessionDbException.RecoveryLocked`, Swift `SessionDbError.recoveryLocked`).
 //!
 //! The enum, its `From<sessiondb::Error>`, [`DECLARED_KINDS`] and
-//! [`error_kinds`] are generated from the error declaration in bridge/api.rs (build.rs,
-//! sessiondb-bridge); tests in `tests/error_mapping.rs`. Every variant
+//! [`error_kinds`] are generated from the error declaration in bridge/api.rs (sessiondb-bridge,
+//! committed as bridge/generated/uniffi/errors.rs); tests in `tests/error_mapping.rs`. Every variant
 //! carries the core's structured fields plus `detail`, the core's full
 //! message (which names the remedy). Messages never contain user content or
 //! key bytes (see `core/src/error.rs`).
 
-include!(concat!(env!("OUT_DIR"), "/bridge_errors.rs"));
+include!("../../bridge/generated/uniffi/errors.rs");
 
 /// A host key provider threw something that is not a `SessionDbError`
 /// (a Kotlin `RuntimeException`, a Swift error of its own): reported as

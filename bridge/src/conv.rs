@@ -1,7 +1,7 @@
 //! The conversion rules every generated host module relies on, written
 //! once: `Conv` (a core value as the host's type of a result or record
 //! field) and, for records callers pass in, `Back` (the host value as the
-//! core's). [`conversions`] writes them into `bridge_records.rs` ahead of
+//! core's). [`conversions`] writes them into the generated records ahead of
 //! the records, so each record's conversion is one `Conv::conv` (or
 //! `Back::back`) per field.
 //!
@@ -131,7 +131,7 @@ fn back_same(types: &[&str], by_ref: bool) -> String {
         .collect()
 }
 
-/// The `Conv`/`Back` rules of `host`, for `bridge_records.rs` (`same`: the
+/// The `Conv`/`Back` rules of `host`, for the generated records (`same`: the
 /// core types Kotlin/Swift expose as they are, by their paths).
 pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
     let mut out = String::from(CONV);

@@ -25,7 +25,7 @@
 //!   `get = "expr"` (the value, an expression of the pattern's bindings;
 //!   without it the binding of the field's name).
 //!
-//! What each host gets, in `$OUT_DIR/bridge_errors.rs` ([`generate_errors`]):
+//! What each host gets, in `bridge/generated/<host>/errors.rs` ([`generate_errors`]):
 //!
 //! - Kotlin/Swift: the `uniffi::Error` enum, each variant with its fields and
 //!   `detail` (the core's message, also its `Display`), `From<core error>`,
@@ -241,7 +241,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
 }
 
 /// The host's error mapping for the schema text `src` (see the module
-/// docs), written by [`build`](crate::build) to `$OUT_DIR/bridge_errors.rs`.
+/// docs), committed as `bridge/generated/<host>/errors.rs` ([`snapshots`](crate::snapshots)).
 /// Errors: the schema's parse error; no error declaration; a method's
 /// `errors(Kind)` naming a kind the declaration lacks.
 pub fn generate_errors(host: Host, src: &str) -> Result<String, String> {
@@ -570,7 +570,7 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
     /// order with the core), with Python's and Node's exact names.
     #[test]
     fn the_api_declaration_generates_for_every_host() {
-        let api = include_str!("../api.rs");
+        let api = &crate::tests::expanded_api();
         let uniffi = generate_errors(Host::Uniffi, api).unwrap();
         assert!(uniffi.contains("pub const DECLARED_KINDS: [sessiondb::ErrorKind; 13] = [sessiondb::ErrorKind::RecoveryLocked, sessiondb::ErrorKind::KeyMismatch, sessiondb::ErrorKind::KeyStoreUnavailable, sessiondb::ErrorKind::NotFound, sessiondb::ErrorKind::Conflict, sessiondb::ErrorKind::AuthenticationFailed, sessiondb::ErrorKind::Corrupt, sessiondb::ErrorKind::Busy, sessiondb::ErrorKind::InvalidInput, sessiondb::ErrorKind::Io, sessiondb::ErrorKind::Database, sessiondb::ErrorKind::ContextOverflow, sessiondb::ErrorKind::Closed];"), "{uniffi}");
         assert!(uniffi.contains("            sessiondb::Error::Io { step, source } => SessionDbError::Io { step: step.to_string(), os_kind: format!(\"{:?}\", source.kind()), detail },\n"), "{uniffi}");

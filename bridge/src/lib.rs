@@ -1,13 +1,16 @@
 //! The host bridge generator: reads `bridge/api.rs`, the one declaration of
 //! the records, enums, `SessionStore` methods and module functions the hosts
-//! expose, and writes each host's Rust declarations of them at build time
+//! expose, and writes each host's Rust declarations of them
 //! (issue 11 item 4, "one bridge definition that generates every host";
-//! libsignal's bridge is the model). A binding crate's `build.rs` calls
-//! [`build`]; `cargo run -p sessiondb-bridge --example print -- HOST [methods]`
-//! prints what it writes.
+//! libsignal's bridge is the model). [`snapshots`] formats it into the
+//! committed files of `bridge/generated/`, which the binding crates
+//! `include!` (a test keeps them current; see [`snapshot`]).
 //!
 //! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never compiled
-//! itself: each `struct` is a record, each `enum` a unit enum of the core,
+//! itself; a record or enum naming its core type is first completed from
+//! the core's own definition ([`expand`], module `core_types`: fields,
+//! variants, types, docs), so below a record's fields are the core's plus
+//! the departures `api.rs` lists: each `struct` is a record, each `enum` a unit enum of the core,
 //! `trait SessionStore` the store's methods (`&self` first) and `trait
 //! Functions` the module functions, all with the core's own types and the
 //! docs every host shows. `#[bridge(...)]` says how a host departs from the
@@ -34,7 +37,7 @@
 //!   core's): Kotlin/Swift get them as they are, Python and Node only the
 //!   name (such an enum goes back only through `parse`; a field's other
 //!   parts reach them through `get` fields beside it).
-//! - on a field: `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
+//! - on a field: `omit` (a core field no host gets); `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
 //!   `#[uniffi(default)]`; in a `new` record also Python's and Node's
@@ -116,14 +119,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use quote::ToTokens;
 use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
 
 mod conv;
+mod core_types;
 mod errors;
+pub mod snapshot;
+pub use core_types::{expand, Core};
 pub use errors::generate_errors;
+pub use snapshot::snapshots;
 
 /// A binding crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,30 +149,6 @@ impl Host {
             Host::Node => "node",
             Host::Uniffi => "uniffi",
         }
-    }
-}
-
-/// For a binding crate's `build.rs`: generate `$OUT_DIR/bridge_records.rs`
-/// ([`generate`]), `$OUT_DIR/bridge_methods.rs` ([`generate_methods`]) and
-/// `$OUT_DIR/bridge_errors.rs` ([`generate_errors`])
-/// from `../bridge/api.rs` (relative to the crate) and ask cargo to rerun
-/// when it changes. Panics with the schema error (a build failure).
-pub fn build(host: Host) {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    let schema = manifest.join("../bridge/api.rs");
-    println!("cargo:rerun-if-changed={}", schema.display());
-    let src =
-        std::fs::read_to_string(&schema).unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    for (name, text) in [
-        ("bridge_records.rs", generate(host, &src)),
-        ("bridge_methods.rs", generate_methods(host, &src)),
-        ("bridge_stubs.pyi", if host == Host::Python { generate_pyi(&src) } else { Ok(String::new()) }),
-        ("bridge_errors.rs", generate_errors(host, &src)),
-    ] {
-        let text = text.unwrap_or_else(|e| panic!("{}: {e}", schema.display()));
-        let dest = out_dir.join(name);
-        std::fs::write(&dest, text).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
     }
 }
 
@@ -304,6 +286,8 @@ fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
                     )
                 }
                 "output" => out.output = true,
+                // A core field no host gets: `core_types::expand` leaves it out.
+                "omit" => {}
                 "redact" => out.redact = true,
                 "new" => out.new = true,
                 "getter" => {
@@ -2298,6 +2282,13 @@ fn gen_enum(out: &mut String, s: &Schema, host: Host, e: &Enum) {
 
 #[cfg(test)]
 mod tests {
+    /// bridge/api.rs completed from the core's types, as the generator reads it.
+    pub(crate) fn expanded_api() -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let api = std::fs::read_to_string(root.join("api.rs")).unwrap();
+        expand(&api, &Core::load(&root.join("../core/src")).unwrap()).unwrap()
+    }
+
     use super::*;
 
     const SCHEMA: &str = r#"
@@ -2579,7 +2570,8 @@ pub struct Count {
     fn api_unions_are_derived_from_the_enums() {
         let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/api.rs")).unwrap();
         assert!(!src.contains("ts = \"'"), "a literal union written by hand in api.rs");
-        let node = generate(Host::Node, &src).unwrap();
+        let api = expanded_api();
+        let node = generate(Host::Node, &api).unwrap();
         for (record, field, union) in [
             ("TokenCount", "method", "'exact' | 'estimate' | 'host'"),
             ("SkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object' | 'too_long'"),
@@ -2590,7 +2582,7 @@ pub struct Count {
             let body = &node[at..at + node[at..].find("\n}\n").unwrap() + 1];
             assert!(body.contains(&format!("    #[napi(ts_type = {union:?})]\n    pub {field}: String,\n")), "{record}.{field}: {body}");
         }
-        let u = generate(Host::Uniffi, &src).unwrap();
+        let u = generate(Host::Uniffi, &api).unwrap();
         assert!(u.contains("pub enum ImportStatus {\n    #[doc = \" New lines were read (possibly zero turns).\"]\n    Imported,\n"), "{u}");
         assert!(u.contains("    Failed(String),\n}\n"), "{u}");
         assert!(u.contains("    InvalidJson {\n        #[doc = \" 1-based column where parsing failed.\"]\n        column: u64,\n    },\n"), "{u}");

@@ -28,14 +28,17 @@ use crate::store::{ContextExtensionRecord, SessionRecord, SessionStore, TokenTot
 /// store's per-call maximum).
 pub const RESTORE_PAGE: u32 = 1000;
 
-/// A permission profile of the host's agent runtime.
+/// A permission profile of the host's agent runtime (seed 000, "Session
+/// Restoration Boundary").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PermissionProfile {
-    /// Every action asks first. The only profile a restored session starts with.
+    /// Every action asks first: the only profile a restored session starts with.
     Manual,
 }
 
+/// The authority of an opened session: always fresh (never stored).
+///
 /// The authority a session runs with. It exists only at run time: there is
 /// no way to read one from storage (no `Deserialize`, private fields) and
 /// the only constructor is [`Authority::fresh`].
@@ -44,9 +47,13 @@ pub enum PermissionProfile {
 /// own runtime state, which sessiondb never stores.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Authority {
+    /// Always `manual`.
     permission_profile: PermissionProfile,
+    /// Always false (Full Access is never restored).
     full_access: bool,
+    /// Always false (sensitive-transfer authorization is never restored).
     sensitive_transfer: bool,
+    /// Always empty (temporary approvals are never restored).
     temporary_approvals: Vec<String>,
 }
 
@@ -83,18 +90,28 @@ impl Authority {
     }
 }
 
+/// A saved session's knowledge, as stored: metadata, the whole transcript,
+/// token totals, governance and the other context extensions.
+///
 /// The knowledge state of a saved session, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SavedSessionState {
+    /// Metadata (the workspace binding kept as stored, never rebound).
+    ///
     /// Metadata: id, title, model, provider, work mode, workspace path
     /// (the binding is kept as stored, never rebound to the caller's directory).
     pub session: SessionRecord,
     /// The complete transcript, every entry verbatim, in seq order.
     pub transcript: Vec<TranscriptEntry>,
+    /// Cumulative token usage (ledger sums, tokens).
+    ///
     /// Cumulative token usage of the session (ledger sums, tokens).
     pub token_totals: TokenTotals,
     /// Pins, exclusions and compaction history, replayed.
     pub governance: ContextGovernance,
+    /// Every context extension that is not governance (artifacts, plans,
+    /// tool and verification history...), in `n` order.
+    ///
     /// Every context extension that is not governance (artifact manifest,
     /// plans, tool and verification history...), in `n` order, as stored.
     pub other_extensions: Vec<ContextExtensionRecord>,
@@ -105,6 +122,9 @@ pub struct SavedSessionState {
 pub struct OpenedSession {
     /// Everything restored from storage.
     pub knowledge: SavedSessionState,
+    /// Always fresh: manual permissions, no full access, no sensitive-transfer
+    /// grant, no temporary approvals.
+    ///
     /// Always [`Authority::fresh`].
     pub authority: Authority,
 }

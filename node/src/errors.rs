@@ -5,13 +5,13 @@
 //! object `{code, kind, message, ...}` plus the fields of the error
 //! declaration in bridge/api.rs, camelCase (`timeoutMs`, `backend`, `errno`,
 //! `ioKind`, or the overflow `breakdown`), written by the generated
-//! `add_fields` (build.rs). `index.js` is the only reader. The module
+//! `add_fields` (bridge/generated/node/errors.rs). `index.js` is the only reader. The module
 //! function `errorKinds()` is generated from the same declaration.
 
 use serde_json::json;
 use sessiondb::Error;
 
-include!(concat!(env!("OUT_DIR"), "/bridge_errors.rs"));
+include!("../../bridge/generated/node/errors.rs");
 
 /// Marker that starts an encoded sessiondb error message.
 pub const MARKER: char = '\u{1}';

@@ -4,7 +4,7 @@
 //! `IoError` can also be an `OSError` (and `FileNotFoundError` /
 //! `PermissionError` where the OS said so). This file only picks the class
 //! and sets its attributes, both generated from the error declaration in
-//! bridge/api.rs (`class_name`, `class_of`, `set_attrs`; build.rs), as is
+//! bridge/api.rs (`class_name`, `class_of`, `set_attrs`; bridge/generated/python/errors.rs), as is
 //! the module function `error_kinds()`.
 
 use pyo3::prelude::*;
@@ -12,7 +12,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyModule;
 use sessiondb::Error;
 
-include!(concat!(env!("OUT_DIR"), "/bridge_errors.rs"));
+include!("../../bridge/generated/python/errors.rs");
 
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 

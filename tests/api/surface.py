@@ -41,6 +41,9 @@ SURFACE = HERE / "surface.json"
 
 
 API = HERE.parent.parent / "bridge" / "api.rs"
+# The schema with every record's fields filled in from the core's types, as
+# the generator reads it (bridge/api.rs lists only where a host departs).
+SCHEMA = HERE.parent.parent / "bridge" / "generated" / "api.rs"
 
 
 def _defaults(attr):
@@ -68,7 +71,8 @@ def _parse_bridge():
     """The methods, functions and records `bridge/api.rs` declares (the
     bridge generator's input, issue 11 item 4), as surface entries: each
     method's parameters after `&self` with its `defaults(...)`, each
-    struct's fields. Every host generates these from that one declaration,
+    struct's fields (from bridge/generated/api.rs, the schema completed from
+    the core's types). Every host generates these from that one declaration,
     so tests/api/surface.json lists them only where a host departs."""
     src = re.sub(r"(?m)^\s*//.*$", "", API.read_text(encoding="utf-8"))
     out = {"methods": {}, "functions": {}, "records": {}}
@@ -82,7 +86,10 @@ def _parse_bridge():
             name = (re.findall(r'\bgetter = "(\w+)"', attr) or [name])[0]
             names = [p.split(":", 1)[0].strip() for p in split_top(params) if p.strip() not in ("&self", "self")]
             out[kind][name] = {"params": [f"{n}={d[n]}" if n in d else n for n in names]}
-    for attr, name, fields in re.findall(r"(?ms)^(?:#\[bridge\(([^\n]*)\)\]\n)?pub struct (\w+) \{$(.*?)^\}$", src):
+    schema = re.sub(r"(?m)^\s*//.*$", "", SCHEMA.read_text(encoding="utf-8"))
+    # prettyplease wraps a long attribute over lines: one line each again.
+    schema = re.sub(r"(?s)#\[bridge\(\n(.*?)\n\s*\)\]", lambda m: "#[bridge(" + " ".join(l.strip() for l in m.group(1).split("\n")) + ")]", schema)
+    for attr, name, fields in re.findall(r"(?ms)^(?:#\[bridge\(([^\n]*)\)\]\n)?pub struct (\w+) \{$(.*?)^\}$", schema):
         if "skip(" not in attr:  # a host declaring it by hand lists it in surface.json
             out["records"][name] = {"fields": re.findall(r"(?m)^\s*pub (\w+):", fields)}
     return out

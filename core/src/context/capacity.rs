@@ -33,6 +33,8 @@ pub struct CapacityBreakdown {
     pub output_reserve: u64,
     /// Safety margin: `max(2,048, ⌈2% raw⌉)`.
     pub safety_margin: u64,
+    /// `raw − output reserve − safety margin`, always ≥ 1.
+    ///
     /// `raw − output_reserve − safety_margin`, always ≥ 1.
     pub capacity: u64,
 }

@@ -77,6 +77,10 @@ pub struct TurnGovernance {
     pub state: TurnState,
     /// Pinned by the user.
     pub pinned: bool,
+    /// The run in force for this turn, if any: its `first_seq` in
+    /// `compacted` (of the `ContextStatus` or `ContextGovernance` it came
+    /// with). Kept while excluded, so `include` brings the summary back.
+    ///
     /// The run in force for this turn, if any: its [`CompactedRun::first_seq`]
     /// (a key of [`ContextGovernance::compacted`] and of
     /// [`super::ContextStatus::compacted`]; look it up with
@@ -86,17 +90,28 @@ pub struct TurnGovernance {
     pub compacted_by: Option<u64>,
 }
 
+/// A compaction run in force: seqs `first_seq..=last_seq` are sent as
+/// `transformation`'s summary, held once for the whole range (a pin inside
+/// a recorded run leaves two runs with the same transformation).
+///
 /// A compaction run in force: seqs `first_seq..=last_seq` of the transcript
 /// are sent as `transformation`'s summary (a single-item transformation: one
 /// seq). The transformation is held once for the whole range; two runs left
 /// by a pin inside one recorded run share one allocation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompactedRun {
+    /// First seq this run is in force for.
+    ///
     /// First seq this run is in force for (>= the transformation's `seq`).
     pub first_seq: u64,
+    /// Last seq this run is in force for (>= `first_seq`).
+    ///
     /// Last seq this run is in force for (>= `first_seq`; <= the
     /// transformation's `last_seq`, or its `seq` for a single item).
     pub last_seq: u64,
+    /// The transformation as recorded (its `seq`/`last_seq`: the run as
+    /// recorded, before a pin or a later run took seqs from it).
+    ///
     /// The recorded transformation (its `seq`/`last_seq` are the run as
     /// recorded, before any pin or later run took seqs from it). JSON: the
     /// transformation's object.
@@ -131,13 +146,17 @@ pub struct CompactionHistoryEntry {
     pub plan: CompactionPlan,
 }
 
-/// The replayed governance state of a session.
+/// The replayed governance state of a session (pins, exclusions, compactions).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextGovernance {
-    /// Pinned seqs.
+    /// Pinned seqs, ascending.
     pub pinned: BTreeSet<u64>,
-    /// Excluded seqs.
+    /// Excluded seqs, ascending.
     pub excluded: BTreeSet<u64>,
+    /// The compaction runs in force, ascending by `first_seq` and
+    /// non-overlapping (each seq in at most one): every summary once,
+    /// however many seqs its run covers.
+    ///
     /// The compaction runs in force, ascending by `first_seq` and
     /// non-overlapping: each seq is in at most one run, whose transformation
     /// is the latest recorded for it, unless a later pin made the turn

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+/// Severity band of the meter: green 0–69 %, amber 70–84 %, orange 85–94 %,
+/// red ≥ 95 % (seed 000, "Context Utilization Meter").
+///
 /// Severity band of the meter (seed 000, "Context Utilization Meter").
 ///
 /// | percent N | band |
@@ -51,19 +54,23 @@ impl Band {
     }
 }
 
-/// One reading of the meter.
+/// One reading of the context meter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextMeter {
     /// Active tokens measured (tokens).
     pub active_tokens: u64,
     /// Effective Context Capacity measured against (tokens).
     pub capacity: u64,
+    /// `N = ⌊100 × active tokens / capacity⌋`; not capped (250 = 2.5× capacity).
+    ///
     /// `N = ⌊100 × active_tokens / capacity⌋`; not capped, so 250 means 2.5× capacity.
     pub percent: u64,
     /// The status text, exactly `Ctx N%` (e.g. `Ctx 87%`).
     pub label: String,
     /// Severity band of `percent`.
     pub band: Band,
+    /// Active tokens > capacity (exactly 100 % fits and is not overflow).
+    ///
     /// `true` when the active context exceeds capacity (`active_tokens > capacity`,
     /// i.e. utilization strictly over 100%). Exactly 100% fits and is not
     /// overflow. Because `percent` is floored, a reading of `Ctx 100%` can

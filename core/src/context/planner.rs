@@ -76,15 +76,21 @@ pub enum ItemKind {
     System,
 }
 
-/// One item of the active model context, in the order it would be sent.
+/// One item of the active model context, in the order it would be sent
+/// (`compact_context` input, `apply_compaction` output). Python also
+/// accepts a plain dict of these fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextItem {
+    /// Transcript sequence number; strictly increasing along the list.
+    ///
     /// Transcript sequence number; strictly increasing along the slice.
     pub seq: u64,
-    /// `user`, `assistant`, `tool`, `system`... (`user` + `Message` counts as a user turn).
+    /// `user`, `assistant`, `tool`, `system`... (`user` + `message` counts as a user turn).
     pub role: String,
     /// What the item is.
     pub kind: ItemKind,
+    /// Tokens the item costs in the request.
+    ///
     /// Tokens the item costs in the request (host count or [`count_tokens`](super::count_tokens)).
     pub tokens: u64,
     /// Pinned by the user: always verbatim.
@@ -93,6 +99,8 @@ pub struct ContextItem {
     /// The item's text (for a tool call: the serialized calls). Read only to summarize.
     #[serde(default)]
     pub text: String,
+    /// Tool-call ids linking calls and results.
+    ///
     /// Tool-call ids linking calls and results; a message with parallel calls carries several.
     #[serde(default)]
     pub call_ids: Vec<String>,
@@ -105,8 +113,12 @@ pub struct ContextItem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CompactionOptions {
+    /// User turns kept verbatim at the end of the context (default 2).
+    ///
     /// User turns kept verbatim at the end of the context (default 2); see rule 2 of the module docs.
     pub recent_user_turns: usize,
+    /// Model whose tokenizer counts the summaries (`null`/`nil`: `⌈UTF-8 bytes / 3⌉`).
+    ///
     /// Model whose tokenizer counts the summaries (`None`: the estimate `⌈UTF-8 bytes / 3⌉`).
     pub model: Option<String>,
 }
@@ -128,17 +140,24 @@ pub enum CompactionAction {
 }
 
 /// The transformation record of one compacted item, or of a run of items
+/// from `seq` to `last_seq` replaced by one summary.
+///
+/// The transformation record of one compacted item, or of a run of items
 /// (`last_seq` set) replaced by one summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transformation {
     /// The item's seq (a run: its first item's seq).
     pub seq: u64,
+    /// A run: the seq of its last item; none: one item.
+    ///
     /// A run: the seq of its last item; every item from `seq` to `last_seq`
     /// of the active context is replaced by `summary`. `None`: one item.
     #[serde(default)]
     pub last_seq: Option<u64>,
     /// What was done.
     pub action: CompactionAction,
+    /// Tokens before (the item's tokens).
+    ///
     /// Tokens before (the item's `tokens`; a run: the sum over its items).
     pub tokens_before: u64,
     /// Tokens of `summary`.
@@ -147,6 +166,8 @@ pub struct Transformation {
     pub summary: String,
 }
 
+/// A compaction plan (the saved transcript is never modified).
+///
 /// The result of [`compact_context`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompactionPlan {
@@ -154,16 +175,21 @@ pub struct CompactionPlan {
     pub capacity: u64,
     /// Target utilization (percent).
     pub target_percent: u8,
+    /// `⌊capacity × target_percent / 100⌋` (tokens).
+    ///
     /// `⌊capacity × target_percent / 100⌋` (tokens): the plan aims at `tokens_after ≤ target_tokens`.
     pub target_tokens: u64,
     /// Sum of the items' tokens before the plan.
     pub tokens_before: u64,
     /// Sum after the plan is applied.
     pub tokens_after: u64,
+    /// `tokens_after ≤ target_tokens`; false: everything compactable was
+    /// compacted and the context fits capacity but not the target.
+    ///
     /// `tokens_after ≤ target_tokens`. `false` means every compactable unit
     /// was compacted and the context fits capacity but not the target.
     pub reached_target: bool,
-    /// One record per compacted item, in seq order. Empty: nothing to do.
+    /// One record per compacted item or run, in seq order. Empty: nothing to do.
     pub transformations: Vec<Transformation>,
 }
 

@@ -14,19 +14,26 @@ use super::{
 use crate::error::Result;
 use crate::store::{Role, SessionStore};
 
+/// Where a stored session's context stands (what `/context` shows).
+///
 /// Where a session's context stands (what `sessiondb context` prints).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextStatus {
-    /// Model whose tokenizer and output limit were used (`None`: estimate, no cap).
+    /// Model whose tokenizer and output limit were used (none: estimate, no cap).
     pub model: Option<String>,
     /// Effective Context Capacity in tokens.
     pub capacity: u64,
     /// Active-context utilization (never cumulative usage).
     pub meter: ContextMeter,
     /// Per-turn state: verbatim, compacted or excluded, and pinned; a
+    /// compacted turn names its run (`compacted_by`).
+    ///
+    /// Per-turn state: verbatim, compacted or excluded, and pinned; a
     /// compacted turn names its run (`compacted_by`, a `first_seq` of
     /// `compacted`) and holds no copy of the summary.
     pub turns: Vec<TurnGovernance>,
+    /// The compaction runs in force, ascending by `first_seq`, non-overlapping.
+    ///
     /// The compaction runs in force, ascending and non-overlapping (see
     /// [`ContextGovernance::compacted`]): each summary once, however many
     /// turns its run covers.
@@ -147,11 +154,13 @@ fn active_context_items_of(store: &SessionStore, session_id: &str, raw_window: u
     Ok(ActiveContext { model, capacity, governance, seqs, roles, items })
 }
 
-/// One item of what the model sees next ([`active_context`]).
+/// One item of what the model sees next (`active_context`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActiveItem {
-    /// The entry's seq (a run: its first seq).
+    /// The entry's seq (a compacted run: its first seq).
     pub seq: u64,
+    /// A compacted run: its last seq.
+    ///
     /// A run of compacted entries: its last seq.
     pub last_seq: Option<u64>,
     /// The entry's role (a run: its first entry's).
@@ -160,10 +169,12 @@ pub struct ActiveItem {
     pub state: super::TurnState,
     /// Tokens the item costs in the request (0 when excluded).
     pub tokens: u64,
-    /// What is sent: the entry's content, the summary, or `None` when excluded.
+    /// What is sent: the entry's content, the summary, or none when excluded.
     pub text: Option<String>,
 }
 
+/// What the model sees next (DESIGN.md "Context governance").
+///
 /// What the model sees next (DESIGN.md "Context governance": the active
 /// context is one core function every host exposes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,8 +185,7 @@ pub struct ActiveContextView {
     pub capacity: u64,
     /// Sum of the items' tokens (the meter's active tokens).
     pub tokens: u64,
-    /// Every entry that is not retracted, in order: verbatim, compacted (a
-    /// run is one item) or excluded.
+    /// Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded.
     pub items: Vec<ActiveItem>,
 }
 

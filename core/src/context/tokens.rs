@@ -40,6 +40,8 @@ use tiktoken_rs::{CoreBPE, Rank};
 /// Bytes per token of the estimate: `tokens = ⌈utf8_bytes / ESTIMATE_BYTES_PER_TOKEN⌉`.
 pub const ESTIMATE_BYTES_PER_TOKEN: u64 = 3;
 
+/// A tiktoken encoding.
+///
 /// A tiktoken encoding shipped with tiktoken-rs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -60,18 +62,26 @@ impl Encoding {
     }
 }
 
+/// How a token count was obtained.
+///
 /// How a [`TokenCount`] was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "method", rename_all = "snake_case")]
 pub enum CountMethod {
+    /// Counted with the model's own tokenizer.
+    ///
     /// Counted with the model's own tokenizer (ordinary encoding: special-token
     /// text such as `<|endoftext|>` is counted as plain text).
     Exact {
         /// The encoding used.
         encoding: Encoding,
     },
+    /// The documented estimate `⌈UTF-8 bytes / 3⌉`.
+    ///
     /// `⌈UTF-8 bytes / 3⌉` (see the module docs).
     Estimate,
+    /// The host supplied the count.
+    ///
     /// The host supplied the count (e.g. the provider's own `usage` numbers).
     Host,
 }
@@ -101,6 +111,9 @@ impl CountMethod {
 pub struct TokenCount {
     /// Number of tokens.
     pub tokens: u64,
+    /// `exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
+    /// `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
+    ///
     /// How `tokens` was obtained.
     #[serde(flatten)]
     pub method: CountMethod,

@@ -26,11 +26,16 @@ fn texts<'a>(turns: impl Iterator<Item = &'a Turn>) -> Vec<String> {
 pub struct DigestSkippedLine {
     /// 1-based line number.
     pub line: u64,
+    /// As in `SkippedLine`.
+    ///
     /// `torn_tail`, `invalid_utf8`, `invalid_json` or `not_an_object` (the
     /// `reason` tag of [`super::SkipReason`]).
     pub reason: String,
 }
 
+/// What the thClaws reader saw in one file (`read_thclaws_digest`; the
+/// fields of tests/conformance/portable/read_thclaws.json).
+///
 /// What the thClaws reader saw in one file (the fields of
 /// `tests/conformance/portable/read_thclaws.json`); its serde form is the
 /// JSON those cases compare.
@@ -70,6 +75,8 @@ pub struct ThclawsDigest {
     pub skipped: Vec<DigestSkippedLine>,
     /// Lines where a lone surrogate escape became U+FFFD.
     pub surrogates_replaced: Vec<u64>,
+    /// The last line was complete JSON without its final newline.
+    ///
     /// The last line was complete JSON without its final `\n`.
     pub missing_final_newline: bool,
     /// Lines of unknown kind kept verbatim, by kind.

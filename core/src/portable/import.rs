@@ -90,15 +90,21 @@ const HEAD_BYTES: usize = 4096;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ImportStatus {
+    /// New lines were read (possibly zero turns).
+    ///
     /// New lines were read (possibly zero turns, e.g. only bookkeeping lines).
     Imported,
     /// Already imported up to its current length: nothing to do.
     UpToDate,
+    /// Shorter than what was imported, or its first bytes changed: left alone.
+    ///
     /// The file is shorter than what was imported, or its first bytes
     /// changed: it is not the file imported before, so it was left alone.
     SourceChanged,
     /// Not a recognised session format.
     Unrecognized,
+    /// Reading or storing failed; the message names the step (no content).
+    ///
     /// Reading or storing failed; the message names the step (no content)
     /// and, for a path given to [`import_paths`] that could not be read or
     /// walked at all, that path.
@@ -150,6 +156,8 @@ pub struct SessionImport {
     pub cached_tokens: u64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: u64,
+    /// Turns skipped because the session already holds their source line.
+    ///
     /// Turns skipped because the session already holds them (the same
     /// source record, by identity: Claude `uuid`, or the turn's content and
     /// timestamp; for sessions imported before issue 14, by source line).
@@ -169,12 +177,19 @@ pub struct FileImport {
     pub path: PathBuf,
     /// Detected (or stored) format.
     pub format: Option<SourceFormat>,
+    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
+    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    ///
     /// Outcome.
     pub status: ImportStatus,
+    /// First line read this time (1 for a first import).
+    ///
     /// First line emitted this time (1 for a first import).
     pub from_line: u64,
-    /// Sessions written, main first.
+    /// Sessions written, main first (Claude Code sidechains after it).
     pub sessions: Vec<SessionImport>,
+    /// The reader's report, when the file was read.
+    ///
     /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
     /// Why an [`ImportStatus::Unrecognized`] file is known not to be a

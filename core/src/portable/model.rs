@@ -400,12 +400,18 @@ pub struct OtherLine {
 /// The file format a session came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum SourceFormat {
+    /// thClaws JSONL (seed 002).
+    ///
     /// thClaws JSONL (seed 002; samples README §3).
     #[serde(rename = "thclaws")]
     Thclaws,
+    /// OpenAI Codex rollout.
+    ///
     /// OpenAI Codex rollout (samples README §1).
     #[serde(rename = "codex")]
     Codex,
+    /// Claude Code transcript.
+    ///
     /// Claude Code transcript (samples README §2).
     #[serde(rename = "claude-code")]
     ClaudeCode,
@@ -526,11 +532,17 @@ impl PortableSession {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum SkipReason {
+    /// The last line had no newline and did not parse (a write cut short).
+    ///
     /// The last line had no newline and did not parse: a write was cut short
     /// (mid-object or mid UTF-8 sequence). [`super::thclaws::repair_tail`] removes it.
     TornTail,
+    /// Not valid UTF-8.
+    ///
     /// Not valid UTF-8 (a complete line).
     InvalidUtf8,
+    /// Not valid JSON.
+    ///
     /// Not valid JSON; `column` is 1-based within the line.
     InvalidJson {
         /// 1-based column where parsing failed.
@@ -538,6 +550,8 @@ pub enum SkipReason {
     },
     /// Valid JSON but not an object.
     NotAnObject,
+    /// Longer than the line limit (64 MiB by default): read past, not kept.
+    ///
     /// Longer than the readers' line limit ([`super::ReadOptions::max_line_bytes`],
     /// default [`super::DEFAULT_MAX_LINE_BYTES`], 64 MiB): read past, not kept.
     TooLong,
@@ -565,6 +579,8 @@ impl SkipReason {
     }
 }
 
+/// A line a reader skipped.
+///
 /// A line that was skipped, with its 1-based number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkippedLine {
@@ -572,43 +588,62 @@ pub struct SkippedLine {
     pub line: u64,
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// Why.
+    /// Why: `torn_tail`, `invalid_utf8`, `invalid_json`, `not_an_object` or
+    /// `too_long` (Kotlin/Swift: the `SkipReason`, the column in `InvalidJson`).
     #[serde(flatten)]
     pub reason: SkipReason,
 }
 
+/// What a reader saw in one file: every line is imported or counted here.
+///
 /// What a reader saw in one file. Nothing is dropped silently: every line is
 /// either in the session(s) or counted here by kind.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReadReport {
     /// Format read.
     pub format: Option<SourceFormat>,
+    /// Lines seen, skipped ones included.
+    ///
     /// Lines seen, skipped ones included (a final line without `\n` counts).
     pub lines: u64,
+    /// Bytes up to the end of the last whole line (where an incremental import resumes).
+    ///
     /// Bytes up to the end of the last line that was read whole (the offset
     /// an incremental import resumes from; a torn tail is not included).
     pub bytes: u64,
+    /// Every parsed line by kind.
+    ///
     /// Every parsed line by kind (`type`, or `type/payload.type` for Codex,
     /// `system/<subtype>` for Claude), before deciding what to do with it.
     pub kinds: BTreeMap<String, u64>,
+    /// Lines counted but not imported (duplicates, bookkeeping), by kind.
+    ///
     /// Lines counted but not imported, by kind: duplicates (Codex `event_msg`
     /// copies of `response_item` text), progress/bookkeeping lines.
     pub not_imported: BTreeMap<String, u64>,
+    /// Lines of unknown kind kept verbatim, by kind.
+    ///
     /// Lines of unknown kind kept verbatim in [`PortableSession::other_lines`], by kind.
     pub kept_raw: BTreeMap<String, u64>,
     /// Lines that could not be read, with line numbers and reasons.
     pub skipped: Vec<SkippedLine>,
+    /// Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD.
+    ///
     /// Lines where a lone UTF-16 surrogate escape (`\ud800`...) was replaced by U+FFFD.
     pub surrogates_replaced: Vec<u64>,
     /// Blank lines (ignored).
     pub blank_lines: u64,
+    /// The last line was complete JSON without its final newline.
+    ///
     /// True when the last line was complete JSON without its final `\n`.
     pub missing_final_newline: bool,
+    /// Lines already imported by an earlier import.
+    ///
     /// Lines before `ReadOptions::emit_from_line` (already imported earlier).
     pub already_imported_lines: u64,
-    /// Claude Code: assistant lines merged into an earlier line of the same `message.id`.
+    /// Claude Code: assistant lines merged into an earlier line of the same message id.
     pub merged_lines: u64,
-    /// Claude Code: usage figures not counted again for an already counted `message.id`.
+    /// Claude Code: usage figures not counted again for an already counted message id.
     pub duplicate_usage: u64,
 }
 

@@ -12,11 +12,16 @@ use super::digest::{host_turn, read_one, thclaws_text, turn_role};
 use super::{Block, PortableSession, ReadReport, Turn};
 use crate::error::{Error, Result};
 
+/// One turn of a portable session.
+///
 /// One turn of a portable session, in plain fields.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PortableTurn {
     /// `user`, `assistant`, `system` or `tool`.
     pub role: String,
+    /// The content blocks as a JSON array of thClaws block objects
+    /// (`{"type":"text","text":...}`, `thinking`, `tool_use`, `tool_result`, `image`, others verbatim).
+    ///
     /// The content blocks as a JSON array of thClaws block objects
     /// (`{"type":"text","text":...}`, `thinking`, `tool_use`, `tool_result`,
     /// `image`, others verbatim), as [`Block::to_json`] writes them.
@@ -41,10 +46,14 @@ impl From<&Turn> for PortableTurn {
     }
 }
 
+/// A session read from a thClaws file (seed 002), with the figures the core derives.
+///
 /// A session read from a thClaws file (seed 002), with the figures
 /// [`PortableSession`] derives.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ThclawsSession {
+    /// Source session id.
+    ///
     /// Source session id (header `id`, else the fallback id).
     pub id: String,
     /// Title (latest `rename` wins).
@@ -59,6 +68,9 @@ pub struct ThclawsSession {
     pub created_at_ms: Option<i64>,
     /// Every turn, in order, including turns a later compaction superseded.
     pub turns: Vec<PortableTurn>,
+    /// The history a thClaws reader resumes with: the last compaction's
+    /// messages, then the turns after it (seed 002, "Compaction").
+    ///
     /// The history a thClaws reader resumes with: the last compaction's
     /// messages, then the turns after it ([`PortableSession::active_turns`]).
     pub active_turns: Vec<PortableTurn>,
@@ -94,6 +106,8 @@ impl From<PortableSession> for ThclawsSession {
     }
 }
 
+/// A thClaws file, read.
+///
 /// A thClaws file, read: its session and what the reader saw.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThclawsRead {
@@ -103,6 +117,8 @@ pub struct ThclawsRead {
     pub report: ReadReport,
 }
 
+/// A session to write as thClaws JSONL.
+///
 /// A session to write as thClaws JSONL ([`write_thclaws_session`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NewPortableSession {

@@ -122,6 +122,8 @@ fn turn_from(role: Role, mut obj: Map<String, Value>, line: u64) -> Turn {
     t
 }
 
+/// What an export wrote.
+///
 /// What [`write_thclaws`] wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteReport {
@@ -129,6 +131,8 @@ pub struct WriteReport {
     pub lines: u64,
     /// Bytes written.
     pub bytes: u64,
+    /// Turns written (compaction messages and empty turns not included).
+    ///
     /// Turns written (compaction messages not included; under
     /// [`WriteOptions::only_thclaws_blocks`] turns with no content, such as
     /// Claude `stop_hook_summary` / `turn_duration`, are left out and not counted).

@@ -43,11 +43,13 @@ impl Default for RetentionPolicy {
     }
 }
 
-/// A session a policy deletes (or, in a dry run, would delete).
+/// A session a retention policy deletes (or, in a dry run, would delete).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PrunedSession {
     /// Session id.
     pub session_id: String,
+    /// Its name, if any.
+    ///
     /// Its name, if it has one (kept sessions aside, only unnamed ones go
     /// unless `keep_named` is off).
     pub title: Option<String>,
@@ -57,6 +59,8 @@ pub struct PrunedSession {
     pub updated_at_ms: i64,
     /// Its transcript entries.
     pub entry_count: u64,
+    /// Its last entry's seq when planned (0: none).
+    ///
     /// Its last entry's seq when planned (0: none); `prune` keeps the
     /// session if it has moved.
     pub last_seq: u64,

@@ -72,48 +72,75 @@ pub enum OffsetUnit {
     Utf16,
 }
 
+/// Options of `search`: every field may be left out.
+///
 /// Options of [`SessionStore::search`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchOptions {
+    /// Hits per page, 1..=1000 (none: 20).
+    ///
     /// Hits per page (default [`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]).
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous page.
+    /// The `next_cursor` of the previous page (same query and mode).
     pub cursor: Option<String>,
     /// Best hit per session (a resume picker) instead of every entry.
     pub sessions: bool,
+    /// The path `workspace:current` / `workspace:other` compare with (none:
+    /// the process's current directory).
+    ///
     /// The path `workspace:current` and `workspace:other` compare with
     /// (default: the process's current directory).
     pub workspace_path: Option<String>,
+    /// Snippet length in characters, 20..=2000 (none: 160).
+    ///
     /// Snippet length in characters (default [`DEFAULT_SNIPPET_CHARS`], 20..=2000).
     pub snippet_chars: Option<u32>,
 }
 
+/// One highlighted range of a snippet, `[start, end)` in the host's own
+/// string indexing: Python `str` indices (code points); JavaScript, Kotlin
+/// and Swift UTF-16 code units (Swift: `snippet.utf16`).
+///
 /// One highlighted range of a snippet, `[start, end)` in the unit asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Highlight {
+    /// First index.
+    ///
     /// First unit.
     pub start: u32,
+    /// One past the last index.
+    ///
     /// One past the last unit.
     pub end: u32,
 }
 
-/// One hit.
+/// One search hit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
     /// Session id.
     pub session_id: String,
     /// Entry seq; 0 for a hit in the session's title.
     pub seq: u64,
+    /// `user`, `assistant`, `tool` or `system`; none for a title hit.
+    ///
     /// Entry role (`user`, `assistant`, `tool`, `system`); `None` for a title hit.
     pub role: Option<String>,
+    /// Entry time (title: the session's last activity), ms since the Unix epoch.
+    ///
     /// Entry time (a title hit: the session's last activity), ms since the epoch.
     pub time_ms: i64,
     /// Relevance (BM25; higher is better).
     pub score: f64,
+    /// Where the snippet is from: `text`, `tool`, `output`, `thinking` or `title`.
+    ///
     /// Which text the snippet is from: `text`, `tool`, `output`, `thinking`, `title`.
     pub field: String,
+    /// A window of that text (`…` where cut, control characters as spaces).
+    ///
     /// A window of that text (control characters shown as spaces, `…` where cut).
     pub snippet: String,
+    /// The matches in `snippet`.
+    ///
     /// The matches in `snippet`: UTF-8 byte offsets from
     /// [`SessionStore::search`], the host's string indexing from
     /// [`SessionStore::search_in_units`] (Python: code points; JavaScript,
@@ -121,24 +148,34 @@ pub struct SearchHit {
     pub highlights: Vec<Highlight>,
 }
 
-/// A page of hits.
+/// A page of search hits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchResults {
     /// Hits, best first.
     pub hits: Vec<SearchHit>,
-    /// Matching entries (sessions mode: matching sessions) in all pages.
+    /// Matching entries (sessions mode: sessions) over all pages.
     pub total: u64,
+    /// Pass as `cursor` for the next page; none on the last page.
+    ///
     /// Pass as [`SearchOptions::cursor`] for the next page; `None` on the last one.
     pub next_cursor: Option<String>,
 }
 
+/// What `rebuild_search_index` did.
+///
 /// What [`SessionStore::rebuild_search_index`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RebuildReport {
+    /// Documents indexed (entries and titles).
+    ///
     /// Entries indexed (titles included).
     pub documents: u64,
+    /// Plaintext bytes of text indexed.
+    ///
     /// Plaintext bytes of content indexed.
     pub content_bytes: u64,
+    /// Bytes of the encrypted index files.
+    ///
     /// Bytes of the index files on disk.
     pub index_bytes: u64,
 }

@@ -65,16 +65,25 @@ pub const COPY_CHUNK: u32 = 2_000;
 /// The journal kind that deletes a session (written by `delete_session`).
 const SESSION_DELETED: &str = "SessionDeleted";
 
+/// What `copy_to` added to the destination per kind of row (counts), and
+/// the sessions it refused.
+///
 /// What [`SessionStore::copy_to`] did: counts of rows added to the
 /// destination, per kind, and the sessions it refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyReport {
+    /// Sessions examined in the source.
+    ///
     /// Sessions examined in the source (every session with a row or a journal event).
     pub sessions_seen: u64,
     /// Session rows created in the destination.
     pub sessions_created: u64,
+    /// Session rows of the destination overwritten with the source's.
+    ///
     /// Session rows of the destination overwritten with the source's (renamed, new model, new activity...).
     pub sessions_updated: u64,
+    /// Sessions deleted in the destination (deleted in the source).
+    ///
     /// Sessions deleted in the destination because they were deleted in the source.
     pub sessions_deleted: u64,
     /// Transcript entries added (retracted ones included).
@@ -83,12 +92,18 @@ pub struct CopyReport {
     pub retractions: u64,
     /// Token-ledger rows added.
     pub tokens: u64,
+    /// Context extensions added.
+    ///
     /// Context extensions added (pins, exclusions, compactions, ...).
     pub extensions: u64,
     /// Journal events added.
     pub events: u64,
+    /// Operations recorded open in the destination.
+    ///
     /// Operations recorded open in the destination (open in the source, with its owner).
     pub open_operations: u64,
+    /// Import bookkeeping rows added.
+    ///
     /// Import bookkeeping rows added: `meta` keys `import-*` and record
     /// identities (`import_records`).
     pub import_records: u64,
@@ -112,14 +127,21 @@ impl CopyReport {
     }
 }
 
+/// A session `copy_to` refused: `kind` is `Conflict` (the destination holds
+/// rows the source does not) or `Corrupt` (a damaged row in the source).
+///
 /// A session that [`SessionStore::copy_to`] refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyConflict {
     /// The session id.
     pub session_id: String,
+    /// `Conflict` or `Corrupt`.
+    ///
     /// The error kind name: `Conflict` (the destination holds rows the
     /// source does not) or `Corrupt` (a damaged row in the source).
     pub kind: String,
+    /// Why, without user content.
+    ///
     /// Why, without user content (seqs, event ids, counts).
     pub reason: String,
 }

@@ -36,18 +36,22 @@ pub const OPERATION_UNKNOWN_OUTCOME: &str = "OperationUnknownOutcome";
 pub const TERMINAL_KINDS: [&str; 5] =
     [OPERATION_SUCCEEDED, OPERATION_FAILED, OPERATION_BLOCKED, OPERATION_CANCELLED, OPERATION_UNKNOWN_OUTCOME];
 
+/// An operation's terminal outcome (seed 000, "Idempotent Event Journal");
+/// the names are `OperationOutcome::parse`'s.
+///
 /// How an operation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum OperationOutcome {
-    /// `OperationSucceeded`
+    /// `OperationSucceeded`: the effect happened.
     Succeeded,
-    /// `OperationFailed`
+    /// `OperationFailed`.
     Failed,
-    /// `OperationBlocked`
+    /// `OperationBlocked`: refused (policy, permission).
     Blocked,
-    /// `OperationCancelled`
+    /// `OperationCancelled`.
     Cancelled,
-    /// `OperationUnknownOutcome`
+    /// `OperationUnknownOutcome`: whether it happened is not known (what
+    /// recovery records for an operation whose handle died).
     UnknownOutcome,
 }
 
@@ -77,25 +81,33 @@ impl OperationOutcome {
     }
 }
 
-/// An event to append.
+/// A journal event to append (seed 000, "Idempotent Event Journal").
+/// Python passes the fields to `journal_append` itself; Kotlin/Swift give
+/// the payload as JSON text (`payloadJson`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewEvent {
     /// Idempotency key: appending the same id twice is a no-op.
     pub event_id: String,
     /// The aggregate (session) this event belongs to.
     pub session_id: String,
-    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind.
+    /// `payload_kind`, e.g. `EffectDispatchCommitted` or a host-defined kind
+    /// (1..=64 ASCII letters, digits, `_` or `.`).
     pub kind: String,
     /// Operation id for lifecycle events (required for them).
     pub operation_id: Option<String>,
+    /// Any JSON value, stored encrypted (Kotlin/Swift: `payloadJson`, its
+    /// JSON text, e.g. `{"tool":"bash"}`).
+    ///
     /// JSON payload (stored encrypted).
     pub payload: serde_json::Value,
 }
 
+/// One journal event, decrypted.
+///
 /// A stored event, decrypted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JournalEvent {
-    /// Event id.
+    /// Event id (the caller's idempotency key).
     pub event_id: String,
     /// Session (aggregate) id.
     pub session_id: String,
@@ -103,34 +115,47 @@ pub struct JournalEvent {
     pub seq: u64,
     /// Store-wide commit order, from 1.
     pub aggregate_version: u64,
+    /// Operation id, if the event belongs to one.
+    ///
     /// Operation id (`None` when empty).
     pub operation_id: Option<String>,
+    /// The event's kind.
+    ///
     /// `payload_kind`.
     pub kind: String,
+    /// The payload: the JSON value (Python: what `json.loads` gives;
+    /// Kotlin/Swift: `payloadJson`, its JSON text).
+    ///
     /// The decrypted payload.
     pub payload: serde_json::Value,
     /// RFC 3339 UTC timestamp with milliseconds.
     pub created_at: String,
 }
 
-/// What `append` did.
+/// What a journal append did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppendOutcome {
-    /// The event's seq (the original one for a duplicate).
+    /// The event's per-session seq (the original one for a duplicate).
     pub seq: u64,
-    /// The event's aggregate_version.
+    /// The event's store-wide aggregate_version.
     pub aggregate_version: u64,
     /// True if the event was already there (nothing was written).
     pub duplicate: bool,
 }
 
-/// What a recovery pass did.
+/// What a recovery pass did (seed 000, "Recovery Pass"). Python keeps the
+/// operations as `(session_id, operation_id)` pairs and
+/// `(session_id, operation_id, kind)` triples.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoveryReport {
+    /// Operations marked `OperationUnknownOutcome`.
+    ///
     /// Operations marked `OperationUnknownOutcome`, as `(session_id, operation_id)`.
     pub marked_unknown: Vec<(String, String)>,
     /// Open operations left alone because their owner is alive.
     pub skipped_live: u64,
+    /// Operations that could not be marked (retried by the next pass).
+    ///
     /// Operations that could not be marked, as `(session_id, operation_id, error kind)`;
     /// they stay open and the next pass tries again. Never fails the open.
     pub failed: Vec<(String, String, String)>,

@@ -85,7 +85,7 @@ impl ContentFormat {
 pub struct SessionRecord {
     /// Session id (uuid v7 for new sessions; the source id for imports).
     pub id: String,
-    /// Title; `None` = untitled (listed by id).
+    /// Title; none = untitled (listed by id).
     pub name: Option<String>,
     /// Canonical workspace path the session is bound to, if any.
     pub workspace_path: Option<String>,
@@ -97,18 +97,22 @@ pub struct SessionRecord {
     pub work_mode: Option<String>,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_at_ms: i64,
+    /// Last activity time, milliseconds since the Unix epoch.
+    ///
     /// Last transcript activity, milliseconds since the Unix epoch: the
     /// creation time, then the time of the latest entry appended (its own
     /// time for imported entries; in steps of at least 1 s). Renames and
     /// model or work-mode changes do not move it (issue 27). Listings are
     /// ordered by it, most recent first.
     pub updated_at_ms: i64,
-    /// Number of transcript entries.
+    /// Number of transcript entries (retracted ones not counted).
     pub entry_count: u64,
     /// The session this one was forked from.
     pub forked_from: Option<String>,
     /// The last seq of the parent copied into this fork.
     pub forked_at_seq: Option<u64>,
+    /// Fields that could not be read (a damaged row); empty when healthy.
+    ///
     /// Fields of this session that could not be read (a damaged row): each
     /// such field is `None` above, and the session is still listed and
     /// usable. Empty for a healthy session.
@@ -116,16 +120,24 @@ pub struct SessionRecord {
     pub unreadable: Vec<UnreadableField>,
 }
 
+/// A stored field that could not be read (a damaged row).
+///
 /// A stored field that could not be decrypted or read (issue "Nothing lost
 /// under real use": one damaged row never hides the others).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnreadableField {
+    /// Which field: `name`, `workspace_path`, `content`, `meta`, `body`, `payload`, `tokens`, `value`.
+    ///
     /// Which field: `name`, `workspace_path` (sessions), `content`, `meta`
     /// (transcript entries), `body` (context extensions), `payload`
     /// (journal events), `tokens` (token records), `value` (meta rows).
     pub field: String,
+    /// The record id, e.g. `session:<id>:name`.
+    ///
     /// The record id, e.g. `session:<id>:name` (the AAD of its envelope).
     pub record_id: String,
+    /// `AuthenticationFailed` or `Corrupt`.
+    ///
     /// The error kind's name: `AuthenticationFailed` (altered, moved or
     /// swapped ciphertext) or `Corrupt` (not an envelope, wrong type).
     pub kind: String,
@@ -140,11 +152,14 @@ impl UnreadableField {
     }
 }
 
+/// Arguments of `create_session_with` (Kotlin/Swift; Python passes them to
+/// `create_session` as keyword arguments, Node as its options object).
+///
 /// Arguments of [`crate::store::SessionStore::create_session_with`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewSession {
-    /// Explicit id (imports keep the source id); `None` = a new uuid v7.
-    /// Ids are 1..=128 characters with no whitespace, control character or `:`.
+    /// Explicit id (imports keep the source id); none = a new uuid v7. Ids
+    /// are 1..=128 characters with no whitespace, control character or `:`.
     pub id: Option<String>,
     /// Title.
     pub name: Option<String>,
@@ -156,7 +171,7 @@ pub struct NewSession {
     pub provider: Option<String>,
     /// Work mode.
     pub work_mode: Option<String>,
-    /// Creation time (ms since epoch); `None` = now.
+    /// Creation time (ms since the Unix epoch); none = now.
     pub created_at_ms: Option<i64>,
     /// Fork origin: parent session id.
     pub forked_from: Option<String>,
@@ -177,7 +192,7 @@ pub struct TranscriptEntry {
     pub format: ContentFormat,
     /// The content, verbatim.
     pub content: String,
-    /// Time written, ms since epoch.
+    /// Time written, ms since the Unix epoch.
     pub created_at_ms: i64,
     /// Token count of this entry if the host or importer supplied one.
     pub tokens: Option<u64>,
@@ -185,22 +200,26 @@ pub struct TranscriptEntry {
     pub source_line: Option<u64>,
 }
 
+/// One entry to append (`append_entries`).
+///
 /// Arguments of an append (see [`crate::store::SessionStore::append_entries`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewEntry {
     /// Author role.
     pub role: Role,
-    /// Content, stored verbatim (encrypted).
+    /// The content, stored verbatim (encrypted).
     pub content: String,
-    /// How to read `content`.
+    /// How to read `content` (default `text`; Kotlin/Swift: required).
     #[serde(default)]
     pub format: ContentFormat,
-    /// Time written (ms since epoch); `None` = now.
+    /// Time written, ms since the Unix epoch (none = now).
     #[serde(default)]
     pub created_at_ms: Option<i64>,
     /// Host-supplied token count.
     #[serde(default)]
     pub tokens: Option<u64>,
+    /// Line number in an imported source file.
+    ///
     /// Source line for imports.
     #[serde(default)]
     pub source_line: Option<u64>,
@@ -213,6 +232,14 @@ impl NewEntry {
     }
 }
 
+/// Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
+/// the model and provider that produced the entry, the source's other
+/// fields (`extra`, a JSON object: Claude `tool_use_result`, `uuid`; Codex
+/// `phase`...) and a structured item (`item`: a framework item's JSON text,
+/// e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
+/// content is the text that counts for tokens). Empty metadata is
+/// `EntryMeta()`.
+///
 /// Per-entry metadata kept beside a transcript entry (schema v3): who
 /// produced it and what else its source line held. Written with
 /// [`crate::store::SessionStore::append_entries_with_meta`], read back with
@@ -232,16 +259,28 @@ impl NewEntry {
 /// holds the text that counts for tokens, the meter and compaction summaries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryMeta {
+    /// Model that produced the entry (at most 256 bytes).
+    ///
     /// Model that produced the entry, as the source names it (at most 256 bytes).
     #[serde(default)]
     pub model: Option<String>,
     /// Provider that served it (at most 256 bytes).
     #[serde(default)]
     pub provider: Option<String>,
+    /// The source fields as a JSON object, stored encrypted. Python: a dict
+    /// (a new one on each read; `InvalidInputError` for a value that is not
+    /// a dict, `TypeError` for one not JSON-serialisable); Node: an object
+    /// (always set on output); Kotlin/Swift: `extraJson`, its compact text
+    /// (`{}` when there are none).
+    ///
     /// Source-specific fields kept verbatim (Claude `tool_use_result`, `uuid`,
     /// `message_id`, `is_meta`; Codex `phase`, `codex_role`...).
     #[serde(default)]
     pub extra: serde_json::Map<String, serde_json::Value>,
+    /// The structured item's JSON text, byte-exact as appended (none when
+    /// the entry has no item).
+    /// `InvalidInput` on append when it is not the JSON text of one value.
+    ///
     /// A framework item's JSON text (e.g. an Agents SDK item), kept
     /// byte-exact and encrypted; never counted for tokens or summarized
     /// (the entry's `content` is). Must be one JSON value (`InvalidInput`
@@ -272,6 +311,13 @@ impl EntryMeta {
     }
 }
 
+/// A page of structured items (`get_entry_items`, `get_entry_items_tail`):
+/// `items_json`, one JSON array text with one element per visible entry in
+/// seq order (its `EntryMeta.item` verbatim, `null` for an entry without
+/// one: one JSON parse gives the items); `seqs`, the entries' seqs in the
+/// same order; `without_item`, the entries without an item with their
+/// metadata, in seq order.
+///
 /// A page of structured items (issue 16: what an Agents SDK session's
 /// `get_items` reads), from [`crate::store::SessionStore::get_entry_items`]
 /// or [`crate::store::SessionStore::get_entry_items_tail`]: for each visible
@@ -279,6 +325,8 @@ impl EntryMeta {
 /// as stored, without decrypting the content of entries that carry one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ItemPage {
+    /// The items as one JSON array text.
+    ///
     /// One JSON array text, one element per entry of the page in seq order:
     /// the entry's structured item, its JSON text verbatim (byte-exact as
     /// appended), or `null` for an entry without one. Each item was checked
@@ -286,9 +334,13 @@ pub struct ItemPage {
     /// so the array parses; a host turns the page into its items with one
     /// JSON parse. `[]` for an empty page.
     pub items_json: String,
+    /// The entries' seqs, in the order of the items.
+    ///
     /// The entries' seqs, in the same order (one per array element); the
     /// next page starts at the last one + 1.
     pub seqs: Vec<u64>,
+    /// The entries without an item, with their metadata.
+    ///
     /// The entries of the page without a structured item (an imported entry,
     /// one written without metadata), with content and metadata, in seq
     /// order: their array elements are `null`, found by `seqs`.
@@ -298,10 +350,12 @@ pub struct ItemPage {
 /// One token-ledger record (seed 000 `recordTokens(entry)`), in tokens.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenUsage {
-    /// Input (prompt) tokens.
+    /// Input (prompt) tokens (Node: default 0).
     pub input: u64,
-    /// Output (completion) tokens.
+    /// Output (completion) tokens (Node: default 0).
     pub output: u64,
+    /// Cached input tokens, as the provider reports them.
+    ///
     /// Cached input tokens (a subset of, or in addition to, `input` as the provider reports).
     pub cached: u64,
     /// Model that served the call.
@@ -310,7 +364,7 @@ pub struct TokenUsage {
     pub provider: Option<String>,
 }
 
-/// Sums of a session's ledger (seed 000 `tokenTotals`), in tokens.
+/// Sums of a session's token ledger (seed 000 `tokenTotals`), in tokens.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenTotals {
     /// Sum of input tokens.
@@ -321,7 +375,7 @@ pub struct TokenTotals {
     pub cached: u64,
 }
 
-/// One context extension (pins, exclusions, compaction records...), decrypted.
+/// One context extension (pins, exclusions, compaction records, plans...), decrypted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextExtensionRecord {
     /// Owning session.
@@ -330,12 +384,16 @@ pub struct ContextExtensionRecord {
     pub n: u64,
     /// Kind (plaintext, not user content): e.g. `pin`, `unpin`, `exclude`, `compaction`.
     pub kind: String,
+    /// The body (JSON text), decrypted.
+    ///
     /// The envelope body (JSON text), decrypted.
     pub body: String,
-    /// Time written, ms since epoch.
+    /// Time written, ms since the Unix epoch.
     pub created_at_ms: i64,
 }
 
+/// Which sessions `listSessionsForWorkspace` returns (seed 000 "Global vs. Local").
+///
 /// Which sessions `list_sessions_for_workspace` returns (seed 000 "Global vs. Local").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WorkspaceFilter {
@@ -364,16 +422,17 @@ impl WorkspaceFilter {
     }
 }
 
-/// Figures for `sessiondb doctor`.
+/// Store figures (`sessiondb doctor`): schema version, counts, file sizes, key backend.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoreStats {
-    /// Database file path.
+    /// Database file path (a PostgreSQL store: its URL without the password).
     pub path: String,
-    /// The key backend the data key came from (`file` for a key file).
+    /// The key backend the data key came from (`file`: a key file, see `key_file`).
     pub key_backend: String,
-    /// The key file holding the data key, when `key_backend` is `file`.
+    /// The key file holding the data key when `key_backend` is `file` (a
+    /// machine without an OS credential store); else none.
     pub key_file: Option<String>,
-    /// `PRAGMA user_version`.
+    /// The schema version (SQLite `PRAGMA user_version`).
     pub schema_version: u32,
     /// Number of sessions.
     pub sessions: u64,

@@ -1,0 +1,370 @@
+//! Records and enums read from the core's own definitions (issue 31 item
+//! 1): `bridge/api.rs` names each record or enum the hosts get and its core
+//! type (`#[bridge(core = path)]`), and lists only the fields or variants
+//! where a host departs; [`expand`] fills in the rest from the core's
+//! source (`core/src/**`, parsed with `syn`), so each field's type and doc
+//! is written once, on the core item.
+//!
+//! - A record's fields are the core struct's `pub` fields, in its order,
+//!   with their types (a core record or enum named by the core's name is
+//!   the schema's record or enum of that core type, e.g. `SessionRecord` ->
+//!   `Session`). A field listed in `api.rs` keeps its `#[bridge(...)]`
+//!   attributes; its type `_` is the core's, any other type replaces it
+//!   (e.g. `Arc<Transformation>` crosses as `Transformation`); `#[bridge(omit)]`
+//!   leaves a core field out of every host. A listed field the core lacks is
+//!   derived (`get = "expr"`): it keeps its `api.rs` type and doc and its
+//!   place after the listed field before it.
+//! - An enum's variants are the core enum's, in its order, with their fields;
+//!   `api.rs` lists every variant with its `str` name.
+//! - Docs: the first paragraph (up to the first empty line) of the core
+//!   item's doc is what every host shows; later paragraphs are for Rust
+//!   readers (internals, links to core items). A record or field that takes
+//!   its doc from the core has none in `api.rs`.
+//!
+//! Records without `core` (`tuple` records the core hands over as tuples,
+//! records a host builds itself) stay declared in full in `api.rs`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use syn::visit_mut::VisitMut;
+use syn::{Attribute, Fields, Item, Type, UseTree, Visibility};
+
+/// The core crate's sources, one parsed file per module (`[]` is `lib.rs`,
+/// `["store", "types"]` is `store/types.rs`).
+pub struct Core {
+    modules: BTreeMap<Vec<String>, syn::File>,
+}
+
+/// A struct or enum of the core.
+enum CoreItem<'a> {
+    Struct(&'a syn::ItemStruct),
+    Enum(&'a syn::ItemEnum),
+}
+
+impl Core {
+    /// Parse every `.rs` file under `src` (the core's `src/`). Errors: an
+    /// unreadable or unparsable file, named.
+    pub fn load(src: &Path) -> Result<Core, String> {
+        let mut modules = BTreeMap::new();
+        let mut dirs = vec![src.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for entry in entries {
+                let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let rel = path.strip_prefix(src).expect("under src");
+                let mut module: Vec<String> = rel.iter().map(|s| s.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+                if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
+                    module.pop();
+                }
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let file = syn::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+                modules.insert(module, file);
+            }
+        }
+        Ok(Core { modules })
+    }
+
+    /// The struct or enum a public path of the core (`sessiondb::a::T`)
+    /// names, following `pub use` re-exports.
+    fn resolve(&self, path: &str) -> Option<CoreItem<'_>> {
+        let segments: Vec<String> = path.split("::").skip(1).map(str::to_string).collect();
+        let (name, path) = segments.split_last()?;
+        let mut module: Vec<String> = vec![];
+        for seg in path {
+            module = self.submodule(&module, seg)?;
+        }
+        self.find(&module, name, 0)
+    }
+
+    /// The module a `use` path's prefix names, seen from `module`.
+    fn module_of(&self, module: &[String], prefix: &[String]) -> Option<Vec<String>> {
+        let mut out = module.to_vec();
+        for (i, seg) in prefix.iter().enumerate() {
+            match seg.as_str() {
+                "crate" if i == 0 => out.clear(),
+                "self" => {}
+                "super" => {
+                    out.pop();
+                }
+                _ => out = self.submodule(&out, seg)?,
+            }
+        }
+        Some(out)
+    }
+
+    /// The module `seg` of `module`: its own child, or one it re-exports
+    /// (`pub use store::journal;`).
+    fn submodule(&self, module: &[String], seg: &str) -> Option<Vec<String>> {
+        let child: Vec<String> = module.iter().cloned().chain([seg.to_string()]).collect();
+        if self.modules.contains_key(&child) {
+            return Some(child);
+        }
+        for item in &self.modules.get(module)?.items {
+            let Item::Use(u) = item else { continue };
+            let mut leaves = vec![];
+            flatten(&u.tree, vec![], &mut leaves);
+            for (prefix, leaf) in leaves {
+                if let Leaf::Name(orig, alias) = leaf {
+                    let target: Vec<String> = relative(module, &prefix).into_iter().chain([orig]).collect();
+                    if alias == seg && self.modules.contains_key(&target) {
+                        return Some(target);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn find(&self, module: &[String], name: &str, depth: usize) -> Option<CoreItem<'_>> {
+        let file = self.modules.get(module).filter(|_| depth < 8)?;
+        for item in &file.items {
+            match item {
+                Item::Struct(s) if s.ident == name && is_pub(&s.vis) => return Some(CoreItem::Struct(s)),
+                Item::Enum(e) if e.ident == name && is_pub(&e.vis) => return Some(CoreItem::Enum(e)),
+                _ => {}
+            }
+        }
+        let uses = file.items.iter().filter_map(|i| match i {
+            Item::Use(u) if is_pub(&u.vis) => Some(&u.tree),
+            _ => None,
+        });
+        for tree in uses {
+            let mut leaves = vec![];
+            flatten(tree, vec![], &mut leaves);
+            for (prefix, leaf) in leaves {
+                let Some(target) = self.module_of(module, &prefix) else { continue };
+                let found = match leaf {
+                    Leaf::Name(orig, alias) if alias == name => self.find(&target, &orig, depth + 1),
+                    Leaf::Glob => self.find(&target, name, depth + 1),
+                    Leaf::Name(..) => None,
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+        }
+        None
+    }
+}
+
+fn is_pub(vis: &Visibility) -> bool {
+    matches!(vis, Visibility::Public(_))
+}
+
+/// The end of one path of a `use` tree: a name (and what it is imported
+/// as) or `*`.
+enum Leaf {
+    Name(String, String),
+    Glob,
+}
+
+fn flatten(tree: &UseTree, prefix: Vec<String>, out: &mut Vec<(Vec<String>, Leaf)>) {
+    match tree {
+        UseTree::Path(p) => {
+            let mut next = prefix;
+            next.push(p.ident.to_string());
+            flatten(&p.tree, next, out);
+        }
+        UseTree::Name(n) => out.push((prefix, Leaf::Name(n.ident.to_string(), n.ident.to_string()))),
+        UseTree::Rename(r) => out.push((prefix, Leaf::Name(r.ident.to_string(), r.rename.to_string()))),
+        UseTree::Glob(_) => out.push((prefix, Leaf::Glob)),
+        UseTree::Group(g) => g.items.iter().for_each(|t| flatten(t, prefix.clone(), out)),
+    }
+}
+
+/// The module a `use` path's prefix names, seen from `module`.
+fn relative(module: &[String], prefix: &[String]) -> Vec<String> {
+    let mut out = module.to_vec();
+    for (i, seg) in prefix.iter().enumerate() {
+        match seg.as_str() {
+            "crate" if i == 0 => out.clear(),
+            "self" => {}
+            "super" => {
+                out.pop();
+            }
+            _ => out.push(seg.clone()),
+        }
+    }
+    out
+}
+
+/// The doc attributes of `attrs` up to the first empty doc line: the
+/// summary every host shows.
+fn summary(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .take_while(|a| crate::docs(std::slice::from_ref(a)).iter().all(|d| !d.trim().is_empty()))
+        .cloned()
+        .collect()
+}
+
+/// The `#[bridge(...)]` (and other non-doc) attributes of an `api.rs`
+/// item, refusing docs where the core item has the doc.
+fn departures(attrs: &[Attribute], what: &str) -> Result<Vec<Attribute>, String> {
+    if attrs.iter().any(|a| a.path().is_ident("doc")) {
+        return Err(format!("{what}: its doc belongs on the core item, not in bridge/api.rs"));
+    }
+    Ok(attrs.to_vec())
+}
+
+/// Renames core record and enum types to the schema's names (`SessionRecord`
+/// -> `Session`, `super::TurnState` -> `TurnState`).
+struct Rename<'a>(&'a BTreeMap<String, String>);
+
+impl VisitMut for Rename<'_> {
+    fn visit_type_path_mut(&mut self, tp: &mut syn::TypePath) {
+        let last = tp.path.segments.last().expect("a path has a segment");
+        if tp.qself.is_none() && last.arguments.is_none() {
+            if let Some(api) = self.0.get(&last.ident.to_string()) {
+                *tp = syn::parse_str(api).expect("an identifier is a type");
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_path_mut(self, tp);
+    }
+}
+
+fn is_infer(ty: &Type) -> bool {
+    matches!(ty, Type::Infer(_))
+}
+
+/// `bridge/api.rs` (`api`) with every record and enum that names a core
+/// type completed from the core (see the module docs), as schema text for
+/// the generator. Errors: a core path that names no struct or enum, a
+/// field or variant `api.rs` lists that the core lacks (and that is not
+/// derived), a variant `api.rs` does not list, a doc written twice.
+pub fn expand(api: &str, core: &Core) -> Result<String, String> {
+    let mut file = syn::parse_file(api).map_err(|e| e.to_string())?;
+    let mut names = BTreeMap::new();
+    for item in &file.items {
+        let (attrs, ident) = match item {
+            Item::Struct(s) => (&s.attrs, &s.ident),
+            Item::Enum(e) if !crate::errors::is_decl(&e.attrs) => (&e.attrs, &e.ident),
+            _ => continue,
+        };
+        let b = crate::bridge_attr(attrs).map_err(|e| e.to_string())?;
+        if let Some(core) = b.core.filter(|_| !b.tuple) {
+            names.insert(crate::last(&core).to_string(), ident.to_string());
+        }
+    }
+    for item in &mut file.items {
+        match item {
+            Item::Struct(s) => expand_struct(s, core, &names)?,
+            Item::Enum(e) if !crate::errors::is_decl(&e.attrs) => expand_enum(e, core, &names)?,
+            _ => {}
+        }
+    }
+    Ok(quote::ToTokens::to_token_stream(&file).to_string())
+}
+
+fn expand_struct(s: &mut syn::ItemStruct, core: &Core, names: &BTreeMap<String, String>) -> Result<(), String> {
+    let b = crate::bridge_attr(&s.attrs).map_err(|e| e.to_string())?;
+    let Some(path) = b.core.filter(|_| !b.tuple) else { return Ok(()) };
+    let what = format!("record {}", s.ident);
+    let Some(CoreItem::Struct(c)) = core.resolve(&path) else {
+        return Err(format!("{what}: `{path}` is no struct of the core"));
+    };
+    let mut listed: Vec<syn::Field> = match &s.fields {
+        Fields::Named(n) => n.named.iter().cloned().collect(),
+        Fields::Unit => vec![],
+        Fields::Unnamed(_) => return Err(format!("{what}: records have named fields")),
+    };
+    let mut fields: Vec<syn::Field> = vec![];
+    // Derived fields (not in the core) go after the listed field before them.
+    let mut derived_after: Vec<(Option<String>, syn::Field)> = vec![];
+    let core_names: Vec<String> = c.fields.iter().filter(|f| is_pub(&f.vis)).filter_map(|f| f.ident.as_ref().map(|i| i.to_string())).collect();
+    let mut prev = None;
+    for f in &listed {
+        let name = f.ident.as_ref().expect("named").to_string();
+        if !core_names.contains(&name) {
+            let fb = crate::bridge_attr(&f.attrs).map_err(|e| e.to_string())?;
+            if fb.get.is_none() {
+                return Err(format!("{what}: field `{name}` is not a field of `{path}` (a derived field has `get`)"));
+            }
+            // A derived field named after a private core field takes its type and doc.
+            let mut f = f.clone();
+            if let Some(private) = c.fields.iter().find(|p| is_infer(&f.ty) && p.ident.as_ref().is_some_and(|i| *i == name)) {
+                f.ty = private.ty.clone();
+                Rename(names).visit_type_mut(&mut f.ty);
+                f.attrs = summary(&private.attrs).into_iter().chain(departures(&f.attrs, &format!("{what}, field `{name}`"))?).collect();
+            }
+            derived_after.push((prev.clone(), f));
+        }
+        prev = Some(name);
+    }
+    emit_derived(&derived_after, None, &mut fields);
+    for cf in c.fields.iter().filter(|f| is_pub(&f.vis)) {
+        let name = cf.ident.as_ref().expect("named").to_string();
+        let mut field = cf.clone();
+        field.attrs = summary(&cf.attrs);
+        Rename(names).visit_type_mut(&mut field.ty);
+        if let Some(pos) = listed.iter().position(|f| f.ident.as_ref().is_some_and(|i| *i == name)) {
+            let api = listed.remove(pos);
+            let attrs = departures(&api.attrs, &format!("{what}, field `{name}`"))?;
+            if attrs.iter().any(is_omit) {
+                continue;
+            }
+            field.attrs.extend(attrs);
+            if !is_infer(&api.ty) {
+                field.ty = api.ty;
+            }
+        }
+        fields.push(field);
+        emit_derived(&derived_after, Some(&name), &mut fields);
+    }
+    s.attrs = summary(&c.attrs).into_iter().chain(departures(&s.attrs, &what)?).collect();
+    s.fields = Fields::Named(syn::FieldsNamed { brace_token: Default::default(), named: fields.into_iter().collect() });
+    s.semi_token = None;
+    Ok(())
+}
+
+/// Push the derived fields placed after the field `after` (`None`: first),
+/// each followed by those placed after it.
+fn emit_derived(derived: &[(Option<String>, syn::Field)], after: Option<&str>, fields: &mut Vec<syn::Field>) {
+    for (_, f) in derived.iter().filter(|(p, _)| p.as_deref() == after) {
+        fields.push(f.clone());
+        emit_derived(derived, f.ident.as_ref().map(|i| i.to_string()).as_deref(), fields);
+    }
+}
+
+fn is_omit(a: &Attribute) -> bool {
+    a.path().is_ident("bridge") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "omit")
+}
+
+fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, String>) -> Result<(), String> {
+    let b = crate::bridge_attr(&e.attrs).map_err(|e| e.to_string())?;
+    let Some(path) = b.core else { return Ok(()) };
+    let what = format!("enum {}", e.ident);
+    let Some(CoreItem::Enum(c)) = core.resolve(&path) else {
+        return Err(format!("{what}: `{path}` is no enum of the core"));
+    };
+    let mut variants = syn::punctuated::Punctuated::new();
+    for cv in &c.variants {
+        let Some(api) = e.variants.iter().find(|v| v.ident == cv.ident) else {
+            return Err(format!("{what}: variant `{}` of `{path}` is not listed (with its `str` name)", cv.ident));
+        };
+        let mut v = cv.clone();
+        v.attrs = summary(&cv.attrs).into_iter().chain(departures(&api.attrs, &format!("{what}::{}", cv.ident))?).collect();
+        v.discriminant = None;
+        for f in v.fields.iter_mut() {
+            f.attrs = summary(&f.attrs);
+            Rename(names).visit_type_mut(&mut f.ty);
+        }
+        variants.push(v);
+    }
+    if let Some(v) = e.variants.iter().find(|v| !c.variants.iter().any(|cv| cv.ident == v.ident)) {
+        return Err(format!("{what}: variant `{}` is not a variant of `{path}`", v.ident));
+    }
+    e.attrs = summary(&c.attrs).into_iter().chain(departures(&e.attrs, &what)?).collect();
+    e.variants = variants;
+    Ok(())
+}

@@ -1,4 +1,0 @@
-//! Writes the record classes declared in bridge/api.rs (sessiondb-bridge).
-fn main() {
-    sessiondb_bridge::build(sessiondb_bridge::Host::Python);
-}
