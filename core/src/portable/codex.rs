@@ -59,6 +59,10 @@ struct State {
     /// task boundary makes each one a reply of its own (a forked rollout's
     /// parent replies exist only as events).
     agent_events: Vec<(String, Option<i64>, u64, u64, Option<Value>)>,
+    /// Assistant text messages (`response_item`) of the current task with
+    /// no event of theirs yet: an `agent_message` written after its item
+    /// (other Codex versions) is that item's copy.
+    unmatched_items: usize,
 }
 
 /// Stream a Codex rollout into `sink`.
@@ -69,7 +73,7 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
     let mut report = ReadReport { format: Some(SourceFormat::Codex), ..Default::default() };
     let mut lines = LineReader::new(input, opts.max_line_bytes());
     let main = Thread::Main;
-    let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0, context_seen: false, meta_seen: false, agent_events: Vec::new() };
+    let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0, context_seen: false, meta_seen: false, agent_events: Vec::new(), unmatched_items: 0 };
     loop {
         // Safe up to the line before a message still collecting its items
         // (or an agent_message event not yet matched).
@@ -211,6 +215,10 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                 }
             }
             "event_msg" => match sub.as_str() {
+                "agent_message" if emit && st.unmatched_items > 0 => {
+                    st.unmatched_items -= 1;
+                    report.not_imported(&kind);
+                }
                 "agent_message" if emit => {
                     let text = payload.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
                     st.agent_events.push((text, ts, n, lines.line_start, payload.get("phase").cloned()));
@@ -317,7 +325,14 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
 /// every held event a reply of its own, added to the assistant turn being
 /// collected as a text block (`extra.codex_event = "agent_message"`).
 fn resolve_agent_events(st: &mut State, item: Option<bool>, sink: &mut dyn EventSink, report: &mut ReadReport) -> Result<()> {
+    if item.is_none() {
+        // A task boundary ends what an event may still copy.
+        st.unmatched_items = 0;
+    }
     if st.agent_events.is_empty() {
+        if item == Some(true) {
+            st.unmatched_items += 1;
+        }
         return Ok(());
     }
     if item == Some(true) {
