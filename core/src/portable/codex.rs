@@ -42,6 +42,9 @@ enum Side {
     ToolOutput,
 }
 
+/// A held `agent_message`: text, timestamp, line, offset of the line, phase.
+type AgentEvent = (String, Option<i64>, u64, u64, Option<Value>);
+
 struct State {
     model: Option<String>,
     provider: Option<String>,
@@ -58,7 +61,7 @@ struct State {
     /// message is the same reply (Codex writes both); any other item or a
     /// task boundary makes each one a reply of its own (a forked rollout's
     /// parent replies exist only as events).
-    agent_events: Vec<(String, Option<i64>, u64, u64, Option<Value>)>,
+    agent_events: Vec<AgentEvent>,
     /// Assistant text messages (`response_item`) of the current task with
     /// no event of theirs yet: an `agent_message` written after its item
     /// (other Codex versions) is that item's copy.

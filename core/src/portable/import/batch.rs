@@ -90,8 +90,6 @@ pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
     })
 }
 
-/// A latest-wins snapshot (plan, goal, provider state): the newest one read
-
 /// About how many bytes an entry and its metadata add to a batch.
 pub(super) fn entry_bytes(e: &NewEntry, m: &EntryMeta) -> usize {
     e.content.len() + m.extra.values().map(json_size).sum::<usize>()

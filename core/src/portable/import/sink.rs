@@ -14,6 +14,8 @@ use crate::store::{context_ext, sessions, transcript, ContentFormat, EntryMeta, 
 use crate::{Error, Result};
 use serde_json::{json, Value};
 use std::path::PathBuf;
+
+/// A latest-wins snapshot (plan, goal, provider state): the newest one read
 /// and whether it is stored yet.
 #[derive(Default)]
 pub(super) struct Snapshot {
