@@ -206,6 +206,13 @@ pub fn canonical_workspace(path: &str, cwd: &Path) -> Result<String> {
     if path.is_empty() || path.contains('\0') {
         return Err(Error::invalid("a workspace path must be non-empty and contain no NUL byte"));
     }
+    if !cfg!(windows) {
+        // A session recorded on Windows (imported here): the form a Windows
+        // host computes for it (issue 28 item 5).
+        if let Some(w) = canonical_windows_path(path) {
+            return Ok(w);
+        }
+    }
     let p = Path::new(path);
     let abs = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
     let lexical = normalize_lexically(&abs);
@@ -223,6 +230,71 @@ pub fn canonical_workspace(path: &str, cwd: &Path) -> Result<String> {
         s = s.to_lowercase();
     }
     Ok(s)
+}
+
+/// Is `path` an absolute Windows path: a drive (`C:\…`, `C:/…`), a UNC
+/// share (`\\server\share…`), or either in the verbatim form (`\\?\C:\…`,
+/// `\\?\UNC\server\share…`)? On every platform (a session recorded on
+/// Windows is read anywhere). `//server/share` is a Unix path, not UNC.
+pub fn is_windows_absolute(path: &str) -> bool {
+    windows_root(path).is_some()
+}
+
+/// Is `path` absolute on this platform, or as a Windows path
+/// ([`is_windows_absolute`])?
+pub fn is_absolute_anywhere(path: &str) -> bool {
+    Path::new(path).is_absolute() || is_windows_absolute(path)
+}
+
+/// `(root, rest)` of an absolute Windows path: the root as Windows writes it
+/// (`C:\`, `\\server\share\`; verbatim prefixes removed) and what follows.
+fn windows_root(path: &str) -> Option<(String, &str)> {
+    let b = path.as_bytes();
+    let drive = |b: &[u8]| b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/');
+    if let Some(rest) = path.strip_prefix(r"\\?\").or_else(|| path.strip_prefix(r"\\.\")) {
+        if drive(rest.as_bytes()) {
+            return Some((format!("{}\\", &rest[..2]), &rest[3..]));
+        }
+        let unc = rest.strip_prefix("UNC\\").or_else(|| rest.strip_prefix("unc\\"))?;
+        return unc_root(unc);
+    }
+    if drive(b) {
+        return Some((format!("{}\\", &path[..2]), &path[3..]));
+    }
+    unc_root(path.strip_prefix(r"\\")?)
+}
+
+/// `\\server\share\` and the rest, from the text after the leading `\\`.
+fn unc_root(s: &str) -> Option<(String, &str)> {
+    let mut parts = s.splitn(3, ['\\', '/']);
+    let server = parts.next().filter(|p| !p.is_empty() && *p != "?" && *p != ".")?;
+    let share = parts.next().filter(|p| !p.is_empty())?;
+    Some((format!(r"\\{server}\{share}\"), parts.next().unwrap_or("")))
+}
+
+/// Canonical form of an absolute Windows path ([`is_windows_absolute`]),
+/// computed lexically on any platform: what [`canonical_workspace`] gives on
+/// Windows for a path with no symlink in it, so a session recorded on
+/// Windows gets the same workspace index everywhere. Separators become `\`,
+/// repeated ones collapse, `.` and `..` are resolved (never above the root),
+/// verbatim prefixes go, a trailing separator goes (a root keeps its own:
+/// `c:\`, `\\server\share\`), Unicode NFC, then lowercase (Windows paths
+/// are case-insensitive; the Windows form of [`canonical_workspace`] folds
+/// the same way). `None` when `path` is not an absolute Windows path.
+pub fn canonical_windows_path(path: &str) -> Option<String> {
+    let (root, rest) = windows_root(path)?;
+    let mut parts: Vec<&str> = Vec::new();
+    for c in rest.split(['\\', '/']) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let s = format!("{root}{}", parts.join("\\"));
+    Some(s.nfc().collect::<String>().to_lowercase())
 }
 
 fn is_root(s: &str) -> bool {
@@ -269,9 +341,11 @@ fn resolve_existing_prefix(p: &Path) -> PathBuf {
 
 fn strip_verbatim(p: PathBuf) -> PathBuf {
     // On Windows canonicalize returns `\\?\C:\...`; keep the familiar form.
+    // A share comes back as `\\?\UNC\server\share\…`: `\\server\share\…`.
     let s = p.to_string_lossy();
-    match s.strip_prefix(r"\\?\") {
-        Some(rest) if cfg!(windows) => PathBuf::from(rest),
+    match (s.strip_prefix(r"\\?\UNC\"), s.strip_prefix(r"\\?\")) {
+        (Some(share), _) if cfg!(windows) => PathBuf::from(format!(r"\\{share}")),
+        (_, Some(rest)) if cfg!(windows) => PathBuf::from(rest),
         _ => p,
     }
 }

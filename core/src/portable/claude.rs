@@ -12,7 +12,9 @@
 //!   `usage` is counted once per message id (the last line's figures, which
 //!   hold the final `output_tokens`).
 //! - `system/compact_boundary` → [`Compaction`] (`compactMetadata` kept raw);
-//!   other `system` lines → system turns with their `subtype` in `extra`.
+//!   other `system` lines with content → system turns with their `subtype`
+//!   in `extra`; those without (`stop_hook_summary`, `turn_duration`) are
+//!   not turns: kept raw, counted in `kept_raw` by kind (issue 28 item 3).
 //! - `summary{summary}` (1.x) → the session title (latest wins).
 //! - `progress`, `file-history-snapshot`, `queue-operation`, `last-prompt`:
 //!   bookkeeping, counted in `not_imported`. Unknown types: kept raw.
@@ -36,6 +38,8 @@ struct Pending {
     msg_id: String,
     turn: Turn,
     usage: Option<Usage>,
+    /// Figures of the earlier lines' usage ([`Usage::partials`]).
+    partials: Vec<[u64; 3]>,
     buffered: Vec<Turn>,
     /// Byte offset where the message's first line starts.
     start_offset: u64,
@@ -171,8 +175,14 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
                 if same {
                     let p = st.pending.get_mut(&thread).expect("checked");
                     p.turn.blocks.extend(blocks);
-                    if usage.is_some() {
-                        p.usage = usage;
+                    if let Some(u) = usage {
+                        if let Some(prev) = p.usage.replace(u) {
+                            let figs = [prev.input, prev.output, prev.cached];
+                            let now = p.usage.as_ref().map(|u| [u.input, u.output, u.cached]);
+                            if Some(figs) != now && p.partials.last() != Some(&figs) {
+                                p.partials.push(figs);
+                            }
+                        }
                     }
                     p.last_line = n;
                     report.merged_lines += 1;
@@ -186,7 +196,7 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
                 match msg_id {
                     Some(id) => {
                         t.extra.insert("message_id".into(), id.clone().into());
-                        st.pending.insert(thread.clone(), Pending { msg_id: id, turn: t, usage, buffered: Vec::new(), start_offset: lines.line_start, last_line: n });
+                        st.pending.insert(thread.clone(), Pending { msg_id: id, turn: t, usage, partials: Vec::new(), buffered: Vec::new(), start_offset: lines.line_start, last_line: n });
                     }
                     None => sink.event(&thread, Event::Turn(t))?,
                 }
@@ -203,6 +213,12 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
                         &thread,
                         Event::Compaction(Compaction { at_turn: 0, source_line: n, timestamp_ms: ts, summary: None, replaces_count: None, messages: Vec::new(), raw: Some(Value::Object(raw)) }),
                     )?;
+                } else if obj.get("content").is_none_or(|c| c.is_null() || c.as_str().is_some_and(|t| t.trim().is_empty())) {
+                    // Nothing to say (`stop_hook_summary`, `turn_duration`...):
+                    // not a turn (an export would leave it out), the line kept
+                    // whole and counted by kind.
+                    report.kept_raw(&kind);
+                    sink.event(&thread, Event::Other(OtherLine { line: n, kind, raw: Value::Object(obj) }))?;
                 } else {
                     let blocks = match obj.remove("content") {
                         Some(Value::String(text)) => vec![Block::Text { text }],
@@ -273,6 +289,7 @@ fn flush(st: &mut State, thread: &Thread, sink: &mut dyn EventSink, report: &mut
         if let Some(mut u) = p.usage {
             if st.usage_seen.insert(p.msg_id.clone()) {
                 u.record_id = Some(format!("claude-msg\0{}", p.msg_id));
+                u.partials = p.partials;
                 sink.event(thread, Event::Usage(u))?;
             } else {
                 report.duplicate_usage += 1;
@@ -323,5 +340,5 @@ fn user_turn(obj: &mut Map<String, Value>, ts: Option<i64>, n: u64) -> Turn {
 fn claude_usage(u: &Value, model: Option<String>, line: u64, ts: Option<i64>) -> Usage {
     let g = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
     let cached = g("cache_read_input_tokens");
-    Usage { input: g("input_tokens").saturating_add(g("cache_creation_input_tokens")).saturating_add(cached), output: g("output_tokens"), cached, model, source_line: line, timestamp_ms: ts, record_id: None }
+    Usage { input: g("input_tokens").saturating_add(g("cache_creation_input_tokens")).saturating_add(cached), output: g("output_tokens"), cached, model, source_line: line, timestamp_ms: ts, record_id: None, partials: Vec::new() }
 }

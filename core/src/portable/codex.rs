@@ -42,6 +42,9 @@ enum Side {
     ToolOutput,
 }
 
+/// A held `agent_message`: text, timestamp, line, offset of the line, phase.
+type AgentEvent = (String, Option<i64>, u64, u64, Option<Value>);
+
 struct State {
     model: Option<String>,
     provider: Option<String>,
@@ -51,6 +54,18 @@ struct State {
     pending_offset: u64,
     /// A turn_context was read (its cwd and time were sent).
     context_seen: bool,
+    /// A `session_meta` was read: a later one is a fork's copy of its parent's.
+    meta_seen: bool,
+    /// `event_msg/agent_message` lines not yet matched: `(text, ts, line,
+    /// offset of the line, phase)`. The next `response_item` assistant
+    /// message is the same reply (Codex writes both); any other item or a
+    /// task boundary makes each one a reply of its own (a forked rollout's
+    /// parent replies exist only as events).
+    agent_events: Vec<AgentEvent>,
+    /// Assistant text messages (`response_item`) of the current task with
+    /// no event of theirs yet: an `agent_message` written after its item
+    /// (other Codex versions) is that item's copy.
+    unmatched_items: usize,
 }
 
 /// Stream a Codex rollout into `sink`.
@@ -61,11 +76,13 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
     let mut report = ReadReport { format: Some(SourceFormat::Codex), ..Default::default() };
     let mut lines = LineReader::new(input, opts.max_line_bytes());
     let main = Thread::Main;
-    let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0, context_seen: false };
+    let mut st = State { model: None, provider: None, prev_total: None, pending: None, pending_offset: 0, context_seen: false, meta_seen: false, agent_events: Vec::new(), unmatched_items: 0 };
     loop {
-        // Safe up to the line before a message still collecting its items.
-        match &st.pending {
-            Some((_, t)) => sink.safe_point(t.source_line - 1, st.pending_offset)?,
+        // Safe up to the line before a message still collecting its items
+        // (or an agent_message event not yet matched).
+        let held = st.pending.as_ref().map(|(_, t)| (t.source_line, st.pending_offset)).into_iter().chain(st.agent_events.first().map(|e| (e.2, e.3))).min();
+        match held {
+            Some((line, offset)) => sink.safe_point(line - 1, offset)?,
             None if lines.line > 0 => sink.safe_point(lines.line, report.bytes)?,
             None => {}
         }
@@ -109,7 +126,22 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
         };
         report.kind(&kind);
         match ty.as_str() {
+            "session_meta" if st.meta_seen => {
+                // A forked rollout holds its parent's session_meta after its
+                // own: the parent's facts, kept raw (the fork link is the
+                // first one's `forked_from_id`).
+                if !emit {
+                    continue;
+                }
+                resolve_agent_events(&mut st, None, sink, &mut report)?;
+                flush(&mut st, sink)?;
+                report.kept_raw(&kind);
+                let mut raw = obj;
+                raw.insert("payload".into(), Value::Object(payload));
+                sink.event(&main, Event::Other(OtherLine { line: n, kind, raw: Value::Object(raw) }))?;
+            }
             "session_meta" => {
+                st.meta_seen = true;
                 let mut p = payload;
                 st.provider = p.get("model_provider").and_then(Value::as_str).map(str::to_owned).or(st.provider.take());
                 let meta = Meta {
@@ -151,7 +183,10 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                 if !emit {
                     continue;
                 }
-                match response_item(payload, ts, n) {
+                let item = response_item(payload, ts, n);
+                let assistant_message = matches!(&item, Item::Blocks(Side::Assistant, b, _) if b.iter().all(|b| matches!(b, Block::Text { .. })) && !b.is_empty());
+                resolve_agent_events(&mut st, Some(assistant_message), sink, &mut report)?;
+                match item {
                     Item::Blocks(side, blocks, extra) => {
                         let merge = matches!(&st.pending, Some((s, _)) if *s == side);
                         if !merge {
@@ -183,6 +218,21 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                 }
             }
             "event_msg" => match sub.as_str() {
+                "agent_message" if emit && st.unmatched_items > 0 => {
+                    st.unmatched_items -= 1;
+                    report.not_imported(&kind);
+                }
+                "agent_message" if emit => {
+                    let text = payload.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
+                    st.agent_events.push((text, ts, n, lines.line_start, payload.get("phase").cloned()));
+                }
+                "task_started" | "task_complete" | "turn_aborted" if emit => {
+                    // A task boundary ends the turn being collected: a grown
+                    // file then adds what a fresh import of it would hold.
+                    resolve_agent_events(&mut st, None, sink, &mut report)?;
+                    flush(&mut st, sink)?;
+                    report.not_imported(&kind);
+                }
                 "token_count" => {
                     let total = payload.get("info").and_then(|i| i.get("total_token_usage")).map(totals);
                     match total {
@@ -208,6 +258,7 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                                         timestamp_ms: ts,
                                         // The event is identified by the cumulative total it reports.
                                         record_id: Some(format!("codex-total\0{}\0{}\0{}", t.input, t.output, t.cached)),
+                                        partials: Vec::new(),
                                     }),
                                 )?;
                             }
@@ -229,6 +280,7 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                 if !emit {
                     continue;
                 }
+                resolve_agent_events(&mut st, None, sink, &mut report)?;
                 flush(&mut st, sink)?;
                 let mut p = payload;
                 let summary = take_str(&mut p, "message").filter(|m| !m.is_empty());
@@ -255,6 +307,7 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                 if !emit {
                     continue;
                 }
+                resolve_agent_events(&mut st, None, sink, &mut report)?;
                 flush(&mut st, sink)?;
                 report.kept_raw(&kind);
                 let mut raw = obj;
@@ -263,8 +316,50 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
             }
         }
     }
+    resolve_agent_events(&mut st, None, sink, &mut report)?;
     flush(&mut st, sink)?;
     Ok(report)
+}
+
+/// Settle the held `agent_message` events at a `response_item` (`Some(true)`
+/// for an assistant text message, `Some(false)` for any other item) or a
+/// boundary (`None`): an assistant message is the first event's reply
+/// itself (that event is dropped, counted as before); anything else makes
+/// every held event a reply of its own, added to the assistant turn being
+/// collected as a text block (`extra.codex_event = "agent_message"`).
+fn resolve_agent_events(st: &mut State, item: Option<bool>, sink: &mut dyn EventSink, report: &mut ReadReport) -> Result<()> {
+    if item.is_none() {
+        // A task boundary ends what an event may still copy.
+        st.unmatched_items = 0;
+    }
+    if st.agent_events.is_empty() {
+        if item == Some(true) {
+            st.unmatched_items += 1;
+        }
+        return Ok(());
+    }
+    if item == Some(true) {
+        st.agent_events.remove(0);
+        report.not_imported("event_msg/agent_message");
+        return Ok(());
+    }
+    for (text, ts, line, offset, phase) in std::mem::take(&mut st.agent_events) {
+        if !matches!(&st.pending, Some((Side::Assistant, _))) {
+            flush(st, sink)?;
+            let mut t = Turn::new(Role::Assistant, Vec::new(), ts, line);
+            t.model = st.model.clone();
+            t.provider = st.provider.clone();
+            t.extra.insert("codex_event".into(), "agent_message".into());
+            st.pending = Some((Side::Assistant, t));
+            st.pending_offset = offset;
+        }
+        let t = &mut st.pending.as_mut().expect("set above").1;
+        t.blocks.push(Block::Text { text });
+        if let Some(ph) = phase.filter(|p| !p.is_null()) {
+            t.extra.entry("phase").or_insert(ph);
+        }
+    }
+    Ok(())
 }
 
 fn is_response_item(t: &str) -> bool {

@@ -107,7 +107,13 @@ fn load_header(store: &SessionStore, session_id: &str) -> Result<(SessionRecord,
                     SnapshotKind::Goal => s.goal = Some(value),
                 }
             }
-            "import_source" if s.cwd.is_none() => s.cwd = body.get("cwd").and_then(Value::as_str).map(str::to_owned),
+            // The source's own text of the working directory wins over the
+            // canonical workspace (lowercased for a Windows path, issue 28 item 5).
+            "import_source" => {
+                if let Some(cwd) = body.get("cwd").and_then(Value::as_str).filter(|c| !c.is_empty()) {
+                    s.cwd = Some(cwd.to_owned());
+                }
+            }
             "provider_state" => s.provider_state = Some(body.get("provider_session_id").and_then(Value::as_str).map(str::to_owned)),
             SOURCE_COMPACTION_KIND => {
                 let messages = body

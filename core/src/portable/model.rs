@@ -336,6 +336,14 @@ pub struct Usage {
     /// `total_token_usage`. `None`: no identity (counted as read).
     #[serde(default)]
     pub record_id: Option<String>,
+    /// The figures `[input, output, cached]` of the earlier lines of the
+    /// same message, when the source splits one message over several lines
+    /// that each carry its usage so far (Claude Code): what a copy cut
+    /// before the message's last line counted. An import that finds one of
+    /// them counted adds only the difference (issue 28 item 4). In order,
+    /// without the final figures; empty for a message of one line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partials: Vec<[u64; 3]>,
 }
 
 /// A compaction checkpoint.

@@ -1,0 +1,108 @@
+//! The import's batches: the writes the sink asks for, grouped into one
+//! transaction each and applied on the writer thread (or the reading one).
+//! Moved out of `import.rs` as is (issue 31 item 4).
+
+use super::{parse_progress, stored_line_count, CONCURRENT_IMPORT, LINES_PREFIX};
+use crate::backend::RecordId;
+use crate::portable::model::Usage;
+use crate::store::{EntryMeta, NewEntry, SessionStore, TokenUsage};
+use crate::{Error, Result};
+use serde_json::Value;
+/// One write the reader asked for, not yet committed, with the source line
+/// it came from (commits take every pending write at or below a safe point).
+pub(super) struct PendingWrite {
+    pub(super) line: u64,
+    pub(super) target: usize,
+    pub(super) op: Op,
+}
+
+pub(super) enum Op {
+    Entry { entry: NewEntry, meta: EntryMeta, seq: u64, tool_calls: u64, tool_results: u64, record: Option<RecordId> },
+    /// A usage figure and the records it makes held.
+    Usage(Usage, Vec<RecordId>),
+    Ext { kind: &'static str, body: String, record: Option<RecordId> },
+    Rename(Option<String>),
+}
+
+/// One transaction's worth of import writes, prepared on the reading thread.
+pub(super) struct Batch {
+    pub(super) writes: Vec<BatchWrite>,
+}
+
+pub(super) enum BatchWrite {
+    /// The progress record must still say `expected` lines (`None`: absent),
+    /// else another import of the file got ahead: `Conflict`, roll back.
+    CheckProgress { key: String, expected: Option<u64> },
+    /// Entries with consecutive seqs from `first_seq`, their content already
+    /// sealed for those seqs.
+    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<Vec<u8>> },
+    Usage { sid: String, usages: Vec<TokenUsage> },
+    Ext { sid: String, kind: &'static str, body: String },
+    Rename { sid: String, title: Option<String> },
+    Model { sid: String, model: Option<String>, provider: Option<String> },
+    /// Lines of the source file now in session `sid` (`import-lines:<sid>`
+    /// in `meta`, a plain count): a later import of the same file from
+    /// another path skips them.
+    Lines { sid: String, lines: u64 },
+    /// The progress record (sealed, under `key` in `meta`) and its `SessionImported` event.
+    Progress { sid: String, key: String, record: String, event: Value },
+    /// Source records now in session `sid`: one `import_records` row each.
+    Records { sid: String, ids: Vec<RecordId> },
+}
+
+/// Write one batch in one transaction.
+pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
+    store.write_batch(|t| {
+        for w in &batch.writes {
+            match w {
+                BatchWrite::CheckProgress { key, expected } => {
+                    let stored = match t.sealed_meta(key)? {
+                        Some(text) => Some(parse_progress(&text)?.lines),
+                        None => None,
+                    };
+                    if stored != *expected {
+                        return Err(Error::conflict(CONCURRENT_IMPORT));
+                    }
+                }
+                BatchWrite::Entries { sid, first_seq, entries, metas, sealed } => {
+                    t.append_entries(sid, entries, metas, *first_seq, sealed)?;
+                }
+                BatchWrite::Usage { sid, usages } => t.record_token_usage(sid, usages)?,
+                BatchWrite::Ext { sid, kind, body } => {
+                    t.append_context_extension(sid, kind, body)?;
+                }
+                BatchWrite::Rename { sid, title } => t.rename_session(sid, title.as_deref())?,
+                BatchWrite::Model { sid, model, provider } => t.set_session_model(sid, model.as_deref(), provider.as_deref())?,
+                BatchWrite::Lines { sid, lines } => {
+                    // The count only grows: a shorter copy of the file never lowers it.
+                    let key = format!("{LINES_PREFIX}{sid}");
+                    let stored = stored_line_count(&t.meta(&key)?);
+                    t.put_meta(&key, &stored.max(*lines).to_string(), true)?;
+                }
+                BatchWrite::Progress { sid, key, record, event } => {
+                    t.put_meta(key, record, true)?;
+                    t.record_event(sid, "SessionImported", event.clone())?;
+                }
+                BatchWrite::Records { sid, ids } => t.insert_import_records(sid, ids)?,
+            }
+        }
+        Ok(())
+    })
+}
+
+/// About how many bytes an entry and its metadata add to a batch.
+pub(super) fn entry_bytes(e: &NewEntry, m: &EntryMeta) -> usize {
+    e.content.len() + m.extra.values().map(json_size).sum::<usize>()
+}
+
+/// About how many bytes `v` takes as JSON (strings and numbers counted,
+/// punctuation roughly): enough to bound a batch without serializing it.
+pub(super) fn json_size(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 8,
+        Value::String(s) => s.len() + 2,
+        Value::Array(a) => 2 + a.iter().map(json_size).sum::<usize>(),
+        Value::Object(m) => 2 + m.iter().map(|(k, v)| k.len() + 4 + json_size(v)).sum::<usize>(),
+    }
+}
+
