@@ -56,12 +56,11 @@ struct Global {
     /// Print JSON instead of text (read commands); errors and warnings on stderr as JSON objects.
     #[arg(long, global = true)]
     json: bool,
-    /// Compress contents of 512 bytes or more before encrypting them (the default for a database
-    /// file); stored lengths then depend on what repeats inside an entry (SECURITY.md "Size oracle").
+    /// Compress contents of 512 bytes or more before encrypting them (off by default); stored
+    /// lengths then depend on what repeats inside an entry (SECURITY.md "Size oracle").
     #[arg(long, global = true, overrides_with = "no_compress")]
     compress: bool,
-    /// Store contents uncompressed, so stored lengths reveal only plaintext lengths (the default for
-    /// a PostgreSQL URL).
+    /// Store contents uncompressed, so stored lengths reveal only plaintext lengths (the default).
     #[arg(long, global = true, overrides_with = "compress")]
     no_compress: bool,
 }

@@ -35,6 +35,8 @@ impl SessionStore {
     /// Append a context extension; returns its per-session number `n` (from 1).
     /// `body_json` must be JSON text. Errors: `NotFound`, `InvalidInput`.
     pub fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> Result<u64> {
+        let redacted = self.redact_text_on_write(body_json);
+        let body_json = redacted.as_deref().unwrap_or(body_json);
         self.write(|t| append_in_tx(t, session_id, kind, body_json))
     }
 

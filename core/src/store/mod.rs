@@ -74,9 +74,9 @@ pub struct OpenOptions {
     /// envelope is `v` = 1, so stored lengths follow plaintext lengths and
     /// reveal nothing about what repeats inside an entry (SECURITY.md, "Size
     /// oracle"). `None` (default): the backend's default,
-    /// [`default_compress`]: on for a database file, off for a PostgreSQL
-    /// server (whose operator sees every write's length over time). Either
-    /// way both versions are read.
+    /// [`default_compress`]: off for a database file and for a PostgreSQL
+    /// server alike (since issue 30; a file written before keeps its `v` = 2
+    /// envelopes). Either way both versions are read.
     pub compress: Option<bool>,
     /// Owner lease on a server backend, milliseconds (default
     /// [`DEFAULT_LEASE_MS`]): renewed by the handle every third of it; once
@@ -101,6 +101,16 @@ pub struct OpenOptions {
     /// `meta` decides). Default `None`. Errors at open: `InvalidInput` when
     /// that key file does not exist.
     pub key_file_id: Option<String>,
+    /// Secret redaction (issue 30 item 2; [`crate::privacy::redact`]):
+    /// `Off` (default), `OnExport` (exports and `copy` redact unless told
+    /// not to) or `OnWrite` (content, entry metadata and items, and context
+    /// extensions are redacted before sealing). A per-handle setting, like
+    /// [`Self::compress`].
+    pub redact: crate::privacy::RedactPolicy,
+    /// A gitleaks-format rule file that extends the built-in rules
+    /// ([`crate::privacy::RuleSet::with_user_file`]); `None`: the built-in
+    /// rules. Read at open; errors there are `Io` / `InvalidInput`.
+    pub redact_rules: Option<PathBuf>,
 }
 
 /// Largest [`OpenOptions::busy_timeout_ms`]: `i32::MAX` milliseconds (about
@@ -112,10 +122,15 @@ pub const MAX_BUSY_TIMEOUT_MS: u64 = i32::MAX as u64;
 pub use crate::backend::DEFAULT_LEASE_MS;
 
 /// Whether a store compresses when [`OpenOptions::compress`] is `None`:
-/// `true` for a database file, `false` for a server URL (DESIGN.md
-/// "Privacy": the PostgreSQL backend does not compress unless asked).
+/// `false` for both a database file and a server URL (DESIGN.md "Privacy":
+/// the PostgreSQL backend does not compress unless asked; a database file
+/// kept compression on only if length-hiding closed the size oracle, and
+/// Padmé padding does not against an adaptive attacker: SECURITY.md "Size
+/// oracle", measured by `core/tests/privacy.rs`). `server` is kept so that
+/// a later default can differ by backend.
 pub fn default_compress(server: bool) -> bool {
-    !server
+    let _ = server;
+    false
 }
 
 /// Is `location` a server URL (`postgres://...` or `postgresql://...`)
@@ -136,6 +151,8 @@ impl Default for OpenOptions {
             lease_ms: DEFAULT_LEASE_MS,
             key_file_fallback: true,
             key_file_id: None,
+            redact: Default::default(),
+            redact_rules: None,
         }
     }
 }
@@ -163,6 +180,8 @@ impl OpenOptions {
             lease_ms: d.lease_ms,
             key_file_fallback: d.key_file_fallback,
             key_file_id: d.key_file_id,
+            redact: d.redact,
+            redact_rules: d.redact_rules,
         }
     }
 
@@ -187,6 +206,15 @@ pub struct SessionStore {
     envelope_json: String,
     /// Seal contents with compression ([`OpenOptions::compress`]).
     compress: bool,
+    /// [`OpenOptions::redact`].
+    redact: crate::privacy::RedactPolicy,
+    /// The rules of [`OpenOptions::redact_rules`] (read at open), or `None`
+    /// for the built-in ones.
+    redact_rules: Option<std::sync::Arc<crate::privacy::RuleSet>>,
+    /// The redactor, made at the first use.
+    redactor: std::sync::OnceLock<crate::privacy::Redactor>,
+    /// Secrets redacted on write by this handle since open.
+    redacted: Mutex<crate::privacy::RedactionReport>,
     /// The process that opened it: a forked child's appends are `Closed`.
     pid: u32,
     last_recovery: Mutex<journal::RecoveryReport>,
@@ -317,7 +345,15 @@ impl SessionStore {
         } else {
             None
         };
+        let redact_rules = match &opts.redact_rules {
+            Some(p) => Some(std::sync::Arc::new(crate::privacy::RuleSet::with_user_file(p)?)),
+            None => None,
+        };
         let store = SessionStore {
+            redact: opts.redact,
+            redact_rules,
+            redactor: Default::default(),
+            redacted: Default::default(),
             search: Default::default(),
             search_dir,
             backend,
@@ -443,6 +479,75 @@ impl SessionStore {
     /// Whether new contents are compressed ([`OpenOptions::compress`]).
     pub(crate) fn compress(&self) -> bool {
         self.compress
+    }
+
+    /// This handle's redaction policy ([`OpenOptions::redact`]).
+    pub fn redact_policy(&self) -> crate::privacy::RedactPolicy {
+        self.redact
+    }
+
+    /// The store's redactor: its rules ([`OpenOptions::redact_rules`] or
+    /// the built-in ones) with markers keyed by a key derived from the data
+    /// key. Made at the first call (compiling the built-in rules once per
+    /// process).
+    pub fn redactor(&self) -> &crate::privacy::Redactor {
+        self.redactor.get_or_init(|| {
+            let rules = self.redact_rules.clone().unwrap_or_else(crate::privacy::RuleSet::builtin);
+            crate::privacy::Redactor::new(rules, &self.key)
+        })
+    }
+
+    /// Secrets this handle redacted on write (policy `OnWrite`) since it
+    /// was opened, per rule.
+    pub fn redaction_report(&self) -> crate::privacy::RedactionReport {
+        lock(&self.redacted).clone()
+    }
+
+    /// With policy `OnWrite`: redact an entry's content (as JSON when its
+    /// format is `Blocks`) and metadata (`extra` and the item) in place,
+    /// before they are sealed; counted in [`Self::redaction_report`].
+    pub(crate) fn redact_on_write(&self, entry: &mut NewEntry, meta: Option<&mut EntryMeta>) {
+        if self.redact != crate::privacy::RedactPolicy::OnWrite {
+            return;
+        }
+        let r = self.redactor();
+        let mut rep = crate::privacy::RedactionReport::default();
+        let content = match entry.format {
+            ContentFormat::Text => r.redact_str(&entry.content, &mut rep),
+            ContentFormat::Blocks => r.redact_json_text(&entry.content, &mut rep),
+        };
+        if let Some(c) = content {
+            entry.content = c;
+        }
+        if let Some(m) = meta {
+            let mut extra = serde_json::Value::Object(std::mem::take(&mut m.extra));
+            r.redact_json(&mut extra, &mut rep);
+            if let serde_json::Value::Object(o) = extra {
+                m.extra = o;
+            }
+            if let Some(item) = m.item.as_mut() {
+                if let Some(x) = r.redact_json_text(item, &mut rep) {
+                    *item = x;
+                }
+            }
+        }
+        if rep.total() > 0 {
+            lock(&self.redacted).add(&rep);
+        }
+    }
+
+    /// With policy `OnWrite`: a context extension's body (JSON text)
+    /// redacted; else `None`.
+    pub(crate) fn redact_text_on_write(&self, json: &str) -> Option<String> {
+        if self.redact != crate::privacy::RedactPolicy::OnWrite {
+            return None;
+        }
+        let mut rep = crate::privacy::RedactionReport::default();
+        let out = self.redactor().redact_json_text(json, &mut rep);
+        if rep.total() > 0 {
+            lock(&self.redacted).add(&rep);
+        }
+        out
     }
 
 }
