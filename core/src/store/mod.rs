@@ -111,6 +111,12 @@ pub struct OpenOptions {
     /// ([`crate::privacy::RuleSet::with_user_file`]); `None`: the built-in
     /// rules. Read at open; errors there are `Io` / `InvalidInput`.
     pub redact_rules: Option<PathBuf>,
+    /// A retention policy applied at open, after the recovery pass (issue
+    /// 30 item 4: "runs only when asked or on open when set"): every session
+    /// it selects is deleted with a `SessionDeleted` journal event, listed
+    /// by [`SessionStore::open_pruned`]. `None` (default): nothing is
+    /// deleted at open.
+    pub retention: Option<crate::privacy::RetentionPolicy>,
 }
 
 /// Largest [`OpenOptions::busy_timeout_ms`]: `i32::MAX` milliseconds (about
@@ -153,6 +159,7 @@ impl Default for OpenOptions {
             key_file_id: None,
             redact: Default::default(),
             redact_rules: None,
+            retention: None,
         }
     }
 }
@@ -182,6 +189,7 @@ impl OpenOptions {
             key_file_id: d.key_file_id,
             redact: d.redact,
             redact_rules: d.redact_rules,
+            retention: d.retention,
         }
     }
 
@@ -215,6 +223,8 @@ pub struct SessionStore {
     redactor: std::sync::OnceLock<crate::privacy::Redactor>,
     /// Secrets redacted on write by this handle since open.
     redacted: Mutex<crate::privacy::RedactionReport>,
+    /// What [`OpenOptions::retention`] deleted at open.
+    open_pruned: Vec<crate::privacy::PrunedSession>,
     /// The process that opened it: a forked child's appends are `Closed`.
     pid: u32,
     last_recovery: Mutex<journal::RecoveryReport>,
@@ -233,6 +243,32 @@ pub struct SessionStore {
 impl std::fmt::Debug for SessionStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionStore").field("instance_id", &self.instance_id).finish_non_exhaustive()
+    }
+}
+
+/// Redact an entry's content (as JSON when `format` is `Blocks`) and its
+/// metadata (`extra` and the item) in place with `r`; counts go to `rep`.
+pub(crate) fn redact_entry(r: &crate::privacy::Redactor, format: ContentFormat, content: &mut String, meta: Option<&mut EntryMeta>, rep: &mut crate::privacy::RedactionReport) {
+    let redacted = match format {
+        ContentFormat::Text => r.redact_str(content, rep),
+        ContentFormat::Blocks => r.redact_json_text(content, rep),
+    };
+    if let Some(c) = redacted {
+        *content = c;
+    }
+    if let Some(m) = meta {
+        if !m.extra.is_empty() {
+            let mut extra = serde_json::Value::Object(std::mem::take(&mut m.extra));
+            r.redact_json(&mut extra, rep);
+            if let serde_json::Value::Object(o) = extra {
+                m.extra = o;
+            }
+        }
+        if let Some(item) = m.item.as_mut() {
+            if let Some(x) = r.redact_json_text(item, rep) {
+                *item = x;
+            }
+        }
     }
 }
 
@@ -354,6 +390,7 @@ impl SessionStore {
             redact_rules,
             redactor: Default::default(),
             redacted: Default::default(),
+            open_pruned: Vec::new(),
             search: Default::default(),
             search_dir,
             backend,
@@ -370,9 +407,13 @@ impl SessionStore {
             #[cfg(test)]
             group_sizes: Mutex::new(Vec::new()),
         };
+        let mut store = store;
         if opts.recover {
             let report = store.recover()?;
             *lock(&store.last_recovery) = report;
+        }
+        if let Some(policy) = &opts.retention {
+            store.open_pruned = store.prune(policy, now_ms())?;
         }
         Ok(store)
     }
@@ -404,6 +445,12 @@ impl SessionStore {
     /// [`OpenOptions::key_file_id`].
     pub fn key_file_id(&self) -> Option<&str> {
         self.key_file.as_deref().and_then(|p| p.file_stem()).and_then(|s| s.to_str())
+    }
+
+    /// The sessions [`OpenOptions::retention`] deleted at open (empty
+    /// without a policy), oldest activity first within each reason.
+    pub fn open_pruned(&self) -> &[crate::privacy::PrunedSession] {
+        &self.open_pruned
     }
 
     /// The report of the recovery pass run at open.
@@ -510,27 +557,8 @@ impl SessionStore {
         if self.redact != crate::privacy::RedactPolicy::OnWrite {
             return;
         }
-        let r = self.redactor();
         let mut rep = crate::privacy::RedactionReport::default();
-        let content = match entry.format {
-            ContentFormat::Text => r.redact_str(&entry.content, &mut rep),
-            ContentFormat::Blocks => r.redact_json_text(&entry.content, &mut rep),
-        };
-        if let Some(c) = content {
-            entry.content = c;
-        }
-        if let Some(m) = meta {
-            let mut extra = serde_json::Value::Object(std::mem::take(&mut m.extra));
-            r.redact_json(&mut extra, &mut rep);
-            if let serde_json::Value::Object(o) = extra {
-                m.extra = o;
-            }
-            if let Some(item) = m.item.as_mut() {
-                if let Some(x) = r.redact_json_text(item, &mut rep) {
-                    *item = x;
-                }
-            }
-        }
+        redact_entry(self.redactor(), entry.format, &mut entry.content, meta, &mut rep);
         if rep.total() > 0 {
             lock(&self.redacted).add(&rep);
         }
