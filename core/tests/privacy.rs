@@ -464,3 +464,34 @@ fn storage_cost_of_each_setting_on_the_samples() {
 
 /// (entries, content bytes, envelope bytes off, on, on + Padmé), measured.
 const SAMPLE_SIZES: (usize, i64, usize, usize, usize) = (207, 181_832, 187_835, 87_125, 89_625);
+
+/// Issue 30 item 4, "on open when set": `OpenOptions::retention` prunes at
+/// open, journals each deletion, and says what went; without it nothing is
+/// deleted at open.
+#[test]
+fn retention_set_at_open_prunes_then_and_lists_what_went() {
+    use sessiondb::privacy::RetentionPolicy;
+    let (_d, p) = temp();
+    let ids: Vec<String> = {
+        let s = open(&p, None);
+        (0..3)
+            .map(|i| {
+                let a = s.create_session(None, None).unwrap();
+                // Activity a minute apart (fixed order, whatever the clock's resolution).
+                let at = a.created_at_ms + (i + 1) * 60_000;
+                s.append_entries(&a.id, vec![NewEntry { created_at_ms: Some(at), ..NewEntry::text(Role::User, format!("turn {i}")) }]).unwrap();
+                a.id
+            })
+            .collect()
+    };
+    let s = open(&p, None);
+    assert_eq!(s.open_pruned(), &[]);
+    assert_eq!(s.list_sessions(None).unwrap().len(), 3);
+    drop(s);
+    let policy = RetentionPolicy { max_sessions: Some(1), ..Default::default() };
+    let s = SessionStore::open(OpenOptions { retention: Some(policy), ..OpenOptions::at(&p, KeySource::Bytes(key(1))) }).unwrap();
+    let went: Vec<(&str, &str)> = s.open_pruned().iter().map(|x| (x.session_id.as_str(), x.reason.as_str())).collect();
+    assert_eq!(went, vec![(ids[0].as_str(), "max_sessions"), (ids[1].as_str(), "max_sessions")]);
+    assert_eq!(s.list_sessions(None).unwrap().into_iter().map(|r| r.id).collect::<Vec<_>>(), vec![ids[2].clone()]);
+    assert_eq!(s.journal_events(&ids[0], 1, 100).unwrap().pop().unwrap().kind, "SessionDeleted");
+}
