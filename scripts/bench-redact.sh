@@ -3,12 +3,18 @@
 # against off (today's appends), under callgrind, in one run of one build:
 #   ratio = (Ir(on-write, N) - Ir(on-write, 0)) / (Ir(off, N) - Ir(off, 0))
 # (the N = 0 runs take out open, key check and session creation).
-# Usage: scripts/bench-redact.sh [N=200]   (builds the example in release)
+# Usage: scripts/bench-redact.sh [N=200]   (builds the example in release;
+# PROFILE=debug uses the debug build instead, when a release build is out of reach)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-200}"
-cargo build --release -q -p sessiondb --example redact_append_cost
-BIN="${CARGO_TARGET_DIR:-target}/release/examples/redact_append_cost"
+PROFILE="${PROFILE:-release}"
+if [ "$PROFILE" = release ]; then
+  cargo build --release -q -p sessiondb --example redact_append_cost
+else
+  cargo build -q -p sessiondb --example redact_append_cost
+fi
+BIN="${CARGO_TARGET_DIR:-target}/$PROFILE/examples/redact_append_cost"
 ir() {
   local out; out=$(mktemp)
   valgrind --tool=callgrind --callgrind-out-file="$out" "$BIN" "$1" "$2" >/dev/null 2>&1

@@ -234,8 +234,10 @@ fn compile(pattern: &str, what: &str) -> Result<Regex> {
 
 /// A Go RE2 pattern (gitleaks' dialect) in the regex crate's: RE2 reads a
 /// `{` that does not start a repetition (`{n}`, `{n,}`, `{n,m}`) as a
-/// literal, the regex crate refuses it, so such a `{` is escaped. Nothing
-/// else differs for the rules' patterns.
+/// literal, the regex crate refuses it, so such a `{` is escaped; RE2's
+/// `\w \d \s \b` (and negations) are ASCII, so they become the regex
+/// crate's ASCII classes (`[[:word:]]`, `[[:digit:]]`, `[\t\n\f\r ]`,
+/// `(?-u:\b)`).
 fn from_go_syntax(p: &str) -> String {
     let b = p.as_bytes();
     let mut out = String::with_capacity(p.len() + 4);
@@ -243,6 +245,29 @@ fn from_go_syntax(p: &str) -> String {
     while i < b.len() {
         let c = b[i];
         if c == b'\\' && i + 1 < b.len() {
+            // Go's Perl classes and word boundary are ASCII; the regex
+            // crate's are Unicode (larger automata, other matches).
+            let ascii = match (b[i + 1], class) {
+                (b'w', false) => Some("[[:word:]]"),
+                (b'W', false) => Some("[^[:word:]]"),
+                (b'd', false) => Some("[[:digit:]]"),
+                (b'D', false) => Some("[^[:digit:]]"),
+                (b's', false) => Some("[\\t\\n\\f\\r ]"),
+                (b'S', false) => Some("[^\\t\\n\\f\\r ]"),
+                (b'b', false) => Some("(?-u:\\b)"),
+                (b'B', false) => Some("(?-u:\\B)"),
+                (b'w', true) => Some("[:word:]"),
+                (b'W', true) => Some("[:^word:]"),
+                (b'd', true) => Some("[:digit:]"),
+                (b'D', true) => Some("[:^digit:]"),
+                (b's', true) => Some("\\t\\n\\f\\r "),
+                _ => None,
+            };
+            if let Some(a) = ascii {
+                out.push_str(a);
+                i += 2;
+                continue;
+            }
             out.push_str(&p[i..i + 2 + (p[i + 1..].chars().next().unwrap().len_utf8() - 1)]);
             i += 1 + p[i + 1..].chars().next().unwrap().len_utf8();
             continue;
