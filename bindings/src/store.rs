@@ -43,8 +43,8 @@ impl SessionStore {
     /// * `busyTimeoutMs`: how long a write waits for another writer before
     ///   failing with `Busy` (milliseconds; default 10,000).
     /// * `compress`: compress contents of 512 bytes or more before
-    ///   encryption; `null`/`nil` = the backend's default (on for a database
-    ///   file, off for PostgreSQL); `false`: stored lengths reveal only
+    ///   encryption; `null`/`nil` = the backend's default (off, for a database
+    ///   file and PostgreSQL alike); `false`: stored lengths reveal only
     ///   plaintext lengths (SECURITY.md "Size oracle").
     ///
     /// Errors: `RecoveryLocked` (database exists, provider has no key: no

@@ -56,17 +56,28 @@ struct Global {
     /// Print JSON instead of text (read commands); errors and warnings on stderr as JSON objects.
     #[arg(long, global = true)]
     json: bool,
-    /// Compress contents of 512 bytes or more before encrypting them (the default for a database
-    /// file); stored lengths then depend on what repeats inside an entry (SECURITY.md "Size oracle").
+    /// Compress contents of 512 bytes or more before encrypting them (off by default); stored
+    /// lengths then depend on what repeats inside an entry (SECURITY.md "Size oracle").
     #[arg(long, global = true, overrides_with = "no_compress")]
     compress: bool,
-    /// Store contents uncompressed, so stored lengths reveal only plaintext lengths (the default for
-    /// a PostgreSQL URL).
+    /// Store contents uncompressed, so stored lengths reveal only plaintext lengths (the default).
     #[arg(long, global = true, overrides_with = "compress")]
     no_compress: bool,
+    /// Secret redaction policy: off (default), on-export (exports redact unless --no-redact) or
+    /// on-write (secrets are replaced by markers before they are stored).
+    #[arg(long, global = true, value_name = "POLICY", env = "SESSIONDB_REDACT")]
+    redact: Option<String>,
+    /// A gitleaks-format rules file (TOML) that extends the built-in redaction rules.
+    #[arg(long, global = true, value_name = "FILE", env = "SESSIONDB_REDACT_RULES")]
+    redact_rules: Option<PathBuf>,
 }
 
 impl Global {
+    /// `--redact POLICY` (default off). Errors: `InvalidInput` for another word.
+    fn redact(&self) -> Result<sessiondb::privacy::RedactPolicy, sessiondb::Error> {
+        self.redact.as_deref().map_or(Ok(Default::default()), sessiondb::privacy::RedactPolicy::parse)
+    }
+
     /// `--compress` / `--no-compress` (the last one given wins); `None`:
     /// the backend's default (`sessiondb::store::default_compress`).
     fn compress(&self) -> Option<bool> {
@@ -155,9 +166,16 @@ enum Cmd {
     /// Import agent session files or directory trees (thClaws, Codex, Claude Code; format detected),
     /// or with --auto every supported agent's history of the current user.
     Import(cmd::import::ImportArgs),
-    /// Export a session as thClaws JSONL.
+    /// Export a session as thClaws JSONL (default) or Markdown. Markdown is redacted unless
+    /// --no-redact; thClaws JSONL is exact unless the redaction policy is on-export or on-write.
     Export {
         session: String,
+        /// thclaws (JSONL, default) or markdown.
+        #[arg(long, default_value = "thclaws")]
+        format: cmd::export::ExportFormat,
+        /// Export secrets as stored, whatever the policy and format.
+        #[arg(long)]
+        no_redact: bool,
         /// Output file (`-` for stdout), created with mode 0600 (it is plaintext). An existing file is refused (exit 4) unless --force.
         #[arg(short, long)]
         output: PathBuf,
@@ -214,6 +232,10 @@ enum Cmd {
     /// (both are opened with --key-file or the OS keyring of --app). A session B holds rows of
     /// that A lacks is refused and listed (exit 4); the others are copied.
     Copy {
+        /// Copy even with the redaction policy on-export (copy moves ciphertext as it is and
+        /// cannot redact it).
+        #[arg(long)]
+        no_redact: bool,
         /// Source store A (must exist).
         #[arg(long)]
         from: PathBuf,
@@ -262,7 +284,15 @@ fn db_path(g: &Global) -> Result<PathBuf, sessiondb::Error> {
 /// Open the database, creating it (and its directory and data key) when it
 /// does not exist yet: for the commands that write.
 fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
-    SessionStore::open(OpenOptions { path: Some(db_path(g)?.into()), app: g.app.clone(), key: key_source(g)?, compress: g.compress(), ..Default::default() })
+    SessionStore::open(OpenOptions {
+        path: Some(db_path(g)?.into()),
+        app: g.app.clone(),
+        key: key_source(g)?,
+        compress: g.compress(),
+        redact: g.redact()?,
+        redact_rules: g.redact_rules.clone(),
+        ..Default::default()
+    })
 }
 
 /// Open a database that must already exist: for every command but `new` and
@@ -294,7 +324,30 @@ fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure
             ),
         ));
     }
-    Ok(SessionStore::open(OpenOptions { path: Some(path.into()), app: g.app.clone(), key: key_source(g)?, recover, compress: g.compress(), ..Default::default() })?)
+    Ok(SessionStore::open(OpenOptions {
+        path: Some(path.into()),
+        app: g.app.clone(),
+        key: key_source(g)?,
+        recover,
+        compress: g.compress(),
+        redact: g.redact()?,
+        redact_rules: g.redact_rules.clone(),
+        ..Default::default()
+    })?)
+}
+
+/// The redaction report on stderr (`redacted N secret(s): rule ×n, ...`,
+/// or with `--json` the object `{"kind":"Redacted","total":N,"by_rule":{...}}`),
+/// when something was redacted.
+fn report_redactions(r: &sessiondb::privacy::RedactionReport, json: bool) {
+    if r.total() == 0 {
+        return;
+    }
+    if json {
+        eprintln!("{}", serde_json::json!({"kind": "Redacted", "total": r.total(), "by_rule": r.by_rule}));
+    } else {
+        eprintln!("redacted {} secret(s): {}", r.total(), r.summary());
+    }
 }
 
 /// `find_session`, with a not-found message naming what the user typed (the
@@ -417,6 +470,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let id = find(&s, session)?.id;
             let e = s.append_transcript(&id, role, content)?;
+            report_redactions(&s.redaction_report(), g.json);
             if g.json {
                 print_json(&e);
             } else {
@@ -511,23 +565,33 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Import(a) => cmd::import::run(g, a)?,
-        Cmd::Export { session, output, force } => {
+        Cmd::Export { session, output, force, format, no_redact } => {
             if output.as_os_str() != "-" && !*force && std::fs::symlink_metadata(output).is_ok() {
                 return Err(export_exists(output));
             }
             let s = open_existing(g)?;
             let id = find(&s, session)?.id;
-            if output.as_os_str() == "-" {
-                sessiondb::portable::export_thclaws(&s, &id, std::io::stdout().lock())?;
+            let redact = !*no_redact && (*format == cmd::export::ExportFormat::Markdown || sessiondb::portable::policy_redacts_exports(&s));
+            let (bytes, redacted) = if output.as_os_str() == "-" {
+                cmd::export::export_to(&s, &id, *format, redact, std::io::stdout().lock())?
             } else {
-                let rep = export_to_file(&s, &id, output, *force)?;
+                let (bytes, redacted) = export_to_file(&s, &id, output, *force, *format, redact)?;
                 if !g.json {
-                    eprintln!("exported {} turn(s), {} line(s), {} bytes → {}", rep.turns, rep.lines, rep.bytes, shown_path(output));
+                    eprintln!("exported {bytes} bytes → {}", shown_path(output));
                 }
-            }
+                (bytes, redacted)
+            };
+            let _ = bytes;
+            report_redactions(&redacted, g.json);
         }
         Cmd::Completions { .. } => unreachable!("handled in main before any database is opened"),
-        Cmd::Copy { from, to } => {
+        Cmd::Copy { from, to, no_redact } => {
+            if g.redact()? == sessiondb::privacy::RedactPolicy::OnExport && !*no_redact {
+                return Err(Failure::new(
+                    ErrorKind::InvalidInput,
+                    "copy moves ciphertext as it is and cannot redact it; with --redact on-export pass --no-redact to copy secrets as stored, or export the sessions instead (nothing was copied)".to_string(),
+                ));
+            }
             let source = open_existing(&Global { db: Some(from.clone()), ..g.clone() })?;
             let dg = Global { db: Some(to.clone()), ..g.clone() };
             // A source keyed by a key file (a machine without a keyring): a new

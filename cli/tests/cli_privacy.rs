@@ -45,9 +45,9 @@ fn versions(db: &Path) -> Vec<u8> {
     v.iter().map(|e| e[0]).collect()
 }
 
-/// A 4 KiB body appended with `--no-compress` is stored as `v` = 1, with
-/// `--compress` or by default (a database file) as `v` = 2; the last of the
-/// two flags given wins.
+/// A 4 KiB body appended with `--no-compress` or by default (issue 30:
+/// off for a database file too) is stored as `v` = 1, with `--compress` as
+/// `v` = 2; the last of the two flags given wins.
 #[test]
 fn no_compress_stores_a_4k_body_uncompressed() {
     let d = dir_with_key();
@@ -60,7 +60,7 @@ fn no_compress_stores_a_4k_body_uncompressed() {
         let o = run(d.path(), &args, Some(&body));
         assert_eq!(o.status.code(), Some(0), "{flags:?}: {}", String::from_utf8_lossy(&o.stderr));
     }
-    assert_eq!(versions(&d.path().join("s.db")), vec![1, 2, 2, 1, 2]);
+    assert_eq!(versions(&d.path().join("s.db")), vec![1, 2, 1, 1, 2]);
     let o = run(d.path(), &["--json", "show", &id], None);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let contents: Vec<&str> = j["transcript"].as_array().unwrap().iter().map(|e| e["content"].as_str().unwrap()).collect();
@@ -184,4 +184,49 @@ fn prune_dry_run_lists_what_prune_deletes_and_the_journal_keeps_the_reason() {
     let o = run(d.path(), &["--json", "list", "--all"], None);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j.as_array().map_or_else(|| j["sessions"].as_array().unwrap().len(), Vec::len), 2);
+}
+
+/// Issue 30 item 2 in the CLI: `--redact on-write` stores markers and says
+/// so on stderr; the thClaws export is exact by default and redacted with
+/// `--redact on-export`; the Markdown export redacts unless `--no-redact`;
+/// `copy` refuses with on-export (it cannot redact ciphertext).
+#[test]
+fn redact_policies_in_the_cli() {
+    const GH: &str = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5";
+    let d = dir_with_key();
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let o = run(d.path(), &["new", "--unbound"], None);
+    let id = text(&o).trim().to_string();
+    // Off (default): stored exactly, exported exactly.
+    let o = run(d.path(), &["append", &id, &format!("token {GH}")], None);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(err(&o), "");
+    let o = run(d.path(), &["export", &id, "-o", "-"], None);
+    assert!(text(&o).contains(GH));
+    // On export: markers, and the report.
+    let o = run(d.path(), &["--redact", "on-export", "export", &id, "-o", "-"], None);
+    assert!(!text(&o).contains(GH) && text(&o).contains("[REDACTED:github-pat:"), "{}", text(&o));
+    assert_eq!(err(&o), "redacted 1 secret(s): github-pat ×1\n");
+    let o = run(d.path(), &["--redact", "on-export", "export", &id, "-o", "-", "--no-redact"], None);
+    assert!(text(&o).contains(GH));
+    // Markdown: redacted whatever the policy, unless --no-redact.
+    let o = run(d.path(), &["export", &id, "-o", "-", "--format", "markdown"], None);
+    assert!(!text(&o).contains(GH) && text(&o).contains("[REDACTED:github-pat:"), "{}", text(&o));
+    let o = run(d.path(), &["export", &id, "-o", "-", "--format", "markdown", "--no-redact"], None);
+    assert!(text(&o).contains(GH));
+    // On write: the stored content holds the marker.
+    let o = run(d.path(), &["--redact", "on-write", "--json", "append", &id, &format!("again {GH}")], None);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let r: serde_json::Value = serde_json::from_str(err(&o).trim()).unwrap();
+    assert_eq!(r, serde_json::json!({"kind": "Redacted", "total": 1, "by_rule": {"github-pat": 1}}));
+    let o = run(d.path(), &["--json", "show", &id], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let second = j["transcript"][1]["content"].as_str().unwrap();
+    assert!(second.starts_with("again [REDACTED:github-pat:") && !second.contains(GH), "{second}");
+    // A bad policy is exit 2; copy with on-export is refused.
+    assert_eq!(run(d.path(), &["--redact", "sometimes", "list", "--all"], None).status.code(), Some(2));
+    let o = run(d.path(), &["--redact", "on-export", "copy", "--from", "s.db", "--to", "t.db"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(!d.path().join("t.db").exists());
 }

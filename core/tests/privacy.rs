@@ -50,15 +50,18 @@ fn version_of_4k_body(compress: Option<bool>) -> u8 {
 }
 
 #[test]
-fn a_4k_body_is_v1_with_compress_off_and_v2_with_it_on_or_by_default_on_sqlite() {
+fn a_4k_body_is_v1_with_compress_off_or_by_default_and_v2_with_it_on() {
     assert_eq!(version_of_4k_body(Some(false)), 1);
     assert_eq!(version_of_4k_body(Some(true)), 2);
-    assert_eq!(version_of_4k_body(None), 2);
+    assert_eq!(version_of_4k_body(None), 1);
 }
 
+/// Issue 30 item 1: Padmé padding does not close the oracle against an
+/// adaptive attacker (`padme_leaks_to_an_adaptive_attacker` below), so a
+/// database file does not compress by default either.
 #[test]
-fn the_backend_default_is_on_for_a_file_and_off_for_a_server() {
-    assert!(store::default_compress(false));
+fn the_backend_default_is_off_for_a_file_and_for_a_server() {
+    assert!(!store::default_compress(false));
     assert!(!store::default_compress(true));
     let o = OpenOptions::for_host(None, None, KeySource::OsKeyring, None, None);
     assert_eq!(o.compress, None);
@@ -93,6 +96,12 @@ const NON_HEX: &[u8] = b"ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ";
 /// of `digits`, guesses stored, whether every guess of a position had the
 /// same length under each padding).
 fn run_oracle(compress: bool, digits: usize, pads: usize) -> (usize, usize, bool) {
+    run_oracle_measured(compress, digits, pads, |n| n)
+}
+
+/// [`run_oracle`] where the attacker sees `measure(stored length)` instead
+/// of the stored length (a simulated length-hiding padding).
+fn run_oracle_measured(compress: bool, digits: usize, pads: usize, measure: fn(usize) -> usize) -> (usize, usize, bool) {
     let (_d, p) = temp();
     let s = open(&p, Some(compress));
     let a = s.create_session(None, None).unwrap();
@@ -116,7 +125,7 @@ fn run_oracle(compress: bool, digits: usize, pads: usize) -> (usize, usize, bool
         }
         stored += batch.len();
         let first = s.append_entries(&a.id, batch).unwrap()[0].seq as usize;
-        let lens: Vec<usize> = envelopes(&p, &a.id)[first - 1..].iter().map(|(_, e)| e.len()).collect();
+        let lens: Vec<usize> = envelopes(&p, &a.id)[first - 1..].iter().map(|(_, e)| measure(e.len())).collect();
         assert_eq!(lens.len(), 16 * pads);
         // lens[g * pads + pad]; plaintext lengths differ only by pad.
         for pad in 0..pads {
@@ -152,6 +161,113 @@ fn the_size_oracle_recovers_digits_with_compression_and_none_without() {
     assert!(equal_off, "uncompressed lengths depend only on the plaintext length");
     assert_eq!(off, 0);
 }
+
+/// Padmé (Nikitin et al., "Reducing Metadata Leakage from Encrypted Files
+/// and Communication with PURBs", PETS 2019, section 4, Algorithm 1): the
+/// length `l` rounded up so that only its top `floor(log2 floor(log2 l)) + 1`
+/// bits may be non-zero; at most 12% overhead, O(log log l) bits of `l` left.
+fn padme(l: usize) -> usize {
+    if l < 2 {
+        return l;
+    }
+    let e = usize::BITS - 1 - l.leading_zeros(); // floor(log2 l)
+    let s = u32::BITS - e.leading_zeros(); // floor(log2 e) + 1
+    let last_bits = e.saturating_sub(s);
+    let mask = (1usize << last_bits) - 1;
+    (l + mask) & !mask
+}
+
+/// The stored length of a binary envelope if its sealed plaintext (the zstd
+/// frame) were Padmé-padded: `v` + nonce + tag (29 bytes) + padme(body).
+fn padme_envelope(stored: usize) -> usize {
+    29 + padme(stored - 29)
+}
+
+#[test]
+fn padme_matches_the_papers_examples() {
+    // PURBs, Table 2 / Algorithm 1: 9 and 10 bits of length, then coarser.
+    assert_eq!((0..=8).map(padme).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!([9, 10, 100, 400, 401, 1000, 4097].map(padme), [10, 10, 104, 400, 416, 1024, 4352]);
+}
+
+/// The adaptive attacker of issue 30 against compressed lengths as seen
+/// through `measure` (Padmé-padded, or plain): free padding, 10,000 stored guesses at most. For each next digit
+/// it stores the 16 guesses behind a prefix of a fixed filler of length `p`
+/// (the same for all 16) and reads their padded lengths; where they differ
+/// (the right guess compresses one byte shorter and the filler put the
+/// lengths on a Padmé boundary) and one guess alone is shortest, it takes
+/// that guess; otherwise it grows `p` by one and tries again. It starts each
+/// digit at the `p` that worked for the one before (the boundary moves
+/// little as the known prefix grows). Returns (digits recovered correctly,
+/// guesses stored).
+fn run_adaptive_oracle(digits: usize, budget: usize, measure: fn(usize) -> usize) -> (usize, usize) {
+    let (_d, p) = temp();
+    let s = open(&p, Some(true));
+    let a = s.create_session(None, None).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let secret = rng.text(b"0123456789abcdef", 40);
+    let env_dump = format!(
+        "--- environment ---\nHOME=/home/dev\nSHELL=/bin/bash\nLANG=C.UTF-8\nAWS_SECRET_ACCESS_KEY={secret}\nTERM=xterm-256color\n{}\n",
+        rng.text(NON_HEX, 300)
+    );
+    let filler = rng.text(NON_HEX, 4000);
+    let tail = rng.text(NON_HEX, 40);
+    let (mut known, mut recovered, mut stored, mut pad) = (String::new(), 0, 0, 0usize);
+    'digits: for pos in 0..digits {
+        while stored + 16 <= budget && pad < filler.len() {
+            let batch: Vec<NewEntry> = b"0123456789abcdef"
+                .iter()
+                .map(|g| {
+                    let page = format!("fetched https://attacker.example/page:\n{}AWS_SECRET_ACCESS_KEY={known}{}{tail}\n", &filler[..pad], *g as char);
+                    NewEntry::text(Role::Tool, format!("{page}{env_dump}"))
+                })
+                .collect();
+            stored += 16;
+            let first = s.append_entries(&a.id, batch).unwrap()[0].seq as usize;
+            let lens: Vec<usize> = envelopes(&p, &a.id)[first - 1..].iter().map(|(_, e)| measure(e.len())).collect();
+            let min = *lens.iter().min().unwrap();
+            let best: Vec<usize> = (0..16).filter(|&g| lens[g] == min).collect();
+            if best.len() == 1 {
+                if b"0123456789abcdef"[best[0]] == secret.as_bytes()[pos] {
+                    recovered += 1;
+                }
+                known.push(secret.as_bytes()[pos] as char);
+                continue 'digits;
+            }
+            pad += 1;
+        }
+        break;
+    }
+    (recovered, stored)
+}
+
+/// Issue 30 item 1, the option of keeping compression with length-hiding
+/// padding, measured: Padmé over the compressed body. Against the fixed
+/// (non-adaptive) oracle above it recovers fewer digits than plain
+/// compression; against an adaptive attacker with free padding it still
+/// recovers nearly every digit within the 10,000-guess budget: so padding
+/// does not close the oracle, and a database file no longer compresses by
+/// default (SECURITY.md "Size oracle").
+#[test]
+fn padme_leaks_to_an_adaptive_attacker() {
+    let (fixed, stored_fixed, _) = run_oracle_measured(true, 40, 16, padme_envelope);
+    let (adaptive, stored_adaptive) = run_adaptive_oracle(40, 10_000, padme_envelope);
+    // The same attacker on plain compressed lengths (a baseline for its budget).
+    let (plain, stored_plain) = run_adaptive_oracle(40, 10_000, |n| n);
+    eprintln!(
+        "oracle with Padmé: fixed 16x16 {fixed} of 40 digits ({stored_fixed} guesses); adaptive {adaptive} of 40 ({stored_adaptive} guesses); adaptive without padding {plain} of 40 ({stored_plain} guesses)"
+    );
+    assert_eq!((fixed, stored_fixed), (FIXED_PADME, 10_240));
+    assert_eq!((adaptive, stored_adaptive), (ADAPTIVE_PADME, ADAPTIVE_PADME_STORED));
+    assert_eq!((plain, stored_plain), (ADAPTIVE_PLAIN, ADAPTIVE_PLAIN_STORED));
+}
+
+// Measured (deterministic: fixed text, zstd level 3).
+const FIXED_PADME: usize = 3;
+const ADAPTIVE_PADME: usize = 40;
+const ADAPTIVE_PADME_STORED: usize = 2_000;
+const ADAPTIVE_PLAIN: usize = 39;
+const ADAPTIVE_PLAIN_STORED: usize = 768;
 
 /// Every envelope of session `sid` as stored: title, workspace, contents,
 /// entry metadata, context extensions.
@@ -303,4 +419,79 @@ fn retention_prunes_only_what_its_dry_run_lists_and_journals_each_deletion() {
     assert_eq!(ev.payload, serde_json::json!({"entries": 1, "reason": "max_age_days", "title": null, "updated_at_ms": t0 + 10 * DAY}));
     // Nothing else is due now.
     assert_eq!(s.prune(&by_age, now).unwrap(), vec![]);
+}
+
+/// Issue 30 item 1, the storage cost of each setting, measured on the
+/// shared samples (`../shared/samples`, every session file of every agent;
+/// skipped when absent): the stored content envelopes' bytes with
+/// compression off (the default since issue 30), on, and on with Padmé
+/// padding of every sealed body (simulated as in the oracle above).
+#[test]
+fn storage_cost_of_each_setting_on_the_samples() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
+    if !root.is_dir() {
+        eprintln!("SKIP: samples not found at {} (they live beside the repo, never in it)", root.display());
+        return;
+    }
+    let mut sizes = Vec::new();
+    for compress in [false, true] {
+        let (_d, p) = temp();
+        let s = open(&p, Some(compress));
+        let rep = sessiondb::portable::import_paths(&s, std::slice::from_ref(&root), &mut |_| {}).unwrap();
+        assert!(rep.entries() > 0);
+        drop(s);
+        let c = rusqlite::Connection::open(&p).unwrap();
+        let lens: Vec<usize> = c
+            .prepare("SELECT length(content_enc) FROM entry_envelopes")
+            .unwrap()
+            .query_map([], |r| r.get::<_, i64>(0))
+            .unwrap()
+            .map(|x| x.unwrap() as usize)
+            .collect();
+        let plain: i64 = c.query_row("SELECT sum(content_bytes) FROM transcript_entries", [], |r| r.get(0)).unwrap();
+        sizes.push((lens.len(), plain, lens.iter().sum::<usize>(), lens.iter().map(|&n| padme_envelope(n)).sum::<usize>()));
+    }
+    let [(n_off, plain_off, off, _), (n_on, plain_on, on, on_padme)] = sizes[..] else { unreachable!() };
+    eprintln!(
+        "samples: {n_off} entries, {plain_off} content bytes; envelopes: off {off} B, on {on} B ({:.3}x off), on + Padmé {on_padme} B ({:.3}x off)",
+        on as f64 / off as f64,
+        on_padme as f64 / off as f64
+    );
+    assert_eq!((n_off, plain_off), (n_on, plain_on));
+    assert_eq!(off, plain_off as usize + 29 * n_off, "off: 29 bytes over each content");
+    assert_eq!((n_off, plain_off, off, on, on_padme), SAMPLE_SIZES);
+}
+
+/// (entries, content bytes, envelope bytes off, on, on + Padmé), measured.
+const SAMPLE_SIZES: (usize, i64, usize, usize, usize) = (207, 181_832, 187_835, 87_125, 89_625);
+
+/// Issue 30 item 4, "on open when set": `OpenOptions::retention` prunes at
+/// open, journals each deletion, and says what went; without it nothing is
+/// deleted at open.
+#[test]
+fn retention_set_at_open_prunes_then_and_lists_what_went() {
+    use sessiondb::privacy::RetentionPolicy;
+    let (_d, p) = temp();
+    let ids: Vec<String> = {
+        let s = open(&p, None);
+        (0..3)
+            .map(|i| {
+                let a = s.create_session(None, None).unwrap();
+                // Activity a minute apart (fixed order, whatever the clock's resolution).
+                let at = a.created_at_ms + (i + 1) * 60_000;
+                s.append_entries(&a.id, vec![NewEntry { created_at_ms: Some(at), ..NewEntry::text(Role::User, format!("turn {i}")) }]).unwrap();
+                a.id
+            })
+            .collect()
+    };
+    let s = open(&p, None);
+    assert_eq!(s.open_pruned(), &[]);
+    assert_eq!(s.list_sessions(None).unwrap().len(), 3);
+    drop(s);
+    let policy = RetentionPolicy { max_sessions: Some(1), ..Default::default() };
+    let s = SessionStore::open(OpenOptions { retention: Some(policy), ..OpenOptions::at(&p, KeySource::Bytes(key(1))) }).unwrap();
+    let went: Vec<(&str, &str)> = s.open_pruned().iter().map(|x| (x.session_id.as_str(), x.reason.as_str())).collect();
+    assert_eq!(went, vec![(ids[0].as_str(), "max_sessions"), (ids[1].as_str(), "max_sessions")]);
+    assert_eq!(s.list_sessions(None).unwrap().into_iter().map(|r| r.id).collect::<Vec<_>>(), vec![ids[2].clone()]);
+    assert_eq!(s.journal_events(&ids[0], 1, 100).unwrap().pop().unwrap().kind, "SessionDeleted");
 }

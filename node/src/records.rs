@@ -79,7 +79,7 @@ pub struct OpenOptions {
     pub busy_timeout_ms: Option<f64>,
     pub recover: Option<bool>,
     /// Compress contents of 512 bytes or more before encryption (default:
-    /// on for a database file, off for PostgreSQL); `false`: stored lengths
+    /// off, for a database file and PostgreSQL alike); `false`: stored lengths
     /// reveal only plaintext lengths (SECURITY.md "Size oracle").
     pub compress: Option<bool>,
 }

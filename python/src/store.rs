@@ -49,8 +49,8 @@ impl SessionStore {
     /// file as str or bytes) or `key_provider` (an object
     /// with `get_key() -> bytes | None` and `set_key(key: bytes)`), else the
     /// OS keyring. `compress`: compress contents of 512 bytes or more
-    /// before encryption (None = the backend's default: on for a database
-    /// file, off for PostgreSQL; False = stored lengths reveal only plaintext
+    /// before encryption (None = the backend's default: off, for a
+    /// database file and PostgreSQL alike; False = stored lengths reveal only plaintext
     /// lengths, SECURITY.md "Size oracle"). Raises RecoveryLockedError, KeyMismatchError,
     /// KeyStoreUnavailableError, CorruptError, IoError, InvalidInputError.
     #[new]

@@ -18,8 +18,8 @@ def versions(db_path):
     return [bytes(r[0])[0] for r in rows]
 
 
-@pytest.mark.parametrize("compress, version", [(False, 1), (True, 2), (None, 2)])
-def test_a_4k_body_is_stored_uncompressed_only_with_compress_off(tmp_path, compress, version):
+@pytest.mark.parametrize("compress, version", [(False, 1), (True, 2), (None, 1)])
+def test_a_4k_body_is_stored_compressed_only_with_compress_on(tmp_path, compress, version):
     db = str(tmp_path / "s.db")
     with sessiondb.SessionStore(db, key=KEY, compress=compress) as st:
         s = st.create_session(None, None)

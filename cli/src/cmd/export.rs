@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use sessiondb::privacy::RedactionReport;
 use sessiondb::{ErrorKind, SessionStore};
 
 use crate::output::shown_path;
@@ -27,7 +28,9 @@ pub(crate) fn export_to_file(
     id: &str,
     output: &Path,
     force: bool,
-) -> Result<sessiondb::portable::WriteReport, Failure> {
+    format: ExportFormat,
+    redact: bool,
+) -> Result<(u64, RedactionReport), Failure> {
     use std::fs::OpenOptions as FileOptions;
     let io = |step: &'static str| move |e: std::io::Error| sessiondb::Error::io(step, e);
     let target = if force {
@@ -45,7 +48,7 @@ pub(crate) fn export_to_file(
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && !force => return Err(export_exists(output)),
         Err(e) => return Err(io("creating the export file")(e).into()),
     };
-    let written = sessiondb::portable::export_thclaws(s, id, std::io::BufWriter::new(file)).map_err(Failure::from).and_then(|rep| {
+    let written = export_to(s, id, format, redact, std::io::BufWriter::new(file)).and_then(|rep| {
         if force {
             std::fs::rename(&target, output).map_err(io("replacing the export file"))?;
         }
@@ -55,4 +58,24 @@ pub(crate) fn export_to_file(
         let _ = std::fs::remove_file(&target);
     }
     written
+}
+
+/// `export --format`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// thClaws JSONL (what thClaws reads; `import` reads it back).
+    Thclaws,
+    /// Markdown for people (redacted unless --no-redact).
+    Markdown,
+}
+
+/// Write session `id` as `format` to `out`, redacting when `redact`;
+/// returns the bytes written and the redaction counts.
+pub(crate) fn export_to<W: std::io::Write>(s: &SessionStore, id: &str, format: ExportFormat, redact: bool, mut out: W) -> Result<(u64, RedactionReport), Failure> {
+    let r = match format {
+        ExportFormat::Thclaws => sessiondb::portable::export_thclaws_redacting(s, id, &mut out, redact).map(|(w, r)| (w.bytes, r))?,
+        ExportFormat::Markdown => sessiondb::portable::export_markdown(s, id, &mut out, redact)?,
+    };
+    out.flush().map_err(|e| sessiondb::Error::io("writing the export", e))?;
+    Ok(r)
 }

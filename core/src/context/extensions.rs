@@ -27,6 +27,8 @@ impl SessionStore {
     /// Append a context extension; returns its per-session number `n` (from 1).
     /// `body_json` must be JSON text. Errors: `NotFound`, `InvalidInput`.
     pub fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> Result<u64> {
+        let redacted = self.redact_text_on_write(body_json);
+        let body_json = redacted.as_deref().unwrap_or(body_json);
         self.write_batch(|w| w.append_context_extension(session_id, kind, body_json))
     }
 }

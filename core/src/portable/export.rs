@@ -8,6 +8,7 @@ use super::model::{Block, Compaction, PortableSession, Role, SnapshotKind, Sourc
 use super::thclaws::ThclawsWriter;
 use super::{WriteOptions, WriteReport};
 use crate::store::{ContentFormat, EntryMeta, Role as StoreRole, SessionRecord, SessionStore, TranscriptEntry};
+use crate::privacy::{RedactPolicy, RedactionReport, Redactor};
 use crate::Result;
 use serde_json::Value;
 
@@ -155,8 +156,58 @@ fn load_header(store: &SessionStore, session_id: &str) -> Result<(SessionRecord,
 /// ([`super::thclaws_blocks`]) and empty turns are left out, as with
 /// [`WriteOptions::only_thclaws_blocks`].
 /// Errors: as [`load_portable`], and `Io` from `out`.
+///
+/// Redaction (issue 30 item 2): with the store's policy `OnExport` or
+/// `OnWrite` every secret is replaced by its marker; with `Off` (the
+/// default) the export is exact. [`export_thclaws_redacting`] chooses.
 pub fn export_thclaws<W: Write>(store: &SessionStore, session_id: &str, out: W) -> Result<WriteReport> {
     export_thclaws_with(store, session_id, out, &WriteOptions::default())
+}
+
+/// [`export_thclaws`] with redaction chosen by the caller (`redact`: true
+/// replaces every secret by its marker, whatever the store's policy; false
+/// exports exactly, the CLI's `--no-redact`); returns what was written and
+/// how many secrets of each rule were replaced. Errors: as [`export_thclaws`].
+pub fn export_thclaws_redacting<W: Write>(store: &SessionStore, session_id: &str, out: W, redact: bool) -> Result<(WriteReport, RedactionReport)> {
+    export_inner(store, session_id, out, &WriteOptions::default(), redact)
+}
+
+/// Does the store's policy redact exports by default?
+pub fn policy_redacts_exports(store: &SessionStore) -> bool {
+    store.redact_policy() != RedactPolicy::Off
+}
+
+/// Redact the header's title, snapshots and compactions in place.
+fn redact_header(r: &Redactor, s: &mut PortableSession, rep: &mut RedactionReport) {
+    if let Some(t) = s.title.as_mut() {
+        if let Some(x) = r.redact_str(t, rep) {
+            *t = x;
+        }
+    }
+    for v in s.plan.iter_mut().chain(s.goal.iter_mut()).chain(s.snapshots.iter_mut().map(|x| &mut x.value)) {
+        r.redact_json(v, rep);
+    }
+    for c in &mut s.compactions {
+        if let Some(x) = c.summary.as_deref().and_then(|t| r.redact_str(t, rep)) {
+            c.summary = Some(x);
+        }
+        if let Some(raw) = c.raw.as_mut() {
+            r.redact_json(raw, rep);
+        }
+        for t in &mut c.messages {
+            for b in &mut t.blocks {
+                redact_block(r, b, rep);
+            }
+        }
+    }
+}
+
+/// Redact one block's strings in place.
+fn redact_block(r: &Redactor, b: &mut Block, rep: &mut RedactionReport) {
+    let mut v = b.to_json();
+    if r.redact_json(&mut v, rep) {
+        *b = Block::from_json(v);
+    }
 }
 
 /// [`export_thclaws`] into a string: the whole JSONL text (every host's
@@ -214,9 +265,18 @@ pub fn export_thclaws_to_file(store: &SessionStore, session_id: &str, path: &std
 /// session of 50,000 entries with tool outputs of 5 MB, about 2x the largest
 /// entry plus the page budget, never the session.
 pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions) -> Result<WriteReport> {
+    Ok(export_inner(store, session_id, out, opts, policy_redacts_exports(store))?.0)
+}
+
+fn export_inner<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: &WriteOptions, redact: bool) -> Result<(WriteReport, RedactionReport)> {
     let mut opts = opts.clone();
     opts.only_thclaws_blocks = true;
-    let (rec, header) = load_header(store, session_id)?;
+    let (rec, mut header) = load_header(store, session_id)?;
+    let mut rep = RedactionReport::default();
+    let r = redact.then(|| store.redactor());
+    if let Some(r) = r {
+        redact_header(r, &mut header, &mut rep);
+    }
     let mut w = ThclawsWriter::start(&header, out, &opts)?;
     let mut from = 1;
     loop {
@@ -235,11 +295,76 @@ pub fn export_thclaws_with<W: Write>(store: &SessionStore, session_id: &str, out
         let page = store.get_transcript_with_meta(session_id, first.seq, take)?;
         let Some((last, _)) = page.last() else { break };
         from = last.seq + 1;
-        for (e, meta) in page {
+        for (mut e, mut meta) in page {
+            if let Some(r) = r {
+                crate::store::redact_entry(r, e.format, &mut e.content, Some(&mut meta), &mut rep);
+            }
             w.turn_owned(entry_turn(&rec, e, meta))?;
         }
     }
-    w.finish()
+    Ok((w.finish()?, rep))
+}
+
+/// Export a stored session as Markdown for people to read and share
+/// (DESIGN.md "Portable sessions"): a `#` title, then each turn as a `##`
+/// heading (role, seq, UTC time) with its text, thinking as a quote, tool
+/// calls and results in fenced blocks. Redacted unless `redact` is false
+/// (the CLI's `--no-redact`), whatever the store's policy (issue 30 item
+/// 2). Returns the bytes written and the redaction counts.
+/// Errors: as [`load_portable`], `Io` from `out`.
+pub fn export_markdown<W: Write>(store: &SessionStore, session_id: &str, mut out: W, redact: bool) -> Result<(u64, RedactionReport)> {
+    let mut s = load_portable(store, session_id)?;
+    let mut rep = RedactionReport::default();
+    if redact {
+        let r = store.redactor();
+        redact_header(r, &mut s, &mut rep);
+        for t in &mut s.turns {
+            for b in &mut t.blocks {
+                redact_block(r, b, &mut rep);
+            }
+        }
+    }
+    let mut md = String::new();
+    md.push_str(&format!("# {}\n\n", s.title.as_deref().unwrap_or(&s.id)));
+    md.push_str(&format!("- session: `{}`\n", s.id));
+    if let Some(m) = &s.model {
+        md.push_str(&format!("- model: {m}\n"));
+    }
+    md.push('\n');
+    let fence = |body: &str, lang: &str| {
+        let mut f = String::from("```");
+        while body.contains(f.as_str()) {
+            f.push('`');
+        }
+        format!("{f}{lang}\n{body}\n{f}\n\n")
+    };
+    for t in &s.turns {
+        let when = t.timestamp_ms.map(|ms| humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64)).to_string());
+        md.push_str(&format!("## {} · {}{}\n\n", t.role.as_str(), t.source_line, when.map(|w| format!(" · {w}")).unwrap_or_default()));
+        for b in &t.blocks {
+            match b {
+                Block::Text { text } => md.push_str(&format!("{text}\n\n")),
+                Block::Thinking { text, .. } => md.push_str(&format!("{}\n\n", text.lines().map(|l| format!("> {l}")).collect::<Vec<_>>().join("\n"))),
+                Block::ToolUse { name, input, .. } => {
+                    md.push_str(&format!("**tool call** `{name}`\n\n"));
+                    md.push_str(&fence(&serde_json::to_string_pretty(input).unwrap_or_default(), "json"));
+                }
+                Block::ToolResult { content, is_error, .. } => {
+                    md.push_str(if *is_error { "**tool error**\n\n" } else { "**tool result**\n\n" });
+                    let body = match content {
+                        Value::String(x) => x.clone(),
+                        Value::Array(a) => a.iter().filter_map(|x| x.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
+                        v => v.to_string(),
+                    };
+                    md.push_str(&fence(&body, ""));
+                }
+                Block::Image { .. } => md.push_str("*(image)*\n\n"),
+                Block::Other(v) => md.push_str(&fence(&v.to_string(), "json")),
+            }
+        }
+    }
+    out.write_all(md.as_bytes()).map_err(|e| crate::Error::io("writing the Markdown export", e))?;
+    Ok((md.len() as u64, rep))
 }
 
 /// Content bytes an export page holds at most (unless one entry is larger).

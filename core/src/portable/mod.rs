@@ -35,7 +35,7 @@ pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, Thc
 pub use detect::{classify_file, detect_format, find_jsonl_files, FileKind};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, FORK_SUMMARY_TURNS};
-pub use export::{export_thclaws, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, EXPORT_PAGE_BYTES};
+pub use export::{export_markdown, export_thclaws, export_thclaws_redacting, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, policy_redacts_exports, EXPORT_PAGE_BYTES};
 pub use import::{import_file, import_paths, import_paths_live, import_paths_report, PROGRESS_READ_BYTES, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::{parse_iso8601_ms, DEFAULT_MAX_LINE_BYTES};
 pub use locations::{standard_locations, AgentLocation, LocationEnv, LocationKind};

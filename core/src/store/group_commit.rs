@@ -82,11 +82,18 @@ pub(super) struct GroupState {
 /// commit per append, while a commit of k appends writes the B-tree pages
 /// they share once instead of k times. A lone thread never waits: its group
 /// is its own append.
-fn append_grouped(store: &SessionStore, session_id: &str, entries: Vec<NewEntry>, metas: Option<Vec<EntryMeta>>) -> Result<Vec<TranscriptEntry>> {
+fn append_grouped(store: &SessionStore, session_id: &str, mut entries: Vec<NewEntry>, mut metas: Option<Vec<EntryMeta>>) -> Result<Vec<TranscriptEntry>> {
     // A forked child must not touch the group state: a parent thread may have
     // been leading a group (or holding its lock) at the fork.
     if std::process::id() != store.pid {
         return Err(Error::Closed);
+    }
+    // Redaction on write (issue 30 item 2) happens here, before any sealing,
+    // outside the group's lock.
+    if store.redact_policy() == crate::privacy::RedactPolicy::OnWrite {
+        for (i, e) in entries.iter_mut().enumerate() {
+            store.redact_on_write(e, metas.as_mut().map(|m| &mut m[i]));
+        }
     }
     let me = Arc::new(Mutex::new(PendingAppend { session_id: session_id.to_owned(), entries, metas, done: None }));
     let g = &store.appends;

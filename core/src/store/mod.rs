@@ -81,9 +81,9 @@ pub struct OpenOptions {
     /// envelope is `v` = 1, so stored lengths follow plaintext lengths and
     /// reveal nothing about what repeats inside an entry (SECURITY.md, "Size
     /// oracle"). `None` (default): the backend's default,
-    /// [`default_compress`]: on for a database file, off for a PostgreSQL
-    /// server (whose operator sees every write's length over time). Either
-    /// way both versions are read.
+    /// [`default_compress`]: off for a database file and for a PostgreSQL
+    /// server alike (since issue 30; a file written before keeps its `v` = 2
+    /// envelopes). Either way both versions are read.
     pub compress: Option<bool>,
     /// Owner lease on a server backend, milliseconds (default
     /// [`DEFAULT_LEASE_MS`]): renewed by the handle every third of it; once
@@ -108,6 +108,22 @@ pub struct OpenOptions {
     /// `meta` decides). Default `None`. Errors at open: `InvalidInput` when
     /// that key file does not exist.
     pub key_file_id: Option<String>,
+    /// Secret redaction (issue 30 item 2; [`crate::privacy::redact`]):
+    /// `Off` (default), `OnExport` (exports and `copy` redact unless told
+    /// not to) or `OnWrite` (content, entry metadata and items, and context
+    /// extensions are redacted before sealing). A per-handle setting, like
+    /// [`Self::compress`].
+    pub redact: crate::privacy::RedactPolicy,
+    /// A gitleaks-format rule file that extends the built-in rules
+    /// ([`crate::privacy::RuleSet::with_user_file`]); `None`: the built-in
+    /// rules. Read at open; errors there are `Io` / `InvalidInput`.
+    pub redact_rules: Option<PathBuf>,
+    /// A retention policy applied at open, after the recovery pass (issue
+    /// 30 item 4: "runs only when asked or on open when set"): every session
+    /// it selects is deleted with a `SessionDeleted` journal event, listed
+    /// by [`SessionStore::open_pruned`]. `None` (default): nothing is
+    /// deleted at open.
+    pub retention: Option<crate::privacy::RetentionPolicy>,
 }
 
 /// Default [`OpenOptions::lease_ms`]: 30 seconds (declared at the storage
@@ -115,10 +131,15 @@ pub struct OpenOptions {
 pub use crate::backend::DEFAULT_LEASE_MS;
 
 /// Whether a store compresses when [`OpenOptions::compress`] is `None`:
-/// `true` for a database file, `false` for a server URL (DESIGN.md
-/// "Privacy": the PostgreSQL backend does not compress unless asked).
+/// `false` for both a database file and a server URL (DESIGN.md "Privacy":
+/// the PostgreSQL backend does not compress unless asked; a database file
+/// kept compression on only if length-hiding closed the size oracle, and
+/// Padmé padding does not against an adaptive attacker: SECURITY.md "Size
+/// oracle", measured by `core/tests/privacy.rs`). `server` is kept so that
+/// a later default can differ by backend.
 pub fn default_compress(server: bool) -> bool {
-    !server
+    let _ = server;
+    false
 }
 
 /// Is `location` a server URL (`postgres://...` or `postgresql://...`)
@@ -139,6 +160,9 @@ impl Default for OpenOptions {
             lease_ms: DEFAULT_LEASE_MS,
             key_file_fallback: true,
             key_file_id: None,
+            redact: Default::default(),
+            redact_rules: None,
+            retention: None,
         }
     }
 }
@@ -167,6 +191,9 @@ impl OpenOptions {
             lease_ms: d.lease_ms,
             key_file_fallback: d.key_file_fallback,
             key_file_id: d.key_file_id,
+            redact: d.redact,
+            redact_rules: d.redact_rules,
+            retention: d.retention,
         }
     }
 
@@ -192,6 +219,17 @@ pub struct SessionStore {
     envelope_json: String,
     /// Seal contents with compression ([`OpenOptions::compress`]).
     compress: bool,
+    /// [`OpenOptions::redact`].
+    redact: crate::privacy::RedactPolicy,
+    /// The rules of [`OpenOptions::redact_rules`] (read at open), or `None`
+    /// for the built-in ones.
+    redact_rules: Option<std::sync::Arc<crate::privacy::RuleSet>>,
+    /// The redactor, made at the first use.
+    redactor: std::sync::OnceLock<crate::privacy::Redactor>,
+    /// Secrets redacted on write by this handle since open.
+    redacted: Mutex<crate::privacy::RedactionReport>,
+    /// What [`OpenOptions::retention`] deleted at open.
+    open_pruned: Vec<crate::privacy::PrunedSession>,
     /// The process that opened it: a forked child's appends are `Closed`.
     pid: u32,
     last_recovery: Mutex<journal::RecoveryReport>,
@@ -217,6 +255,32 @@ impl std::fmt::Debug for SessionStore {
 /// The slot in which the search index keeps its open state on a handle
 /// (`None` until the first search).
 pub(crate) type SearchSlot = Mutex<Option<Box<dyn std::any::Any + Send>>>;
+
+/// Redact an entry's content (as JSON when `format` is `Blocks`) and its
+/// metadata (`extra` and the item) in place with `r`; counts go to `rep`.
+pub(crate) fn redact_entry(r: &crate::privacy::Redactor, format: ContentFormat, content: &mut String, meta: Option<&mut EntryMeta>, rep: &mut crate::privacy::RedactionReport) {
+    let redacted = match format {
+        ContentFormat::Text => r.redact_str(content, rep),
+        ContentFormat::Blocks => r.redact_json_text(content, rep),
+    };
+    if let Some(c) = redacted {
+        *content = c;
+    }
+    if let Some(m) = meta {
+        if !m.extra.is_empty() {
+            let mut extra = serde_json::Value::Object(std::mem::take(&mut m.extra));
+            r.redact_json(&mut extra, rep);
+            if let serde_json::Value::Object(o) = extra {
+                m.extra = o;
+            }
+        }
+        if let Some(item) = m.item.as_mut() {
+            if let Some(x) = r.redact_json_text(item, rep) {
+                *item = x;
+            }
+        }
+    }
+}
 
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
@@ -336,7 +400,16 @@ impl SessionStore {
             }
             Location::File(_) => None,
         };
+        let redact_rules = match &opts.redact_rules {
+            Some(p) => Some(std::sync::Arc::new(crate::privacy::RuleSet::with_user_file(p)?)),
+            None => None,
+        };
         let store = SessionStore {
+            redact: opts.redact,
+            redact_rules,
+            redactor: Default::default(),
+            redacted: Default::default(),
+            open_pruned: Vec::new(),
             search: Default::default(),
             search_dir,
             backend,
@@ -353,9 +426,13 @@ impl SessionStore {
             #[cfg(test)]
             group_sizes: Mutex::new(Vec::new()),
         };
+        let mut store = store;
         if opts.recover {
             let report = store.recover()?;
             *lock(&store.last_recovery) = report;
+        }
+        if let Some(policy) = &opts.retention {
+            store.open_pruned = store.prune(policy, now_ms())?;
         }
         Ok(store)
     }
@@ -394,6 +471,12 @@ impl SessionStore {
     /// [`OpenOptions::key_file_id`].
     pub fn key_file_id(&self) -> Option<&str> {
         self.key_file.as_deref().and_then(|p| p.file_stem()).and_then(|s| s.to_str())
+    }
+
+    /// The sessions [`OpenOptions::retention`] deleted at open (empty
+    /// without a policy), oldest activity first within each reason.
+    pub fn open_pruned(&self) -> &[crate::privacy::PrunedSession] {
+        &self.open_pruned
     }
 
     /// The report of the recovery pass run at open.
@@ -469,6 +552,56 @@ impl SessionStore {
     /// Whether new contents are compressed ([`OpenOptions::compress`]).
     pub(crate) fn compress(&self) -> bool {
         self.compress
+    }
+
+    /// This handle's redaction policy ([`OpenOptions::redact`]).
+    pub fn redact_policy(&self) -> crate::privacy::RedactPolicy {
+        self.redact
+    }
+
+    /// The store's redactor: its rules ([`OpenOptions::redact_rules`] or
+    /// the built-in ones) with markers keyed by a key derived from the data
+    /// key. Made at the first call (compiling the built-in rules once per
+    /// process).
+    pub fn redactor(&self) -> &crate::privacy::Redactor {
+        self.redactor.get_or_init(|| {
+            let rules = self.redact_rules.clone().unwrap_or_else(crate::privacy::RuleSet::builtin);
+            crate::privacy::Redactor::new(rules, &self.key)
+        })
+    }
+
+    /// Secrets this handle redacted on write (policy `OnWrite`) since it
+    /// was opened, per rule.
+    pub fn redaction_report(&self) -> crate::privacy::RedactionReport {
+        lock(&self.redacted).clone()
+    }
+
+    /// With policy `OnWrite`: redact an entry's content (as JSON when its
+    /// format is `Blocks`) and metadata (`extra` and the item) in place,
+    /// before they are sealed; counted in [`Self::redaction_report`].
+    pub(crate) fn redact_on_write(&self, entry: &mut NewEntry, meta: Option<&mut EntryMeta>) {
+        if self.redact != crate::privacy::RedactPolicy::OnWrite {
+            return;
+        }
+        let mut rep = crate::privacy::RedactionReport::default();
+        redact_entry(self.redactor(), entry.format, &mut entry.content, meta, &mut rep);
+        if rep.total() > 0 {
+            lock(&self.redacted).add(&rep);
+        }
+    }
+
+    /// With policy `OnWrite`: a context extension's body (JSON text)
+    /// redacted; else `None`.
+    pub(crate) fn redact_text_on_write(&self, json: &str) -> Option<String> {
+        if self.redact != crate::privacy::RedactPolicy::OnWrite {
+            return None;
+        }
+        let mut rep = crate::privacy::RedactionReport::default();
+        let out = self.redactor().redact_json_text(json, &mut rep);
+        if rep.total() > 0 {
+            lock(&self.redacted).add(&rep);
+        }
+        out
     }
 
 }

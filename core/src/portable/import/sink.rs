@@ -358,7 +358,9 @@ impl<'a> ImportSink<'a> {
             let tg = &mut self.targets[w.target].1;
             let st = &mut tg.stats;
             match w.op {
-                Op::Entry { entry, meta, seq, tool_calls, tool_results, record } => {
+                Op::Entry { mut entry, mut meta, seq, tool_calls, tool_results, record } => {
+                    // Redaction on write (issue 30 item 2), before sealing.
+                    self.store.redact_on_write(&mut entry, Some(&mut meta));
                     records.entry(tg.id.clone()).or_default().extend(record);
                     st.entries += 1;
                     st.tool_calls += tool_calls;
@@ -395,6 +397,7 @@ impl<'a> ImportSink<'a> {
                 Op::Ext { kind, body, record } => {
                     records.entry(tg.id.clone()).or_default().extend(record);
                     st.context_extensions += 1;
+                    let body = self.store.redact_text_on_write(&body).unwrap_or(body);
                     writes.push(BatchWrite::Ext { sid: tg.id.clone(), kind, body });
                 }
                 Op::Rename(title) => writes.push(BatchWrite::Rename { sid: tg.id.clone(), title }),
