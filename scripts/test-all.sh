@@ -32,6 +32,9 @@ unset SESSIONDB_KEYRING_DATA_DIR SESSIONDB_LOCKTEST_DIR
 step "rust: the PostgreSQL backend against a real server on loopback (behaviour suite, conformance cases, Citus keys, pg_dump canaries, 8 processes; server restart and SIGKILL)"
 scripts/with-postgres.sh cargo test --locked -p sessiondb --features postgres --test store_postgres --test store_postgres_faults --test copy --test search_postgres
 
+step "scripts/test-viewer.sh (the viewer in headless Chromium: pages, search, meter, charts, hostile content, canary scan)"
+bash scripts/test-viewer.sh
+
 for suite in scripts/test-python.sh scripts/test-node.sh scripts/test-kotlin.sh scripts/test-swift.sh; do
   if [ -f "$suite" ]; then
     step "$suite"

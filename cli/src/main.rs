@@ -189,6 +189,9 @@ enum Cmd {
         #[arg(default_value = "last", num_args = 1..)]
         session: Vec<String>,
     },
+    /// Serve a read-only web viewer of the sessions on loopback (prints a one-time sign-in URL;
+    /// docs/viewer.md).
+    Serve(cmd::serve::ServeArgs),
     /// Search every session's messages, tool calls, outputs, thinking and titles (docs/search.md).
     Search(cmd::search::SearchArgs),
     /// Fork a session: seeded with a summary of its history (default), a copy up to --at SEQ, or --summary TEXT.
@@ -673,6 +676,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Cmd::Search(a) => cmd::search::run(g, a)?,
+        Cmd::Serve(a) => cmd::serve::run(g, a)?,
         Cmd::Resume { session } => {
             let s = open_existing(g)?;
             let here = cwd()?;

@@ -58,7 +58,7 @@ type GcmNonce = aes_gcm::Nonce<aes_gcm::aes::cipher::consts::U12>;
 type GcmTag = aes_gcm::Tag;
 
 /// 32 (or any number of) bytes from the OS CSPRNG; a failing OS source is a panic, as before.
-fn os_random(buf: &mut [u8]) {
+pub(crate) fn os_random(buf: &mut [u8]) {
     SysRng.try_fill_bytes(buf).expect("the OS random number generator failed");
 }
 

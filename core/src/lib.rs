@@ -20,6 +20,8 @@ pub mod privacy;
 pub mod portable;
 pub mod restore;
 pub mod search;
+#[cfg(feature = "viewer")]
+pub mod serve;
 pub mod store;
 
 /// The journal lives with the store's write path ([`store::journal`]).

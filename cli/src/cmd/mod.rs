@@ -6,5 +6,6 @@ pub mod import;
 pub mod key;
 pub mod list;
 pub mod search;
+pub mod serve;
 pub mod show;
 pub mod window;

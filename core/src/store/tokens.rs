@@ -20,7 +20,10 @@ pub(crate) fn token_counts(session_id: &str, row: &TokenRow) -> Result<(u64, u64
     Ok((n(row.input)?, n(row.output)?, n(row.cached)?))
 }
 
-pub(crate) fn record_in_tx(t: &Tx<'_>, session_id: &str, usages: &[TokenUsage]) -> Result<()> {
+/// Record `usages` in the ledger. `times[i]` (ms since the epoch) is when
+/// usage `i` happened, when the source says (an imported message's
+/// timestamp); a missing one is now. The viewer's per-day usage reads it.
+pub(crate) fn record_in_tx(t: &Tx<'_>, session_id: &str, usages: &[TokenUsage], times: &[Option<i64>]) -> Result<()> {
     for usage in usages {
         for (what, v) in [("input", usage.input), ("output", usage.output), ("cached", usage.cached)] {
             if v > i64::MAX as u64 {
@@ -34,13 +37,14 @@ pub(crate) fn record_in_tx(t: &Tx<'_>, session_id: &str, usages: &[TokenUsage]) 
     let now = now_ms();
     let rows: Vec<NewTokenRow<'_>> = usages
         .iter()
-        .map(|u| NewTokenRow {
+        .enumerate()
+        .map(|(i, u)| NewTokenRow {
             model: u.model.as_deref(),
             provider: u.provider.as_deref(),
             input: u.input,
             output: u.output,
             cached: u.cached,
-            created_at: now,
+            created_at: times.get(i).copied().flatten().unwrap_or(now),
         })
         .collect();
     t.tx.insert_tokens(session_id, &rows)?;
@@ -61,7 +65,7 @@ pub(crate) fn record_in_tx(t: &Tx<'_>, session_id: &str, usages: &[TokenUsage]) 
 impl SessionStore {
     /// Add one ledger record. Errors: `NotFound` (session), `InvalidInput` (count above 2^63-1).
     pub fn record_tokens(&self, session_id: &str, usage: TokenUsage) -> Result<()> {
-        self.write(|t| record_in_tx(t, session_id, std::slice::from_ref(&usage)))
+        self.write(|t| record_in_tx(t, session_id, std::slice::from_ref(&usage), &[]))
     }
 
     /// Add several ledger records in one transaction with one `TokensRecorded`
@@ -70,7 +74,25 @@ impl SessionStore {
         if usages.is_empty() {
             return Ok(());
         }
-        self.write(|t| record_in_tx(t, session_id, &usages))
+        self.write(|t| record_in_tx(t, session_id, &usages, &[]))
+    }
+
+    /// A session's ledger records in the order written, each with the time it
+    /// was recorded (ms since the epoch; an import records its usage at
+    /// import time) and its model: what the viewer's usage charts add up
+    /// (`crate::serve`). Errors: `Corrupt` for a negative count.
+    #[cfg_attr(not(feature = "viewer"), allow(dead_code))]
+    pub(crate) fn token_ledger(&self, session_id: &str) -> Result<Vec<(TokenUsage, i64)>> {
+        self.read(|c, _| {
+            c.token_copies(session_id)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let n = |v: i64| u64::try_from(v).map_err(|_| Error::corrupt(format!("record `tokens:{session_id}:#{}`: negative token count", i + 1)));
+                    Ok((TokenUsage { input: n(r.input)?, output: n(r.output)?, cached: n(r.cached)?, model: r.model, provider: r.provider }, r.created_at))
+                })
+                .collect()
+        })
     }
 
     /// Sums of a session's ledger. Errors: `NotFound` (session).

@@ -102,9 +102,11 @@ impl Writer<'_> {
         transcript::append_rows_in_tx(self.t, session_id, entries, Some(metas), Some((first_seq, sealed))).map(|_| ())
     }
 
-    /// Record token usage rows. Errors: `NotFound`, `InvalidInput`.
-    pub(crate) fn record_token_usage(&self, session_id: &str, usages: &[TokenUsage]) -> Result<()> {
-        tokens::record_in_tx(self.t, session_id, usages)
+    /// Record token usage rows; `times[i]` (ms since the epoch) is when usage
+    /// `i` happened where the source says, else now.
+    /// Errors: `NotFound`, `InvalidInput`.
+    pub(crate) fn record_token_usage(&self, session_id: &str, usages: &[TokenUsage], times: &[Option<i64>]) -> Result<()> {
+        tokens::record_in_tx(self.t, session_id, usages, times)
     }
 
     /// Set or clear a session's title (checked with

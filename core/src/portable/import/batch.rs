@@ -36,7 +36,7 @@ pub(super) enum BatchWrite {
     /// Entries with consecutive seqs from `first_seq`, their content already
     /// sealed for those seqs.
     Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<Vec<u8>> },
-    Usage { sid: String, usages: Vec<TokenUsage> },
+    Usage { sid: String, usages: Vec<TokenUsage>, times: Vec<Option<i64>> },
     Ext { sid: String, kind: &'static str, body: String },
     Rename { sid: String, title: Option<String> },
     Model { sid: String, model: Option<String>, provider: Option<String> },
@@ -67,7 +67,7 @@ pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                 BatchWrite::Entries { sid, first_seq, entries, metas, sealed } => {
                     t.append_entries(sid, entries, metas, *first_seq, sealed)?;
                 }
-                BatchWrite::Usage { sid, usages } => t.record_token_usage(sid, usages)?,
+                BatchWrite::Usage { sid, usages, times } => t.record_token_usage(sid, usages, times)?,
                 BatchWrite::Ext { sid, kind, body } => {
                     t.append_context_extension(sid, kind, body)?;
                 }

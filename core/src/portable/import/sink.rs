@@ -385,12 +385,16 @@ impl<'a> ImportSink<'a> {
                     st.input_tokens = st.input_tokens.saturating_add(u.input);
                     st.output_tokens = st.output_tokens.saturating_add(u.output);
                     st.cached_tokens = st.cached_tokens.saturating_add(u.cached);
+                    let at = u.timestamp_ms;
                     let usage = TokenUsage { input: u.input, output: u.output, cached: u.cached, model: u.model, provider: tg.provider.clone() };
                     match usage_at.get(&tg.id).map(|&i| &mut writes[i]) {
-                        Some(BatchWrite::Usage { usages, .. }) => usages.push(usage),
+                        Some(BatchWrite::Usage { usages, times, .. }) => {
+                            usages.push(usage);
+                            times.push(at);
+                        }
                         _ => {
                             usage_at.insert(tg.id.clone(), writes.len());
-                            writes.push(BatchWrite::Usage { sid: tg.id.clone(), usages: vec![usage] });
+                            writes.push(BatchWrite::Usage { sid: tg.id.clone(), usages: vec![usage], times: vec![at] });
                         }
                     }
                 }

@@ -1,0 +1,82 @@
+//! Who may read: the one-time token, the cookie it is exchanged for, and
+//! the `Host` check (see the module docs of [`crate::serve`]).
+
+use std::net::SocketAddr;
+use std::sync::Mutex;
+
+/// 32 random bytes from the OS, as 64 hex digits.
+fn secret() -> String {
+    let mut b = [0u8; 32];
+    crate::crypto::os_random(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Equal in time independent of where they differ (a token guessed byte by byte learns nothing).
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The viewer's secrets and the hosts it answers to.
+pub(crate) struct Auth {
+    /// The one-time token of the printed URL; `None` once spent.
+    token: Mutex<Option<String>>,
+    /// The cookie's value (another secret: the spent token opens nothing).
+    session: String,
+    /// `sessiondb_<port>`: cookies are not kept apart by port, so two
+    /// viewers on one machine do not overwrite each other's.
+    cookie_name: String,
+    /// `Host` values accepted (lowercase).
+    hosts: Vec<String>,
+    /// Listening on every address (`0.0.0.0`, `::`, with `--allow-remote`):
+    /// any IP literal with the port is accepted, never a host name (a name
+    /// is what DNS rebinding needs).
+    any_ip: Option<u16>,
+}
+
+impl Auth {
+    /// Secrets for a viewer listening on `addr`; returns the token too.
+    pub(crate) fn new(addr: SocketAddr, loopback: bool) -> (Auth, String) {
+        let token = secret();
+        let port = addr.port();
+        let mut hosts = vec![addr.to_string().to_ascii_lowercase()];
+        if loopback {
+            hosts.push(format!("localhost:{port}"));
+        }
+        let any_ip = addr.ip().is_unspecified().then_some(port);
+        let auth = Auth { token: Mutex::new(Some(token.clone())), session: secret(), cookie_name: format!("sessiondb_{port}"), hosts, any_ip };
+        (auth, token)
+    }
+
+    /// Is `host` (the request's `Host` header) this viewer's address?
+    /// A missing header is refused.
+    pub(crate) fn host_allowed(&self, host: Option<&str>) -> bool {
+        let Some(host) = host.map(|h| h.trim().to_ascii_lowercase()) else { return false };
+        if self.hosts.iter().any(|h| *h == host) {
+            return true;
+        }
+        match (self.any_ip, host.parse::<SocketAddr>()) {
+            (Some(port), Ok(a)) => a.port() == port,
+            _ => false,
+        }
+    }
+
+    /// Spend the token: `Some(Set-Cookie value)` when `token` is the unspent
+    /// token, else `None` (wrong, or already used).
+    pub(crate) fn exchange(&self, token: &str) -> Option<String> {
+        let mut t = self.token.lock().unwrap_or_else(|e| e.into_inner());
+        match t.as_deref() {
+            Some(expected) if same(expected, token) => {
+                *t = None;
+                Some(format!("{}={}; Path=/; HttpOnly; SameSite=Strict", self.cookie_name, self.session))
+            }
+            _ => None,
+        }
+    }
+
+    /// Does the `Cookie` header carry this viewer's cookie?
+    pub(crate) fn cookie_valid(&self, cookie: Option<&str>) -> bool {
+        cookie.is_some_and(|c| {
+            c.split(';').filter_map(|kv| kv.trim().split_once('=')).any(|(k, v)| k == self.cookie_name && same(v, &self.session))
+        })
+    }
+}
