@@ -63,8 +63,12 @@ fn declared(api: &str, name: &str) -> Vec<(String, String)> {
     let mut lines = body.lines();
     while let Some(l) = lines.next() {
         if let Some(rest) = l.trim().strip_prefix("#[bridge(str = \"") {
-            let text = rest.split('"').next().unwrap().to_owned();
-            let v = lines.by_ref().map(str::trim).find(|l| !l.starts_with("///")).unwrap();
+            let (text, after) = rest.split_once('"').unwrap();
+            let text = text.to_owned();
+            // The variant follows on the same line (`#[bridge(str = "x")] X,`)
+            // or on the next line that is not a doc comment.
+            let same_line = after.trim_start_matches(")]").trim();
+            let v = if same_line.is_empty() { lines.by_ref().map(str::trim).find(|l| !l.starts_with("///")).unwrap() } else { same_line };
             let ident: String = v.chars().take_while(|c| c.is_alphanumeric()).collect();
             out.push((ident, text));
         }
