@@ -29,7 +29,7 @@ impl SessionStore {
         if entries.is_empty() {
             return Ok(Vec::new());
         }
-        append_grouped(self, session_id, entries, None)
+        append_grouped(self, session_id, entries, None, None)
     }
 
     /// [`Self::append_entries`] with per-entry metadata (model, provider,
@@ -42,7 +42,40 @@ impl SessionStore {
             return Ok(Vec::new());
         }
         let (entries, metas): (Vec<NewEntry>, Vec<EntryMeta>) = entries.into_iter().unzip();
-        append_grouped(self, session_id, entries, Some(metas))
+        append_grouped(self, session_id, entries, Some(metas), None)
+    }
+
+    /// [`Self::append_entries`] under an idempotency key (issue 29 item 2):
+    /// the append's `TranscriptAppended` journal event takes `idempotency_key`
+    /// as its event id, so a call that timed out or was cancelled and is
+    /// retried with the same key and entries stores them once and returns
+    /// the entries the first call stored (same seqs and times). `None` is
+    /// `append_entries`. Errors: as `append_entries`; `InvalidInput` for a
+    /// key that is not 1..=128 characters without whitespace, control
+    /// characters or `:`, not NFC, or ends in `.dispatch`/`.terminal`;
+    /// `Conflict` when the key was used for other entries, another session
+    /// or another journal event (nothing is written).
+    pub fn append_entries_keyed(&self, session_id: &str, entries: Vec<NewEntry>, idempotency_key: Option<&str>) -> Result<Vec<TranscriptEntry>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        append_grouped(self, session_id, entries, None, idempotency_key)
+    }
+
+    /// [`Self::append_entries_with_meta`] under an idempotency key, as
+    /// [`Self::append_entries_keyed`] (the metadata is part of what must
+    /// match). Errors: those of both.
+    pub fn append_entries_with_meta_keyed(
+        &self,
+        session_id: &str,
+        entries: Vec<(NewEntry, EntryMeta)>,
+        idempotency_key: Option<&str>,
+    ) -> Result<Vec<TranscriptEntry>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (entries, metas): (Vec<NewEntry>, Vec<EntryMeta>) = entries.into_iter().unzip();
+        append_grouped(self, session_id, entries, Some(metas), idempotency_key)
     }
 }
 
@@ -51,6 +84,8 @@ pub(crate) struct PendingAppend {
     session_id: String,
     entries: Vec<NewEntry>,
     metas: Option<Vec<EntryMeta>>,
+    /// The caller's idempotency key (the journal event's id), if any.
+    idempotency_key: Option<String>,
     /// Set by whichever thread committed it.
     done: Option<Result<Vec<TranscriptEntry>>>,
 }
@@ -82,7 +117,13 @@ pub(super) struct GroupState {
 /// commit per append, while a commit of k appends writes the B-tree pages
 /// they share once instead of k times. A lone thread never waits: its group
 /// is its own append.
-fn append_grouped(store: &SessionStore, session_id: &str, mut entries: Vec<NewEntry>, mut metas: Option<Vec<EntryMeta>>) -> Result<Vec<TranscriptEntry>> {
+fn append_grouped(
+    store: &SessionStore,
+    session_id: &str,
+    mut entries: Vec<NewEntry>,
+    mut metas: Option<Vec<EntryMeta>>,
+    idempotency_key: Option<&str>,
+) -> Result<Vec<TranscriptEntry>> {
     // A forked child must not touch the group state: a parent thread may have
     // been leading a group (or holding its lock) at the fork.
     if std::process::id() != store.pid {
@@ -95,7 +136,13 @@ fn append_grouped(store: &SessionStore, session_id: &str, mut entries: Vec<NewEn
             store.redact_on_write(e, metas.as_mut().map(|m| &mut m[i]));
         }
     }
-    let me = Arc::new(Mutex::new(PendingAppend { session_id: session_id.to_owned(), entries, metas, done: None }));
+    let me = Arc::new(Mutex::new(PendingAppend {
+        session_id: session_id.to_owned(),
+        entries,
+        metas,
+        idempotency_key: idempotency_key.map(str::to_owned),
+        done: None,
+    }));
     let g = &store.appends;
     let mut st = lock(&g.state);
     st.queue.push(Arc::clone(&me));
@@ -168,7 +215,7 @@ fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> 
     let written = store.write(|t| {
         for req in group {
             let p = lock(req);
-            let r = append_in_tx(t, &p.session_id, &p.entries, p.metas.as_deref());
+            let r = append_in_tx(t, &p.session_id, &p.entries, p.metas.as_deref(), p.idempotency_key.as_deref());
             let failed = r.is_err();
             results.push(r);
             if failed {

@@ -195,6 +195,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     entries: &[E],
     metas: Option<&[M]>,
     sealed: Option<(u64, &[Vec<u8>])>,
+    keyed: Option<(&str, &str)>,
 ) -> Result<(u64, i64)> {
     if entries.is_empty() {
         return Ok((0, 0));
@@ -285,13 +286,73 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
         t.tx.set_session_updated_at(session_id, latest)?;
     }
     let first = last + 1;
-    journal::record(t, session_id, "TranscriptAppended", serde_json::json!({ "from_seq": first, "count": entries.len() }))?;
+    match keyed {
+        None => journal::record(t, session_id, "TranscriptAppended", serde_json::json!({ "from_seq": first, "count": entries.len() }))?,
+        Some((key, digest)) => journal::record_keyed(
+            t,
+            key,
+            session_id,
+            "TranscriptAppended",
+            serde_json::json!({ "from_seq": first, "count": entries.len(), "digest": digest, "at": now }),
+        )?,
+    };
     Ok((first, now))
 }
 
+/// SHA-256 (hex) over what an append stores of each entry (role, format,
+/// content, own time, tokens, source line, model, provider, encoded
+/// metadata), each part
+/// length-prefixed: two appends share a digest only when they would store
+/// the same entries. Kept in the keyed append's (sealed) journal payload.
+pub(crate) fn append_digest(entries: &[NewEntry], metas: Option<&[EntryMeta]>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut part = |b: &[u8]| {
+        h.update((b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    for (i, e) in entries.iter().enumerate() {
+        part(e.role.as_str().as_bytes());
+        part(e.format.as_str().as_bytes());
+        part(e.content.as_bytes());
+        for v in [e.created_at_ms.map(|v| v as u64), e.tokens, e.source_line] {
+            part(&v.map(|v| v.to_le_bytes().to_vec()).unwrap_or_default());
+        }
+        let meta = metas.and_then(|m| m.get(i));
+        for label in [meta.and_then(|m| m.model.as_deref()), meta.and_then(|m| m.provider.as_deref())] {
+            // `None` and `Some("")` differ: a tag byte before the text.
+            part(&label.map(|l| [&[1u8][..], l.as_bytes()].concat()).unwrap_or_default());
+        }
+        part(meta.and_then(encode_meta).unwrap_or_default().as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// [`append_rows_in_tx`], returning the stored entries.
-pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, entries: &[NewEntry], metas: Option<&[EntryMeta]>) -> Result<Vec<TranscriptEntry>> {
-    let (first, now) = append_rows_in_tx(t, session_id, entries, metas, None)?;
+///
+/// With an `idempotency_key` (issue 29 item 2), the append's journal event
+/// takes the key as its id, and an append that finds the key already used
+/// by an append of the same entries to this session writes nothing and
+/// returns that append's entries (same seqs and times): a retried call
+/// stores its entries once. Errors: as [`append_rows_in_tx`]; those of
+/// [`journal::keyed_append`] (`InvalidInput` for a malformed key,
+/// `Conflict` for a key used for anything else).
+pub(crate) fn append_in_tx(
+    t: &Tx<'_>,
+    session_id: &str,
+    entries: &[NewEntry],
+    metas: Option<&[EntryMeta]>,
+    idempotency_key: Option<&str>,
+) -> Result<Vec<TranscriptEntry>> {
+    let digest = idempotency_key.map(|_| append_digest(entries, metas));
+    let keyed = idempotency_key.zip(digest.as_deref());
+    let (first, now) = match keyed {
+        Some((key, digest)) => match journal::keyed_append(t, session_id, key, digest)? {
+            Some(earlier) => earlier,
+            None => append_rows_in_tx(t, session_id, entries, metas, None, keyed)?,
+        },
+        None => append_rows_in_tx(t, session_id, entries, metas, None, None)?,
+    };
     Ok(entries
         .iter()
         .enumerate()
@@ -630,7 +691,7 @@ mod tests {
         let entries = vec![NewEntry::text(Role::User, "one"), NewEntry::text(Role::User, "two")];
         let sealed: Vec<Vec<u8>> = ["one", "two"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 1 + i as u64, c, true)).collect();
         // Expected seqs 1 and 2, and they are free: the envelopes are stored as given.
-        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)))).unwrap();
+        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)), None)).unwrap();
         assert_eq!(first, 1);
         let stored: Vec<Vec<u8>> = s
             .read(|c, _| {
@@ -649,7 +710,7 @@ mod tests {
         let sealed: Vec<Vec<u8>> = ["three", "four"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 3 + i as u64, c, true)).collect();
         s.append_transcript(&a.id, Role::Assistant, "interloper".into()).unwrap();
         let entries = vec![NewEntry::text(Role::User, "three"), NewEntry::text(Role::User, "four")];
-        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)))).unwrap();
+        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)), None)).unwrap();
         assert_eq!(first, 4);
         let got: Vec<(u64, String)> = s.get_transcript(&a.id, 1, 10).unwrap().into_iter().map(|e| (e.seq, e.content)).collect();
         assert_eq!(got, vec![(1, "one".into()), (2, "two".into()), (3, "interloper".into()), (4, "three".into()), (5, "four".into())]);
