@@ -607,16 +607,22 @@ trait SessionStore {
     fn append_transcript(&self, session_id: &str, role: Role, content: String) -> TranscriptEntry;
 
     /// Append entries in one transaction (all or none); returns them with
-    /// their seqs, which are gapless.
-    #[bridge(errors(NotFound, InvalidInput))]
-    fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>) -> Vec<TranscriptEntry>;
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
+    #[bridge(core = sessiondb::SessionStore::append_entries_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Conflict))]
+    fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
     /// `append_entries` with per-entry metadata, one transaction (all or
     /// none): a model or provider name over 256 bytes or with control
     /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
-    /// object or an `item` that is not JSON text is `InvalidInput`.
-    #[bridge(errors(NotFound, InvalidInput, Closed))]
-    fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>) -> Vec<TranscriptEntry>;
+    /// object or an `item` that is not JSON text is `InvalidInput`. The
+    /// `idempotency_key` is `append_entries`' (the metadata is part of what
+    /// a retry must repeat).
+    #[bridge(core = sessiondb::SessionStore::append_entries_with_meta_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
+    fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]

@@ -161,19 +161,22 @@ pub enum CountMethod {
 /// What happened to one source file.
 #[bridge(core = sessiondb::portable::ImportStatus)]
 pub enum ImportStatus {
-    /// New lines were read (possibly zero turns).
+    /// New lines were read (possibly zero turns, e.g. only bookkeeping lines).
     #[bridge(str = "imported")]
     Imported,
     /// Already imported up to its current length: nothing to do.
     #[bridge(str = "up_to_date")]
     UpToDate,
-    /// Shorter than what was imported, or its first bytes changed: left alone.
+    /// The file is shorter than what was imported, or its first bytes
+    /// changed: it is not the file imported before, so it was left alone.
     #[bridge(str = "source_changed")]
     SourceChanged,
     /// Not a recognised session format.
     #[bridge(str = "unrecognized")]
     Unrecognized,
-    /// Reading or storing failed; the message names the step (no content).
+    /// Reading or storing failed; the message names the step (no content)
+    /// and, for a path given to [`import_paths`] that could not be read or
+    /// walked at all, that path.
     #[bridge(str = "failed")]
     Failed(String),
 }
@@ -942,17 +945,16 @@ pub struct FileImport {
     pub path: PathBuf,
     /// Detected (or stored) format.
     pub format: Option<SourceFormat>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    /// Outcome.
     pub status: ImportStatus,
     /// The failure message (names the step, no content) of a `failed` status.
     #[bridge(get = "c.status.error()", skip(uniffi))]
     pub error: Option<String>,
-    /// First line read this time (1 for a first import).
+    /// First line emitted this time (1 for a first import).
     pub from_line: u64,
-    /// Sessions written, main first (Claude Code sidechains after it).
+    /// Sessions written, main first.
     pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
+    /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
 }
 /// A line the thClaws reader skipped, as the digest reports it.
@@ -1112,7 +1114,9 @@ pub struct SessionImport {
     pub cached_tokens: u64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: u64,
 }
 /// Options of `search`: every field may be left out.
@@ -1318,22 +1322,38 @@ trait SessionStore {
         content: String,
     ) -> TranscriptEntry;
     /// Append entries in one transaction (all or none); returns them with
-    /// their seqs, which are gapless.
-    #[bridge(errors(NotFound, InvalidInput))]
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
+    #[bridge(
+        core = sessiondb::SessionStore::append_entries_keyed,
+        defaults(idempotency_key = None),
+        errors(NotFound, InvalidInput, Conflict)
+    )]
     fn append_entries(
         &self,
         session_id: &str,
         entries: Vec<NewEntry>,
+        idempotency_key: Option<&str>,
     ) -> Vec<TranscriptEntry>;
     /// `append_entries` with per-entry metadata, one transaction (all or
     /// none): a model or provider name over 256 bytes or with control
     /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
-    /// object or an `item` that is not JSON text is `InvalidInput`.
-    #[bridge(errors(NotFound, InvalidInput, Closed))]
+    /// object or an `item` that is not JSON text is `InvalidInput`. The
+    /// `idempotency_key` is `append_entries`' (the metadata is part of what
+    /// a retry must repeat).
+    #[bridge(
+        core = sessiondb::SessionStore::append_entries_with_meta_keyed,
+        defaults(idempotency_key = None),
+        errors(NotFound, InvalidInput, Closed, Conflict)
+    )]
     fn append_entries_with_meta(
         &self,
         session_id: &str,
         entries: Vec<NewEntryWithMeta>,
+        idempotency_key: Option<&str>,
     ) -> Vec<TranscriptEntry>;
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     #[bridge(

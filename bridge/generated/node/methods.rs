@@ -295,14 +295,19 @@ impl SessionStore {
         )
     }
     /// Append entries in one transaction (all or none); returns them with
-    /// their seqs, which are gapless.
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
     ///
-    /// Rejects with NotFoundError, InvalidInputError.
+    /// Rejects with NotFoundError, InvalidInputError, ConflictError.
     #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
     pub fn append_entries(
         &self,
         session_id: String,
         entries: Vec<crate::records::NewEntry>,
+        idempotency_key: Option<String>,
     ) -> napi::Result<
         napi::bindgen_prelude::AsyncTask<
             crate::job::Job<Vec<crate::records::TranscriptEntry>>,
@@ -316,21 +321,30 @@ impl SessionStore {
         let s = self.inner.clone();
         Ok(
             crate::job::job(move || {
-                s.append_entries(&session_id, entries).map(crate::records::Conv::conv)
+                sessiondb::SessionStore::append_entries_keyed(
+                        &s,
+                        &session_id,
+                        entries,
+                        idempotency_key.as_deref(),
+                    )
+                    .map(crate::records::Conv::conv)
             }),
         )
     }
     /// `append_entries` with per-entry metadata, one transaction (all or
     /// none): a model or provider name over 256 bytes or with control
     /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
-    /// object or an `item` that is not JSON text is `InvalidInput`.
+    /// object or an `item` that is not JSON text is `InvalidInput`. The
+    /// `idempotency_key` is `append_entries`' (the metadata is part of what
+    /// a retry must repeat).
     ///
-    /// Rejects with NotFoundError, InvalidInputError, ClosedError.
+    /// Rejects with NotFoundError, InvalidInputError, ClosedError, ConflictError.
     #[napi(ts_return_type = "Promise<TranscriptEntry[]>")]
     pub fn append_entries_with_meta(
         &self,
         session_id: String,
         entries: Vec<crate::records::NewEntryWithMeta>,
+        idempotency_key: Option<String>,
     ) -> napi::Result<
         napi::bindgen_prelude::AsyncTask<
             crate::job::Job<Vec<crate::records::TranscriptEntry>>,
@@ -344,8 +358,12 @@ impl SessionStore {
         let s = self.inner.clone();
         Ok(
             crate::job::job(move || {
-                s
-                    .append_entries_with_meta(&session_id, entries)
+                sessiondb::SessionStore::append_entries_with_meta_keyed(
+                        &s,
+                        &session_id,
+                        entries,
+                        idempotency_key.as_deref(),
+                    )
                     .map(crate::records::Conv::conv)
             }),
         )

@@ -1806,19 +1806,18 @@ pub struct FileImport {
     /// Detected (or stored) format.
     #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code'")]
     pub format: Option<String>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    /// Outcome.
     #[napi(
         ts_type = "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'"
     )]
     pub status: String,
     /// The failure message (names the step, no content) of a `failed` status.
     pub error: Option<String>,
-    /// First line read this time (1 for a first import).
+    /// First line emitted this time (1 for a first import).
     pub from_line: i64,
-    /// Sessions written, main first (Claude Code sidechains after it).
+    /// Sessions written, main first.
     pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
+    /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
 }
 impl From<sessiondb::portable::FileImport> for FileImport {
@@ -1951,7 +1950,9 @@ pub struct SessionImport {
     pub cached_tokens: i64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: i64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: i64,
 }
 impl From<sessiondb::portable::SessionImport> for SessionImport {

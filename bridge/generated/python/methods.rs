@@ -247,14 +247,20 @@ impl SessionStore {
             .map_err(crate::errors::py_err(py))
     }
     /// Append entries in one transaction (all or none); returns them with
-    /// their seqs, which are gapless.
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
     ///
-    /// Raises NotFoundError, InvalidInputError.
+    /// Raises NotFoundError, InvalidInputError, ConflictError.
+    #[pyo3(signature = (session_id, entries, idempotency_key = None))]
     fn append_entries(
         &self,
         py: pyo3::Python<'_>,
         session_id: &str,
         entries: Vec<pyo3::PyRef<'_, crate::records::NewEntry>>,
+        idempotency_key: Option<&str>,
     ) -> pyo3::PyResult<Vec<crate::records::TranscriptEntry>> {
         let entries = entries
             .iter()
@@ -262,16 +268,24 @@ impl SessionStore {
             .collect::<sessiondb::Result<Vec<sessiondb::NewEntry>>>()
             .map_err(crate::errors::py_err(py))?;
         let s = &self.inner;
-        py.detach(|| s.append_entries(session_id, entries))
+        py.detach(|| sessiondb::SessionStore::append_entries_keyed(
+                s,
+                session_id,
+                entries,
+                idempotency_key,
+            ))
             .map(crate::records::Conv::conv)
             .map_err(crate::errors::py_err(py))
     }
     /// `append_entries` with per-entry metadata, one transaction (all or
     /// none): a model or provider name over 256 bytes or with control
     /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
-    /// object or an `item` that is not JSON text is `InvalidInput`.
+    /// object or an `item` that is not JSON text is `InvalidInput`. The
+    /// `idempotency_key` is `append_entries`' (the metadata is part of what
+    /// a retry must repeat).
     ///
-    /// Raises NotFoundError, InvalidInputError, ClosedError.
+    /// Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+    #[pyo3(signature = (session_id, entries, idempotency_key = None))]
     fn append_entries_with_meta(
         &self,
         py: pyo3::Python<'_>,
@@ -282,6 +296,7 @@ impl SessionStore {
                 pyo3::PyRef<'_, crate::records::EntryMeta>,
             ),
         >,
+        idempotency_key: Option<&str>,
     ) -> pyo3::PyResult<Vec<crate::records::TranscriptEntry>> {
         let entries = entries
             .iter()
@@ -294,7 +309,12 @@ impl SessionStore {
             >()
             .map_err(crate::errors::py_err(py))?;
         let s = &self.inner;
-        py.detach(|| s.append_entries_with_meta(session_id, entries))
+        py.detach(|| sessiondb::SessionStore::append_entries_with_meta_keyed(
+                s,
+                session_id,
+                entries,
+                idempotency_key,
+            ))
             .map(crate::records::Conv::conv)
             .map_err(crate::errors::py_err(py))
     }

@@ -185,34 +185,62 @@ impl SessionStore {
         Ok(crate::records::Conv::conv(s.append_transcript(&session_id, role, content)?))
     }
     /// Append entries in one transaction (all or none); returns them with
-    /// their seqs, which are gapless.
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
     ///
-    /// Errors: `NotFound`, `InvalidInput`.
+    /// Errors: `NotFound`, `InvalidInput`, `Conflict`.
+    #[uniffi::method(default(idempotency_key = None))]
     pub fn append_entries(
         &self,
         session_id: String,
         entries: Vec<sessiondb::NewEntry>,
+        idempotency_key: Option<String>,
     ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
         let s = &self.inner;
-        Ok(crate::records::Conv::conv(s.append_entries(&session_id, entries)?))
+        Ok(
+            crate::records::Conv::conv(
+                sessiondb::SessionStore::append_entries_keyed(
+                    s,
+                    &session_id,
+                    entries,
+                    idempotency_key.as_deref(),
+                )?,
+            ),
+        )
     }
     /// `append_entries` with per-entry metadata, one transaction (all or
     /// none): a model or provider name over 256 bytes or with control
     /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
-    /// object or an `item` that is not JSON text is `InvalidInput`.
+    /// object or an `item` that is not JSON text is `InvalidInput`. The
+    /// `idempotency_key` is `append_entries`' (the metadata is part of what
+    /// a retry must repeat).
     ///
-    /// Errors: `NotFound`, `InvalidInput`, `Closed`.
+    /// Errors: `NotFound`, `InvalidInput`, `Closed`, `Conflict`.
+    #[uniffi::method(default(idempotency_key = None))]
     pub fn append_entries_with_meta(
         &self,
         session_id: String,
         entries: Vec<crate::records::NewEntryWithMeta>,
+        idempotency_key: Option<String>,
     ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
         let entries: Vec<(sessiondb::NewEntry, sessiondb::EntryMeta)> = entries
             .into_iter()
             .map(TryFrom::try_from)
             .collect::<sessiondb::Result<_>>()?;
         let s = &self.inner;
-        Ok(crate::records::Conv::conv(s.append_entries_with_meta(&session_id, entries)?))
+        Ok(
+            crate::records::Conv::conv(
+                sessiondb::SessionStore::append_entries_with_meta_keyed(
+                    s,
+                    &session_id,
+                    entries,
+                    idempotency_key.as_deref(),
+                )?,
+            ),
+        )
     }
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     ///

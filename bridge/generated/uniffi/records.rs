@@ -146,15 +146,18 @@ use sessiondb::portable::ImportStatus;
 /// What happened to one source file.
 #[uniffi::remote(Enum)]
 pub enum ImportStatus {
-    /// New lines were read (possibly zero turns).
+    /// New lines were read (possibly zero turns, e.g. only bookkeeping lines).
     Imported,
     /// Already imported up to its current length: nothing to do.
     UpToDate,
-    /// Shorter than what was imported, or its first bytes changed: left alone.
+    /// The file is shorter than what was imported, or its first bytes
+    /// changed: it is not the file imported before, so it was left alone.
     SourceChanged,
     /// Not a recognised session format.
     Unrecognized,
-    /// Reading or storing failed; the message names the step (no content).
+    /// Reading or storing failed; the message names the step (no content)
+    /// and, for a path given to [`import_paths`] that could not be read or
+    /// walked at all, that path.
     Failed(String),
 }
 #[allow(unused_imports)]
@@ -1202,14 +1205,13 @@ pub struct FileImport {
     pub path: String,
     /// Detected (or stored) format.
     pub format: Option<SourceFormat>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    /// Outcome.
     pub status: ImportStatus,
-    /// First line read this time (1 for a first import).
+    /// First line emitted this time (1 for a first import).
     pub from_line: u64,
-    /// Sessions written, main first (Claude Code sidechains after it).
+    /// Sessions written, main first.
     pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
+    /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
 }
 impl Conv<FileImport> for sessiondb::portable::FileImport {
@@ -1363,7 +1365,9 @@ pub struct SessionImport {
     pub cached_tokens: u64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: u64,
 }
 #[allow(unused_imports)]

@@ -989,7 +989,10 @@ class SessionImport:
         """Context extensions added (plan, goal, compaction, raw lines...)."""
     @property
     def skipped_already_stored(self) -> int:
-        """Turns skipped because the session already holds their source line."""
+        """Turns skipped because the session already holds them (the same
+        source record, by identity: Claude `uuid`, or the turn's content and
+        timestamp; for sessions imported before issue 14, by source line).
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1093,21 +1096,19 @@ class FileImport:
         """Detected (or stored) format."""
     @property
     def status(self) -> ImportStatus:
-        """`imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-        (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
-        """
+        """Outcome."""
     @property
     def error(self) -> Optional[str]:
         """The failure message (names the step, no content) of a `failed` status."""
     @property
     def from_line(self) -> int:
-        """First line read this time (1 for a first import)."""
+        """First line emitted this time (1 for a first import)."""
     @property
     def sessions(self) -> List[SessionImport]:
-        """Sessions written, main first (Claude Code sidechains after it)."""
+        """Sessions written, main first."""
     @property
     def read(self) -> Optional[ReadReport]:
-        """The reader's report, when the file was read."""
+        """The reader's report (line kinds, skipped lines...), when the file was read."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1345,11 +1346,15 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError.
         """
-    def append_entries(self, session_id: str, entries: List[NewEntry]) -> List[TranscriptEntry]:
+    def append_entries(self, session_id: str, entries: List[NewEntry], idempotency_key: Optional[str] = None) -> List[TranscriptEntry]:
         """Append entries in one transaction (all or none); returns them with
-        their seqs, which are gapless.
+        their seqs, which are gapless. With an `idempotency_key` (1..=128
+        characters without whitespace, control characters or `:`; it becomes
+        the append's journal event id), a retry of a call that timed out or
+        was cancelled stores the entries once and returns what the first call
+        stored; the key used for other entries or another event is `Conflict`.
 
-        Raises NotFoundError, InvalidInputError.
+        Raises NotFoundError, InvalidInputError, ConflictError.
         """
     def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]:
         """One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
@@ -1374,13 +1379,15 @@ class SessionStore:
 
         Raises NotFoundError, AuthenticationError, InvalidInputError.
         """
-    def append_entries_with_meta(self, session_id: str, entries: List[Tuple[NewEntry, EntryMeta]]) -> List[TranscriptEntry]:
+    def append_entries_with_meta(self, session_id: str, entries: List[Tuple[NewEntry, EntryMeta]], idempotency_key: Optional[str] = None) -> List[TranscriptEntry]:
         """`append_entries` with per-entry metadata, one transaction (all or
         none): a model or provider name over 256 bytes or with control
         characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
-        object or an `item` that is not JSON text is `InvalidInput`.
+        object or an `item` that is not JSON text is `InvalidInput`. The
+        `idempotency_key` is `append_entries`' (the metadata is part of what
+        a retry must repeat).
 
-        Raises NotFoundError, InvalidInputError, ClosedError.
+        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
         """
     def get_transcript_tail_with_meta(self, session_id: str, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
         """The last `limit` (1..=10000) entries with their metadata, in seq

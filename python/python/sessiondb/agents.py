@@ -25,8 +25,11 @@ package is not imported here: any object with the SDK's item shape works.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
 import json
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+import uuid
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 from . import errors
 from ._native import EntryMeta, ItemPage, NewEntry, SessionStore, should_compact
@@ -40,6 +43,11 @@ ITEM_KEY = "agents_item"
 #: ``json.loads`` each); a ``limit`` up to ``MAX_PAGE`` is one read.
 PAGE = 1000
 MAX_PAGE = 10_000
+
+#: Idempotency keys of interrupted ``add_items`` calls kept for their retry.
+RETRY_KEYS = 64
+
+_T = TypeVar("_T")
 
 
 def _item_of(entry: Any, meta: EntryMeta) -> Dict[str, Any]:
@@ -107,6 +115,16 @@ def item_role(item: Dict[str, Any]) -> Role:
     return "assistant"
 
 
+def _dict(item: Any) -> Dict[str, Any]:
+    """An SDK item as a dict (a pydantic model is dumped as the SDK does)."""
+    return item if isinstance(item, dict) else item.model_dump(exclude_unset=True)
+
+
+def _fingerprint(items: List[Any]) -> str:
+    """Canonical JSON of ``items``: equal for a retry of the same items."""
+    return json.dumps([_dict(i) for i in items], sort_keys=True, ensure_ascii=False)
+
+
 class SessionDBSession:
     """An Agents SDK ``Session`` stored in sessiondb (encrypted, crash-safe).
 
@@ -143,7 +161,21 @@ class SessionDBSession:
         self.session_settings = None
         self._owns = store is None
         self._store = store if store is not None else (SessionStore(path, key=key) if path is not None or key is not None else SessionStore.open_default())
-        self._lock = asyncio.Lock()
+        # Every call runs on this session's one worker thread, in call order
+        # (created on first use): a call that was cancelled or timed out
+        # still runs (whole or not at all) before the next one, so calls
+        # issued in order land in order.
+        self._worker: Optional[concurrent.futures.ThreadPoolExecutor] = None
+        # Items fingerprint -> the idempotency key of an interrupted
+        # add_items, reused by a retry of the same items (stored once).
+        self._retry_keys: Dict[str, str] = {}
+
+    async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(*args)`` on this session's worker thread, after every call
+        submitted before it (the native call releases the GIL)."""
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessiondb-agents")
+        return await asyncio.get_running_loop().run_in_executor(self._worker, functools.partial(fn, *args))
 
     @property
     def store(self) -> SessionStore:
@@ -203,28 +235,43 @@ class SessionDBSession:
 
     async def get_items(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
         """The history in order; with ``limit``, the latest ``limit`` items."""
-        return await asyncio.to_thread(self._items, limit)
+        return await self._run(self._items, limit)
 
-    def _add(self, items: List[Any]) -> None:
-        if not items:
-            return
+    def _add(self, items: List[Any], key: str) -> None:
         rows = []
         for item in items:
-            d = item if isinstance(item, dict) else item.model_dump(exclude_unset=True)
+            d = _dict(item)
             rows.append((NewEntry(item_role(d), item_text(d)), EntryMeta(item=json.dumps(d, ensure_ascii=False))))
         try:
-            self._store.append_entries_with_meta(self.session_id, rows)
+            self._store.append_entries_with_meta(self.session_id, rows, key)
         except errors.NotFoundError:
             try:
                 self._store.create_session(id=self.session_id)
             except errors.ConflictError:
                 pass  # created by another handle just now
-            self._store.append_entries_with_meta(self.session_id, rows)
+            self._store.append_entries_with_meta(self.session_id, rows, key)
 
     async def add_items(self, items: List[Any]) -> None:
-        """Append items in one transaction (all or none)."""
-        async with self._lock:
-            await asyncio.to_thread(self._add, list(items))
+        """Append items in one transaction (all or none), exactly once.
+
+        Each call carries an idempotency key (the append's journal event
+        id). When a call is cancelled or times out (``asyncio.wait_for``) or
+        fails, its key is kept, and a later ``add_items`` of the same items
+        on this session reuses it: the items are stored once, whether the
+        interrupted call landed or not. Calls land in the order they were
+        made, an interrupted one included."""
+        items = list(items)
+        if not items:
+            return
+        fingerprint = _fingerprint(items) if self._retry_keys else None
+        key = (self._retry_keys.pop(fingerprint, None) if fingerprint is not None else None) or uuid.uuid4().hex
+        try:
+            await self._run(self._add, items, key)
+        except BaseException:
+            self._retry_keys[fingerprint if fingerprint is not None else _fingerprint(items)] = key
+            while len(self._retry_keys) > RETRY_KEYS:
+                self._retry_keys.pop(next(iter(self._retry_keys)))
+            raise
 
     def _pop(self) -> Optional[Dict[str, Any]]:
         while True:
@@ -241,8 +288,7 @@ class SessionDBSession:
 
     async def pop_item(self) -> Optional[Dict[str, Any]]:
         """Retract and return the most recent item (``None`` when empty)."""
-        async with self._lock:
-            return await asyncio.to_thread(self._pop)
+        return await self._run(self._pop)
 
     def _clear(self) -> None:
         try:
@@ -252,11 +298,13 @@ class SessionDBSession:
 
     async def clear_session(self) -> None:
         """Delete the session and its items (the journal keeps that it happened)."""
-        async with self._lock:
-            await asyncio.to_thread(self._clear)
+        await self._run(self._clear)
 
     def close(self) -> None:
         """Close the store if this session opened it (a shared ``store`` stays open)."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)  # calls still queued land first
+            self._worker = None
         if self._owns:
             self._store.close()
 

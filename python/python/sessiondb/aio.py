@@ -1,9 +1,15 @@
 """asyncio front of :class:`sessiondb.SessionStore`.
 
-Every call that touches disk or crypto runs in a worker thread
-(:func:`asyncio.to_thread`), and the native call releases the GIL, so the
-event loop keeps running while a long read or an import works. Results and
-errors are those of the synchronous store (:mod:`sessiondb.errors`).
+Every call that touches disk or crypto runs in a worker thread, and the
+native call releases the GIL, so the event loop keeps running while a long
+read or an import works. Reads run in :func:`asyncio.to_thread`'s pool;
+every call that writes runs on the handle's one writer thread, in call
+order, so writes issued in order land in order even when one of them was
+cancelled or timed out (it still runs, whole or not at all, before the
+next). To make a retried append store its entries once, pass the same
+``idempotency_key`` (``append_entries``, ``append_entries_with_meta``).
+Results and errors are those of the synchronous store
+(:mod:`sessiondb.errors`).
 
 Example::
 
@@ -20,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 from typing import Any, AsyncIterator, Callable, List, Tuple
 
@@ -31,6 +38,34 @@ from ._native import EntryMeta, SessionStore, TranscriptEntry
 _IMMEDIATE = frozenset({"open_recovery_report"})
 # Written here by hand (or not offered): not installed from SessionStore.
 _HAND_WRITTEN = frozenset({"open_default", "close", "get_transcript", "get_transcript_with_meta", "iter_transcript"})
+# Methods that only read the store: run concurrently in asyncio's thread
+# pool. Every other method writes (or may) and runs on the handle's writer
+# thread, in call order.
+_READS = frozenset(
+    {
+        "active_context",
+        "context_status",
+        "export_thclaws",
+        "export_thclaws_to_file",
+        "find_session",
+        "get_entry_items",
+        "get_entry_items_tail",
+        "get_session",
+        "get_transcript_tail",
+        "get_transcript_tail_with_meta",
+        "journal_events",
+        "list_context_extensions",
+        "list_sessions",
+        "list_sessions_for_workspace",
+        "open_operations",
+        "recent_sessions",
+        "resolve_session",
+        "search",
+        "sidebar_sessions",
+        "stats",
+        "token_totals",
+    }
+)
 # Entries converted to Python objects per worker call. The conversion holds
 # the GIL (the native read itself does not), so a 10,000-entry page is read
 # as several calls and the event loop runs between them.
@@ -51,6 +86,14 @@ class AsyncSessionStore:
 
     def __init__(self, store: SessionStore) -> None:
         self._store = store
+        self._writer: "concurrent.futures.ThreadPoolExecutor | None" = None
+
+    async def _write(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` on the writer thread, after every write
+        submitted before it."""
+        if self._writer is None:
+            self._writer = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessiondb-aio-writer")
+        return await asyncio.get_running_loop().run_in_executor(self._writer, functools.partial(fn, *args, **kwargs))
 
     @classmethod
     async def open(cls, *args: Any, **kwargs: Any) -> "AsyncSessionStore":
@@ -97,8 +140,12 @@ class AsyncSessionStore:
             seq = page[-1].seq + 1
 
     async def close(self) -> None:
-        """Close the handle (checkpoints the WAL) off the event loop."""
-        await asyncio.to_thread(self._store.close)
+        """Close the handle (checkpoints the WAL) off the event loop, after
+        every write submitted before."""
+        await self._write(self._store.close)
+        if self._writer is not None:
+            self._writer.shutdown(wait=False)
+            self._writer = None
 
     async def __aenter__(self) -> "AsyncSessionStore":
         return self
@@ -124,11 +171,19 @@ def _install() -> None:
         return call
 
     def coroutine(name: str, method: Any) -> Callable[..., Any]:
-        @functools.wraps(method)
-        async def call(self: AsyncSessionStore, *args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(getattr(self._store, name), *args, **kwargs)
+        if name in _READS:
 
-        return call
+            @functools.wraps(method)
+            async def read(self: AsyncSessionStore, *args: Any, **kwargs: Any) -> Any:
+                return await asyncio.to_thread(getattr(self._store, name), *args, **kwargs)
+
+            return read
+
+        @functools.wraps(method)
+        async def write(self: AsyncSessionStore, *args: Any, **kwargs: Any) -> Any:
+            return await self._write(getattr(self._store, name), *args, **kwargs)
+
+        return write
 
     for name, method in vars(SessionStore).items():
         if name.startswith("_") or name in _HAND_WRITTEN or name in vars(AsyncSessionStore):

@@ -1,0 +1,108 @@
+"""Exactly once (issue 29 item 2): appends under an idempotency key, and the
+Agents SDK adapter and ``sessiondb.aio`` under cancellation and retry."""
+
+import asyncio
+
+import pytest
+
+import sessiondb
+from sessiondb.agents import SessionDBSession
+from sessiondb.aio import _READS, AsyncSessionStore
+
+KEY = bytes(range(32))
+
+
+def test_a_retried_append_with_its_key_is_stored_once(tmp_path):
+    with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as st:
+        sid = st.create_session("k").id
+        first = st.append_entries(sid, [sessiondb.NewEntry("user", "a"), sessiondb.NewEntry("user", "b")], idempotency_key="turn-1")
+        again = st.append_entries(sid, [sessiondb.NewEntry("user", "a"), sessiondb.NewEntry("user", "b")], "turn-1")
+        assert [(e.seq, e.content, e.created_at_ms) for e in again] == [(e.seq, e.content, e.created_at_ms) for e in first]
+        assert [e.seq for e in first] == [1, 2]
+        assert len(st.get_transcript(sid)) == 2
+        with pytest.raises(sessiondb.ConflictError, match="idempotency key `turn-1` was already used for other entries"):
+            st.append_entries(sid, [sessiondb.NewEntry("user", "other")], idempotency_key="turn-1")
+        with pytest.raises(sessiondb.InvalidInputError, match="idempotency key: an event id must be 1..=128 characters"):
+            st.append_entries(sid, [sessiondb.NewEntry("user", "x")], idempotency_key="a b")
+        meta = [(sessiondb.NewEntry("user", "m"), sessiondb.EntryMeta(model="gpt"))]
+        assert st.append_entries_with_meta(sid, meta, idempotency_key="m-1")[0].seq == 3
+        assert st.append_entries_with_meta(sid, meta, idempotency_key="m-1")[0].seq == 3
+        assert len(st.get_transcript(sid)) == 3
+
+
+def test_every_read_the_aio_store_runs_concurrently_is_a_store_method():
+    assert sorted(n for n in _READS if not callable(getattr(sessiondb.SessionStore, n, None))) == []
+
+
+def test_1000_cancelled_and_retried_add_items_store_every_item_once_in_order(tmp_path):
+    turns = [[{"role": "user", "content": f"turn {t} item {i}"} for i in range(3)] for t in range(1000)]
+
+    async def main():
+        s = SessionDBSession("c", path=str(tmp_path / "s.db"), key=KEY)
+        await s.add_items([{"role": "system", "content": "start"}])
+        interrupted = 0
+        for t, turn in enumerate(turns):
+            call = asyncio.ensure_future(s.add_items(turn))
+            # Cancel before the call starts, while it waits for the worker,
+            # or after it has been handed over; or time it out.
+            for _ in range(t % 4):
+                await asyncio.sleep(0)
+            if t % 5 == 4:
+                try:
+                    await asyncio.wait_for(call, timeout=0)
+                except asyncio.TimeoutError:
+                    interrupted += 1
+            else:
+                call.cancel()
+                try:
+                    await call
+                except asyncio.CancelledError:
+                    interrupted += 1
+            await s.add_items(turn)  # the retry
+        items = await s.get_items()
+        s.close()
+        return interrupted, items
+
+    interrupted, items = asyncio.run(main())
+    assert interrupted > 900  # nearly every call was interrupted (some finish first)
+    assert items == [{"role": "system", "content": "start"}] + [item for turn in turns for item in turn]
+
+
+def test_the_same_items_added_twice_on_purpose_are_stored_twice(tmp_path):
+    async def main():
+        s = SessionDBSession("d", path=str(tmp_path / "s.db"), key=KEY)
+        ok = [{"role": "user", "content": "ok"}]
+        await s.add_items(ok)
+        await s.add_items(ok)
+        call = asyncio.ensure_future(s.add_items(ok))
+        await asyncio.sleep(0)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await s.add_items(ok)  # the retry of the cancelled third: once
+        await s.add_items(ok)  # a fourth, new call
+        items = await s.get_items()
+        s.close()
+        return items
+
+    assert asyncio.run(main()) == [{"role": "user", "content": "ok"}] * 4
+
+
+def test_aio_writes_land_in_call_order_even_when_cancelled(tmp_path):
+    async def main():
+        store = await AsyncSessionStore.open(str(tmp_path / "s.db"), key=KEY)
+        sid = (await store.create_session("o")).id
+        for i in range(200):
+            call = asyncio.ensure_future(store.append_entries(sid, [sessiondb.NewEntry("user", f"{i}")], idempotency_key=f"k{i}"))
+            await asyncio.sleep(0)
+            call.cancel()
+            try:
+                await call
+            except asyncio.CancelledError:
+                pass
+            await store.append_entries(sid, [sessiondb.NewEntry("user", f"{i}")], idempotency_key=f"k{i}")
+        page = await store.get_transcript(sid, 1, 1000)
+        await store.close()
+        return [e.content for e in page]
+
+    assert asyncio.run(main()) == [str(i) for i in range(200)]
