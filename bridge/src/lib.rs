@@ -2583,7 +2583,7 @@ pub struct Count {
             assert!(body.contains(&format!("    #[napi(ts_type = {union:?})]\n    pub {field}: String,\n")), "{record}.{field}: {body}");
         }
         let u = generate(Host::Uniffi, &api).unwrap();
-        assert!(u.contains("pub enum ImportStatus {\n    #[doc = \" New lines were read (possibly zero turns).\"]\n    Imported,\n"), "{u}");
+        assert!(u.contains("pub enum ImportStatus {\n    #[doc = \" New lines were read (possibly zero turns, e.g. only bookkeeping lines).\"]\n    Imported,\n"), "{u}");
         assert!(u.contains("    Failed(String),\n}\n"), "{u}");
         assert!(u.contains("    InvalidJson {\n        #[doc = \" 1-based column where parsing failed.\"]\n        column: u64,\n    },\n"), "{u}");
         assert!(u.contains("    Current(String),\n"), "{u}");
