@@ -27,6 +27,14 @@ export interface SessionDBSessionOptions {
  * whose structured item is the item's JSON (kept byte-exact) and whose content is the item's
  * text (what the context meter counts). Rejects with the SessionDBError subclasses of `sessiondb`.
  */
+/** Options of `SessionDBSession.addItems`. */
+export interface AddItemsOptions {
+  /** The append's idempotency key (1..=128 characters, no whitespace or `:`); default: a new one per call, or a failed call's for its retry. */
+  idempotencyKey?: string
+  /** Aborted before the call's turn comes: nothing is stored and the call rejects. */
+  signal?: AbortSignal
+}
+
 export declare class SessionDBSession implements Session {
   constructor(options?: SessionDBSessionOptions)
   readonly sessionId: string
@@ -37,8 +45,14 @@ export declare class SessionDBSession implements Session {
   getSessionId(): Promise<string>
   /** The history in order; with `limit`, the latest `limit` items (none for `limit <= 0`). */
   getItems(limit?: number): Promise<AgentInputItem[]>
-  /** Append items in one transaction (all or none). */
-  addItems(items: AgentInputItem[]): Promise<void>
+  /**
+   * Append items in one transaction (all or none), exactly once: each call
+   * carries an idempotency key (`options.idempotencyKey`, else the key of an
+   * earlier failed or aborted call of the same items, else a new one), so a
+   * retry stores the items once. `options.signal` aborted before the call's
+   * turn stores nothing; calls land in the order they are made.
+   */
+  addItems(items: AgentInputItem[], options?: AddItemsOptions): Promise<void>
   /** Retract and return the most recent item (undefined when there is none). */
   popItem(): Promise<AgentInputItem | undefined>
   /** Delete the session and its items. */

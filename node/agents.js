@@ -103,6 +103,9 @@ function pageItems(page) {
  * - `model`: picks the tokenizer for `window` (default: the session's).
  * The store is opened on first use. Calls on one instance run one after another.
  */
+/** Idempotency keys of failed addItems calls kept for their retry. */
+const RETRY_KEYS = 64
+
 class SessionDBSession {
   constructor(options = {}) {
     const { sessionId, path, key, store, window, model } = options ?? {}
@@ -116,6 +119,8 @@ class SessionDBSession {
     this._store = this._owns ? null : Promise.resolve(store)
     this._open = { path, key }
     this._queue = Promise.resolve()
+    // Items fingerprint -> the key of a failed or aborted addItems, reused by its retry.
+    this._retryKeys = new Map()
   }
 
   /** The store underneath (opened on first use). */
@@ -193,13 +198,28 @@ class SessionDBSession {
     return out
   }
 
-  /** Append items in one transaction (all or none). */
-  addItems(items) {
-    return this._serial(async (st) => {
-      if (!items || items.length === 0) return
+  /**
+   * Append items in one transaction (all or none), exactly once.
+   *
+   * Each call carries an idempotency key (the append's journal event id):
+   * `options.idempotencyKey`, else the key of an earlier call of the same
+   * items on this instance that failed or was aborted, else a new one. So
+   * a retry after a failure stores the items once, whether the failed call
+   * landed or not. `options.signal` (an AbortSignal) aborted before the
+   * call's turn comes stores nothing and rejects with its reason; once the
+   * call has started it lands whole. Calls land in the order they are made.
+   */
+  addItems(items, options = {}) {
+    const { idempotencyKey, signal } = options ?? {}
+    if (!items || items.length === 0) return this._serial(async () => {})
+    const fingerprint = JSON.stringify(items)
+    const key = idempotencyKey ?? this._retryKeys.get(fingerprint) ?? randomUUID()
+    this._retryKeys.delete(fingerprint)
+    const run = this._serial(async (st) => {
+      signal?.throwIfAborted()
       const rows = items.map((item) => ({ entry: { role: itemRole(item), content: itemText(item) }, meta: { item: JSON.stringify(item) } }))
       try {
-        await st.appendEntriesWithMeta(this.sessionId, rows)
+        await st.appendEntriesWithMeta(this.sessionId, rows, key)
       } catch (e) {
         if (!(e instanceof sdb.NotFoundError)) throw e
         try {
@@ -207,8 +227,13 @@ class SessionDBSession {
         } catch (c) {
           if (!(c instanceof sdb.ConflictError)) throw c // else created by another handle just now
         }
-        await st.appendEntriesWithMeta(this.sessionId, rows)
+        await st.appendEntriesWithMeta(this.sessionId, rows, key)
       }
+    })
+    return run.catch((e) => {
+      this._retryKeys.set(fingerprint, key)
+      while (this._retryKeys.size > RETRY_KEYS) this._retryKeys.delete(this._retryKeys.keys().next().value)
+      throw e
     })
   }
 
