@@ -251,6 +251,11 @@ impl SessionStore {
             }
         }
         report.import_records += self.copy_import_meta(dest)?;
+        if report.sessions_deleted > 0 {
+            // Sessions deleted in A were deleted in B: leave nothing of them
+            // in B's files either (as `delete_session` does).
+            dest.scrub_deleted()?;
+        }
         Ok(report)
     }
 
