@@ -70,6 +70,11 @@ struct Global {
     /// A gitleaks-format rules file (TOML) that extends the built-in redaction rules.
     #[arg(long, global = true, value_name = "FILE", env = "SESSIONDB_REDACT_RULES")]
     redact_rules: Option<PathBuf>,
+    /// Longest line of a session file that `import` keeps, in bytes (default 67108864, 64 MiB;
+    /// at most 1073741824): a longer line is read past without being kept and reported as
+    /// `too_long` with its line number, so an import's memory stays bounded whatever the file.
+    #[arg(long, global = true, value_name = "BYTES", env = "SESSIONDB_MAX_LINE_BYTES")]
+    max_line_bytes: Option<u64>,
 }
 
 impl Global {
@@ -294,6 +299,7 @@ fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
         compress: g.compress(),
         redact: g.redact()?,
         redact_rules: g.redact_rules.clone(),
+        max_line_bytes: g.max_line_bytes,
         ..Default::default()
     })
 }
@@ -335,6 +341,7 @@ fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure
         compress: g.compress(),
         redact: g.redact()?,
         redact_rules: g.redact_rules.clone(),
+        max_line_bytes: g.max_line_bytes,
         ..Default::default()
     })?)
 }
