@@ -491,7 +491,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         resume_bytes: prev.as_ref().map_or(0, |p| p.bytes),
         prefix_counted: false,
     };
-    let opts = ReadOptions { emit_from_line: out.from_line, max_line_bytes: Some(store.max_line_bytes()), ..Default::default() };
+    let opts = ReadOptions { emit_from_line: out.from_line, max_line_bytes: Some(store.max_line_bytes()) };
     let input = BufReader::with_capacity(PROGRESS_READ_BYTES, CountingRead { inner: file, read: 0, on_read });
     let to_read = len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes));
     let (report, sessions) = if to_read <= BATCH_BYTES as u64 {

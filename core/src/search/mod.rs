@@ -15,7 +15,9 @@
 //!   so every committed entry is found by the next search of any handle, in
 //!   any process. Deleted sessions and retracted entries are deleted from the
 //!   index, and the segments that held them are merged at once, so their
-//!   postings leave the files. Appends do no index work.
+//!   postings leave the files; a deletion does this before it returns
+//!   (`SessionStore::scrub_search_index`, issue 30). Appends do no index
+//!   work.
 //! * Missing, damaged (authentication fails), foreign (another store's) or
 //!   unreadable: the index is rebuilt from the store, never an error nor a
 //!   wrong answer. One process at a time updates it (an OS file lock).
