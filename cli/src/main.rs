@@ -73,7 +73,7 @@ struct Global {
     /// Longest line of a session file that `import` keeps, in bytes (default 67108864, 64 MiB;
     /// at most 1073741824): a longer line is read past without being kept and reported as
     /// `too_long` with its line number, so an import's memory stays bounded whatever the file.
-    #[arg(long, global = true, value_name = "BYTES", env = "SESSIONDB_MAX_LINE_BYTES")]
+    #[arg(long, global = true, value_name = "N", env = "SESSIONDB_MAX_LINE_BYTES")]
     max_line_bytes: Option<u64>,
 }
 
