@@ -320,3 +320,71 @@ fn import_stays_within_a_memory_limit_for_a_2gib_file_of_nuls_and_a_300mb_line()
     assert_eq!(json_error(&o)["message"], "invalid input: max_line_bytes must be 1..=1073741824 bytes, got 0");
     assert!(!d.path().join("u.db").exists());
 }
+
+/// Every 32-byte window at offsets 0, 32, ... and the last of each of `blobs`.
+fn windows32(blobs: &[Vec<u8>]) -> std::collections::BTreeSet<Vec<u8>> {
+    let mut out = std::collections::BTreeSet::new();
+    for b in blobs.iter().filter(|b| b.len() >= 32) {
+        out.extend(b.chunks_exact(32).map(<[u8]>::to_vec));
+        out.insert(b[b.len() - 32..].to_vec());
+    }
+    out
+}
+
+/// The windows of `needles` found anywhere in any file under `dir`.
+fn found(dir: &Path, needles: &std::collections::BTreeSet<Vec<u8>>) -> std::collections::BTreeSet<Vec<u8>> {
+    let mut hits = std::collections::BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                hits.extend(bytes.windows(32).filter(|w| needles.contains(*w)).map(<[u8]>::to_vec));
+            }
+        }
+    }
+    hits
+}
+
+/// Issue 30 "Deletion leaves nothing", through the CLI: after `sessiondb
+/// search` built the index, `sessiondb delete` (a process that never
+/// searches) leaves none of the session's stored envelopes and none of the
+/// sealed index files that held its postings in any file of the directory
+/// (db, -wal, -shm, `s.db.search/`): every piece is found before, none after.
+#[test]
+fn cli_delete_leaves_no_envelope_and_no_old_index_file_byte() {
+    let d = dir_with_key();
+    let id = String::from_utf8(run(d.path(), &["new", "--name", "Zanzibarcanary plans", "--unbound"], None).stdout).unwrap().trim().to_string();
+    // Under a page (1 KiB): no 32-byte window of it straddles two pages.
+    let body = "tool output with Xylophonecanary in it\n".repeat(10);
+    assert_eq!(run(d.path(), &["append", &id, "--role", "tool"], Some(&body)).status.code(), Some(0));
+    let o = run(d.path(), &["--json", "search", "xylophonecanary"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let db = d.path().join("s.db");
+    let envelopes: Vec<Vec<u8>> = {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let mut v: Vec<Vec<u8>> = c.query_row("SELECT name_enc FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).map(|x| vec![x]).unwrap();
+        v.extend(
+            c.prepare("SELECT content_enc FROM entry_envelopes WHERE session_id = ?1").unwrap().query_map([&id], |r| r.get::<_, Vec<u8>>(0)).unwrap().map(|x| x.unwrap()),
+        );
+        v
+    };
+    let index: Vec<Vec<u8>> = std::fs::read_dir(d.path().join("s.db.search"))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .filter(|b| b.len() > 8)
+        .map(|b| b[8..].to_vec())
+        .collect();
+    let (envs, index) = (windows32(&envelopes), windows32(&index));
+    assert_eq!((found(d.path(), &envs).len(), found(d.path(), &index).len()), (envs.len(), index.len()), "before");
+    eprintln!("before delete: {} envelope pieces, {} index file pieces found", envs.len(), index.len());
+    let o = run(d.path(), &["delete", &id], None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!((found(d.path(), &envs).len(), found(d.path(), &index).len()), (0, 0), "after delete");
+    let o = run(d.path(), &["--json", "search", "xylophonecanary OR zanzibarcanary"], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["hits"], serde_json::json!([]));
+}
