@@ -467,15 +467,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let content = match content {
                 Some(c) => c.clone(),
                 None => {
-                    let mut buf = String::new();
-                    std::io::stdin().read_to_string(&mut buf).map_err(|e| {
-                        if e.kind() == std::io::ErrorKind::InvalidData {
-                            sessiondb::Error::invalid("content on stdin must be UTF-8")
-                        } else {
-                            sessiondb::Error::io("reading stdin", e)
-                        }
-                    })?;
-                    buf
+                    // Bounded like an imported line (an entry longer than
+                    // that would not import again from its own export):
+                    // `append < /dev/zero` is refused, not read until memory runs out.
+                    let max = s.max_line_bytes();
+                    let mut buf = Vec::new();
+                    std::io::stdin().take(max + 1).read_to_end(&mut buf).map_err(|e| sessiondb::Error::io("reading stdin", e))?;
+                    if buf.len() as u64 > max {
+                        return Err(sessiondb::Error::invalid(format!(
+                            "content on stdin is over {max} bytes (--max-line-bytes): nothing was appended"
+                        ))
+                        .into());
+                    }
+                    String::from_utf8(buf).map_err(|_| sessiondb::Error::invalid("content on stdin must be UTF-8"))?
                 }
             };
             let id = find(&s, session)?.id;

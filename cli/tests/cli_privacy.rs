@@ -388,3 +388,27 @@ fn cli_delete_leaves_no_envelope_and_no_old_index_file_byte() {
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["hits"], serde_json::json!([]));
 }
+
+/// `append` with its content on stdin reads at most `--max-line-bytes`
+/// (default 64 MiB, the import line limit) and one byte more: `append <
+/// /dev/zero` was read until memory ran out; now it is `InvalidInput`, exit
+/// 2, and nothing is appended. Exactly the limit is appended.
+#[cfg(unix)]
+#[test]
+fn append_from_an_endless_stdin_is_refused_and_appends_nothing() {
+    let d = dir_with_key();
+    let id = String::from_utf8(run(d.path(), &["new", "--unbound"], None).stdout).unwrap().trim().to_string();
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let o = run_guarded(d.path(), &["--json", "--key-file", "k", "--db", "s.db", "append", &id], Stdio::from(zero));
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json_error(&o)["message"], "invalid input: content on stdin is over 67108864 bytes (--max-line-bytes): nothing was appended");
+    let o = run(d.path(), &["--max-line-bytes", "10", "append", &id], Some("0123456789"));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(d.path(), &["--json", "--max-line-bytes", "10", "append", &id], Some("0123456789x"));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_error(&o)["message"], "invalid input: content on stdin is over 10 bytes (--max-line-bytes): nothing was appended");
+    let o = run(d.path(), &["--json", "show", &id], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let contents: Vec<&str> = j["transcript"].as_array().unwrap().iter().map(|e| e["content"].as_str().unwrap()).collect();
+    assert_eq!(contents, vec!["0123456789"]);
+}
