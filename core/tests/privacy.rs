@@ -570,3 +570,32 @@ fn a_deleted_session_leaves_no_posting_in_the_search_index() {
         assert_eq!((found_in(d.path(), &envs), found_in(d.path(), &index)), (vec![], vec![]), "{how}, after close");
     }
 }
+
+/// Issue 30 "every other removal": a `copy` that deletes in the destination
+/// a session deleted in the source scrubs the destination as `delete`
+/// does: none of the session's envelopes, none of the sealed index files
+/// that held its postings, none of its terms in the decrypted index.
+#[test]
+fn a_copy_that_deletes_leaves_nothing_in_the_destination() {
+    let (da, pa) = temp();
+    let (db, pb) = temp();
+    let a = open(&pa, None);
+    let gone = a.create_session(Some("Zanzibarcanary title".into()), None).unwrap().id;
+    a.append_transcript(&gone, Role::Tool, "output with Xylophonecanary in it".into()).unwrap();
+    let keep = a.create_session(Some("kept".into()), None).unwrap().id;
+    a.append_transcript(&keep, Role::User, "Marmaladecanary stays".into()).unwrap();
+    let b = open(&pb, None);
+    assert_eq!(a.copy_to(&b).unwrap().sessions_deleted, 0);
+    assert_eq!(b.search("xylophonecanary", &SearchOptions::default()).unwrap().hits.len(), 1);
+    let envs = needles(&session_envelopes(&pb, &gone));
+    let index = index_file_needles(&pb);
+    let distinct = |v: Vec<Vec<u8>>| v.into_iter().collect::<std::collections::BTreeSet<_>>().len();
+    let found = |n: &[Vec<u8>]| distinct(found_in(db.path(), n).into_iter().map(|(_, w)| w).collect());
+    assert_eq!((found(&envs), found(&index)), (distinct(envs.clone()), distinct(index.clone())), "before");
+    a.delete_session(&gone).unwrap();
+    assert_eq!(a.copy_to(&b).unwrap().sessions_deleted, 1);
+    assert_eq!((found(&envs), found(&index)), (0, 0), "after the copy");
+    assert!(!b.search_index_has_term("xylophonecanary").unwrap());
+    assert!(b.search_index_has_term("marmaladecanary").unwrap());
+    drop(da);
+}
