@@ -70,6 +70,11 @@ struct Global {
     /// A gitleaks-format rules file (TOML) that extends the built-in redaction rules.
     #[arg(long, global = true, value_name = "FILE", env = "SESSIONDB_REDACT_RULES")]
     redact_rules: Option<PathBuf>,
+    /// Longest line of a session file that `import` keeps, in bytes (default 67108864, 64 MiB;
+    /// at most 1073741824): a longer line is read past without being kept and reported as
+    /// `too_long` with its line number, so an import's memory stays bounded whatever the file.
+    #[arg(long, global = true, value_name = "N", env = "SESSIONDB_MAX_LINE_BYTES")]
+    max_line_bytes: Option<u64>,
 }
 
 impl Global {
@@ -294,6 +299,7 @@ fn open(g: &Global) -> Result<SessionStore, sessiondb::Error> {
         compress: g.compress(),
         redact: g.redact()?,
         redact_rules: g.redact_rules.clone(),
+        max_line_bytes: g.max_line_bytes,
         ..Default::default()
     })
 }
@@ -335,6 +341,7 @@ fn open_existing_with(g: &Global, recover: bool) -> Result<SessionStore, Failure
         compress: g.compress(),
         redact: g.redact()?,
         redact_rules: g.redact_rules.clone(),
+        max_line_bytes: g.max_line_bytes,
         ..Default::default()
     })?)
 }
@@ -460,15 +467,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let content = match content {
                 Some(c) => c.clone(),
                 None => {
-                    let mut buf = String::new();
-                    std::io::stdin().read_to_string(&mut buf).map_err(|e| {
-                        if e.kind() == std::io::ErrorKind::InvalidData {
-                            sessiondb::Error::invalid("content on stdin must be UTF-8")
-                        } else {
-                            sessiondb::Error::io("reading stdin", e)
-                        }
-                    })?;
-                    buf
+                    // Bounded like an imported line (an entry longer than
+                    // that would not import again from its own export):
+                    // `append < /dev/zero` is refused, not read until memory runs out.
+                    let max = s.max_line_bytes();
+                    let mut buf = Vec::new();
+                    std::io::stdin().take(max + 1).read_to_end(&mut buf).map_err(|e| sessiondb::Error::io("reading stdin", e))?;
+                    if buf.len() as u64 > max {
+                        return Err(sessiondb::Error::invalid(format!(
+                            "content on stdin is over {max} bytes (--max-line-bytes): nothing was appended"
+                        ))
+                        .into());
+                    }
+                    String::from_utf8(buf).map_err(|_| sessiondb::Error::invalid("content on stdin must be UTF-8"))?
                 }
             };
             let id = find(&s, session)?.id;

@@ -230,3 +230,185 @@ fn redact_policies_in_the_cli() {
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(!d.path().join("t.db").exists());
 }
+
+/// Run `sessiondb --json --key-file k --db DB ARGS` in `dir` under an
+/// address-space limit of `limit_mib` MiB (`prlimit --as`, set by the test)
+/// through GNU `time`, which writes the child's peak RSS in KiB to `rss`.
+/// Returns the output and the peak RSS in KiB.
+#[cfg(target_os = "linux")]
+fn run_limited(dir: &Path, limit_mib: u64, db: &str, args: &[&str]) -> (Output, u64) {
+    let rss = dir.join("rss");
+    let o = Command::new("prlimit")
+        .current_dir(dir)
+        .arg(format!("--as={}", limit_mib << 20))
+        .args(["--", "/usr/bin/time", "-f", "%M", "-o"])
+        .arg(&rss)
+        .arg(env!("CARGO_BIN_EXE_sessiondb"))
+        .args(["--json", "--key-file", "k", "--db", db])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let peak = std::fs::read_to_string(&rss).unwrap().lines().last().unwrap().trim().parse().unwrap();
+    (o, peak)
+}
+
+/// `(line, reason)` of every skipped line of file `i` of an import report.
+fn skipped(report: &serde_json::Value, i: usize) -> Vec<(u64, String)> {
+    report["files"][i]["read"]["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["line"].as_u64().unwrap(), s["reason"].to_string()))
+        .collect()
+}
+
+/// Issue 30 item 5, with the memory limit set by the test: `import` of a
+/// 2 GiB sparse file of NULs (the red-team pass saw 2 GiB of RSS, killed)
+/// and of a file with a 300 MB line (a 580 MB peak) runs under a 256 MiB
+/// address-space limit, with exact reports: the NULs are refused at their
+/// first byte (not a session file), the long line is skipped as too long
+/// with its line number and the lines around it are imported; a smaller
+/// `--max-line-bytes` skips a shorter line, and 0 is `InvalidInput`.
+#[cfg(target_os = "linux")]
+#[test]
+fn import_stays_within_a_memory_limit_for_a_2gib_file_of_nuls_and_a_300mb_line() {
+    use std::io::Write;
+    let d = dir_with_key();
+    let header = r#"{"type":"header","id":"sess-00000000000000bb","model":"m","cwd":"/w","created_at":1700000000}"#;
+    let user = |t: &str, ts: u64| format!(r#"{{"type":"user","content":[{{"type":"text","text":"{t}"}}],"timestamp":{ts}}}"#);
+    std::fs::File::create(d.path().join("nuls.jsonl")).unwrap().set_len(2 << 30).unwrap();
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(d.path().join("long.jsonl")).unwrap());
+        writeln!(f, "{header}\n{}", user("before", 1700000001)).unwrap();
+        f.write_all(br#"{"type":"user","content":[{"type":"text","text":""#).unwrap();
+        let chunk = vec![b'y'; 1 << 20];
+        for _ in 0..300 {
+            f.write_all(&chunk).unwrap();
+        }
+        writeln!(f, r#""}}],"timestamp":1700000002}}"#).unwrap();
+        writeln!(f, "{}", user("after", 1700000003)).unwrap();
+    }
+    const LIMIT_MIB: u64 = 256;
+    // The NULs: not a session file (exit 2, the explicit path's failure).
+    let (o, peak_nuls) = run_limited(d.path(), LIMIT_MIB, "s.db", &["import", "nuls.jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json_error(&o)["message"], "invalid input: not a thClaws, Codex or Claude Code session file: nuls.jsonl");
+    // The 300 MB line: skipped as line 3, the lines around it imported.
+    let (o, peak_long) = run_limited(d.path(), LIMIT_MIB, "s.db", &["import", "long.jsonl"]);
+    eprintln!("import under --as={LIMIT_MIB} MiB: peak RSS {peak_nuls} KiB (2 GiB of NULs), {peak_long} KiB (300 MB line)");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["files"][0]["status"], "imported", "{report}");
+    assert_eq!(skipped(&report, 0), vec![(3, "\"too_long\"".to_string())]);
+    assert_eq!(report["files"][0]["sessions"][0]["entries"], 2);
+    assert!(peak_nuls < LIMIT_MIB << 10 && peak_long < LIMIT_MIB << 10, "peak RSS {peak_nuls} / {peak_long} KiB");
+    // The limit is what bounds it: with the line limit at 1 GiB the same
+    // import runs out of the address space and aborts (SIGABRT: `time`
+    // exits 128 + 6), so the test above can fail.
+    let (o, _) = run_limited(d.path(), LIMIT_MIB, "v.db", &["--max-line-bytes", "1073741824", "import", "long.jsonl"]);
+    assert_eq!(o.status.code(), Some(134), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // Configurable: a 2,000-byte line is too long for --max-line-bytes 1000.
+    std::fs::write(d.path().join("small.jsonl"), format!("{header}\n{}\n{}\n", user(&"z".repeat(2000), 1700000004), user("kept", 1700000005))).unwrap();
+    let (o, _) = run_limited(d.path(), LIMIT_MIB, "t.db", &["--max-line-bytes", "1000", "import", "small.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((skipped(&report, 0), report["files"][0]["sessions"][0]["entries"].clone()), (vec![(2, "\"too_long\"".to_string())], serde_json::json!(1)));
+    let (o, _) = run_limited(d.path(), LIMIT_MIB, "u.db", &["--max-line-bytes", "0", "import", "small.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_error(&o)["message"], "invalid input: max_line_bytes must be 1..=1073741824 bytes, got 0");
+    assert!(!d.path().join("u.db").exists());
+}
+
+/// Every 32-byte window at offsets 0, 32, ... and the last of each of `blobs`.
+fn windows32(blobs: &[Vec<u8>]) -> std::collections::BTreeSet<Vec<u8>> {
+    let mut out = std::collections::BTreeSet::new();
+    for b in blobs.iter().filter(|b| b.len() >= 32) {
+        out.extend(b.chunks_exact(32).map(<[u8]>::to_vec));
+        out.insert(b[b.len() - 32..].to_vec());
+    }
+    out
+}
+
+/// The windows of `needles` found anywhere in any file under `dir`.
+fn found(dir: &Path, needles: &std::collections::BTreeSet<Vec<u8>>) -> std::collections::BTreeSet<Vec<u8>> {
+    let mut hits = std::collections::BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                hits.extend(bytes.windows(32).filter(|w| needles.contains(*w)).map(<[u8]>::to_vec));
+            }
+        }
+    }
+    hits
+}
+
+/// Issue 30 "Deletion leaves nothing", through the CLI: after `sessiondb
+/// search` built the index, `sessiondb delete` (a process that never
+/// searches) leaves none of the session's stored envelopes and none of the
+/// sealed index files that held its postings in any file of the directory
+/// (db, -wal, -shm, `s.db.search/`): every piece is found before, none after.
+#[test]
+fn cli_delete_leaves_no_envelope_and_no_old_index_file_byte() {
+    let d = dir_with_key();
+    let id = String::from_utf8(run(d.path(), &["new", "--name", "Zanzibarcanary plans", "--unbound"], None).stdout).unwrap().trim().to_string();
+    // Under a page (1 KiB): no 32-byte window of it straddles two pages.
+    let body = "tool output with Xylophonecanary in it\n".repeat(10);
+    assert_eq!(run(d.path(), &["append", &id, "--role", "tool"], Some(&body)).status.code(), Some(0));
+    let o = run(d.path(), &["--json", "search", "xylophonecanary"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let db = d.path().join("s.db");
+    let envelopes: Vec<Vec<u8>> = {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let mut v: Vec<Vec<u8>> = c.query_row("SELECT name_enc FROM sessions WHERE id = ?1", [&id], |r| r.get(0)).map(|x| vec![x]).unwrap();
+        v.extend(
+            c.prepare("SELECT content_enc FROM entry_envelopes WHERE session_id = ?1").unwrap().query_map([&id], |r| r.get::<_, Vec<u8>>(0)).unwrap().map(|x| x.unwrap()),
+        );
+        v
+    };
+    let index: Vec<Vec<u8>> = std::fs::read_dir(d.path().join("s.db.search"))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .filter(|b| b.len() > 8)
+        .map(|b| b[8..].to_vec())
+        .collect();
+    let (envs, index) = (windows32(&envelopes), windows32(&index));
+    assert_eq!((found(d.path(), &envs).len(), found(d.path(), &index).len()), (envs.len(), index.len()), "before");
+    eprintln!("before delete: {} envelope pieces, {} index file pieces found", envs.len(), index.len());
+    let o = run(d.path(), &["delete", &id], None);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!((found(d.path(), &envs).len(), found(d.path(), &index).len()), (0, 0), "after delete");
+    let o = run(d.path(), &["--json", "search", "xylophonecanary OR zanzibarcanary"], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["hits"], serde_json::json!([]));
+}
+
+/// `append` with its content on stdin reads at most `--max-line-bytes`
+/// (default 64 MiB, the import line limit) and one byte more: `append <
+/// /dev/zero` was read until memory ran out; now it is `InvalidInput`, exit
+/// 2, and nothing is appended. Exactly the limit is appended.
+#[cfg(unix)]
+#[test]
+fn append_from_an_endless_stdin_is_refused_and_appends_nothing() {
+    let d = dir_with_key();
+    let id = String::from_utf8(run(d.path(), &["new", "--unbound"], None).stdout).unwrap().trim().to_string();
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let o = run_guarded(d.path(), &["--json", "--key-file", "k", "--db", "s.db", "append", &id], Stdio::from(zero));
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json_error(&o)["message"], "invalid input: content on stdin is over 67108864 bytes (--max-line-bytes): nothing was appended");
+    let o = run(d.path(), &["--max-line-bytes", "10", "append", &id], Some("0123456789"));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(d.path(), &["--json", "--max-line-bytes", "10", "append", &id], Some("0123456789x"));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_error(&o)["message"], "invalid input: content on stdin is over 10 bytes (--max-line-bytes): nothing was appended");
+    let o = run(d.path(), &["--json", "show", &id], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let contents: Vec<&str> = j["transcript"].as_array().unwrap().iter().map(|e| e["content"].as_str().unwrap()).collect();
+    assert_eq!(contents, vec!["0123456789"]);
+}

@@ -165,3 +165,72 @@ fn a_fifo_is_not_a_regular_file_for_the_importer_and_the_reader() {
     let r = portable::import_paths_report(&s, std::slice::from_ref(&fifo)).unwrap();
     assert_eq!(r[0].status, portable::ImportStatus::Failed(format!("`{}`: {msg}", fifo.display())));
 }
+
+/// `repair_tail` (before any append to a thClaws file) of a 2 GiB file of
+/// NULs without a newline: `InvalidInput`, the file left as it was (its
+/// length unchanged, nothing cut or appended), after scanning at most the
+/// last 64 MiB (it allocated the whole last line before).
+#[test]
+fn repairing_a_2gib_last_line_is_refused_and_leaves_the_file_unchanged() {
+    let d = tempfile::tempdir().unwrap();
+    let nuls = d.path().join("nuls.jsonl");
+    std::fs::File::create(&nuls).unwrap().set_len(2 << 30).unwrap();
+    let msg = "invalid input: the last line of the session file is over 67108864 bytes without a newline: not repaired or appended to (the file is unchanged)";
+    for e in [portable::repair_tail(&nuls).unwrap_err(), portable::append_turns(&nuls, &[]).unwrap_err()] {
+        assert_eq!((e.kind(), e.to_string()), (ErrorKind::InvalidInput, msg.to_string()));
+    }
+    assert_eq!(std::fs::metadata(&nuls).unwrap().len(), 2 << 30);
+    // A torn tail within the limit is still cut, as before.
+    std::fs::write(&nuls, format!("{HEADER}\n{{\"type\":\"us")).unwrap();
+    assert_eq!(portable::repair_tail(&nuls).unwrap(), portable::TailRepair { truncated_bytes: 11, added_newline: false });
+    assert_eq!(std::fs::read_to_string(&nuls).unwrap(), format!("{HEADER}\n"));
+}
+
+/// `OpenOptions::max_line_bytes` is the import's line limit (issue 30 item
+/// 5: "documented and configurable"): with 1,000 bytes a 2,000-byte line is
+/// skipped as too long and the next line imported; 0 and more than 1 GiB
+/// are `InvalidInput` at open, before anything is created.
+#[test]
+fn an_import_keeps_lines_up_to_the_stores_max_line_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("s.jsonl");
+    std::fs::write(&f, format!("{HEADER}\n{}\n{}\n", user(&"z".repeat(2000), 1), user("kept", 2))).unwrap();
+    let opts = |n: Option<u64>, db: &str| OpenOptions { max_line_bytes: n, ..OpenOptions::at(d.path().join(db), KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap())) };
+    let s = SessionStore::open(opts(Some(1000), "a.db")).unwrap();
+    assert_eq!(s.max_line_bytes(), 1000);
+    let r = portable::import_file(&s, &f, None).unwrap();
+    assert_eq!(r.status, portable::ImportStatus::Imported);
+    assert_eq!(reasons(r.read.as_ref().unwrap()), vec![(2, (HEADER.len() + 1) as u64, SkipReason::TooLong)]);
+    let texts: Vec<String> = s.get_transcript(&r.sessions[0].session_id, 1, 10).unwrap().into_iter().map(|e| e.content).collect();
+    assert_eq!(texts, ["kept"]);
+    // The default keeps it.
+    let s = SessionStore::open(opts(None, "b.db")).unwrap();
+    assert_eq!(s.max_line_bytes(), portable::DEFAULT_MAX_LINE_BYTES);
+    assert_eq!(portable::import_file(&s, &f, None).unwrap().sessions[0].entries, 2);
+    for n in [0, (1 << 30) + 1] {
+        let e = SessionStore::open(opts(Some(n), "c.db")).unwrap_err();
+        assert_eq!((e.kind(), e.to_string()), (ErrorKind::InvalidInput, format!("invalid input: max_line_bytes must be 1..=1073741824 bytes, got {n}")));
+    }
+    assert!(!d.path().join("c.db").exists());
+    assert_eq!(sessiondb::store::MAX_IMPORT_LINE_BYTES, 1 << 30);
+}
+
+/// A redaction rules file naming `/dev/zero` (no length to check, no end)
+/// or a FIFO (opening it blocks) is `InvalidInput` at once, never opened;
+/// a regular file over 4 MiB is refused by its size.
+#[cfg(unix)]
+#[test]
+fn a_rules_file_that_is_a_device_or_a_fifo_is_refused_unread() {
+    use sessiondb::privacy::RuleSet;
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("rules.toml");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for p in [std::path::Path::new("/dev/zero"), &fifo] {
+        let e = RuleSet::with_user_file(p).unwrap_err();
+        assert_eq!((e.kind(), e.to_string()), (ErrorKind::InvalidInput, format!("invalid input: the redaction rules file {} is not a regular file (a FIFO or a device)", p.display())));
+    }
+    let big = d.path().join("big.toml");
+    std::fs::File::create(&big).unwrap().set_len((4 << 20) + 1).unwrap();
+    let e = RuleSet::with_user_file(&big).unwrap_err();
+    assert_eq!(e.to_string(), format!("invalid input: the redaction rules file {} is over 4194304 bytes", big.display()));
+}

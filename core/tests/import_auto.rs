@@ -138,3 +138,23 @@ fn live_progress_advances_within_a_file() {
     import_paths(&store, &[small], &mut |p| per_file.push(p)).unwrap();
     assert_eq!(per_file.len(), 1);
 }
+
+/// thClaws's `recent_dirs.json` replaced by a link to `/dev/zero` (or a
+/// FIFO) is treated as malformed, never read to its end (it was read with
+/// `read_to_string`, without bound): the standard locations are listed as
+/// with no such file.
+#[cfg(unix)]
+#[test]
+fn a_recent_dirs_file_that_is_a_device_or_a_fifo_is_ignored_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: None };
+    std::fs::create_dir_all(home.join(".config/thclaws")).unwrap();
+    let plain: Vec<PathBuf> = standard_locations(&env).into_iter().map(|l| l.path).collect();
+    let rd = home.join(".config/thclaws/recent_dirs.json");
+    std::os::unix::fs::symlink("/dev/zero", &rd).unwrap();
+    assert_eq!(standard_locations(&env).into_iter().map(|l| l.path).collect::<Vec<_>>(), plain);
+    std::fs::remove_file(&rd).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&rd).status().unwrap().success());
+    assert_eq!(standard_locations(&env).into_iter().map(|l| l.path).collect::<Vec<_>>(), plain);
+}

@@ -495,3 +495,107 @@ fn retention_set_at_open_prunes_then_and_lists_what_went() {
     assert_eq!(s.list_sessions(None).unwrap().into_iter().map(|r| r.id).collect::<Vec<_>>(), vec![ids[2].clone()]);
     assert_eq!(s.journal_events(&ids[0], 1, 100).unwrap().pop().unwrap().kind, "SessionDeleted");
 }
+
+/// Every 32-byte window at offsets 0, 32, 64, ... (and the last) of each
+/// file of the search index folder: the sealed segments as they are now.
+fn index_file_needles(p: &std::path::Path) -> Vec<Vec<u8>> {
+    let mut dir = p.as_os_str().to_owned();
+    dir.push(".search");
+    let mut files: Vec<Vec<u8>> = Vec::new();
+    for e in std::fs::read_dir(std::path::PathBuf::from(dir)).unwrap() {
+        let path = e.unwrap().path();
+        if !path.to_string_lossy().ends_with(".lock") {
+            files.push(std::fs::read(&path).unwrap());
+        }
+    }
+    // Skip each file's magic, the same in every file: from its salt on.
+    needles(&files.iter().filter(|f| f.len() > 8).map(|f| f[8..].to_vec()).collect::<Vec<_>>())
+}
+
+/// Issue 30 "Deletion leaves nothing", the search index: a session indexed
+/// by one handle's search and deleted by another handle that never
+/// searched (as `sessiondb delete` is), or pruned by retention, leaves no
+/// posting in the index once the call returns: its distinctive terms are in
+/// no segment of the decrypted index (deleted documents included) and no
+/// 32-byte window of the sealed index files that held them is in any file
+/// of the directory, while the kept session's terms stay; the store's
+/// envelopes are gone too.
+#[test]
+fn a_deleted_session_leaves_no_posting_in_the_search_index() {
+    use sessiondb::privacy::RetentionPolicy;
+    for how in ["delete", "prune"] {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sessions.db");
+        let (keep, gone) = {
+            let s = open(&p, None);
+            let gone = s.create_session(Some("Zanzibarcanary title".into()), None).unwrap().id;
+            s.append_transcript(&gone, Role::Tool, "output with Xylophonecanary and Quagmirecanary in it".into()).unwrap();
+            let keep = s.create_session(Some("kept".into()), None).unwrap().id;
+            s.append_transcript(&keep, Role::User, "Marmaladecanary stays".into()).unwrap();
+            let hits = s.search("xylophonecanary", &SearchOptions::default()).unwrap().hits;
+            assert_eq!(hits.iter().map(|h| (h.session_id.clone(), h.seq)).collect::<Vec<_>>(), vec![(gone.clone(), 1)]);
+            (keep, gone)
+        };
+        // A new handle, which has not searched.
+        let s = open(&p, None);
+        let terms = ["xylophonecanary", "quagmirecanary", "zanzibarcanary"];
+        for t in terms {
+            assert!(s.search_index_has_term(t).unwrap(), "{how}: `{t}` is indexed before");
+        }
+        let envs = needles(&session_envelopes(&p, &gone));
+        let index = index_file_needles(&p);
+        // Before: every piece of the session's envelopes and of the index
+        // files is found (so the scan below can fail).
+        let distinct = |v: Vec<Vec<u8>>| v.into_iter().collect::<std::collections::BTreeSet<_>>().len();
+        let found = |n: &[Vec<u8>]| distinct(found_in(d.path(), n).into_iter().map(|(_, w)| w).collect());
+        assert_eq!((found(&envs), found(&index)), (distinct(envs.clone()), distinct(index.clone())), "{how}: before");
+        eprintln!("{how}: before: {} envelope pieces, {} index file pieces found", found(&envs), found(&index));
+        match how {
+            "delete" => s.delete_session(&gone).unwrap(),
+            _ => {
+                let policy = RetentionPolicy { max_sessions: Some(1), keep_named: false, ..Default::default() };
+                let went = s.prune(&policy, i64::MAX / 2).unwrap();
+                assert_eq!(went.iter().map(|x| x.session_id.clone()).collect::<Vec<_>>(), vec![gone.clone()]);
+            }
+        }
+        // No search in between: what the files hold when the call returns.
+        for t in terms {
+            assert!(!s.search_index_has_term(t).unwrap(), "{how}: `{t}` still in the index");
+        }
+        assert!(s.search_index_has_term("marmaladecanary").unwrap(), "{how}: the kept session stays indexed");
+        assert_eq!((found_in(d.path(), &envs), found_in(d.path(), &index)), (vec![], vec![]), "{how}");
+        let hits = s.search("marmaladecanary OR xylophonecanary", &SearchOptions::default()).unwrap().hits;
+        assert_eq!(hits.iter().map(|h| (h.session_id.clone(), h.seq)).collect::<Vec<_>>(), vec![(keep.clone(), 1)]);
+        drop(s);
+        assert_eq!((found_in(d.path(), &envs), found_in(d.path(), &index)), (vec![], vec![]), "{how}, after close");
+    }
+}
+
+/// Issue 30 "every other removal": a `copy` that deletes in the destination
+/// a session deleted in the source scrubs the destination as `delete`
+/// does: none of the session's envelopes, none of the sealed index files
+/// that held its postings, none of its terms in the decrypted index.
+#[test]
+fn a_copy_that_deletes_leaves_nothing_in_the_destination() {
+    let (da, pa) = temp();
+    let (db, pb) = temp();
+    let a = open(&pa, None);
+    let gone = a.create_session(Some("Zanzibarcanary title".into()), None).unwrap().id;
+    a.append_transcript(&gone, Role::Tool, "output with Xylophonecanary in it".into()).unwrap();
+    let keep = a.create_session(Some("kept".into()), None).unwrap().id;
+    a.append_transcript(&keep, Role::User, "Marmaladecanary stays".into()).unwrap();
+    let b = open(&pb, None);
+    assert_eq!(a.copy_to(&b).unwrap().sessions_deleted, 0);
+    assert_eq!(b.search("xylophonecanary", &SearchOptions::default()).unwrap().hits.len(), 1);
+    let envs = needles(&session_envelopes(&pb, &gone));
+    let index = index_file_needles(&pb);
+    let distinct = |v: Vec<Vec<u8>>| v.into_iter().collect::<std::collections::BTreeSet<_>>().len();
+    let found = |n: &[Vec<u8>]| distinct(found_in(db.path(), n).into_iter().map(|(_, w)| w).collect());
+    assert_eq!((found(&envs), found(&index)), (distinct(envs.clone()), distinct(index.clone())), "before");
+    a.delete_session(&gone).unwrap();
+    assert_eq!(a.copy_to(&b).unwrap().sessions_deleted, 1);
+    assert_eq!((found(&envs), found(&index)), (0, 0), "after the copy");
+    assert!(!b.search_index_has_term("xylophonecanary").unwrap());
+    assert!(b.search_index_has_term("marmaladecanary").unwrap());
+    drop(da);
+}

@@ -52,6 +52,13 @@ pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
 ///
 /// Errors: [`Error::Io`] opening or reading it.
 pub fn classify_file(path: &Path) -> Result<FileKind> {
+    classify_file_bounded(path, super::DEFAULT_MAX_LINE_BYTES)
+}
+
+/// [`classify_file`] keeping lines of at most `max_line_bytes` (an
+/// import's [`crate::OpenOptions::max_line_bytes`]); a longer line counts
+/// as seen and is not parsed. Errors: as `classify_file`.
+pub(crate) fn classify_file_bounded(path: &Path, max_line_bytes: u64) -> Result<FileKind> {
     let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
     let mut r = BufReader::new(f);
     let mut buf = Vec::new();
@@ -59,7 +66,7 @@ pub fn classify_file(path: &Path) -> Result<FileKind> {
     let mut objects = 0;
     while seen < 16 {
         // Bounded like the readers: a huge line is not kept.
-        let raw = super::lines::read_line_bounded(&mut r, &mut buf, super::DEFAULT_MAX_LINE_BYTES)
+        let raw = super::lines::read_line_bounded(&mut r, &mut buf, max_line_bytes)
             .map_err(|e| Error::io("reading a session file", e))?;
         if raw.n == 0 {
             break;

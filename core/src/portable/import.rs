@@ -68,7 +68,7 @@
 
 use super::events::Meta;
 use super::model::{ReadReport, SourceFormat};
-use super::{classify_file, fallback_id, find_jsonl_files, read_stream, FileKind, ReadOptions};
+use super::{fallback_id, find_jsonl_files, read_stream, FileKind, ReadOptions};
 use crate::crypto;
 use crate::store::SessionStore;
 use crate::{Error, Result};
@@ -441,7 +441,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
     let format = match (format, &prev) {
         (Some(f), _) => f,
         (None, Some(p)) => p.format,
-        (None, None) => match classify_file(&canonical)? {
+        (None, None) => match super::detect::classify_file_bounded(&canonical, store.max_line_bytes())? {
             FileKind::Session(f) => f,
             FileKind::NotSession(why) => {
                 out.status = ImportStatus::Unrecognized;
@@ -491,7 +491,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         resume_bytes: prev.as_ref().map_or(0, |p| p.bytes),
         prefix_counted: false,
     };
-    let opts = ReadOptions { emit_from_line: out.from_line, ..Default::default() };
+    let opts = ReadOptions { emit_from_line: out.from_line, max_line_bytes: Some(store.max_line_bytes()) };
     let input = BufReader::with_capacity(PROGRESS_READ_BYTES, CountingRead { inner: file, read: 0, on_read });
     let to_read = len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes));
     let (report, sessions) = if to_read <= BATCH_BYTES as u64 {

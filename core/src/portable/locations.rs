@@ -107,12 +107,26 @@ pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
     out
 }
 
+/// The most bytes of thClaws's `recent_dirs.json` read (1 MiB): a longer
+/// file, or one that is not a regular file (a FIFO, `/dev/zero`), is
+/// treated as malformed, never read to its end.
+const MAX_RECENT_DIRS_BYTES: u64 = 1 << 20;
+
 /// The directories of thClaws's `recent_dirs.json` (a JSON array of
-/// strings); empty when absent or malformed.
+/// strings); empty when absent, malformed, not a regular file or over
+/// [`MAX_RECENT_DIRS_BYTES`].
 fn recent_dirs(path: &Path) -> Vec<PathBuf> {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok())
+    use std::io::Read;
+    let read = || -> Option<Vec<u8>> {
+        if !std::fs::metadata(path).ok()?.is_file() {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(path).ok()?.take(MAX_RECENT_DIRS_BYTES + 1).read_to_end(&mut bytes).ok()?;
+        (bytes.len() as u64 <= MAX_RECENT_DIRS_BYTES).then_some(bytes)
+    };
+    read()
+        .and_then(|t| serde_json::from_slice::<Vec<String>>(&t).ok())
         .unwrap_or_default()
         .into_iter()
         .filter(|d| !d.is_empty())

@@ -585,8 +585,13 @@ pub struct TailRepair {
 /// parse as JSON — cut mid-object or mid UTF-8 sequence) is truncated away;
 /// a complete last line without `\n` gets one. A missing file is left alone.
 ///
+/// A last line without `\n` longer than [`super::DEFAULT_MAX_LINE_BYTES`]
+/// (64 MiB) is neither read nor cut: the file is left as it is and the
+/// repair refused (at most that many bytes from the end are scanned, so a
+/// 2 GiB file of NULs costs neither memory nor a full read).
+///
 /// Source: issue 4 item 2 ("the tail is repaired before anything is appended").
-/// Errors: [`Error::Io`].
+/// Errors: [`Error::Io`]; `InvalidInput` for a last line over the limit.
 pub fn repair_tail(path: &Path) -> Result<TailRepair> {
     let mut f = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
@@ -601,7 +606,13 @@ pub fn repair_tail(path: &Path) -> Result<TailRepair> {
     let mut end = len;
     let mut last_nl: Option<u64> = None;
     let mut chunk = vec![0u8; 64 * 1024];
+    let limit = super::DEFAULT_MAX_LINE_BYTES;
     while end > 0 {
+        if len - end > limit {
+            return Err(Error::invalid(format!(
+                "the last line of the session file is over {limit} bytes without a newline: not repaired or appended to (the file is unchanged)"
+            )));
+        }
         let start = end.saturating_sub(chunk.len() as u64);
         let n = (end - start) as usize;
         f.seek(SeekFrom::Start(start)).map_err(|e| Error::io("reading a session file tail", e))?;

@@ -345,15 +345,31 @@ impl RuleSet {
     /// The built-in rules extended by the gitleaks-format file at `path`:
     /// its rules replace built-in rules of the same id and add the others,
     /// its allowlists add to the global ones. Errors: `Io` reading it,
-    /// `InvalidInput` for a file over [`MAX_RULE_FILE_BYTES`], TOML that is
-    /// not gitleaks' format, or a regex that does not compile (naming the
-    /// file and the rule).
+    /// `InvalidInput` for a path that is not a regular file (a FIFO or a
+    /// device such as `/dev/zero`, which has no length to check and never
+    /// ends: refused before it is opened), a file over
+    /// [`MAX_RULE_FILE_BYTES`] (at most that many bytes and one more are
+    /// ever read, even if the file grows meanwhile), text that is not UTF-8,
+    /// TOML that is not gitleaks' format, or a regex that does not compile
+    /// (naming the file and the rule).
     pub fn with_user_file(path: &Path) -> Result<RuleSet> {
+        use std::io::Read;
         let meta = std::fs::metadata(path).map_err(|e| Error::io("reading the redaction rules file", e))?;
-        if meta.len() > MAX_RULE_FILE_BYTES {
-            return Err(Error::invalid(format!("the redaction rules file {} is over {MAX_RULE_FILE_BYTES} bytes", path.display())));
+        if !meta.is_file() {
+            return Err(Error::invalid(format!("the redaction rules file {} is not a regular file (a FIFO or a device)", path.display())));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io("reading the redaction rules file", e))?;
+        let too_big = || Error::invalid(format!("the redaction rules file {} is over {MAX_RULE_FILE_BYTES} bytes", path.display()));
+        if meta.len() > MAX_RULE_FILE_BYTES {
+            return Err(too_big());
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_RULE_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| Error::io("reading the redaction rules file", e))?;
+        if bytes.len() as u64 > MAX_RULE_FILE_BYTES {
+            return Err(too_big());
+        }
+        let text = String::from_utf8(bytes).map_err(|_| Error::invalid(format!("the redaction rules file {} is not UTF-8", path.display())))?;
         Self::with_user_rules(&path.display().to_string(), &text)
     }
 

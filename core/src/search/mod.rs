@@ -15,7 +15,9 @@
 //!   so every committed entry is found by the next search of any handle, in
 //!   any process. Deleted sessions and retracted entries are deleted from the
 //!   index, and the segments that held them are merged at once, so their
-//!   postings leave the files. Appends do no index work.
+//!   postings leave the files; a deletion does this before it returns
+//!   (`SessionStore::scrub_search_index`, issue 30). Appends do no index
+//!   work.
 //! * Missing, damaged (authentication fails), foreign (another store's) or
 //!   unreadable: the index is rebuilt from the store, never an error nor a
 //!   wrong answer. One process at a time updates it (an OS file lock).
@@ -356,6 +358,46 @@ impl SessionStore {
         }
         let _ = lock.unlock();
         Ok(())
+    }
+
+    /// After deletions committed (`delete_session`, `prune`, a copy that
+    /// deletes): when this store has a search index on disk, bring it up to
+    /// the store now, so the deleted sessions' documents are deleted and the
+    /// segments that held them merged and their old files removed before
+    /// the deletion returns (issue 30 "Deletion leaves nothing"), whether or
+    /// not this handle ever searched. No index folder (or no `meta.json` in
+    /// it): nothing to do, nothing created. An index that cannot be brought
+    /// up (damaged, foreign) is erased instead; the next search rebuilds it.
+    /// Errors: `Io` when the index folder can be neither brought up nor
+    /// erased; the store's own (`Closed`, `Busy`).
+    pub(crate) fn scrub_search_index(&self) -> Result<()> {
+        let root = index_dir(self)?;
+        if !root.join("meta.json").exists() {
+            return Ok(());
+        }
+        let mut slot = crate::backend::lock(self.search_slot());
+        let run = std::panic::AssertUnwindSafe(|| -> Result<()> {
+            if index::state(&mut slot).is_none() {
+                *slot = Some(Box::new(State::open(&root, self.key())?));
+            }
+            let st = index::state(&mut slot).expect("just opened");
+            st.lock.lock().map_err(|e| Error::io("locking the search index", e))?;
+            let caught = catch_up(self, st, &mut |_, _| {});
+            let _ = st.lock.unlock();
+            caught.map(|_| ())
+        });
+        let r = std::panic::catch_unwind(run).unwrap_or_else(|_| {
+            *slot = None;
+            Err(Error::corrupt("search index: a scrub panicked"))
+        });
+        drop(slot);
+        match r {
+            Err(e @ (Error::Closed | Error::Busy { .. })) => Err(e),
+            // Damaged, unreadable or not writable: erase it (its files go
+            // with their postings); when that fails too, its `Io` error.
+            Err(_) => self.discard_search_index(),
+            Ok(()) => Ok(()),
+        }
     }
 
     /// Rebuild the search index from the store (`sessiondb search --rebuild`).

@@ -223,13 +223,17 @@ impl SessionStore {
     /// sessions refused ([`CopyReport::conflicts`]: kind `Conflict` when B
     /// holds rows for the session that A does not, `Corrupt` for a damaged
     /// row in A; each such session is left unchanged in B, the others are
-    /// copied).
+    /// copied). Sessions deleted in B because A deleted them
+    /// ([`CopyReport::sessions_deleted`] > 0) are scrubbed from B's files
+    /// and search index as [`SessionStore::delete_session`] does, before
+    /// this returns.
     ///
     /// Errors: `KeyMismatch` when this store's data key does not open
     /// `dest` (its key-check value), checked before anything is written;
     /// `Closed`, `Busy`, `Io`, `Database` from either backend (what was
     /// committed before stays: each session is its own transaction, and a
-    /// new run completes it).
+    /// new run completes it); `Busy` from B's scrub after everything
+    /// committed (its old WAL frames go at the next full checkpoint).
     pub fn copy_to(&self, dest: &SessionStore) -> Result<CopyReport> {
         self.check_copy_key(dest)?;
         let mut report = CopyReport::default();
@@ -251,6 +255,11 @@ impl SessionStore {
             }
         }
         report.import_records += self.copy_import_meta(dest)?;
+        if report.sessions_deleted > 0 {
+            // Sessions deleted in A were deleted in B: leave nothing of them
+            // in B's files either (as `delete_session` does).
+            dest.scrub_deleted()?;
+        }
         Ok(report)
     }
 

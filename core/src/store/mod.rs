@@ -124,7 +124,19 @@ pub struct OpenOptions {
     /// by [`SessionStore::open_pruned`]. `None` (default): nothing is
     /// deleted at open.
     pub retention: Option<crate::privacy::RetentionPolicy>,
+    /// Longest line of a session file that this handle's imports keep, in
+    /// bytes (issue 30 item 5, "bounded input"): a longer line is read past
+    /// without being kept (reported `too_long` with its line number), so an
+    /// import's memory stays near this bound whatever the file. `None`:
+    /// [`crate::portable::DEFAULT_MAX_LINE_BYTES`] (64 MiB). Errors at open:
+    /// `InvalidInput` outside `1 ..= `[`MAX_IMPORT_LINE_BYTES`], checked
+    /// before anything is opened or created.
+    pub max_line_bytes: Option<u64>,
 }
+
+/// The largest [`OpenOptions::max_line_bytes`] accepted: 1 GiB (a line is
+/// held whole while it is parsed, and its JSON value beside it).
+pub const MAX_IMPORT_LINE_BYTES: u64 = 1 << 30;
 
 /// Default [`OpenOptions::lease_ms`]: 30 seconds (declared at the storage
 /// seam, where a server backend's owner lease lives).
@@ -163,6 +175,7 @@ impl Default for OpenOptions {
             redact: Default::default(),
             redact_rules: None,
             retention: None,
+            max_line_bytes: None,
         }
     }
 }
@@ -194,6 +207,7 @@ impl OpenOptions {
             redact: d.redact,
             redact_rules: d.redact_rules,
             retention: d.retention,
+            max_line_bytes: d.max_line_bytes,
         }
     }
 
@@ -230,6 +244,8 @@ pub struct SessionStore {
     redacted: Mutex<crate::privacy::RedactionReport>,
     /// What [`OpenOptions::retention`] deleted at open.
     open_pruned: Vec<crate::privacy::PrunedSession>,
+    /// [`OpenOptions::max_line_bytes`] or its default, in bytes.
+    max_line_bytes: u64,
     /// The process that opened it: a forked child's appends are `Closed`.
     pid: u32,
     last_recovery: Mutex<journal::RecoveryReport>,
@@ -312,6 +328,11 @@ impl SessionStore {
     /// schema), `RecoveryLocked` (database exists, key missing: no key is
     /// written), `KeyMismatch`, `KeyStoreUnavailable`, `InvalidInput`.
     pub fn open(opts: OpenOptions) -> Result<Self> {
+        if let Some(n) = opts.max_line_bytes {
+            if !(1..=MAX_IMPORT_LINE_BYTES).contains(&n) {
+                return Err(Error::invalid(format!("max_line_bytes must be 1..={MAX_IMPORT_LINE_BYTES} bytes, got {n}")));
+            }
+        }
         match opts.path.clone() {
             Some(Location::Server(url)) => Self::open_server(&url, &opts),
             Some(Location::File(path)) => Self::open_file(Some(path), &opts),
@@ -420,6 +441,7 @@ impl SessionStore {
             envelope_json: serde_json::json!({ "v": 1, "owner": instance_id }).to_string(),
             instance_id,
             compress: opts.compress.unwrap_or(default_compress(false)),
+            max_line_bytes: opts.max_line_bytes.unwrap_or(crate::portable::DEFAULT_MAX_LINE_BYTES),
             pid: std::process::id(),
             last_recovery: Mutex::new(Default::default()),
             appends: Default::default(),
@@ -535,6 +557,12 @@ impl SessionStore {
             db_bytes: sizes.db_bytes,
             wal_bytes: sizes.wal_bytes,
         })
+    }
+
+    /// Longest session-file line its imports keep, in bytes
+    /// ([`OpenOptions::max_line_bytes`]).
+    pub fn max_line_bytes(&self) -> u64 {
+        self.max_line_bytes
     }
 
     pub(crate) fn key(&self) -> &DataKey {

@@ -269,10 +269,14 @@ impl SessionStore {
     /// Once it returns `Ok`, no byte of the deleted envelopes (title,
     /// workspace, contents, entry metadata, context extensions) is left in
     /// the database file, its WAL or its shm (SQLite `secure_delete` and a
-    /// truncating checkpoint; issue 30, DESIGN.md "Privacy").
+    /// truncating checkpoint), nor any of its postings in this store's
+    /// search index files when an index exists (its segments are rewritten
+    /// without them; issue 30, DESIGN.md "Privacy").
     /// Errors: `NotFound`; `Busy` when the deletion committed but another
     /// handle's read outlasted the busy timeout, so the WAL could not be
-    /// checkpointed yet (its old frames go at the next full checkpoint).
+    /// checkpointed yet (its old frames go at the next full checkpoint);
+    /// `Io` when the search index folder cannot be written (the deletion
+    /// is committed; a damaged index is erased instead, never an error).
     pub fn delete_session(&self, id: &str) -> Result<()> {
         self.write(|t| {
             let Some(entries) = t.tx.delete_session(id)? else {
@@ -281,7 +285,7 @@ impl SessionStore {
             journal::record(t, id, "SessionDeleted", serde_json::json!({ "entries": entries }))?;
             Ok(())
         })?;
-        self.backend.scrub_deleted()
+        self.scrub_deleted()
     }
 
     /// Delete `id` as [`SessionStore::delete_session`] does, with `payload`
@@ -304,10 +308,14 @@ impl SessionStore {
         })
     }
 
-    /// After deletions: leave none of their bytes in the backend's files
-    /// (see [`SessionStore::delete_session`]).
+    /// After deletions committed: leave none of their bytes in the
+    /// backend's files nor in the search index's (see
+    /// [`SessionStore::delete_session`]). Both are attempted; the first
+    /// error is returned.
     pub(crate) fn scrub_deleted(&self) -> Result<()> {
-        self.backend.scrub_deleted()
+        let index = self.scrub_search_index();
+        let files = self.backend.scrub_deleted();
+        files.and(index)
     }
 
     /// Resolve a full id, a unique id prefix, or an exact title.

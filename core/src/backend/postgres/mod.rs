@@ -190,14 +190,29 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The most bytes of an `sslrootcert` file read (16 MiB: Mozilla's whole
+/// bundle is about 0.2 MiB), so a path naming `/dev/zero` or a huge file
+/// cannot exhaust memory (issue 30 item 5).
+pub const MAX_ROOT_CERT_BYTES: u64 = 16 << 20;
+
 /// The trusted roots: the certificates of the PEM file `root_cert`, or
-/// Mozilla's roots. Errors: `Io` (the file cannot be read),
-/// `InvalidInput` (it holds no PEM certificate, or one rustls refuses).
+/// Mozilla's roots. At most [`MAX_ROOT_CERT_BYTES`] (and one more) are
+/// read. Errors: `Io` (the file cannot be read), `InvalidInput` (not a
+/// regular file, over the bound, no PEM certificate, or one rustls refuses).
 fn roots(root_cert: Option<&str>) -> Result<rustls::RootCertStore> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::CertificateDer;
+    use std::io::Read;
     let Some(path) = root_cert else { return Ok(rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() }) };
-    let pem = std::fs::read(path).map_err(|e| Error::io("reading the `sslrootcert` file of CA certificates", e))?;
+    let io = |e| Error::io("reading the `sslrootcert` file of CA certificates", e);
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(Error::invalid("the `sslrootcert` file is not a regular file (a FIFO or a device)"));
+    }
+    let mut pem = Vec::new();
+    std::fs::File::open(path).and_then(|f| f.take(MAX_ROOT_CERT_BYTES + 1).read_to_end(&mut pem)).map_err(io)?;
+    if pem.len() as u64 > MAX_ROOT_CERT_BYTES {
+        return Err(Error::invalid(format!("the `sslrootcert` file is over {MAX_ROOT_CERT_BYTES} bytes")));
+    }
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
         .collect::<std::result::Result<_, _>>()
         .map_err(|_| Error::invalid("the `sslrootcert` file is not valid PEM"))?;

@@ -333,7 +333,8 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     // Deleted cells and freed pages are overwritten with zeros (in the WAL
     // frame that frees them, then in the file at checkpoint): with
     // `scrub_deleted`'s checkpoint, a deleted session leaves no byte behind.
-    conn.pragma_update(None, "secure_delete", "ON")?;
+    // (OFF only in the measurement build of `scripts/bench-secure-delete.sh`.)
+    conn.pragma_update(None, "secure_delete", if cfg!(feature = "bench-no-secure-delete") { "OFF" } else { "ON" })?;
     Ok(conn)
 }
 

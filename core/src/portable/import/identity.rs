@@ -174,10 +174,12 @@ impl EventSink for CountSink<'_> {
 
 /// The occurrence counts of the records of the first `bytes` bytes of the
 /// file at `path` (the lines an earlier import consumed), read again with
-/// the `format` reader. Errors: [`Error::Io`] reading the file.
-pub(super) fn count_prefix(key: &DataKey, format: SourceFormat, path: &Path, bytes: u64) -> Result<Occurrences> {
+/// the `format` reader with lines of at most `max_line_bytes` kept (the
+/// import's own limit). Errors: [`Error::Io`] reading the file.
+pub(super) fn count_prefix(key: &DataKey, format: SourceFormat, path: &Path, bytes: u64, max_line_bytes: u64) -> Result<Occurrences> {
     let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
     let mut sink = CountSink { key, format, occ: Occurrences::default() };
-    read_stream(format, BufReader::with_capacity(256 * 1024, f.take(bytes)), &ReadOptions::default(), &mut sink)?;
+    let opts = ReadOptions { max_line_bytes: Some(max_line_bytes), ..Default::default() };
+    read_stream(format, BufReader::with_capacity(256 * 1024, f.take(bytes)), &opts, &mut sink)?;
     Ok(sink.occ)
 }

@@ -249,7 +249,7 @@ impl<'a> ImportSink<'a> {
             let base = record_id(key, &id.text);
             if self.occ.get(thread, &base) == 0 && self.resume_bytes > 0 && !self.prefix_counted && self.targets[target].1.seen.contains(&base) {
                 self.prefix_counted = true;
-                self.occ.add(count_prefix(key, self.format, &self.progress.canonical, self.resume_bytes)?);
+                self.occ.add(count_prefix(key, self.format, &self.progress.canonical, self.resume_bytes, self.store.max_line_bytes())?);
             }
             match self.occ.bump(thread, base) {
                 0 => base,
