@@ -110,6 +110,24 @@ pub enum SourceFormat {
     #[bridge(str = "claude-code")]
     ClaudeCode,
 }
+/// What a session is exported as: thClaws JSONL (the default, what thClaws
+/// and `import` read), Markdown for people, or the neutral model as one
+/// JSON document.
+#[bridge(
+    core = sessiondb::portable::ExportFormat,
+    parse = sessiondb::portable::ExportFormat::parse
+)]
+pub enum ExportFormat {
+    /// thClaws JSONL (seed 002; what real thClaws reads), the default.
+    #[bridge(str = "thclaws")]
+    Thclaws,
+    /// A Markdown transcript to read and share (secrets redacted).
+    #[bridge(str = "markdown")]
+    Markdown,
+    /// The neutral model as one pretty-printed JSON document.
+    #[bridge(str = "json")]
+    Json,
+}
 /// A permission profile of the host's agent runtime (seed 000, "Session
 /// Restoration Boundary").
 #[bridge(core = sessiondb::restore::PermissionProfile)]
@@ -161,19 +179,22 @@ pub enum CountMethod {
 /// What happened to one source file.
 #[bridge(core = sessiondb::portable::ImportStatus)]
 pub enum ImportStatus {
-    /// New lines were read (possibly zero turns).
+    /// New lines were read (possibly zero turns, e.g. only bookkeeping lines).
     #[bridge(str = "imported")]
     Imported,
     /// Already imported up to its current length: nothing to do.
     #[bridge(str = "up_to_date")]
     UpToDate,
-    /// Shorter than what was imported, or its first bytes changed: left alone.
+    /// The file is shorter than what was imported, or its first bytes
+    /// changed: it is not the file imported before, so it was left alone.
     #[bridge(str = "source_changed")]
     SourceChanged,
     /// Not a recognised session format.
     #[bridge(str = "unrecognized")]
     Unrecognized,
-    /// Reading or storing failed; the message names the step (no content).
+    /// Reading or storing failed; the message names the step (no content)
+    /// and, for a path given to [`import_paths`] that could not be read or
+    /// walked at all, that path.
     #[bridge(str = "failed")]
     Failed(String),
 }
@@ -942,17 +963,16 @@ pub struct FileImport {
     pub path: PathBuf,
     /// Detected (or stored) format.
     pub format: Option<SourceFormat>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    /// Outcome.
     pub status: ImportStatus,
     /// The failure message (names the step, no content) of a `failed` status.
     #[bridge(get = "c.status.error()", skip(uniffi))]
     pub error: Option<String>,
-    /// First line read this time (1 for a first import).
+    /// First line emitted this time (1 for a first import).
     pub from_line: u64,
-    /// Sessions written, main first (Claude Code sidechains after it).
+    /// Sessions written, main first.
     pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
+    /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
 }
 /// A line the thClaws reader skipped, as the digest reports it.
@@ -1112,7 +1132,9 @@ pub struct SessionImport {
     pub cached_tokens: u64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: u64,
 }
 /// Options of `search`: every field may be left out.
@@ -1550,20 +1572,32 @@ trait SessionStore {
         errors(NotFound, AuthenticationFailed, Corrupt)
     )]
     fn open_saved_session(&self, session_id: &str) -> OpenedSession;
-    /// A stored session as thClaws JSONL text (what real thClaws reads).
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
     #[bridge(
-        core = sessiondb::portable::export_thclaws_text,
+        core = sessiondb::portable::export_text,
+        defaults(format = None),
         errors(NotFound, AuthenticationFailed)
     )]
-    fn export_thclaws(&self, session_id: &str) -> String;
-    /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (written to a private 0600 temporary file beside it, renamed over it once
-    /// complete: a failed export leaves the old file), streamed; returns what was written.
+    fn export_thclaws(&self, session_id: &str, format: Option<ExportFormat>) -> String;
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
     #[bridge(
-        core = sessiondb::portable::export_thclaws_to_file,
+        core = sessiondb::portable::export_file,
+        defaults(format = None),
         errors(NotFound, Io, AuthenticationFailed)
     )]
-    fn export_thclaws_to_file(&self, session_id: &str, path: &Path) -> WriteReport;
+    fn export_thclaws_to_file(
+        &self,
+        session_id: &str,
+        path: &Path,
+        format: Option<ExportFormat>,
+    ) -> WriteReport;
     /// Import every session file under `paths` (files or directory trees;
     /// inside a directory only `*.jsonl` files, format detected per file).
     /// Returns one report per file, in the order of `paths` (each tree in

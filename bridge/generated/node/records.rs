@@ -178,6 +178,21 @@ impl crate::records::Back<sessiondb::portable::SourceFormat> for String {
         sessiondb::portable::SourceFormat::parse(self.as_str())
     }
 }
+impl crate::records::Conv<String> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> String {
+        match self {
+            sessiondb::portable::ExportFormat::Thclaws => "thclaws".to_owned(),
+            sessiondb::portable::ExportFormat::Markdown => "markdown".to_owned(),
+            sessiondb::portable::ExportFormat::Json => "json".to_owned(),
+        }
+    }
+}
+impl crate::records::Back<sessiondb::portable::ExportFormat> for String {
+    fn back(self, what: &str) -> sessiondb::Result<sessiondb::portable::ExportFormat> {
+        let _ = what;
+        sessiondb::portable::ExportFormat::parse(self.as_str())
+    }
+}
 impl crate::records::Conv<String> for sessiondb::restore::PermissionProfile {
     fn conv(self) -> String {
         match self {
@@ -1806,19 +1821,18 @@ pub struct FileImport {
     /// Detected (or stored) format.
     #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code'")]
     pub format: Option<String>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    /// Outcome.
     #[napi(
         ts_type = "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'"
     )]
     pub status: String,
     /// The failure message (names the step, no content) of a `failed` status.
     pub error: Option<String>,
-    /// First line read this time (1 for a first import).
+    /// First line emitted this time (1 for a first import).
     pub from_line: i64,
-    /// Sessions written, main first (Claude Code sidechains after it).
+    /// Sessions written, main first.
     pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
+    /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
 }
 impl From<sessiondb::portable::FileImport> for FileImport {
@@ -1951,7 +1965,9 @@ pub struct SessionImport {
     pub cached_tokens: i64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: i64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: i64,
 }
 impl From<sessiondb::portable::SessionImport> for SessionImport {

@@ -321,6 +321,32 @@ impl crate::records::Back<sessiondb::portable::SourceFormat> for String {
         sessiondb::portable::SourceFormat::parse(self.as_str())
     }
 }
+impl crate::records::Conv<&'static str> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> &'static str {
+        match self {
+            sessiondb::portable::ExportFormat::Thclaws => "thclaws",
+            sessiondb::portable::ExportFormat::Markdown => "markdown",
+            sessiondb::portable::ExportFormat::Json => "json",
+        }
+    }
+}
+impl crate::records::Conv<String> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> String {
+        crate::records::Conv::<&'static str>::conv(self).to_owned()
+    }
+}
+impl crate::records::Back<sessiondb::portable::ExportFormat> for &'static str {
+    fn back(&self, what: &str) -> sessiondb::Result<sessiondb::portable::ExportFormat> {
+        let _ = what;
+        sessiondb::portable::ExportFormat::parse(*self)
+    }
+}
+impl crate::records::Back<sessiondb::portable::ExportFormat> for String {
+    fn back(&self, what: &str) -> sessiondb::Result<sessiondb::portable::ExportFormat> {
+        let _ = what;
+        sessiondb::portable::ExportFormat::parse(self.as_str())
+    }
+}
 impl crate::records::Conv<&'static str> for sessiondb::restore::PermissionProfile {
     fn conv(self) -> &'static str {
         match self {
@@ -1707,15 +1733,13 @@ crate::records::record! {
     #[doc = " The import report of one file."] FileImport = "FileImport" { #[doc =
     " The file as given (after directory walking)."] path : String, #[doc =
     " Detected (or stored) format."] format : Option <&'static str >, #[doc =
-    " `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`"] #[doc =
-    " (Kotlin/Swift: the `ImportStatus`, the message in `Failed`)."] status : &'static
-    str, #[doc =
+    " Outcome."] status : &'static str, #[doc =
     " The failure message (names the step, no content) of a `failed` status."] error :
-    Option < String >, #[doc = " First line read this time (1 for a first import)."]
-    from_line : u64, #[doc =
-    " Sessions written, main first (Claude Code sidechains after it)."] sessions : Vec <
-    SessionImport >, #[doc = " The reader's report, when the file was read."] read :
-    Option < ReadReport >, }
+    Option < String >, #[doc = " First line emitted this time (1 for a first import)."]
+    from_line : u64, #[doc = " Sessions written, main first."] sessions : Vec <
+    SessionImport >, #[doc =
+    " The reader's report (line kinds, skipped lines...), when the file was read."] read
+    : Option < ReadReport >, }
 }
 impl From<sessiondb::portable::FileImport> for FileImport {
     fn from(c: sessiondb::portable::FileImport) -> Self {
@@ -1809,7 +1833,9 @@ crate::records::record! {
     cached_tokens : u64, #[doc =
     " Context extensions added (plan, goal, compaction, raw lines...)."]
     context_extensions : u64, #[doc =
-    " Turns skipped because the session already holds their source line."]
+    " Turns skipped because the session already holds them (the same"] #[doc =
+    " source record, by identity: Claude `uuid`, or the turn's content and"] #[doc =
+    " timestamp; for sessions imported before issue 14, by source line)."]
     skipped_already_stored : u64, }
 }
 impl From<sessiondb::portable::SessionImport> for SessionImport {

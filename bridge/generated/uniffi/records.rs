@@ -100,6 +100,20 @@ pub enum SourceFormat {
     ClaudeCode,
 }
 #[allow(unused_imports)]
+use sessiondb::portable::ExportFormat;
+/// What a session is exported as: thClaws JSONL (the default, what thClaws
+/// and `import` read), Markdown for people, or the neutral model as one
+/// JSON document.
+#[uniffi::remote(Enum)]
+pub enum ExportFormat {
+    /// thClaws JSONL (seed 002; what real thClaws reads), the default.
+    Thclaws,
+    /// A Markdown transcript to read and share (secrets redacted).
+    Markdown,
+    /// The neutral model as one pretty-printed JSON document.
+    Json,
+}
+#[allow(unused_imports)]
 use sessiondb::restore::PermissionProfile;
 /// A permission profile of the host's agent runtime (seed 000, "Session
 /// Restoration Boundary").
@@ -146,15 +160,18 @@ use sessiondb::portable::ImportStatus;
 /// What happened to one source file.
 #[uniffi::remote(Enum)]
 pub enum ImportStatus {
-    /// New lines were read (possibly zero turns).
+    /// New lines were read (possibly zero turns, e.g. only bookkeeping lines).
     Imported,
     /// Already imported up to its current length: nothing to do.
     UpToDate,
-    /// Shorter than what was imported, or its first bytes changed: left alone.
+    /// The file is shorter than what was imported, or its first bytes
+    /// changed: it is not the file imported before, so it was left alone.
     SourceChanged,
     /// Not a recognised session format.
     Unrecognized,
-    /// Reading or storing failed; the message names the step (no content).
+    /// Reading or storing failed; the message names the step (no content)
+    /// and, for a path given to [`import_paths`] that could not be read or
+    /// walked at all, that path.
     Failed(String),
 }
 #[allow(unused_imports)]
@@ -1202,14 +1219,13 @@ pub struct FileImport {
     pub path: String,
     /// Detected (or stored) format.
     pub format: Option<SourceFormat>,
-    /// `imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-    /// (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
+    /// Outcome.
     pub status: ImportStatus,
-    /// First line read this time (1 for a first import).
+    /// First line emitted this time (1 for a first import).
     pub from_line: u64,
-    /// Sessions written, main first (Claude Code sidechains after it).
+    /// Sessions written, main first.
     pub sessions: Vec<SessionImport>,
-    /// The reader's report, when the file was read.
+    /// The reader's report (line kinds, skipped lines...), when the file was read.
     pub read: Option<ReadReport>,
 }
 impl Conv<FileImport> for sessiondb::portable::FileImport {
@@ -1363,7 +1379,9 @@ pub struct SessionImport {
     pub cached_tokens: u64,
     /// Context extensions added (plan, goal, compaction, raw lines...).
     pub context_extensions: u64,
-    /// Turns skipped because the session already holds their source line.
+    /// Turns skipped because the session already holds them (the same
+    /// source record, by identity: Claude `uuid`, or the turn's content and
+    /// timestamp; for sessions imported before issue 14, by source line).
     pub skipped_already_stored: u64,
 }
 #[allow(unused_imports)]
@@ -1574,6 +1592,11 @@ impl Conv<sessiondb::context::Encoding> for sessiondb::context::Encoding {
 }
 impl Conv<sessiondb::portable::SourceFormat> for sessiondb::portable::SourceFormat {
     fn conv(self) -> sessiondb::portable::SourceFormat {
+        self
+    }
+}
+impl Conv<sessiondb::portable::ExportFormat> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> sessiondb::portable::ExportFormat {
         self
     }
 }
@@ -1915,6 +1938,11 @@ impl Back<sessiondb::context::Encoding> for sessiondb::context::Encoding {
 }
 impl Back<sessiondb::portable::SourceFormat> for sessiondb::portable::SourceFormat {
     fn back(self) -> sessiondb::portable::SourceFormat {
+        self
+    }
+}
+impl Back<sessiondb::portable::ExportFormat> for sessiondb::portable::ExportFormat {
+    fn back(self) -> sessiondb::portable::ExportFormat {
         self
     }
 }
