@@ -209,6 +209,8 @@ fn export_text_and_file_take_the_format() {
     let w = portable::export_file(&s, "sess-md", &p, None).unwrap();
     let jsonl = std::fs::read_to_string(&p).unwrap();
     assert_eq!((w.lines, w.turns, jsonl.lines().count()), (8, 4, 8));
+    let types: Vec<String> = jsonl.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(types, ["header", "plan_snapshot", "goal_snapshot", "user", "assistant", "user", "assistant", "rename"]);
     assert_eq!(jsonl, portable::export_text(&s, "sess-md", None).unwrap());
 }
 

@@ -139,7 +139,7 @@ test('thclaws JSONL stays the default', async () => {
   const text = await st.exportThclaws('sess-md')
   assert.equal(text, await st.exportThclaws('sess-md', 'thclaws'))
   assert.equal(text, await st.exportThclaws('sess-md', null))
-  assert.deepEqual(text.trim().split('\n').map((l) => JSON.parse(l).type), ['header', 'user', 'assistant', 'user', 'assistant', 'rename', 'plan_snapshot', 'goal_snapshot'])
+  assert.deepEqual(text.trim().split('\n').map((l) => JSON.parse(l).type), ['header', 'plan_snapshot', 'goal_snapshot', 'user', 'assistant', 'user', 'assistant', 'rename'])
   assert.ok(text.includes(AWS))
 })
 

@@ -134,7 +134,7 @@ def test_json_export_is_the_neutral_model_as_one_document(store, session):
 def test_thclaws_stays_the_default(store, session):
     text = store.export_thclaws(session)
     assert text == store.export_thclaws(session, "thclaws")
-    assert [json.loads(x)["type"] for x in text.splitlines()] == ["header", "user", "assistant", "user", "assistant", "rename", "plan_snapshot", "goal_snapshot"]
+    assert [json.loads(x)["type"] for x in text.splitlines()] == ["header", "plan_snapshot", "goal_snapshot", "user", "assistant", "user", "assistant", "rename"]
     assert AWS in text
 
 

@@ -989,7 +989,10 @@ class SessionImport:
         """Context extensions added (plan, goal, compaction, raw lines...)."""
     @property
     def skipped_already_stored(self) -> int:
-        """Turns skipped because the session already holds their source line."""
+        """Turns skipped because the session already holds them (the same
+        source record, by identity: Claude `uuid`, or the turn's content and
+        timestamp; for sessions imported before issue 14, by source line).
+        """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1093,21 +1096,19 @@ class FileImport:
         """Detected (or stored) format."""
     @property
     def status(self) -> ImportStatus:
-        """`imported`, `up_to_date`, `source_changed`, `unrecognized` or `failed`
-        (Kotlin/Swift: the `ImportStatus`, the message in `Failed`).
-        """
+        """Outcome."""
     @property
     def error(self) -> Optional[str]:
         """The failure message (names the step, no content) of a `failed` status."""
     @property
     def from_line(self) -> int:
-        """First line read this time (1 for a first import)."""
+        """First line emitted this time (1 for a first import)."""
     @property
     def sessions(self) -> List[SessionImport]:
-        """Sessions written, main first (Claude Code sidechains after it)."""
+        """Sessions written, main first."""
     @property
     def read(self) -> Optional[ReadReport]:
-        """The reader's report, when the file was read."""
+        """The reader's report (line kinds, skipped lines...), when the file was read."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
