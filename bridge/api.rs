@@ -69,6 +69,13 @@ pub enum SourceFormat {
     #[bridge(str = "claude-code")] ClaudeCode,
 }
 
+#[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse)]
+pub enum ExportFormat {
+    #[bridge(str = "thclaws")] Thclaws,
+    #[bridge(str = "markdown")] Markdown,
+    #[bridge(str = "json")] Json,
+}
+
 #[bridge(core = sessiondb::restore::PermissionProfile)]
 pub enum PermissionProfile {
     #[bridge(str = "manual")] Manual,
@@ -770,15 +777,20 @@ trait SessionStore {
     #[bridge(core = sessiondb::restore::open_saved_session, errors(NotFound, AuthenticationFailed, Corrupt))]
     fn open_saved_session(&self, session_id: &str) -> OpenedSession;
 
-    /// A stored session as thClaws JSONL text (what real thClaws reads).
-    #[bridge(core = sessiondb::portable::export_thclaws_text, errors(NotFound, AuthenticationFailed))]
-    fn export_thclaws(&self, session_id: &str) -> String;
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
+    #[bridge(core = sessiondb::portable::export_text, defaults(format = None), errors(NotFound, AuthenticationFailed))]
+    fn export_thclaws(&self, session_id: &str, format: Option<ExportFormat>) -> String;
 
-    /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (written to a private 0600 temporary file beside it, renamed over it once
-    /// complete: a failed export leaves the old file), streamed; returns what was written.
-    #[bridge(core = sessiondb::portable::export_thclaws_to_file, errors(NotFound, Io, AuthenticationFailed))]
-    fn export_thclaws_to_file(&self, session_id: &str, path: &Path) -> WriteReport;
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
+    #[bridge(core = sessiondb::portable::export_file, defaults(format = None), errors(NotFound, Io, AuthenticationFailed))]
+    fn export_thclaws_to_file(&self, session_id: &str, path: &Path, format: Option<ExportFormat>) -> WriteReport;
 
     /// Import every session file under `paths` (files or directory trees;
     /// inside a directory only `*.jsonl` files, format detected per file).

@@ -26,6 +26,8 @@ export type Band = ContextMeter['band']
 export type Outcome = 'succeeded' | 'failed' | 'blocked' | 'cancelled' | 'unknown'
 /** A session file format the importers read. */
 export type SourceFormat = 'thclaws' | 'codex' | 'claude-code'
+/** What `exportThclaws(sessionId, format)` writes: thClaws JSONL (default), Markdown or the neutral model as JSON. */
+export type ExportFormat = 'thclaws' | 'markdown' | 'json'
 
 declare module './native' {
   namespace SessionStore {

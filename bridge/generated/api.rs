@@ -110,6 +110,24 @@ pub enum SourceFormat {
     #[bridge(str = "claude-code")]
     ClaudeCode,
 }
+/// What a session is exported as: thClaws JSONL (the default, what thClaws
+/// and `import` read), Markdown for people, or the neutral model as one
+/// JSON document.
+#[bridge(
+    core = sessiondb::portable::ExportFormat,
+    parse = sessiondb::portable::ExportFormat::parse
+)]
+pub enum ExportFormat {
+    /// thClaws JSONL (seed 002; what real thClaws reads), the default.
+    #[bridge(str = "thclaws")]
+    Thclaws,
+    /// A Markdown transcript to read and share (secrets redacted).
+    #[bridge(str = "markdown")]
+    Markdown,
+    /// The neutral model as one pretty-printed JSON document.
+    #[bridge(str = "json")]
+    Json,
+}
 /// A permission profile of the host's agent runtime (seed 000, "Session
 /// Restoration Boundary").
 #[bridge(core = sessiondb::restore::PermissionProfile)]
@@ -1570,20 +1588,32 @@ trait SessionStore {
         errors(NotFound, AuthenticationFailed, Corrupt)
     )]
     fn open_saved_session(&self, session_id: &str) -> OpenedSession;
-    /// A stored session as thClaws JSONL text (what real thClaws reads).
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
     #[bridge(
-        core = sessiondb::portable::export_thclaws_text,
+        core = sessiondb::portable::export_text,
+        defaults(format = None),
         errors(NotFound, AuthenticationFailed)
     )]
-    fn export_thclaws(&self, session_id: &str) -> String;
-    /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (written to a private 0600 temporary file beside it, renamed over it once
-    /// complete: a failed export leaves the old file), streamed; returns what was written.
+    fn export_thclaws(&self, session_id: &str, format: Option<ExportFormat>) -> String;
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
     #[bridge(
-        core = sessiondb::portable::export_thclaws_to_file,
+        core = sessiondb::portable::export_file,
+        defaults(format = None),
         errors(NotFound, Io, AuthenticationFailed)
     )]
-    fn export_thclaws_to_file(&self, session_id: &str, path: &Path) -> WriteReport;
+    fn export_thclaws_to_file(
+        &self,
+        session_id: &str,
+        path: &Path,
+        format: Option<ExportFormat>,
+    ) -> WriteReport;
     /// Import every session file under `paths` (files or directory trees;
     /// inside a directory only `*.jsonl` files, format detected per file).
     /// Returns one report per file, in the order of `paths` (each tree in

@@ -171,11 +171,11 @@ enum Cmd {
     /// Import agent session files or directory trees (thClaws, Codex, Claude Code; format detected),
     /// or with --auto every supported agent's history of the current user.
     Import(cmd::import::ImportArgs),
-    /// Export a session as thClaws JSONL (default) or Markdown. Markdown is redacted unless
-    /// --no-redact; thClaws JSONL is exact unless the redaction policy is on-export or on-write.
+    /// Export a session as thClaws JSONL (default), Markdown or JSON. Markdown is redacted unless
+    /// --no-redact; thClaws JSONL and JSON are exact unless the redaction policy is on-export or on-write.
     Export {
         session: String,
-        /// thclaws (JSONL, default) or markdown.
+        /// thclaws (JSONL, default), markdown (md: a transcript to share) or json (the neutral model, one document).
         #[arg(long, default_value = "thclaws")]
         format: cmd::export::ExportFormat,
         /// Export secrets as stored, whatever the policy and format.
@@ -585,7 +585,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             let s = open_existing(g)?;
             let id = find(&s, session)?.id;
-            let redact = !*no_redact && (*format == cmd::export::ExportFormat::Markdown || sessiondb::portable::policy_redacts_exports(&s));
+            let redact = !*no_redact && sessiondb::portable::redacts_by_default(&s, (*format).into());
             let (bytes, redacted) = if output.as_os_str() == "-" {
                 cmd::export::export_to(&s, &id, *format, redact, std::io::stdout().lock())?
             } else {

@@ -215,6 +215,16 @@ fn redact_policies_in_the_cli() {
     assert!(!text(&o).contains(GH) && text(&o).contains("[REDACTED:github-pat:"), "{}", text(&o));
     let o = run(d.path(), &["export", &id, "-o", "-", "--format", "markdown", "--no-redact"], None);
     assert!(text(&o).contains(GH));
+    // `md` is `markdown`; JSON follows the policy like thClaws JSONL.
+    let o = run(d.path(), &["export", &id, "-o", "-", "--format", "md"], None);
+    assert_eq!((text(&o).contains(GH), err(&o)), (false, "redacted 1 secret(s): github-pat ×1\n".to_string()));
+    let o = run(d.path(), &["export", &id, "-o", "-", "--format", "json"], None);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((j["id"].as_str(), j["turns"][0]["blocks"].clone(), err(&o)), (Some(id.as_str()), serde_json::json!([{"type": "text", "text": format!("token {GH}")}]), String::new()));
+    let o = run(d.path(), &["--redact", "on-export", "export", &id, "-o", "-", "--format", "json"], None);
+    assert!(!text(&o).contains(GH) && text(&o).contains("[REDACTED:github-pat:"), "{}", text(&o));
+    let o = run(d.path(), &["export", &id, "-o", "-", "--format", "html"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     // On write: the stored content holds the marker.
     let o = run(d.path(), &["--redact", "on-write", "--json", "append", &id, &format!("again {GH}")], None);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));

@@ -279,12 +279,12 @@ fn exports_redact_by_policy_and_markdown_always_unless_told_not_to() {
     let s = open(&p, RedactPolicy::Off, 1);
     let id = s.list_sessions(None).unwrap()[0].id.clone();
     let mut md = Vec::new();
-    let (_, rep) = portable::export_markdown(&s, &id, &mut md, true).unwrap();
+    let (_, rep) = portable::export_session(&s, &id, portable::ExportFormat::Markdown, None, &mut md).unwrap();
     let md = String::from_utf8(md).unwrap();
     assert!(md.starts_with("# t\n") && !md.contains(GH) && md.contains("[REDACTED:github-pat:"), "{md}");
     assert_eq!(rep.by_rule.get("github-pat"), Some(&1));
     let mut md = Vec::new();
-    portable::export_markdown(&s, &id, &mut md, false).unwrap();
+    portable::export_session(&s, &id, portable::ExportFormat::Markdown, Some(false), &mut md).unwrap();
     assert!(String::from_utf8(md).unwrap().contains(GH));
 }
 

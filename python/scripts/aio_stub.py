@@ -44,7 +44,7 @@ from types import TracebackType
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
-from sessiondb.types import Band, ContentFormat, ImportStatus, Outcome, Role, SourceFormat
+from sessiondb.types import Band, ContentFormat, ExportFormat, ImportStatus, Outcome, Role, SourceFormat
 
 from ._native import {names}
 

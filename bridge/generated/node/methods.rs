@@ -1038,25 +1038,36 @@ impl SessionStore {
             }),
         )
     }
-    /// A stored session as thClaws JSONL text (what real thClaws reads).
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
     ///
     /// Rejects with NotFoundError, AuthenticationError.
     #[napi(ts_return_type = "Promise<string>")]
     pub fn export_thclaws(
         &self,
         session_id: String,
+        #[napi(ts_arg_type = "'thclaws' | 'markdown' | 'json' | undefined | null")]
+        format: Option<String>,
     ) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<String>>> {
+        let format = format
+            .map(|v| sessiondb::portable::ExportFormat::parse(&v))
+            .transpose()
+            .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
             crate::job::job(move || {
-                sessiondb::portable::export_thclaws_text(&s, &session_id)
+                sessiondb::portable::export_text(&s, &session_id, format)
                     .map(crate::records::Conv::conv)
             }),
         )
     }
-    /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (written to a private 0600 temporary file beside it, renamed over it once
-    /// complete: a failed export leaves the old file), streamed; returns what was written.
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
     ///
     /// Rejects with NotFoundError, IoError, AuthenticationError.
     #[napi(ts_return_type = "Promise<WriteReport>")]
@@ -1064,16 +1075,23 @@ impl SessionStore {
         &self,
         session_id: String,
         path: String,
+        #[napi(ts_arg_type = "'thclaws' | 'markdown' | 'json' | undefined | null")]
+        format: Option<String>,
     ) -> napi::Result<
         napi::bindgen_prelude::AsyncTask<crate::job::Job<crate::records::WriteReport>>,
     > {
+        let format = format
+            .map(|v| sessiondb::portable::ExportFormat::parse(&v))
+            .transpose()
+            .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
             crate::job::job(move || {
-                sessiondb::portable::export_thclaws_to_file(
+                sessiondb::portable::export_file(
                         &s,
                         &session_id,
                         std::path::Path::new(&path),
+                        format,
                     )
                     .map(crate::records::Conv::conv)
             }),

@@ -178,6 +178,21 @@ impl crate::records::Back<sessiondb::portable::SourceFormat> for String {
         sessiondb::portable::SourceFormat::parse(self.as_str())
     }
 }
+impl crate::records::Conv<String> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> String {
+        match self {
+            sessiondb::portable::ExportFormat::Thclaws => "thclaws".to_owned(),
+            sessiondb::portable::ExportFormat::Markdown => "markdown".to_owned(),
+            sessiondb::portable::ExportFormat::Json => "json".to_owned(),
+        }
+    }
+}
+impl crate::records::Back<sessiondb::portable::ExportFormat> for String {
+    fn back(self, what: &str) -> sessiondb::Result<sessiondb::portable::ExportFormat> {
+        let _ = what;
+        sessiondb::portable::ExportFormat::parse(self.as_str())
+    }
+}
 impl crate::records::Conv<String> for sessiondb::restore::PermissionProfile {
     fn conv(self) -> String {
         match self {

@@ -826,32 +826,49 @@ impl SessionStore {
             .map(crate::records::Conv::conv)
             .map_err(crate::errors::py_err(py))
     }
-    /// A stored session as thClaws JSONL text (what real thClaws reads).
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
     ///
     /// Raises NotFoundError, AuthenticationError.
+    #[pyo3(signature = (session_id, format = None))]
     fn export_thclaws(
         &self,
         py: pyo3::Python<'_>,
         session_id: &str,
+        format: Option<&str>,
     ) -> pyo3::PyResult<String> {
+        let format = format
+            .map(|v| sessiondb::portable::ExportFormat::parse(&v))
+            .transpose()
+            .map_err(crate::errors::py_err(py))?;
         let s = &self.inner;
-        py.detach(|| sessiondb::portable::export_thclaws_text(s, session_id))
+        py.detach(|| sessiondb::portable::export_text(s, session_id, format))
             .map(crate::records::Conv::conv)
             .map_err(crate::errors::py_err(py))
     }
-    /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (written to a private 0600 temporary file beside it, renamed over it once
-    /// complete: a failed export leaves the old file), streamed; returns what was written.
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
     ///
     /// Raises NotFoundError, IoError, AuthenticationError.
+    #[pyo3(signature = (session_id, path, format = None))]
     fn export_thclaws_to_file(
         &self,
         py: pyo3::Python<'_>,
         session_id: &str,
         path: std::path::PathBuf,
+        format: Option<&str>,
     ) -> pyo3::PyResult<crate::records::WriteReport> {
+        let format = format
+            .map(|v| sessiondb::portable::ExportFormat::parse(&v))
+            .transpose()
+            .map_err(crate::errors::py_err(py))?;
         let s = &self.inner;
-        py.detach(|| sessiondb::portable::export_thclaws_to_file(s, session_id, &path))
+        py.detach(|| sessiondb::portable::export_file(s, session_id, &path, format))
             .map(crate::records::Conv::conv)
             .map_err(crate::errors::py_err(py))
     }

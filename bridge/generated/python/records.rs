@@ -321,6 +321,32 @@ impl crate::records::Back<sessiondb::portable::SourceFormat> for String {
         sessiondb::portable::SourceFormat::parse(self.as_str())
     }
 }
+impl crate::records::Conv<&'static str> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> &'static str {
+        match self {
+            sessiondb::portable::ExportFormat::Thclaws => "thclaws",
+            sessiondb::portable::ExportFormat::Markdown => "markdown",
+            sessiondb::portable::ExportFormat::Json => "json",
+        }
+    }
+}
+impl crate::records::Conv<String> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> String {
+        crate::records::Conv::<&'static str>::conv(self).to_owned()
+    }
+}
+impl crate::records::Back<sessiondb::portable::ExportFormat> for &'static str {
+    fn back(&self, what: &str) -> sessiondb::Result<sessiondb::portable::ExportFormat> {
+        let _ = what;
+        sessiondb::portable::ExportFormat::parse(*self)
+    }
+}
+impl crate::records::Back<sessiondb::portable::ExportFormat> for String {
+    fn back(&self, what: &str) -> sessiondb::Result<sessiondb::portable::ExportFormat> {
+        let _ = what;
+        sessiondb::portable::ExportFormat::parse(self.as_str())
+    }
+}
 impl crate::records::Conv<&'static str> for sessiondb::restore::PermissionProfile {
     fn conv(self) -> &'static str {
         match self {

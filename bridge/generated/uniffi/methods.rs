@@ -645,34 +645,47 @@ impl SessionStore {
             ),
         )
     }
-    /// A stored session as thClaws JSONL text (what real thClaws reads).
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
     ///
     /// Errors: `NotFound`, `AuthenticationFailed`.
-    pub fn export_thclaws(&self, session_id: String) -> crate::error::Result<String> {
+    #[uniffi::method(default(format = None))]
+    pub fn export_thclaws(
+        &self,
+        session_id: String,
+        format: Option<sessiondb::portable::ExportFormat>,
+    ) -> crate::error::Result<String> {
         let s = &self.inner;
         Ok(
             crate::records::Conv::conv(
-                sessiondb::portable::export_thclaws_text(s, &session_id)?,
+                sessiondb::portable::export_text(s, &session_id, format)?,
             ),
         )
     }
-    /// Export a stored session as thClaws JSONL into the file at `path`
-    /// (written to a private 0600 temporary file beside it, renamed over it once
-    /// complete: a failed export leaves the old file), streamed; returns what was written.
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
     ///
     /// Errors: `NotFound`, `Io`, `AuthenticationFailed`.
+    #[uniffi::method(default(format = None))]
     pub fn export_thclaws_to_file(
         &self,
         session_id: String,
         path: String,
+        format: Option<sessiondb::portable::ExportFormat>,
     ) -> crate::error::Result<sessiondb::portable::WriteReport> {
         let s = &self.inner;
         Ok(
             crate::records::Conv::conv(
-                sessiondb::portable::export_thclaws_to_file(
+                sessiondb::portable::export_file(
                     s,
                     &session_id,
                     std::path::Path::new(&path),
+                    format,
                 )?,
             ),
         )

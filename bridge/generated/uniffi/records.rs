@@ -100,6 +100,20 @@ pub enum SourceFormat {
     ClaudeCode,
 }
 #[allow(unused_imports)]
+use sessiondb::portable::ExportFormat;
+/// What a session is exported as: thClaws JSONL (the default, what thClaws
+/// and `import` read), Markdown for people, or the neutral model as one
+/// JSON document.
+#[uniffi::remote(Enum)]
+pub enum ExportFormat {
+    /// thClaws JSONL (seed 002; what real thClaws reads), the default.
+    Thclaws,
+    /// A Markdown transcript to read and share (secrets redacted).
+    Markdown,
+    /// The neutral model as one pretty-printed JSON document.
+    Json,
+}
+#[allow(unused_imports)]
 use sessiondb::restore::PermissionProfile;
 /// A permission profile of the host's agent runtime (seed 000, "Session
 /// Restoration Boundary").
@@ -1581,6 +1595,11 @@ impl Conv<sessiondb::portable::SourceFormat> for sessiondb::portable::SourceForm
         self
     }
 }
+impl Conv<sessiondb::portable::ExportFormat> for sessiondb::portable::ExportFormat {
+    fn conv(self) -> sessiondb::portable::ExportFormat {
+        self
+    }
+}
 impl Conv<sessiondb::restore::PermissionProfile>
 for sessiondb::restore::PermissionProfile {
     fn conv(self) -> sessiondb::restore::PermissionProfile {
@@ -1919,6 +1938,11 @@ impl Back<sessiondb::context::Encoding> for sessiondb::context::Encoding {
 }
 impl Back<sessiondb::portable::SourceFormat> for sessiondb::portable::SourceFormat {
     fn back(self) -> sessiondb::portable::SourceFormat {
+        self
+    }
+}
+impl Back<sessiondb::portable::ExportFormat> for sessiondb::portable::ExportFormat {
+    fn back(self) -> sessiondb::portable::ExportFormat {
         self
     }
 }

@@ -60,22 +60,31 @@ pub(crate) fn export_to_file(
     written
 }
 
-/// `export --format`.
+/// `export --format`: the core's [`sessiondb::portable::ExportFormat`]
+/// under the CLI's names.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ExportFormat {
     /// thClaws JSONL (what thClaws reads; `import` reads it back).
     Thclaws,
     /// Markdown for people (redacted unless --no-redact).
+    #[value(alias = "md")]
     Markdown,
+    /// The neutral model as one JSON document (pretty-printed).
+    Json,
+}
+
+impl From<ExportFormat> for sessiondb::portable::ExportFormat {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::Thclaws => Self::Thclaws,
+            ExportFormat::Markdown => Self::Markdown,
+            ExportFormat::Json => Self::Json,
+        }
+    }
 }
 
 /// Write session `id` as `format` to `out`, redacting when `redact`;
 /// returns the bytes written and the redaction counts.
-pub(crate) fn export_to<W: std::io::Write>(s: &SessionStore, id: &str, format: ExportFormat, redact: bool, mut out: W) -> Result<(u64, RedactionReport), Failure> {
-    let r = match format {
-        ExportFormat::Thclaws => sessiondb::portable::export_thclaws_redacting(s, id, &mut out, redact).map(|(w, r)| (w.bytes, r))?,
-        ExportFormat::Markdown => sessiondb::portable::export_markdown(s, id, &mut out, redact)?,
-    };
-    out.flush().map_err(|e| sessiondb::Error::io("writing the export", e))?;
-    Ok(r)
+pub(crate) fn export_to<W: std::io::Write>(s: &SessionStore, id: &str, format: ExportFormat, redact: bool, out: W) -> Result<(u64, RedactionReport), Failure> {
+    Ok(sessiondb::portable::export_session(s, id, format.into(), Some(redact), out)?)
 }

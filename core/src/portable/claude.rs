@@ -96,7 +96,10 @@ pub fn read_claude<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Even
             ("", _) => "<no type>".to_owned(),
             _ => ty.clone(),
         };
-        report.kind(&kind);
+        // A line already imported is counted once, in `already_imported_lines`.
+        if emit {
+            report.kind(&kind);
+        }
         let conversational = matches!(ty.as_str(), "user" | "assistant" | "system" | "progress");
         if conversational && !st.meta_sent && obj.contains_key("sessionId") {
             st.meta_sent = true;

@@ -102,8 +102,8 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
                 }
                 // Legacy bare format.
                 if obj.contains_key("record_type") {
-                    report.kind("record_type");
                     if emit {
+                        report.kind("record_type");
                         report.not_imported("record_type");
                     }
                     continue;
@@ -124,7 +124,10 @@ pub fn read_codex<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Event
             "" => "<no type>".to_owned(),
             _ => ty.clone(),
         };
-        report.kind(&kind);
+        // A line already imported is counted once, in `already_imported_lines`.
+        if emit {
+            report.kind(&kind);
+        }
         match ty.as_str() {
             "session_meta" if st.meta_seen => {
                 // A forked rollout holds its parent's session_meta after its

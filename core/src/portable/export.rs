@@ -23,19 +23,37 @@ use serde_json::Value;
 ///
 /// Errors: `NotFound`, `AuthenticationFailed`, store errors.
 pub fn load_portable(store: &SessionStore, session_id: &str) -> Result<PortableSession> {
+    Ok(load_portable_redacting(store, session_id, false)?.0)
+}
+
+/// [`load_portable`], with every secret replaced by its marker when
+/// `redact` (in the title, snapshots, compactions, each entry's content and
+/// its `extra`, as the thClaws export redacts); returns the redaction counts
+/// too. Errors: as [`load_portable`].
+pub(crate) fn load_portable_redacting(store: &SessionStore, session_id: &str, redact: bool) -> Result<(PortableSession, RedactionReport)> {
     let (rec, mut s) = load_header(store, session_id)?;
+    let mut rep = RedactionReport::default();
+    let r = redact.then(|| store.redactor());
+    if let Some(r) = r {
+        redact_header(r, &mut s, &mut rep);
+    }
     let mut from = 1;
     loop {
         let page = store.get_transcript_with_meta(session_id, from, EXPORT_PAGE)?;
         let Some((last, _)) = page.last() else { break };
         from = last.seq + 1;
         let n = page.len();
-        s.turns.extend(page.into_iter().map(|(e, meta)| entry_turn(&rec, e, meta)));
+        for (mut e, mut meta) in page {
+            if let Some(r) = r {
+                crate::store::redact_entry(r, e.format, &mut e.content, Some(&mut meta), &mut rep);
+            }
+            s.turns.push(entry_turn(&rec, e, meta));
+        }
         if n < EXPORT_PAGE as usize {
             break;
         }
     }
-    Ok(s)
+    Ok((s, rep))
 }
 
 /// A stored entry as a neutral turn (see [`load_portable`]).
@@ -228,6 +246,14 @@ pub fn export_thclaws_text(store: &SessionStore, session_id: &str) -> Result<Str
 /// target). Errors: as [`export_thclaws`], `Io` creating, writing or
 /// renaming the file.
 pub fn export_thclaws_to_file(store: &SessionStore, session_id: &str, path: &std::path::Path) -> Result<WriteReport> {
+    write_file_atomically(path, |out| export_thclaws(store, session_id, out))
+}
+
+/// Write the file at `path` through `write`, as [`export_thclaws_to_file`]
+/// describes: a private temporary file beside it (0600 on Unix), synced and
+/// renamed over `path` once `write` succeeded, removed when it failed.
+/// Errors: `write`'s, `Io` creating, writing or renaming the file.
+pub(crate) fn write_file_atomically<T>(path: &std::path::Path, write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<T>) -> Result<T> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -239,7 +265,7 @@ pub fn export_thclaws_to_file(store: &SessionStore, session_id: &str, path: &std
     let file = options.open(&tmp).map_err(|e| crate::Error::io("creating the export file", e))?;
     let written = (|| {
         let mut out = std::io::BufWriter::new(file);
-        let report = export_thclaws(store, session_id, &mut out)?;
+        let report = write(&mut out)?;
         let file = out.into_inner().map_err(|e| crate::Error::io("writing the export file", e.into_error()))?;
         file.sync_all().map_err(|e| crate::Error::io("writing the export file", e))?;
         std::fs::rename(&tmp, path).map_err(|e| crate::Error::io("replacing the export file", e))?;
@@ -303,68 +329,6 @@ fn export_inner<W: Write>(store: &SessionStore, session_id: &str, out: W, opts: 
         }
     }
     Ok((w.finish()?, rep))
-}
-
-/// Export a stored session as Markdown for people to read and share
-/// (DESIGN.md "Portable sessions"): a `#` title, then each turn as a `##`
-/// heading (role, seq, UTC time) with its text, thinking as a quote, tool
-/// calls and results in fenced blocks. Redacted unless `redact` is false
-/// (the CLI's `--no-redact`), whatever the store's policy (issue 30 item
-/// 2). Returns the bytes written and the redaction counts.
-/// Errors: as [`load_portable`], `Io` from `out`.
-pub fn export_markdown<W: Write>(store: &SessionStore, session_id: &str, mut out: W, redact: bool) -> Result<(u64, RedactionReport)> {
-    let mut s = load_portable(store, session_id)?;
-    let mut rep = RedactionReport::default();
-    if redact {
-        let r = store.redactor();
-        redact_header(r, &mut s, &mut rep);
-        for t in &mut s.turns {
-            for b in &mut t.blocks {
-                redact_block(r, b, &mut rep);
-            }
-        }
-    }
-    let mut md = String::new();
-    md.push_str(&format!("# {}\n\n", s.title.as_deref().unwrap_or(&s.id)));
-    md.push_str(&format!("- session: `{}`\n", s.id));
-    if let Some(m) = &s.model {
-        md.push_str(&format!("- model: {m}\n"));
-    }
-    md.push('\n');
-    let fence = |body: &str, lang: &str| {
-        let mut f = String::from("```");
-        while body.contains(f.as_str()) {
-            f.push('`');
-        }
-        format!("{f}{lang}\n{body}\n{f}\n\n")
-    };
-    for t in &s.turns {
-        let when = t.timestamp_ms.map(|ms| humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64)).to_string());
-        md.push_str(&format!("## {} · {}{}\n\n", t.role.as_str(), t.source_line, when.map(|w| format!(" · {w}")).unwrap_or_default()));
-        for b in &t.blocks {
-            match b {
-                Block::Text { text } => md.push_str(&format!("{text}\n\n")),
-                Block::Thinking { text, .. } => md.push_str(&format!("{}\n\n", text.lines().map(|l| format!("> {l}")).collect::<Vec<_>>().join("\n"))),
-                Block::ToolUse { name, input, .. } => {
-                    md.push_str(&format!("**tool call** `{name}`\n\n"));
-                    md.push_str(&fence(&serde_json::to_string_pretty(input).unwrap_or_default(), "json"));
-                }
-                Block::ToolResult { content, is_error, .. } => {
-                    md.push_str(if *is_error { "**tool error**\n\n" } else { "**tool result**\n\n" });
-                    let body = match content {
-                        Value::String(x) => x.clone(),
-                        Value::Array(a) => a.iter().filter_map(|x| x.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
-                        v => v.to_string(),
-                    };
-                    md.push_str(&fence(&body, ""));
-                }
-                Block::Image { .. } => md.push_str("*(image)*\n\n"),
-                Block::Other(v) => md.push_str(&fence(&v.to_string(), "json")),
-            }
-        }
-    }
-    out.write_all(md.as_bytes()).map_err(|e| crate::Error::io("writing the Markdown export", e))?;
-    Ok((md.len() as u64, rep))
 }
 
 /// Content bytes an export page holds at most (unless one entry is larger).

@@ -10,7 +10,8 @@
 //! Layer B ([`import`]): [`import_paths`] / [`import_file`] write sessions
 //! into the encrypted [`crate::store::SessionStore`] idempotently (a grown
 //! file adds only its new lines); [`export_thclaws`] writes any stored
-//! session back as thClaws JSONL; [`resolve_session`] (id, prefix, title,
+//! session back as thClaws JSONL, and [`export_session`] as any
+//! [`ExportFormat`] (thClaws JSONL, Markdown, JSON); [`resolve_session`] (id, prefix, title,
 //! `last`), [`recent_sessions`], [`sidebar_sessions`] and [`fork_session`]
 //! implement seed 002's `/load`, `/sessions`, sidebar and `/fork`.
 
@@ -21,6 +22,7 @@ pub mod digest;
 pub mod events;
 pub mod commands;
 pub mod export;
+pub mod export_formats;
 pub mod import;
 mod lines;
 pub mod locations;
@@ -35,13 +37,14 @@ pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, Thc
 pub use detect::{classify_file, detect_format, find_jsonl_files, FileKind};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
 pub use commands::{fork_session, history_summary, recent_sessions, resolve_session, sidebar_sessions, FORK_SUMMARY_TURNS};
-pub use export::{export_markdown, export_thclaws, export_thclaws_redacting, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, policy_redacts_exports, EXPORT_PAGE_BYTES};
+pub use export::{export_thclaws, export_thclaws_redacting, export_thclaws_text, export_thclaws_to_file, export_thclaws_with, load_portable, policy_redacts_exports, EXPORT_PAGE_BYTES};
+pub use export_formats::{export_file, export_session, export_text, redacts_by_default, session_json, write_markdown, ExportFormat};
 pub use import::{import_file, import_paths, import_paths_live, import_paths_report, PROGRESS_READ_BYTES, sanitize_id, FileImport, ImportProgress, ImportReport, ImportStatus, SessionImport};
 pub use lines::{parse_iso8601_ms, DEFAULT_MAX_LINE_BYTES};
 pub use locations::{standard_locations, AgentLocation, LocationEnv, LocationKind};
 pub use plain::{read_thclaws_session, write_thclaws_session, NewPortableSession, PortableTurn, ThclawsRead, ThclawsSession};
 pub use model::{
-    Block, Compaction, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SnapshotKind, SourceFormat, SourceInfo, StateSnapshot, Turn, Usage,
+    Block, Compaction, LineAccount, OtherLine, PortableSession, ReadReport, Role, SkipReason, SkippedLine, SnapshotKind, SourceFormat, SourceInfo, StateSnapshot, Turn, Usage,
 };
 pub use thclaws::{append_turns, read_thclaws, repair_tail, thclaws_blocks, write_thclaws, write_thclaws_with, TailRepair, ThclawsWriter, WriteOptions, WriteReport};
 

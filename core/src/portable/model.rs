@@ -655,7 +655,66 @@ pub struct ReadReport {
     pub duplicate_usage: u64,
 }
 
+/// Every line of a file by what became of it (issue 28 item 8), from a
+/// [`ReadReport`] ([`ReadReport::line_account`]): each line is in exactly
+/// one place, so [`LineAccount::total`] equals [`ReadReport::lines`], the
+/// file's line count (`\n`-separated; a last line without `\n` counts).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct LineAccount {
+    /// Lines that are part of the session, by kind (as [`ReadReport::kinds`]):
+    /// turns, session facts (header, `session_meta`, titles, models), usage,
+    /// snapshots, compactions, and lines merged into an earlier line's entry
+    /// (Claude Code parts of one message).
+    pub in_session: BTreeMap<String, u64>,
+    /// Lines of a kind this model does not know, kept verbatim with the
+    /// session (exported again), by kind.
+    pub kept_raw: BTreeMap<String, u64>,
+    /// Lines read and deliberately not imported (copies of other lines,
+    /// progress and bookkeeping), by kind.
+    pub not_imported: BTreeMap<String, u64>,
+    /// Lines that could not be read, by [`SkipReason`] name (`torn_tail`,
+    /// `invalid_utf8`, `invalid_json`, `not_an_object`, `too_long`).
+    pub unreadable: BTreeMap<String, u64>,
+    /// Blank (whitespace-only) lines.
+    pub blank: u64,
+    /// Lines imported by an earlier import of the file (a resumed import).
+    pub already_imported: u64,
+}
+
+impl LineAccount {
+    /// Lines accounted for, over every place: the file's line count.
+    pub fn total(&self) -> u64 {
+        let sum = |m: &BTreeMap<String, u64>| m.values().sum::<u64>();
+        sum(&self.in_session) + sum(&self.kept_raw) + sum(&self.not_imported) + sum(&self.unreadable) + self.blank + self.already_imported
+    }
+}
+
 impl ReadReport {
+    /// Every line by what became of it ([`LineAccount`]): a parsed line of
+    /// kind `k` is in the session unless counted in
+    /// [`ReadReport::not_imported`] or [`ReadReport::kept_raw`]; unreadable
+    /// lines come from [`ReadReport::skipped`]. Readers count a line of an
+    /// earlier import only in [`ReadReport::already_imported_lines`], never
+    /// by kind too, so `line_account().total() == lines` for every file
+    /// (tested per format and on every sample, `core/tests/portable_line_account.rs`).
+    pub fn line_account(&self) -> LineAccount {
+        let mut a = LineAccount { kept_raw: self.kept_raw.clone(), not_imported: self.not_imported.clone(), blank: self.blank_lines, already_imported: self.already_imported_lines, ..Default::default() };
+        for (k, n) in &self.kinds {
+            let out = self.kept_raw.get(k).copied().unwrap_or(0) + self.not_imported.get(k).copied().unwrap_or(0);
+            // A reader that counted a line in two places shows as a total
+            // that differs from `lines` (the tests compare them), never as
+            // a negative count.
+            let n = n.saturating_sub(out);
+            if n > 0 {
+                a.in_session.insert(k.clone(), n);
+            }
+        }
+        for s in &self.skipped {
+            *a.unreadable.entry(s.reason.name().to_owned()).or_default() += 1;
+        }
+        a
+    }
+
     /// The torn tail, if the file had one.
     pub fn torn_tail(&self) -> Option<&SkippedLine> {
         self.skipped.iter().find(|s| s.reason == SkipReason::TornTail)

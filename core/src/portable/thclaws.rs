@@ -45,11 +45,12 @@ pub fn read_thclaws<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn Eve
         };
         let ty = obj.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
         let kind = if ty.is_empty() { "<no type>".to_owned() } else { ty.clone() };
-        report.kind(&kind);
         if n < opts.emit_from_line && ty != "header" {
+            // Counted once, as already imported (not by kind too).
             report.already_imported_lines += 1;
             continue;
         }
+        report.kind(&kind);
         let ts = json_time_ms(obj.get("timestamp"));
         let ev = match ty.as_str() {
             "header" => {

@@ -118,7 +118,7 @@ from .errors import (
     SessionDBError,
 )
 from .inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict, PortableTurnDict
-from .types import Band, ContentFormat, ErrorCode, ErrorKind, ImportStatus, Outcome, Role, SourceFormat
+from .types import Band, ContentFormat, ErrorCode, ErrorKind, ExportFormat, ImportStatus, Outcome, Role, SourceFormat
 
 
 class KeyProvider(Protocol):
@@ -187,6 +187,7 @@ __all__ = [
     "Outcome",
     "Role",
     "SourceFormat",
+    "ExportFormat",
     "ReadReport",
     "RecoveryLockedError",
     "RecoveryReport",

@@ -5,7 +5,7 @@ import os
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, final
 
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
-from sessiondb.types import Band, ContentFormat, ImportStatus, Outcome, Role, SourceFormat
+from sessiondb.types import Band, ContentFormat, ExportFormat, ImportStatus, Outcome, Role, SourceFormat
 
 #: The stub signatures of the methods and functions generated from
 #: bridge/api.rs (python/scripts/stubdoc.py writes them into this file).
@@ -1532,15 +1532,20 @@ class SessionStore:
         cannot be read becomes a `failed` report whose `error` names it.
         There is no progress callback (Kotlin/Swift: a listener).
         """
-    def export_thclaws(self, session_id: str) -> str:
-        """A stored session as thClaws JSONL text (what real thClaws reads).
+    def export_thclaws(self, session_id: str, format: Optional[ExportFormat] = None) -> str:
+        """A stored session as text in `format`: `thclaws` (the default: JSONL
+        that real thClaws reads), `markdown` (a transcript to share, secrets
+        always redacted) or `json` (the neutral model as one pretty-printed
+        document). thClaws and JSON are redacted only under the store's
+        redaction policy (`on-export`, `on-write`).
 
         Raises NotFoundError, AuthenticationError.
         """
-    def export_thclaws_to_file(self, session_id: str, path: Union[str, "os.PathLike[str]"]) -> WriteReport:
-        """Export a stored session as thClaws JSONL into the file at `path`
-        (written to a private 0600 temporary file beside it, renamed over it once
-        complete: a failed export leaves the old file), streamed; returns what was written.
+    def export_thclaws_to_file(self, session_id: str, path: Union[str, "os.PathLike[str]"], format: Optional[ExportFormat] = None) -> WriteReport:
+        """Export a stored session in `format` (as `export_thclaws`; default
+        thClaws JSONL, streamed) into the file at `path` (written to a private
+        0600 temporary file beside it, renamed over it once complete: a failed
+        export leaves the old file); returns what was written.
 
         Raises NotFoundError, IoError, AuthenticationError.
         """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["Role", "ContentFormat", "Band", "Outcome", "SourceFormat", "ImportStatus", "ErrorKind", "ErrorCode"]
+__all__ = ["Role", "ContentFormat", "Band", "Outcome", "SourceFormat", "ExportFormat", "ImportStatus", "ErrorKind", "ErrorCode"]
 
 #: Who wrote a transcript entry (seed 000 ``TranscriptRole``).
 Role = Literal["user", "assistant", "tool", "system"]
@@ -19,6 +19,8 @@ Band = Literal["green", "amber", "orange", "red"]
 Outcome = Literal["succeeded", "failed", "blocked", "cancelled", "unknown"]
 #: A session file format the importers read.
 SourceFormat = Literal["thclaws", "codex", "claude-code"]
+#: What ``export_thclaws(session_id, format)`` writes: thClaws JSONL (default), Markdown or the neutral model as JSON.
+ExportFormat = Literal["thclaws", "markdown", "json"]
 #: What an import did with one file.
 ImportStatus = Literal["imported", "up_to_date", "source_changed", "unrecognized", "failed"]
 #: The core ``ErrorKind`` names (``SessionDBError.kind``).
