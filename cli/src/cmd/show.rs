@@ -58,18 +58,14 @@ pub fn run(g: &Global, a: &ShowArgs) -> Result<(), Failure> {
     let totals = s.token_totals(&rec.id)?;
     let mut pages = Pages { id: rec.id.clone(), next: first, left: shown };
     if g.json {
-        let mut entries = Vec::new();
-        loop {
-            let page = pages.next(&s)?;
-            if page.is_empty() {
-                break;
-            }
-            entries.extend(page);
-        }
         let next_from = (remaining > 0).then_some(first + shown);
-        output::print_json(&serde_json::json!({ "session": rec, "tokens": totals, "transcript": entries,
-            "from": first, "shown": shown, "earlier": earlier, "remaining": remaining, "next_from": next_from }));
-        return Ok(());
+        let head = JsonHead { session: &rec, totals: &totals, from: first, shown, earlier, remaining, next_from };
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        return match write_json(&mut out, &s, &head, &mut pages) {
+            // A closed stdout (`| head`) is not an error.
+            Ok(()) | Err(JsonError::Io(_)) => Ok(()),
+            Err(JsonError::Store(e)) => Err(e.into()),
+        };
     }
     let term = Term::detect();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -119,6 +115,93 @@ impl Pages {
         self.next += page.len() as u64;
         Ok(page)
     }
+}
+
+/// What `show --json` prints before the transcript: the fields of its one
+/// object other than `transcript` (entry counts, seqs from 1).
+struct JsonHead<'a> {
+    session: &'a SessionRecord,
+    totals: &'a sessiondb::TokenTotals,
+    /// First seq shown.
+    from: u64,
+    /// Entries shown.
+    shown: u64,
+    /// Entries before `from`.
+    earlier: u64,
+    /// Entries after the ones shown.
+    remaining: u64,
+    /// Where `--from` goes on (`None`: nothing remains).
+    next_from: Option<u64>,
+}
+
+/// Why [`write_json`] stopped: the writer failed (a closed pipe), or a
+/// page could not be read (the store's error: `AuthenticationFailed`,
+/// `Corrupt`, ...; what was written so far stays written).
+enum JsonError {
+    Io(std::io::Error),
+    Store(sessiondb::Error),
+}
+
+/// `show --json`: one pretty-printed object `{earlier, from, next_from,
+/// remaining, session, shown, tokens, transcript}` and a newline, written
+/// to `out` as the transcript is read, one core page at a time (memory
+/// bounded by a page, not the session). The bytes are those of
+/// `serde_json::to_writer_pretty` on the whole object built at once (keys
+/// in sorted order, each record as a `serde_json::Value`), which is what
+/// `show --json` printed before it streamed (issue 33).
+fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages: &mut Pages) -> Result<(), JsonError> {
+    use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer as _};
+    use std::cell::RefCell;
+
+    /// The transcript as a JSON array, read page by page while it is written.
+    struct Transcript<'p> {
+        store: &'p SessionStore,
+        pages: RefCell<&'p mut Pages>,
+        failed: RefCell<Option<sessiondb::Error>>,
+    }
+    impl serde::Serialize for Transcript<'_> {
+        fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+            let mut seq = ser.serialize_seq(None)?;
+            loop {
+                let page = self.pages.borrow_mut().next(self.store);
+                let page = match page {
+                    Ok(p) if p.is_empty() => break,
+                    Ok(p) => p,
+                    Err(e) => {
+                        *self.failed.borrow_mut() = Some(e);
+                        return Err(S::Error::custom("a transcript page could not be read"));
+                    }
+                };
+                for e in &page {
+                    // As a Value, like the whole object was: its keys sorted.
+                    seq.serialize_element(&serde_json::to_value(e).map_err(S::Error::custom)?)?;
+                }
+            }
+            seq.end()
+        }
+    }
+
+    let session = serde_json::to_value(head.session).map_err(|e| JsonError::Io(e.into()))?;
+    let tokens = serde_json::to_value(head.totals).map_err(|e| JsonError::Io(e.into()))?;
+    let transcript = Transcript { store: s, pages: RefCell::new(pages), failed: RefCell::new(None) };
+    let mut ser = serde_json::Serializer::pretty(&mut *out);
+    let written = (|| {
+        let mut m = ser.serialize_map(None)?;
+        m.serialize_entry("earlier", &head.earlier)?;
+        m.serialize_entry("from", &head.from)?;
+        m.serialize_entry("next_from", &head.next_from)?;
+        m.serialize_entry("remaining", &head.remaining)?;
+        m.serialize_entry("session", &session)?;
+        m.serialize_entry("shown", &head.shown)?;
+        m.serialize_entry("tokens", &tokens)?;
+        m.serialize_entry("transcript", &transcript)?;
+        SerializeMap::end(m)
+    })();
+    if let Some(e) = transcript.failed.into_inner() {
+        return Err(JsonError::Store(e));
+    }
+    written.map_err(|e| JsonError::Io(e.into()))?;
+    out.write_all(b"\n").and_then(|()| out.flush()).map_err(JsonError::Io)
 }
 
 /// `ID  TITLE`, then model, entries and last activity, workspace, tokens.
@@ -261,5 +344,69 @@ fn result_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Array(items) => items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" "),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sessiondb::{DataKey, KeySource, NewEntry, NewSession, OpenOptions};
+
+    /// What `show --json` printed before it streamed: the whole object built
+    /// at once, then `serde_json::to_writer_pretty` and a newline.
+    fn whole_json(s: &SessionStore, head: &JsonHead<'_>, mut pages: Pages) -> Vec<u8> {
+        let mut entries = Vec::new();
+        loop {
+            let page = pages.next(s).unwrap();
+            if page.is_empty() {
+                break;
+            }
+            entries.extend(page);
+        }
+        let doc = serde_json::json!({ "session": head.session, "tokens": head.totals, "transcript": entries,
+            "from": head.from, "shown": head.shown, "earlier": head.earlier, "remaining": head.remaining, "next_from": head.next_from });
+        let mut v = serde_json::to_vec_pretty(&doc).unwrap();
+        v.push(b'\n');
+        v
+    }
+
+    #[test]
+    fn streamed_json_is_byte_identical_to_the_whole_object_on_a_multi_page_session() {
+        let d = tempfile::tempdir().unwrap();
+        let s = SessionStore::open(OpenOptions::at(d.path().join("s.db"), KeySource::Bytes(DataKey::from_bytes(&[3; 32]).unwrap()))).unwrap();
+        let rec = s
+            .create_session_with(NewSession { id: Some("multi-page".into()), name: Some("Title \"q\" é".into()), model: Some("gpt-4o".into()), ..Default::default() })
+            .unwrap();
+        // 2,345 entries: three pages of DEFAULT_PAGE (1,000), the last one short;
+        // text with escapes and non-ASCII, blocks, tool results, host token counts.
+        let n = 2 * sessiondb::store::DEFAULT_PAGE as u64 + 345;
+        let entries: Vec<NewEntry> = (1..=n)
+            .map(|i| match i % 4 {
+                0 => NewEntry::text(Role::User, format!("turn {i}: \"quoted\"\n\ttab é 日本 \u{7f} \u{202e}")),
+                1 => NewEntry {
+                    format: ContentFormat::Blocks,
+                    tokens: Some(i),
+                    ..NewEntry::text(Role::Assistant, format!(r#"[{{"type":"text","text":"answer {i}"}},{{"type":"tool_use","id":"t{i}","name":"bash","input":{{"command":"ls {i}"}}}}]"#))
+                },
+                2 => NewEntry { created_at_ms: Some(1_767_225_600_000 + i as i64), source_line: Some(i), ..NewEntry::text(Role::Tool, format!("output {i}\n")) },
+                _ => NewEntry::text(Role::System, String::new()),
+            })
+            .collect();
+        s.append_entries(&rec.id, entries).unwrap();
+        let rec = s.get_session(&rec.id).unwrap();
+        let totals = s.token_totals(&rec.id).unwrap();
+        // The whole session, a window with entries before and after it, and the tail.
+        for (first, shown) in [(1, n), (999, 1_002), (n - 9, 10)] {
+            let earlier = first - 1;
+            let remaining = n - earlier - shown;
+            let next_from = (remaining > 0).then_some(first + shown);
+            let head = JsonHead { session: &rec, totals: &totals, from: first, shown, earlier, remaining, next_from };
+            let pages = || Pages { id: rec.id.clone(), next: first, left: shown };
+            let mut streamed = Vec::new();
+            assert!(write_json(&mut streamed, &s, &head, &mut pages()).is_ok());
+            let whole = whole_json(&s, &head, pages());
+            assert_eq!(streamed.len(), whole.len(), "from {first}");
+            assert!(streamed == whole, "from {first}: the bytes differ");
+        }
     }
 }
