@@ -117,15 +117,29 @@ pub fn shown(s: &str) -> String {
 /// `export` keep the text as stored). Runs without control characters are
 /// written as they are: no allocation per character (issue 33).
 pub fn write_shown_text(out: &mut impl Write, s: &str) -> std::io::Result<()> {
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) {
-            out.write_all(&s.as_bytes()[start..i])?;
+    let bytes = s.as_bytes();
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        // Only these bytes can begin a character that is escaped: ASCII
+        // controls (but newline and tab) and DEL; 0xC2, the lead byte of
+        // U+0080..=U+00BF (the C1 controls); 0xD8 (U+061C); 0xE2 (U+200E,
+        // U+200F, U+202A..=U+202E, U+2066..=U+2069). None is a continuation
+        // byte, so `i` is on a character boundary when one is met; every
+        // other byte is skipped without decoding (issue 33: this scan was a
+        // quarter of `show --raw`).
+        if !matches!(bytes[i], 0x00..=0x08 | 0x0b..=0x1f | 0x7f | 0xc2 | 0xd8 | 0xe2) {
+            i += 1;
+            continue;
+        }
+        let c = s[i..].chars().next().expect("a character starts at a lead byte");
+        if c.is_control() || is_bidi_control(c) {
+            out.write_all(&bytes[start..i])?;
             write!(out, "{}", c.escape_debug())?;
             start = i + c.len_utf8();
         }
+        i += c.len_utf8();
     }
-    out.write_all(&s.as_bytes()[start..])
+    out.write_all(&bytes[start..])
 }
 
 /// [`write_shown_text`] into a `String`.
@@ -259,6 +273,26 @@ mod tests {
     fn bidi_controls_are_escaped() {
         assert_eq!(shown("a\u{202e}b\u{2066}c\u{200b}d"), "a\\u{202e}b\\u{2066}c\u{200b}d");
         assert_eq!(shown_text("x\u{202e}y\n\u{200f}"), "x\\u{202e}y\n\\u{200f}");
+    }
+
+    #[test]
+    fn shown_text_escapes_every_control_and_bidi_character_as_the_char_by_char_rule_does() {
+        // Every character of U+0000..=U+206F and a few beyond, alone and between others.
+        let mut text = String::new();
+        for c in (0u32..=0x206f).chain([0x2070, 0x3000, 0xfeff, 0x1f600]).filter_map(char::from_u32) {
+            text.push('a');
+            text.push(c);
+        }
+        let mut expected = String::new();
+        for c in text.chars() {
+            if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) {
+                expected.extend(c.escape_debug());
+            } else {
+                expected.push(c);
+            }
+        }
+        assert_eq!(shown_text(&text), expected);
+        assert_eq!(shown_text("\u{85}\u{9f}\u{a0}é\u{61c}\u{200e}\u{2069}"), "\\u{85}\\u{9f}\u{a0}é\\u{61c}\\u{200e}\\u{2069}");
     }
 
     #[test]

@@ -63,7 +63,7 @@ pub fn run(g: &Global, a: &ShowArgs) -> Result<(), Failure> {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         return match write_json(&mut out, &s, &head, &mut pages) {
             // A closed stdout (`| head`) is not an error.
-            Ok(()) | Err(JsonError::Io(_)) => Ok(()),
+            Ok(()) | Err(JsonError::Io) => Ok(()),
             Err(JsonError::Store(e)) => Err(e.into()),
         };
     }
@@ -138,7 +138,7 @@ struct JsonHead<'a> {
 /// page could not be read (the store's error: `AuthenticationFailed`,
 /// `Corrupt`, ...; what was written so far stays written).
 enum JsonError {
-    Io(std::io::Error),
+    Io,
     Store(sessiondb::Error),
 }
 
@@ -146,8 +146,8 @@ enum JsonError {
 /// remaining, session, shown, tokens, transcript}` and a newline, written
 /// to `out` as the transcript is read, one core page at a time (memory
 /// bounded by a page, not the session). The bytes are those of
-/// `serde_json::to_writer_pretty` on the whole object built at once (keys
-/// in sorted order, each record as a `serde_json::Value`), which is what
+/// `serde_json::to_writer_pretty` on the whole object built at once as a
+/// `serde_json::Value` (keys in sorted order), which is what
 /// `show --json` printed before it streamed (issue 33).
 fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages: &mut Pages) -> Result<(), JsonError> {
     use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer as _};
@@ -173,16 +173,15 @@ fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages
                     }
                 };
                 for e in &page {
-                    // As a Value, like the whole object was: its keys sorted.
-                    seq.serialize_element(&serde_json::to_value(e).map_err(S::Error::custom)?)?;
+                    seq.serialize_element(&SortedEntry::of(e))?;
                 }
             }
             seq.end()
         }
     }
 
-    let session = serde_json::to_value(head.session).map_err(|e| JsonError::Io(e.into()))?;
-    let tokens = serde_json::to_value(head.totals).map_err(|e| JsonError::Io(e.into()))?;
+    let session = serde_json::to_value(head.session).map_err(|_| JsonError::Io)?;
+    let tokens = serde_json::to_value(head.totals).map_err(|_| JsonError::Io)?;
     let transcript = Transcript { store: s, pages: RefCell::new(pages), failed: RefCell::new(None) };
     let mut ser = serde_json::Serializer::pretty(&mut *out);
     let written = (|| {
@@ -200,8 +199,31 @@ fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages
     if let Some(e) = transcript.failed.into_inner() {
         return Err(JsonError::Store(e));
     }
-    written.map_err(|e| JsonError::Io(e.into()))?;
-    out.write_all(b"\n").and_then(|()| out.flush()).map_err(JsonError::Io)
+    written.map_err(|_| JsonError::Io)?;
+    out.write_all(b"\n").and_then(|()| out.flush()).map_err(|_| JsonError::Io)
+}
+
+/// A [`TranscriptEntry`] borrowed, its fields in sorted order: the bytes
+/// `serde_json` writes for the entry as a `serde_json::Value` (whose keys
+/// are sorted), without copying its content into one (issue 33).
+#[derive(serde::Serialize)]
+struct SortedEntry<'e> {
+    content: &'e str,
+    created_at_ms: i64,
+    format: ContentFormat,
+    role: Role,
+    seq: u64,
+    session_id: &'e str,
+    source_line: Option<u64>,
+    tokens: Option<u64>,
+}
+
+impl<'e> SortedEntry<'e> {
+    fn of(e: &'e TranscriptEntry) -> Self {
+        // Destructured, so a field added to the entry fails to compile here.
+        let TranscriptEntry { session_id, seq, role, format, content, created_at_ms, tokens, source_line } = e;
+        SortedEntry { content, created_at_ms: *created_at_ms, format: *format, role: *role, seq: *seq, session_id, source_line: *source_line, tokens: *tokens }
+    }
 }
 
 /// `ID  TITLE`, then model, entries and last activity, workspace, tokens.
