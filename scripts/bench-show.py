@@ -15,9 +15,13 @@ ratios against baselines measured in the same run, not a timed test.
    through a pipe), and, when SESSIONDB_OLD_BIN names another build (e.g.
    `main`'s), that build on the same database.
 
-Usage: scripts/bench-show.py [MB] [WORKDIR]
+5. With --callgrind: the same three commands on a session of CG_MB
+   megabytes (default 10) under `valgrind --tool=callgrind`, instructions
+   of each build (the figure a loaded machine does not move).
+
+Usage: scripts/bench-show.py [MB] [WORKDIR] [--callgrind]
   env: SESSIONDB_BIN (default $CARGO_TARGET_DIR/release/sessiondb),
-       SESSIONDB_OLD_BIN (optional), ROUNDS (default 3).
+       SESSIONDB_OLD_BIN (optional), ROUNDS (default 3), CG_MB (default 10).
 Build first: cargo build --release -p sessiondb-cli
 """
 import base64, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
@@ -74,8 +78,10 @@ def generate(path, total_bytes):
 
 
 def timed(shell_cmd, env):
-    """Wall seconds and peak RSS (KiB) of `sh -c shell_cmd` by /usr/bin/time -v
-    (the maximum over the pipeline's processes)."""
+    """Wall seconds, peak RSS (KiB) and CPU seconds (user + system, of the
+    whole pipeline) of `sh -c shell_cmd` by /usr/bin/time -v (the RSS is the
+    maximum over the pipeline's processes). CPU time moves less than wall
+    time on a machine shared with other work."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
         t = time.perf_counter()
         r = subprocess.run(["/usr/bin/time", "-v", "-o", tf.name, "sh", "-c", shell_cmd], capture_output=True, text=True, env=env)
@@ -83,40 +89,72 @@ def timed(shell_cmd, env):
         report = tf.read()
     if r.returncode != 0:
         sys.exit(f"{shell_cmd}: {r.stderr[-2000:]}")
-    return wall, int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report).group(1))
+    cpu = sum(float(re.search(rf"{what} time \(seconds\): ([\d.]+)", report).group(1)) for what in ("User", "System"))
+    return wall, int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report).group(1)), cpu
 
 
-def main():
-    os.makedirs(WORK, exist_ok=True)
-    src = os.path.join(WORK, f"session-{MB}.jsonl")
+COMMANDS = [("show", ["show"]), ("show --raw", ["show", "--raw"]), ("show --json", ["--json", "show"])]
+
+
+def prepared(mb, bins):
+    """One database per build, each holding one generated session of `mb`
+    MB imported by that build (a newer build's schema is one an older
+    build cannot open): ({name: env}, entries)."""
+    src = os.path.join(WORK, f"session-{mb}.jsonl")
     if not os.path.exists(src):
-        turns, written = generate(src + ".part", MB * 1024 * 1024)
+        generate(src + ".part", mb * 1024 * 1024)
         os.rename(src + ".part", src)
     print(f"source: {src}, {os.path.getsize(src) / 1e6:.1f} MB of thClaws JSONL")
-    for tool in [BIN] + ([OLD] if OLD else []):
-        if not os.path.exists(tool):
-            sys.exit(f"missing {tool}: cargo build --release -p sessiondb-cli")
-    shutil.rmtree(os.path.join(WORK, "db"), ignore_errors=True)
     key = os.path.join(WORK, "key")
     with open(key, "w") as f:
         f.write(base64.b64encode(bytes(range(32))).decode() + "\n")
     os.chmod(key, 0o600)
-    db = os.path.join(WORK, "db", "sessions.db")
-    env = dict(os.environ, SESSIONDB_DB=db, SESSIONDB_KEY_FILE=key)
-    env.pop("SESSIONDB_TERM_WIDTH", None)
-    wall, rss = timed(f"'{BIN}' import '{src}' > /dev/null", env)
-    print(f"import: {wall:.1f} s, peak RSS {rss / 1024:.0f} MiB")
-    rec = json.loads(subprocess.run([BIN, "--json", "show", SESSION, "--limit", "1"], capture_output=True, text=True, env=env, check=True).stdout)
-    n = rec["session"]["entry_count"]
+    envs, n = {}, None
+    for name, b in bins:
+        shutil.rmtree(os.path.join(WORK, f"db-{mb}-{name}"), ignore_errors=True)
+        db = os.path.join(WORK, f"db-{mb}-{name}", "sessions.db")
+        env = dict(os.environ, SESSIONDB_DB=db, SESSIONDB_KEY_FILE=key)
+        env.pop("SESSIONDB_TERM_WIDTH", None)
+        wall, rss, _ = timed(f"'{b}' import '{src}' > /dev/null", env)
+        print(f"import ({name}): {wall:.1f} s, peak RSS {rss / 1024:.0f} MiB")
+        rec = json.loads(subprocess.run([b, "--json", "show", SESSION, "--limit", "1"], capture_output=True, text=True, env=env, check=True).stdout)
+        n = rec["session"]["entry_count"]
+        envs[name] = env
     print(f"session {SESSION}: {n} entries")
+    return envs, n
+
+
+def callgrind(bins):
+    envs, n = prepared(int(os.environ.get("CG_MB", "10")), bins)
+    for label, args in COMMANDS:
+        argv = [*args, SESSION, "--limit", str(n)]
+        ir = {}
+        for name, b in bins:
+            out = os.path.join(WORK, f"cg.{name}")
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", b, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=envs[name], check=True)
+            totals = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True).stdout
+            ir[name] = int(re.search(r"([\d,]+) \(100.0%\) +PROGRAM TOTALS", totals).group(1).replace(",", ""))
+        line = ", ".join(f"{k} {v:,} Ir" for k, v in ir.items())
+        ratio = f": new / old {ir['new'] / ir['old']:.3f}" if "old" in ir else ""
+        print(f"callgrind `sessiondb {' '.join(argv)}`: {line}{ratio}")
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    for tool in [BIN] + ([OLD] if OLD else []):
+        if not os.path.exists(tool):
+            sys.exit(f"missing {tool}: cargo build --release -p sessiondb-cli")
     bins = [("new", BIN)] + ([("old", OLD)] if OLD else [])
-    for label, args in [("show", ["show"]), ("show --raw", ["show", "--raw"]), ("show --json", ["--json", "show"])]:
+    if "--callgrind" in sys.argv:
+        callgrind(bins)
+    envs, n = prepared(MB, bins)
+    for label, args in COMMANDS:
         argv = " ".join(args) + f" {SESSION} --limit {n}"
         # The bytes this command prints, for the `cat` baseline and to check both builds print the same.
         outs = {}
         for name, b in bins:
             path = os.path.join(WORK, f"out-{name}-{label.replace(' ', '').replace('-', '')}.txt")
-            subprocess.run(f"'{b}' {argv} > '{path}'", shell=True, env=env, check=True)
+            subprocess.run(f"'{b}' {argv} > '{path}'", shell=True, env=envs[name], check=True)
             outs[name] = path
         same = "" if not OLD else (", old and new print the same bytes" if open(outs["old"], "rb").read() == open(outs["new"], "rb").read() else ", OLD AND NEW OUTPUT DIFFER")
         size = os.path.getsize(outs["new"])
@@ -124,16 +162,16 @@ def main():
         runs["cat"] = []
         for _ in range(ROUNDS):
             for name, b in bins:
-                runs[name].append(timed(f"'{b}' {argv} | cat > /dev/null", env))
-            runs["cat"].append(timed(f"cat '{outs['new']}' | cat > /dev/null", env))
-        med = {k: (statistics.median(w for w, _ in v), max(r for _, r in v)) for k, v in runs.items()}
+                runs[name].append(timed(f"'{b}' {argv} | cat > /dev/null", envs[name]))
+            runs["cat"].append(timed(f"cat '{outs['new']}' | cat > /dev/null", envs["new"]))
+        med = {k: (statistics.median(w for w, _, _ in v), max(r for _, r, _ in v), statistics.median(c for _, _, c in v)) for k, v in runs.items()}
         print(f"\n`sessiondb {argv} | cat > /dev/null`: {size / 1e6:.1f} MB out{same}")
-        for k, (w, r) in med.items():
-            print(f"  {k:4}: median {w:.3f} s, peak RSS {r / 1024:.1f} MiB")
-        w_new, r_new = med["new"]
-        print(f"  new / cat of the same bytes: {w_new / med['cat'][0]:.2f}x wall")
+        for k, (w, r, c) in med.items():
+            print(f"  {k:4}: median {w:.3f} s wall, {c:.3f} s CPU, peak RSS {r / 1024:.1f} MiB")
+        w_new, r_new, c_new = med["new"]
+        print(f"  new / cat of the same bytes: {w_new / med['cat'][0]:.2f}x wall, {c_new / max(med['cat'][2], 0.001):.2f}x CPU")
         if OLD:
-            print(f"  new / old: {w_new / med['old'][0]:.3f}x wall, {r_new / med['old'][1]:.3f}x peak RSS")
+            print(f"  new / old: {w_new / med['old'][0]:.3f}x wall, {c_new / med['old'][2]:.3f}x CPU, {r_new / med['old'][1]:.3f}x peak RSS")
         print(f"  goal (issue 33 item 4): <= 0.3 s and <= 32 MiB: {'met' if w_new <= 0.3 and r_new <= 32 * 1024 else 'NOT met'}")
 
 
