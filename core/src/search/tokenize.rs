@@ -166,16 +166,41 @@ fn run(text: &str, sink: &mut Sink) {
             i += n;
         } else if in_compound(c) {
             let start = i;
-            i += n;
+            // `simple`: ASCII letters and digits only, no capital after a
+            // non-capital, no two capitals before a lowercase letter
+            // (`compound`'s fast path), found while scanning.
+            let bytes = text.as_bytes();
+            let mut simple = true;
+            // Were the previous byte and the one before it capitals?
+            let (mut p1, mut p2) = (false, false);
             while i < text.len() {
-                let (d, m) = char_at(text, i);
-                if in_compound(d) {
-                    i += m;
+                let b = bytes[i];
+                if b < 0x80 {
+                    if b.is_ascii_alphanumeric() {
+                        let up = b.is_ascii_uppercase();
+                        if i > start && ((up && !p1) || (b.is_ascii_lowercase() && p1 && p2)) {
+                            simple = false;
+                        }
+                        p2 = p1;
+                        p1 = up;
+                        i += 1;
+                    } else if is_connector(b as char) {
+                        simple = false;
+                        i += 1;
+                    } else {
+                        break;
+                    }
                 } else {
-                    break;
+                    let (d, m) = char_at(text, i);
+                    if in_compound(d) {
+                        simple = false;
+                        i += m;
+                    } else {
+                        break;
+                    }
                 }
             }
-            compound(text, start, i, &mut pos, sink);
+            compound(text, start, i, simple, &mut pos, sink);
         } else {
             i += n;
         }
@@ -272,13 +297,17 @@ impl tantivy::tokenizer::TokenStream for SdbTokenStream<'_> {
 }
 
 /// Split `text[start..end]` (a run of word and connector characters).
-fn compound(text: &str, start: usize, end: usize, pos: &mut usize, sink: &mut Sink) {
+/// `simple`: ASCII letters and digits only, no camelCase boundary (see [`run`]).
+fn compound(text: &str, start: usize, end: usize, simple: bool, pos: &mut usize, sink: &mut Sink) {
     let s = &text[start..end];
     // Fast path (most prose): ASCII letters and digits only, no capital
     // after a lowercase letter or digit: one part, lowercased.
-    let b = s.as_bytes();
-    if b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()) {
-        if b.len() <= MAX_TOKEN_BYTES {
+    debug_assert_eq!(simple, {
+        let b = s.as_bytes();
+        b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase())
+    });
+    if simple {
+        if s.len() <= MAX_TOKEN_BYTES {
             let a = sink.arena.len();
             fold_into(s, &mut sink.arena);
             sink.toks.push(Raw { a, b: sink.arena.len(), from: start, to: end, pos: *pos, kind: TokKind::Part });
