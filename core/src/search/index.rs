@@ -15,7 +15,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 
 use super::query::FIELDS;
 use super::text::{entry_texts, Texts};
-use super::{dir, tokenize, BUILD_MEMORY, BUILD_THREADS, CHANGES_PAGE, ENTRY_PAGE, INDEX_VERSION, WRITER_MEMORY};
+use super::{dir, tokenize, BUILD_MEMORY, BUILD_MIN_EVENTS, BUILD_THREADS, CHANGES_PAGE, ENTRY_PAGE, INDEX_VERSION, WRITER_MEMORY};
 use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
 use crate::store::{open_required, open_sealed, SessionStore};
@@ -212,9 +212,12 @@ pub(super) fn entry_query(f: &Fields, sid: &str, seq: u64) -> Box<dyn Query> {
 }
 
 /// The index writer of a catch-up: one thread and [`WRITER_MEMORY`] to add
-/// to an index; [`BUILD_THREADS`] and [`BUILD_MEMORY`] to build one from empty.
-fn new_writer(index: &Index, from_empty: bool) -> Result<IndexWriter> {
-    let (threads, memory) = if from_empty {
+/// to an index or build a small one; [`BUILD_THREADS`] and [`BUILD_MEMORY`]
+/// to build one from empty out of at least [`BUILD_MIN_EVENTS`] journal
+/// events (a small store's first search would only pay for the bigger
+/// hash tables and the merge of the threads' segments).
+fn new_writer(index: &Index, from_empty: bool, large: bool) -> Result<IndexWriter> {
+    let (threads, memory) = if from_empty && large {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         (BUILD_THREADS.min(cpus).max(1), BUILD_MEMORY)
     } else {
@@ -302,7 +305,7 @@ pub(super) fn catch_up(store: &SessionStore, st: &mut State, progress: &mut dyn 
         }
         let w = match &mut writer {
             Some(w) => w,
-            None => writer.insert(new_writer(&st.index, from_empty)?),
+            None => writer.insert(new_writer(&st.index, from_empty, top >= BUILD_MIN_EVENTS)?),
         };
         for sid in order {
             let k = &kinds[&sid];

@@ -65,6 +65,8 @@ pub const BUILD_MEMORY: usize = 256 << 20;
 /// Indexing threads of a build from empty (at most the CPUs available);
 /// the reading, decryption and parsing of entries run on the calling thread.
 pub const BUILD_THREADS: usize = 2;
+/// Journal events from which a build from empty uses [`BUILD_THREADS`] and [`BUILD_MEMORY`].
+pub const BUILD_MIN_EVENTS: u64 = 20_000;
 const CHANGES_PAGE: u32 = 5000;
 const ENTRY_PAGE: u32 = 500;
 
