@@ -15,7 +15,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 
 use super::query::FIELDS;
 use super::text::{entry_texts, Texts};
-use super::{dir, tokenize, BUILD_MEMORY, BUILD_MIN_EVENTS, BUILD_THREADS, CHANGES_PAGE, ENTRY_PAGE, INDEX_VERSION, WRITER_MEMORY};
+use super::{dir, tokenize, BUILD_MEMORY, BUILD_MIN_BYTES, BUILD_THREADS, CHANGES_PAGE, ENTRY_PAGE, INDEX_VERSION, WRITER_MEMORY};
 use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
 use crate::store::{open_required, open_sealed, SessionStore};
@@ -213,8 +213,8 @@ pub(super) fn entry_query(f: &Fields, sid: &str, seq: u64) -> Box<dyn Query> {
 
 /// The index writer of a catch-up: one thread and [`WRITER_MEMORY`] to add
 /// to an index or build a small one; [`BUILD_THREADS`] and [`BUILD_MEMORY`]
-/// to build one from empty out of at least [`BUILD_MIN_EVENTS`] journal
-/// events (a small store's first search would only pay for the bigger
+/// to build one from empty of a store of at least [`BUILD_MIN_BYTES`]
+/// (a small store's first search would only pay for the bigger
 /// hash tables and the merge of the threads' segments).
 fn new_writer(index: &Index, from_empty: bool, large: bool) -> Result<IndexWriter> {
     let (threads, memory) = if from_empty && large {
@@ -305,7 +305,11 @@ pub(super) fn catch_up(store: &SessionStore, st: &mut State, progress: &mut dyn 
         }
         let w = match &mut writer {
             Some(w) => w,
-            None => writer.insert(new_writer(&st.index, from_empty, top >= BUILD_MIN_EVENTS)?),
+            None => {
+                // Large: a database file of at least BUILD_MIN_BYTES, or not a file (PostgreSQL).
+                let large = std::fs::metadata(store.path()).map_or(true, |m| m.len() >= BUILD_MIN_BYTES);
+                writer.insert(new_writer(&st.index, from_empty, large)?)
+            }
         };
         for sid in order {
             let k = &kinds[&sid];

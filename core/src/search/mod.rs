@@ -65,8 +65,9 @@ pub const BUILD_MEMORY: usize = 256 << 20;
 /// Indexing threads of a build from empty (at most the CPUs available);
 /// the reading, decryption and parsing of entries run on the calling thread.
 pub const BUILD_THREADS: usize = 2;
-/// Journal events from which a build from empty uses [`BUILD_THREADS`] and [`BUILD_MEMORY`].
-pub const BUILD_MIN_EVENTS: u64 = 20_000;
+/// Database file size from which a build from empty uses [`BUILD_THREADS`]
+/// and [`BUILD_MEMORY`] (journal events do not tell: one import is one event).
+pub const BUILD_MIN_BYTES: u64 = 32 << 20;
 const CHANGES_PAGE: u32 = 5000;
 const ENTRY_PAGE: u32 = 500;
 
