@@ -15,7 +15,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 
 use super::query::FIELDS;
 use super::text::{entry_texts, Texts};
-use super::{dir, tokenize, CHANGES_PAGE, ENTRY_PAGE, INDEX_VERSION, WRITER_MEMORY};
+use super::{dir, tokenize, BUILD_MEMORY, BUILD_MIN_BYTES, BUILD_THREADS, CHANGES_PAGE, ENTRY_PAGE, INDEX_VERSION, WRITER_MEMORY};
 use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
 use crate::store::{open_required, open_sealed, SessionStore};
@@ -36,7 +36,7 @@ pub(super) fn schema() -> (Schema, Fields) {
     let seq = b.add_u64_field("seq", NumericOptions::default() | INDEXED | FAST);
     let role = b.add_text_field("role", STRING);
     let model = b.add_text_field("model", STRING);
-    let time = b.add_i64_field("time", NumericOptions::default() | INDEXED | FAST);
+    let time = b.add_i64_field("time", NumericOptions::default() | FAST);
     let opts = TextOptions::default()
         .set_indexing_options(TextFieldIndexing::default().set_tokenizer(tokenize::TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions));
     let text = FIELDS.map(|f| b.add_text_field(f, opts.clone()));
@@ -171,7 +171,7 @@ impl State {
 
 /// Register our tokenizer on `index` (the tokenizer manager is not stored in the index).
 pub(super) fn with_tokenizer(index: Index) -> Index {
-    index.tokenizers().register(tokenize::TOKENIZER, tokenize::SdbTokenizer);
+    index.tokenizers().register(tokenize::TOKENIZER, tokenize::SdbTokenizer::default());
     index
 }
 
@@ -211,6 +211,27 @@ pub(super) fn entry_query(f: &Fields, sid: &str, seq: u64) -> Box<dyn Query> {
     ]))
 }
 
+/// The index writer of a catch-up: one thread and [`WRITER_MEMORY`] to add
+/// to an index or build a small one; [`BUILD_THREADS`] and [`BUILD_MEMORY`]
+/// to build one from empty of a store of at least [`BUILD_MIN_BYTES`]
+/// (a small store's first search would only pay for the bigger
+/// hash tables and the merge of the threads' segments).
+fn new_writer(index: &Index, from_empty: bool, large: bool) -> Result<IndexWriter> {
+    let (threads, memory) = if from_empty && large {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (BUILD_THREADS.min(cpus).max(1), BUILD_MEMORY)
+    } else {
+        (1, WRITER_MEMORY)
+    };
+    let w: IndexWriter = index.writer_with_num_threads(threads, memory).map_err(tv)?;
+    if from_empty {
+        // No merges while building: one merge of everything at the end
+        // (see `catch_up`) instead of merging merged segments again.
+        w.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    }
+    Ok(w)
+}
+
 /// Counters of one catch-up.
 #[derive(Default)]
 pub(super) struct Applied {
@@ -246,6 +267,7 @@ pub(super) fn catch_up(store: &SessionStore, st: &mut State, progress: &mut dyn 
         return Ok(Applied::default());
     }
     let mut applied = Applied::default();
+    let from_empty = pos.pos == 0;
     let mut writer: Option<IndexWriter> = None;
     let searcher = st.reader.searcher();
     let f = st.f;
@@ -283,7 +305,11 @@ pub(super) fn catch_up(store: &SessionStore, st: &mut State, progress: &mut dyn 
         }
         let w = match &mut writer {
             Some(w) => w,
-            None => writer.insert(st.index.writer_with_num_threads(1, WRITER_MEMORY).map_err(tv)?),
+            None => {
+                // Large: a database file of at least BUILD_MIN_BYTES, or not a file (PostgreSQL).
+                let large = std::fs::metadata(store.path()).map_or(true, |m| m.len() >= BUILD_MIN_BYTES);
+                writer.insert(new_writer(&st.index, from_empty, large)?)
+            }
         };
         for sid in order {
             let k = &kinds[&sid];
@@ -305,6 +331,16 @@ pub(super) fn catch_up(store: &SessionStore, st: &mut State, progress: &mut dyn 
             let with_deletes: Vec<_> = st.index.searchable_segment_metas().map_err(tv)?.into_iter().filter(|m| m.has_deletes()).map(|m| m.id()).collect();
             if !with_deletes.is_empty() {
                 let _ = w.merge(&with_deletes).wait().map_err(tv)?;
+            }
+        }
+        if from_empty {
+            // A build from empty ends as one segment: one term dictionary
+            // (a smaller index) and one segment for every query to read.
+            let ids = st.index.searchable_segment_ids().map_err(tv)?;
+            if ids.len() > 1 {
+                // Committed already: a merge that fails leaves a correct
+                // index of several segments.
+                let _ = w.merge(&ids).wait();
             }
         }
         w.wait_merging_threads().map_err(tv)?;

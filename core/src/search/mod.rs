@@ -44,20 +44,32 @@ use query::{Parsed, FIELDS};
 use rank::{build, cursor, doc_key, parse_cursor, BestPerSession, Found, Marks};
 pub use text::{convert_offset, entry_texts, snippet};
 use text::Texts;
-use tokenize::tokenize;
 
 /// Format version of the index (in the commit payload); another version is rebuilt.
 /// 2: a part too long to index takes its position (version 1 indexes put
 /// the words either side of it next to each other).
-pub const INDEX_VERSION: u32 = 2;
+/// 3: `time` is a fast field only (filters read the column; no term per
+/// distinct time in the dictionary).
+pub const INDEX_VERSION: u32 = 3;
 /// Default hits per page.
 pub const DEFAULT_LIMIT: u32 = 20;
 /// Most hits per page.
 pub const MAX_LIMIT: u32 = 1000;
 /// Default snippet length in characters.
 pub const DEFAULT_SNIPPET_CHARS: u32 = 160;
-/// Memory the indexer may use before it writes a segment (bytes).
+/// Memory the indexer may use before it writes a segment (bytes): a
+/// catch-up that adds to an index.
 pub const WRITER_MEMORY: usize = 32 << 20;
+/// Memory of a build from empty (a rebuild, the first search after a large
+/// import), shared by its [`BUILD_THREADS`] indexing threads: bigger
+/// segments, fewer merges, a smaller index (measured in docs/search.md).
+pub const BUILD_MEMORY: usize = 256 << 20;
+/// Indexing threads of a build from empty (at most the CPUs available);
+/// the reading, decryption and parsing of entries run on the calling thread.
+pub const BUILD_THREADS: usize = 2;
+/// Database file size from which a build from empty uses [`BUILD_THREADS`]
+/// and [`BUILD_MEMORY`] (journal events do not tell: one import is one event).
+pub const BUILD_MIN_BYTES: u64 = 32 << 20;
 const CHANGES_PAGE: u32 = 5000;
 const ENTRY_PAGE: u32 = 500;
 
@@ -324,7 +336,7 @@ impl SessionStore {
             let is_match = |t: &str| marks.matches(t);
             let mut chosen = None;
             for (i, t) in texts.iter().enumerate() {
-                if !t.is_empty() && tokenize(t).iter().any(|k| is_match(&k.text)) {
+                if !t.is_empty() && tokenize::any_token(t, |k, _, _| is_match(k)) {
                     chosen = Some(i);
                     break;
                 }

@@ -1,7 +1,7 @@
 //! What an entry's text is to search ([`entry_texts`]) and how a hit shows
 //! it ([`snippet`], [`convert_offset`]) (moved out of `search/mod.rs` as is).
 
-use super::tokenize::tokenize;
+use super::tokenize::any_token;
 use super::OffsetUnit;
 
 /// The text fields of one entry, in [`FIELDS`](super::query::FIELDS) order.
@@ -106,11 +106,12 @@ pub fn entry_texts(role: &str, format: &str, content: &str) -> [String; 5] {
 /// matches; returns the snippet and its highlight byte ranges.
 pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, chars: usize) -> (String, Vec<(usize, usize)>) {
     let mut ranges: Vec<(usize, usize)> = Vec::new();
-    for t in tokenize(text) {
-        if is_match(&t.text) {
-            ranges.push((t.from, t.to));
+    any_token(text, |t, from, to| {
+        if is_match(t) {
+            ranges.push((from, to));
         }
-    }
+        false
+    });
     ranges.sort_unstable();
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for r in ranges {

@@ -79,47 +79,153 @@ pub fn fold_char(c: char, out: &mut String) {
     }
 }
 
+/// Append the folded form of `s` to `out` (ASCII: lowercased in place, no
+/// per-character work).
+fn fold_into(s: &str, out: &mut String) {
+    if s.is_ascii() {
+        let n = out.len();
+        out.push_str(s);
+        out[n..].make_ascii_lowercase();
+        return;
+    }
+    for c in s.chars() {
+        fold_char(c, out);
+    }
+}
+
 /// The folded form of `s`.
 pub fn fold(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        fold_char(c, &mut out);
-    }
+    fold_into(s, &mut out);
     out
 }
 
-/// Tokenise `text` (see the module docs). Pure.
-pub fn tokenize(text: &str) -> Vec<Tok> {
-    let mut out = Vec::new();
+/// A token whose text is `arena[a..b]` of its [`Sink`].
+#[derive(Debug, Clone, Copy)]
+struct Raw {
+    a: usize,
+    b: usize,
+    from: usize,
+    to: usize,
+    pos: usize,
+    kind: TokKind,
+}
+
+/// The tokens of one text, their texts in one buffer (no allocation per
+/// token), and scratch space; reused from text to text by [`SdbTokenizer`].
+#[derive(Debug, Clone, Default)]
+struct Sink {
+    arena: String,
+    toks: Vec<Raw>,
+    wholes: Vec<Raw>,
+    pieces: Vec<(usize, usize)>,
+    parts: Vec<(usize, usize)>,
+}
+
+impl Sink {
+    fn text(&self, r: &Raw) -> &str {
+        &self.arena[r.a..r.b]
+    }
+}
+
+/// The next character of `text` at byte `i` and its length (ASCII without decoding).
+#[inline]
+fn char_at(text: &str, i: usize) -> (char, usize) {
+    let b = text.as_bytes()[i];
+    if b < 0x80 {
+        (b as char, 1)
+    } else {
+        let c = text[i..].chars().next().expect("a char boundary");
+        (c, c.len_utf8())
+    }
+}
+
+/// Part of a compound (a word character or a connector)?
+#[inline]
+fn in_compound(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric() || is_connector(c)
+    } else {
+        is_word(c)
+    }
+}
+
+/// Tokenise `text` into `sink` (cleared first), sorted by position.
+fn run(text: &str, sink: &mut Sink) {
+    sink.arena.clear();
+    sink.toks.clear();
     let mut pos = 0usize;
-    let mut it = text.char_indices().peekable();
-    while let Some(&(i, c)) = it.peek() {
-        if is_cjk(c) {
-            let mut t = String::new();
-            fold_char(c, &mut t);
-            out.push(Tok { text: t, from: i, to: i + c.len_utf8(), pos, kind: TokKind::Part });
+    let mut i = 0usize;
+    while i < text.len() {
+        let (c, n) = char_at(text, i);
+        if !c.is_ascii() && is_cjk(c) {
+            let a = sink.arena.len();
+            fold_char(c, &mut sink.arena);
+            sink.toks.push(Raw { a, b: sink.arena.len(), from: i, to: i + n, pos, kind: TokKind::Part });
             pos += 1;
-            it.next();
-        } else if is_word(c) || is_connector(c) {
+            i += n;
+        } else if in_compound(c) {
             let start = i;
-            let mut end = i;
-            while let Some(&(j, d)) = it.peek() {
-                if is_word(d) || is_connector(d) {
-                    end = j + d.len_utf8();
-                    it.next();
+            // `simple`: ASCII letters and digits only, no capital after a
+            // non-capital, no two capitals before a lowercase letter
+            // (`compound`'s fast path), found while scanning.
+            let bytes = text.as_bytes();
+            let mut simple = true;
+            // Were the previous byte and the one before it capitals?
+            let (mut p1, mut p2) = (false, false);
+            while i < text.len() {
+                let b = bytes[i];
+                if b < 0x80 {
+                    if b.is_ascii_alphanumeric() {
+                        let up = b.is_ascii_uppercase();
+                        if i > start && ((up && !p1) || (b.is_ascii_lowercase() && p1 && p2)) {
+                            simple = false;
+                        }
+                        p2 = p1;
+                        p1 = up;
+                        i += 1;
+                    } else if is_connector(b as char) {
+                        simple = false;
+                        i += 1;
+                    } else {
+                        break;
+                    }
                 } else {
-                    break;
+                    let (d, m) = char_at(text, i);
+                    if in_compound(d) {
+                        simple = false;
+                        i += m;
+                    } else {
+                        break;
+                    }
                 }
             }
-            compound(text, start, end, &mut pos, &mut out);
+            compound(text, start, i, simple, &mut pos, sink);
         } else {
-            it.next();
+            i += n;
         }
     }
     // Positions never go back (tantivy delta-encodes each term's positions):
     // wholes are listed at their first part's position.
-    out.sort_by_key(|t| t.pos);
-    out
+    if !sink.toks.is_sorted_by_key(|t| t.pos) {
+        sink.toks.sort_by_key(|t| t.pos);
+    }
+}
+
+/// Tokenise `text` (see the module docs). Pure.
+pub fn tokenize(text: &str) -> Vec<Tok> {
+    let mut sink = Sink::default();
+    run(text, &mut sink);
+    sink.toks.iter().map(|r| Tok { text: sink.text(r).to_string(), from: r.from, to: r.to, pos: r.pos, kind: r.kind }).collect()
+}
+
+/// Call `f(folded text, from, to)` for the tokens of `text`, in
+/// [`tokenize`]'s order, until it returns true (then true); without a
+/// `String` per token (snippets and the field of a hit).
+pub fn any_token(text: &str, mut f: impl FnMut(&str, usize, usize) -> bool) -> bool {
+    let mut sink = Sink::default();
+    run(text, &mut sink);
+    sink.toks.iter().any(|r| f(sink.text(r), r.from, r.to))
 }
 
 /// Whether `text` holds a part that [`tokenize`] drops for being longer
@@ -143,56 +249,68 @@ pub fn has_unindexed_part(text: &str) -> bool {
 }
 
 /// The tantivy tokenizer (registered as [`TOKENIZER`] on every index this
-/// crate opens) over [`tokenize`].
+/// crate opens) over [`tokenize`]. It keeps its buffers from text to text:
+/// a token's text is copied into one reused [`Token`](tantivy::tokenizer::Token).
 #[derive(Clone, Default)]
-pub struct SdbTokenizer;
+pub struct SdbTokenizer {
+    sink: Sink,
+    token: tantivy::tokenizer::Token,
+}
 
 /// The name the index's text fields use for [`SdbTokenizer`].
 pub const TOKENIZER: &str = "sessiondb-v1";
 
 /// The token stream of one text.
-pub struct SdbTokenStream {
-    tokens: Vec<tantivy::tokenizer::Token>,
+pub struct SdbTokenStream<'a> {
+    sink: &'a Sink,
+    token: &'a mut tantivy::tokenizer::Token,
     at: usize,
 }
 
 impl tantivy::tokenizer::Tokenizer for SdbTokenizer {
-    type TokenStream<'a> = SdbTokenStream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> SdbTokenStream {
-        let tokens = tokenize(text)
-            .into_iter()
-            .map(|t| tantivy::tokenizer::Token { offset_from: t.from, offset_to: t.to, position: t.pos, text: t.text, position_length: 1 })
-            .collect();
-        SdbTokenStream { tokens, at: 0 }
+    type TokenStream<'a> = SdbTokenStream<'a>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> SdbTokenStream<'a> {
+        run(text, &mut self.sink);
+        SdbTokenStream { sink: &self.sink, token: &mut self.token, at: 0 }
     }
 }
 
-impl tantivy::tokenizer::TokenStream for SdbTokenStream {
+impl tantivy::tokenizer::TokenStream for SdbTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        if self.at < self.tokens.len() {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
+        let Some(r) = self.sink.toks.get(self.at) else { return false };
+        self.at += 1;
+        let t = &mut *self.token;
+        t.text.clear();
+        t.text.push_str(self.sink.text(r));
+        t.offset_from = r.from;
+        t.offset_to = r.to;
+        t.position = r.pos;
+        t.position_length = 1;
+        true
     }
     fn token(&self) -> &tantivy::tokenizer::Token {
-        &self.tokens[self.at - 1]
+        self.token
     }
     fn token_mut(&mut self) -> &mut tantivy::tokenizer::Token {
-        &mut self.tokens[self.at - 1]
+        self.token
     }
 }
 
 /// Split `text[start..end]` (a run of word and connector characters).
-fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec<Tok>) {
+/// `simple`: ASCII letters and digits only, no camelCase boundary (see [`run`]).
+fn compound(text: &str, start: usize, end: usize, simple: bool, pos: &mut usize, sink: &mut Sink) {
     let s = &text[start..end];
     // Fast path (most prose): ASCII letters and digits only, no capital
     // after a lowercase letter or digit: one part, lowercased.
-    let b = s.as_bytes();
-    if b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()) {
-        if b.len() <= MAX_TOKEN_BYTES {
-            out.push(Tok { text: s.to_ascii_lowercase(), from: start, to: end, pos: *pos, kind: TokKind::Part });
+    debug_assert_eq!(simple, {
+        let b = s.as_bytes();
+        b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase())
+    });
+    if simple {
+        if s.len() <= MAX_TOKEN_BYTES {
+            let a = sink.arena.len();
+            fold_into(s, &mut sink.arena);
+            sink.toks.push(Raw { a, b: sink.arena.len(), from: start, to: end, pos: *pos, kind: TokKind::Part });
         }
         // A part too long to index still takes its position, so the words
         // either side of it are not next to each other for a phrase.
@@ -205,11 +323,14 @@ fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec
     let (cs, ce) = (start + ts, start + te);
     let first_pos = *pos;
     let mut n_parts = 0usize;
-    let mut wholes: Vec<Tok> = Vec::new();
+    let mut wholes = std::mem::take(&mut sink.wholes);
+    let mut pieces = std::mem::take(&mut sink.pieces);
+    let mut parts = std::mem::take(&mut sink.parts);
+    wholes.clear();
+    pieces.clear();
     // Connector-separated pieces, each split at camelCase boundaries.
     let body = &text[cs..ce];
     let mut piece_start: Option<usize> = None;
-    let mut pieces = Vec::new();
     for (j, c) in body.char_indices() {
         if is_connector(c) {
             if let Some(p) = piece_start.take() {
@@ -222,57 +343,83 @@ fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec
     if let Some(p) = piece_start {
         pieces.push((cs + p, ce));
     }
-    for (ps, pe) in pieces {
+    for &(ps, pe) in &pieces {
         let piece_pos = *pos;
-        let parts = camel_split(text, ps, pe);
+        camel_split_into(text, ps, pe, &mut parts);
         let split = parts.len() > 1;
-        for (a, b) in parts {
-            let t = fold(&text[a..b]);
-            if !t.is_empty() && t.len() <= MAX_TOKEN_BYTES {
-                out.push(Tok { text: t, from: a, to: b, pos: *pos, kind: TokKind::Part });
+        for &(a, b) in &parts {
+            let at = sink.arena.len();
+            fold_into(&text[a..b], &mut sink.arena);
+            let len = sink.arena.len() - at;
+            if len > 0 && len <= MAX_TOKEN_BYTES {
+                sink.toks.push(Raw { a: at, b: sink.arena.len(), from: a, to: b, pos: *pos, kind: TokKind::Part });
                 *pos += 1;
                 n_parts += 1;
-            } else if !t.is_empty() {
-                // Not indexed, but it keeps its position (see above).
-                *pos += 1;
+            } else {
+                sink.arena.truncate(at);
+                if len > 0 {
+                    // Not indexed, but it keeps its position (see above).
+                    *pos += 1;
+                }
             }
         }
         if split {
-            let t = fold(&text[ps..pe]);
-            if t.len() <= MAX_TOKEN_BYTES && *pos > piece_pos {
-                wholes.push(Tok { text: t, from: ps, to: pe, pos: piece_pos, kind: TokKind::Whole });
+            let at = sink.arena.len();
+            fold_into(&text[ps..pe], &mut sink.arena);
+            if sink.arena.len() - at <= MAX_TOKEN_BYTES && *pos > piece_pos {
+                wholes.push(Raw { a: at, b: sink.arena.len(), from: ps, to: pe, pos: piece_pos, kind: TokKind::Whole });
+            } else {
+                sink.arena.truncate(at);
             }
         }
     }
-    let whole = fold(body);
-    if n_parts > 0 && whole.len() <= MAX_TOKEN_BYTES && (n_parts > 1 || !wholes.is_empty() || body.contains(is_connector)) {
+    let at = sink.arena.len();
+    fold_into(body, &mut sink.arena);
+    let len = sink.arena.len() - at;
+    let mut kept = false;
+    if n_parts > 0 && len <= MAX_TOKEN_BYTES && (n_parts > 1 || !wholes.is_empty() || body.contains(is_connector)) {
         // Skip a whole equal to a piece already emitted (`fooBar` alone).
-        if !wholes.iter().any(|w| w.text == whole) {
-            out.push(Tok { text: whole, from: cs, to: ce, pos: first_pos, kind: TokKind::Whole });
+        let whole = &sink.arena[at..];
+        if !wholes.iter().any(|w| &sink.arena[w.a..w.b] == whole) {
+            sink.toks.push(Raw { a: at, b: sink.arena.len(), from: cs, to: ce, pos: first_pos, kind: TokKind::Whole });
+            kept = true;
         }
     }
-    out.extend(wholes);
+    if !kept {
+        sink.arena.truncate(at);
+    }
+    sink.toks.extend_from_slice(&wholes);
+    sink.wholes = wholes;
+    sink.pieces = pieces;
+    sink.parts = parts;
 }
 
 /// camelCase boundaries inside `text[s..e]` (no connectors): a lowercase
 /// letter or digit followed by an uppercase one, and the last capital of a
 /// run of capitals followed by a lowercase letter (`HTTPServer`).
 fn camel_split(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
-    let chars: Vec<(usize, char)> = text[s..e].char_indices().map(|(j, c)| (s + j, c)).collect();
     let mut out = Vec::new();
+    camel_split_into(text, s, e, &mut out);
+    out
+}
+
+/// [`camel_split`] into `out` (cleared first).
+fn camel_split_into(text: &str, s: usize, e: usize, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let mut it = text[s..e].char_indices().map(|(j, c)| (s + j, c)).peekable();
     let mut begin = s;
-    for k in 1..chars.len() {
-        let (j, c) = chars[k];
-        let p = chars[k - 1].1;
-        let next_lower = chars.get(k + 1).is_some_and(|&(_, n)| n.is_lowercase());
-        let boundary = (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit())) || (c.is_uppercase() && p.is_uppercase() && next_lower);
-        if boundary {
-            out.push((begin, j));
-            begin = j;
+    if let Some((_, mut p)) = it.next() {
+        while let Some((j, c)) = it.next() {
+            let next_lower = it.peek().is_some_and(|&(_, n)| n.is_lowercase());
+            let boundary = (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit())) || (c.is_uppercase() && p.is_uppercase() && next_lower);
+            if boundary {
+                out.push((begin, j));
+                begin = j;
+            }
+            p = c;
         }
     }
     out.push((begin, e));
-    out
 }
 
 #[cfg(test)]
@@ -316,5 +463,194 @@ mod tests {
             ("hello".into(), 4, Part), ("world".into(), 5, Part),
             ("x9".into(), 6, Part), ("x9y".into(), 6, Whole), ("y".into(), 7, Part),
         ]);
+    }
+
+    /// The tokenizer as it was before the allocation-free rewrite: the
+    /// reference the new one must match token for token.
+    mod old {
+        use super::super::{fold_char, is_connector, is_cjk, is_word, Tok, TokKind, MAX_TOKEN_BYTES};
+        /// The folded form of `s`.
+        fn fold(s: &str) -> String {
+            let mut out = String::with_capacity(s.len());
+            for c in s.chars() {
+                fold_char(c, &mut out);
+            }
+            out
+        }
+
+        /// Tokenise `text` (see the module docs). Pure.
+        pub fn tokenize(text: &str) -> Vec<Tok> {
+            let mut out = Vec::new();
+            let mut pos = 0usize;
+            let mut it = text.char_indices().peekable();
+            while let Some(&(i, c)) = it.peek() {
+                if is_cjk(c) {
+                    let mut t = String::new();
+                    fold_char(c, &mut t);
+                    out.push(Tok { text: t, from: i, to: i + c.len_utf8(), pos, kind: TokKind::Part });
+                    pos += 1;
+                    it.next();
+                } else if is_word(c) || is_connector(c) {
+                    let start = i;
+                    let mut end = i;
+                    while let Some(&(j, d)) = it.peek() {
+                        if is_word(d) || is_connector(d) {
+                            end = j + d.len_utf8();
+                            it.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    compound(text, start, end, &mut pos, &mut out);
+                } else {
+                    it.next();
+                }
+            }
+            // Positions never go back (tantivy delta-encodes each term's positions):
+            // wholes are listed at their first part's position.
+            out.sort_by_key(|t| t.pos);
+            out
+        }
+
+        /// Split `text[start..end]` (a run of word and connector characters).
+        fn compound(text: &str, start: usize, end: usize, pos: &mut usize, out: &mut Vec<Tok>) {
+            let s = &text[start..end];
+            // Fast path (most prose): ASCII letters and digits only, no capital
+            // after a lowercase letter or digit: one part, lowercased.
+            let b = s.as_bytes();
+            if b.iter().all(u8::is_ascii_alphanumeric) && !b.windows(2).any(|w| w[1].is_ascii_uppercase() && !w[0].is_ascii_uppercase()) && !b.windows(3).any(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()) {
+                if b.len() <= MAX_TOKEN_BYTES {
+                    out.push(Tok { text: s.to_ascii_lowercase(), from: start, to: end, pos: *pos, kind: TokKind::Part });
+                }
+                // A part too long to index still takes its position, so the words
+                // either side of it are not next to each other for a phrase.
+                *pos += 1;
+                return;
+            }
+            let trimmed_start = s.find(|c: char| !is_connector(c));
+            let Some(ts) = trimmed_start else { return };
+            let te = s.rfind(|c: char| !is_connector(c)).map(|j| j + s[j..].chars().next().map_or(1, char::len_utf8)).unwrap_or(s.len());
+            let (cs, ce) = (start + ts, start + te);
+            let first_pos = *pos;
+            let mut n_parts = 0usize;
+            let mut wholes: Vec<Tok> = Vec::new();
+            // Connector-separated pieces, each split at camelCase boundaries.
+            let body = &text[cs..ce];
+            let mut piece_start: Option<usize> = None;
+            let mut pieces = Vec::new();
+            for (j, c) in body.char_indices() {
+                if is_connector(c) {
+                    if let Some(p) = piece_start.take() {
+                        pieces.push((cs + p, cs + j));
+                    }
+                } else if piece_start.is_none() {
+                    piece_start = Some(j);
+                }
+            }
+            if let Some(p) = piece_start {
+                pieces.push((cs + p, ce));
+            }
+            for (ps, pe) in pieces {
+                let piece_pos = *pos;
+                let parts = camel_split(text, ps, pe);
+                let split = parts.len() > 1;
+                for (a, b) in parts {
+                    let t = fold(&text[a..b]);
+                    if !t.is_empty() && t.len() <= MAX_TOKEN_BYTES {
+                        out.push(Tok { text: t, from: a, to: b, pos: *pos, kind: TokKind::Part });
+                        *pos += 1;
+                        n_parts += 1;
+                    } else if !t.is_empty() {
+                        // Not indexed, but it keeps its position (see above).
+                        *pos += 1;
+                    }
+                }
+                if split {
+                    let t = fold(&text[ps..pe]);
+                    if t.len() <= MAX_TOKEN_BYTES && *pos > piece_pos {
+                        wholes.push(Tok { text: t, from: ps, to: pe, pos: piece_pos, kind: TokKind::Whole });
+                    }
+                }
+            }
+            let whole = fold(body);
+            if n_parts > 0 && whole.len() <= MAX_TOKEN_BYTES && (n_parts > 1 || !wholes.is_empty() || body.contains(is_connector)) {
+                // Skip a whole equal to a piece already emitted (`fooBar` alone).
+                if !wholes.iter().any(|w| w.text == whole) {
+                    out.push(Tok { text: whole, from: cs, to: ce, pos: first_pos, kind: TokKind::Whole });
+                }
+            }
+            out.extend(wholes);
+        }
+
+        /// camelCase boundaries inside `text[s..e]` (no connectors): a lowercase
+        /// letter or digit followed by an uppercase one, and the last capital of a
+        /// run of capitals followed by a lowercase letter (`HTTPServer`).
+        fn camel_split(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
+            let chars: Vec<(usize, char)> = text[s..e].char_indices().map(|(j, c)| (s + j, c)).collect();
+            let mut out = Vec::new();
+            let mut begin = s;
+            for k in 1..chars.len() {
+                let (j, c) = chars[k];
+                let p = chars[k - 1].1;
+                let next_lower = chars.get(k + 1).is_some_and(|&(_, n)| n.is_lowercase());
+                let boundary = (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit())) || (c.is_uppercase() && p.is_uppercase() && next_lower);
+                if boundary {
+                    out.push((begin, j));
+                    begin = j;
+                }
+            }
+            out.push((begin, e));
+            out
+        }
+
+
+    }
+
+    /// Texts mixing every class of character the tokenizer tells apart.
+    fn samples() -> Vec<String> {
+        let mut v: Vec<String> = [
+            "", " ", "retry_busy", "openDatabase()", "core/src/store/mod.rs", "HTTPServer", "ABc HTTPServer Hello WORLD x9Y",
+            "Café, CAFÉ cafe\u{301}", "数据库 ok 数据_库 ひらがなカタカナ 한국어", "__init__", "--flag=value", "a.b.c.", "...", "x ERR_SOCKET_TIMEOUT y",
+            "fooBar_foobar fooBar FooBAR fOO", "ÀÉÎõü_Straße ǅungla ΣΊΣΥΦΟΣ", "e\u{301}\u{301}x \u{301}\u{302} a\u{301}B", "😀emoji😀 x😀y",
+            "0x7f3a 0XFF 12abC 3D", "https://example.com/a?b=c#frag user@host:~/dir", "tab\there\nnew\r\nline",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push("a".repeat(81));
+        v.push(format!("{}_{} {}Bc", "a".repeat(79), "B".repeat(82), "é".repeat(41)));
+        // Deterministic pseudo-random mixes.
+        let alphabet: Vec<char> = "aZq9_-./\\:@#~ \n,;()\"'éÉ\u{301}ß数字한😀İıǅﬁΣς\u{2028}\u{0}AbCDeF".chars().collect();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for n in 0..3000 {
+            let len = 1 + n % 40;
+            let mut s = String::new();
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s.push(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            v.push(s);
+        }
+        v
+    }
+
+    #[test]
+    fn same_tokens_as_the_reference_and_the_tantivy_stream() {
+        use tantivy::tokenizer::{TokenStream, Tokenizer};
+        let mut tk = SdbTokenizer::default();
+        for s in samples() {
+            let new = tokenize(&s);
+            assert_eq!(new, old::tokenize(&s), "{s:?}");
+            let mut stream = tk.token_stream(&s);
+            let mut got = Vec::new();
+            while stream.advance() {
+                let t = stream.token();
+                got.push((t.text.clone(), t.offset_from, t.offset_to, t.position));
+            }
+            let want: Vec<_> = new.iter().map(|t| (t.text.clone(), t.from, t.to, t.pos)).collect();
+            assert_eq!(got, want, "{s:?}");
+        }
     }
 }
