@@ -45,3 +45,20 @@ test('prune: the dry run lists what prune deletes, and the journal keeps the rea
   assert.deepEqual(ev.payload, { entries: 0, reason: 'max_age_days', title: null, updated_at_ms: 1_700_000_000_000 })
   await st.close()
 })
+
+test('redact: on-write stores the marker, on-export redacts the export, an unknown policy is InvalidInputError', async () => {
+  const secret = 'Deploy with key AKIALALEMEL33243OLIB now'
+  const w = await sdb.SessionStore.open({ path: tempDb(), key: KEY, redact: 'on-write' })
+  const s = await w.createSession(null, null)
+  await w.appendTranscript(s.id, 'user', secret)
+  assert.match((await w.getTranscript(s.id, 1, 1))[0].content, /^Deploy with key \[REDACTED:aws-access-token:[0-9a-f]{8}\] now$/)
+  await w.close()
+  const e = await sdb.SessionStore.open({ path: tempDb(), key: KEY, redact: 'on-export' })
+  const t = await e.createSession(null, null)
+  await e.appendTranscript(t.id, 'user', secret)
+  assert.equal((await e.getTranscript(t.id, 1, 1))[0].content, secret)
+  const exported = await e.exportThclaws(t.id)
+  assert.ok(!exported.includes('AKIALALEMEL33243OLIB') && exported.includes('[REDACTED:aws-access-token:'))
+  await e.close()
+  await assert.rejects(sdb.SessionStore.open({ path: tempDb(), key: KEY, redact: 'always' }), (err) => err instanceof sdb.InvalidInputError && /redaction policy `always` is not one of off, on-export, on-write/.test(err.message))
+})

@@ -82,4 +82,10 @@ pub struct OpenOptions {
     /// off, for a database file and PostgreSQL alike); `false`: stored lengths
     /// reveal only plaintext lengths (SECURITY.md "Size oracle").
     pub compress: Option<bool>,
+    /// Secret redaction policy: 'off' (default), 'on-export' or 'on-write'
+    /// (SECURITY.md "Secret redaction"); anything else is InvalidInputError.
+    #[napi(ts_type = "'off' | 'on-export' | 'on-write'")]
+    pub redact: Option<String>,
+    /// A gitleaks-format TOML file of extra redaction rules.
+    pub redact_rules: Option<String>,
 }

@@ -47,7 +47,10 @@ fn core_options(options: Option<OpenOptions>) -> napi::Result<sessiondb::OpenOpt
     });
     let key = KeySource::for_host(key, provider, ("key", "keyProvider")).map_err(to_napi)?;
     let busy = o.busy_timeout_ms.map(|v| crate::records::int(v, "busyTimeoutMs")).transpose().map_err(to_napi)?;
-    Ok(sessiondb::OpenOptions::for_host(o.path.map(Into::into), o.app, key, busy, o.recover).with_compress(o.compress))
+    sessiondb::OpenOptions::for_host(o.path.map(Into::into), o.app, key, busy, o.recover)
+        .with_compress(o.compress)
+        .with_redact(o.redact.as_deref(), o.redact_rules.map(Into::into))
+        .map_err(to_napi)
 }
 
 /// Import a recovery key for the store `options` names (`path`, `app`,

@@ -51,10 +51,13 @@ impl SessionStore {
     /// OS keyring. `compress`: compress contents of 512 bytes or more
     /// before encryption (None = the backend's default: off, for a
     /// database file and PostgreSQL alike; False = stored lengths reveal only plaintext
-    /// lengths, SECURITY.md "Size oracle"). Raises RecoveryLockedError, KeyMismatchError,
+    /// lengths, SECURITY.md "Size oracle"). `redact`: the secret redaction
+    /// policy, "off" (default), "on-export" or "on-write"; `redact_rules`: a
+    /// gitleaks-format TOML file of extra rules (SECURITY.md "Secret
+    /// redaction"). Raises RecoveryLockedError, KeyMismatchError,
     /// KeyStoreUnavailableError, CorruptError, IoError, InvalidInputError.
     #[new]
-    #[pyo3(signature = (path = None, *, key = None, key_provider = None, app = "sessiondb", busy_timeout_ms = 10_000, recover = true, compress = None))]
+    #[pyo3(signature = (path = None, *, key = None, key_provider = None, app = "sessiondb", busy_timeout_ms = 10_000, recover = true, compress = None, redact = None, redact_rules = None))]
     fn new(
         py: Python<'_>,
         path: Option<PathBuf>,
@@ -64,6 +67,8 @@ impl SessionStore {
         busy_timeout_ms: u64,
         recover: bool,
         compress: Option<bool>,
+        redact: Option<&str>,
+        redact_rules: Option<PathBuf>,
     ) -> PyResult<Self> {
         let provider = Self::provider(py, key_provider)?;
         let shared = provider.clone().map(|p| p as Arc<dyn sessiondb::KeyProvider>);
@@ -88,7 +93,9 @@ impl SessionStore {
             (None, None) => None,
         };
         let key = KeySource::for_host(input, shared, ("key", "key_provider")).map_err(py_err(py))?;
-        let opts = OpenOptions { path: path.map(Into::into), app: app.to_string(), key, busy_timeout_ms, recover, compress, ..Default::default() };
+        let opts = OpenOptions { path: path.map(Into::into), app: app.to_string(), key, busy_timeout_ms, recover, compress, ..Default::default() }
+            .with_redact(redact, redact_rules)
+            .map_err(py_err(py))?;
         Self::opened(py, py.detach(|| sessiondb::SessionStore::open(opts)), provider)
     }
 

@@ -51,3 +51,34 @@ def test_prune_dry_run_lists_what_prune_deletes_and_journals_it(tmp_path):
         ev = st.journal_events(old.id)[-1]
         assert ev.kind == "SessionDeleted"
         assert ev.payload == {"entries": 0, "reason": "max_age_days", "title": None, "updated_at_ms": 1_700_000_000_000}
+
+
+SECRET = "Deploy with key AKIALALEMEL33243OLIB now"
+
+
+def test_redact_on_write_stores_the_marker_and_on_export_keeps_the_secret_stored(tmp_path):
+    """Issue 30 item 2 in Python: the `redact` open option."""
+    import re
+
+    marker = re.compile(r"^Deploy with key \[REDACTED:aws-access-token:[0-9a-f]{8}\] now$")
+    with sessiondb.SessionStore(str(tmp_path / "w.db"), key=KEY, redact="on-write") as st:
+        s = st.create_session(None, None)
+        st.append_transcript(s.id, "user", SECRET)
+        stored = st.get_transcript(s.id, 1, 1)[0].content
+        assert marker.match(stored), stored
+    with sessiondb.SessionStore(str(tmp_path / "e.db"), key=KEY, redact="on-export") as st:
+        s = st.create_session(None, None)
+        st.append_transcript(s.id, "user", SECRET)
+        assert st.get_transcript(s.id, 1, 1)[0].content == SECRET
+        exported = st.export_thclaws(s.id)
+        assert "AKIALALEMEL33243OLIB" not in exported and "[REDACTED:aws-access-token:" in exported
+    with sessiondb.SessionStore(str(tmp_path / "o.db"), key=KEY) as st:
+        s = st.create_session(None, None)
+        st.append_transcript(s.id, "user", SECRET)
+        assert "AKIALALEMEL33243OLIB" in st.export_thclaws(s.id)
+
+
+def test_an_unknown_redaction_policy_is_invalid_input_and_creates_nothing(tmp_path):
+    with pytest.raises(sessiondb.InvalidInputError, match="redaction policy `always` is not one of off, on-export, on-write"):
+        sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY, redact="always")
+    assert not (tmp_path / "s.db").exists()

@@ -218,6 +218,19 @@ impl OpenOptions {
         self.compress = compress;
         self
     }
+
+    /// These options with the hosts' `redact` / `redact_rules` open options
+    /// (issue 30 item 2): `redact` is `off`, `on-export` or `on-write`
+    /// ([`crate::privacy::RedactPolicy::parse`]; `None` keeps `off`),
+    /// `redact_rules` a gitleaks-format TOML file of extra rules.
+    /// Errors: `InvalidInput` naming the accepted policies.
+    pub fn with_redact(mut self, redact: Option<&str>, redact_rules: Option<PathBuf>) -> crate::error::Result<Self> {
+        if let Some(p) = redact {
+            self.redact = crate::privacy::RedactPolicy::parse(p)?;
+        }
+        self.redact_rules = redact_rules;
+        Ok(self)
+    }
 }
 
 /// The encrypted session store. `Send + Sync`; share it behind an `Arc`.

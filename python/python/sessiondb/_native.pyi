@@ -1249,6 +1249,8 @@ class SessionStore:
         busy_timeout_ms: int = 10000,
         recover: bool = True,
         compress: Optional[bool] = None,
+        redact: Optional[Literal["off", "on-export", "on-write"]] = None,
+        redact_rules: Union[str, "os.PathLike[str]", None] = None,
     ) -> "SessionStore": ...
     @classmethod
     def open_default(cls) -> "SessionStore":

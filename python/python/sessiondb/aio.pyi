@@ -21,7 +21,7 @@ class AsyncSessionStore:
 
     def __init__(self, store: SessionStore) -> None: ...
     @classmethod
-    async def open(cls, path: Union[str, 'os.PathLike[str]', None]=None, *, key: Union[bytes, str, None]=None, key_provider: Any=None, app: str='sessiondb', busy_timeout_ms: int=10000, recover: bool=True, compress: Optional[bool]=None) -> "AsyncSessionStore":
+    async def open(cls, path: Union[str, 'os.PathLike[str]', None]=None, *, key: Union[bytes, str, None]=None, key_provider: Any=None, app: str='sessiondb', busy_timeout_ms: int=10000, recover: bool=True, compress: Optional[bool]=None, redact: Optional[Literal['off', 'on-export', 'on-write']]=None, redact_rules: Union[str, 'os.PathLike[str]', None]=None) -> "AsyncSessionStore":
         """Open a store off the event loop (same arguments as :class:`SessionStore`)."""
     @property
     def sync(self) -> SessionStore:

@@ -98,6 +98,18 @@ class StoreTest {
     }
 
     @Test
+    fun redactOnWriteStoresTheMarkerAndAnUnknownPolicyIsInvalidInput() {
+        SessionStore.openWithKey(tempDb(), ByteArray(32) { 1 }, redact = "on-write").use { store ->
+            val s = store.createSession("r", null)
+            store.appendTranscript(s.id, Role.USER, "Deploy with key AKIALALEMEL33243OLIB now")
+            val stored = store.getTranscript(s.id, 1uL, 1u)[0].content
+            assertTrue(Regex("^Deploy with key \\[REDACTED:aws-access-token:[0-9a-f]{8}\\] now$").matches(stored), stored)
+        }
+        val e = assertThrows<SessionDbException.InvalidInput> { SessionStore.openWithKey(tempDb(), ByteArray(32) { 1 }, redact = "always") }
+        assertTrue(e.message!!.contains("redaction policy `always` is not one of off, on-export, on-write"), e.message)
+    }
+
+    @Test
     fun workspaceFilterSelectsCurrentOtherUnboundAndAll() {
         SessionStore.openWithKey(tempDb(), ByteArray(32) { 1 }).use { store ->
             store.createSession("a", "/projA")
