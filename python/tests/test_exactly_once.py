@@ -106,3 +106,29 @@ def test_aio_writes_land_in_call_order_even_when_cancelled(tmp_path):
         return [e.content for e in page]
 
     assert asyncio.run(main()) == [str(i) for i in range(200)]
+
+
+def test_session_settings_limit_and_non_positive_limits_behave_as_the_sdks_sqlite_session(tmp_path):
+    """Issue 29 item 1 (part): ``session_settings`` and ``get_items(limit)``
+    for 0 and negative limits, side by side with the SDK's own session."""
+    agents = pytest.importorskip("agents", reason="openai-agents is not installed (scripts/test-python.sh installs it)")
+    from agents.memory.session_settings import SessionSettings
+
+    items = [{"role": "user", "content": f"m{i}"} for i in range(5)]
+
+    async def main():
+        ours = SessionDBSession("st", path=str(tmp_path / "s.db"), key=KEY, session_settings=SessionSettings(limit=2))
+        theirs = agents.SQLiteSession("st", str(tmp_path / "sdk.sqlite"), session_settings=SessionSettings(limit=2))
+        dict_settings = SessionDBSession("st", store=ours.store, session_settings={"limit": 3})
+        out = []
+        for s in (ours, theirs):
+            await s.add_items(items)
+            out.append([await s.get_items(), await s.get_items(4), await s.get_items(0), await s.get_items(-1), s.session_settings.limit])
+        out.append(await dict_settings.get_items())
+        ours.close()
+        return out
+
+    ours, theirs, dicted = asyncio.run(main())
+    assert ours == theirs
+    assert ours == [items[-2:], items[-4:], [], items, 2]
+    assert dicted == items[-3:]

@@ -115,6 +115,21 @@ def item_role(item: Dict[str, Any]) -> Role:
     return "assistant"
 
 
+def _settings(value: Any) -> Any:
+    """The SDK's ``SessionSettings`` for ``value`` (None: the default
+    settings) when the SDK is installed; else ``value`` as given (a dict
+    becomes an object with its ``limit``)."""
+    try:
+        from agents.memory.session_settings import SessionSettings, coerce_session_settings
+    except ImportError:
+        if isinstance(value, dict):
+            import types
+
+            return types.SimpleNamespace(limit=value.get("limit"))
+        return value
+    return SessionSettings() if value is None else coerce_session_settings(value)
+
+
 def _dict(item: Any) -> Dict[str, Any]:
     """An SDK item as a dict (a pydantic model is dumped as the SDK does)."""
     return item if isinstance(item, dict) else item.model_dump(exclude_unset=True)
@@ -141,6 +156,9 @@ class SessionDBSession:
       "content": <summary>}`` item, and excluded turns are left out. So an SDK
       app gets compaction without code.
     * ``model``: picks the tokenizer for ``window`` (default: the session's).
+    * ``session_settings``: the SDK's ``SessionSettings`` (or a dict of its
+      fields, coerced by the SDK when it is installed): its ``limit`` is the
+      default of ``get_items(limit=None)``, as in the SDK's sessions.
     """
 
     def __init__(
@@ -152,13 +170,14 @@ class SessionDBSession:
         *,
         model: Optional[str] = None,
         store: Optional[SessionStore] = None,
+        session_settings: Any = None,
     ) -> None:
         if window is not None and window <= 0:
             raise errors.InvalidInputError("window must be a positive number of tokens")
         self.session_id = session_id
         self.window = window
         self.model = model
-        self.session_settings = None
+        self.session_settings = _settings(session_settings)
         self._owns = store is None
         self._store = store if store is not None else (SessionStore(path, key=key) if path is not None or key is not None else SessionStore.open_default())
         # Every call runs on this session's one worker thread, in call order
@@ -216,7 +235,12 @@ class SessionDBSession:
             from_seq = seqs[-1] + 1
 
     def _items(self, limit: Optional[int]) -> List[Dict[str, Any]]:
-        if limit is not None and limit <= 0:
+        if limit is None:
+            limit = getattr(self.session_settings, "limit", None)
+        # As the SDK's SQLiteSession: 0 is no items, a negative limit all of them.
+        if limit is not None and limit < 0:
+            limit = None
+        if limit == 0:
             return []
         try:
             items: List[Any] = []
@@ -234,7 +258,9 @@ class SessionDBSession:
         return items if limit is None else items[-limit:]
 
     async def get_items(self, limit: Optional[int] = None) -> List[Dict[str, Any]]:
-        """The history in order; with ``limit``, the latest ``limit`` items."""
+        """The history in order; with ``limit`` (default: ``session_settings.limit``),
+        the latest ``limit`` items: none for 0, all for a negative limit (the
+        SDK's ``SQLiteSession`` semantics)."""
         return await self._run(self._items, limit)
 
     def _add(self, items: List[Any], key: str) -> None:
