@@ -97,8 +97,8 @@ fn imports_each_sdk_session_with_its_items_exactly() {
     let store = open(&dir.path().join("s.db"));
     let r = import_file(&store, &src, None).unwrap();
     assert_eq!(r.status, ImportStatus::Imported);
-    let got: Vec<(String, bool, u64)> = r.sessions.iter().map(|s| (s.session_id.clone(), s.created, s.entries)).collect();
-    assert_eq!(got, vec![("other".to_owned(), true, 2), ("user_123".to_owned(), true, 5)]);
+    let got: Vec<(String, bool, u64, u64, u64)> = r.sessions.iter().map(|s| (s.session_id.clone(), s.created, s.entries, s.tool_calls, s.tool_results)).collect();
+    assert_eq!(got, vec![("other".to_owned(), true, 2, 1, 0), ("user_123".to_owned(), true, 5, 1, 1)]);
     let read = r.read.unwrap();
     assert_eq!(read.lines, 8);
     assert_eq!(read.skipped.len(), 1);
@@ -126,6 +126,7 @@ fn imports_each_sdk_session_with_its_items_exactly() {
 
     // Importing again adds nothing.
     let again = import_file(&store, &src, None).unwrap();
+    assert_eq!(again.status, ImportStatus::UpToDate);
     let got: Vec<(String, bool, u64, u64)> = again.sessions.iter().map(|s| (s.session_id.clone(), s.created, s.entries, s.skipped_already_stored)).collect();
     assert_eq!(got, vec![("other".to_owned(), false, 0, 2), ("user_123".to_owned(), false, 0, 5)]);
 
@@ -134,6 +135,7 @@ fn imports_each_sdk_session_with_its_items_exactly() {
     add(&c, "user_123", REFUSAL, "2026-01-02 03:06:00");
     drop(c);
     let grown = import_file(&store, &src, None).unwrap();
+    assert_eq!(grown.status, ImportStatus::Imported);
     let got: Vec<(String, u64, u64)> = grown.sessions.iter().map(|s| (s.session_id.clone(), s.entries, s.skipped_already_stored)).collect();
     assert_eq!(got, vec![("other".to_owned(), 0, 2), ("user_123".to_owned(), 1, 5)]);
     let page = store.get_entry_items("user_123", 1, 100).unwrap();

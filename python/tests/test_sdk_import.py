@@ -54,9 +54,9 @@ def test_sdk_database_imports_with_the_same_items(tmp_path):
     with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as store:
         rep = store.import_file(str(src))
         assert rep.status == "imported"
-        assert [(s.session_id, s.created, s.entries, s.skipped_already_stored) for s in rep.sessions] == [
-            ("second", True, 1, 0),
-            ("user_123", True, len(ITEMS), 0),
+        assert [(s.session_id, s.created, s.entries, s.tool_calls, s.tool_results, s.skipped_already_stored) for s in rep.sessions] == [
+            ("second", True, 1, 0, 0, 0),
+            ("user_123", True, len(ITEMS), 3, 2, 0),
         ]
         assert (rep.read.lines, rep.read.skipped) == (len(ITEMS) + 1, [])
         assert src.read_bytes() == before
@@ -73,6 +73,7 @@ def test_sdk_database_imports_with_the_same_items(tmp_path):
         assert [(e.role, e.content) for e, _ in rows] == [(item_role(i), item_text(i)) for i in sdk_a]
 
         again = store.import_file(str(src))
+        assert again.status == "up_to_date"
         assert [(s.session_id, s.created, s.entries, s.skipped_already_stored) for s in again.sessions] == [
             ("second", False, 0, 1),
             ("user_123", False, 0, len(ITEMS)),

@@ -25,7 +25,9 @@
 //! identity `agents-sdk\0<SDK session_id>\0<message id>` (see
 //! [`super::identity`]); a message whose identity the session holds is not
 //! stored again, so importing twice adds nothing and a grown database adds
-//! only its new messages. Batches of up to `BATCH_ENTRIES` entries, each
+//! only its new messages; an import that adds nothing (and creates no
+//! session) is [`ImportStatus::UpToDate`]. A `*_call` item counts as a
+//! tool call, a `*_output` item as a tool result. Batches of up to `BATCH_ENTRIES` entries, each
 //! one transaction with its records.
 //!
 //! Bad input: a row whose `message_data` is not JSON (or not an object) is
@@ -156,6 +158,7 @@ pub(super) fn import_sdk_db(store: &SessionStore, path: &Path) -> Result<Option<
                 .ok()
                 .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))
                 .unwrap_or_else(|| "message".to_owned());
+            let (call, result) = (kind.ends_with("_call"), kind.ends_with("_output"));
             *read.kinds.entry(kind).or_default() += 1;
             let rid = record_id(store.key(), &format!("agents-sdk\0{sdk_id}\0{id}"));
             if !seen.insert(rid) {
@@ -164,6 +167,8 @@ pub(super) fn import_sdk_db(store: &SessionStore, path: &Path) -> Result<Option<
                 continue;
             }
             let entry = NewEntry { created_at_ms: at.as_deref().and_then(sql_time_ms), ..NewEntry::text(role, content) };
+            stats.tool_calls += u64::from(call);
+            stats.tool_results += u64::from(result);
             pending.push((entry, EntryMeta::default().with_item(data), rid));
             if pending.len() >= BATCH_ENTRIES {
                 stats.entries += commit(store, &sid, std::mem::take(&mut pending))?;
@@ -171,6 +176,10 @@ pub(super) fn import_sdk_db(store: &SessionStore, path: &Path) -> Result<Option<
         }
         stats.entries += commit(store, &sid, pending)?;
         out.sessions.push(stats);
+    }
+    if out.sessions.iter().all(|s| !s.created && s.entries == 0) {
+        // Nothing new since the last import (as a JSONL file of unchanged length).
+        out.status = ImportStatus::UpToDate;
     }
     out.read = Some(read);
     Ok(Some(out))
