@@ -78,6 +78,7 @@ use std::path::{Path, PathBuf};
 
 mod batch;
 mod identity;
+pub mod sdk;
 mod sink;
 use batch::{apply_batch, Batch};
 use sink::{ImportSink, ProgressTarget};
@@ -425,6 +426,14 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
     if !meta.is_file() {
         // A FIFO or device would block or never end (issue 30, item 5).
         return Err(super::detect::not_a_regular_file());
+    }
+    if format.is_none() && sdk::is_sqlite_file(&canonical)? {
+        // An Agents SDK `SQLiteSession` database (issue 29 item 3), or an
+        // SQLite file of something else (unrecognised).
+        return Ok(match sdk::import_sdk_db(store, path)? {
+            Some(r) => r,
+            None => FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Unrecognized, from_line: 1, sessions: Vec::new(), read: None, not_session: None },
+        });
     }
     let len = meta.len();
     let mut prev: Option<Progress> = load_progress(store, &index)?;

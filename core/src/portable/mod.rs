@@ -15,6 +15,7 @@
 //! `last`), [`recent_sessions`], [`sidebar_sessions`] and [`fork_session`]
 //! implement seed 002's `/load`, `/sessions`, sidebar and `/fork`.
 
+pub mod agents_item;
 pub mod claude;
 pub mod codex;
 pub mod detect;
@@ -31,6 +32,7 @@ pub mod plain;
 pub mod thclaws;
 pub mod thclaws_check;
 
+pub use agents_item::{agents_item_entry, agents_item_role, agents_item_text, PyJson};
 pub use claude::read_claude;
 pub use codex::read_codex;
 pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
