@@ -49,7 +49,7 @@ test('native.d.ts: typed results, `any` only for JSON payloads', () => {
     /openSavedSession\(sessionId: string\): Promise<OpenedSession>/,
     /importFile\([^)]*\): Promise<FileImport>/,
     /importPaths\(paths: Array<string>\): Promise<FileImport\[\]>/,
-    /appendEntriesWithMeta\(sessionId: string, entries: Array<NewEntryWithMeta>\): Promise<TranscriptEntry\[\]>/,
+    /appendEntriesWithMeta\(sessionId: string, entries: Array<NewEntryWithMeta>, idempotencyKey\?: string \| undefined \| null\): Promise<TranscriptEntry\[\]>/,
     /getTranscriptWithMeta\(sessionId: string, fromSeq\?: number \| undefined \| null, limit\?: number \| undefined \| null\): Promise<TranscriptEntryWithMeta\[\]>/,
     /function capacityBreakdown\([^)]*\): CapacityBreakdown/,
     /function knownModelLimits\(model: string\): ModelLimits \| null/,
