@@ -20,19 +20,19 @@ fn the_key_is_bytes_or_the_base64_text_of_a_key_file() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("s.db").to_string_lossy().into_owned();
-    let s = SessionStore::open_with_key(Some(db.clone()), KEY.to_vec(), None, None, None).unwrap();
+    let s = SessionStore::open_with_key(Some(db.clone()), KEY.to_vec(), None, None, None, None, None).unwrap();
     assert_eq!(s.key_backend(), "host-provided key bytes");
     drop(s);
     for text in [B64.to_string(), format!("{B64}\n")] {
-        SessionStore::open_with_key_text(Some(db.clone()), text.clone(), None, None, None).unwrap();
-        SessionStore::open_with_key(Some(db.clone()), text.into_bytes(), None, None, None).unwrap();
+        SessionStore::open_with_key_text(Some(db.clone()), text.clone(), None, None, None, None, None).unwrap();
+        SessionStore::open_with_key(Some(db.clone()), text.into_bytes(), None, None, None, None, None).unwrap();
     }
-    let e = SessionStore::open_with_key_text(Some(db.clone()), "not a key!".into(), None, None, None).err().unwrap();
+    let e = SessionStore::open_with_key_text(Some(db.clone()), "not a key!".into(), None, None, None, None, None).err().unwrap();
     assert_eq!(
         message(e),
         "invalid input: key: not the base64 text of a data key (10 characters; a key file holds 44 characters of base64 and a newline) and not 32 bytes"
     );
-    let e = SessionStore::open_with_key(Some(db), KEY[..31].to_vec(), None, None, None).err().unwrap();
+    let e = SessionStore::open_with_key(Some(db), KEY[..31].to_vec(), None, None, None, None, None).err().unwrap();
     assert_eq!(message(e), "invalid input: key: 31 bytes, neither the 32-byte data key nor its base64 text (a key file's content)");
     std::fs::remove_dir_all(&dir).unwrap();
 }
