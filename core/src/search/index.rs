@@ -391,7 +391,8 @@ pub(super) fn sync_session(
         applied.deletes = true;
         last = 0;
     }
-    if kinds.contains("EntryRetracted") {
+    // Retractions: `pop_item`, and the tail a history transaction replaced.
+    if kinds.contains("EntryRetracted") || kinds.contains("TranscriptTailReplaced") {
         for seq in store.read(|r, _| r.retracted_seqs(sid))? {
             w.delete_query(entry_query(f, sid, seq)).map_err(tv)?;
         }

@@ -303,18 +303,18 @@ fn event_from_row(key: &crypto::DataKey, row: EventRow) -> Result<JournalEvent> 
     })
 }
 
-/// The event an earlier append under idempotency key `key` recorded
+/// The event an earlier write under idempotency key `key` recorded
 /// (issue 29 item 2): `Some((first seq, time given to entries without
-/// their own))` when `key` is that append's `TranscriptAppended` event in
-/// `session_id` and it held the same entries (`digest`, see
-/// `transcript::append_digest`), `None` when the key is unused.
+/// their own))` when `key` is that write's `kind` event (`TranscriptAppended`,
+/// `TranscriptTailReplaced`) in `session_id` and it held the same change
+/// (`digest`, see `transcript::append_digest`), `None` when the key is unused.
 ///
 /// Errors: `InvalidInput` for a key that is not a valid event id (1..=128
 /// characters, no whitespace, control characters or `:`, NFC) or ends in
 /// `.dispatch`/`.terminal` (the lifecycle events' ids); `Conflict` when the
 /// key names another event, another session's append, or an append of
 /// other entries; `Corrupt`/`AuthenticationFailed` for an unreadable payload.
-pub(crate) fn keyed_append(t: &Tx<'_>, session_id: &str, key: &str, digest: &str) -> Result<Option<(u64, i64)>> {
+pub(crate) fn keyed_event(t: &Tx<'_>, session_id: &str, key: &str, kind: &str, digest: &str) -> Result<Option<(u64, i64)>> {
     // "idempotency key: an event id must be 1..=128 characters ..."
     validate_id("idempotency key: an event", key)?;
     if key.ends_with(".dispatch") || key.ends_with(".terminal") {
@@ -322,7 +322,7 @@ pub(crate) fn keyed_append(t: &Tx<'_>, session_id: &str, key: &str, digest: &str
     }
     let Some(row) = t.tx.event(session_id, key)? else { return Ok(None) };
     let conflict = || Error::conflict(format!("idempotency key `{key}` was already used for other entries or another event"));
-    if row.session_id != session_id || row.kind != "TranscriptAppended" {
+    if row.session_id != session_id || row.kind != kind {
         return Err(conflict());
     }
     let stored = open_required(t.key, &row.payload, &record_id(key))?;
@@ -335,7 +335,7 @@ pub(crate) fn keyed_append(t: &Tx<'_>, session_id: &str, key: &str, digest: &str
 }
 
 /// [`record`] under a caller's event id (an append's idempotency key,
-/// checked by [`keyed_append`] in the same transaction).
+/// checked by [`keyed_event`] in the same transaction).
 pub(crate) fn record_keyed(t: &Tx<'_>, event_id: &str, session_id: &str, kind: &str, payload: serde_json::Value) -> Result<AppendOutcome> {
     insert_event(t, event_id, session_id, kind, "", &payload.to_string())
 }

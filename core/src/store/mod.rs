@@ -21,6 +21,7 @@ pub mod copy;
 mod recovery_key;
 pub(crate) mod context_ext;
 mod group_commit;
+mod history;
 pub mod journal;
 pub(crate) mod sessions;
 pub(crate) mod tokens;

@@ -128,7 +128,7 @@ pub fn call_keys(key: &crate::crypto::DataKey, ids: &[String]) -> String {
 }
 
 /// Record id (AAD) of an entry's encrypted source metadata (`EntryMeta::extra`).
-fn meta_record(sid: &str, seq: u64) -> String {
+pub(super) fn meta_record(sid: &str, seq: u64) -> String {
     format!("transcript:{sid}:{seq}:meta")
 }
 
@@ -184,6 +184,8 @@ thread_local! {
 /// count, a bad model/provider name, or `tokens`/`source_line` above
 /// `i64::MAX`, naming the entry from 1).
 ///
+/// `event` says which journal event records the append (see [`AppendEvent`]).
+///
 /// `sealed`, when given, is `(first seq, envelopes)`: each entry's content
 /// already sealed by [`seal_content`] for the seq it was expected to get
 /// (work done off the writing thread). They are used only when the session's
@@ -195,7 +197,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     entries: &[E],
     metas: Option<&[M]>,
     sealed: Option<(u64, &[Vec<u8>])>,
-    keyed: Option<(&str, &str)>,
+    event: AppendEvent<'_>,
 ) -> Result<(u64, i64)> {
     if entries.is_empty() {
         return Ok((0, 0));
@@ -286,17 +288,31 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
         t.tx.set_session_updated_at(session_id, latest)?;
     }
     let first = last + 1;
-    match keyed {
-        None => journal::record(t, session_id, "TranscriptAppended", serde_json::json!({ "from_seq": first, "count": entries.len() }))?,
-        Some((key, digest)) => journal::record_keyed(
+    match event {
+        AppendEvent::Appended => journal::record(t, session_id, "TranscriptAppended", serde_json::json!({ "from_seq": first, "count": entries.len() }))?,
+        AppendEvent::Keyed { key, digest } => journal::record_keyed(
             t,
             key,
             session_id,
             "TranscriptAppended",
             serde_json::json!({ "from_seq": first, "count": entries.len(), "digest": digest, "at": now }),
         )?,
+        AppendEvent::ByCaller => return Ok((first, now)),
     };
     Ok((first, now))
+}
+
+/// The journal event [`append_rows_in_tx`] records for the rows it writes.
+#[derive(Clone, Copy)]
+pub(crate) enum AppendEvent<'a> {
+    /// A `TranscriptAppended` event under a fresh event id.
+    Appended,
+    /// A `TranscriptAppended` event under the caller's idempotency key,
+    /// with the entries' [`append_digest`] in its sealed payload.
+    Keyed { key: &'a str, digest: &'a str },
+    /// None: the caller records its own event in the same transaction
+    /// (`SessionStore::replace_tail_items`).
+    ByCaller,
 }
 
 /// SHA-256 (hex) over what an append stores of each entry (role, format,
@@ -335,7 +351,7 @@ pub(crate) fn append_digest(entries: &[NewEntry], metas: Option<&[EntryMeta]>) -
 /// by an append of the same entries to this session writes nothing and
 /// returns that append's entries (same seqs and times): a retried call
 /// stores its entries once. Errors: as [`append_rows_in_tx`]; those of
-/// [`journal::keyed_append`] (`InvalidInput` for a malformed key,
+/// [`journal::keyed_event`] (`InvalidInput` for a malformed key,
 /// `Conflict` for a key used for anything else).
 pub(crate) fn append_in_tx(
     t: &Tx<'_>,
@@ -344,16 +360,23 @@ pub(crate) fn append_in_tx(
     metas: Option<&[EntryMeta]>,
     idempotency_key: Option<&str>,
 ) -> Result<Vec<TranscriptEntry>> {
-    let digest = idempotency_key.map(|_| append_digest(entries, metas));
-    let keyed = idempotency_key.zip(digest.as_deref());
-    let (first, now) = match keyed {
-        Some((key, digest)) => match journal::keyed_append(t, session_id, key, digest)? {
-            Some(earlier) => earlier,
-            None => append_rows_in_tx(t, session_id, entries, metas, None, keyed)?,
-        },
-        None => append_rows_in_tx(t, session_id, entries, metas, None, None)?,
+    let (first, now) = match idempotency_key {
+        Some(key) => {
+            let digest = append_digest(entries, metas);
+            match journal::keyed_event(t, session_id, key, "TranscriptAppended", &digest)? {
+                Some(earlier) => earlier,
+                None => append_rows_in_tx(t, session_id, entries, metas, None, AppendEvent::Keyed { key, digest: &digest })?,
+            }
+        }
+        None => append_rows_in_tx(t, session_id, entries, metas, None, AppendEvent::Appended)?,
     };
-    Ok(entries
+    Ok(stored_entries(session_id, entries, first, now))
+}
+
+/// The entries an append stored from `first` on, entries without their own
+/// time given `now`.
+pub(crate) fn stored_entries(session_id: &str, entries: &[NewEntry], first: u64, now: i64) -> Vec<TranscriptEntry> {
+    entries
         .iter()
         .enumerate()
         .map(|(i, e)| TranscriptEntry {
@@ -366,7 +389,7 @@ pub(crate) fn append_in_tx(
             tokens: e.tokens,
             source_line: e.source_line,
         })
-        .collect())
+        .collect()
 }
 
 impl SessionStore {
@@ -564,7 +587,7 @@ impl SessionStore {
 
 /// The entry of a row, its content decrypted (record `transcript:<sid>:<seq>:content`).
 /// Errors: `AuthenticationFailed`, `Corrupt` (unknown role or format, no envelope).
-fn entry_of(key: &crypto::DataKey, session_id: &str, row: &EntryRow) -> Result<TranscriptEntry> {
+pub(super) fn entry_of(key: &crypto::DataKey, session_id: &str, row: &EntryRow) -> Result<TranscriptEntry> {
     let rec = content_record(session_id, row.seq);
     Ok(TranscriptEntry {
         session_id: session_id.to_string(),
@@ -691,7 +714,7 @@ mod tests {
         let entries = vec![NewEntry::text(Role::User, "one"), NewEntry::text(Role::User, "two")];
         let sealed: Vec<Vec<u8>> = ["one", "two"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 1 + i as u64, c, true)).collect();
         // Expected seqs 1 and 2, and they are free: the envelopes are stored as given.
-        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)), None)).unwrap();
+        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)), AppendEvent::Appended)).unwrap();
         assert_eq!(first, 1);
         let stored: Vec<Vec<u8>> = s
             .read(|c, _| {
@@ -710,7 +733,7 @@ mod tests {
         let sealed: Vec<Vec<u8>> = ["three", "four"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 3 + i as u64, c, true)).collect();
         s.append_transcript(&a.id, Role::Assistant, "interloper".into()).unwrap();
         let entries = vec![NewEntry::text(Role::User, "three"), NewEntry::text(Role::User, "four")];
-        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)), None)).unwrap();
+        let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)), AppendEvent::Appended)).unwrap();
         assert_eq!(first, 4);
         let got: Vec<(u64, String)> = s.get_transcript(&a.id, 1, 10).unwrap().into_iter().map(|e| (e.seq, e.content)).collect();
         assert_eq!(got, vec![(1, "one".into()), (2, "two".into()), (3, "interloper".into()), (4, "three".into()), (5, "four".into())]);

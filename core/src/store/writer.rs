@@ -99,7 +99,7 @@ impl Writer<'_> {
     /// next seq is another. One `TranscriptAppended` event.
     /// Errors: `NotFound`, `InvalidInput`.
     pub(crate) fn append_entries(&self, session_id: &str, entries: &[NewEntry], metas: &[EntryMeta], first_seq: u64, sealed: &[Vec<u8>]) -> Result<()> {
-        transcript::append_rows_in_tx(self.t, session_id, entries, Some(metas), Some((first_seq, sealed)), None).map(|_| ())
+        transcript::append_rows_in_tx(self.t, session_id, entries, Some(metas), Some((first_seq, sealed)), transcript::AppendEvent::Appended).map(|_| ())
     }
 
     /// Record token usage rows; `times[i]` (ms since the epoch) is when usage
