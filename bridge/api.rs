@@ -631,6 +631,20 @@ trait SessionStore {
     #[bridge(core = sessiondb::SessionStore::append_entries_with_meta_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
     fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
+    /// Replace the session's last visible entries, which must hold
+    /// `expected_items` (JSON texts, oldest first, compared as JSON values
+    /// with each entry's `item`; an entry without one as `{"role",
+    /// "content"}`), with `entries`, in one transaction with one
+    /// `TranscriptTailReplaced` journal event: the replaced entries are
+    /// retracted, the new ones appended. No expected items: an append that
+    /// records its key even with no entries. Returns the appended entries.
+    /// The Agents SDK JS session's history transactions. With an
+    /// `idempotency_key`, the same change again is a no-op returning what
+    /// the first stored; a tail that does not match, or the key used for
+    /// another change, is `Conflict` and writes nothing.
+    #[bridge(core = sessiondb::SessionStore::replace_tail_items, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
+    fn replace_tail_items(&self, session_id: &str, expected_items: Vec<String>, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
+
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
     fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<TranscriptEntry>;

@@ -1,5 +1,5 @@
 // Types of `sessiondb/agents`: an `@openai/agents` Session stored in sessiondb.
-import type { AgentInputItem, Session } from '@openai/agents'
+import type { AgentInputItem, Session, SessionHistoryRewriteArgs, SessionHistoryTransactionArgs } from '@openai/agents'
 import type { SessionStore } from './index'
 
 /** Options of {@link SessionDBSession}. */
@@ -53,6 +53,22 @@ export declare class SessionDBSession implements Session {
    * turn stores nothing; calls land in the order they are made.
    */
   addItems(items: AgentInputItem[], options?: AddItemsOptions): Promise<void>
+  /**
+   * Apply a history transaction atomically and exactly once (the SDK's
+   * `SessionHistoryTransactionAwareSession`): `append_items`, or
+   * `replace_suffix` compared as JSON in the same store transaction. One
+   * `TranscriptTailReplaced` journal event. The same operation again is a
+   * no-op; the operation id reused for another transaction, or a suffix that
+   * no longer matches, rejects with a ConflictError and changes nothing;
+   * items that are not plain JSON data reject with an InvalidInputError.
+   */
+  applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void>
+  /**
+   * Apply history mutations (`replace_function_call`), as the SDK's
+   * `applySessionHistoryMutations`: the history from the first changed item
+   * on is replaced in one store write.
+   */
+  applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void>
   /** Retract and return the most recent item (undefined when there is none). */
   popItem(): Promise<AgentInputItem | undefined>
   /** Delete the session and its items. */

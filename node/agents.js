@@ -12,7 +12,7 @@
 // count the conversation, not JSON. popItem retracts the last entry (it
 // stays stored and is left out of reads, export, fork and the context).
 
-const { randomUUID } = require('node:crypto')
+const { createHash, randomUUID } = require('node:crypto')
 const sdb = require('./index.js')
 
 /** Largest page the store reads in one call (the core's MAX_PAGE). */
@@ -86,6 +86,99 @@ function pageItems(page) {
     for (const p of page.withoutItem) items[at.get(p.entry.seq)] = itemOf(p)
   }
   return items
+}
+
+/** The stored form of an SDK item: its transcript entry and the item's JSON as the entry's structured item. */
+function rowOf(item) {
+  return { entry: { role: itemRole(item), content: itemText(item) }, meta: { item: JSON.stringify(item) } }
+}
+
+/** An invalid history transaction (the SDK's own messages, `@openai/agents-core` memorySession.ts). */
+function invalid(message) {
+  return new sdb.InvalidInputError(`Session history ${message}`)
+}
+
+/**
+ * `value` as plain JSON data, or throws: strings, booleans, finite numbers,
+ * null, dense arrays and plain objects of enumerable data properties
+ * (undefined properties are dropped, as JSON.stringify drops them; keys
+ * in sorted order). Dates,
+ * binary data, bigints, symbols, functions, cycles, accessors and class
+ * instances are refused, so what is stored is exactly what is read back.
+ */
+function plainJson(value, ancestors = new Set()) {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error('unsupported')
+    return value
+  }
+  if (typeof value !== 'object' || ancestors.has(value)) throw new Error('unsupported')
+  ancestors.add(value)
+  try {
+    if (Array.isArray(value)) {
+      if (Reflect.ownKeys(value).length !== value.length + 1) throw new Error('unsupported')
+      return Array.from({ length: value.length }, (_, i) => {
+        const d = Object.getOwnPropertyDescriptor(value, String(i))
+        if (!d || !d.enumerable || !('value' in d) || d.value === undefined) throw new Error('unsupported')
+        return plainJson(d.value, ancestors)
+      })
+    }
+    const proto = Object.getPrototypeOf(value)
+    if (proto !== Object.prototype && proto !== null) throw new Error('unsupported')
+    const keys = Reflect.ownKeys(value)
+    if (keys.some((k) => typeof k !== 'string')) throw new Error('unsupported')
+    // Keys sorted: equal items are stored as equal text, so a retry matches.
+    const out = {}
+    for (const key of keys.sort()) {
+      const d = Object.getOwnPropertyDescriptor(value, key)
+      if (!d.enumerable || !('value' in d)) throw new Error('unsupported')
+      if (d.value !== undefined) out[key] = plainJson(d.value, ancestors)
+    }
+    return out
+  } finally {
+    ancestors.delete(value)
+  }
+}
+
+/** SDK items as plain JSON data: each an object with a string `type` or `role`. */
+function plainItems(items) {
+  try {
+    const out = plainJson(items)
+    if (out.some((i) => i === null || typeof i !== 'object' || Array.isArray(i) || (typeof i.type !== 'string' && typeof i.role !== 'string'))) throw new Error('unsupported')
+    return out
+  } catch {
+    throw invalid('transaction items contain invalid or unsupported data.')
+  }
+}
+
+/** `{ operationId, transaction }` checked as the SDK's MemorySession checks it, its items as plain JSON. */
+function checkTransaction(args) {
+  if (!args || typeof args !== 'object') throw invalid('transaction arguments are invalid.')
+  const { operationId, transaction } = args
+  if (typeof operationId !== 'string' || !operationId.trim()) throw invalid('transaction operationId must be a non-empty string.')
+  if (!transaction || typeof transaction !== 'object') throw invalid('transaction must be an object.')
+  const keys = Object.keys(transaction).sort().join(',')
+  if (transaction.type === 'append_items') {
+    if (keys !== 'items,type' || !Array.isArray(transaction.items)) throw invalid('append transaction fields are invalid.')
+    return { operationId, expected: [], items: plainItems(transaction.items) }
+  }
+  if (transaction.type !== 'replace_suffix') throw new sdb.InvalidInputError('Unsupported session history transaction type.')
+  if (keys !== 'expectedSuffix,replacement,type' || !Array.isArray(transaction.expectedSuffix) || !Array.isArray(transaction.replacement)) {
+    throw invalid('suffix transaction fields are invalid.')
+  }
+  return { operationId, expected: plainItems(transaction.expectedSuffix), items: plainItems(transaction.replacement) }
+}
+
+/**
+ * The journal event id of a history transaction: `txn-` and the first 40
+ * hex digits of the SHA-256 of the session's creation time (ms) and the
+ * operation id (any non-empty string in the SDK; an event id has no
+ * whitespace or `:` and at most 128 characters). The creation time makes
+ * operation ids start afresh after `clearSession`, which deletes the
+ * session, as the SDK's MemorySession forgets them on clear.
+ */
+function operationKey(createdAtMs, operationId) {
+  return `txn-${createHash('sha256').update(`${createdAtMs}\n${operationId}`).digest('hex').slice(0, 40)}`
 }
 
 /**
@@ -217,23 +310,121 @@ class SessionDBSession {
     this._retryKeys.delete(fingerprint)
     const run = this._serial(async (st) => {
       signal?.throwIfAborted()
-      const rows = items.map((item) => ({ entry: { role: itemRole(item), content: itemText(item) }, meta: { item: JSON.stringify(item) } }))
-      try {
-        await st.appendEntriesWithMeta(this.sessionId, rows, key)
-      } catch (e) {
-        if (!(e instanceof sdb.NotFoundError)) throw e
-        try {
-          await st.createSession(null, null, { id: this.sessionId })
-        } catch (c) {
-          if (!(c instanceof sdb.ConflictError)) throw c // else created by another handle just now
-        }
-        await st.appendEntriesWithMeta(this.sessionId, rows, key)
-      }
+      const rows = items.map(rowOf)
+      await this._creating(st, () => st.appendEntriesWithMeta(this.sessionId, rows, key))
     })
     return run.catch((e) => {
       this._retryKeys.set(fingerprint, key)
       while (this._retryKeys.size > RETRY_KEYS) this._retryKeys.delete(this._retryKeys.keys().next().value)
       throw e
+    })
+  }
+
+  /** `write()`, creating the session first when it does not exist yet. */
+  async _creating(st, write) {
+    try {
+      return await write()
+    } catch (e) {
+      if (!(e instanceof sdb.NotFoundError)) throw e
+      try {
+        await st.createSession(null, null, { id: this.sessionId })
+      } catch (c) {
+        if (!(c instanceof sdb.ConflictError)) throw c // else created by another handle just now
+      }
+      return write()
+    }
+  }
+
+  /**
+   * Apply a history transaction atomically and exactly once (the SDK's
+   * `SessionHistoryTransactionAwareSession`, `@openai/agents-core`
+   * memory/session.ts): `{ operationId, transaction }` with `transaction`
+   * `{ type: 'append_items', items }` or `{ type: 'replace_suffix',
+   * expectedSuffix, replacement }`. One store write (`replaceTailItems`):
+   * the suffix is compared as JSON in the same transaction, the replaced
+   * entries are retracted, the new ones appended, one
+   * `TranscriptTailReplaced` journal event whose id derives from
+   * `operationId` and the session's creation time (so ids start afresh
+   * after `clearSession`, as in MemorySession). The same operation again is a no-op; the operation id
+   * reused for another transaction, or a suffix that no longer matches,
+   * rejects with a ConflictError (the SDK's messages) and changes nothing.
+   * Invalid arguments or items that are not plain JSON data (including
+   * binary data, which the SDK's MemorySession accepts) reject with an
+   * InvalidInputError before anything is written.
+   */
+  applyHistoryTransaction(args) {
+    let txn
+    try {
+      txn = checkTransaction(args)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    return this._serial(async (st) => {
+      const expected = txn.expected.map((i) => JSON.stringify(i))
+      const write = async () => {
+        const key = operationKey((await st.getSession(this.sessionId)).createdAtMs, txn.operationId)
+        return st.replaceTailItems(this.sessionId, expected, txn.items.map(rowOf), key)
+      }
+      try {
+        await (expected.length === 0 ? this._creating(st, write) : write())
+      } catch (e) {
+        if (e instanceof sdb.NotFoundError) throw new sdb.ConflictError('Session history suffix no longer matches the transaction precondition.')
+        if (!(e instanceof sdb.ConflictError)) throw e
+        if (/no longer hold the expected items/.test(e.message)) throw new sdb.ConflictError('Session history suffix no longer matches the transaction precondition.')
+        throw new sdb.ConflictError('Session history operation was already applied with a different transaction.')
+      }
+    })
+  }
+
+  /**
+   * Apply history mutations (the SDK's `SessionHistoryRewriteAwareSession`):
+   * `{ mutations: [{ type: 'replace_function_call', callId, replacement }] }`
+   * replaces every `function_call` item with that `callId` by one
+   * `replacement` at the first one's place, as the SDK's
+   * `applySessionHistoryMutations` does; other mutation types are ignored,
+   * as there. Stored entries are never rewritten: the history from the
+   * first changed item on is replaced in one store write (compared, retracted
+   * and appended atomically), retried when another handle wrote in between.
+   */
+  applyHistoryMutations(args) {
+    if (!args || !Array.isArray(args.mutations)) return Promise.reject(invalid('mutations are invalid.'))
+    if (args.mutations.length === 0) return this._serial(async () => {})
+    return this._serial(async (st) => {
+      for (let attempt = 0; ; attempt++) {
+        let pages
+        try {
+          pages = await this._pages(st, 1)
+        } catch (e) {
+          if (e instanceof sdb.NotFoundError) return
+          throw e
+        }
+        const items = pages.flatMap(([, chunk]) => chunk)
+        let next = items
+        for (const m of args.mutations) {
+          if (m?.type !== 'replace_function_call') continue
+          const out = []
+          let kept = false
+          for (const item of next) {
+            if (item?.type === 'function_call' && item.callId === m.callId) {
+              if (!kept) out.push(m.replacement)
+              kept = true
+            } else out.push(item)
+          }
+          next = out
+        }
+        let from = 0
+        while (from < items.length && from < next.length && next[from] === items[from]) from++
+        if (from === items.length && from === next.length) return
+        const expected = items.slice(from).map((i) => JSON.stringify(i))
+        const replacement = plainItems(next.slice(from))
+        try {
+          await st.replaceTailItems(this.sessionId, expected, replacement.map(rowOf))
+          return
+        } catch (e) {
+          // Another handle changed the history meanwhile: read it again.
+          if (!(e instanceof sdb.ConflictError) || attempt >= 4) throw e
+        }
+      }
     })
   }
 

@@ -36,7 +36,7 @@ fn a_matching_tail_is_replaced_atomically_with_one_journal_event() {
     let sid = s.create_session(None, None).unwrap().id;
     s.append_entries_with_meta(&sid, vec![item("a"), item("b"), item("zebracanary"), item("d")]).unwrap();
     let before = kinds(&s, &sid).len();
-    let got = s.replace_tail_items(&sid, &expected(&["zebracanary", "d"]), vec![item("x")], None).unwrap();
+    let got = s.replace_tail_items(&sid, expected(&["zebracanary", "d"]), vec![item("x")], None).unwrap();
     assert_eq!(got.iter().map(|e| (e.seq, e.content.as_str())).collect::<Vec<_>>(), vec![(5, "x")]);
     assert_eq!(contents(&s, &sid), ["a", "b", "x"]);
     let events = s.journal_events(&sid, 1, 10_000).unwrap();
@@ -60,7 +60,7 @@ fn items_compare_as_json_values_and_an_entry_without_an_item_as_role_and_content
     s.append_entries_with_meta(&sid, vec![item("b")]).unwrap();
     // Keys in another order and other spacing are the same value.
     let exp = vec![r#"{ "content": "plain", "role": "assistant" }"#.to_string(), r#"{"content":"b","role":"user"}"#.to_string()];
-    s.replace_tail_items(&sid, &exp, vec![item("c")], None).unwrap();
+    s.replace_tail_items(&sid, exp.clone(), vec![item("c")], None).unwrap();
     assert_eq!(contents(&s, &sid), ["c"]);
 }
 
@@ -72,18 +72,18 @@ fn a_tail_that_does_not_match_is_a_conflict_and_nothing_changes() {
     s.append_entries_with_meta(&sid, vec![item("a"), item("b")]).unwrap();
     let before = kinds(&s, &sid);
     for exp in [expected(&["a"]), expected(&["x", "a", "b"]), expected(&["b", "a"])] {
-        let e = s.replace_tail_items(&sid, &exp, vec![item("y")], Some("op-1")).unwrap_err();
+        let e = s.replace_tail_items(&sid, exp.clone(), vec![item("y")], Some("op-1")).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Conflict, "{e}");
         assert!(e.to_string().contains("no longer hold the expected items"), "{e}");
     }
     assert_eq!(contents(&s, &sid), ["a", "b"]);
     assert_eq!(kinds(&s, &sid), before);
     // The key was not recorded: it still works for a matching change.
-    s.replace_tail_items(&sid, &expected(&["b"]), vec![item("y")], Some("op-1")).unwrap();
+    s.replace_tail_items(&sid, expected(&["b"]), vec![item("y")], Some("op-1")).unwrap();
     assert_eq!(contents(&s, &sid), ["a", "y"]);
-    let bad = s.replace_tail_items(&sid, &["{not json".to_string()], vec![], None).unwrap_err();
+    let bad = s.replace_tail_items(&sid, vec!["{not json".to_string()], vec![], None).unwrap_err();
     assert_eq!(bad.kind(), ErrorKind::InvalidInput);
-    assert_eq!(s.replace_tail_items("no-such", &[], vec![item("z")], None).unwrap_err().kind(), ErrorKind::NotFound);
+    assert_eq!(s.replace_tail_items("no-such", vec![], vec![item("z")], None).unwrap_err().kind(), ErrorKind::NotFound);
 }
 
 #[test]
@@ -92,17 +92,17 @@ fn a_retried_key_is_a_no_op_and_a_reused_key_is_a_conflict() {
     let s = open(&dir.path().join("s.db"));
     let sid = s.create_session(None, None).unwrap().id;
     s.append_entries_with_meta(&sid, vec![item("a"), item("b")]).unwrap();
-    let first = s.replace_tail_items(&sid, &expected(&["b"]), vec![item("c"), item("d")], Some("op-1")).unwrap();
+    let first = s.replace_tail_items(&sid, expected(&["b"]), vec![item("c"), item("d")], Some("op-1")).unwrap();
     let events = kinds(&s, &sid).len();
     // The tail no longer holds "b", but this is the same change again.
-    let again = s.replace_tail_items(&sid, &expected(&["b"]), vec![item("c"), item("d")], Some("op-1")).unwrap();
+    let again = s.replace_tail_items(&sid, expected(&["b"]), vec![item("c"), item("d")], Some("op-1")).unwrap();
     assert_eq!(again, first);
     assert_eq!(contents(&s, &sid), ["a", "c", "d"]);
     assert_eq!(kinds(&s, &sid).len(), events);
     // The same key with another change, or for an append, writes nothing.
     for r in [
-        s.replace_tail_items(&sid, &expected(&["d"]), vec![item("e")], Some("op-1")),
-        s.replace_tail_items(&sid, &[], vec![item("c"), item("d")], Some("op-1")),
+        s.replace_tail_items(&sid, expected(&["d"]), vec![item("e")], Some("op-1")),
+        s.replace_tail_items(&sid, vec![], vec![item("c"), item("d")], Some("op-1")),
         s.append_entries_with_meta_keyed(&sid, vec![item("c"), item("d")], Some("op-1")),
     ] {
         assert_eq!(r.unwrap_err().kind(), ErrorKind::Conflict);
@@ -117,11 +117,11 @@ fn an_empty_change_under_a_key_is_recorded_so_its_key_cannot_be_reused() {
     let s = open(&dir.path().join("s.db"));
     let sid = s.create_session(None, None).unwrap().id;
     s.append_entries_with_meta(&sid, vec![item("a")]).unwrap();
-    assert_eq!(s.replace_tail_items(&sid, &[], vec![], Some("op-empty")).unwrap(), vec![]);
-    assert_eq!(s.replace_tail_items(&sid, &[], vec![], Some("op-empty")).unwrap(), vec![]);
-    assert_eq!(s.replace_tail_items(&sid, &[], vec![item("b")], Some("op-empty")).unwrap_err().kind(), ErrorKind::Conflict);
+    assert_eq!(s.replace_tail_items(&sid, vec![], vec![], Some("op-empty")).unwrap(), vec![]);
+    assert_eq!(s.replace_tail_items(&sid, vec![], vec![], Some("op-empty")).unwrap(), vec![]);
+    assert_eq!(s.replace_tail_items(&sid, vec![], vec![item("b")], Some("op-empty")).unwrap_err().kind(), ErrorKind::Conflict);
     // Appending with no expected items is an append.
-    let got = s.replace_tail_items(&sid, &[], vec![item("b")], Some("op-2")).unwrap();
+    let got = s.replace_tail_items(&sid, vec![], vec![item("b")], Some("op-2")).unwrap();
     assert_eq!(got[0].seq, 2);
     assert_eq!(contents(&s, &sid), ["a", "b"]);
     assert_eq!(kinds(&s, &sid).iter().filter(|k| *k == "TranscriptTailReplaced").count(), 2);

@@ -132,3 +132,23 @@ def test_session_settings_limit_and_non_positive_limits_behave_as_the_sdks_sqlit
     assert ours == theirs
     assert ours == [items[-2:], items[-4:], [], items, 2]
     assert dicted == items[-3:]
+
+
+def test_replace_tail_items_swaps_the_matching_tail_once(tmp_path):
+    """The store's atomic tail replacement (the JS Agents SDK session's
+    history transactions), from Python: a match replaces, a retry with the
+    key is a no-op, a mismatch is ConflictError and changes nothing."""
+    with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as st:
+        sid = st.create_session("t").id
+
+        def row(text):
+            return (sessiondb.NewEntry("user", text), sessiondb.EntryMeta(item='{"role":"user","content":"%s"}' % text))
+
+        st.append_entries_with_meta(sid, [row("a"), row("b")])
+        got = st.replace_tail_items(sid, ['{"content":"b","role":"user"}'], [row("c"), row("d")], idempotency_key="op-1")
+        assert [(e.seq, e.content) for e in got] == [(3, "c"), (4, "d")]
+        again = st.replace_tail_items(sid, ['{"content":"b","role":"user"}'], [row("c"), row("d")], idempotency_key="op-1")
+        assert [(e.seq, e.content) for e in again] == [(3, "c"), (4, "d")]
+        with pytest.raises(sessiondb.ConflictError, match="no longer hold the expected items"):
+            st.replace_tail_items(sid, ['{"role":"user","content":"b"}'], [row("e")])
+        assert [e.content for e in st.get_transcript(sid)] == ["a", "c", "d"]

@@ -318,6 +318,54 @@ impl SessionStore {
             .map(crate::records::Conv::conv)
             .map_err(crate::errors::py_err(py))
     }
+    /// Replace the session's last visible entries, which must hold
+    /// `expected_items` (JSON texts, oldest first, compared as JSON values
+    /// with each entry's `item`; an entry without one as `{"role",
+    /// "content"}`), with `entries`, in one transaction with one
+    /// `TranscriptTailReplaced` journal event: the replaced entries are
+    /// retracted, the new ones appended. No expected items: an append that
+    /// records its key even with no entries. Returns the appended entries.
+    /// The Agents SDK JS session's history transactions. With an
+    /// `idempotency_key`, the same change again is a no-op returning what
+    /// the first stored; a tail that does not match, or the key used for
+    /// another change, is `Conflict` and writes nothing.
+    ///
+    /// Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+    #[pyo3(signature = (session_id, expected_items, entries, idempotency_key = None))]
+    fn replace_tail_items(
+        &self,
+        py: pyo3::Python<'_>,
+        session_id: &str,
+        expected_items: Vec<String>,
+        entries: Vec<
+            (
+                pyo3::PyRef<'_, crate::records::NewEntry>,
+                pyo3::PyRef<'_, crate::records::EntryMeta>,
+            ),
+        >,
+        idempotency_key: Option<&str>,
+    ) -> pyo3::PyResult<Vec<crate::records::TranscriptEntry>> {
+        let entries = entries
+            .iter()
+            .map(|x| Ok((
+                crate::records::Back::back(&*x.0, "entries")?,
+                crate::records::Back::back(&*x.1, "entries")?,
+            )))
+            .collect::<
+                sessiondb::Result<Vec<(sessiondb::NewEntry, sessiondb::EntryMeta)>>,
+            >()
+            .map_err(crate::errors::py_err(py))?;
+        let s = &self.inner;
+        py.detach(|| sessiondb::SessionStore::replace_tail_items(
+                s,
+                session_id,
+                expected_items,
+                entries,
+                idempotency_key,
+            ))
+            .map(crate::records::Conv::conv)
+            .map_err(crate::errors::py_err(py))
+    }
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     ///
     /// Raises NotFoundError, AuthenticationError, InvalidInputError.

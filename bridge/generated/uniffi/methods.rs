@@ -242,6 +242,44 @@ impl SessionStore {
             ),
         )
     }
+    /// Replace the session's last visible entries, which must hold
+    /// `expected_items` (JSON texts, oldest first, compared as JSON values
+    /// with each entry's `item`; an entry without one as `{"role",
+    /// "content"}`), with `entries`, in one transaction with one
+    /// `TranscriptTailReplaced` journal event: the replaced entries are
+    /// retracted, the new ones appended. No expected items: an append that
+    /// records its key even with no entries. Returns the appended entries.
+    /// The Agents SDK JS session's history transactions. With an
+    /// `idempotency_key`, the same change again is a no-op returning what
+    /// the first stored; a tail that does not match, or the key used for
+    /// another change, is `Conflict` and writes nothing.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`, `Closed`, `Conflict`.
+    #[uniffi::method(default(idempotency_key = None))]
+    pub fn replace_tail_items(
+        &self,
+        session_id: String,
+        expected_items: Vec<String>,
+        entries: Vec<crate::records::NewEntryWithMeta>,
+        idempotency_key: Option<String>,
+    ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
+        let entries: Vec<(sessiondb::NewEntry, sessiondb::EntryMeta)> = entries
+            .into_iter()
+            .map(TryFrom::try_from)
+            .collect::<sessiondb::Result<_>>()?;
+        let s = &self.inner;
+        Ok(
+            crate::records::Conv::conv(
+                sessiondb::SessionStore::replace_tail_items(
+                    s,
+                    &session_id,
+                    expected_items,
+                    entries,
+                    idempotency_key.as_deref(),
+                )?,
+            ),
+        )
+    }
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     ///
     /// Errors: `NotFound`, `AuthenticationFailed`, `InvalidInput`.

@@ -44,7 +44,7 @@ impl SessionStore {
     pub fn replace_tail_items(
         &self,
         session_id: &str,
-        expected_items: &[String],
+        expected_items: Vec<String>,
         entries: Vec<(NewEntry, EntryMeta)>,
         idempotency_key: Option<&str>,
     ) -> Result<Vec<TranscriptEntry>> {

@@ -1603,6 +1603,21 @@ class SessionStore:
 
         Raises BusyError, ClosedError.
         """
+    def replace_tail_items(self, session_id: str, expected_items: List[str], entries: List[Tuple[NewEntry, EntryMeta]], idempotency_key: Optional[str] = None) -> List[TranscriptEntry]:
+        """Replace the session's last visible entries, which must hold
+        `expected_items` (JSON texts, oldest first, compared as JSON values
+        with each entry's `item`; an entry without one as `{"role",
+        "content"}`), with `entries`, in one transaction with one
+        `TranscriptTailReplaced` journal event: the replaced entries are
+        retracted, the new ones appended. No expected items: an append that
+        records its key even with no entries. Returns the appended entries.
+        The Agents SDK JS session's history transactions. With an
+        `idempotency_key`, the same change again is a no-op returning what
+        the first stored; a tail that does not match, or the key used for
+        another change, is `Conflict` and writes nothing.
+
+        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+        """
 
 def default_db_path(app: str = "sessiondb") -> str:
     """The default database path for `app` (seed 000 `sessionsDbPath()`):
