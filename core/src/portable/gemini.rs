@@ -109,6 +109,10 @@ pub fn read_gemini<R: BufRead>(mut input: R, opts: &ReadOptions, sink: &mut dyn 
     let mut first = Vec::new();
     let raw = read_line_bounded(&mut input, &mut first, opts.max_line_bytes()).map_err(|e| Error::io("reading a session file", e))?;
     let document = raw.kept == Kept::Whole && first.trim_ascii() == b"{";
+    if raw.terminated {
+        // The line without its `\n`: put it back for the reader that follows.
+        first.push(b'\n');
+    }
     if document {
         let mut rest = first;
         let limit = opts.max_line_bytes();
@@ -210,7 +214,12 @@ fn read_document(bytes: &[u8], opts: &ReadOptions, sink: &mut dyn EventSink, rep
         let line = line_of(i);
         match m {
             Value::Object(m) => {
-                for ev in message_events(m, line, &mut model) {
+                let before = model.clone();
+                let events = message_events(m, line, &mut model);
+                if model != before {
+                    sink.event(&main, Event::Meta(Meta { model: model.clone(), ..Default::default() }))?;
+                }
+                for ev in events {
                     sink.event(&main, ev)?;
                 }
             }
