@@ -96,6 +96,9 @@ fn standard_locations_cover_every_agent_with_env_overrides() {
             ("thClaws", s("proj/.thclaws/sessions"), S, false),
             ("thClaws", s("/elsewhere/.thclaws/sessions"), S, false),
             ("thClaws", s("home/.config/thclaws/settings.json"), N, false),
+            // No project under ~/.gemini/tmp yet: the folder itself.
+            ("Gemini CLI", s("home/.gemini/tmp"), S, false),
+            ("Gemini CLI", s("home/.gemini/settings.json"), N, false),
         ]
     );
     let env = LocationEnv { codex_home: Some(dir.path().join("ch")), claude_config_dir: Some(dir.path().join("cc")), cwd: None, ..env };
