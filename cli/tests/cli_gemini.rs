@@ -45,7 +45,7 @@ fn import_of_a_gemini_cli_chat_file_imports_it_and_again_is_up_to_date() {
     assert_eq!((f["format"].as_str(), f["status"].as_str()), (Some("gemini-cli"), Some("imported")), "{j}");
     let s = &f["sessions"][0];
     assert_eq!(s["session_id"], "a1b2c3d4-1111-4222-8333-444455556666");
-    assert_eq!((s["entries"].as_u64(), s["tool_calls"].as_u64(), s["input_tokens"].as_u64(), s["output_tokens"].as_u64()), (Some(12), Some(3), Some(4710), Some(160)));
+    assert_eq!((s["entries"].as_u64(), s["tool_calls"].as_u64(), s["input_tokens"].as_u64(), s["output_tokens"].as_u64()), (Some(13), Some(3), Some(4710), Some(160)));
     let again = ok(cmd(d.path(), &["import", p.to_str().unwrap()]));
     assert_eq!(again, format!("{} [GeminiCli] UpToDate\n1 file(s), 0 turn(s) imported\n", p.display()));
     let list = ok(cmd(d.path(), &["list", "--all"]));

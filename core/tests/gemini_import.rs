@@ -89,7 +89,8 @@ fn gemini_jsonl_every_record_kind_becomes_the_documented_turns_blocks_and_usage(
         got,
         vec![
             (Role::User, vec!["text"], 3),
-            (Role::Assistant, vec!["thinking", "text", "tool_use", "tool_use"], 5),
+            (Role::Assistant, vec!["thinking", "text"], 5),
+            (Role::Assistant, vec!["tool_use", "tool_use"], 5),
             (Role::User, vec!["tool_result", "tool_result(error)"], 5),
             (Role::Assistant, vec!["text"], 9),
             (Role::System, vec!["text"], 10),
@@ -105,12 +106,14 @@ fn gemini_jsonl_every_record_kind_becomes_the_documented_turns_blocks_and_usage(
     // The thought summary, a thought part with its signature, the tool
     // result texts, the notices' kinds.
     assert_eq!(s.turns[1].blocks[0], Block::Thinking { text: "**Planning** List the directory, then read main.rs.".into(), signature: None });
-    assert_eq!(s.turns[6].blocks[0], Block::Thinking { text: "Reading the picture.".into(), signature: Some("c2lnLTE=".into()) });
-    assert_eq!(s.turns[2].blocks[1], Block::ToolResult { tool_use_id: "call-read-2".into(), content: "File not found: /home/dev/proj/missing.rs".into(), is_error: true });
-    assert_eq!(s.turns[2].blocks[0], Block::ToolResult { tool_use_id: "call-ls-1".into(), content: "main.rs\nlib.rs".into(), is_error: false });
-    assert_eq!(s.turns[1].model.as_deref(), Some("gemini-2.5-pro"));
-    assert_eq!([&s.turns[4], &s.turns[7], &s.turns[8]].map(|t| t.extra["gemini_type"].as_str().unwrap()), ["info", "error", "warning"]);
-    assert_eq!(s.turns[2].extra["gemini_tool_calls"][1]["status"], "error");
+    assert_eq!(s.turns[7].blocks[0], Block::Thinking { text: "Reading the picture.".into(), signature: Some("c2lnLTE=".into()) });
+    assert_eq!(s.turns[3].blocks[1], Block::ToolResult { tool_use_id: "call-read-2".into(), content: "File not found: /home/dev/proj/missing.rs".into(), is_error: true });
+    assert_eq!(s.turns[3].blocks[0], Block::ToolResult { tool_use_id: "call-ls-1".into(), content: "main.rs\nlib.rs".into(), is_error: false });
+    assert_eq!(s.turns[2].blocks[0], Block::ToolUse { id: "call-ls-1".into(), name: "list_directory".into(), input: serde_json::json!({"path": "/home/dev/proj"}), thought_signature: None });
+    assert_eq!((s.turns[1].model.as_deref(), s.turns[2].model.as_deref()), (Some("gemini-2.5-pro"), Some("gemini-2.5-pro")));
+    assert_eq!((&s.turns[1].extra["gemini_id"], &s.turns[2].extra["gemini_part"]), (&serde_json::json!("g1"), &serde_json::json!("tool_calls")));
+    assert_eq!([&s.turns[5], &s.turns[8], &s.turns[9]].map(|t| t.extra["gemini_type"].as_str().unwrap()), ["info", "error", "warning"]);
+    assert_eq!(s.turns[3].extra["gemini_tool_calls"][1]["status"], "error");
     // Usage: input + tool, output + thoughts, cached; one figure per message id.
     let usage: Vec<(u64, u64, u64, Option<&str>)> = s.usage.iter().map(|u| (u.input, u.output, u.cached, u.record_id.as_deref())).collect();
     assert_eq!(usage, vec![(1210, 65, 800, Some("gemini\0g1")), (1500, 60, 1000, Some("gemini\0g2")), (2000, 35, 0, Some("gemini\0g3"))]);
@@ -138,7 +141,7 @@ fn gemini_jsonl_imports_with_exact_counts_and_a_reimport_or_a_copy_adds_nothing(
     let s = &r.sessions[0];
     assert_eq!(
         (s.session_id.as_str(), s.entries, s.tool_calls, s.tool_results, s.usage_records, s.input_tokens, s.output_tokens, s.cached_tokens),
-        (JSONL_ID, 12, 3, 2, 3, 4710, 160, 1800)
+        (JSONL_ID, 13, 3, 2, 3, 4710, 160, 1800)
     );
     let rec = st.get_session(JSONL_ID).unwrap();
     assert_eq!((rec.name.as_deref(), rec.workspace_path.as_deref(), rec.model.as_deref()), (Some("Fix the bug in main.rs"), Some("/home/dev/proj"), Some("gemini-2.5-flash")));
@@ -154,7 +157,7 @@ fn gemini_jsonl_imports_with_exact_counts_and_a_reimport_or_a_copy_adds_nothing(
     let p2 = copy(other.path(), JSONL);
     let r2 = import_file(&st, &p2, None).unwrap();
     assert_eq!(r2.status, ImportStatus::Imported);
-    assert_eq!((r2.sessions[0].entries, r2.sessions[0].usage_records, r2.sessions[0].skipped_already_stored), (0, 0, 12));
+    assert_eq!((r2.sessions[0].entries, r2.sessions[0].usage_records, r2.sessions[0].skipped_already_stored), (0, 0, 13));
     assert_eq!(entries(&st, JSONL_ID), e);
     assert_eq!(st.token_totals(JSONL_ID).unwrap().input, 4710);
 }
@@ -169,7 +172,7 @@ fn a_grown_gemini_jsonl_adds_only_its_new_messages() {
     // The first 9 lines: u1, g1 (final version on line 8) and g2.
     std::fs::write(&p, lines[..9].concat()).unwrap();
     let r = import_file(&st, &p, None).unwrap();
-    assert_eq!((r.sessions[0].entries, r.sessions[0].tool_calls, r.sessions[0].input_tokens), (4, 2, 2710));
+    assert_eq!((r.sessions[0].entries, r.sessions[0].tool_calls, r.sessions[0].input_tokens), (5, 2, 2710));
     std::fs::write(&p, lines.concat()).unwrap();
     let r = import_file(&st, &p, None).unwrap();
     assert_eq!(r.from_line, 10);
@@ -182,6 +185,45 @@ fn a_grown_gemini_jsonl_adds_only_its_new_messages() {
     let st2 = store(d2.path());
     import_file(&st2, &copy(d2.path(), JSONL), None).unwrap();
     assert_eq!(entries(&st, JSONL_ID), entries(&st2, JSONL_ID));
+}
+
+/// Gemini CLI writes a `gemini` message when its text arrives, again with
+/// its tokens, and again with its tool calls when they complete: an import
+/// between those lines stores the text turn, and the next ones add only the
+/// usage, then the calls and their results (the text is not read again,
+/// not stored twice).
+#[test]
+fn a_gemini_message_completed_after_an_import_adds_only_its_tokens_and_tool_calls() {
+    let d = tempfile::tempdir().unwrap();
+    let st = store(d.path());
+    let full = std::fs::read_to_string(data(JSONL)).unwrap();
+    let lines: Vec<&str> = full.split_inclusive('\n').collect();
+    let p = d.path().join(JSONL);
+    // Lines 1-5: u1 and g1's first version (no tokens, no tool calls).
+    std::fs::write(&p, lines[..5].concat()).unwrap();
+    let r = import_file(&st, &p, None).unwrap();
+    assert_eq!((r.sessions[0].entries, r.sessions[0].usage_records), (2, 0));
+    // Lines 6-7: g1 with its tokens.
+    std::fs::write(&p, lines[..7].concat()).unwrap();
+    let r = import_file(&st, &p, None).unwrap();
+    let s = &r.sessions[0];
+    assert_eq!((s.entries, s.skipped_already_stored, s.usage_records, s.input_tokens), (0, 0, 1, 1210), "the text turn is not read again");
+    let a = r.read.unwrap().line_account();
+    assert_eq!((a.already_imported, a.in_session.clone()), (5, m(&[("message/gemini", 1)])), "line 6 ($set lastUpdated) not imported, line 7 the usage");
+    // Line 8: g1 with its completed tool calls.
+    std::fs::write(&p, lines[..8].concat()).unwrap();
+    let r = import_file(&st, &p, None).unwrap();
+    let s = &r.sessions[0];
+    assert_eq!((s.entries, s.tool_calls, s.tool_results, s.skipped_already_stored, s.usage_records), (2, 2, 2, 0, 0));
+    // The same as one import of the 8 lines.
+    let d2 = tempfile::tempdir().unwrap();
+    let st2 = store(d2.path());
+    let p2 = d2.path().join(JSONL);
+    std::fs::write(&p2, lines[..8].concat()).unwrap();
+    import_file(&st2, &p2, None).unwrap();
+    assert_eq!(entries(&st, JSONL_ID), entries(&st2, JSONL_ID));
+    assert_eq!(entries(&st, JSONL_ID).len(), 4);
+    assert_eq!(st.token_totals(JSONL_ID).unwrap().input, 1210);
 }
 
 #[test]
@@ -221,7 +263,8 @@ fn gemini_json_document_is_one_record_counted_by_its_lines() {
         got,
         vec![
             (Role::User, vec!["text"], 7),
-            (Role::Assistant, vec!["thinking", "text", "tool_use"], 17),
+            (Role::Assistant, vec!["thinking", "text"], 17),
+            (Role::Assistant, vec!["tool_use"], 17),
             (Role::User, vec!["tool_result"], 17),
             (Role::Assistant, vec!["text"], 64),
             (Role::User, vec!["text"], 80),
@@ -245,7 +288,7 @@ fn a_rewritten_gemini_json_document_adds_only_its_new_messages() {
     let p = copy(d.path(), DOC);
     let r = import_file(&st, &p, None).unwrap();
     let s = &r.sessions[0];
-    assert_eq!((s.entries, s.tool_calls, s.tool_results, s.input_tokens, s.output_tokens, s.cached_tokens), (7, 1, 1, 1903, 35, 1500));
+    assert_eq!((s.entries, s.tool_calls, s.tool_results, s.input_tokens, s.output_tokens, s.cached_tokens), (8, 1, 1, 1903, 35, 1500));
     assert_eq!(import_file(&st, &p, None).unwrap().status, ImportStatus::UpToDate);
     // Gemini CLI rewrites the file whole: a new `lastUpdated`, one more message.
     let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
@@ -255,8 +298,8 @@ fn a_rewritten_gemini_json_document_adds_only_its_new_messages() {
     let r = import_file(&st, &p, None).unwrap();
     assert_eq!(r.status, ImportStatus::Imported, "read again whole, not SourceChanged");
     let s = &r.sessions[0];
-    assert_eq!((s.entries, s.skipped_already_stored, s.input_tokens, s.output_tokens), (1, 7, 50, 2));
-    assert_eq!(st.get_session(DOC_ID).unwrap().entry_count, 8);
+    assert_eq!((s.entries, s.skipped_already_stored, s.input_tokens, s.output_tokens), (1, 8, 50, 2));
+    assert_eq!(st.get_session(DOC_ID).unwrap().entry_count, 9);
     assert_eq!(entries(&st, DOC_ID).iter().filter(|(_, c)| c == "again").count(), 2);
     // Its JSONL successor (Gemini CLI migrates `x.json` to `x.jsonl` on
     // resume, copying every message) adds nothing it already holds.

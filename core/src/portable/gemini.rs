@@ -43,13 +43,17 @@
 //!   record identity keeps what was stored from being stored again.
 //!
 //! What each record becomes:
-//! - `user` → a user turn; `gemini` → an assistant turn: its `thoughts`
+//! - `user` → a user turn; `gemini` → an assistant turn of its `thoughts`
 //!   (`{subject, description}`) as thinking blocks (`**subject** description`,
-//!   the text Gemini CLI parsed them from), its `content` parts, then one
-//!   tool use per `toolCalls` entry (`id`, `name`, `args`); the calls'
-//!   `result`s follow as a user turn of tool results (`status` `error` or
-//!   `cancelled` → an error result; a call with no result and no final
-//!   status has none). The calls' `status`, `displayName` and `description`
+//!   the text Gemini CLI parsed them from) and its `content` parts; then,
+//!   when it has `toolCalls`, an assistant turn of one tool use per call
+//!   (`id`, `name`, `args`; `extra.gemini_part = "tool_calls"`) and a user
+//!   turn of their `result`s (`status` `error` or `cancelled` → an error
+//!   result; a call with no result and no final status has none). The calls
+//!   are a turn of their own because Gemini CLI adds them to the message when
+//!   they complete (`recordCompletedToolCalls`, maybe minutes later, after an
+//!   approval): an import that read the message before keeps its text turn
+//!   and adds only the calls and results. The calls' `status`, `displayName` and `description`
 //!   are kept in that turn's `extra.gemini_tool_calls`; `resultDisplay` (the
 //!   UI's rendering of the result) is not kept.
 //! - content parts: `text` → text (`thought: true` → thinking, with
@@ -73,9 +77,10 @@
 //!
 //! Every message keeps its `id` as `extra.gemini_id`. Record identity is the
 //! default content identity (role, timestamp, blocks).
-//! Known limit: a message written again after an import had read it, with
-//! blocks of its own changed (its tool calls completed later), is stored
-//! again in its new form, beside the first.
+//! Known limit: a message written again after an import had read it with
+//! its text or thoughts changed (Gemini CLI does not do this outside a
+//! `$set messages` rewrite) is stored again in its new form, beside the
+//! first.
 
 use super::events::{Event, EventSink, Meta, Thread};
 use super::lines::{fix_lone_surrogates, json_time_ms, parse_iso8601_ms, read_line_bounded, Kept, Line, LineReader};
@@ -95,12 +100,19 @@ struct Pending {
     first_offset: u64,
     /// That line is at or after `emit_from_line`.
     emit: bool,
+    /// The version an earlier import read (the last one before
+    /// `emit_from_line`), when this message continues across it: only the
+    /// events it did not have are emitted.
+    before: Option<Map<String, Value>>,
 }
 
 /// Stream a Gemini CLI chat file (JSONL or the older JSON document) into `sink`.
 ///
 /// JSONL lines below `opts.emit_from_line` are counted as already imported
-/// (line 1, the metadata, is still read for the session's facts).
+/// and emit nothing but session facts; they are still parsed, so that a
+/// message an earlier import read and Gemini CLI wrote again after it (its
+/// tokens, its completed tool calls) emits only the turns and usage the
+/// earlier version did not have.
 /// Errors: I/O and sink errors; `InvalidInput` for a JSON document that does
 /// not parse whole or is longer than `opts.max_line_bytes`. Bad JSONL lines
 /// only go to the report.
@@ -237,16 +249,15 @@ fn read_jsonl<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn EventSink
     let mut model: Option<String> = None;
     loop {
         match &pending {
-            Some(p) => sink.safe_point(p.first_line - 1, p.first_offset)?,
-            None if lines.line > 0 => sink.safe_point(lines.line, report.bytes)?,
-            None => {}
+            Some(p) if p.emit => sink.safe_point(p.first_line - 1, p.first_offset)?,
+            _ if lines.line > 0 => sink.safe_point(lines.line, report.bytes)?,
+            _ => {}
         }
-        let Some(line) = lines.next(report, opts.emit_from_line)? else { break };
+        // Lines an earlier import read are parsed too: the message being
+        // read where it stopped may be written again after it.
+        let Some(line) = lines.next(report, 0)? else { break };
         let n = lines.line;
-        let Line::Object(mut obj) = line else {
-            report.already_imported_lines += 1;
-            continue;
-        };
+        let Line::Object(mut obj) = line else { continue };
         let emit = n >= opts.emit_from_line;
         if !emit {
             report.already_imported_lines += 1;
@@ -258,13 +269,18 @@ fn read_jsonl<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn EventSink
                     let k = format!("{} superseded", message_kind(&p.msg));
                     report.kind(&k);
                     report.not_imported(&k);
+                } else if emit {
+                    // An earlier import stored the version read so far.
+                    p.before = Some(std::mem::take(&mut p.msg));
+                    p.first_line = n;
+                    p.first_offset = lines.line_start;
                 }
                 p.msg = obj;
                 p.emit = emit;
                 continue;
             }
             flush(&mut pending, &mut model, sink, report)?;
-            pending = Some(Pending { id, msg: obj, first_line: n, first_offset: lines.line_start, emit });
+            pending = Some(Pending { id, msg: obj, first_line: n, first_offset: lines.line_start, emit, before: None });
             continue;
         }
         if let Some(Value::String(_)) = obj.get("$rewindTo") {
@@ -371,9 +387,19 @@ fn flush(pending: &mut Option<Pending>, model: &mut Option<String>, sink: &mut d
     let kind = message_kind(&p.msg);
     report.kind(&kind);
     let before = model.clone();
-    let events = message_events(p.msg, p.first_line, model);
+    let mut events = message_events(p.msg, p.first_line, model);
     if *model != before {
         sink.event(&Thread::Main, Event::Meta(Meta { model: model.clone(), ..Default::default() }))?;
+    }
+    if let Some(old) = p.before {
+        // Only what the version stored before did not hold: its turns are
+        // stored (same role, time and blocks), its usage too (same id).
+        let old = message_events(old, p.first_line, &mut None);
+        events.retain(|ev| match ev {
+            Event::Turn(t) => !old.iter().any(|o| matches!(o, Event::Turn(x) if x.role == t.role && x.timestamp_ms == t.timestamp_ms && x.blocks == t.blocks)),
+            Event::Usage(_) => !old.iter().any(|o| matches!(o, Event::Usage(_))),
+            _ => true,
+        });
     }
     if events.is_empty() {
         report.not_imported(&kind);
@@ -459,6 +485,7 @@ fn message_events(mut m: Map<String, Value>, line: u64, model: &mut Option<Strin
                 }
             }
             blocks.extend(content);
+            let mut uses = Vec::new();
             let mut results = Vec::new();
             let mut calls_meta = Vec::new();
             if let Some(Value::Array(calls)) = m.get("toolCalls") {
@@ -466,7 +493,7 @@ fn message_events(mut m: Map<String, Value>, line: u64, model: &mut Option<Strin
                     let call_id = c.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
                     let name = c.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
                     let input = c.get("args").cloned().unwrap_or(Value::Null);
-                    blocks.push(Block::ToolUse { id: call_id.clone(), name, input, thought_signature: None });
+                    uses.push(Block::ToolUse { id: call_id.clone(), name, input, thought_signature: None });
                     let status = c.get("status").and_then(Value::as_str).unwrap_or("");
                     let result = c.get("result").filter(|r| !r.is_null());
                     let done = matches!(status, "success" | "error" | "cancelled");
@@ -487,6 +514,16 @@ fn message_events(mut m: Map<String, Value>, line: u64, model: &mut Option<Strin
                 let mut t = Turn::new(Role::Assistant, blocks, ts, line);
                 t.model = msg_model.clone();
                 t.extra = extra.clone();
+                out.push(Event::Turn(t));
+            }
+            if !uses.is_empty() {
+                // The calls are a turn of their own: Gemini CLI adds them to
+                // the message when they complete, so the text and thoughts
+                // read before that are the same record after it.
+                let mut t = Turn::new(Role::Assistant, uses, ts, line);
+                t.model = msg_model.clone();
+                t.extra = extra.clone();
+                t.extra.insert("gemini_part".into(), "tool_calls".into());
                 out.push(Event::Turn(t));
             }
             if !results.is_empty() {
