@@ -338,6 +338,34 @@ fn a_torn_gemini_json_document_is_an_invalid_input_error_and_changes_nothing() {
     assert_eq!(import_file(&st, &p, None).unwrap().status, ImportStatus::UpToDate);
 }
 
+/// A whole record on one line (what Gemini CLI's loader also accepts as the
+/// first line), then a corrupt line and a message: the record's messages
+/// are imported, the bad line is reported with its number, the rest loads.
+#[test]
+fn a_one_line_gemini_record_and_a_corrupt_line_in_the_middle() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("session-one-line.jsonl");
+    let text = concat!(
+        r#"{"sessionId":"d1d1d1d1-0000-4000-8000-000000000001","projectHash":"ab","startTime":"2026-05-01T00:00:00.000Z","lastUpdated":"2026-05-01T00:01:00.000Z","summary":"One line","messages":[{"id":"m1","timestamp":"2026-05-01T00:00:01.000Z","type":"user","content":"hello"},{"id":"m2","timestamp":"2026-05-01T00:00:02.000Z","type":"gemini","content":"hi","tokens":{"input":10,"output":2,"cached":0,"thoughts":1,"tool":0,"total":13},"model":"gemini-2.5-flash"}]}"#,
+        "\n",
+        r#"{"id":"m3","timestamp": not json}"#,
+        "\n",
+        r#"{"id":"m4","timestamp":"2026-05-01T00:00:04.000Z","type":"user","content":[{"text":"after"}]}"#,
+        "\n",
+    );
+    std::fs::write(&p, text).unwrap();
+    assert_eq!(classify_file(&p).unwrap(), FileKind::Session(SourceFormat::GeminiCli));
+    let out = read_path(&p, None).unwrap();
+    let s = &out.sessions[0];
+    assert_eq!((s.id.as_str(), s.title.as_deref()), ("d1d1d1d1-0000-4000-8000-000000000001", Some("One line")));
+    let got: Vec<(Role, Vec<&str>, u64)> = s.turns.iter().map(|t| (t.role, block_kinds(&t.blocks), t.source_line)).collect();
+    assert_eq!(got, vec![(Role::User, vec!["text"], 1), (Role::Assistant, vec!["text"], 1), (Role::User, vec!["text"], 3)]);
+    assert_eq!(s.usage.iter().map(|u| (u.input, u.output)).collect::<Vec<_>>(), [(10, 3)]);
+    assert_eq!(out.report.skipped.iter().map(|k| (k.line, k.reason.name())).collect::<Vec<_>>(), [(2, "invalid_json")]);
+    let a = out.report.line_account();
+    assert_eq!((a.total(), a.in_session, a.unreadable), (3, m(&[("session", 1), ("message/user", 1)]), m(&[("invalid_json", 1)])));
+}
+
 #[test]
 fn gemini_files_are_detected_and_other_json_is_not() {
     let d = tempfile::tempdir().unwrap();

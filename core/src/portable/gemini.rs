@@ -118,25 +118,24 @@ struct Pending {
 /// only go to the report.
 pub fn read_gemini<R: BufRead>(mut input: R, opts: &ReadOptions, sink: &mut dyn EventSink) -> Result<ReadReport> {
     let mut report = ReadReport { format: Some(SourceFormat::GeminiCli), ..Default::default() };
-    let mut first = Vec::new();
-    let raw = read_line_bounded(&mut input, &mut first, opts.max_line_bytes()).map_err(|e| Error::io("reading a session file", e))?;
-    let document = raw.kept == Kept::Whole && first.trim_ascii() == b"{";
-    if raw.terminated {
-        // The line without its `\n`: put it back for the reader that follows.
-        first.push(b'\n');
-    }
+    // Peek at the first line without consuming it: `{` alone starts a
+    // pretty-printed document (`JSON.stringify(record, null, 2)`).
+    let document = {
+        let buf = input.fill_buf().map_err(|e| Error::io("reading a session file", e))?;
+        let first = buf.split(|b| *b == b'\n').next().unwrap_or_default();
+        first.trim_ascii() == b"{"
+    };
     if document {
-        let mut rest = first;
+        let mut all = Vec::new();
         let limit = opts.max_line_bytes();
-        input.take(limit.saturating_add(1)).read_to_end(&mut rest).map_err(|e| Error::io("reading a session file", e))?;
-        if rest.len() as u64 > limit {
+        input.take(limit.saturating_add(1)).read_to_end(&mut all).map_err(|e| Error::io("reading a session file", e))?;
+        if all.len() as u64 > limit {
             return Err(Error::invalid("the Gemini CLI chat file (one JSON document) is longer than the longest record kept (max_line_bytes): nothing was imported"));
         }
-        read_document(&rest, opts, sink, &mut report)?;
+        read_document(&all, opts, sink, &mut report)?;
         return Ok(report);
     }
-    let chained = std::io::Cursor::new(first).chain(input);
-    read_jsonl(chained, opts, sink, &mut report)?;
+    read_jsonl(input, opts, sink, &mut report)?;
     Ok(report)
 }
 
