@@ -330,7 +330,7 @@ fn a_torn_gemini_json_document_is_an_invalid_input_error_and_changes_nothing() {
     let e = import_file(&st, &p, None).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
     assert!(e.to_string().contains("not one complete JSON document"), "{e}");
-    let r = import_paths_report(&st, &[p.clone()]).unwrap();
+    let r = import_paths_report(&st, std::slice::from_ref(&p)).unwrap();
     assert!(matches!(&r[0].status, ImportStatus::Failed(why) if why.contains("not one complete JSON document")), "{:?}", r[0].status);
     assert_eq!(entries(&st, DOC_ID), before);
     // Written whole again: imports (nothing new).
@@ -449,4 +449,34 @@ fn standard_locations_list_gemini_chats_under_gemini_cli_home_or_home() {
     let env = LocationEnv { gemini_cli_home: Some(alt.clone()), ..env };
     let gem: Vec<PathBuf> = standard_locations(&env).into_iter().filter(|l| l.agent == "Gemini CLI").map(|l| l.path).collect();
     assert_eq!(gem, vec![alt.join(".gemini/tmp"), alt.join(".gemini/settings.json")]);
+}
+
+/// Every prefix of each fixture (a file cut at any byte, as a reader racing
+/// a writer sees it), read whole and resumed at every line: no panic; a
+/// JSONL's lines are each accounted for once; a cut JSON document is an
+/// `InvalidInput` error (it parses only whole).
+#[test]
+fn every_cut_of_a_gemini_file_reads_without_panic_and_accounts_for_every_line() {
+    use sessiondb::portable::{read_stream, Collector, ReadOptions};
+    for name in [JSONL, CHECKPOINT, DOC] {
+        let bytes = std::fs::read(data(name)).unwrap();
+        for cut in 0..=bytes.len() {
+            let part = &bytes[..cut];
+            let lines = part.iter().filter(|c| **c == b'\n').count() as u64 + u64::from(part.last().is_some_and(|c| *c != b'\n'));
+            for from in [0, 2, lines.max(1)] {
+                let mut sink = Collector::new(SourceFormat::GeminiCli, None);
+                let opts = ReadOptions { emit_from_line: from, ..Default::default() };
+                match read_stream(SourceFormat::GeminiCli, part, &opts, &mut sink) {
+                    Ok(rep) => {
+                        assert_eq!(rep.lines, lines, "{name} cut at {cut}");
+                        assert_eq!(rep.line_account().total(), lines, "{name} cut at {cut} from line {from}: {:?}", rep.line_account());
+                    }
+                    Err(e) => {
+                        assert_eq!((name, e.kind()), (DOC, ErrorKind::InvalidInput), "{name} cut at {cut}: {e}");
+                        assert!(cut < bytes.len(), "the whole document parses");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -122,8 +122,8 @@ pub fn read_gemini<R: BufRead>(mut input: R, opts: &ReadOptions, sink: &mut dyn 
     // pretty-printed document (`JSON.stringify(record, null, 2)`).
     let document = {
         let buf = input.fill_buf().map_err(|e| Error::io("reading a session file", e))?;
-        let first = buf.split(|b| *b == b'\n').next().unwrap_or_default();
-        first.trim_ascii() == b"{"
+        // A lone `{` with no `\n` after it is a torn first line, read as one.
+        buf.iter().position(|b| *b == b'\n').is_some_and(|end| buf[..end].trim_ascii() == b"{")
     };
     if document {
         let mut all = Vec::new();
@@ -140,7 +140,8 @@ pub fn read_gemini<R: BufRead>(mut input: R, opts: &ReadOptions, sink: &mut dyn 
 }
 
 /// Whether the file at `path` is a Gemini CLI JSON document (its first
-/// line is `{` alone, as `JSON.stringify(record, null, 2)` writes), which
+/// line is `{` alone and ends in `\n`, as `JSON.stringify(record, null, 2)`
+/// writes), which
 /// Gemini CLI rewrites whole rather than appends to.
 /// Errors: [`Error::Io`] reading it.
 pub(crate) fn is_json_document(path: &std::path::Path) -> Result<bool> {
@@ -148,7 +149,7 @@ pub(crate) fn is_json_document(path: &std::path::Path) -> Result<bool> {
     let mut r = std::io::BufReader::new(f.take(4096));
     let mut buf = Vec::new();
     let raw = read_line_bounded(&mut r, &mut buf, 4096).map_err(|e| Error::io("reading a session file", e))?;
-    Ok(raw.kept == Kept::Whole && buf.trim_ascii() == b"{")
+    Ok(raw.kept == Kept::Whole && raw.terminated && buf.trim_ascii() == b"{")
 }
 
 /// Whether a parsed JSON object is a Gemini CLI conversation record

@@ -53,7 +53,10 @@
 //! Idempotence: a file whose length equals the bytes consumed adds nothing;
 //! a grown file is read again with only lines after the consumed ones
 //! emitted. A file that shrank or whose head changed is reported as
-//! [`ImportStatus::SourceChanged`] and not touched.
+//! [`ImportStatus::SourceChanged`] and not touched, except a Gemini CLI JSON
+//! chat file ([`super::gemini`]), which Gemini CLI rewrites whole: once it
+//! changed it is read again from line 1 and record identity stores only
+//! the records it did not hold.
 //!
 //! Crash safety: the importer commits in batches (about `BATCH_ENTRIES`
 //! entries or `BATCH_BYTES` of content) at a reader's safe point `L`
