@@ -480,3 +480,35 @@ fn every_cut_of_a_gemini_file_reads_without_panic_and_accounts_for_every_line() 
         }
     }
 }
+
+/// The working directory: Gemini CLI's `<project>/.project_root` marker
+/// beside the chats when there is one, else the entry of `directories`
+/// whose SHA-256 is the `projectHash` (checked, never inverted), else
+/// `directories[0]`.
+#[test]
+fn the_working_directory_is_the_project_root_marker_else_the_directory_of_the_project_hash() {
+    let d = tempfile::tempdir().unwrap();
+    let st = store(d.path());
+    // sha256("/w/root") = e237a2...
+    let meta = r#"{"sessionId":"e0e0e0e0-0000-4000-8000-00000000000e","projectHash":"e237a221e4da0523beebbac0d43c0b01c75ae3b46eb1152978bc78556ab3bc16","startTime":"2026-05-01T00:00:00.000Z","lastUpdated":"2026-05-01T00:00:00.000Z","directories":["/w/lib","/w/root"]}"#;
+    let msg = r#"{"id":"x1","timestamp":"2026-05-01T00:00:01.000Z","type":"user","content":"hi"}"#;
+    let p = d.path().join("loose.jsonl");
+    std::fs::write(&p, format!("{meta}\n{msg}\n")).unwrap();
+    assert_eq!(read_path(&p, None).unwrap().sessions[0].cwd.as_deref(), Some("/w/root"), "the directory whose hash is projectHash");
+    // In a project folder with its marker: the marker.
+    let chats = d.path().join("tmp/my-proj/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::write(d.path().join("tmp/my-proj/.project_root"), "/home/dev/real-root").unwrap();
+    let p = copy(&chats, JSONL);
+    let s = &read_path(&p, None).unwrap().sessions[0];
+    assert_eq!((s.cwd.as_deref(), s.source.extra["gemini_project_root"].as_str()), (Some("/home/dev/real-root"), Some("/home/dev/real-root")));
+    import_file(&st, &p, None).unwrap();
+    assert_eq!(st.get_session(JSONL_ID).unwrap().workspace_path.as_deref(), Some("/home/dev/real-root"));
+    // A subagent's chat one folder below: the same marker.
+    std::fs::create_dir_all(chats.join("parent-id")).unwrap();
+    let sub = chats.join("parent-id/sub.jsonl");
+    std::fs::write(&sub, format!("{meta}\n{msg}\n")).unwrap();
+    assert_eq!(portable::gemini::project_root_marker(&sub).as_deref(), Some("/home/dev/real-root"));
+    // No marker, no directories: no working directory.
+    assert_eq!(read_path(&data(CHECKPOINT), None).unwrap().sessions[0].cwd, None);
+}

@@ -69,11 +69,15 @@
 //!   billed as output), cached = `cached`; identified by the message `id`,
 //!   so a message's figures are counted once whatever copy they arrive in.
 //! - `model` → the turn's model and the session's (latest wins);
-//!   `sessionId` → the id, `startTime` → created, `summary` → the title,
-//!   `directories[0]` → the working directory. `projectHash` (a SHA-256 of
-//!   the project root) cannot be inverted: it is kept as
-//!   `source.extra.gemini_project_hash`, and a session that never recorded
-//!   `directories` has no working directory. `kind` → `source.extra.gemini_kind`.
+//!   `sessionId` → the id, `startTime` → created, `summary` → the title.
+//!   The working directory: the project root Gemini CLI's project registry
+//!   wrote beside the chats (`<project>/.project_root`, read by
+//!   [`super::read_path`] and the importer, which know the file's place:
+//!   [`project_root_marker`]), else the entry of `directories` whose SHA-256
+//!   is the `projectHash` (the project root: the hash cannot be inverted,
+//!   only checked), else `directories[0]`; a session with neither has none.
+//!   `projectHash` is kept as `source.extra.gemini_project_hash`, `kind` as
+//!   `source.extra.gemini_kind`.
 //!
 //! Every message keeps its `id` as `extra.gemini_id`. Record identity is the
 //! default content identity (role, timestamp, blocks).
@@ -413,6 +417,43 @@ fn flush(pending: &mut Option<Pending>, model: &mut Option<String>, sink: &mut d
     Ok(())
 }
 
+/// Lowercase hex SHA-256 of `s` (Gemini CLI's `getProjectHash`).
+fn sha256_hex(s: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The longest `.project_root` marker read (bytes).
+const MAX_PROJECT_ROOT_BYTES: u64 = 4096;
+
+/// The project root Gemini CLI recorded for the chat file at `path`: the
+/// text of `<project>/.project_root` (written by its project registry,
+/// `packages/core/src/config/projectRegistry.ts`) for a file in
+/// `<project>/chats/` or `<project>/chats/<parent id>/`. `None` when there
+/// is none, it is not a regular file, is longer than 4 KiB, empty or not
+/// UTF-8. Never fails.
+pub fn project_root_marker(path: &std::path::Path) -> Option<String> {
+    let chats = path.ancestors().skip(1).take(2).find(|a| a.file_name().is_some_and(|n| n == "chats"))?;
+    let marker = chats.parent()?.join(".project_root");
+    let meta = std::fs::metadata(&marker).ok()?;
+    if !meta.is_file() || meta.len() > MAX_PROJECT_ROOT_BYTES {
+        return None;
+    }
+    let text = std::fs::read_to_string(&marker).ok()?;
+    let root = text.trim();
+    (!root.is_empty()).then(|| root.to_owned())
+}
+
+/// The session facts a chat file's place gives, sent before its content:
+/// the working directory from [`project_root_marker`] (first wins, so it
+/// comes before `directories`). `None` when there is no marker.
+pub(crate) fn place_meta(path: &std::path::Path) -> Option<Meta> {
+    let root = project_root_marker(path)?;
+    let mut extra = Map::new();
+    extra.insert("gemini_project_root".into(), Value::String(root.clone()));
+    Some(Meta { cwd: Some(root), extra, ..Default::default() })
+}
+
 /// Session facts of a metadata record (`sessionId`, `startTime`,
 /// `directories`, `projectHash`, `kind`); the fields used are removed.
 fn metadata(o: &mut Map<String, Value>) -> Meta {
@@ -424,7 +465,11 @@ fn metadata(o: &mut Map<String, Value>) -> Meta {
         extra.insert("gemini_kind".into(), k.clone());
     }
     let dirs = o.get("directories").and_then(Value::as_array).cloned();
-    let cwd = dirs.as_ref().and_then(|d| d.first()).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+    let hash = o.get("projectHash").and_then(Value::as_str);
+    let names: Vec<&str> = dirs.iter().flatten().filter_map(Value::as_str).filter(|s| !s.is_empty()).collect();
+    // The directory whose SHA-256 is the project hash is the project root
+    // (Gemini CLI's `getProjectHash`); else the first one.
+    let cwd = names.iter().find(|d| hash.is_some_and(|h| sha256_hex(d) == h)).or(names.first()).map(|d| (*d).to_owned());
     if let Some(d) = dirs {
         extra.insert("gemini_directories".into(), Value::Array(d));
     }

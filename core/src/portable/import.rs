@@ -511,6 +511,10 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         resume_bytes: if whole { 0 } else { prev.as_ref().map_or(0, |p| p.bytes) },
         prefix_counted: false,
     };
+    if let Some(m) = (format == SourceFormat::GeminiCli).then(|| super::gemini::place_meta(&canonical)).flatten() {
+        // The project root Gemini CLI recorded beside its chats.
+        super::EventSink::event(&mut sink, &super::Thread::Main, super::Event::Meta(m))?;
+    }
     let opts = ReadOptions { emit_from_line: out.from_line, max_line_bytes: Some(store.max_line_bytes()) };
     let input = BufReader::with_capacity(PROGRESS_READ_BYTES, CountingRead { inner: file, read: 0, on_read });
     let to_read = if whole { len } else { len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes)) };

@@ -111,6 +111,9 @@ pub fn read_path(path: &Path, format: Option<SourceFormat>) -> Result<ReadOutcom
     };
     let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
     let mut sink = Collector::new(format, Some(path.to_path_buf()));
+    if let Some(m) = (format == SourceFormat::GeminiCli).then(|| gemini::place_meta(path)).flatten() {
+        sink.event(&Thread::Main, Event::Meta(m))?;
+    }
     let report = read_stream(format, BufReader::with_capacity(256 * 1024, f), &ReadOptions::default(), &mut sink)?;
     Ok(ReadOutcome { sessions: sink.finish(&fallback_id(path)), report })
 }
