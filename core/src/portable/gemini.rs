@@ -163,9 +163,11 @@ pub(crate) fn is_conversation_record(o: &Map<String, Value>) -> bool {
     o.get("sessionId").is_some_and(Value::is_string) && o.get("messages").is_some_and(Value::is_array)
 }
 
+/// Read a whole JSON chat file (`bytes`, the file): one record, its
+/// non-blank lines counted as kind `document`.
 fn read_document(bytes: &[u8], opts: &ReadOptions, sink: &mut dyn EventSink, report: &mut ReadReport) -> Result<()> {
     let parsed = serde_json::from_slice::<Value>(bytes).or_else(|e| match fix_lone_surrogates(bytes) {
-        Some(fixed) => serde_json::from_slice::<Value>(&fixed),
+        Some(fixed) => serde_json::from_slice::<Value>(&fixed).inspect(|_| report.surrogates_replaced.push(1)),
         None => Err(e),
     });
     let mut doc = match parsed {
@@ -185,12 +187,13 @@ fn read_document(bytes: &[u8], opts: &ReadOptions, sink: &mut dyn EventSink, rep
     let mut n = 0u64;
     for l in bytes.split(|b| *b == b'\n') {
         n += 1;
+        let l = l.strip_suffix(b"\r").unwrap_or(l);
         if l.trim_ascii().is_empty() {
             continue;
         }
         if l == b"  \"messages\": [" {
             in_messages = true;
-        } else if in_messages && (l == b"    {" || l == b"    {\r") {
+        } else if in_messages && l == b"    {" {
             starts.push(n);
         } else if in_messages && l.starts_with(b"  ]") {
             in_messages = false;
@@ -246,6 +249,7 @@ fn read_document(bytes: &[u8], opts: &ReadOptions, sink: &mut dyn EventSink, rep
     Ok(())
 }
 
+/// Read the append-only JSONL form (see the module docs).
 fn read_jsonl<R: BufRead>(input: R, opts: &ReadOptions, sink: &mut dyn EventSink, report: &mut ReadReport) -> Result<()> {
     let mut lines = LineReader::new(input, opts.max_line_bytes());
     let main = Thread::Main;

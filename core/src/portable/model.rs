@@ -630,7 +630,9 @@ pub struct ReadReport {
     /// Every parsed line by kind.
     ///
     /// Every parsed line by kind (`type`, or `type/payload.type` for Codex,
-    /// `system/<subtype>` for Claude), before deciding what to do with it.
+    /// `system/<subtype>` for Claude; for Gemini CLI `session`,
+    /// `message/<type>`, `$set <keys>`, `$rewindTo`, and `document` for each
+    /// line of a JSON chat file), before deciding what to do with it.
     pub kinds: BTreeMap<String, u64>,
     /// Lines counted but not imported (duplicates, bookkeeping), by kind.
     ///
