@@ -430,7 +430,8 @@ fn standard_locations_list_gemini_chats_under_gemini_cli_home_or_home() {
     let d = tempfile::tempdir().unwrap();
     let home = d.path().join("home");
     std::fs::create_dir_all(home.join(".gemini/tmp/my-proj/chats")).unwrap();
-    std::fs::create_dir_all(home.join(".gemini/tmp/other")).unwrap();
+    // A folder with neither chats nor a prompt log (Gemini CLI's `tmp/bin`).
+    std::fs::create_dir_all(home.join(".gemini/tmp/bin")).unwrap();
     let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: None, gemini_cli_home: None };
     let gem: Vec<(PathBuf, LocationKind, bool)> = standard_locations(&env).into_iter().filter(|l| l.agent == "Gemini CLI").map(|l| (l.path, l.kind, l.exists)).collect();
     let g = home.join(".gemini");
@@ -439,8 +440,6 @@ fn standard_locations_list_gemini_chats_under_gemini_cli_home_or_home() {
         vec![
             (g.join("tmp/my-proj/chats"), LocationKind::Sessions, true),
             (g.join("tmp/my-proj/logs.json"), LocationKind::NotSession, false),
-            (g.join("tmp/other/chats"), LocationKind::Sessions, false),
-            (g.join("tmp/other/logs.json"), LocationKind::NotSession, false),
             (g.join("settings.json"), LocationKind::NotSession, false),
         ]
     );

@@ -15,8 +15,8 @@
 //!
 //! - Gemini CLI: `$GEMINI_CLI_HOME` replaces the home directory (its
 //!   `packages/core/src/utils/paths.ts` `homedir()`); sessions are
-//!   `.gemini/tmp/<project>/chats/` (one per project directory found under
-//!   `.gemini/tmp/`, or `.gemini/tmp` itself when none is); each project's
+//!   `.gemini/tmp/<project>/chats/` (one per folder of `.gemini/tmp/` that
+//!   has `chats/` or `logs.json`, or `.gemini/tmp` itself when none has); each project's
 //!   `logs.json` (prompt log) and `.gemini/settings.json` are not sessions.
 
 use std::path::{Path, PathBuf};
@@ -113,7 +113,9 @@ pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
     add("thClaws", thclaws_config.join("settings.json"), NotSession, "settings");
     let gemini = env.gemini_cli_home.clone().unwrap_or_else(|| env.home.clone()).join(".gemini");
     let gemini_tmp = gemini.join("tmp");
-    let gemini_projects = subdirs(&gemini_tmp);
+    // Project folders: those with chats or a prompt log (not `tmp/bin`, where
+    // Gemini CLI keeps the tools it downloads).
+    let gemini_projects: Vec<PathBuf> = subdirs(&gemini_tmp).into_iter().filter(|p| p.join("chats").is_dir() || p.join("logs.json").exists()).collect();
     if gemini_projects.is_empty() {
         add("Gemini CLI", gemini_tmp.clone(), Sessions, "sessions");
     }
