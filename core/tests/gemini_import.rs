@@ -511,3 +511,26 @@ fn the_working_directory_is_the_project_root_marker_else_the_directory_of_the_pr
     // No marker, no directories: no working directory.
     assert_eq!(read_path(&data(CHECKPOINT), None).unwrap().sessions[0].cwd, None);
 }
+
+/// A message with nothing in it (an empty `user` content, a `gemini`
+/// message with no content, thoughts, calls or tokens) is no turn: its line
+/// is counted as not imported.
+#[test]
+fn an_empty_gemini_message_is_counted_not_imported() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("empty.jsonl");
+    std::fs::write(
+        &p,
+        concat!(
+            r#"{"sessionId":"f0f0f0f0-0000-4000-8000-00000000000f","projectHash":"ab","startTime":"2026-05-01T00:00:00.000Z","lastUpdated":"2026-05-01T00:00:00.000Z"}"#, "\n",
+            r#"{"id":"e1","timestamp":"2026-05-01T00:00:01.000Z","type":"user","content":[]}"#, "\n",
+            r#"{"id":"e2","timestamp":"2026-05-01T00:00:02.000Z","type":"gemini","content":"","thoughts":[],"tokens":null,"model":"gemini-2.5-pro"}"#, "\n",
+            r#"{"id":"e3","timestamp":"2026-05-01T00:00:03.000Z","type":"user","content":"real"}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let out = read_path(&p, None).unwrap();
+    assert_eq!(out.sessions[0].turns.len(), 1);
+    let a = out.report.line_account();
+    assert_eq!((a.total(), a.in_session.clone(), a.not_imported.clone()), (4, m(&[("session", 1), ("message/user", 1)]), m(&[("message/user", 1), ("message/gemini", 1)])));
+}

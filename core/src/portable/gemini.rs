@@ -488,8 +488,9 @@ fn metadata(o: &mut Map<String, Value>) -> Meta {
 }
 
 /// The events of one message record at `line`: its turn(s) and usage, or a
-/// raw line for a record of unknown type. Empty for a `gemini` message with
-/// no content, thoughts, tool calls or tokens. `model` is updated to the
+/// raw line for a record of unknown type. Empty for a message with no
+/// content (nor, for `gemini`, thoughts, tool calls or tokens): such a line
+/// is counted as not imported. `model` is updated to the
 /// message's model.
 fn message_events(mut m: Map<String, Value>, line: u64, model: &mut Option<String>) -> Vec<Event> {
     let ts = json_time_ms(m.get("timestamp"));
@@ -515,9 +516,11 @@ fn message_events(mut m: Map<String, Value>, line: u64, model: &mut Option<Strin
             if role == Role::System {
                 extra.insert("gemini_type".into(), Value::String(ty.clone()));
             }
-            let mut t = Turn::new(role, content, ts, line);
-            t.extra = extra;
-            out.push(Event::Turn(t));
+            if !content.is_empty() {
+                let mut t = Turn::new(role, content, ts, line);
+                t.extra = extra;
+                out.push(Event::Turn(t));
+            }
         }
         "gemini" => {
             let msg_model = m.get("model").and_then(Value::as_str).map(str::to_owned);
