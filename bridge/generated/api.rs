@@ -109,6 +109,9 @@ pub enum SourceFormat {
     /// Claude Code transcript.
     #[bridge(str = "claude-code")]
     ClaudeCode,
+    /// Gemini CLI chat recording.
+    #[bridge(str = "gemini-cli")]
+    GeminiCli,
 }
 /// What a session is exported as: thClaws JSONL (the default, what thClaws
 /// and `import` read), Markdown for people, or the neutral model as one

@@ -168,7 +168,7 @@ enum Cmd {
     },
     /// Run the recovery pass now.
     Recover,
-    /// Import agent session files or directory trees (thClaws, Codex, Claude Code; format detected),
+    /// Import agent session files or directory trees (thClaws, Codex, Claude Code, Gemini CLI; format detected),
     /// or with --auto every supported agent's history of the current user.
     Import(cmd::import::ImportArgs),
     /// Export a session as thClaws JSONL (default), Markdown or JSON. Markdown is redacted unless

@@ -98,6 +98,8 @@ pub enum SourceFormat {
     Codex,
     /// Claude Code transcript.
     ClaudeCode,
+    /// Gemini CLI chat recording.
+    GeminiCli,
 }
 #[allow(unused_imports)]
 use sessiondb::portable::ExportFormat;

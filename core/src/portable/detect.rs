@@ -6,7 +6,11 @@
 //! `parentUuid`, `sessionId`, or a `summary`/`file-history-snapshot`/
 //! `queue-operation` record), or a thClaws line (`header`, `plan_snapshot`,
 //! `goal_snapshot`, `message`, or `user`/`assistant` with a `content` array
-//! and no `uuid`). Prompt logs (`history.jsonl` of Codex and Claude Code)
+//! and no `uuid`), or a Gemini CLI chat line (metadata with `sessionId` and
+//! `projectHash`, `$set`, `$rewindTo`, or a message with `id`, `timestamp`
+//! and a Gemini `type`; tested before Claude's `sessionId`). A file whose
+//! first line is `{` alone is a Gemini CLI JSON chat file when it parses
+//! whole as a record with `sessionId` and `messages`. Prompt logs (`history.jsonl` of Codex and Claude Code)
 //! are known non-session files ([`FileKind::NotSession`]). When no line is
 //! a JSON object, the path tells (`.thclaws/`, `rollout-*.jsonl`,
 //! `.claude/projects/`).
@@ -97,6 +101,9 @@ pub(crate) fn classify_file_bounded(path: &Path, max_line_bytes: u64) -> Result<
     if objects > 0 {
         return Ok(FileKind::Unknown);
     }
+    if let Some(kind) = classify_json_document(path, max_line_bytes)? {
+        return Ok(kind);
+    }
     Ok(detect_by_path(path).map_or(FileKind::Unknown, FileKind::Session))
 }
 
@@ -119,6 +126,9 @@ fn not_session_line(o: &serde_json::Map<String, Value>) -> Option<&'static str> 
 
 fn detect_line(o: &serde_json::Map<String, Value>) -> Option<SourceFormat> {
     let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+    if is_gemini_line(o, ty) {
+        return Some(SourceFormat::GeminiCli);
+    }
     if o.contains_key("payload") && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted") {
         return Some(SourceFormat::Codex);
     }
@@ -138,6 +148,43 @@ fn detect_line(o: &serde_json::Map<String, Value>) -> Option<SourceFormat> {
         return Some(SourceFormat::Thclaws);
     }
     None
+}
+
+/// A Gemini CLI chat JSONL line (`chatRecordingService.ts`): the metadata
+/// record (`sessionId` and `projectHash`), a `$set` or `$rewindTo` record,
+/// or a message (`id`, `timestamp` and a `type` of `user`, `gemini`,
+/// `info`, `error` or `warning`, no Claude `uuid`).
+fn is_gemini_line(o: &serde_json::Map<String, Value>, ty: &str) -> bool {
+    let s = |k: &str| o.get(k).is_some_and(Value::is_string);
+    (s("sessionId") && s("projectHash"))
+        || o.get("$set").is_some_and(Value::is_object)
+        || s("$rewindTo")
+        || (s("id") && s("timestamp") && !o.contains_key("uuid") && matches!(ty, "user" | "gemini" | "info" | "error" | "warning"))
+}
+
+/// A Gemini CLI JSON chat file (one document, first line `{`): parsed whole
+/// (at most `max_line_bytes`) and a session when it is a conversation
+/// record (`sessionId` and a `messages` array). `logs.json` under
+/// `.gemini/` (Gemini CLI's prompt log, a JSON array) is not a session.
+fn classify_json_document(path: &Path, max_line_bytes: u64) -> Result<Option<FileKind>> {
+    use std::io::Read;
+    let s = path.to_string_lossy().replace('\\', "/");
+    if s.contains("/.gemini/") && path.file_name().is_some_and(|n| n == "logs.json") {
+        return Ok(Some(FileKind::NotSession("Gemini CLI prompt log (logs.json)")));
+    }
+    if !super::gemini::is_json_document(path)? {
+        return Ok(None);
+    }
+    let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
+    let mut bytes = Vec::new();
+    f.take(max_line_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| Error::io("reading a session file", e))?;
+    if bytes.len() as u64 > max_line_bytes {
+        return Ok(None);
+    }
+    Ok(match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(o)) if super::gemini::is_conversation_record(&o) => Some(FileKind::Session(SourceFormat::GeminiCli)),
+        _ => None,
+    })
 }
 
 fn detect_by_path(path: &Path) -> Option<SourceFormat> {
@@ -160,8 +207,17 @@ pub(crate) fn not_a_regular_file() -> Error {
     Error::invalid("not a regular file: a FIFO, socket or device cannot be read as a session file (copy it to a file first)")
 }
 
+/// A Gemini CLI JSON chat file by its place: `*.json` in a `chats`
+/// directory (`chats/session-*.json`) or one below it (a subagent's,
+/// `chats/<parent id>/<id>.json`).
+fn is_gemini_json_chat(p: &Path) -> bool {
+    let parent = |q: &Path| q.parent().and_then(|d| d.file_name()).is_some_and(|n| n == "chats");
+    p.extension().is_some_and(|e| e == "json") && (parent(p) || p.parent().is_some_and(parent))
+}
+
 /// Every `*.jsonl` file under `root` (or `root` itself when it is a file),
-/// sorted by path. Symbolic links to directories are not followed (no loops).
+/// and every Gemini CLI JSON chat file (`*.json` in or one below a `chats`
+/// directory), sorted by path. Symbolic links to directories are not followed (no loops).
 /// Errors: [`Error::Io`] when `root` cannot be read; `InvalidInput` when
 /// it is neither a regular file nor a directory (a FIFO, socket or device:
 /// reading one could block or never end).
@@ -186,7 +242,7 @@ pub fn find_jsonl_files(root: &Path) -> Result<Vec<PathBuf>> {
             let p = entry.path();
             if ft.is_dir() {
                 stack.push(p);
-            } else if (ft.is_file() || ft.is_symlink()) && p.extension().is_some_and(|e| e == "jsonl") && p.is_file() {
+            } else if (ft.is_file() || ft.is_symlink()) && (p.extension().is_some_and(|e| e == "jsonl") || is_gemini_json_chat(&p)) && p.is_file() {
                 out.push(p);
             }
         }

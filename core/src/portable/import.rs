@@ -53,7 +53,10 @@
 //! Idempotence: a file whose length equals the bytes consumed adds nothing;
 //! a grown file is read again with only lines after the consumed ones
 //! emitted. A file that shrank or whose head changed is reported as
-//! [`ImportStatus::SourceChanged`] and not touched.
+//! [`ImportStatus::SourceChanged`] and not touched, except a Gemini CLI JSON
+//! chat file ([`super::gemini`]), which Gemini CLI rewrites whole: once it
+//! changed it is read again from line 1 and record identity stores only
+//! the records it did not hold.
 //!
 //! Crash safety: the importer commits in batches (about `BATCH_ENTRIES`
 //! entries or `BATCH_BYTES` of content) at a reader's safe point `L`
@@ -366,6 +369,7 @@ fn parse_progress(text: &str) -> Result<Progress> {
         "thclaws" => SourceFormat::Thclaws,
         "codex" => SourceFormat::Codex,
         "claude-code" => SourceFormat::ClaudeCode,
+        "gemini-cli" => SourceFormat::GeminiCli,
         _ => return Err(Error::corrupt("import progress record has an unknown format")),
     };
     Ok(Progress { format, session_id: rec.session_id, head_hash: rec.head_hash, lines: rec.lines, bytes: rec.bytes })
@@ -464,7 +468,14 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         },
     };
     out.format = Some(format);
-    if let Some(p) = &prev {
+    // A Gemini CLI JSON chat file is rewritten whole (its head changes with
+    // `lastUpdated`): once it changed it is read again from its first line,
+    // and record identity keeps what is stored from being stored again.
+    let whole = match &prev {
+        Some(p) if format == SourceFormat::GeminiCli && super::gemini::is_json_document(&canonical)? => p.bytes != len || head_hash(store, &canonical, p.bytes)? != p.head_hash,
+        _ => false,
+    };
+    if let Some(p) = prev.as_ref().filter(|_| !whole) {
         if len < p.bytes || head_hash(store, &canonical, p.bytes)? != p.head_hash {
             out.status = ImportStatus::SourceChanged;
             return Ok(out);
@@ -492,17 +503,21 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         pending_bytes: 0,
         progress: ProgressTarget { key: format!("{PROGRESS_PREFIX}{index}"), format, canonical: canonical.clone(), canonical_s, full_head: None },
         committed_lines: prev.as_ref().map(|p| p.lines).unwrap_or(0),
-        committed_bytes: prev.as_ref().map(|p| p.bytes).unwrap_or(0),
+        committed_bytes: if whole { 0 } else { prev.as_ref().map(|p| p.bytes).unwrap_or(0) },
         progress_recorded: prev.is_some(),
         writer: None,
         duplicates: Default::default(),
         occ: Default::default(),
-        resume_bytes: prev.as_ref().map_or(0, |p| p.bytes),
+        resume_bytes: if whole { 0 } else { prev.as_ref().map_or(0, |p| p.bytes) },
         prefix_counted: false,
     };
+    if let Some(m) = (format == SourceFormat::GeminiCli).then(|| super::gemini::place_meta(&canonical)).flatten() {
+        // The project root Gemini CLI recorded beside its chats.
+        super::EventSink::event(&mut sink, &super::Thread::Main, super::Event::Meta(m))?;
+    }
     let opts = ReadOptions { emit_from_line: out.from_line, max_line_bytes: Some(store.max_line_bytes()) };
     let input = BufReader::with_capacity(PROGRESS_READ_BYTES, CountingRead { inner: file, read: 0, on_read });
-    let to_read = len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes));
+    let to_read = if whole { len } else { len.saturating_sub(prev.as_ref().map_or(0, |p| p.bytes)) };
     let (report, sessions) = if to_read <= BATCH_BYTES as u64 {
         // One batch or so: no second thread (its start and hand-offs cost
         // more than they save on small files).

@@ -13,8 +13,11 @@
 //!   `~/.config/thclaws/recent_dirs.json` (a JSON array of directories);
 //!   `~/.config/thclaws/settings.json` is not a session.
 //!
-//! Gemini CLI and opencode have no reader yet ([`super::SourceFormat`]), so
-//! they are not listed.
+//! - Gemini CLI: `$GEMINI_CLI_HOME` replaces the home directory (its
+//!   `packages/core/src/utils/paths.ts` `homedir()`); sessions are
+//!   `.gemini/tmp/<project>/chats/` (one per folder of `.gemini/tmp/` that
+//!   has `chats/` or `logs.json`, or `.gemini/tmp` itself when none has); each project's
+//!   `logs.json` (prompt log) and `.gemini/settings.json` are not sessions.
 
 use std::path::{Path, PathBuf};
 
@@ -34,7 +37,7 @@ pub enum LocationKind {
 /// One standard location of one agent.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentLocation {
-    /// The agent: `Codex`, `Claude Code` or `thClaws`.
+    /// The agent: `Codex`, `Claude Code`, `thClaws` or `Gemini CLI`.
     pub agent: &'static str,
     /// The directory or file.
     pub path: PathBuf,
@@ -58,6 +61,8 @@ pub struct LocationEnv {
     pub claude_config_dir: Option<PathBuf>,
     /// The current directory (thClaws sessions are project-scoped).
     pub cwd: Option<PathBuf>,
+    /// `$GEMINI_CLI_HOME` (Gemini CLI's home directory), when set and not empty.
+    pub gemini_cli_home: Option<PathBuf>,
 }
 
 impl LocationEnv {
@@ -70,14 +75,16 @@ impl LocationEnv {
             codex_home: var("CODEX_HOME"),
             claude_config_dir: var("CLAUDE_CONFIG_DIR"),
             cwd: std::env::current_dir().ok(),
+            gemini_cli_home: var("GEMINI_CLI_HOME"),
         })
     }
 }
 
 /// Every standard location of every supported agent for `env`, in a fixed
-/// order (Codex, Claude Code, thClaws), each with whether it exists.
+/// order (Codex, Claude Code, thClaws, Gemini CLI), each with whether it exists.
 /// Reads only `~/.config/thclaws/recent_dirs.json` (an unreadable or
-/// malformed one lists no project); never fails.
+/// malformed one lists no project) and lists the directories of Gemini
+/// CLI's `.gemini/tmp/`; never fails.
 pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
     use LocationKind::{NotSession, Sessions};
     let mut out = Vec::new();
@@ -104,7 +111,27 @@ pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
         add("thClaws", p.join(".thclaws").join("sessions"), Sessions, "sessions");
     }
     add("thClaws", thclaws_config.join("settings.json"), NotSession, "settings");
+    let gemini = env.gemini_cli_home.clone().unwrap_or_else(|| env.home.clone()).join(".gemini");
+    let gemini_tmp = gemini.join("tmp");
+    // Project folders: those with chats or a prompt log (not `tmp/bin`, where
+    // Gemini CLI keeps the tools it downloads).
+    let gemini_projects: Vec<PathBuf> = subdirs(&gemini_tmp).into_iter().filter(|p| p.join("chats").is_dir() || p.join("logs.json").exists()).collect();
+    if gemini_projects.is_empty() {
+        add("Gemini CLI", gemini_tmp.clone(), Sessions, "sessions");
+    }
+    for p in &gemini_projects {
+        add("Gemini CLI", p.join("chats"), Sessions, "sessions");
+        add("Gemini CLI", p.join("logs.json"), NotSession, "prompt log (logs.json)");
+    }
+    add("Gemini CLI", gemini.join("settings.json"), NotSession, "settings");
     out
+}
+
+/// The directories directly in `dir`, sorted (none when it cannot be read).
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).map(|rd| rd.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.path()).collect()).unwrap_or_default();
+    v.sort();
+    v
 }
 
 /// The most bytes of thClaws's `recent_dirs.json` read (1 MiB): a longer

@@ -1,5 +1,5 @@
-//! Portable sessions: thClaws JSONL read/write, Codex and Claude Code
-//! importers, format detection (DESIGN.md "Portable sessions"; seed 002;
+//! Portable sessions: thClaws JSONL read/write, Codex, Claude Code and
+//! Gemini CLI importers, format detection (DESIGN.md "Portable sessions"; seed 002;
 //! `samples/README.md` for the real formats, which win over the seed's prose).
 //!
 //! Layer A (pure, no store): readers stream [`Event`]s into an
@@ -24,6 +24,7 @@ pub mod events;
 pub mod commands;
 pub mod export;
 pub mod export_formats;
+pub mod gemini;
 pub mod import;
 mod lines;
 pub mod locations;
@@ -35,6 +36,7 @@ pub mod thclaws_check;
 pub use agents_item::{agents_item_entry, agents_item_role, agents_item_text, PyJson};
 pub use claude::read_claude;
 pub use codex::read_codex;
+pub use gemini::read_gemini;
 pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
 pub use detect::{classify_file, detect_format, find_jsonl_files, FileKind};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
@@ -89,6 +91,7 @@ pub fn read_stream<R: BufRead>(format: SourceFormat, input: R, opts: &ReadOption
         SourceFormat::Thclaws => read_thclaws(input, opts, sink),
         SourceFormat::Codex => read_codex(input, opts, sink),
         SourceFormat::ClaudeCode => read_claude(input, opts, sink),
+        SourceFormat::GeminiCli => read_gemini(input, opts, sink),
     }
 }
 
@@ -104,10 +107,13 @@ pub fn read_path(path: &Path, format: Option<SourceFormat>) -> Result<ReadOutcom
     }
     let format = match format {
         Some(f) => f,
-        None => detect_format(path)?.ok_or_else(|| Error::invalid("the file is not a recognised session format (thClaws, Codex rollout or Claude Code)"))?,
+        None => detect_format(path)?.ok_or_else(|| Error::invalid("the file is not a recognised session format (thClaws, Codex rollout, Claude Code or Gemini CLI)"))?,
     };
     let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
     let mut sink = Collector::new(format, Some(path.to_path_buf()));
+    if let Some(m) = (format == SourceFormat::GeminiCli).then(|| gemini::place_meta(path)).flatten() {
+        sink.event(&Thread::Main, Event::Meta(m))?;
+    }
     let report = read_stream(format, BufReader::with_capacity(256 * 1024, f), &ReadOptions::default(), &mut sink)?;
     Ok(ReadOutcome { sessions: sink.finish(&fallback_id(path)), report })
 }

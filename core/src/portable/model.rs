@@ -423,26 +423,34 @@ pub enum SourceFormat {
     /// Claude Code transcript (samples README §2).
     #[serde(rename = "claude-code")]
     ClaudeCode,
+    /// Gemini CLI chat recording.
+    ///
+    /// Gemini CLI chat recording: the append-only JSONL or the older JSON
+    /// document under `~/.gemini/tmp/<project>/chats/` ([`super::gemini`]).
+    #[serde(rename = "gemini-cli")]
+    GeminiCli,
 }
 
 impl SourceFormat {
-    /// `thclaws`, `codex` or `claude-code`.
+    /// `thclaws`, `codex`, `claude-code` or `gemini-cli`.
     pub fn as_str(self) -> &'static str {
         match self {
             SourceFormat::Thclaws => "thclaws",
             SourceFormat::Codex => "codex",
             SourceFormat::ClaudeCode => "claude-code",
+            SourceFormat::GeminiCli => "gemini-cli",
         }
     }
 
-    /// Parse `thclaws`, `codex` or `claude-code` (what hosts pass).
+    /// Parse `thclaws`, `codex`, `claude-code` or `gemini-cli` (what hosts pass).
     /// Errors: `InvalidInput`.
     pub fn parse(s: &str) -> crate::Result<Self> {
         match s {
             "thclaws" => Ok(SourceFormat::Thclaws),
             "codex" => Ok(SourceFormat::Codex),
             "claude-code" => Ok(SourceFormat::ClaudeCode),
-            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code")),
+            "gemini-cli" => Ok(SourceFormat::GeminiCli),
+            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code, gemini-cli")),
         }
     }
 }
@@ -622,7 +630,9 @@ pub struct ReadReport {
     /// Every parsed line by kind.
     ///
     /// Every parsed line by kind (`type`, or `type/payload.type` for Codex,
-    /// `system/<subtype>` for Claude), before deciding what to do with it.
+    /// `system/<subtype>` for Claude; for Gemini CLI `session`,
+    /// `message/<type>`, `$set <keys>`, `$rewindTo`, and `document` for each
+    /// line of a JSON chat file), before deciding what to do with it.
     pub kinds: BTreeMap<String, u64>,
     /// Lines counted but not imported (duplicates, bookkeeping), by kind.
     ///
