@@ -28,6 +28,7 @@ pub mod import;
 mod lines;
 pub mod locations;
 pub mod model;
+pub mod opencode;
 pub mod plain;
 pub mod thclaws;
 pub mod thclaws_check;
@@ -35,6 +36,7 @@ pub mod thclaws_check;
 pub use agents_item::{agents_item_entry, agents_item_role, agents_item_text, PyJson};
 pub use claude::read_claude;
 pub use codex::read_codex;
+pub use opencode::{read_opencode, OpencodeSource};
 pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
 pub use detect::{classify_file, detect_format, find_jsonl_files, FileKind};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
@@ -89,6 +91,8 @@ pub fn read_stream<R: BufRead>(format: SourceFormat, input: R, opts: &ReadOption
         SourceFormat::Thclaws => read_thclaws(input, opts, sink),
         SourceFormat::Codex => read_codex(input, opts, sink),
         SourceFormat::ClaudeCode => read_claude(input, opts, sink),
+        // A tree of files or a database, not one stream: `opencode::read_session`.
+        SourceFormat::Opencode => Err(Error::invalid("opencode sessions are a storage directory or an opencode.db database, not a stream of lines")),
     }
 }
 

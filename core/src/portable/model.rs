@@ -423,26 +423,35 @@ pub enum SourceFormat {
     /// Claude Code transcript (samples README §2).
     #[serde(rename = "claude-code")]
     ClaudeCode,
+    /// opencode session storage (its JSON-file tree or its SQLite database).
+    ///
+    /// opencode (sst/opencode, now anomalyco/opencode): the
+    /// `storage/{session,message,part}` JSON-file tree or the `opencode.db`
+    /// database of newer releases ([`crate::portable::opencode`]).
+    #[serde(rename = "opencode")]
+    Opencode,
 }
 
 impl SourceFormat {
-    /// `thclaws`, `codex` or `claude-code`.
+    /// `thclaws`, `codex`, `claude-code` or `opencode`.
     pub fn as_str(self) -> &'static str {
         match self {
             SourceFormat::Thclaws => "thclaws",
             SourceFormat::Codex => "codex",
             SourceFormat::ClaudeCode => "claude-code",
+            SourceFormat::Opencode => "opencode",
         }
     }
 
-    /// Parse `thclaws`, `codex` or `claude-code` (what hosts pass).
+    /// Parse `thclaws`, `codex`, `claude-code` or `opencode` (what hosts pass).
     /// Errors: `InvalidInput`.
     pub fn parse(s: &str) -> crate::Result<Self> {
         match s {
             "thclaws" => Ok(SourceFormat::Thclaws),
             "codex" => Ok(SourceFormat::Codex),
             "claude-code" => Ok(SourceFormat::ClaudeCode),
-            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code")),
+            "opencode" => Ok(SourceFormat::Opencode),
+            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code, opencode")),
         }
     }
 }
