@@ -67,6 +67,7 @@ pub enum SourceFormat {
     #[bridge(str = "thclaws")] Thclaws,
     #[bridge(str = "codex")] Codex,
     #[bridge(str = "claude-code")] ClaudeCode,
+    #[bridge(str = "opencode")] Opencode,
 }
 
 #[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse)]

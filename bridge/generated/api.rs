@@ -109,6 +109,9 @@ pub enum SourceFormat {
     /// Claude Code transcript.
     #[bridge(str = "claude-code")]
     ClaudeCode,
+    /// opencode session storage (its JSON-file tree or its SQLite database).
+    #[bridge(str = "opencode")]
+    Opencode,
 }
 /// What a session is exported as: thClaws JSONL (the default, what thClaws
 /// and `import` read), Markdown for people, or the neutral model as one

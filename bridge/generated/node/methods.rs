@@ -1131,7 +1131,9 @@ impl SessionStore {
     pub fn import_file(
         &self,
         path: String,
-        #[napi(ts_arg_type = "'thclaws' | 'codex' | 'claude-code' | undefined | null")]
+        #[napi(
+            ts_arg_type = "'thclaws' | 'codex' | 'claude-code' | 'opencode' | undefined | null"
+        )]
         format: Option<String>,
     ) -> napi::Result<
         napi::bindgen_prelude::AsyncTask<crate::job::Job<crate::records::FileImport>>,
@@ -1671,7 +1673,7 @@ pub fn parse_recovery_key(text: String) -> napi::Result<napi::bindgen_prelude::B
 ///
 /// Rejects with IoError.
 #[napi_derive::napi(
-    ts_return_type = "Promise<'thclaws' | 'codex' | 'claude-code' | null>"
+    ts_return_type = "Promise<'thclaws' | 'codex' | 'claude-code' | 'opencode' | null>"
 )]
 pub fn detect_format(
     path: String,

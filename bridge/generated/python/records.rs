@@ -301,6 +301,7 @@ impl crate::records::Conv<&'static str> for sessiondb::portable::SourceFormat {
             sessiondb::portable::SourceFormat::Thclaws => "thclaws",
             sessiondb::portable::SourceFormat::Codex => "codex",
             sessiondb::portable::SourceFormat::ClaudeCode => "claude-code",
+            sessiondb::portable::SourceFormat::Opencode => "opencode",
         }
     }
 }

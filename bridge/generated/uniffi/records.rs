@@ -98,6 +98,8 @@ pub enum SourceFormat {
     Codex,
     /// Claude Code transcript.
     ClaudeCode,
+    /// opencode session storage (its JSON-file tree or its SQLite database).
+    Opencode,
 }
 #[allow(unused_imports)]
 use sessiondb::portable::ExportFormat;

@@ -13,8 +13,13 @@
 //!   `~/.config/thclaws/recent_dirs.json` (a JSON array of directories);
 //!   `~/.config/thclaws/settings.json` is not a session.
 //!
-//! Gemini CLI and opencode have no reader yet ([`super::SourceFormat`]), so
-//! they are not listed.
+//! - opencode: its data directory, `$XDG_DATA_HOME/opencode` (default
+//!   `~/.local/share/opencode` on every OS: opencode's `global/index.ts`
+//!   uses xdg-basedir): `opencode.db` (the SQLite database of newer
+//!   releases) and `storage/` (the JSON-file tree of older ones; a session
+//!   in both is stored once).
+//!
+//! Gemini CLI has no reader yet ([`super::SourceFormat`]), so it is not listed.
 
 use std::path::{Path, PathBuf};
 
@@ -34,7 +39,7 @@ pub enum LocationKind {
 /// One standard location of one agent.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentLocation {
-    /// The agent: `Codex`, `Claude Code` or `thClaws`.
+    /// The agent: `Codex`, `Claude Code`, `thClaws` or `opencode`.
     pub agent: &'static str,
     /// The directory or file.
     pub path: PathBuf,
@@ -58,6 +63,9 @@ pub struct LocationEnv {
     pub claude_config_dir: Option<PathBuf>,
     /// The current directory (thClaws sessions are project-scoped).
     pub cwd: Option<PathBuf>,
+    /// `$XDG_DATA_HOME`, when set and not empty (opencode's data lives in
+    /// `<it>/opencode`, else `~/.local/share/opencode`).
+    pub xdg_data_home: Option<PathBuf>,
 }
 
 impl LocationEnv {
@@ -70,12 +78,13 @@ impl LocationEnv {
             codex_home: var("CODEX_HOME"),
             claude_config_dir: var("CLAUDE_CONFIG_DIR"),
             cwd: std::env::current_dir().ok(),
+            xdg_data_home: var("XDG_DATA_HOME"),
         })
     }
 }
 
 /// Every standard location of every supported agent for `env`, in a fixed
-/// order (Codex, Claude Code, thClaws), each with whether it exists.
+/// order (Codex, Claude Code, thClaws, opencode), each with whether it exists.
 /// Reads only `~/.config/thclaws/recent_dirs.json` (an unreadable or
 /// malformed one lists no project); never fails.
 pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
@@ -104,6 +113,9 @@ pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
         add("thClaws", p.join(".thclaws").join("sessions"), Sessions, "sessions");
     }
     add("thClaws", thclaws_config.join("settings.json"), NotSession, "settings");
+    let opencode = env.xdg_data_home.clone().unwrap_or_else(|| env.home.join(".local").join("share")).join("opencode");
+    add("opencode", opencode.join("opencode.db"), Sessions, "sessions (database)");
+    add("opencode", opencode.join("storage"), Sessions, "sessions (JSON storage)");
     out
 }
 

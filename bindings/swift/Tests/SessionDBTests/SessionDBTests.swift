@@ -592,6 +592,7 @@ func runContext(_ function: String, _ name: String, _ i: J, _ c: J) throws -> J?
         case .thclaws: format = .string("thclaws")
         case .codex: format = .string("codex")
         case .claudeCode: format = .string("claude-code")
+        case .opencode: format = .string("opencode")
         case nil: format = .null
         }
         let status: J

@@ -200,6 +200,7 @@ class ConformanceTest {
                             SourceFormat.THCLAWS -> "thclaws"
                             SourceFormat.CODEX -> "codex"
                             SourceFormat.CLAUDE_CODE -> "claude-code"
+                            SourceFormat.OPENCODE -> "opencode"
                             null -> null
                         },
                         "status" to when (val st = rep.status) {
