@@ -54,7 +54,9 @@
 //!
 //! # What each record becomes
 //! - session: id, title ([`Event::Title`]), `directory` (the cwd; an
-//!   assistant's `path.cwd` when the session has none), `time.created`;
+//!   assistant's `path.cwd` when the session has none), `time.created`,
+//!   model and provider (the last assistant message's `modelID`,
+//!   `providerID`);
 //!   `version`, `projectID`, `parentID` in the source extra as
 //!   `opencode_version`, `opencode_project_id`, `opencode_parent_id`.
 //! - a user message: one user turn of its parts' blocks.
@@ -531,8 +533,13 @@ fn convert(raw: RawSession, sink: &mut dyn EventSink) -> Result<ReadReport> {
                     extra.insert(to.into(), v.clone());
                 }
             }
+            // The session's model and provider are its last answer's: known
+            // before the session is created, which stores the provider.
+            let last = raw.messages.iter().rev().filter_map(|m| m.rec.value.as_ref().ok()).find(|v| str_of(v, "role") == Some("assistant"));
             let meta = Meta {
                 id: Some(raw.info.id.clone()),
+                model: last.and_then(|v| str_of(v, "modelID")).map(str::to_owned),
+                provider: last.and_then(|v| str_of(v, "providerID")).map(str::to_owned),
                 cwd: str_of(info, "directory").filter(|d| !d.is_empty()).map(str::to_owned),
                 created_at_ms: info.get("time").and_then(|t| t.get("created")).and_then(Value::as_i64),
                 extra,
