@@ -226,6 +226,19 @@ pub fn list_sessions(src: &OpencodeSource) -> Result<Vec<String>> {
     Ok(ids)
 }
 
+/// Every session of `src` with its file (its `session/<projectID>/<id>.json`,
+/// or the database file), sorted by id; one scan of the tree.
+/// Errors: as [`list_sessions`].
+pub fn list_session_files(src: &OpencodeSource) -> Result<Vec<(String, PathBuf)>> {
+    let mut v = match src {
+        OpencodeSource::Storage(root) => session_files(root)?,
+        OpencodeSource::Database(path) => list_sessions(src)?.into_iter().map(|id| (id, path.clone())).collect(),
+    };
+    v.sort();
+    v.dedup_by(|a, b| a.0 == b.0);
+    Ok(v)
+}
+
 /// The file of one session in `src`: its `session/<projectID>/<id>.json`,
 /// or the database file. `None` when the tree has no such session file.
 pub fn session_file(src: &OpencodeSource, id: &str) -> Result<Option<PathBuf>> {
@@ -309,13 +322,8 @@ fn created_of(v: &std::result::Result<Map<String, Value>, SkipReason>) -> i64 {
     v.as_ref().ok().and_then(|m| m.get("time")).and_then(|t| t.get("created")).and_then(Value::as_i64).unwrap_or(0)
 }
 
-fn load_storage(root: &Path, id: &str) -> Result<RawSession> {
-    let file = session_files(root)?
-        .into_iter()
-        .find(|(i, _)| i == id)
-        .map(|(_, p)| p)
-        .ok_or_else(|| Error::invalid("no such opencode session in this storage directory"))?;
-    let info = read_record_file(&file)?;
+fn load_storage(root: &Path, id: &str, file: &Path) -> Result<RawSession> {
+    let info = read_record_file(file)?;
     let mut messages = Vec::new();
     for m in json_files(&root.join("message").join(id)) {
         let rec = read_record_file(&m)?;
@@ -403,8 +411,15 @@ fn load_db(path: &Path, id: &str) -> Result<RawSession> {
 /// Errors: `InvalidInput` when `src` has no session `id`; `Io` reading the
 /// tree; `Database` reading the database; errors of the sink.
 pub fn read_session(src: &OpencodeSource, id: &str, sink: &mut dyn EventSink) -> Result<ReadReport> {
+    let file = session_file(src, id)?.ok_or_else(|| Error::invalid("no such opencode session in this storage directory"))?;
+    read_session_from(src, id, &file, sink)
+}
+
+/// [`read_session`] of a session whose file ([`list_session_files`]) is
+/// known. Errors: as [`read_session`].
+pub fn read_session_from(src: &OpencodeSource, id: &str, file: &Path, sink: &mut dyn EventSink) -> Result<ReadReport> {
     let raw = match src {
-        OpencodeSource::Storage(root) => load_storage(root, id)?,
+        OpencodeSource::Storage(root) => load_storage(root, id, file)?,
         OpencodeSource::Database(path) => load_db(path, id)?,
     };
     convert(raw, sink)
@@ -414,10 +429,9 @@ pub fn read_session(src: &OpencodeSource, id: &str, sink: &mut dyn EventSink) ->
 /// report per session. Errors: as [`list_sessions`] and [`read_session`].
 pub fn read_opencode(src: &OpencodeSource) -> Result<Vec<super::ReadOutcome>> {
     let mut out = Vec::new();
-    for id in list_sessions(src)? {
-        let file = session_file(src, &id)?;
-        let mut c = super::Collector::new(SourceFormat::Opencode, file);
-        let report = read_session(src, &id, &mut c)?;
+    for (id, file) in list_session_files(src)? {
+        let mut c = super::Collector::new(SourceFormat::Opencode, Some(file.clone()));
+        let report = read_session_from(src, &id, &file, &mut c)?;
         out.push(super::ReadOutcome { sessions: c.finish(&id), report });
     }
     Ok(out)

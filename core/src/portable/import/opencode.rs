@@ -26,7 +26,7 @@
 use super::sink::{ImportSink, ProgressTarget};
 use super::{load_progress, source_index, FileImport, ImportStatus, SessionImport, PROGRESS_PREFIX};
 use crate::portable::model::{ReadReport, SourceFormat};
-use crate::portable::opencode::{list_sessions, read_session, session_file, OpencodeSource};
+use crate::portable::opencode::{list_session_files, read_session_from, session_file, OpencodeSource};
 use crate::store::SessionStore;
 use crate::{Error, Result};
 use std::path::Path;
@@ -38,14 +38,13 @@ use std::path::Path;
 /// `Database` reading the source; store errors (`Busy`, `Conflict` for a
 /// session of that id not imported from opencode...).
 pub(super) fn import_opencode(store: &SessionStore, path: &Path, src: &OpencodeSource, only: Option<&str>) -> Result<FileImport> {
-    let ids = match only {
-        Some(id) => vec![id.to_owned()],
-        None => list_sessions(src)?,
+    let sessions = match only {
+        Some(id) => vec![(id.to_owned(), session_file(src, id)?.ok_or_else(|| Error::invalid("no such opencode session in this storage directory"))?)],
+        None => list_session_files(src)?,
     };
     let mut out = FileImport { path: path.to_path_buf(), format: Some(SourceFormat::Opencode), status: ImportStatus::Imported, from_line: 1, sessions: Vec::new(), read: None, not_session: None };
     let mut total = ReadReport { format: Some(SourceFormat::Opencode), ..Default::default() };
-    for id in ids {
-        let file = session_file(src, &id)?.ok_or_else(|| Error::invalid("no such opencode session in this storage directory"))?;
+    for (id, file) in sessions {
         let (stats, report) = import_one(store, src, &id, &file)?;
         merge(&mut total, report);
         out.sessions.push(stats);
@@ -95,7 +94,7 @@ fn import_one(store: &SessionStore, src: &OpencodeSource, id: &str, file: &Path)
         resume_bytes: 0,
         prefix_counted: false,
     };
-    let report = read_session(src, id, &mut sink)?;
+    let report = read_session_from(src, id, file, &mut sink)?;
     // Every record is read each time: a session that did not change has
     // as many records as recorded, and nothing pending.
     let lines = report.lines.max(prev.as_ref().map_or(0, |p| p.lines));
