@@ -198,7 +198,10 @@ fn expected_entries() -> Vec<(Role, String)> {
     ]
 }
 
-fn counts(r: &portable::FileImport) -> Vec<(String, bool, u64, u64, u64, u64, u64, u64, u64)> {
+/// (session id, created, entries, tool calls, tool results, usage records, input, output, cached)
+type Counts = (String, bool, u64, u64, u64, u64, u64, u64, u64);
+
+fn counts(r: &portable::FileImport) -> Vec<Counts> {
     r.sessions
         .iter()
         .map(|s| (s.session_id.clone(), s.created, s.entries, s.tool_calls, s.tool_results, s.usage_records, s.input_tokens, s.output_tokens, s.cached_tokens))
@@ -435,6 +438,6 @@ fn the_reader_gives_the_neutral_session_and_paths_are_classified() {
     assert_eq!(counts(&r), vec![(SID.to_owned(), true, 6, 3, 2, 3, 2750, 95, 2100)]);
     assert!(matches!(import_file(&st, &pfile, None), Err(Error::InvalidInput { .. })));
     // The data directory through import_paths: its storage tree, up to date.
-    let files = import_paths_report(&st, &[data.clone()]).unwrap();
+    let files = import_paths_report(&st, std::slice::from_ref(&data)).unwrap();
     assert_eq!(files.iter().map(|f| (f.path.clone(), f.status.clone())).collect::<Vec<(PathBuf, ImportStatus)>>(), vec![(root.clone(), ImportStatus::UpToDate)]);
 }

@@ -557,7 +557,6 @@ fn convert(raw: RawSession, sink: &mut dyn EventSink) -> Result<ReadReport> {
                 cwd: str_of(info, "directory").filter(|d| !d.is_empty()).map(str::to_owned),
                 created_at_ms: info.get("time").and_then(|t| t.get("created")).and_then(Value::as_i64),
                 extra,
-                ..Default::default()
             };
             sink.event(&Thread::Main, Event::Meta(meta))?;
             if let Some(title) = str_of(info, "title").filter(|t| !t.trim().is_empty()) {
