@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use serde_json::{json, Value};
 use sessiondb::portable::opencode::{classify_path, OpencodePath};
-use sessiondb::portable::{export_thclaws_text, import_file, import_paths_report, read_opencode, Block, ImportStatus, OpencodeSource, SkipReason, SourceFormat};
+use sessiondb::portable::{detect_format, export_thclaws_text, import_file, import_paths_report, read_opencode, Block, ImportStatus, OpencodeSource, SkipReason, SourceFormat};
 use sessiondb::*;
 
 const KEY: [u8; 32] = [9u8; 32];
@@ -432,6 +432,14 @@ fn the_reader_gives_the_neutral_session_and_paths_are_classified() {
     let pfile = root.join("part/msg_a001/prt_a001a.json");
     assert_eq!(classify_path(&pfile), OpencodePath::RecordFile);
 
+    // detect_format tells every opencode source, and no record file.
+    let db = dir.path().join("opencode.db");
+    write_db(&db, &fixture());
+    for p in [&root, &data, &sfile, &db] {
+        assert_eq!(detect_format(p).unwrap(), Some(SourceFormat::Opencode), "{p:?}");
+    }
+    assert_eq!(detect_format(&pfile).unwrap(), None);
+
     // One session file imports that session; a part file is a typed error.
     let st = open(&dir.path().join("s.db"));
     let r = import_file(&st, &sfile, None).unwrap();
@@ -440,4 +448,23 @@ fn the_reader_gives_the_neutral_session_and_paths_are_classified() {
     // The data directory through import_paths: its storage tree, up to date.
     let files = import_paths_report(&st, std::slice::from_ref(&data)).unwrap();
     assert_eq!(files.iter().map(|f| (f.path.clone(), f.status.clone())).collect::<Vec<(PathBuf, ImportStatus)>>(), vec![(root.clone(), ImportStatus::UpToDate)]);
+}
+
+#[test]
+fn an_answer_that_ended_in_an_error_is_imported_with_the_error_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("storage");
+    let mut msgs = fixture();
+    let mut aborted = assistant("msg_a006", T0 + 20_000, None, false, vec![part("msg_a006", "prt_a006a", json!({"type": "text", "text": "Let me"}))]);
+    aborted.info["error"] = json!({"name": "MessageAbortedError", "data": {"message": "aborted"}});
+    msgs.push(aborted);
+    write_storage(&root, &msgs);
+    let st = open(&dir.path().join("s.db"));
+    let r = import_file(&st, &root, None).unwrap();
+    // Not held back as in progress: it has an error.
+    assert_eq!(r.sessions[0].entries, 7);
+    let (last, meta) = st.get_transcript_with_meta(SID, 7, 1).unwrap().remove(0);
+    assert_eq!((last.role, last.content.as_str()), (Role::Assistant, "Let me"));
+    assert_eq!(meta.extra.get("opencode_error"), Some(&json!("MessageAbortedError")));
+    assert_eq!(r.read.as_ref().unwrap().line_account().total(), 31);
 }

@@ -63,7 +63,8 @@
 //! - an assistant message: per step (parts between `step-start`s) one
 //!   assistant turn (text, thinking, tool calls) followed, when the step
 //!   ran tools, by one user turn with their results (the thClaws/Anthropic
-//!   shape); model and provider from `modelID`/`providerID`.
+//!   shape); model and provider from `modelID`/`providerID`; an `error`'s
+//!   name as `extra.opencode_error` of its turns.
 //! - `text` → text block; `reasoning` → thinking block; `tool` → a
 //!   `tool_use` (`id` = `callID`, `name` = `tool`, `input` = `state.input`)
 //!   and, when `completed`, a `tool_result` with `state.output`, when
@@ -476,6 +477,8 @@ struct TurnBuilder {
     provider: Option<String>,
     message_id: String,
     summary: bool,
+    /// The assistant message's `error.name` (`MessageAbortedError`...).
+    error: Option<String>,
     blocks: Vec<Block>,
     results: Vec<Block>,
     next: u64,
@@ -492,6 +495,9 @@ impl TurnBuilder {
         t.extra.insert("opencode_turn".into(), self.next.into());
         if self.summary {
             t.extra.insert("opencode_summary".into(), true.into());
+        }
+        if let Some(e) = &self.error {
+            t.extra.insert("opencode_error".into(), e.clone().into());
         }
         self.next += 1;
         t
@@ -634,6 +640,7 @@ fn convert(raw: RawSession, sink: &mut dyn EventSink) -> Result<ReadReport> {
             provider,
             message_id: m.rec.id.clone(),
             summary: info.get("summary").and_then(Value::as_bool).unwrap_or(false),
+            error: info.get("error").and_then(|e| e.get("name")).and_then(Value::as_str).map(str::to_owned),
             blocks: Vec::new(),
             results: Vec::new(),
             next: 0,
