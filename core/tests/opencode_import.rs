@@ -299,6 +299,12 @@ fn database_imports_the_same_session_as_the_storage_tree() {
     write_storage(&root, &fixture());
     let both = import_file(&st, &root, None).unwrap();
     assert_eq!(both.status, ImportStatus::UpToDate);
+    // The data directory holding both, as one report: each source's session, 29 records each.
+    let data = import_file(&st, dir.path(), None).unwrap();
+    assert_eq!(data.status, ImportStatus::UpToDate);
+    assert_eq!(counts(&data), vec![(SID.to_owned(), false, 0, 0, 0, 0, 0, 0, 0); 2]);
+    assert_eq!(data.read.as_ref().unwrap().lines, 58);
+    assert_eq!(data.read.as_ref().unwrap().line_account().total(), 58);
     assert_eq!(entries(&st, SID), expected_entries());
     let t = st.token_totals(SID).unwrap();
     assert_eq!((t.input, t.output, t.cached), (2750, 95, 2100));
