@@ -35,8 +35,8 @@ pub enum FileKind {
 /// [`classify_file`]). An opencode source (its `opencode.db`, `storage`
 /// directory, data directory or a session file of the tree:
 /// [`super::opencode::classify_path`]) is [`SourceFormat::Opencode`].
-/// Errors: [`Error::Io`] opening or reading it; `Database` reading a
-/// SQLite file's tables.
+/// A SQLite file whose tables cannot be read is not one (`Ok(None)`).
+/// Errors: [`Error::Io`] opening or reading it.
 pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
     use super::opencode::{classify_path, is_opencode_db, OpencodePath};
     match classify_path(path) {
@@ -45,7 +45,7 @@ pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
         OpencodePath::No => {}
     }
     if path.is_file() && crate::portable::import::sdk::is_sqlite_file(path)? {
-        return Ok(is_opencode_db(path)?.then_some(SourceFormat::Opencode));
+        return Ok(is_opencode_db(path).unwrap_or(false).then_some(SourceFormat::Opencode));
     }
     Ok(match classify_file(path)? {
         FileKind::Session(f) => Some(f),
