@@ -35,10 +35,13 @@
 //!   version, time{created, updated}}`), `message/<sessionID>/<messageID>.json`
 //!   and `part/<messageID>/<partID>.json` (each record whole). Ids come
 //!   from the file names.
-//! - `storage/db.ts` (commit 032cb74b): the database is
-//!   `<data>/opencode.db` (`opencode-<channel>.db` for other release
-//!   channels); `<data>` is `$XDG_DATA_HOME/opencode`, by default
-//!   `~/.local/share/opencode` (`global/index.ts`, xdg-basedir).
+//! - `storage/db.ts` (`Database.getChannelPath`, and its test): the
+//!   database is `<data>/opencode.db` for the `latest`, `beta` and `prod`
+//!   channels (`opencode-<channel>.db` for others; `$OPENCODE_DB`
+//!   overrides); `<data>` is `$XDG_DATA_HOME/opencode`, by default
+//!   `~/.local/share/opencode` (`global/index.ts`, xdg-basedir). The
+//!   stored copy of `db.ts` at commit 032cb74b carries a fork's flag names;
+//!   the path logic is upstream's.
 //!
 //! # What is a record ("line")
 //! opencode has no lines: a session is records. The reader numbers them as
