@@ -68,6 +68,7 @@ pub enum SourceFormat {
     #[bridge(str = "codex")] Codex,
     #[bridge(str = "claude-code")] ClaudeCode,
     #[bridge(str = "gemini-cli")] GeminiCli,
+    #[bridge(str = "opencode")] Opencode,
 }
 
 #[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse)]

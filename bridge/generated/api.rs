@@ -112,6 +112,9 @@ pub enum SourceFormat {
     /// Gemini CLI chat recording.
     #[bridge(str = "gemini-cli")]
     GeminiCli,
+    /// opencode session storage (its JSON-file tree or its SQLite database).
+    #[bridge(str = "opencode")]
+    Opencode,
 }
 /// What a session is exported as: thClaws JSONL (the default, what thClaws
 /// and `import` read), Markdown for people, or the neutral model as one

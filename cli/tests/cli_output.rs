@@ -246,7 +246,7 @@ fn import_auto_finds_every_agent_and_skips_prompt_logs_and_settings() {
     let (home, _project) = fake_home(e.dir.path());
     let run = |json: bool| {
         let mut c = e.cmd(if json { &["--json", "import", "--auto"] } else { &["import", "--auto"] });
-        c.env("HOME", &home).env_remove("CODEX_HOME").env_remove("CLAUDE_CONFIG_DIR").env_remove("GEMINI_CLI_HOME").current_dir(&home);
+        c.env("HOME", &home).env_remove("CODEX_HOME").env_remove("CLAUDE_CONFIG_DIR").env_remove("GEMINI_CLI_HOME").env_remove("XDG_DATA_HOME").current_dir(&home);
         e.ok_with(c)
     };
     let first = run(false);
@@ -265,6 +265,8 @@ fn import_auto_finds_every_agent_and_skips_prompt_logs_and_settings() {
             + &format!(
                 "{}  1 session file(s): 1 imported (1 new session(s), 1 turn(s))\n\
                  Gemini CLI   ~/.gemini/tmp  not present\n\
+                 opencode     ~/.local/share/opencode/opencode.db  not present\n\
+                 opencode     ~/.local/share/opencode/storage  not present\n\
                  total: 3 turn(s) imported into 3 new session(s) from 3 file(s); 0 up to date; 4 skipped as not sessions; 0 failed\n",
                 e.dir.path().join("work/shop/.thclaws/sessions").display()
             )

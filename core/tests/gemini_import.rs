@@ -432,7 +432,7 @@ fn standard_locations_list_gemini_chats_under_gemini_cli_home_or_home() {
     std::fs::create_dir_all(home.join(".gemini/tmp/my-proj/chats")).unwrap();
     // A folder with neither chats nor a prompt log (Gemini CLI's `tmp/bin`).
     std::fs::create_dir_all(home.join(".gemini/tmp/bin")).unwrap();
-    let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: None, gemini_cli_home: None };
+    let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: None, gemini_cli_home: None, xdg_data_home: None };
     let gem: Vec<(PathBuf, LocationKind, bool)> = standard_locations(&env).into_iter().filter(|l| l.agent == "Gemini CLI").map(|l| (l.path, l.kind, l.exists)).collect();
     let g = home.join(".gemini");
     assert_eq!(

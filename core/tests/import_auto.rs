@@ -74,7 +74,7 @@ fn standard_locations_cover_every_agent_with_env_overrides() {
     write(&home.join(".config/thclaws/recent_dirs.json"), &json!([project.to_str().unwrap(), "/elsewhere"]).to_string());
     write(&home.join(".codex/history.jsonl"), CODEX_HISTORY);
     std::fs::create_dir_all(home.join(".claude/projects")).unwrap();
-    let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: Some(project.clone()), gemini_cli_home: None };
+    let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: Some(project.clone()), gemini_cli_home: None, xdg_data_home: None };
     let got: Vec<(&str, String, LocationKind, bool)> = standard_locations(&env)
         .into_iter()
         .map(|l| (l.agent, l.path.strip_prefix(dir.path()).map(|p| p.display().to_string()).unwrap_or(l.path.display().to_string()), l.kind, l.exists))
@@ -99,6 +99,8 @@ fn standard_locations_cover_every_agent_with_env_overrides() {
             // No project under ~/.gemini/tmp yet: the folder itself.
             ("Gemini CLI", s("home/.gemini/tmp"), S, false),
             ("Gemini CLI", s("home/.gemini/settings.json"), N, false),
+            ("opencode", s("home/.local/share/opencode/opencode.db"), S, false),
+            ("opencode", s("home/.local/share/opencode/storage"), S, false),
         ]
     );
     let env = LocationEnv { codex_home: Some(dir.path().join("ch")), claude_config_dir: Some(dir.path().join("cc")), cwd: None, ..env };
@@ -106,6 +108,9 @@ fn standard_locations_cover_every_agent_with_env_overrides() {
     assert_eq!(paths[0], dir.path().join("ch/sessions"));
     assert_eq!(paths[4], dir.path().join("cc/projects"));
     assert_eq!(paths[7], home.join(".claude.json"));
+    let env = LocationEnv { xdg_data_home: Some(dir.path().join("xdg")), ..env };
+    let paths: Vec<PathBuf> = standard_locations(&env).into_iter().map(|l| l.path).collect();
+    assert_eq!(paths[paths.len() - 2..], [dir.path().join("xdg/opencode/opencode.db"), dir.path().join("xdg/opencode/storage")]);
 }
 
 /// The progress bar advanced per file: a 60 MB file showed `0 B`, then done.
@@ -151,7 +156,7 @@ fn live_progress_advances_within_a_file() {
 fn a_recent_dirs_file_that_is_a_device_or_a_fifo_is_ignored_unread() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
-    let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: None, gemini_cli_home: None };
+    let env = LocationEnv { home: home.clone(), codex_home: None, claude_config_dir: None, cwd: None, gemini_cli_home: None, xdg_data_home: None };
     std::fs::create_dir_all(home.join(".config/thclaws")).unwrap();
     let plain: Vec<PathBuf> = standard_locations(&env).into_iter().map(|l| l.path).collect();
     let rd = home.join(".config/thclaws/recent_dirs.json");

@@ -170,6 +170,7 @@ impl crate::records::Conv<String> for sessiondb::portable::SourceFormat {
             sessiondb::portable::SourceFormat::Codex => "codex".to_owned(),
             sessiondb::portable::SourceFormat::ClaudeCode => "claude-code".to_owned(),
             sessiondb::portable::SourceFormat::GeminiCli => "gemini-cli".to_owned(),
+            sessiondb::portable::SourceFormat::Opencode => "opencode".to_owned(),
         }
     }
 }
@@ -1105,7 +1106,7 @@ impl crate::records::Back<(String, String, String)> for OpenOperation {
 #[napi_derive::napi(object, object_from_js = false)]
 pub struct ReadReport {
     /// Format read.
-    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli'")]
+    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode'")]
     pub format: Option<String>,
     /// Lines seen, skipped ones included.
     pub lines: i64,
@@ -1820,7 +1821,7 @@ pub struct FileImport {
     /// The file as given (after directory walking).
     pub path: String,
     /// Detected (or stored) format.
-    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli'")]
+    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode'")]
     pub format: Option<String>,
     /// Outcome.
     #[napi(

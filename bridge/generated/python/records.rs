@@ -302,6 +302,7 @@ impl crate::records::Conv<&'static str> for sessiondb::portable::SourceFormat {
             sessiondb::portable::SourceFormat::Codex => "codex",
             sessiondb::portable::SourceFormat::ClaudeCode => "claude-code",
             sessiondb::portable::SourceFormat::GeminiCli => "gemini-cli",
+            sessiondb::portable::SourceFormat::Opencode => "opencode",
         }
     }
 }

@@ -100,6 +100,8 @@ pub enum SourceFormat {
     ClaudeCode,
     /// Gemini CLI chat recording.
     GeminiCli,
+    /// opencode session storage (its JSON-file tree or its SQLite database).
+    Opencode,
 }
 #[allow(unused_imports)]
 use sessiondb::portable::ExportFormat;

@@ -19,14 +19,16 @@ use crate::{open, Failure, Global};
 /// `sessiondb import`.
 #[derive(Args)]
 pub struct ImportArgs {
-    /// Files or directories (e.g. ~/.codex/sessions, ~/.claude/projects, .thclaws/sessions, ~/.gemini/tmp).
+    /// Files or directories (e.g. ~/.codex/sessions, ~/.claude/projects, .thclaws/sessions, ~/.gemini/tmp,
+    /// ~/.local/share/opencode/opencode.db or its storage/ directory).
     #[arg(required_unless_present = "auto", conflicts_with = "auto")]
     paths: Vec<PathBuf>,
     /// Find every supported agent's history for the current user and import it: Codex
     /// ($CODEX_HOME or ~/.codex: sessions/, archived_sessions/), Claude Code ($CLAUDE_CONFIG_DIR
     /// or ~/.claude: projects/), thClaws (.thclaws/sessions/ of the current directory and of the
     /// projects in ~/.config/thclaws/recent_dirs.json), Gemini CLI ($GEMINI_CLI_HOME or ~:
-    /// .gemini/tmp/<project>/chats/). Prompt logs and settings are skipped.
+    /// .gemini/tmp/<project>/chats/), opencode ($XDG_DATA_HOME/opencode or
+    /// ~/.local/share/opencode: opencode.db, storage/). Prompt logs and settings are skipped.
     #[arg(long)]
     auto: bool,
 }

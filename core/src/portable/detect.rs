@@ -36,8 +36,21 @@ pub enum FileKind {
 
 /// Guess the format of one JSONL file. `Ok(None)` when neither the content
 /// nor the path says, or when the file is a known non-session file (see
-/// [`classify_file`]). Errors: [`Error::Io`] opening or reading it.
+/// [`classify_file`]). An opencode source (its `opencode.db`, `storage`
+/// directory, data directory or a session file of the tree:
+/// [`super::opencode::classify_path`]) is [`SourceFormat::Opencode`].
+/// A SQLite file whose tables cannot be read is not one (`Ok(None)`).
+/// Errors: [`Error::Io`] opening or reading it.
 pub fn detect_format(path: &Path) -> Result<Option<SourceFormat>> {
+    use super::opencode::{classify_path, is_opencode_db, OpencodePath};
+    match classify_path(path) {
+        OpencodePath::Storage(_) | OpencodePath::DataDir(_) | OpencodePath::SessionFile(..) => return Ok(Some(SourceFormat::Opencode)),
+        OpencodePath::RecordFile => return Ok(None),
+        OpencodePath::No => {}
+    }
+    if path.is_file() && crate::portable::import::sdk::is_sqlite_file(path)? {
+        return Ok(is_opencode_db(path).unwrap_or(false).then_some(SourceFormat::Opencode));
+    }
     Ok(match classify_file(path)? {
         FileKind::Session(f) => Some(f),
         FileKind::NotSession(_) | FileKind::Unknown => None,

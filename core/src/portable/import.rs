@@ -81,6 +81,7 @@ use std::path::{Path, PathBuf};
 
 mod batch;
 mod identity;
+mod opencode;
 pub mod sdk;
 mod sink;
 use batch::{apply_batch, Batch};
@@ -272,6 +273,19 @@ fn import_paths_with(store: &SessionStore, paths: &[PathBuf], live: bool, progre
     // `Err` holds the report of a given path that could not be walked.
     let mut files: Vec<std::result::Result<PathBuf, FileImport>> = Vec::new();
     for p in paths {
+        // An opencode storage tree or data directory is one source (its
+        // records are `*.json` files, or `opencode.db`), not walked for `*.jsonl`.
+        match super::opencode::classify_path(p) {
+            super::opencode::OpencodePath::Storage(_) => {
+                files.push(Ok(p.clone()));
+                continue;
+            }
+            super::opencode::OpencodePath::DataDir(found) => {
+                files.extend(found.into_iter().map(Ok));
+                continue;
+            }
+            _ => {}
+        }
         match find_jsonl_files(p) {
             Ok(found) => files.extend(found.into_iter().map(Ok)),
             Err(e) => files.push(Err(failed(p, format!("`{}`: {e}", p.display())))),
@@ -370,6 +384,7 @@ fn parse_progress(text: &str) -> Result<Progress> {
         "codex" => SourceFormat::Codex,
         "claude-code" => SourceFormat::ClaudeCode,
         "gemini-cli" => SourceFormat::GeminiCli,
+        "opencode" => SourceFormat::Opencode,
         _ => return Err(Error::corrupt("import progress record has an unknown format")),
     };
     Ok(Progress { format, session_id: rec.session_id, head_hash: rec.head_hash, lines: rec.lines, bytes: rec.bytes })
@@ -426,18 +441,32 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
     let canonical = std::fs::canonicalize(path).map_err(|e| Error::io("resolving a session file path", e))?;
     let canonical_s = canonical.to_string_lossy().into_owned();
     let index = source_index(store, &canonical_s);
+    if matches!(format, None | Some(SourceFormat::Opencode)) {
+        if let Some(r) = import_opencode_path(store, path, &canonical)? {
+            return Ok(r);
+        }
+    }
     let meta = std::fs::metadata(&canonical).map_err(|e| Error::io("reading session file metadata", e))?;
     if !meta.is_file() {
         // A FIFO or device would block or never end (issue 30, item 5).
         return Err(super::detect::not_a_regular_file());
     }
-    if format.is_none() && sdk::is_sqlite_file(&canonical)? {
-        // An Agents SDK `SQLiteSession` database (issue 29 item 3), or an
-        // SQLite file of something else (unrecognised).
-        return Ok(match sdk::import_sdk_db(store, path)? {
-            Some(r) => r,
-            None => FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Unrecognized, from_line: 1, sessions: Vec::new(), read: None, not_session: None },
-        });
+    if matches!(format, None | Some(SourceFormat::Opencode)) && sdk::is_sqlite_file(&canonical)? {
+        // An Agents SDK `SQLiteSession` database (issue 29 item 3), an
+        // opencode database (issue 28 item 6), or an SQLite file of
+        // something else (unrecognised).
+        if format.is_none() {
+            if let Some(r) = sdk::import_sdk_db(store, path)? {
+                return Ok(r);
+            }
+        }
+        if super::opencode::is_opencode_db(&canonical)? {
+            return opencode::import_opencode(store, path, &super::OpencodeSource::Database(canonical), None);
+        }
+        return Ok(FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Unrecognized, from_line: 1, sessions: Vec::new(), read: None, not_session: None });
+    }
+    if format == Some(SourceFormat::Opencode) {
+        return Err(Error::invalid("not an opencode source: give its storage directory, a session file (storage/session/<projectID>/<sessionID>.json), its data directory or opencode.db"));
     }
     let len = meta.len();
     let mut prev: Option<Progress> = load_progress(store, &index)?;
@@ -550,6 +579,56 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
     out.sessions = sessions;
     out.read = Some(report);
     Ok(out)
+}
+
+/// Import `canonical` when its place says it is opencode's (see
+/// [`super::opencode::classify_path`]): a storage directory (every
+/// session), one session file (that session), or a data directory (its
+/// `opencode.db`, then its `storage/`, as one report). `Ok(None)`: not an
+/// opencode path (a database is told by its content, later).
+/// Errors: `InvalidInput` for a message or part file of the tree (not a
+/// session); as [`opencode::import_opencode`].
+fn import_opencode_path(store: &SessionStore, path: &Path, canonical: &Path) -> Result<Option<FileImport>> {
+    use super::opencode::OpencodePath;
+    use super::OpencodeSource;
+    Ok(Some(match super::opencode::classify_path(canonical) {
+        OpencodePath::Storage(root) => opencode::import_opencode(store, path, &OpencodeSource::Storage(root), None)?,
+        OpencodePath::SessionFile(root, id) => opencode::import_opencode(store, path, &OpencodeSource::Storage(root), Some(&id))?,
+        OpencodePath::DataDir(found) => {
+            let mut all: Option<FileImport> = None;
+            for f in found {
+                let mut r = if f.is_dir() {
+                    opencode::import_opencode(store, path, &OpencodeSource::Storage(f), None)?
+                } else if super::opencode::is_opencode_db(&f)? {
+                    opencode::import_opencode(store, path, &OpencodeSource::Database(f), None)?
+                } else {
+                    continue;
+                };
+                match &mut all {
+                    None => all = Some(r),
+                    Some(a) => {
+                        if r.status == ImportStatus::Imported {
+                            a.status = ImportStatus::Imported;
+                        }
+                        a.sessions.append(&mut r.sessions);
+                        if let (Some(t), Some(x)) = (&mut a.read, r.read.take()) {
+                            opencode::merge(t, x);
+                        }
+                    }
+                }
+            }
+            match all {
+                Some(a) => a,
+                None => return Ok(None),
+            }
+        }
+        OpencodePath::RecordFile => {
+            return Err(Error::invalid(
+                "an opencode message or part file is not a session: import the storage directory, a session file (storage/session/<projectID>/<sessionID>.json) or opencode.db",
+            ))
+        }
+        OpencodePath::No => return Ok(None),
+    }))
 }
 
 /// Read the whole stream into `sink`, then commit what is left at its end

@@ -18,6 +18,11 @@
 //!   `.gemini/tmp/<project>/chats/` (one per folder of `.gemini/tmp/` that
 //!   has `chats/` or `logs.json`, or `.gemini/tmp` itself when none has); each project's
 //!   `logs.json` (prompt log) and `.gemini/settings.json` are not sessions.
+//! - opencode: its data directory, `$XDG_DATA_HOME/opencode` (default
+//!   `~/.local/share/opencode` on every OS: opencode's `global/index.ts`
+//!   uses xdg-basedir): `opencode.db` (the SQLite database of newer
+//!   releases) and `storage/` (the JSON-file tree of older ones; a session
+//!   in both is stored once).
 
 use std::path::{Path, PathBuf};
 
@@ -37,7 +42,7 @@ pub enum LocationKind {
 /// One standard location of one agent.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentLocation {
-    /// The agent: `Codex`, `Claude Code`, `thClaws` or `Gemini CLI`.
+    /// The agent: `Codex`, `Claude Code`, `thClaws`, `Gemini CLI` or `opencode`.
     pub agent: &'static str,
     /// The directory or file.
     pub path: PathBuf,
@@ -63,6 +68,9 @@ pub struct LocationEnv {
     pub cwd: Option<PathBuf>,
     /// `$GEMINI_CLI_HOME` (Gemini CLI's home directory), when set and not empty.
     pub gemini_cli_home: Option<PathBuf>,
+    /// `$XDG_DATA_HOME`, when set and not empty (opencode's data lives in
+    /// `<it>/opencode`, else `~/.local/share/opencode`).
+    pub xdg_data_home: Option<PathBuf>,
 }
 
 impl LocationEnv {
@@ -76,12 +84,13 @@ impl LocationEnv {
             claude_config_dir: var("CLAUDE_CONFIG_DIR"),
             cwd: std::env::current_dir().ok(),
             gemini_cli_home: var("GEMINI_CLI_HOME"),
+            xdg_data_home: var("XDG_DATA_HOME"),
         })
     }
 }
 
 /// Every standard location of every supported agent for `env`, in a fixed
-/// order (Codex, Claude Code, thClaws, Gemini CLI), each with whether it exists.
+/// order (Codex, Claude Code, thClaws, Gemini CLI, opencode), each with whether it exists.
 /// Reads only `~/.config/thclaws/recent_dirs.json` (an unreadable or
 /// malformed one lists no project) and lists the directories of Gemini
 /// CLI's `.gemini/tmp/`; never fails.
@@ -124,6 +133,9 @@ pub fn standard_locations(env: &LocationEnv) -> Vec<AgentLocation> {
         add("Gemini CLI", p.join("logs.json"), NotSession, "prompt log (logs.json)");
     }
     add("Gemini CLI", gemini.join("settings.json"), NotSession, "settings");
+    let opencode = env.xdg_data_home.clone().unwrap_or_else(|| env.home.join(".local").join("share")).join("opencode");
+    add("opencode", opencode.join("opencode.db"), Sessions, "sessions (database)");
+    add("opencode", opencode.join("storage"), Sessions, "sessions (JSON storage)");
     out
 }
 

@@ -29,6 +29,7 @@ pub mod import;
 mod lines;
 pub mod locations;
 pub mod model;
+pub mod opencode;
 pub mod plain;
 pub mod thclaws;
 pub mod thclaws_check;
@@ -37,6 +38,7 @@ pub use agents_item::{agents_item_entry, agents_item_role, agents_item_text, PyJ
 pub use claude::read_claude;
 pub use codex::read_codex;
 pub use gemini::read_gemini;
+pub use opencode::{read_opencode, OpencodeSource};
 pub use digest::{read_thclaws_digest, write_thclaws_json, DigestSkippedLine, ThclawsDigest};
 pub use detect::{classify_file, detect_format, find_jsonl_files, FileKind};
 pub use events::{Collector, Event, EventSink, Meta, Thread};
@@ -92,6 +94,8 @@ pub fn read_stream<R: BufRead>(format: SourceFormat, input: R, opts: &ReadOption
         SourceFormat::Codex => read_codex(input, opts, sink),
         SourceFormat::ClaudeCode => read_claude(input, opts, sink),
         SourceFormat::GeminiCli => read_gemini(input, opts, sink),
+        // A tree of files or a database, not one stream: `opencode::read_session`.
+        SourceFormat::Opencode => Err(Error::invalid("opencode sessions are a storage directory or an opencode.db database, not a stream of lines")),
     }
 }
 

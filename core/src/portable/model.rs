@@ -429,20 +429,28 @@ pub enum SourceFormat {
     /// document under `~/.gemini/tmp/<project>/chats/` ([`super::gemini`]).
     #[serde(rename = "gemini-cli")]
     GeminiCli,
+    /// opencode session storage (its JSON-file tree or its SQLite database).
+    ///
+    /// opencode (sst/opencode, now anomalyco/opencode): the
+    /// `storage/{session,message,part}` JSON-file tree or the `opencode.db`
+    /// database of newer releases ([`crate::portable::opencode`]).
+    #[serde(rename = "opencode")]
+    Opencode,
 }
 
 impl SourceFormat {
-    /// `thclaws`, `codex`, `claude-code` or `gemini-cli`.
+    /// `thclaws`, `codex`, `claude-code`, `gemini-cli` or `opencode`.
     pub fn as_str(self) -> &'static str {
         match self {
             SourceFormat::Thclaws => "thclaws",
             SourceFormat::Codex => "codex",
             SourceFormat::ClaudeCode => "claude-code",
             SourceFormat::GeminiCli => "gemini-cli",
+            SourceFormat::Opencode => "opencode",
         }
     }
 
-    /// Parse `thclaws`, `codex`, `claude-code` or `gemini-cli` (what hosts pass).
+    /// Parse `thclaws`, `codex`, `claude-code`, `gemini-cli` or `opencode` (what hosts pass).
     /// Errors: `InvalidInput`.
     pub fn parse(s: &str) -> crate::Result<Self> {
         match s {
@@ -450,7 +458,8 @@ impl SourceFormat {
             "codex" => Ok(SourceFormat::Codex),
             "claude-code" => Ok(SourceFormat::ClaudeCode),
             "gemini-cli" => Ok(SourceFormat::GeminiCli),
-            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code, gemini-cli")),
+            "opencode" => Ok(SourceFormat::Opencode),
+            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code, gemini-cli, opencode")),
         }
     }
 }

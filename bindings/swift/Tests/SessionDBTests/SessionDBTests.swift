@@ -593,6 +593,7 @@ func runContext(_ function: String, _ name: String, _ i: J, _ c: J) throws -> J?
         case .codex: format = .string("codex")
         case .claudeCode: format = .string("claude-code")
         case .geminiCli: format = .string("gemini-cli")
+        case .opencode: format = .string("opencode")
         case nil: format = .null
         }
         let status: J

@@ -53,12 +53,21 @@ pub(super) struct Identity {
 
 /// What identifies a turn as a source record: the Claude line's `uuid` (an
 /// assistant message merged from several lines: its first line's; a name,
-/// not counted), otherwise the turn itself (role, timestamp and blocks: for
+/// not counted), an opencode turn's message id and index (a name),
+/// otherwise the turn itself (role, timestamp and blocks: for
 /// thClaws one line, for Codex the items of one turn). Never its line number.
 pub(super) fn turn_identity(format: SourceFormat, turn: &Turn) -> Identity {
     if format == SourceFormat::ClaudeCode {
         if let Some(uuid) = turn.extra.get("uuid").and_then(Value::as_str) {
             return Identity { what: "turn", text: format!("claude-uuid\0{uuid}"), repeatable: false };
+        }
+    }
+    if format == SourceFormat::Opencode {
+        // An opencode message id and the turn's index within it (a message
+        // becomes a turn per step and one for its tool results).
+        if let Some(mid) = turn.extra.get("opencode_message_id").and_then(Value::as_str) {
+            let k = turn.extra.get("opencode_turn").and_then(Value::as_u64).unwrap_or(0);
+            return Identity { what: "turn", text: format!("opencode-msg\0{mid}\0{k}"), repeatable: false };
         }
     }
     Identity { what: "turn", text: format!("turn\0{}\0{:?}\0{}", turn.role.as_str(), turn.timestamp_ms, turn.blocks_json()), repeatable: true }

@@ -201,6 +201,7 @@ class ConformanceTest {
                             SourceFormat.CODEX -> "codex"
                             SourceFormat.CLAUDE_CODE -> "claude-code"
                             SourceFormat.GEMINI_CLI -> "gemini-cli"
+                            SourceFormat.OPENCODE -> "opencode"
                             null -> null
                         },
                         "status" to when (val st = rep.status) {
