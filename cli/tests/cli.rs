@@ -429,7 +429,7 @@ fn import_exits_2_for_an_unrecognized_file_named_on_the_command_line_but_not_one
     assert!(out.contains("UpToDate") && out.contains(&format!("{} [-] Unrecognized\n", odd.display())), "{out}");
     assert_eq!(
         String::from_utf8(o.stderr).unwrap(),
-        format!("sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n", odd.display())
+        format!("sessiondb: invalid input: not a thClaws, Codex, Claude Code, Gemini CLI or opencode session file: {}\n", odd.display())
     );
     // A failed file as well: the I/O code wins, both are said. (A path in
     // the test's own directory: a fixed one such as `/nonexistent/x` can
@@ -441,7 +441,7 @@ fn import_exits_2_for_an_unrecognized_file_named_on_the_command_line_but_not_one
         err,
         format!(
             "sessiondb: 1 file(s) failed to import (see the report above): {}\n\
-             sessiondb: invalid input: not a thClaws, Codex or Claude Code session file: {}\n",
+             sessiondb: invalid input: not a thClaws, Codex, Claude Code, Gemini CLI or opencode session file: {}\n",
             missing.display(),
             odd.display()
         )

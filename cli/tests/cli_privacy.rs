@@ -303,7 +303,7 @@ fn import_stays_within_a_memory_limit_for_a_2gib_file_of_nuls_and_a_300mb_line()
     // The NULs: not a session file (exit 2, the explicit path's failure).
     let (o, peak_nuls) = run_limited(d.path(), LIMIT_MIB, "s.db", &["import", "nuls.jsonl"]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(json_error(&o)["message"], "invalid input: not a thClaws, Codex or Claude Code session file: nuls.jsonl");
+    assert_eq!(json_error(&o)["message"], "invalid input: not a thClaws, Codex, Claude Code, Gemini CLI or opencode session file: nuls.jsonl");
     // The 300 MB line: skipped as line 3, the lines around it imported.
     let (o, peak_long) = run_limited(d.path(), LIMIT_MIB, "s.db", &["import", "long.jsonl"]);
     eprintln!("import under --as={LIMIT_MIB} MiB: peak RSS {peak_nuls} KiB (2 GiB of NULs), {peak_long} KiB (300 MB line)");

@@ -259,7 +259,7 @@ fn outcome(paths: &[PathBuf], report: &ImportReport) -> Result<(), Failure> {
         lines.push(format!("{} file(s) failed to import (see the report above): {}", failed.len(), list(&failed)));
     }
     if !unrecognized.is_empty() {
-        lines.push(format!("invalid input: not a thClaws, Codex or Claude Code session file: {}", list(&unrecognized)));
+        lines.push(format!("invalid input: not a thClaws, Codex, Claude Code, Gemini CLI or opencode session file: {}", list(&unrecognized)));
     }
     if lines.is_empty() {
         return Ok(());
