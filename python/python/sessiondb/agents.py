@@ -327,11 +327,6 @@ class SessionDBSession:
             except errors.ConflictError:
                 pass  # created by another handle just now
             self._store.append_entries_with_meta(sid, rows, key)
-
-    def _add_target(self) -> Optional[str]:
-        """The session ``add_items`` writes to (None: this session)."""
-        return None
-
     async def add_items(self, items: List[Any]) -> None:
         """Append items in one transaction (all or none), exactly once.
 
@@ -348,7 +343,7 @@ class SessionDBSession:
         kept = self._retry_keys.pop(fingerprint, None) if fingerprint is not None else None
         key, stamp = kept if kept is not None else (uuid.uuid4().hex, int(self.now() * 1000) if self.ttl is not None else None)
         try:
-            await self._run(self._add, items, key, stamp, self._add_target())
+            await self._run(self._add, items, key, stamp)
         except BaseException:
             self._retry_keys[fingerprint if fingerprint is not None else _fingerprint(items)] = (key, stamp)
             while len(self._retry_keys) > RETRY_KEYS:
@@ -371,15 +366,11 @@ class SessionDBSession:
                 continue  # expired: retracted (drained) and skipped, as EncryptedSession
             return _item_of(entry, meta)
 
-    def _pop_target(self) -> Optional[str]:
-        """The session ``pop_item`` retracts from (None: this session)."""
-        return None
-
     async def pop_item(self) -> Optional[Dict[str, Any]]:
         """Retract and return the most recent item (``None`` when empty);
         with a ``ttl``, expired items on the way are retracted and skipped
         (``EncryptedSession.pop_item``)."""
-        return await self._run(self._pop, self._pop_target())
+        return await self._run(self._pop)
 
     def _sweep(self, sids: List[str]) -> List[int]:
         now = self.now()

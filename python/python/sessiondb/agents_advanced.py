@@ -200,6 +200,18 @@ class AdvancedSessionDBSession(SessionDBSession):
         rec = (branches or self._branches()).live.get(branch_id)
         return rec["session_id"] if rec is not None else None
 
+    def _current(self, branches: Optional[_Branches] = None) -> str:
+        """The current branch; one that is gone (deleted or cleared by
+        another instance) falls back to ``main``, as the SDK's after a clear."""
+        if self._branch != "main" and self._branch not in (branches or self._branches()).live:
+            self._branch = "main"
+        return self._branch
+
+    def _at(self, branch_id: Optional[str]) -> Optional[str]:
+        """The session of ``branch_id`` (None: the current branch)."""
+        branches = self._branches()
+        return self._sid(branch_id if branch_id is not None else self._current(branches), branches)
+
     def _turn_rows(self, sid: Optional[str]) -> List[_Row]:
         if sid is None:
             return []
@@ -219,11 +231,11 @@ class AdvancedSessionDBSession(SessionDBSession):
         except errors.NotFoundError:
             return 0
 
-    def _add_target(self) -> Optional[str]:
-        return self._sid(self._branch)
+    def _add(self, items: List[Any], key: str, stamp: Optional[int] = None, sid: Optional[str] = None) -> None:
+        super()._add(items, key, stamp, self._at(None))
 
-    def _pop_target(self) -> Optional[str]:
-        return self._sid(self._branch)
+    def _pop(self, sid: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        return super()._pop(self._at(None))
 
     def _sweep_sessions(self) -> List[str]:
         return [self.session_id] + [r["session_id"] for r in self._branches().live.values()]
@@ -234,7 +246,7 @@ class AdvancedSessionDBSession(SessionDBSession):
         """The items of ``branch_id`` (default: the current branch), as
         :meth:`SessionDBSession.get_items`; an unknown branch has none."""
         def read() -> List[Dict[str, Any]]:
-            sid = self._sid(branch_id if branch_id is not None else self._branch)
+            sid = self._at(branch_id)
             return [] if sid is None else self._items(limit, sid)
 
         return await self._run(read)
@@ -269,8 +281,9 @@ class AdvancedSessionDBSession(SessionDBSession):
 
     # -- usage ------------------------------------------------------------
 
-    def _store_usage(self, branch: str, usage: Any) -> None:
+    def _store_usage(self, usage: Any) -> None:
         branches = self._branches()
+        branch = self._current(branches)
         sid = self._sid(branch, branches)
         rows = self._turn_rows(sid)
         if sid is None or not rows:
@@ -316,7 +329,7 @@ class AdvancedSessionDBSession(SessionDBSession):
             usage = result.context_wrapper.usage
             if usage is None:
                 return
-            await self._run(self._store_usage, self._branch, usage)
+            await self._run(self._store_usage, usage)
         except Exception as e:  # the SDK swallows usage errors; no user data is logged
             self._logger.error("Failed to store session usage: %s", type(e).__name__)
 
@@ -327,6 +340,8 @@ class AdvancedSessionDBSession(SessionDBSession):
         branches = self._branches()
         exts = self._extensions()
         names = [branch_id] if branch_id is not None else ["main"] + list(branches.live)
+        if branch_id == "":
+            names = [self._current(branches)]
         out: List[Dict[str, Any]] = []
         for name in names:
             sid = self._sid(name, branches)
@@ -362,7 +377,7 @@ class AdvancedSessionDBSession(SessionDBSession):
     ) -> Union[List[Dict[str, Any]], Dict[str, Any]]:
         """One turn's usage (``{}`` when none) or every turn's, in turn order,
         of ``branch_id`` (default: the current branch)."""
-        recs = await self._run(self._usage, branch_id if branch_id is not None else self._branch)
+        recs = await self._run(self._usage, branch_id if branch_id is not None else "")
         keys = ("requests", "input_tokens", "output_tokens", "total_tokens", "input_tokens_details", "output_tokens_details")
         if user_turn_number is not None:
             for r in recs:
@@ -377,7 +392,7 @@ class AdvancedSessionDBSession(SessionDBSession):
         calls, and a ``tool_search_output`` without a ``tool_search_call`` in
         its turn)."""
         def read() -> List[Tuple[str, int, int]]:
-            rows = self._turn_rows(self._sid(branch_id if branch_id is not None else self._branch))
+            rows = self._turn_rows(self._at(branch_id))
             calls = {(r.turn, r.tool_name) for r in rows if r.type == "tool_search_call"}
             counts: Dict[Tuple[int, Any], int] = {}
             for r in rows:
@@ -411,13 +426,13 @@ class AdvancedSessionDBSession(SessionDBSession):
         ``turn``, ``content`` (cut at 100 characters), ``full_content``,
         ``timestamp`` (``YYYY-MM-DD HH:MM:SS`` UTC), ``can_branch``."""
         def read() -> List[Dict[str, Any]]:
-            rows = self._turn_rows(self._sid(branch_id if branch_id is not None else self._branch))
+            rows = self._turn_rows(self._at(branch_id))
             return [self._turn_dict(r, 100) for r in rows if r.type == "user"]
 
         return await self._run(read)
 
-    def _find(self, search_term: str, branch: str) -> List[Dict[str, Any]]:
-        sid = self._sid(branch)
+    def _find(self, search_term: str, branch_id: Optional[str]) -> List[Dict[str, Any]]:
+        sid = self._at(branch_id)
         rows = [r for r in self._turn_rows(sid) if r.type == "user"]
         pattern = re.compile(re.escape(search_term), re.IGNORECASE | re.ASCII)
 
@@ -445,14 +460,14 @@ class AdvancedSessionDBSession(SessionDBSession):
         text holds ``search_term`` (ASCII case-insensitive), in turn order,
         shaped as :meth:`get_conversation_turns` (``content`` uncut). Found
         through the store's search index (see the module doc)."""
-        return await self._run(self._find, search_term, branch_id if branch_id is not None else self._branch)
+        return await self._run(self._find, search_term, branch_id)
 
     async def get_conversation_by_turns(self, branch_id: Optional[str] = None) -> Dict[int, List[Dict[str, Optional[str]]]]:
         """``{turn: [{"type", "tool_name"}, ...]}`` of ``branch_id`` (default:
         the current branch), items in order."""
         def read() -> Dict[int, List[Dict[str, Optional[str]]]]:
             turns: Dict[int, List[Dict[str, Optional[str]]]] = {}
-            for r in self._turn_rows(self._sid(branch_id if branch_id is not None else self._branch)):
+            for r in self._turn_rows(self._at(branch_id)):
                 turns.setdefault(r.turn, []).append({"type": r.type, "tool_name": r.tool_name})
             return turns
 
@@ -461,8 +476,8 @@ class AdvancedSessionDBSession(SessionDBSession):
     # -- branches ---------------------------------------------------------
 
     def _create_branch(self, turn_number: int, branch_name: Optional[str]) -> str:
-        source = self._branch
         branches = self._branches()
+        source = self._current(branches)
         sid = self._sid(source, branches)
         rows = self._turn_rows(sid)
         at = next((i for i, r in enumerate(rows) if r.type == "user" and r.turn == turn_number), None)
@@ -538,6 +553,7 @@ class AdvancedSessionDBSession(SessionDBSession):
 
     def _list(self) -> List[Dict[str, Any]]:
         branches = self._branches()
+        self._current(branches)
         out: List[Dict[str, Any]] = []
         for name in ["main"] + list(branches.live):
             sid = self._sid(name, branches)
