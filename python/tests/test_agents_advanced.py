@@ -1271,6 +1271,7 @@ def clock(monkeypatch):
 
 
 def ttl_pair(tmp_path, ttl):
+    pytest.importorskip("cryptography", reason="EncryptedSession needs openai-agents[encrypt] (scripts/test-python.sh installs it)")
     from cryptography.fernet import Fernet
 
     from agents import SQLiteSession

@@ -41,7 +41,7 @@ import json
 import logging
 import re
 import time
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from . import errors
 from ._native import SearchOptions, SessionStore, TranscriptEntry
@@ -140,7 +140,7 @@ class _Branches:
 
     def __init__(self) -> None:
         self.live: Dict[str, Dict[str, Any]] = {}  # name -> record, creation order
-        self.used: set = {"main"}
+        self.used: Set[str] = {"main"}
 
 
 class AdvancedSessionDBSession(SessionDBSession):
@@ -242,7 +242,7 @@ class AdvancedSessionDBSession(SessionDBSession):
 
     # -- Session protocol -------------------------------------------------
 
-    async def get_items(self, limit: Optional[int] = None, branch_id: Optional[str] = None) -> List[Dict[str, Any]]:  # type: ignore[override]
+    async def get_items(self, limit: Optional[int] = None, branch_id: Optional[str] = None) -> List[Dict[str, Any]]:
         """The items of ``branch_id`` (default: the current branch), as
         :meth:`SessionDBSession.get_items`; an unknown branch has none."""
         def read() -> List[Dict[str, Any]]:
@@ -303,21 +303,22 @@ class AdvancedSessionDBSession(SessionDBSession):
 
         ind = details(getattr(usage, "input_tokens_details", None))
         outd = details(getattr(usage, "output_tokens_details", None))
+        tokens_in, tokens_out = int(usage.input_tokens or 0), int(usage.output_tokens or 0)
         rec = {
             "branch_id": branch,
             "session_id": sid,
             "turn": turn,
             "anchor_seq": anchor,
             "requests": usage.requests or 0,
-            "input_tokens": usage.input_tokens or 0,
-            "output_tokens": usage.output_tokens or 0,
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
             "total_tokens": usage.total_tokens or 0,
             "input_tokens_details": ind,
             "output_tokens_details": outd,
         }
         self._store.append_context_extension(self.session_id, USAGE_KIND, json.dumps(rec))
         cached = (ind or {}).get("cached_tokens") or 0
-        self._store.record_tokens(sid, input=rec["input_tokens"], output=rec["output_tokens"], cached=int(cached))
+        self._store.record_tokens(sid, input=tokens_in, output=tokens_out, cached=int(cached))
 
     async def store_run_usage(self, result: Any) -> None:
         """Record ``result.context_wrapper.usage`` (a ``RunResult``'s) for the
@@ -445,7 +446,7 @@ class AdvancedSessionDBSession(SessionDBSession):
         if sid is None or not words or not all(w.isascii() and len(w) >= 2 for w in words):
             return [self._turn_dict(r, None) for r in rows if holds(r)]
         query = f"session:{sid} role:user " + " ".join(w.lower() + "*" for w in words)
-        seqs: set = set()
+        seqs: Set[int] = set()
         cursor: Optional[str] = None
         while True:
             res = self._store.search(query, SearchOptions(limit=1000, cursor=cursor))
