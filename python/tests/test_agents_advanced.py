@@ -1355,3 +1355,39 @@ def test_ttl_is_seconds_and_not_combined_with_window(tmp_path):
             SessionDBSession("t", store=store, ttl=-1)
         with pytest.raises(sessiondb.InvalidInputError, match="^ttl and window cannot be combined$"):
             SessionDBSession("t", store=store, ttl=5, window=8000)
+
+
+@aio
+async def test_ttl_with_an_injected_clock(tmp_path):
+    now = [100.0]
+    with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as store:
+        s = SessionDBSession("c", store=store, ttl=2.5, clock=lambda: now[0])
+        await s.add_items([A])
+        # Stamped with the clock: the entry's created_at_ms is the clock's.
+        assert [e.created_at_ms for e in store.get_transcript("c")] == [100_000]
+        now[0] = 102.5
+        assert await s.get_items() == [A]
+        now[0] = 102.501
+        assert await s.get_items() == []
+        assert await s.sweep_expired() == [1]
+        assert [e.kind for e in store.journal_events("c")][-1] == "EntryRetracted"
+        s.close()
+
+
+@aio
+async def test_the_ledger_adds_every_run_where_the_sdk_replaces_a_turn(tmp_path):
+    """Where the totals part: the SDK keeps a turn's last stored usage and drops
+    a turn emptied by pop_item; the token ledger records every run's tokens."""
+    with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as store:
+        s = AdvancedSessionDBSession("l", store=store)
+        await s.add_items([{"role": "user", "content": "q"}])
+        await s.store_run_usage(create_mock_run_result(Usage(requests=1, input_tokens=10, output_tokens=4, total_tokens=14)))
+        await s.store_run_usage(create_mock_run_result(Usage(requests=1, input_tokens=6, output_tokens=2, total_tokens=8)))
+        assert await s.get_session_usage() == {"requests": 1, "input_tokens": 6, "output_tokens": 2, "total_tokens": 8, "total_turns": 1}
+        t = store.token_totals("l")
+        assert (t.input, t.output) == (16, 6)
+        await s.pop_item()
+        assert await s.get_session_usage() is None
+        t = store.token_totals("l")
+        assert (t.input, t.output) == (16, 6)
+        s.close()
