@@ -327,6 +327,7 @@ class SessionDBSession:
             except errors.ConflictError:
                 pass  # created by another handle just now
             self._store.append_entries_with_meta(sid, rows, key)
+
     async def add_items(self, items: List[Any]) -> None:
         """Append items in one transaction (all or none), exactly once.
 
@@ -372,9 +373,9 @@ class SessionDBSession:
         (``EncryptedSession.pop_item``)."""
         return await self._run(self._pop)
 
-    def _sweep(self, sids: List[str]) -> List[int]:
+    def _sweep(self, sids: List[str]) -> List[Tuple[str, int]]:
         now = self.now()
-        gone: List[int] = []
+        gone: List[Tuple[str, int]] = []
         if self.ttl is None:
             return gone
         for sid in sids:
@@ -384,7 +385,7 @@ class SessionDBSession:
                     page = self._store.get_transcript(sid, from_seq, PAGE)
                     for e in page:
                         if self._expired(e.created_at_ms, now) and self._store.retract_entry(sid, e.seq) is not None:
-                            gone.append(e.seq)
+                            gone.append((sid, e.seq))
                     if len(page) < PAGE:
                         break
                     from_seq = page[-1].seq + 1
@@ -396,11 +397,12 @@ class SessionDBSession:
         """The sessions :meth:`sweep_expired` sweeps."""
         return [self.session_id]
 
-    async def sweep_expired(self) -> List[int]:
+    async def sweep_expired(self) -> List[Tuple[str, int]]:
         """Retract every entry past the ``ttl`` (none without a ``ttl``):
         each is one ``EntryRetracted`` journal event, the entry stays stored
-        and is left out of reads, export, fork and search. Returns the
-        retracted seqs in order."""
+        and is left out of reads, export, fork and search. Returns
+        ``(session id, seq)`` of each retracted entry, in order (the
+        advanced session sweeps its branches' sessions too)."""
         return await self._run(lambda: self._sweep(self._sweep_sessions()))
 
     def _clear(self) -> None:
