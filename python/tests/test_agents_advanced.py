@@ -1178,6 +1178,11 @@ async def test_a_branch_is_a_forked_session_that_a_new_instance_sees(tmp_path):
         assert (s.forked_from, s.forked_at_seq, s.name, s.entry_count) == ("root", 4, "root branch alt", 5)
         assert [e.content for e in store.get_transcript(alt)] == [i["content"] for i in items[:4]] + ["alt question"]
         assert store.get_session("root").entry_count == 6
+        # Export sees it as any session.
+        md = store.export_thclaws(alt, "markdown")
+        assert md.startswith("# root branch alt\n")
+        assert [line.split(" · ")[0] for line in md.splitlines() if line.startswith("## ")] == ["## User", "## Assistant"] * 2 + ["## User"]
+        assert md.endswith("alt question\n")
 
         # Another instance (its own handle) sees the branch map.
         second = AdvancedSessionDBSession("root", store=store)

@@ -20,6 +20,11 @@ arguments, a tool's output), so the context meter and compaction count the
 conversation, not JSON. ``pop_item`` retracts the last entry (it stays
 stored, and is left out of reads, export, fork and the context). The SDK
 package is not imported here: any object with the SDK's item shape works.
+
+``ttl=`` (seconds) leaves expired items out of reads, as the SDK's
+``EncryptedSession``; :meth:`SessionDBSession.sweep_expired` retracts them.
+:class:`AdvancedSessionDBSession` (module ``sessiondb.agents_advanced``) is
+the SDK's ``AdvancedSQLiteSession``: branches, usage, turns and lookup.
 """
 
 from __future__ import annotations
