@@ -33,7 +33,7 @@ ls "$WHEELS"
 echo "--- fresh virtualenv with the built wheel"
 "$PY" -m venv "$TEST_VENV"
 "$TEST_VENV/bin/pip" install -q --upgrade pip
-"$TEST_VENV/bin/pip" install -q "$WHEELS"/sessiondb-*.whl pytest mypy openai-agents
+"$TEST_VENV/bin/pip" install -q "$WHEELS"/sessiondb-*.whl pytest mypy "openai-agents[encrypt]"
 
 # Run from an empty directory so `import sessiondb` can only mean the install.
 cd "$WORK"

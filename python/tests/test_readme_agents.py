@@ -23,3 +23,14 @@ def test_the_readme_agents_sdk_snippet_runs_verbatim_offline(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert (r.returncode, r.stderr) == (0, "")
     assert r.stdout == "[{'role': 'assistant', 'content': 'lib.rs and main.rs'}]\n{'role': 'assistant', 'content': 'lib.rs and main.rs'}\n1\n"
+
+
+def test_the_package_readme_advanced_session_snippet_runs(tmp_path):
+    """python/README.md's "Branches, usage per turn, content lookup and TTL" block."""
+    text = (ROOT / "python" / "README.md").read_text(encoding="utf-8")
+    at = text.index("\n### Branches, usage per turn, content lookup and TTL\n")
+    m = re.compile(r"^```python\n(.*?)^```$", re.S | re.M).search(text, at)
+    assert m is not None
+    r = subprocess.run([sys.executable, "-c", m.group(1)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout == "retry\n['main', 'retry']\nuser-123 2\n"

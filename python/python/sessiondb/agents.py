@@ -20,6 +20,11 @@ arguments, a tool's output), so the context meter and compaction count the
 conversation, not JSON. ``pop_item`` retracts the last entry (it stays
 stored, and is left out of reads, export, fork and the context). The SDK
 package is not imported here: any object with the SDK's item shape works.
+
+``ttl=`` (seconds) leaves expired items out of reads, as the SDK's
+``EncryptedSession``; :meth:`SessionDBSession.sweep_expired` retracts them.
+:class:`AdvancedSessionDBSession` (module ``sessiondb.agents_advanced``) is
+the SDK's ``AdvancedSQLiteSession``: branches, usage, turns and lookup.
 """
 
 from __future__ import annotations
@@ -28,11 +33,12 @@ import asyncio
 import concurrent.futures
 import functools
 import json
+import time
 import uuid
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 from . import errors
-from ._native import EntryMeta, ItemPage, NewEntry, SessionStore, should_compact
+from ._native import EntryMeta, ItemPage, NewEntry, SessionStore, TranscriptEntry, should_compact
 from .types import Role
 
 #: Metadata key under which earlier versions kept the SDK item's JSON text
@@ -159,6 +165,15 @@ class SessionDBSession:
     * ``session_settings``: the SDK's ``SessionSettings`` (or a dict of its
       fields, coerced by the SDK when it is installed): its ``limit`` is the
       default of ``get_items(limit=None)``, as in the SDK's sessions.
+    * ``ttl``: seconds an item lives, as the SDK's ``EncryptedSession(ttl=)``:
+      an item written more than ``ttl`` seconds ago (``clock() - written >
+      ttl``) is left out of ``get_items`` and skipped by ``pop_item``;
+      :meth:`sweep_expired` retracts the expired entries, each one
+      ``EntryRetracted`` journal event (never deleted silently). With a
+      ``ttl`` the items are stamped with ``clock()`` when written (the
+      entry's ``created_at_ms``). Not combined with ``window`` (yet).
+    * ``clock``: seconds since the epoch (default :func:`time.time`); a test
+      passes its own.
     """
 
     def __init__(
@@ -171,9 +186,17 @@ class SessionDBSession:
         model: Optional[str] = None,
         store: Optional[SessionStore] = None,
         session_settings: Any = None,
+        ttl: Optional[float] = None,
+        clock: Optional[Callable[[], float]] = None,
     ) -> None:
         if window is not None and window <= 0:
             raise errors.InvalidInputError("window must be a positive number of tokens")
+        if ttl is not None and ttl < 0:
+            raise errors.InvalidInputError("ttl must be a number of seconds >= 0")
+        if ttl is not None and window is not None:
+            raise errors.InvalidInputError("ttl and window cannot be combined")
+        self.ttl = ttl
+        self._clock = clock
         self.session_id = session_id
         self.window = window
         self.model = model
@@ -185,9 +208,10 @@ class SessionDBSession:
         # still runs (whole or not at all) before the next one, so calls
         # issued in order land in order.
         self._worker: Optional[concurrent.futures.ThreadPoolExecutor] = None
-        # Items fingerprint -> the idempotency key of an interrupted
-        # add_items, reused by a retry of the same items (stored once).
-        self._retry_keys: Dict[str, str] = {}
+        # Items fingerprint -> the idempotency key (and the write time, ms,
+        # when items are stamped) of an interrupted add_items, reused by a
+        # retry of the same items (stored once).
+        self._retry_keys: Dict[str, Tuple[str, Optional[int]]] = {}
 
     async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
         """``fn(*args)`` on this session's worker thread, after every call
@@ -220,12 +244,12 @@ class SessionDBSession:
                 out.append(raw[item.seq])
         return out
 
-    def _pages(self, from_seq: int) -> Iterator[Tuple[List[int], List[Any]]]:
+    def _pages(self, from_seq: int, sid: Optional[str] = None) -> Iterator[Tuple[List[int], List[Any]]]:
         """``(seqs, items)`` of each page of the visible entries from
         ``from_seq`` on, ``PAGE`` entries a page (one read and one
         ``json.loads`` each, so the GIL is never held for long)."""
         while True:
-            page = self._store.get_entry_items(self.session_id, from_seq, PAGE)
+            page = self._store.get_entry_items(sid or self.session_id, from_seq, PAGE)
             seqs = page.seqs
             if not seqs:
                 return
@@ -234,7 +258,33 @@ class SessionDBSession:
                 return  # fewer than asked: no visible entry after these
             from_seq = seqs[-1] + 1
 
-    def _items(self, limit: Optional[int]) -> List[Dict[str, Any]]:
+    def now(self) -> float:
+        """The session's clock: seconds since the epoch."""
+        return self._clock() if self._clock is not None else time.time()
+
+    def _expired(self, created_at_ms: int, now: float) -> bool:
+        """Whether an entry written at ``created_at_ms`` is past the ttl at
+        ``now`` (the SDK's Fernet rule: expired once ``now > written + ttl``)."""
+        return self.ttl is not None and now - created_at_ms / 1000.0 > self.ttl
+
+    def _rows(self, sid: str) -> List[Tuple[TranscriptEntry, Dict[str, Any]]]:
+        """``(entry, item)`` of every visible, unexpired entry of ``sid``, in
+        order (``[]`` when the session does not exist)."""
+        now = self.now()
+        out: List[Tuple[TranscriptEntry, Dict[str, Any]]] = []
+        from_seq = 1
+        try:
+            while True:
+                page = self._store.get_transcript_with_meta(sid, from_seq, PAGE)
+                out.extend((e, _item_of(e, m)) for e, m in page if not self._expired(e.created_at_ms, now))
+                if len(page) < PAGE:
+                    return out
+                from_seq = page[-1][0].seq + 1
+        except errors.NotFoundError:
+            return []
+
+    def _items(self, limit: Optional[int], sid: Optional[str] = None) -> List[Dict[str, Any]]:
+        sid = sid or self.session_id
         if limit is None:
             limit = getattr(self.session_settings, "limit", None)
         # As the SDK's SQLiteSession: 0 is no items, a negative limit all of them.
@@ -242,6 +292,9 @@ class SessionDBSession:
             limit = None
         if limit == 0:
             return []
+        if self.ttl is not None:
+            live = [item for _, item in self._rows(sid)]
+            return live if limit is None else live[-limit:]
         try:
             items: List[Any] = []
             if self.window is not None:
@@ -249,9 +302,9 @@ class SessionDBSession:
                 return items if limit is None else items[-limit:]
             if limit is not None and limit <= MAX_PAGE:
                 # One read of the tail.
-                page = self._store.get_entry_items_tail(self.session_id, limit)
+                page = self._store.get_entry_items_tail(sid, limit)
                 return _page_items(page, None)
-            for _, chunk in self._pages(1):
+            for _, chunk in self._pages(1, sid):
                 items.extend(chunk)
         except errors.NotFoundError:
             return []  # no session yet: no items, as in the SDK's sessions
@@ -263,19 +316,22 @@ class SessionDBSession:
         SDK's ``SQLiteSession`` semantics)."""
         return await self._run(self._items, limit)
 
-    def _add(self, items: List[Any], key: str) -> None:
+    def _add(self, items: List[Any], key: str, stamp: Optional[int] = None, sid: Optional[str] = None) -> None:
+        sid = sid or self.session_id
         rows = []
         for item in items:
             d = _dict(item)
-            rows.append((NewEntry(item_role(d), item_text(d)), EntryMeta(item=json.dumps(d, ensure_ascii=False))))
+            rows.append((NewEntry(item_role(d), item_text(d), created_at_ms=stamp), EntryMeta(item=json.dumps(d, ensure_ascii=False))))
         try:
-            self._store.append_entries_with_meta(self.session_id, rows, key)
+            self._store.append_entries_with_meta(sid, rows, key)
         except errors.NotFoundError:
+            if sid != self.session_id:
+                raise  # a branch deleted meanwhile is not recreated
             try:
-                self._store.create_session(id=self.session_id)
+                self._store.create_session(id=sid)
             except errors.ConflictError:
                 pass  # created by another handle just now
-            self._store.append_entries_with_meta(self.session_id, rows, key)
+            self._store.append_entries_with_meta(sid, rows, key)
 
     async def add_items(self, items: List[Any]) -> None:
         """Append items in one transaction (all or none), exactly once.
@@ -290,31 +346,69 @@ class SessionDBSession:
         if not items:
             return
         fingerprint = _fingerprint(items) if self._retry_keys else None
-        key = (self._retry_keys.pop(fingerprint, None) if fingerprint is not None else None) or uuid.uuid4().hex
+        kept = self._retry_keys.pop(fingerprint, None) if fingerprint is not None else None
+        key, stamp = kept if kept is not None else (uuid.uuid4().hex, int(self.now() * 1000) if self.ttl is not None else None)
         try:
-            await self._run(self._add, items, key)
+            await self._run(self._add, items, key, stamp)
         except BaseException:
-            self._retry_keys[fingerprint if fingerprint is not None else _fingerprint(items)] = key
+            self._retry_keys[fingerprint if fingerprint is not None else _fingerprint(items)] = (key, stamp)
             while len(self._retry_keys) > RETRY_KEYS:
                 self._retry_keys.pop(next(iter(self._retry_keys)))
             raise
 
-    def _pop(self) -> Optional[Dict[str, Any]]:
+    def _pop(self, sid: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        sid = sid or self.session_id
         while True:
             try:
-                tail = self._store.get_transcript_tail_with_meta(self.session_id, 1)
+                tail = self._store.get_transcript_tail_with_meta(sid, 1)
             except errors.NotFoundError:
                 return None
             if not tail:
                 return None
             entry, meta = tail[0]
-            if self._store.retract_entry(self.session_id, entry.seq) is None:
+            if self._store.retract_entry(sid, entry.seq) is None:
                 continue  # another handle popped it first
+            if self._expired(entry.created_at_ms, self.now()):
+                continue  # expired: retracted (drained) and skipped, as EncryptedSession
             return _item_of(entry, meta)
 
     async def pop_item(self) -> Optional[Dict[str, Any]]:
-        """Retract and return the most recent item (``None`` when empty)."""
+        """Retract and return the most recent item (``None`` when empty);
+        with a ``ttl``, expired items on the way are retracted and skipped
+        (``EncryptedSession.pop_item``)."""
         return await self._run(self._pop)
+
+    def _sweep(self, sids: List[str]) -> List[Tuple[str, int]]:
+        now = self.now()
+        gone: List[Tuple[str, int]] = []
+        if self.ttl is None:
+            return gone
+        for sid in sids:
+            from_seq = 1
+            try:
+                while True:
+                    page = self._store.get_transcript(sid, from_seq, PAGE)
+                    for e in page:
+                        if self._expired(e.created_at_ms, now) and self._store.retract_entry(sid, e.seq) is not None:
+                            gone.append((sid, e.seq))
+                    if len(page) < PAGE:
+                        break
+                    from_seq = page[-1].seq + 1
+            except errors.NotFoundError:
+                continue
+        return gone
+
+    def _sweep_sessions(self) -> List[str]:
+        """The sessions :meth:`sweep_expired` sweeps."""
+        return [self.session_id]
+
+    async def sweep_expired(self) -> List[Tuple[str, int]]:
+        """Retract every entry past the ``ttl`` (none without a ``ttl``):
+        each is one ``EntryRetracted`` journal event, the entry stays stored
+        and is left out of reads, export, fork and search. Returns
+        ``(session id, seq)`` of each retracted entry, in order (the
+        advanced session sweeps its branches' sessions too)."""
+        return await self._run(lambda: self._sweep(self._sweep_sessions()))
 
     def _clear(self) -> None:
         try:
@@ -336,3 +430,7 @@ class SessionDBSession:
 
 
 __all__ = ["SessionDBSession", "item_text", "item_role", "ITEM_KEY"]
+
+from .agents_advanced import AdvancedSessionDBSession  # noqa: E402  (it builds on SessionDBSession)
+
+__all__.append("AdvancedSessionDBSession")
