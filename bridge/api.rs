@@ -69,6 +69,7 @@ pub enum SourceFormat {
     #[bridge(str = "claude-code")] ClaudeCode,
     #[bridge(str = "gemini-cli")] GeminiCli,
     #[bridge(str = "opencode")] Opencode,
+    #[bridge(str = "agents-sdk")] AgentsSdk,
 }
 
 #[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse)]

@@ -25,7 +25,7 @@ export type Band = ContextMeter['band']
 /** How an operation ended (`completeOperation`). */
 export type Outcome = 'succeeded' | 'failed' | 'blocked' | 'cancelled' | 'unknown'
 /** A session file format the importers read. */
-export type SourceFormat = 'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode'
+export type SourceFormat = 'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | 'agents-sdk'
 /** What `exportThclaws(sessionId, format)` writes: thClaws JSONL (default), Markdown or the neutral model as JSON. */
 export type ExportFormat = 'thclaws' | 'markdown' | 'json'
 

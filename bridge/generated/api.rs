@@ -115,6 +115,9 @@ pub enum SourceFormat {
     /// opencode session storage (its JSON-file tree or its SQLite database).
     #[bridge(str = "opencode")]
     Opencode,
+    /// An OpenAI Agents SDK `SQLiteSession` database.
+    #[bridge(str = "agents-sdk")]
+    AgentsSdk,
 }
 /// What a session is exported as: thClaws JSONL (the default, what thClaws
 /// and `import` read), Markdown for people, or the neutral model as one

@@ -97,6 +97,8 @@ fn imports_each_sdk_session_with_its_items_exactly() {
     let store = open(&dir.path().join("s.db"));
     let r = import_file(&store, &src, None).unwrap();
     assert_eq!(r.status, ImportStatus::Imported);
+    assert_eq!(r.format, Some(sessiondb::portable::SourceFormat::AgentsSdk));
+    assert_eq!(r.read.as_ref().map(|x| x.format), Some(Some(sessiondb::portable::SourceFormat::AgentsSdk)));
     let got: Vec<(String, bool, u64, u64, u64)> = r.sessions.iter().map(|s| (s.session_id.clone(), s.created, s.entries, s.tool_calls, s.tool_results)).collect();
     assert_eq!(got, vec![("other".to_owned(), true, 2, 1, 0), ("user_123".to_owned(), true, 5, 1, 1)]);
     let read = r.read.unwrap();
@@ -151,5 +153,13 @@ fn an_sqlite_file_without_the_sdk_tables_is_unrecognized() {
     let r = import_file(&store, &src, None).unwrap();
     assert_eq!(r.status, ImportStatus::Unrecognized);
     assert!(r.sessions.is_empty());
+    // Named, the format is checked: this is no Agents SDK database, nor a text file of one.
+    let e = import_file(&store, &src, Some(sessiondb::portable::SourceFormat::AgentsSdk)).unwrap_err();
+    assert_eq!(e.kind(), sessiondb::ErrorKind::InvalidInput);
+    assert!(e.to_string().contains("not an Agents SDK session database"), "{e}");
+    let text = dir.path().join("t.jsonl");
+    std::fs::write(&text, "{}\n").unwrap();
+    assert_eq!(import_file(&store, &text, Some(sessiondb::portable::SourceFormat::AgentsSdk)).unwrap_err().kind(), sessiondb::ErrorKind::InvalidInput);
+    assert_eq!(sessiondb::portable::SourceFormat::parse("agents-sdk").unwrap().as_str(), "agents-sdk");
     assert!(store.list_sessions(Default::default()).unwrap().is_empty());
 }

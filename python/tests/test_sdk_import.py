@@ -54,6 +54,7 @@ def test_sdk_database_imports_with_the_same_items(tmp_path):
     with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as store:
         rep = store.import_file(str(src))
         assert rep.status == "imported"
+        assert rep.format == "agents-sdk"
         assert [(s.session_id, s.created, s.entries, s.tool_calls, s.tool_results, s.skipped_already_stored) for s in rep.sessions] == [
             ("second", True, 1, 0, 0, 0),
             ("user_123", True, len(ITEMS), 3, 2, 0),

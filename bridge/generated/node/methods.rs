@@ -1176,7 +1176,7 @@ impl SessionStore {
         &self,
         path: String,
         #[napi(
-            ts_arg_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | undefined | null"
+            ts_arg_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | 'agents-sdk' | undefined | null"
         )]
         format: Option<String>,
     ) -> napi::Result<
@@ -1717,7 +1717,7 @@ pub fn parse_recovery_key(text: String) -> napi::Result<napi::bindgen_prelude::B
 ///
 /// Rejects with IoError.
 #[napi_derive::napi(
-    ts_return_type = "Promise<'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | null>"
+    ts_return_type = "Promise<'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | 'agents-sdk' | null>"
 )]
 pub fn detect_format(
     path: String,

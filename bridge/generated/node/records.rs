@@ -171,6 +171,7 @@ impl crate::records::Conv<String> for sessiondb::portable::SourceFormat {
             sessiondb::portable::SourceFormat::ClaudeCode => "claude-code".to_owned(),
             sessiondb::portable::SourceFormat::GeminiCli => "gemini-cli".to_owned(),
             sessiondb::portable::SourceFormat::Opencode => "opencode".to_owned(),
+            sessiondb::portable::SourceFormat::AgentsSdk => "agents-sdk".to_owned(),
         }
     }
 }
@@ -1106,7 +1107,9 @@ impl crate::records::Back<(String, String, String)> for OpenOperation {
 #[napi_derive::napi(object, object_from_js = false)]
 pub struct ReadReport {
     /// Format read.
-    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode'")]
+    #[napi(
+        ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | 'agents-sdk'"
+    )]
     pub format: Option<String>,
     /// Lines seen, skipped ones included.
     pub lines: i64,
@@ -1821,7 +1824,9 @@ pub struct FileImport {
     /// The file as given (after directory walking).
     pub path: String,
     /// Detected (or stored) format.
-    #[napi(ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode'")]
+    #[napi(
+        ts_type = "'thclaws' | 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | 'agents-sdk'"
+    )]
     pub format: Option<String>,
     /// Outcome.
     #[napi(

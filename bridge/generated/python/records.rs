@@ -303,6 +303,7 @@ impl crate::records::Conv<&'static str> for sessiondb::portable::SourceFormat {
             sessiondb::portable::SourceFormat::ClaudeCode => "claude-code",
             sessiondb::portable::SourceFormat::GeminiCli => "gemini-cli",
             sessiondb::portable::SourceFormat::Opencode => "opencode",
+            sessiondb::portable::SourceFormat::AgentsSdk => "agents-sdk",
         }
     }
 }

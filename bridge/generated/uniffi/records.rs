@@ -102,6 +102,8 @@ pub enum SourceFormat {
     GeminiCli,
     /// opencode session storage (its JSON-file tree or its SQLite database).
     Opencode,
+    /// An OpenAI Agents SDK `SQLiteSession` database.
+    AgentsSdk,
 }
 #[allow(unused_imports)]
 use sessiondb::portable::ExportFormat;

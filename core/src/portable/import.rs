@@ -451,19 +451,25 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         // A FIFO or device would block or never end (issue 30, item 5).
         return Err(super::detect::not_a_regular_file());
     }
-    if matches!(format, None | Some(SourceFormat::Opencode)) && sdk::is_sqlite_file(&canonical)? {
+    if matches!(format, None | Some(SourceFormat::Opencode) | Some(SourceFormat::AgentsSdk)) && sdk::is_sqlite_file(&canonical)? {
         // An Agents SDK `SQLiteSession` database (issue 29 item 3), an
         // opencode database (issue 28 item 6), or an SQLite file of
         // something else (unrecognised).
-        if format.is_none() {
+        if format != Some(SourceFormat::Opencode) {
             if let Some(r) = sdk::import_sdk_db(store, path)? {
                 return Ok(r);
             }
+        }
+        if format == Some(SourceFormat::AgentsSdk) {
+            return Err(not_agents_sdk());
         }
         if super::opencode::is_opencode_db(&canonical)? {
             return opencode::import_opencode(store, path, &super::OpencodeSource::Database(canonical), None);
         }
         return Ok(FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Unrecognized, from_line: 1, sessions: Vec::new(), read: None, not_session: None });
+    }
+    if format == Some(SourceFormat::AgentsSdk) {
+        return Err(not_agents_sdk());
     }
     if format == Some(SourceFormat::Opencode) {
         return Err(Error::invalid("not an opencode source: give its storage directory, a session file (storage/session/<projectID>/<sessionID>.json), its data directory or opencode.db"));
@@ -667,3 +673,7 @@ pub fn sanitize_id(id: &str) -> String {
     clip(&s, 128)
 }
 
+/// `--format agents-sdk` given a file that is no Agents SDK database.
+fn not_agents_sdk() -> Error {
+    Error::invalid("not an Agents SDK session database (an SQLite file with the SDK's agent_sessions and agent_messages tables)")
+}

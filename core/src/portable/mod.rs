@@ -96,6 +96,7 @@ pub fn read_stream<R: BufRead>(format: SourceFormat, input: R, opts: &ReadOption
         SourceFormat::GeminiCli => read_gemini(input, opts, sink),
         // A tree of files or a database, not one stream: `opencode::read_session`.
         SourceFormat::Opencode => Err(Error::invalid("opencode sessions are a storage directory or an opencode.db database, not a stream of lines")),
+        SourceFormat::AgentsSdk => Err(Error::invalid("an Agents SDK session store is an SQLite database, not a stream of lines")),
     }
 }
 

@@ -436,10 +436,18 @@ pub enum SourceFormat {
     /// database of newer releases ([`crate::portable::opencode`]).
     #[serde(rename = "opencode")]
     Opencode,
+    /// An OpenAI Agents SDK `SQLiteSession` database.
+    ///
+    /// An OpenAI Agents SDK `SQLiteSession` database (`agent_sessions` /
+    /// `agent_messages`; openai-agents 0.24.0 `agents/memory/sqlite_session.py`),
+    /// imported read-only, each SDK session under its own id
+    /// ([`crate::portable::import`]'s `sdk` module; issue 29 item 3).
+    #[serde(rename = "agents-sdk")]
+    AgentsSdk,
 }
 
 impl SourceFormat {
-    /// `thclaws`, `codex`, `claude-code`, `gemini-cli` or `opencode`.
+    /// `thclaws`, `codex`, `claude-code`, `gemini-cli`, `opencode` or `agents-sdk`.
     pub fn as_str(self) -> &'static str {
         match self {
             SourceFormat::Thclaws => "thclaws",
@@ -447,10 +455,11 @@ impl SourceFormat {
             SourceFormat::ClaudeCode => "claude-code",
             SourceFormat::GeminiCli => "gemini-cli",
             SourceFormat::Opencode => "opencode",
+            SourceFormat::AgentsSdk => "agents-sdk",
         }
     }
 
-    /// Parse `thclaws`, `codex`, `claude-code`, `gemini-cli` or `opencode` (what hosts pass).
+    /// Parse `thclaws`, `codex`, `claude-code`, `gemini-cli`, `opencode` or `agents-sdk` (what hosts pass).
     /// Errors: `InvalidInput`.
     pub fn parse(s: &str) -> crate::Result<Self> {
         match s {
@@ -459,7 +468,8 @@ impl SourceFormat {
             "claude-code" => Ok(SourceFormat::ClaudeCode),
             "gemini-cli" => Ok(SourceFormat::GeminiCli),
             "opencode" => Ok(SourceFormat::Opencode),
-            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code, gemini-cli, opencode")),
+            "agents-sdk" => Ok(SourceFormat::AgentsSdk),
+            _ => Err(crate::Error::invalid("format must be one of thclaws, codex, claude-code, gemini-cli, opencode, agents-sdk")),
         }
     }
 }

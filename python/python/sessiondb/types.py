@@ -18,7 +18,7 @@ Band = Literal["green", "amber", "orange", "red"]
 #: How an operation ended (its terminal journal event).
 Outcome = Literal["succeeded", "failed", "blocked", "cancelled", "unknown"]
 #: A session file format the importers read.
-SourceFormat = Literal["thclaws", "codex", "claude-code", "gemini-cli", "opencode"]
+SourceFormat = Literal["thclaws", "codex", "claude-code", "gemini-cli", "opencode", "agents-sdk"]
 #: What ``export_thclaws(session_id, format)`` writes: thClaws JSONL (default), Markdown or the neutral model as JSON.
 ExportFormat = Literal["thclaws", "markdown", "json"]
 #: What an import did with one file.

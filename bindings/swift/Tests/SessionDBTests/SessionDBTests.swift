@@ -594,6 +594,7 @@ func runContext(_ function: String, _ name: String, _ i: J, _ c: J) throws -> J?
         case .claudeCode: format = .string("claude-code")
         case .geminiCli: format = .string("gemini-cli")
         case .opencode: format = .string("opencode")
+        case .agentsSdk: format = .string("agents-sdk")
         case nil: format = .null
         }
         let status: J

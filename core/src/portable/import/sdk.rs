@@ -42,7 +42,7 @@ use super::identity::record_id;
 use super::{FileImport, ImportStatus, SessionImport, ALREADY_STORED, BATCH_ENTRIES};
 use crate::backend::RecordId;
 use crate::portable::agents_item::agents_item_entry;
-use crate::portable::model::{ReadReport, SkipReason, SkippedLine};
+use crate::portable::model::{ReadReport, SkipReason, SkippedLine, SourceFormat};
 use crate::store::{EntryMeta, NewEntry, NewSession, SessionStore};
 use crate::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
@@ -94,8 +94,8 @@ pub(super) fn import_sdk_db(store: &SessionStore, path: &Path) -> Result<Option<
     if !has_sdk_tables(&src)? {
         return Ok(None);
     }
-    let mut read = ReadReport::default();
-    let mut out = FileImport { path: path.to_path_buf(), format: None, status: ImportStatus::Imported, from_line: 1, sessions: Vec::new(), read: None, not_session: None };
+    let mut read = ReadReport { format: Some(SourceFormat::AgentsSdk), ..Default::default() };
+    let mut out = FileImport { path: path.to_path_buf(), format: Some(SourceFormat::AgentsSdk), status: ImportStatus::Imported, from_line: 1, sessions: Vec::new(), read: None, not_session: None };
     let ids: Vec<String> = {
         let mut st = src
             .prepare("SELECT session_id FROM agent_sessions WHERE session_id IS NOT NULL UNION SELECT session_id FROM agent_messages WHERE session_id IS NOT NULL ORDER BY 1")

@@ -202,6 +202,7 @@ class ConformanceTest {
                             SourceFormat.CLAUDE_CODE -> "claude-code"
                             SourceFormat.GEMINI_CLI -> "gemini-cli"
                             SourceFormat.OPENCODE -> "opencode"
+                            SourceFormat.AGENTS_SDK -> "agents-sdk"
                             null -> null
                         },
                         "status" to when (val st = rep.status) {
