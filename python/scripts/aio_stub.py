@@ -41,7 +41,7 @@ from ``_native.pyi`` (do not edit: run the script)."""
 
 import os
 from types import TracebackType
-from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple, Type, Union
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple, Type, Union, Literal
 
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
 from sessiondb.types import Band, ContentFormat, ExportFormat, ImportStatus, Outcome, Role, SourceFormat
