@@ -94,6 +94,9 @@ use crate::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Read};
 
+/// The largest token count a usage record holds (the token ledger's INTEGER column).
+const MAX_TOKENS: u64 = i64::MAX as u64;
+
 /// A message read and not yet emitted (a later line may replace it).
 struct Pending {
     id: String,
@@ -587,10 +590,11 @@ fn message_events(mut m: Map<String, Value>, line: u64, model: &mut Option<Strin
                 out.push(Event::Turn(t));
             }
             if let Some(Value::Object(tok)) = m.get("tokens") {
-                let g = |k: &str| tok.get(k).and_then(Value::as_u64).unwrap_or(0);
+                // Counts as stored: at most i64::MAX (the ledger's column), never wrapped.
+                let g = |k: &str| tok.get(k).and_then(Value::as_u64).unwrap_or(0).min(MAX_TOKENS);
                 out.push(Event::Usage(Usage {
-                    input: g("input") + g("tool"),
-                    output: g("output") + g("thoughts"),
+                    input: g("input").saturating_add(g("tool")).min(MAX_TOKENS),
+                    output: g("output").saturating_add(g("thoughts")).min(MAX_TOKENS),
                     cached: g("cached"),
                     model: msg_model,
                     source_line: line,

@@ -376,8 +376,8 @@ fn load_db(path: &Path, id: &str) -> Result<RawSession> {
         while let Some(r) = rows.next().map_err(db_err)? {
             let mid: String = r.get(0).map_err(db_err)?;
             let created: Option<i64> = r.get(1).map_err(db_err)?;
-            let data: Option<String> = r.get(2).map_err(db_err)?;
-            let value = parse_object(data.unwrap_or_default().as_bytes()).map(|mut m| {
+            let data = data_bytes(r, 2)?;
+            let value = parse_object(&data).map(|mut m| {
                 m.insert("id".into(), mid.clone().into());
                 m.insert("sessionID".into(), id.into());
                 m
@@ -392,12 +392,12 @@ fn load_db(path: &Path, id: &str) -> Result<RawSession> {
     while let Some(r) = rows.next().map_err(db_err)? {
         let pid: String = r.get(0).map_err(db_err)?;
         let mid: String = r.get(1).map_err(db_err)?;
-        let data: Option<String> = r.get(2).map_err(db_err)?;
+        let data = data_bytes(r, 2)?;
         let Some(&i) = index.get(&mid) else {
             orphan_parts += 1;
             continue;
         };
-        let value = parse_object(data.unwrap_or_default().as_bytes()).map(|mut m| {
+        let value = parse_object(&data).map(|mut m| {
             m.insert("id".into(), pid.clone().into());
             m.insert("messageID".into(), mid.clone().into());
             m.insert("sessionID".into(), id.into());
@@ -445,6 +445,16 @@ fn str_of<'a>(m: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
     m.get(k).and_then(Value::as_str)
 }
 
+/// The bytes of a record's `data` column (TEXT or BLOB; NULL is empty), kept
+/// as bytes so a record that is not UTF-8 is skipped by `parse_object` as
+/// `InvalidUtf8` instead of failing the import.
+fn data_bytes(r: &rusqlite::Row<'_>, idx: usize) -> Result<Vec<u8>> {
+    Ok(match r.get_ref(idx).map_err(db_err)? {
+        rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+        _ => Vec::new(),
+    })
+}
+
 fn u64_at(v: &Value, path: &[&str]) -> u64 {
     let mut cur = v;
     for k in path {
@@ -453,15 +463,17 @@ fn u64_at(v: &Value, path: &[&str]) -> u64 {
             None => return 0,
         }
     }
-    cur.as_u64().or_else(|| cur.as_f64().map(|f| f.max(0.0) as u64)).unwrap_or(0)
+    // At most i64::MAX, what the token ledger stores (a larger count, e.g.
+    // 1e300, would fail the whole import there).
+    cur.as_u64().or_else(|| cur.as_f64().map(|f| f.max(0.0) as u64)).unwrap_or(0).min(i64::MAX as u64)
 }
 
 /// [`Usage`] of an opencode `tokens` object (see the module docs).
 fn usage_of(tokens: &Value, model: Option<String>, line: u64, ts: Option<i64>, record_id: String) -> Usage {
     let (read, write) = (u64_at(tokens, &["cache", "read"]), u64_at(tokens, &["cache", "write"]));
     Usage {
-        input: u64_at(tokens, &["input"]).saturating_add(read).saturating_add(write),
-        output: u64_at(tokens, &["output"]).saturating_add(u64_at(tokens, &["reasoning"])),
+        input: u64_at(tokens, &["input"]).saturating_add(read).saturating_add(write).min(i64::MAX as u64),
+        output: u64_at(tokens, &["output"]).saturating_add(u64_at(tokens, &["reasoning"])).min(i64::MAX as u64),
         cached: read,
         model,
         source_line: line,
