@@ -424,7 +424,6 @@ fn opencode_storage_symlink_loops_and_special_files_do_not_hang() {
 }
 
 #[test]
-#[ignore = "bug: a storage session file `...json` (stem `..`) reads its messages from `message/..` = the storage root (path traversal in the tree)"]
 fn opencode_storage_session_file_named_dotdot_stays_inside_the_tree() {
     let dir = tempfile::tempdir().unwrap();
     let st = store(dir.path());

@@ -272,10 +272,13 @@ fn session_files(root: &Path) -> Result<Vec<(String, PathBuf)>> {
 }
 
 /// The `*.json` regular files directly in `dir`, sorted by name (none when
-/// it cannot be read).
+/// it cannot be read). A file whose id (its stem) is `.` or `..` is no
+/// opencode record and is left out: its id names the directory of its
+/// messages or parts, and `message/..` is the storage root (path traversal).
 fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let safe = |p: &Path| p.file_stem().is_some_and(|s| s != "." && s != ".." && !s.is_empty());
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file()).collect())
+        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "json") && safe(p) && p.is_file()).collect())
         .unwrap_or_default();
     v.sort();
     v
