@@ -314,7 +314,6 @@ fn opencode_db_with_wrong_column_types_is_a_typed_error_and_stores_nothing() {
 }
 
 #[test]
-#[ignore = "bug: is_opencode_db does not check session.parent_id/project_id/time_updated, which load_db selects: a db lacking them is detected as opencode then fails 'no such column'"]
 fn opencode_db_missing_a_read_column_is_not_detected_as_opencode() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("opencode.db");

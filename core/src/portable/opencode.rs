@@ -207,7 +207,7 @@ pub fn is_opencode_db(path: &Path) -> Result<bool> {
         rows.collect::<std::result::Result<Vec<_>, _>>().map_err(db_err)
     };
     let has = |v: &[String], names: &[&str]| names.iter().all(|n| v.iter().any(|c| c == n));
-    Ok(has(&cols("session")?, &["id", "directory", "title", "version", "time_created"])
+    Ok(has(&cols("session")?, &["id", "project_id", "parent_id", "directory", "title", "version", "time_created", "time_updated"])
         && has(&cols("message")?, &["id", "session_id", "time_created", "data"])
         && has(&cols("part")?, &["id", "message_id", "session_id", "data"]))
 }
