@@ -23,8 +23,10 @@ PY="${PYTHON:-python3}"
 # (core/src/context/tokens.rs): 7,363,928 B after (2026-12-01); 7,433,211 B before
 # search. Search (issue 26: tantivy, default features off) adds 1,720,844 B:
 # 9,154,055 B (2026-12-04), so the cap is 9.5 MB; shrinking it back under 8 MB is
-# open work (issue 26's note), not done.
-WHEEL_MAX=$((9500 * 1000))
+# open work (issue 26's note), not done. The Gemini CLI and opencode importers,
+# the Agents SDK history transactions and the advanced session bring it to
+# 9,590,990 B (2026-12-05): the cap is 9.7 MB.
+WHEEL_MAX=$((9700 * 1000))
 fail() { echo "check-artifacts: FAIL: $*" >&2; exit 1; }
 say() { printf -- '--- %s\n' "$*"; }
 WORK="$(mktemp -d)"
