@@ -3,7 +3,7 @@
 //! Every read command takes `--json`; `--db PATH` picks a database file
 //! (default: the OS state path of seed 000); the commands that only read
 //! (and `recover`) need it to exist, the others create it. Exit codes: see
-//! [`EXIT_CODES`] (also printed by `--help`). Under `--json` every line on
+//! [`failure::EXIT_CODES`] (also printed by `--help`). Under `--json` every line on
 //! stderr is one JSON object: `{"warning": {...}}` lines, and on failure one
 //! `{"error": {"kind", "code", "exit_code", "message", ...}}` line.
 
