@@ -94,9 +94,6 @@ use crate::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Read};
 
-/// The largest token count a usage record holds (the token ledger's INTEGER column).
-const MAX_TOKENS: u64 = i64::MAX as u64;
-
 /// A message read and not yet emitted (a later line may replace it).
 struct Pending {
     id: String,
@@ -590,11 +587,11 @@ fn message_events(mut m: Map<String, Value>, line: u64, model: &mut Option<Strin
                 out.push(Event::Turn(t));
             }
             if let Some(Value::Object(tok)) = m.get("tokens") {
-                // Counts as stored: at most i64::MAX (the ledger's column), never wrapped.
-                let g = |k: &str| tok.get(k).and_then(Value::as_u64).unwrap_or(0).min(MAX_TOKENS);
+                // Summed without wrapping (the import sink clamps to what the ledger holds).
+                let g = |k: &str| tok.get(k).and_then(Value::as_u64).unwrap_or(0);
                 out.push(Event::Usage(Usage {
-                    input: g("input").saturating_add(g("tool")).min(MAX_TOKENS),
-                    output: g("output").saturating_add(g("thoughts")).min(MAX_TOKENS),
+                    input: g("input").saturating_add(g("tool")),
+                    output: g("output").saturating_add(g("thoughts")),
                     cached: g("cached"),
                     model: msg_model,
                     source_line: line,

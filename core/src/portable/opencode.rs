@@ -466,17 +466,15 @@ fn u64_at(v: &Value, path: &[&str]) -> u64 {
             None => return 0,
         }
     }
-    // At most i64::MAX, what the token ledger stores (a larger count, e.g.
-    // 1e300, would fail the whole import there).
-    cur.as_u64().or_else(|| cur.as_f64().map(|f| f.max(0.0) as u64)).unwrap_or(0).min(i64::MAX as u64)
+    cur.as_u64().or_else(|| cur.as_f64().map(|f| f.max(0.0) as u64)).unwrap_or(0)
 }
 
 /// [`Usage`] of an opencode `tokens` object (see the module docs).
 fn usage_of(tokens: &Value, model: Option<String>, line: u64, ts: Option<i64>, record_id: String) -> Usage {
     let (read, write) = (u64_at(tokens, &["cache", "read"]), u64_at(tokens, &["cache", "write"]));
     Usage {
-        input: u64_at(tokens, &["input"]).saturating_add(read).saturating_add(write).min(i64::MAX as u64),
-        output: u64_at(tokens, &["output"]).saturating_add(u64_at(tokens, &["reasoning"])).min(i64::MAX as u64),
+        input: u64_at(tokens, &["input"]).saturating_add(read).saturating_add(write),
+        output: u64_at(tokens, &["output"]).saturating_add(u64_at(tokens, &["reasoning"])),
         cached: read,
         model,
         source_line: line,

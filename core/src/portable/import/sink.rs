@@ -379,8 +379,14 @@ impl<'a> ImportSink<'a> {
                         }
                     }
                 }
-                Op::Usage(u, ids) => {
+                Op::Usage(mut u, ids) => {
                     records.entry(tg.id.clone()).or_default().extend(ids);
+                    // The ledger holds at most i64::MAX per count (an INTEGER
+                    // column, refused above): a source's absurd count is
+                    // stored clamped, never failing the whole import.
+                    for c in [&mut u.input, &mut u.output, &mut u.cached] {
+                        *c = (*c).min(i64::MAX as u64);
+                    }
                     st.usage_records += 1;
                     st.input_tokens = st.input_tokens.saturating_add(u.input);
                     st.output_tokens = st.output_tokens.saturating_add(u.output);
