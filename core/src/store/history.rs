@@ -11,8 +11,8 @@
 
 use serde_json::Value;
 
-use super::transcript::{append_digest, append_rows_in_tx, decode_meta, entry_of, meta_record, stored_entries, AppendEvent};
-use super::{journal, open_sealed, EntryMeta, NewEntry, SessionStore, TranscriptEntry, Tx};
+use super::transcript::{append_digest, append_rows_in_tx, entry_of, open_meta, stored_entries, AppendEvent};
+use super::{journal, EntryMeta, NewEntry, SessionStore, TranscriptEntry, Tx};
 use crate::error::{Error, Result};
 
 impl SessionStore {
@@ -96,13 +96,8 @@ fn match_tail(t: &Tx<'_>, session_id: &str, expected: &[Value]) -> Result<Vec<u6
         return Err(mismatch(format!("{} expected, {} visible", expected.len(), rows.len())));
     }
     for (i, (row, want)) in rows.iter().zip(expected).enumerate() {
-        let rec = meta_record(session_id, row.seq);
-        let item = match row.meta.as_ref().map(|m| open_sealed(t.key, &m.extra, &rec)).transpose()?.flatten() {
-            Some(json) => decode_meta(&json, &rec)?.1,
-            None => None,
-        };
-        let have = match item {
-            Some(text) => serde_json::from_str::<Value>(&text).map_err(|_| Error::corrupt(format!("record `{rec}`: item is not JSON")))?,
+        let have = match open_meta(t.key, session_id, row)?.1 {
+            Some(text) => serde_json::from_str::<Value>(&text).map_err(|_| Error::corrupt(format!("record `transcript:{session_id}:{}:meta`: item is not JSON", row.seq)))?,
             None => {
                 let e = entry_of(t.key, session_id, row)?;
                 serde_json::json!({ "role": e.role.as_str(), "content": e.content })

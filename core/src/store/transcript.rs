@@ -128,7 +128,7 @@ pub fn call_keys(key: &crate::crypto::DataKey, ids: &[String]) -> String {
 }
 
 /// Record id (AAD) of an entry's encrypted source metadata (`EntryMeta::extra`).
-pub(super) fn meta_record(sid: &str, seq: u64) -> String {
+fn meta_record(sid: &str, seq: u64) -> String {
     format!("transcript:{sid}:{seq}:meta")
 }
 
@@ -564,12 +564,8 @@ impl SessionStore {
                     page.items_json.push(',');
                 }
                 page.seqs.push(row.seq);
-                let rec = meta_record(session_id, row.seq);
                 let meta = row.meta.as_ref().expect("read with metadata");
-                let (extra, item) = match open_sealed(key, &meta.extra, &rec)? {
-                    None => (serde_json::Map::new(), None),
-                    Some(json) => decode_meta(&json, &rec)?,
-                };
+                let (extra, item) = open_meta(key, session_id, row)?;
                 match item {
                     Some(item) => page.items_json.push_str(&item),
                     None => {
@@ -604,13 +600,21 @@ pub(super) fn entry_of(key: &crypto::DataKey, session_id: &str, row: &EntryRow) 
 /// An entry read with its metadata columns, with its [`EntryMeta`] decrypted.
 /// Errors: `AuthenticationFailed`, `Corrupt` (not what [`encode_meta`] writes).
 fn with_meta(key: &crypto::DataKey, session_id: &str, row: &EntryRow, e: TranscriptEntry) -> Result<(TranscriptEntry, EntryMeta)> {
-    let rec = meta_record(session_id, e.seq);
     let meta = row.meta.as_ref().expect("read with metadata");
-    let (extra, item) = match open_sealed(key, &meta.extra, &rec)? {
-        None => (serde_json::Map::new(), None),
-        Some(json) => decode_meta(&json, &rec)?,
-    };
+    let (extra, item) = open_meta(key, session_id, row)?;
     Ok((e, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra, item }))
+}
+
+/// The sealed part of a row's metadata (record `transcript:<sid>:<seq>:meta`):
+/// `extra` and the structured item; empty for a row read without metadata
+/// or written without any. Errors: `AuthenticationFailed`, `Corrupt` (not
+/// what [`encode_meta`] writes).
+pub(super) fn open_meta(key: &crypto::DataKey, session_id: &str, row: &EntryRow) -> Result<(serde_json::Map<String, serde_json::Value>, Option<String>)> {
+    let rec = meta_record(session_id, row.seq);
+    match row.meta.as_ref().map(|m| open_sealed(key, &m.extra, &rec)).transpose()?.flatten() {
+        None => Ok((serde_json::Map::new(), None)),
+        Some(json) => decode_meta(&json, &rec),
+    }
 }
 
 
