@@ -495,6 +495,19 @@ pub trait ReadTx {
     /// The last `limit` entries of a session that are not retracted, by seq;
     /// `with_meta` also reads the metadata columns.
     fn entries_tail(&self, session_id: &str, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>>;
+    /// What a read of structured items needs (`get_entry_items`): the
+    /// entries of [`Self::entries`] from `from_seq` (`None`: of
+    /// [`Self::entries_tail`]) with their metadata columns, where a backend
+    /// may leave the content envelope of an entry that has a metadata
+    /// envelope as [`Sealed::Absent`] (the reader fetches it with
+    /// `entries(.., 1, false)` if the metadata holds no item). By default
+    /// the whole rows.
+    fn entry_items(&self, session_id: &str, from_seq: Option<u64>, limit: u32) -> Result<Vec<EntryRow>> {
+        match from_seq {
+            Some(seq) => self.entries(session_id, seq, limit, true),
+            None => self.entries_tail(session_id, limit, true),
+        }
+    }
     /// Is entry `seq` of the session retracted?
     fn is_retracted(&self, session_id: &str, seq: u64) -> Result<bool>;
     /// The planning columns of entries with `seq >= from_seq`, at most

@@ -13,7 +13,7 @@
 use std::borrow::Borrow;
 
 use super::{journal, now_ms, open_required, open_sealed, ContentFormat, EntryMeta, ItemPage, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
-use crate::backend::{EntryRow, NewEntryRow, ReadTx};
+use crate::backend::{EntryRow, NewEntryRow, ReadTx, Sealed};
 use crate::crypto;
 use crate::error::{Error, Result};
 
@@ -129,30 +129,94 @@ pub fn call_keys(key: &crate::crypto::DataKey, ids: &[String]) -> String {
 
 /// Record id (AAD) of an entry's encrypted source metadata (`EntryMeta::extra`).
 fn meta_record(sid: &str, seq: u64) -> String {
-    format!("transcript:{sid}:{seq}:meta")
+    let mut rec = String::new();
+    write_meta_record(&mut rec, sid, seq);
+    rec
 }
+
+/// [`meta_record`] written into `out` (a read of a page reuses one buffer).
+fn write_meta_record(out: &mut String, sid: &str, seq: u64) {
+    use std::fmt::Write;
+    write!(out, "transcript:{sid}:{seq}:meta").expect("writing to a String cannot fail");
+}
+
+/// The first character of the metadata form that holds the item as written
+/// (schema version 8): U+0001, which no JSON text starts with.
+const ITEM_FORM: char = '\u{1}';
 
 /// The sealed plaintext of an entry's metadata (see [`EntryMeta`]): `None`
 /// when there is nothing to seal (empty `extra`, no `item`), the JSON object
-/// `extra` without an item (the schema v3 form), else `[extra, item]`.
+/// `extra` without an item (the schema v3 form), else (schema v8) U+0001,
+/// the JSON object `extra`, a line feed and the item's JSON text as written:
+/// compact JSON never holds a raw line feed, so the first one ends `extra`,
+/// and the item is neither escaped on write nor unescaped on read.
 pub(crate) fn encode_meta(m: &EntryMeta) -> Option<String> {
     match &m.item {
         None if m.extra.is_empty() => None,
         None => Some(serde_json::to_string(&m.extra).expect("a JSON map serializes")),
-        Some(item) => Some(serde_json::to_string(&(&m.extra, item)).expect("a JSON map and a string serialize")),
+        Some(item) => {
+            let extra = serde_json::to_string(&m.extra).expect("a JSON map serializes");
+            let mut out = String::with_capacity(extra.len() + item.len() + 2);
+            out.push(ITEM_FORM);
+            out.push_str(&extra);
+            out.push('\n');
+            out.push_str(item);
+            Some(out)
+        }
+    }
+}
+
+/// What a sealed metadata plaintext holds, borrowed from it where it can
+/// be: the JSON text of `extra` (to parse when wanted) and the item's JSON text.
+pub(crate) struct MetaParts<'a> {
+    extra: Extra<'a>,
+    /// The structured item's JSON text, as appended.
+    pub item: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// `extra` as its JSON text, or already parsed (the older array form).
+enum Extra<'a> {
+    Text(&'a str),
+    Parsed(serde_json::Map<String, serde_json::Value>),
+}
+
+impl MetaParts<'_> {
+    /// `extra` parsed. Errors: `Corrupt` (record `rec`).
+    pub(crate) fn extra(self, rec: &str) -> Result<serde_json::Map<String, serde_json::Value>> {
+        match self.extra {
+            Extra::Text(t) => serde_json::from_str(t).map_err(|_| bad_meta(rec)),
+            Extra::Parsed(m) => Ok(m),
+        }
+    }
+}
+
+fn bad_meta(rec: &str) -> Error {
+    Error::corrupt(format!("record `{rec}`: transcript entry metadata is none of the forms encode_meta writes"))
+}
+
+/// Split what [`encode_meta`] sealed (any of its forms: `extra` alone,
+/// the older `[extra, item]` array with the item as a JSON string, or the
+/// U+0001 form) into its parts; only the older array form is parsed here.
+/// Errors: `Corrupt` (record `rec`) for anything else.
+pub(crate) fn split_meta<'a>(text: &'a str, rec: &str) -> Result<MetaParts<'a>> {
+    use std::borrow::Cow;
+    if let Some(rest) = text.strip_prefix(ITEM_FORM) {
+        let (extra, item) = rest.split_once('\n').ok_or_else(|| bad_meta(rec))?;
+        Ok(MetaParts { extra: Extra::Text(extra), item: Some(Cow::Borrowed(item)) })
+    } else if text.starts_with('[') {
+        let (extra, item): (serde_json::Map<String, serde_json::Value>, String) = serde_json::from_str(text).map_err(|_| bad_meta(rec))?;
+        Ok(MetaParts { extra: Extra::Parsed(extra), item: Some(Cow::Owned(item)) })
+    } else {
+        Ok(MetaParts { extra: Extra::Text(text), item: None })
     }
 }
 
 /// Read back what [`encode_meta`] sealed: `(extra, item)`.
 /// Errors: `Corrupt` (record `rec`) for anything else.
-pub(crate) fn decode_meta(json: &str, rec: &str) -> Result<(serde_json::Map<String, serde_json::Value>, Option<String>)> {
-    let bad = || Error::corrupt(format!("record `{rec}`: transcript entry metadata is neither a JSON object nor [object, item]"));
-    if json.starts_with('[') {
-        let (extra, item): (serde_json::Map<String, serde_json::Value>, String) = serde_json::from_str(json).map_err(|_| bad())?;
-        Ok((extra, Some(item)))
-    } else {
-        serde_json::from_str(json).map(|m| (m, None)).map_err(|_| bad())
-    }
+pub(crate) fn decode_meta(text: &str, rec: &str) -> Result<(serde_json::Map<String, serde_json::Value>, Option<String>)> {
+    let mut parts = split_meta(text, rec)?;
+    let item = parts.item.take().map(|i| i.into_owned());
+    Ok((parts.extra(rec)?, item))
 }
 
 /// Check a structured item before anything is written: one JSON value.
@@ -555,25 +619,44 @@ impl SessionStore {
     }
 
     /// [`Self::get_entry_items`] from `from_seq` (`None`: the last `limit`).
+    /// The backend's [`ReadTx::entry_items`] leaves out the content envelope
+    /// of an entry with metadata; an entry whose metadata holds no item
+    /// (rare: an imported entry with source metadata) is read again whole.
     fn read_items(&self, session_id: &str, from_seq: Option<u64>, limit: u32) -> Result<ItemPage> {
         self.read_page(session_id, limit, |c, key| {
-            let rows = Self::page_rows(c, session_id, from_seq, limit, true)?;
-            let mut page = ItemPage { items_json: String::from("["), seqs: Vec::with_capacity(rows.len()), without_item: Vec::new() };
+            let rows = c.entry_items(session_id, from_seq, limit)?;
+            let sealed_len: usize = rows.iter().map(|r| r.meta.as_ref().map_or(0, |m| match &m.extra { Sealed::Bytes(b) => b.len(), _ => 0 })).sum();
+            let mut page = ItemPage { items_json: String::with_capacity(sealed_len + rows.len() * 5 + 2), seqs: Vec::with_capacity(rows.len()), without_item: Vec::new() };
+            page.items_json.push('[');
+            let mut rec = String::new();
             for row in &rows {
                 if !page.seqs.is_empty() {
                     page.items_json.push(',');
                 }
                 page.seqs.push(row.seq);
                 let meta = row.meta.as_ref().expect("read with metadata");
-                let (extra, item) = open_meta(key, session_id, row)?;
-                match item {
-                    Some(item) => page.items_json.push_str(&item),
-                    None => {
-                        page.items_json.push_str("null");
-                        let entry = entry_of(key, session_id, row)?;
-                        page.without_item.push((entry, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra, item: None }));
-                    }
+                rec.clear();
+                write_meta_record(&mut rec, session_id, row.seq);
+                let plain = open_sealed(key, &meta.extra, &rec)?;
+                let mut parts = plain.as_deref().map(|t| split_meta(t, &rec)).transpose()?;
+                if let Some(item) = parts.as_mut().and_then(|p| p.item.take()) {
+                    page.items_json.push_str(&item);
+                    continue;
                 }
+                page.items_json.push_str("null");
+                let extra = parts.map(|p| p.extra(&rec)).transpose()?.unwrap_or_default();
+                let whole;
+                let src = match row.content {
+                    Sealed::Absent => {
+                        whole = c.entries(session_id, row.seq, 1, false)?;
+                        whole.first().filter(|r| r.seq == row.seq).ok_or_else(|| {
+                            Error::corrupt(format!("record `{}`: the entry vanished within one read", content_record(session_id, row.seq)))
+                        })?
+                    }
+                    _ => row,
+                };
+                let entry = entry_of(key, session_id, src)?;
+                page.without_item.push((entry, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra, item: None }));
             }
             page.items_json.push(']');
             Ok(page)
@@ -775,6 +858,60 @@ mod tests {
         assert_eq!(damage(2), 1);
         assert_eq!(s.get_entry_items(&a, 1, 2).unwrap_err().kind(), crate::ErrorKind::AuthenticationFailed);
         assert_eq!(s.get_entry_items_tail(&a, 1).unwrap_err().kind(), crate::ErrorKind::AuthenticationFailed);
+    }
+
+    #[test]
+    fn every_metadata_form_reads_back_and_an_item_is_kept_byte_exact() {
+        let (_d, s) = temp_store();
+        let a = s.create_session(None, None).unwrap().id;
+        let extra = |v: &str| match serde_json::json!({ "note": v }) {
+            serde_json::Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        // An item with raw line feeds (pretty-printed) and an `extra` whose
+        // text holds one: the first raw line feed of the sealed text ends `extra`.
+        let pretty = "{\n  \"type\": \"message\",\n  \"text\": \"a\\nb\"\n}";
+        let meta = EntryMeta { extra: extra("x\ny"), ..EntryMeta::default() }.with_item(pretty);
+        assert_eq!(encode_meta(&meta).unwrap(), format!("\u{1}{{\"note\":\"x\\ny\"}}\n{pretty}"));
+        s.append_entries_with_meta(&a, vec![(NewEntry::text(Role::User, "one"), meta.clone())]).unwrap();
+        // Entries without an item, alone and in a set: their content is read again.
+        s.append_entries_with_meta(&a, vec![(NewEntry::text(Role::Tool, "two"), EntryMeta { extra: extra("e2"), ..EntryMeta::default() })]).unwrap();
+        s.append_entries_with_meta(
+            &a,
+            vec![
+                (NewEntry::text(Role::Assistant, "three"), EntryMeta { extra: extra("e3"), ..EntryMeta::default() }),
+                (NewEntry::text(Role::Assistant, "four"), EntryMeta::default().with_item("[4]")),
+                (NewEntry::text(Role::Assistant, "five"), EntryMeta::default()),
+            ],
+        )
+        .unwrap();
+        // Entry 6: the metadata as a build before schema 8 sealed it, `[extra, "item"]`.
+        s.append_entries_with_meta(&a, vec![(NewEntry::text(Role::User, "six"), EntryMeta::default().with_item("{}"))]).unwrap();
+        let old = serde_json::to_string(&(extra("old"), "{\"v\": 6}")).unwrap();
+        let env = crypto::seal(&s.key, &meta_record(&a, 6), old.as_bytes(), false);
+        let other = rusqlite::Connection::open(s.path()).unwrap();
+        let body = "(SELECT body_id FROM transcript_entries WHERE session_id = ?1 AND seq = 6)";
+        assert_eq!(other.execute(&format!("UPDATE entry_bodies SET meta_enc = ?2 WHERE id = {body}"), rusqlite::params![a, env]).unwrap(), 1);
+
+        let page = s.get_entry_items(&a, 1, 100).unwrap();
+        assert_eq!(page.items_json, format!("[{pretty},null,null,[4],null,{{\"v\": 6}}]"));
+        assert_eq!(page.seqs, vec![1, 2, 3, 4, 5, 6]);
+        let without: Vec<_> = page.without_item.iter().map(|(e, m)| (e.seq, e.content.as_str(), m.extra.get("note").cloned())).collect();
+        assert_eq!(without, vec![(2, "two", Some("e2".into())), (3, "three", Some("e3".into())), (5, "five", None)]);
+        let tail = s.get_entry_items_tail(&a, 3).unwrap();
+        assert_eq!((tail.items_json.as_str(), tail.seqs.as_slice()), ("[[4],null,{\"v\": 6}]", &[4u64, 5, 6][..]));
+        let metas: Vec<_> = s.get_transcript_with_meta(&a, 1, 100).unwrap().into_iter().map(|(_, m)| (m.item, m.extra.get("note").cloned())).collect();
+        assert_eq!(metas[0], (Some(pretty.to_string()), Some("x\ny".into())));
+        assert_eq!(metas[5], (Some("{\"v\": 6}".to_string()), Some("old".into())));
+        // Anything else in the envelope is `Corrupt`, naming the record.
+        for bad in ["\u{1}{}", "[{}, 6]", "\u{1}[]\n{}"] {
+            let env = crypto::seal(&s.key, &meta_record(&a, 6), bad.as_bytes(), false);
+            other.execute(&format!("UPDATE entry_bodies SET meta_enc = ?2 WHERE id = {body}"), rusqlite::params![a, env]).unwrap();
+            let err = s.get_transcript_with_meta(&a, 6, 1).unwrap_err();
+            assert_eq!((err.kind(), err.to_string().contains(&format!("transcript:{a}:6:meta"))), (crate::ErrorKind::Corrupt, true), "{bad:?}");
+            // A read of items alone does not parse `extra` next to an item.
+            assert_eq!(s.get_entry_items(&a, 6, 1).map(|p| p.items_json).map_err(|e| e.kind()), if bad.contains('\n') { Ok("[{}]".into()) } else { Err(crate::ErrorKind::Corrupt) });
+        }
     }
 
     #[test]

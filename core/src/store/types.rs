@@ -250,8 +250,10 @@ impl NewEntry {
 /// allows); `extra` and `item` are user and tool data, sealed as one
 /// `EncryptedField` with record id `transcript:<sid>:<seq>:meta`: the JSON
 /// object `extra` alone when there is no `item` (the schema v3 form), else
-/// the JSON array `[extra, item]` (no schema change: a reader tells the two
-/// forms by their first character). An empty `extra` without `item` is not stored.
+/// (schema v8) U+0001, `extra`, a line feed and the item's JSON text as
+/// written; the JSON array `[extra, "item"]` of schema v3-v7 is still read
+/// (a reader tells the forms by their first character). An empty `extra`
+/// without `item` is not stored.
 ///
 /// A structured item (issue 16 item 3) is a framework's own record of the
 /// entry, e.g. an OpenAI Agents SDK item: its JSON text is kept whole and

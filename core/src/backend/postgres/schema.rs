@@ -181,6 +181,11 @@ INSERT INTO import_records (session_id, record_id)
 DELETE FROM meta WHERE session_id = '' AND starts_with(key, 'import-rec:') AND key ~ '^import-rec:.+:[0-9a-f]{64}$';
 "#;
 
+/// Version 4 (no table changes): structured items sealed as written in
+/// the metadata envelope (as SQLite's version 8, see its `V8`); this build
+/// reads both forms, an older one is told by the version.
+const V4: &str = "";
+
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -200,6 +205,7 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration { version: 2, description: "aggregate_version from the sequence journal_version; no store-wide writer lock", sql: V2 },
     Migration { version: 3, description: "import record identities in a table of their own", sql: V3 },
+    Migration { version: 4, description: "structured items sealed as written in the metadata envelope", sql: V4 },
 ];
 
 /// The schema version this build writes.

@@ -28,6 +28,10 @@ const SESSION_COLUMNS: &str = "id, name_enc, workspace_enc, model, provider, wor
 
 const ENTRY_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line";
 const ENTRY_META_COLUMNS: &str = "t.seq, t.role, t.format, b.content_enc, t.created_at, t.tokens, t.source_line, t.model, t.provider, b.meta_enc";
+/// [`ENTRY_META_COLUMNS`] without the content envelope of a row that has a
+/// metadata envelope (`ReadTx::entry_items`); a set row's empty content
+/// (its `meta_enc` is NULL) still says "in a set".
+const ENTRY_ITEM_COLUMNS: &str = "t.seq, t.role, t.format, CASE WHEN b.meta_enc IS NULL THEN b.content_enc END, t.created_at, t.tokens, t.source_line, t.model, t.provider, b.meta_enc";
 /// Leaves out retracted entries of `transcript_entries t`.
 const NOT_RETRACTED: &str = "NOT EXISTS (SELECT 1 FROM retractions x WHERE x.session_id = t.session_id AND x.seq = t.seq)";
 /// An entry row with its body (schema version 4: bodies live in `entry_bodies`).
@@ -145,7 +149,9 @@ impl SqlTx<'_> {
     /// The envelopes `(content, metadata)` of entry `seq` of `session_id`,
     /// a member of a body set, reading its set row unless `cache` holds it.
     /// A member the set does not hold (a damaged row) is `Corrupt` naming `rec`.
-    fn set_member(&self, cache: &mut Option<BodySet>, session_id: &str, seq: u64, rec: &dyn Fn() -> String) -> Result<(Sealed, Sealed)> {
+    /// With `skip_content`, a member with a metadata envelope gets
+    /// [`Sealed::Absent`] for its content (see `ReadTx::entry_items`).
+    fn set_member(&self, cache: &mut Option<BodySet>, session_id: &str, seq: u64, skip_content: bool, rec: &dyn Fn() -> String) -> Result<(Sealed, Sealed)> {
         let held = |c: &BodySet| c.session_id == session_id && seq >= c.first_seq && seq - c.first_seq < (c.ends.len() as u64 - 1) / 2;
         if !cache.as_ref().is_some_and(held) {
             let row: Option<(Option<String>, Option<Vec<u8>>)> = self
@@ -173,20 +179,48 @@ impl SqlTx<'_> {
         if !(start <= c_end && c_end <= m_end && m_end <= set.bytes.len() as u64) {
             return Err(Error::corrupt(format!("record `{}`: its envelope lies outside its body set", rec())));
         }
-        let content = Sealed::Bytes(set.bytes[start as usize..c_end as usize].to_vec());
         let meta = if m_end > c_end { Sealed::Bytes(set.bytes[c_end as usize..m_end as usize].to_vec()) } else { Sealed::Absent };
+        let content = if skip_content && m_end > c_end { Sealed::Absent } else { Sealed::Bytes(set.bytes[start as usize..c_end as usize].to_vec()) };
         Ok((content, meta))
     }
 }
 
-/// A transcript row from `ENTRY_COLUMNS` (or `ENTRY_META_COLUMNS` when
-/// `with_meta`) at `base`; a member of a body set is sliced from it (`cache`).
-fn entry_row(tx: &SqlTx<'_>, cache: &mut Option<BodySet>, r: &Row<'_>, sid: &str, base: usize, with_meta: bool) -> Result<EntryRow> {
+/// Which columns a transcript read selects: [`ENTRY_COLUMNS`],
+/// [`ENTRY_META_COLUMNS`] or [`ENTRY_ITEM_COLUMNS`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EntryCols {
+    Plain,
+    Meta,
+    Items,
+}
+
+impl EntryCols {
+    fn of(with_meta: bool) -> Self {
+        if with_meta {
+            EntryCols::Meta
+        } else {
+            EntryCols::Plain
+        }
+    }
+
+    fn sql(self) -> &'static str {
+        match self {
+            EntryCols::Plain => ENTRY_COLUMNS,
+            EntryCols::Meta => ENTRY_META_COLUMNS,
+            EntryCols::Items => ENTRY_ITEM_COLUMNS,
+        }
+    }
+}
+
+/// A transcript row from `cols` at `base`; a member of a body set is
+/// sliced from it (`cache`).
+fn entry_row(tx: &SqlTx<'_>, cache: &mut Option<BodySet>, r: &Row<'_>, sid: &str, base: usize, cols: EntryCols) -> Result<EntryRow> {
+    let with_meta = cols != EntryCols::Plain;
     let seq = count(r, base, &|| format!("transcript:{sid}"))?;
     let rec = || format!("transcript:{sid}:{seq}:content");
     let content = sealed(r, base + 3)?;
     let (content, extra) = if in_set(&content) {
-        tx.set_member(cache, sid, seq, &rec)?
+        tx.set_member(cache, sid, seq, cols == EntryCols::Items, &rec)?
     } else {
         (content, if with_meta { sealed(r, base + 9)? } else { Sealed::Absent })
     };
@@ -244,6 +278,32 @@ impl SqlTx<'_> {
     }
 }
 
+impl SqlTx<'_> {
+    /// Visible entries of a session from `from_seq` (`None`: the last
+    /// `limit`), at most `limit`, in seq order, with the columns `cols`.
+    fn entry_page(&self, session_id: &str, from_seq: Option<u64>, limit: u32, cols: EntryCols) -> Result<Vec<EntryRow>> {
+        let cols_sql = cols.sql();
+        let mut cache = None;
+        let mut row = |r: &Row<'_>| entry_row(self, &mut cache, r, session_id, 0, cols);
+        match from_seq {
+            Some(seq) => self.rows(
+                &format!("SELECT {cols_sql} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 AND {NOT_RETRACTED} ORDER BY t.seq LIMIT ?3"),
+                params![session_id, seq_arg(seq), limit as i64],
+                &mut row,
+            ),
+            None => {
+                let mut v = self.rows(
+                    &format!("SELECT {cols_sql} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {NOT_RETRACTED} ORDER BY t.seq DESC LIMIT ?2"),
+                    params![session_id, limit as i64],
+                    &mut row,
+                )?;
+                v.reverse();
+                Ok(v)
+            }
+        }
+    }
+}
+
 impl ReadTx for SqlTx<'_> {
     fn session(&self, id: &str) -> Result<Option<SessionRow>> {
         let mut v = self.rows(&format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"), [id], session_row)?;
@@ -278,25 +338,15 @@ impl ReadTx for SqlTx<'_> {
     }
 
     fn entries(&self, session_id: &str, from_seq: u64, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
-        let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
-        let mut cache = None;
-        self.rows(
-            &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 AND {NOT_RETRACTED} ORDER BY t.seq LIMIT ?3"),
-            params![session_id, seq_arg(from_seq), limit as i64],
-            |r| entry_row(self, &mut cache, r, session_id, 0, with_meta),
-        )
+        self.entry_page(session_id, Some(from_seq), limit, EntryCols::of(with_meta))
     }
 
     fn entries_tail(&self, session_id: &str, limit: u32, with_meta: bool) -> Result<Vec<EntryRow>> {
-        let cols = if with_meta { ENTRY_META_COLUMNS } else { ENTRY_COLUMNS };
-        let mut cache = None;
-        let mut v = self.rows(
-            &format!("SELECT {cols} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {NOT_RETRACTED} ORDER BY t.seq DESC LIMIT ?2"),
-            params![session_id, limit as i64],
-            |r| entry_row(self, &mut cache, r, session_id, 0, with_meta),
-        )?;
-        v.reverse();
-        Ok(v)
+        self.entry_page(session_id, None, limit, EntryCols::of(with_meta))
+    }
+
+    fn entry_items(&self, session_id: &str, from_seq: Option<u64>, limit: u32) -> Result<Vec<EntryRow>> {
+        self.entry_page(session_id, from_seq, limit, EntryCols::Items)
     }
 
     fn is_retracted(&self, session_id: &str, seq: u64) -> Result<bool> {
@@ -431,7 +481,7 @@ impl ReadTx for SqlTx<'_> {
         while let Some(r) = rows.next()? {
             let sid = key_text(r, 0);
             let seq = column::<i64>(r, 1, &|| format!("transcript:{sid}")).map(|s| s.max(0) as u64).unwrap_or(0);
-            f(&sid, seq, entry_row(self, &mut cache, r, &sid, 1, true))?;
+            f(&sid, seq, entry_row(self, &mut cache, r, &sid, 1, EntryCols::Meta))?;
         }
         Ok(())
     }
@@ -548,7 +598,7 @@ impl ReadTx for SqlTx<'_> {
                 let rec = || format!("transcript:{session_id}:{seq}:content");
                 let content = sealed(r, 11)?;
                 let (content, meta) =
-                    if in_set(&content) { self.set_member(&mut cache, session_id, seq, &rec)? } else { (content, sealed(r, 12)?) };
+                    if in_set(&content) { self.set_member(&mut cache, session_id, seq, false, &rec)? } else { (content, sealed(r, 12)?) };
                 Ok(EntryCopyRow {
                     seq,
                     role: column(r, 1, &rec)?,
