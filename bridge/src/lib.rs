@@ -1746,6 +1746,17 @@ fn emit(out: &mut String, after: &mut String, s: &Schema, host: Host, m: &Method
     Ok(())
 }
 
+/// `#[doc = ...]` for each line of `docs`.
+fn doc_attrs(docs: &[String]) -> proc_macro2::TokenStream {
+    quote::quote!(#(#[doc = #docs])*)
+}
+
+/// Rust tokens from text the schema holds (a path, type, pattern or
+/// expression its parser has checked) or a rule writes.
+fn toks(code: &str) -> proc_macro2::TokenStream {
+    code.parse().unwrap_or_else(|e| panic!("`{code}` is not Rust tokens: {e}"))
+}
+
 fn write_docs(out: &mut String, indent: &str, docs: &[String]) {
     for d in docs {
         let _ = writeln!(out, "{indent}#[doc = {d:?}]");
@@ -2291,10 +2302,14 @@ mod tests {
 
     use super::*;
 
-    /// Generated code without its whitespace: compared by its tokens' text,
-    /// however the generator lays it out.
+    /// Generated code without its whitespace, `///` lines as the `#[doc]`
+    /// attributes they are: compared by its tokens' text, however the
+    /// generator lays it out.
     pub(crate) fn squash(code: &str) -> String {
-        code.chars().filter(|c| !c.is_whitespace()).collect()
+        let doc = |l: &str| l.trim_start().strip_prefix("///").map_or_else(|| l.to_string(), |d| format!("#[doc = {d:?}]"));
+        let code: String = code.lines().map(doc).collect::<String>().chars().filter(|c| !c.is_whitespace()).collect();
+        // `quote!` writes a `///` line as a raw string.
+        code.replace("#[doc=r\"", "#[doc=\"")
     }
 
     /// Whether generated `code` holds `part` (whitespace aside).
