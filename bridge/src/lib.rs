@@ -1317,7 +1317,7 @@ impl Schema {
 /// arguments, calls the core method (or the free function `core = path`,
 /// with the store first for a method) and converts the result by the host's
 /// `Conv`. Errors: a parameter type without a rule.
-pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
+pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
     let s = parse(src).map_err(|e| e.to_string())?;
     let live: Vec<&Method> = s.methods.iter().filter(|m| !skipped(&m.skip, host)).collect();
     let (mut methods, mut after, mut functions) = (vec![], vec![], vec![]);
@@ -1346,7 +1346,7 @@ pub fn generate_methods(host: Host, src: &str) -> Result<String, String> {
             }
         }
     });
-    Ok(quote!(#attr impl SessionStore { #(#methods)* } #(#after)* #(#functions)* #register).to_string())
+    Ok(quote!(#attr impl SessionStore { #(#methods)* } #(#after)* #(#functions)* #register))
 }
 
 /// The Python stub signatures (`_native.pyi`) of the generated methods and
@@ -1718,7 +1718,7 @@ fn skipped(skip: &[String], host: Host) -> bool {
 
 /// The generated declarations of `host` for the schema text `src`.
 /// Errors: the schema's parse or attribute error, as text.
-pub fn generate(host: Host, src: &str) -> Result<String, String> {
+pub fn generate(host: Host, src: &str) -> Result<TokenStream, String> {
     let s = parse(src).map_err(|e| {
         let at = e.span().start();
         format!("{e} (line {}, column {})", at.line, at.column + 1)
@@ -1749,7 +1749,7 @@ pub fn generate(host: Host, src: &str) -> Result<String, String> {
         _ => vec![],
     };
     items.push(toks(&conv::conversions(host, &same)));
-    Ok(quote!(#(#items)*).to_string())
+    Ok(quote!(#(#items)*))
 }
 
 /// Python: a record class (`record!`), its constructor when it is `new`,
@@ -2290,19 +2290,19 @@ mod tests {
     }
 
     /// Whether generated `code` holds `part` (whitespace aside).
-    pub(crate) fn has(code: &str, part: &str) -> bool {
-        squash(code).contains(&squash(part))
+    pub(crate) fn has(code: &impl ToString, part: &str) -> bool {
+        squash(&code.to_string()).contains(&squash(part))
     }
 
     /// Whether generated `code` ends with `part` (whitespace aside).
-    pub(crate) fn ends(code: &str, part: &str) -> bool {
-        squash(code).ends_with(&squash(part))
+    pub(crate) fn ends(code: &impl ToString, part: &str) -> bool {
+        squash(&code.to_string()).ends_with(&squash(part))
     }
 
     /// Generated code as the committed snapshots print it (prettyplease;
     /// comments other than docs dropped).
-    pub(crate) fn pretty(code: &str) -> String {
-        prettyplease::unparse(&syn::parse_file(code).expect("generated code parses"))
+    pub(crate) fn pretty(code: &impl ToString) -> String {
+        prettyplease::unparse(&syn::parse_file(&code.to_string()).expect("generated code parses"))
     }
 
     const SCHEMA: &str = r#"
@@ -2592,10 +2592,10 @@ pub struct Count {
             ("FileImport", "status", "'imported' | 'up_to_date' | 'source_changed' | 'unrecognized' | 'failed'"),
             ("DigestSkippedLine", "reason", "'torn_tail' | 'invalid_utf8' | 'invalid_json' | 'not_an_object' | 'too_long'"),
         ] {
-            let node = squash(&node);
+            let node = squash(&node.to_string());
             let at = node.find(&format!("pubstruct{record}{{")).unwrap();
             let body = &node[at..at + node[at..].find('}').unwrap() + 1];
-            assert!(has(body, &format!("    #[napi(ts_type = {union:?})]\n    pub {field}: String,\n")), "{record}.{field}: {body}");
+            assert!(has(&body, &format!("    #[napi(ts_type = {union:?})]\n    pub {field}: String,\n")), "{record}.{field}: {body}");
         }
         let u = generate(Host::Uniffi, &api).unwrap();
         assert!(has(&u, "pub enum ImportStatus {\n    #[doc = \" New lines were read (possibly zero turns, e.g. only bookkeeping lines).\"]\n    Imported,\n"), "{u}");
