@@ -826,222 +826,175 @@ struct ParamPlan {
     /// The host's parameter name when it is not the schema's (Kotlin/Swift
     /// `payload_json` for a JSON `payload`).
     rename: Option<String>,
-    decl: String,
+    decl: TokenStream,
     ts: Option<String>,
-    prelude: Option<String>,
-    arg: String,
+    prelude: Option<TokenStream>,
+    arg: TokenStream,
+}
+
+impl ParamPlan {
+    /// Declared as `decl`, passed as `arg`, no conversion.
+    fn plain(decl: TokenStream, arg: TokenStream) -> Self {
+        ParamPlan { rename: None, decl, ts: None, prelude: None, arg }
+    }
+
+    /// Declared as `decl`, converted by `prelude`, passed as `arg`.
+    fn conv(decl: TokenStream, prelude: TokenStream, arg: TokenStream) -> Self {
+        ParamPlan { rename: None, decl, ts: None, prelude: Some(prelude), arg }
+    }
+}
+
+/// How a parameter wraps its base type (`&T`, `Option<T>`, `&[T]`, ...).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wrap {
+    None,
+    Ref,
+    Option,
+    OptionRef,
+    Slice,
+    Vec,
+    /// A shape no rule takes.
+    Other,
+}
+
+/// The integers a rule names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Int {
+    U8,
+    U32,
+    U64,
+    I64,
+}
+
+/// What a type is to the conversion rules: the one place a schema type is
+/// recognised, by its syntax (`serde_json::Value`, a record's name, ...).
+#[derive(Clone, Copy)]
+enum Base<'s> {
+    Str,
+    Text,
+    Bool,
+    F64,
+    Int(Int),
+    Usize,
+    Path,
+    PathBuf,
+    Json,
+    JsonObject,
+    Store,
+    Record(&'s Record),
+    Enum(&'s Enum),
+    Other,
+}
+
+/// The type arguments of a path segment (`T` of `Option<T>`).
+fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
+    match &seg.arguments {
+        PathArguments::AngleBracketed(a) => a.args.iter().filter_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None }).collect(),
+        _ => vec![],
+    }
 }
 
 impl Schema {
-    fn param_plan(
-        &self,
-        host: Host,
-        m: &Method,
-        name: &str,
-        ty: &Type,
-    ) -> Result<ParamPlan, String> {
-        let t = ty.to_token_stream().to_string().replace(' ', "");
-        let default = m
-            .defaults
-            .iter()
-            .find(|(d, _)| d == name)
-            .map(|(_, v)| v.as_str());
-        let js = camel(name);
-        let plain = |decl: &str, arg: String| ParamPlan {
-            rename: None,
-            decl: decl.to_string(),
-            ts: None,
-            prelude: None,
-            arg,
+    /// A parameter type as its wrapping and its base.
+    fn param_shape(&self, ty: &Type) -> (Wrap, Base<'_>) {
+        let one = |p: &syn::TypePath, id: &str| -> Option<Type> {
+            let seg = p.path.segments.last().filter(|s| s.ident == id && p.path.segments.len() == 1)?;
+            match type_args(seg).as_slice() {
+                [t] => Some((*t).clone()),
+                _ => None,
+            }
         };
+        match ty {
+            Type::Reference(r) => match &*r.elem {
+                Type::Slice(sl) => (Wrap::Slice, self.base(&sl.elem)),
+                Type::Path(p) if one(p, "Vec").is_some() => (Wrap::Other, Base::Other),
+                elem => (Wrap::Ref, self.base(elem)),
+            },
+            Type::Path(p) => match (one(p, "Option"), one(p, "Vec")) {
+                (Some(Type::Reference(r)), _) => (Wrap::OptionRef, self.base(&r.elem)),
+                (Some(t), _) => (Wrap::Option, self.base(&t)),
+                (_, Some(t)) => (Wrap::Vec, self.base(&t)),
+                _ => (Wrap::None, self.base(ty)),
+            },
+            _ => (Wrap::Other, Base::Other),
+        }
+    }
+
+    /// A type's base (see [`Base`]).
+    fn base(&self, ty: &Type) -> Base<'_> {
+        let Type::Path(p) = ty else { return Base::Other };
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(seg) = p.path.segments.last() else { return Base::Other };
+        let args = type_args(seg);
+        match (segs.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), args.as_slice()) {
+            (["serde_json", "Value"], []) => Base::Json,
+            (["serde_json", "Map"], [k, v]) if matches!(self.base(k), Base::Text) && matches!(self.base(v), Base::Json) => Base::JsonObject,
+            (_, [_, ..]) => Base::Other,
+            (["str"], _) => Base::Str,
+            (["String"], _) => Base::Text,
+            (["bool"], _) => Base::Bool,
+            (["f64"], _) => Base::F64,
+            (["u8"], _) => Base::Int(Int::U8),
+            (["u32"], _) => Base::Int(Int::U32),
+            (["u64"], _) => Base::Int(Int::U64),
+            (["i64"], _) => Base::Int(Int::I64),
+            (["usize"], _) => Base::Usize,
+            (["Path"], _) => Base::Path,
+            (["PathBuf"], _) => Base::PathBuf,
+            (["SessionStore"], _) => Base::Store,
+            ([id], _) => self.record(id).map(Base::Record).or_else(|| self.enumeration(id).map(Base::Enum)).unwrap_or(Base::Other),
+            _ => Base::Other,
+        }
+    }
+
+    fn param_plan(&self, host: Host, m: &Method, name: &str, ty: &Type) -> Result<ParamPlan, String> {
+        let (wrap, base) = self.param_shape(ty);
         let err_map = match host {
-            Host::Python => ".map_err(crate::errors::py_err(py))?",
-            Host::Node => ".map_err(crate::errors::to_napi)?",
-            Host::Uniffi => "?",
+            Host::Python => quote!(.map_err(crate::errors::py_err(py))?),
+            Host::Node => quote!(.map_err(crate::errors::to_napi)?),
+            Host::Uniffi => quote!(?),
         };
         // A JSON value the core borrows: taken as a `serde_json::Value`, lent.
-        if t == "&serde_json::Value" {
+        if let (Wrap::Ref, Base::Json) = (wrap, base) {
             let mut plan = self.param_plan(host, m, name, &syn::parse_quote!(serde_json::Value))?;
-            plan.arg = format!("&{}", plan.arg);
+            let arg = plan.arg;
+            plan.arg = quote!(&#arg);
             return Ok(plan);
         }
-        // An enum (or an optional one): the core type in Kotlin/Swift, its
-        // `str` name in Python and Node, parsed by the core's parser.
-        let (optional, enum_name) = match t.strip_prefix("Option<").and_then(|x| x.strip_suffix('>')) {
-            Some(inner) => (true, inner),
-            None => (false, t.as_str()),
+        if let (Wrap::None | Wrap::Option, Base::Enum(e)) = (wrap, base) {
+            return self.enum_param(host, m, name, ty, e, err_map);
+        }
+        if let Some(plan) = self.record_param(host, m, name, ty, &err_map) {
+            return Ok(plan);
+        }
+        let default = m.defaults.iter().find(|(d, _)| d == name).map(|(_, v)| toks(v));
+        let p = Param { n: toks(name), js: camel(name), ty, wrap, base, default, err_map, sync: m.sync };
+        let plan = match host {
+            Host::Python => p.python(),
+            Host::Node => p.node(),
+            Host::Uniffi => p.uniffi(),
         };
-        if let Some(e) = self.enumeration(enum_name) {
-            if host == Host::Uniffi {
-                let core = if optional { format!("Option<{}>", e.core) } else { e.core.clone() };
-                return Ok(plain(&core, name.to_string()));
-            }
-            let parse = e
-                .parse
-                .as_ref()
-                .ok_or_else(|| format!("method {}: enum {} needs `parse = path` to be a parameter", m.name, e.name))?;
-            let text = if host == Host::Python { "&str" } else { "String" };
-            let union = self.ts_union(ty);
-            return Ok(if optional {
-                ParamPlan {
-                    rename: None,
-                    decl: format!("Option<{text}>"),
-                    ts: union.map(|u| format!("{u} | undefined | null")),
-                    prelude: Some(format!("let {name} = {name}.map(|v| {parse}(&v)).transpose(){err_map};")),
-                    arg: name.to_string(),
-                }
-            } else {
-                ParamPlan {
-                    rename: None,
-                    decl: text.into(),
-                    ts: union,
-                    prelude: Some(format!("let {name} = {parse}(&{name}){err_map};")),
-                    arg: name.to_string(),
-                }
-            });
+        let t = ty.to_token_stream().to_string().replace(' ', "");
+        plan.ok_or_else(|| format!("method {}: parameter `{name}: {t}` has no rule; declare the method by hand (skip)", m.name))
+    }
+
+    /// An enum (or an optional one): the core type in Kotlin/Swift, its
+    /// `str` name in Python and Node, parsed by the core's parser.
+    fn enum_param(&self, host: Host, m: &Method, name: &str, ty: &Type, e: &Enum, err_map: TokenStream) -> Result<ParamPlan, String> {
+        let (n, core, optional) = (toks(name), toks(&e.core), is_option(ty));
+        if host == Host::Uniffi {
+            return Ok(ParamPlan::plain(if optional { quote!(Option<#core>) } else { core }, n));
         }
-        if let Some(plan) = self.record_param(host, m, name, ty, err_map) {
-            return Ok(plan);
-        }
-        Ok(match (host, t.as_str()) {
-            (Host::Python, "&str") => plain("&str", name.into()),
-            (Host::Node, "&str") if default.is_some() => ParamPlan {
-                rename: None,
-                decl: "Option<String>".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.unwrap_or_else(|| {}.to_string());", default.unwrap_or_default())),
-                arg: format!("&{name}"),
+        let parse = e.parse.as_deref().ok_or_else(|| format!("method {}: enum {} needs `parse = path` to be a parameter", m.name, e.name))?;
+        let parse = toks(parse);
+        let text = if host == Host::Python { quote!(&str) } else { quote!(String) };
+        let union = self.ts_union(ty);
+        Ok(match optional {
+            true => ParamPlan {
+                ts: union.map(|u| format!("{u} | undefined | null")),
+                ..ParamPlan::conv(quote!(Option<#text>), quote!(let #n = #n.map(|v| #parse(&v)).transpose() #err_map;), n)
             },
-            (_, "&str") => plain("String", format!("&{name}")),
-            (Host::Python, "Option<&str>") => plain("Option<&str>", name.into()),
-            (_, "Option<&str>") => plain("Option<String>", format!("{name}.as_deref()")),
-            (Host::Python, "&SessionStore") => plain("&SessionStore", format!("&{name}.inner")),
-            (Host::Node, "&SessionStore") => ParamPlan {
-                rename: None,
-                decl: "&SessionStore".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.inner.clone();")),
-                arg: format!("&{name}"),
-            },
-            (Host::Uniffi, "&SessionStore") => plain("std::sync::Arc<SessionStore>", format!("&{name}.inner")),
-            // Node numbers arrive as f64 and are checked into the integer
-            // (napi's own integer conversion truncates 1.5 to 1, turns NaN
-            // into 0 and wraps a u32 modulo 2^32).
-            (Host::Node, "Option<u8>" | "Option<u32>" | "Option<u64>" | "Option<i64>") => ParamPlan {
-                rename: None,
-                decl: "Option<f64>".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.map(|v| crate::records::int(v, {js:?})).transpose(){err_map};")),
-                arg: name.into(),
-            },
-            (Host::Node, "u8" | "u32" | "u64" | "i64") => ParamPlan {
-                rename: None,
-                decl: if default.is_some() { "Option<f64>".into() } else { "f64".into() },
-                ts: None,
-                prelude: Some(match default {
-                    Some(d) => format!("let {name} = {name}.map(|v| crate::records::int(v, {js:?})).transpose(){err_map}.unwrap_or({d});"),
-                    None => format!("let {name} = crate::records::int({name}, {js:?}){err_map};"),
-                }),
-                arg: name.into(),
-            },
-            // JSON: any JSON-serialisable Python value, any JS value, JSON
-            // text in Kotlin/Swift (`<name>_json`). Left out (`Option`, no
-            // default but None), it is `null`.
-            (Host::Python, "serde_json::Value") => ParamPlan {
-                rename: None,
-                decl: "&pyo3::Bound<'_, pyo3::PyAny>".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = crate::json::from_py({name})?;")),
-                arg: name.into(),
-            },
-            (Host::Python, "Option<serde_json::Value>") => ParamPlan {
-                rename: None,
-                decl: "Option<&pyo3::Bound<'_, pyo3::PyAny>>".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);")),
-                arg: name.into(),
-            },
-            (Host::Node, "serde_json::Value") => plain("serde_json::Value", name.into()),
-            (Host::Node, "Option<serde_json::Value>") => ParamPlan {
-                rename: None,
-                decl: "Option<serde_json::Value>".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.unwrap_or(serde_json::Value::Null);")),
-                arg: name.into(),
-            },
-            (Host::Uniffi, "serde_json::Value" | "Option<serde_json::Value>") => {
-                let parse = format!("serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid({:?}))?", format!("{js}Json is not valid JSON"));
-                let optional = t.starts_with("Option<");
-                ParamPlan {
-                    rename: Some(format!("{name}_json")),
-                    decl: if optional { "Option<String>".into() } else { "String".into() },
-                    ts: None,
-                    prelude: Some(if optional {
-                        format!("let {name} = match {name}_json {{ Some(t) => {parse}, None => serde_json::Value::Null }};")
-                    } else {
-                        format!("let {name} = {{ let t = {name}_json; {parse} }};")
-                    }),
-                    arg: name.into(),
-                }
-            }
-            (_, "Option<u8>") => plain("Option<u8>", name.into()),
-            (Host::Python, "usize") => plain("usize", name.into()),
-            (Host::Node, "usize") => ParamPlan {
-                rename: None,
-                decl: if default.is_some() { "Option<f64>".into() } else { "f64".into() },
-                ts: None,
-                prelude: Some(match default {
-                    Some(d) => format!("let {name}: usize = {name}.map(|v| crate::records::int(v, {js:?})).transpose(){err_map}.unwrap_or({d});"),
-                    None => format!("let {name}: usize = crate::records::int({name}, {js:?}){err_map};"),
-                }),
-                arg: name.into(),
-            },
-            (_, "usize") => plain("u32", format!("{name} as usize")),
-            (Host::Python, "&Path") => plain("std::path::PathBuf", format!("&{name}")),
-            (_, "&Path") => plain("String", format!("std::path::Path::new(&{name})")),
-            (Host::Node, "&[u64]") => ParamPlan {
-                rename: None,
-                decl: "Vec<f64>".into(),
-                ts: None,
-                prelude: Some(format!(
-                    "let {name} = {name}.into_iter().map(|v| crate::records::int(v, {:?})).collect::<sessiondb::Result<Vec<u64>>>(){err_map};",
-                    js.trim_end_matches('s')
-                )),
-                arg: format!("&{name}"),
-            },
-            (_, "&[u64]") => plain("Vec<u64>", format!("&{name}")),
-            (Host::Python, "&[PathBuf]") => plain("Vec<std::path::PathBuf>", format!("&{name}")),
-            (_, "&[PathBuf]") => ParamPlan {
-                rename: None,
-                decl: "Vec<String>".into(),
-                ts: None,
-                prelude: Some(format!("let {name}: Vec<std::path::PathBuf> = {name}.into_iter().map(Into::into).collect();")),
-                arg: format!("&{name}"),
-            },
-            // Bytes: Python `bytes`, Node a Buffer (copied, so a Promise's
-            // job owns it), Kotlin `ByteArray` / Swift `Data`.
-            (Host::Python, "&[u8]") => plain("&[u8]", name.into()),
-            // A synchronous call reads the Buffer where it is.
-            (Host::Node, "&[u8]") if m.sync => plain("napi::bindgen_prelude::Buffer", format!("&{name}")),
-            (Host::Node, "&[u8]") => ParamPlan {
-                rename: None,
-                decl: "napi::bindgen_prelude::Buffer".into(),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.to_vec();")),
-                arg: format!("&{name}"),
-            },
-            (_, "&[u8]") => plain("Vec<u8>", format!("&{name}")),
-            (Host::Node, "bool" | "f64" | "String") if default.is_some() => ParamPlan {
-                rename: None,
-                decl: format!("Option<{t}>"),
-                ts: None,
-                prelude: Some(format!("let {name} = {name}.unwrap_or({});", default.unwrap_or_default())),
-                arg: name.into(),
-            },
-            (_, "String" | "Option<String>" | "Vec<String>" | "u64" | "Option<u64>" | "u32" | "Option<u32>" | "i64" | "Option<i64>" | "bool" | "f64") => {
-                plain(&t, name.into())
-            }
-            _ => return Err(format!("method {}: parameter `{name}: {t}` has no rule; declare the method by hand (skip)", m.name)),
+            false => ParamPlan { ts: union, ..ParamPlan::conv(text, quote!(let #n = #parse(&#n) #err_map;), n) },
         })
     }
 
@@ -1055,83 +1008,75 @@ impl Schema {
     /// (`crate::dicts`). A single record defaulting to `None`: optional in
     /// every host, the core type's `Default` when left out. None when `ty`
     /// is not one.
-    fn record_param(&self, host: Host, m: &Method, name: &str, ty: &Type, err_map: &str) -> Option<ParamPlan> {
-        let (by_ref, inner) = match ty {
-            Type::Reference(r) => (true, &*r.elem),
-            other => (false, other),
+    fn record_param(&self, host: Host, m: &Method, name: &str, ty: &Type, err_map: &TokenStream) -> Option<ParamPlan> {
+        let (by_ref, list, r) = match self.param_shape(ty) {
+            (Wrap::None, Base::Record(r)) => (false, false, r),
+            (Wrap::Ref, Base::Record(r)) => (true, false, r),
+            (Wrap::Slice, Base::Record(r)) => (true, true, r),
+            (Wrap::Vec, Base::Record(r)) => (false, true, r),
+            _ => return None,
         };
-        let (list, elem) = match inner {
-            Type::Slice(sl) => (true, &*sl.elem),
-            Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec") => {
-                let seg = p.path.segments.last()?;
-                let PathArguments::AngleBracketed(a) = &seg.arguments else { return None };
-                match a.args.first() {
-                    Some(GenericArgument::Type(t)) => (true, t),
-                    _ => return None,
-                }
-            }
-            other => (false, other),
-        };
-        let r = self.record(&elem.to_token_stream().to_string())?;
-        let core = &self.core_of(r)?;
-        let js = camel(name);
-        let arg = if by_ref { format!("&{name}") } else { name.to_string() };
-        let (rec, what) = (&r.name, if host == Host::Node { js.as_str() } else { name });
+        let (n, core, rec) = (toks(name), toks(&self.core_of(r)?), toks(&r.name));
+        let arg = if by_ref { quote!(&#n) } else { n.clone() };
+        let what = if host == Host::Node { camel(name) } else { name.to_string() };
         let dict = m.dicts.iter().find(|(d, _)| d == name).map(|(_, w)| w.as_str()).filter(|_| host == Host::Python);
         let optional = !list && m.defaults.iter().any(|(d, v)| d == name && v == "None");
-        let any = "&pyo3::Bound<'_, pyo3::PyAny>".to_string();
+        let any = quote!(&pyo3::Bound<'_, pyo3::PyAny>);
+        let twin = r.twin || r.tuple;
+        if host == Host::Python && list && dict.is_none() && r.tuple && skipped(&r.skip, host) {
+            if let Some(plan) = self.python_tuple_param(r, name, &what, err_map, arg.clone()) {
+                return Some(plan);
+            }
+        }
         // The declared type of one value, the type the conversion gives (if
         // it is written) and the conversion of `name`.
-        // Python: a `tuple` record it skips is a tuple of the fields' classes.
-        // (Fields that are not records have no class: no rule, a build error.)
-        let py_tuple: Option<Vec<String>> = (host == Host::Python && r.tuple && skipped(&r.skip, host))
-            .then(|| r.fields.iter().map(|f| self.record(&f.ty.to_token_stream().to_string()).map(|x| format!("pyo3::PyRef<'_, crate::records::{}>", x.name))).collect())
-            .flatten();
-        let fallible = self.uniffi_fallible(r);
         let (decl, let_ty, conv) = match (host, list, dict) {
-            (Host::Python, true, None) if py_tuple.is_some() => {
-                let parts = py_tuple.unwrap_or_default();
-                let backs: Vec<String> = (0..parts.len()).map(|k| format!("crate::records::Back::back(&*x.{k}, {what:?})?")).collect();
-                (
-                    format!("Vec<({},)>", parts.join(", ")),
-                    String::new(),
-                    format!("{name}.iter().map(|x| Ok(({},))).collect::<sessiondb::Result<Vec<{core}>>>(){err_map}", backs.join(", ")),
-                )
-            }
-            (Host::Python, true, Some(w)) => (any, format!(": Vec<{core}>"), format!("crate::dicts::records_or_dicts::<crate::records::{rec}, {core}>({name}, {w:?})?")),
-            (Host::Python, false, Some(w)) if skipped(&r.skip, host) => (any, format!(": {core}"), format!("crate::json::de({name}, {w:?})?")),
-            (Host::Python, false, Some(w)) => (any, format!(": {core}"), format!("crate::dicts::record_or_dict::<crate::records::{rec}, {core}>({name}, {w:?})?")),
-            (Host::Python, false, None) => (
-                format!("pyo3::PyRef<'_, crate::records::{rec}>"),
-                format!(": {core}"),
-                format!("crate::records::Back::back(&*{name}, {what:?}){err_map}"),
-            ),
+            (Host::Python, true, Some(w)) => (any, quote!(: Vec<#core>), quote!(crate::dicts::records_or_dicts::<crate::records::#rec, #core>(#n, #w)?)),
+            (Host::Python, false, Some(w)) if skipped(&r.skip, host) => (any, quote!(: #core), quote!(crate::json::de(#n, #w)?)),
+            (Host::Python, false, Some(w)) => (any, quote!(: #core), quote!(crate::dicts::record_or_dict::<crate::records::#rec, #core>(#n, #w)?)),
+            (Host::Python, false, None) => (quote!(pyo3::PyRef<'_, crate::records::#rec>), quote!(: #core), quote!(crate::records::Back::back(&*#n, #what) #err_map)),
             (Host::Python, true, None) => (
-                format!("Vec<pyo3::PyRef<'_, crate::records::{rec}>>"),
-                String::new(),
-                format!("{name}.iter().map(|x| crate::records::Back::back(&**x, {what:?})).collect::<sessiondb::Result<Vec<{core}>>>(){err_map}"),
+                quote!(Vec<pyo3::PyRef<'_, crate::records::#rec>>),
+                quote!(),
+                quote!(#n.iter().map(|x| crate::records::Back::back(&**x, #what)).collect::<sessiondb::Result<Vec<#core>>>() #err_map),
             ),
-            (Host::Node, false, _) => (format!("crate::records::{rec}"), format!(": {core}"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
-            (Host::Node, true, _) => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("crate::records::Back::back({name}, {what:?}){err_map}")),
-            (Host::Uniffi, false, _) if (r.twin || r.tuple) && fallible => (format!("crate::records::{rec}"), format!(": {core}"), format!("TryFrom::try_from({name})?")),
-            (Host::Uniffi, false, _) if r.twin || r.tuple => (format!("crate::records::{rec}"), format!(": {core}"), format!("{name}.into()")),
-            (Host::Uniffi, true, _) if (r.twin || r.tuple) && fallible => (
-                format!("Vec<crate::records::{rec}>"),
-                format!(": Vec<{core}>"),
-                format!("{name}.into_iter().map(TryFrom::try_from).collect::<sessiondb::Result<_>>()?"),
+            (Host::Node, false, _) => (quote!(crate::records::#rec), quote!(: #core), quote!(crate::records::Back::back(#n, #what) #err_map)),
+            (Host::Node, true, _) => (quote!(Vec<crate::records::#rec>), quote!(: Vec<#core>), quote!(crate::records::Back::back(#n, #what) #err_map)),
+            (Host::Uniffi, false, _) if twin && self.uniffi_fallible(r) => (quote!(crate::records::#rec), quote!(: #core), quote!(TryFrom::try_from(#n)?)),
+            (Host::Uniffi, false, _) if twin => (quote!(crate::records::#rec), quote!(: #core), quote!(#n.into())),
+            (Host::Uniffi, true, _) if twin && self.uniffi_fallible(r) => (
+                quote!(Vec<crate::records::#rec>),
+                quote!(: Vec<#core>),
+                quote!(#n.into_iter().map(TryFrom::try_from).collect::<sessiondb::Result<_>>()?),
             ),
-            (Host::Uniffi, true, _) if r.twin || r.tuple => (format!("Vec<crate::records::{rec}>"), format!(": Vec<{core}>"), format!("{name}.into_iter().map(Into::into).collect()")),
-            (Host::Uniffi, false, _) if optional => (core.clone(), format!(": {core}"), name.to_string()),
-            (Host::Uniffi, false, _) => return Some(ParamPlan { rename: None, decl: core.clone(), ts: None, prelude: None, arg }),
-            (Host::Uniffi, true, _) => return Some(ParamPlan { rename: None, decl: format!("Vec<{core}>"), ts: None, prelude: None, arg }),
+            (Host::Uniffi, true, _) if twin => (quote!(Vec<crate::records::#rec>), quote!(: Vec<#core>), quote!(#n.into_iter().map(Into::into).collect())),
+            (Host::Uniffi, false, _) if optional => (core.clone(), quote!(: #core), n.clone()),
+            (Host::Uniffi, false, _) => return Some(ParamPlan::plain(core, arg)),
+            (Host::Uniffi, true, _) => return Some(ParamPlan::plain(quote!(Vec<#core>), arg)),
         };
         if optional {
             // Python's `None` reaches a `PyAny` parameter as `Some(None)`.
-            let guard = if dict.is_some() { format!(" if !{name}.is_none()") } else { String::new() };
-            let prelude = format!("let {name}: {core} = match {name} {{ Some({name}){guard} => {conv}, _ => Default::default() }};");
-            return Some(ParamPlan { rename: None, decl: format!("Option<{decl}>"), ts: None, prelude: Some(prelude), arg });
+            let guard = dict.map(|_| quote!(if !#n.is_none()));
+            let prelude = quote!(let #n: #core = match #n { Some(#n) #guard => #conv, _ => Default::default() };);
+            return Some(ParamPlan::conv(quote!(Option<#decl>), prelude, arg));
         }
-        Some(ParamPlan { rename: None, decl, ts: None, prelude: Some(format!("let {name}{let_ty} = {conv};")), arg })
+        Some(ParamPlan::conv(decl, quote!(let #n #let_ty = #conv;), arg))
+    }
+
+    /// Python: a list of a `tuple` record it skips, as tuples of the fields'
+    /// classes (None when a field is not a record, which has no class).
+    fn python_tuple_param(&self, r: &Record, name: &str, what: &str, err_map: &TokenStream, arg: TokenStream) -> Option<ParamPlan> {
+        let classes = r.fields.iter().map(|f| match self.base(&f.ty) {
+            Base::Record(x) => Some(toks(&x.name)),
+            _ => None,
+        });
+        let classes: Vec<TokenStream> = classes.collect::<Option<_>>()?;
+        let (n, core, idx) = (toks(name), toks(&self.core_of(r)?), (0..classes.len()).map(syn::Index::from));
+        let decl = quote!(Vec<(#(pyo3::PyRef<'_, crate::records::#classes>,)*)>);
+        let prelude = quote! {
+            let #n = #n.iter().map(|x| Ok((#(crate::records::Back::back(&*x.#idx, #what)?,)*))).collect::<sessiondb::Result<Vec<#core>>>() #err_map;
+        };
+        Some(ParamPlan::conv(decl, prelude, arg))
     }
 
     /// The TypeScript type of a returned core type.
@@ -1180,6 +1125,136 @@ impl Schema {
             _ => id,
         }
     }
+}
+
+/// A parameter that is neither an enum nor a record, for the rules of
+/// each host ([`Schema::param_plan`]).
+struct Param<'a> {
+    n: TokenStream,
+    /// Its camelCase name (Node's, and the name errors give).
+    js: String,
+    ty: &'a Type,
+    wrap: Wrap,
+    base: Base<'a>,
+    default: Option<TokenStream>,
+    err_map: TokenStream,
+    /// The method is synchronous (Node reads a Buffer in place).
+    sync: bool,
+}
+
+impl Param<'_> {
+    /// The types every host takes as they are.
+    fn as_is(&self) -> Option<ParamPlan> {
+        let (n, ty) = (&self.n, self.ty);
+        match (self.wrap, self.base) {
+            (Wrap::None | Wrap::Option | Wrap::Vec, Base::Text)
+            | (Wrap::None | Wrap::Option, Base::Int(Int::U64 | Int::U32 | Int::I64))
+            | (Wrap::None, Base::Bool | Base::F64)
+            | (Wrap::Option, Base::Int(Int::U8)) => Some(ParamPlan::plain(quote!(#ty), n.clone())),
+            _ => None,
+        }
+    }
+
+    /// Python: text and paths borrowed, JSON any JSON-serialisable value,
+    /// bytes `bytes`.
+    fn python(&self) -> Option<ParamPlan> {
+        let n = &self.n;
+        let any = quote!(&pyo3::Bound<'_, pyo3::PyAny>);
+        Some(match (self.wrap, self.base) {
+            (Wrap::Ref, Base::Str) => ParamPlan::plain(quote!(&str), n.clone()),
+            (Wrap::OptionRef, Base::Str) => ParamPlan::plain(quote!(Option<&str>), n.clone()),
+            (Wrap::Ref, Base::Store) => ParamPlan::plain(quote!(&SessionStore), quote!(&#n.inner)),
+            (Wrap::None, Base::Json) => ParamPlan::conv(any, quote!(let #n = crate::json::from_py(#n)?;), n.clone()),
+            // Left out (`Option`, no default but None), it is `null`.
+            (Wrap::Option, Base::Json) => ParamPlan::conv(
+                quote!(Option<#any>),
+                quote!(let #n = #n.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);),
+                n.clone(),
+            ),
+            (Wrap::None, Base::Usize) => ParamPlan::plain(quote!(usize), n.clone()),
+            (Wrap::Ref, Base::Path) => ParamPlan::plain(quote!(std::path::PathBuf), quote!(&#n)),
+            (Wrap::Slice, Base::Int(Int::U64)) => ParamPlan::plain(quote!(Vec<u64>), quote!(&#n)),
+            (Wrap::Slice, Base::PathBuf) => ParamPlan::plain(quote!(Vec<std::path::PathBuf>), quote!(&#n)),
+            (Wrap::Slice, Base::Int(Int::U8)) => ParamPlan::plain(quote!(&[u8]), n.clone()),
+            _ => return self.as_is(),
+        })
+    }
+
+    /// Node: numbers arrive as f64 and are checked into the integer
+    /// (napi's own integer conversion truncates 1.5 to 1, turns NaN into 0
+    /// and wraps a u32 modulo 2^32); a defaulted parameter is optional; a
+    /// Buffer is copied for a Promise's job, read in place by a synchronous call.
+    fn node(&self) -> Option<ParamPlan> {
+        let (n, js, err_map, default) = (&self.n, &self.js, &self.err_map, &self.default);
+        let int = |ty: TokenStream| match default {
+            Some(d) => ParamPlan::conv(quote!(Option<f64>), quote!(let #n #ty = #n.map(|v| crate::records::int(v, #js)).transpose() #err_map.unwrap_or(#d);), n.clone()),
+            None => ParamPlan::conv(quote!(f64), quote!(let #n #ty = crate::records::int(#n, #js) #err_map;), n.clone()),
+        };
+        let buffer = quote!(napi::bindgen_prelude::Buffer);
+        Some(match (self.wrap, self.base, default) {
+            (Wrap::Ref, Base::Str, Some(d)) => ParamPlan::conv(quote!(Option<String>), quote!(let #n = #n.unwrap_or_else(|| #d.to_string());), quote!(&#n)),
+            (Wrap::Ref, Base::Str, None) => ParamPlan::plain(quote!(String), quote!(&#n)),
+            (Wrap::OptionRef, Base::Str, _) => ParamPlan::plain(quote!(Option<String>), quote!(#n.as_deref())),
+            (Wrap::Ref, Base::Store, _) => ParamPlan::conv(quote!(&SessionStore), quote!(let #n = #n.inner.clone();), quote!(&#n)),
+            (Wrap::Option, Base::Int(_), _) => ParamPlan::conv(
+                quote!(Option<f64>),
+                quote!(let #n = #n.map(|v| crate::records::int(v, #js)).transpose() #err_map;),
+                n.clone(),
+            ),
+            (Wrap::None, Base::Int(_), _) => int(quote!()),
+            (Wrap::None, Base::Usize, _) => int(quote!(: usize)),
+            (Wrap::None, Base::Json, _) => ParamPlan::plain(quote!(serde_json::Value), n.clone()),
+            (Wrap::Option, Base::Json, _) => ParamPlan::conv(quote!(Option<serde_json::Value>), quote!(let #n = #n.unwrap_or(serde_json::Value::Null);), n.clone()),
+            (Wrap::Ref, Base::Path, _) => ParamPlan::plain(quote!(String), quote!(std::path::Path::new(&#n))),
+            (Wrap::Slice, Base::Int(Int::U64), _) => {
+                let one = js.trim_end_matches('s');
+                let prelude = quote!(let #n = #n.into_iter().map(|v| crate::records::int(v, #one)).collect::<sessiondb::Result<Vec<u64>>>() #err_map;);
+                ParamPlan::conv(quote!(Vec<f64>), prelude, quote!(&#n))
+            }
+            (Wrap::Slice, Base::PathBuf, _) => paths(n),
+            (Wrap::Slice, Base::Int(Int::U8), _) if self.sync => ParamPlan::plain(buffer, quote!(&#n)),
+            (Wrap::Slice, Base::Int(Int::U8), _) => ParamPlan::conv(buffer, quote!(let #n = #n.to_vec();), quote!(&#n)),
+            (Wrap::None, Base::Bool | Base::F64 | Base::Text, Some(d)) => {
+                let ty = self.ty;
+                ParamPlan::conv(quote!(Option<#ty>), quote!(let #n = #n.unwrap_or(#d);), n.clone())
+            }
+            _ => return self.as_is(),
+        })
+    }
+
+    /// Kotlin/Swift: text owned, JSON as its text (`<name>_json`), counts
+    /// `u32`, bytes `ByteArray`/`Data`.
+    fn uniffi(&self) -> Option<ParamPlan> {
+        let n = &self.n;
+        let json = |optional: bool| {
+            let text = toks(&format!("{}_json", self.n));
+            let bad = format!("{}Json is not valid JSON", self.js);
+            let parse = quote!(serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid(#bad))?);
+            let plan = match optional {
+                true => ParamPlan::conv(quote!(Option<String>), quote!(let #n = match #text { Some(t) => #parse, None => serde_json::Value::Null };), n.clone()),
+                false => ParamPlan::conv(quote!(String), quote!(let #n = { let t = #text; #parse };), n.clone()),
+            };
+            ParamPlan { rename: Some(text.to_string()), ..plan }
+        };
+        Some(match (self.wrap, self.base) {
+            (Wrap::Ref, Base::Str) => ParamPlan::plain(quote!(String), quote!(&#n)),
+            (Wrap::OptionRef, Base::Str) => ParamPlan::plain(quote!(Option<String>), quote!(#n.as_deref())),
+            (Wrap::Ref, Base::Store) => ParamPlan::plain(quote!(std::sync::Arc<SessionStore>), quote!(&#n.inner)),
+            (Wrap::None, Base::Json) => json(false),
+            (Wrap::Option, Base::Json) => json(true),
+            (Wrap::None, Base::Usize) => ParamPlan::plain(quote!(u32), quote!(#n as usize)),
+            (Wrap::Ref, Base::Path) => ParamPlan::plain(quote!(String), quote!(std::path::Path::new(&#n))),
+            (Wrap::Slice, Base::Int(Int::U64)) => ParamPlan::plain(quote!(Vec<u64>), quote!(&#n)),
+            (Wrap::Slice, Base::PathBuf) => paths(n),
+            (Wrap::Slice, Base::Int(Int::U8)) => ParamPlan::plain(quote!(Vec<u8>), quote!(&#n)),
+            _ => return self.as_is(),
+        })
+    }
+}
+
+/// Node and Kotlin/Swift: a list of paths as their texts.
+fn paths(n: &TokenStream) -> ParamPlan {
+    ParamPlan::conv(quote!(Vec<String>), quote!(let #n: Vec<std::path::PathBuf> = #n.into_iter().map(Into::into).collect();), quote!(&#n))
 }
 
 /// A method's parameters as Python takes them: each `flatten`/`keywords`
@@ -1517,8 +1592,8 @@ impl<'a> Emit<'a> {
     /// the leading parameters (converted above).
     fn options_plan(&self) -> Option<ParamPlan> {
         let n = self.options.as_ref()?;
-        let lead = n.lead.iter().map(|f| match self.plans.iter().find(|(p, _)| p == f).map(|(_, p)| p.arg.as_str()) {
-            Some(a) if a != f => format!("{f}: {a}"),
+        let lead = n.lead.iter().map(|f| match self.plans.iter().find(|(p, _)| p == f).map(|(_, p)| p.arg.to_string()) {
+            Some(a) if &a != f => format!("{f}: {a}"),
             _ => f.clone(),
         });
         let inits = toks(&lead.chain(n.inits.iter().cloned()).collect::<Vec<_>>().join(", "));
@@ -1526,19 +1601,18 @@ impl<'a> Emit<'a> {
         let prelude = quote! {
             let #param = { let o = options.unwrap_or_default(); (|| -> sessiondb::Result<#core> { Ok(#core { #inits }) })().map_err(crate::errors::to_napi)? };
         };
-        Some(ParamPlan { rename: None, decl: format!("Option<{}>", n.name), ts: None, prelude: Some(prelude.to_string()), arg: n.arg.clone() })
+        let name = toks(&n.name);
+        Some(ParamPlan::conv(quote!(Option<#name>), prelude, toks(&n.arg)))
     }
 
     /// The core call: the method on the store `s`, or the free function
     /// (with the store first for a method).
     fn call(&self) -> TokenStream {
         let (m, py, options) = (self.m, self.py.as_ref(), self.options.as_ref());
-        let args = m.params.iter().map(|(n, _)| {
-            toks(match py.and_then(|p| p.args.get(n)) {
-                Some(a) => a.as_str(),
-                None if options.is_some_and(|o| &o.param == n) => options.map_or("", |o| o.arg.as_str()),
-                None => self.plans.iter().find(|(p, _)| p == n).map_or("", |(_, p)| p.arg.as_str()),
-            })
+        let args = m.params.iter().map(|(n, _)| match py.and_then(|p| p.args.get(n)) {
+            Some(a) => toks(a),
+            None if options.is_some_and(|o| &o.param == n) => options.map_or_else(TokenStream::new, |o| toks(&o.arg)),
+            None => self.plans.iter().find(|(p, _)| p == n).map_or_else(TokenStream::new, |(_, p)| p.arg.clone()),
         });
         match (&m.core, m.function) {
             (Some(f), true) => {
@@ -1577,8 +1651,8 @@ impl<'a> Emit<'a> {
     /// the store bound to `s` (`store`: a reference, or an `Arc` clone
     /// moved into a Node task).
     fn open_body(&self, store: TokenStream) -> TokenStream {
-        let preludes = self.plans.iter().filter_map(|(_, p)| p.prelude.as_deref());
-        let preludes = preludes.chain(self.py.iter().flat_map(|p| p.builds.iter().map(String::as_str))).map(toks);
+        let preludes = self.plans.iter().filter_map(|(_, p)| p.prelude.clone());
+        let preludes = preludes.chain(self.py.iter().flat_map(|p| p.builds.iter().map(|b| toks(b))));
         let bind = (!self.m.function).then(|| quote!(let s = #store;));
         quote!(#(#preludes)* #bind)
     }
@@ -1589,7 +1663,7 @@ impl<'a> Emit<'a> {
         let recv = (!self.m.function).then(|| quote!(&self));
         let py = (self.host == Host::Python).then(|| quote!(py: pyo3::Python<'_>));
         let decls = self.plans.iter().map(|(n, p)| {
-            let (name, ty) = (toks(p.rename.as_deref().filter(|_| self.host == Host::Uniffi).unwrap_or(n.as_str())), toks(&p.decl));
+            let (name, ty) = (toks(p.rename.as_deref().filter(|_| self.host == Host::Uniffi).unwrap_or(n.as_str())), &p.decl);
             let ts = p.ts.as_ref().filter(|_| self.host == Host::Node).map(|ts| quote!(#[napi(ts_arg_type = #ts)]));
             quote!(#ts #name: #ty)
         });
