@@ -326,7 +326,7 @@ fn uniffi(s: &Schema, d: &ErrorDecl) -> TokenStream {
     let variants = d.variants.iter().map(|v| {
         let (docs, var) = (doc_attrs(&v.docs), toks(&v.name));
         let fields = v.shown(Host::Uniffi).into_iter().map(|f| {
-            let (docs, field, ty) = (doc_attrs(&f.docs), toks(&f.name), toks(&s.host_ty(Host::Uniffi, &f.ty)));
+            let (docs, field, ty) = (doc_attrs(&f.docs), toks(&f.name), s.host_ty(Host::Uniffi, &f.ty));
             quote!(#docs #field: #ty,)
         });
         quote!(#docs #[error("{detail}")] #var { #(#fields)* #[doc = " The full message."] detail: String, },)

@@ -652,145 +652,147 @@ impl Schema {
 
     /// A field's core type: a record's or enum's core path, else the type as written.
     fn core_ty(&self, ty: &Type) -> String {
-        let t = ty.to_token_stream().to_string();
-        self.record(&t).and_then(|r| self.core_of(r)).or_else(|| self.enumeration(&t).map(|e| e.core.clone())).unwrap_or(t)
+        let core = match self.base(ty) {
+            Base::Record(r) => self.core_of(r),
+            Base::Enum(e) => Some(e.core.clone()),
+            _ => None,
+        };
+        core.unwrap_or_else(|| ty.to_token_stream().to_string())
+    }
+
+    /// The record `ty` names, if it names one.
+    fn record_of(&self, ty: &Type) -> Option<&Record> {
+        match self.base(ty) {
+            Base::Record(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// A JSON value or object (`serde_json::Value`, `serde_json::Map<String,
+    /// serde_json::Value>`): Kotlin/Swift get its text.
+    fn is_json(&self, ty: &Type) -> bool {
+        matches!(self.base(ty), Base::Json | Base::JsonObject)
+    }
+
+    /// Whether `ty` holds a path (`PathBuf`, also inside `Option`, `Vec`, ...).
+    fn has_path(&self, ty: &Type) -> bool {
+        match ty {
+            Type::Path(p) => matches!(self.base(ty), Base::PathBuf) || p.path.segments.last().is_some_and(|s| type_args(s).iter().any(|t| self.has_path(t))),
+            Type::Reference(r) => self.has_path(&r.elem),
+            Type::Slice(sl) => self.has_path(&sl.elem),
+            Type::Tuple(t) => t.elems.iter().any(|e| self.has_path(e)),
+            _ => false,
+        }
     }
 
     /// Kotlin/Swift: a record whose conversion back can fail (JSON text,
     /// also in a record field), so a parameter of it is `TryFrom`.
     fn uniffi_fallible(&self, r: &Record) -> bool {
-        r.fields.iter().any(|f| is_json(&f.ty) || self.record(&f.ty.to_token_stream().to_string()).is_some_and(|x| self.uniffi_fallible(x)))
+        r.fields.iter().any(|f| self.is_json(&f.ty) || self.record_of(&f.ty).is_some_and(|x| self.uniffi_fallible(x)))
     }
     fn enumeration(&self, name: &str) -> Option<&Enum> {
         self.enums.iter().find(|e| e.name == name)
     }
 
     /// The host's type for a schema type (see the crate docs for the rules).
-    fn host_ty(&self, host: Host, ty: &Type) -> String {
+    fn host_ty(&self, host: Host, ty: &Type) -> TokenStream {
         self.host_ty_q(host, ty, false)
     }
 
     /// [`Schema::host_ty`]; `qualify`: records and enums by full path (for
     /// code outside the records module).
-    fn host_ty_q(&self, host: Host, ty: &Type, qualify: bool) -> String {
-        match ty {
-            Type::Path(p) if p.qself.is_none() => {
-                let seg = p.path.segments.last().expect("a path has a segment");
-                let id = seg.ident.to_string();
-                let args: Vec<&Type> = match &seg.arguments {
-                    PathArguments::AngleBracketed(a) => a
-                        .args
-                        .iter()
-                        .filter_map(|g| {
-                            if let GenericArgument::Type(t) = g {
-                                Some(t)
-                            } else {
-                                None
-                            }
-                        })
-                        .collect(),
-                    _ => vec![],
-                };
-                if id == "Vec" && args.len() == 1 && args[0].to_token_stream().to_string() == "u8" {
-                    // Bytes: Python `bytes` (pyo3 converts `Vec<u8>`), a Node Buffer.
-                    return if host == Host::Node { "napi::bindgen_prelude::Buffer".into() } else { "Vec<u8>".into() };
-                }
-                if !args.is_empty() {
-                    let mut mapped: Vec<String> = args
-                        .iter()
-                        .map(|t| self.host_ty_q(host, t, qualify))
-                        .collect();
-                    if id == "BTreeMap" && host == Host::Node && mapped[0] == "i64" {
-                        mapped[0] = "String".into();
-                    }
-                    // Sets cross every host as lists (ascending).
-                    let id = if id == "BTreeSet" { "Vec".to_string() } else { id };
-                    return format!("{id}<{}>", mapped.join(", "));
-                }
-                if let Some(r) = self.record(&id) {
-                    return match (host, &r.core) {
-                        // Python keeps a `tuple` record it skips as the tuple.
-                        (Host::Python, _) if r.tuple && skipped(&r.skip, host) => format!(
-                            "({})",
-                            r.fields.iter().map(|f| self.host_ty_q(host, &f.ty, qualify)).collect::<Vec<_>>().join(", ")
-                        ),
-                        // Declared by hand in that host: its own name, in scope.
-                        _ if skipped(&r.skip, host) => id,
-                        (Host::Uniffi, Some(core)) if !r.twin => {
-                            if qualify {
-                                core.clone()
-                            } else {
-                                last(core).to_string()
-                            }
-                        }
-                        _ if qualify => format!("crate::records::{id}"),
-                        _ => id,
-                    };
-                }
-                if let Some(e) = self.enumeration(&id) {
-                    return match host {
-                        Host::Python => "&'static str".into(),
-                        Host::Node => "String".into(),
-                        Host::Uniffi if qualify => e.core.clone(),
-                        Host::Uniffi => last(&e.core).to_string(),
-                    };
-                }
-                match (host, id.as_str()) {
-                    // A path crosses every host as its text (lossy UTF-8).
-                    (_, "PathBuf") => "String".into(),
-                    (Host::Node, "u64" | "usize") => "i64".into(),
-                    (Host::Node, "u8") => "u32".into(),
-                    _ => ty.to_token_stream().to_string(),
-                }
+    fn host_ty_q(&self, host: Host, ty: &Type, qualify: bool) -> TokenStream {
+        let map = |t: &Type| self.host_ty_q(host, t, qualify);
+        let p = match ty {
+            Type::Path(p) if p.qself.is_none() => p,
+            Type::Tuple(t) => {
+                let elems = t.elems.iter().map(map);
+                return quote!((#(#elems),*));
             }
-            Type::Tuple(t) => format!(
-                "({})",
-                t.elems
-                    .iter()
-                    .map(|e| self.host_ty_q(host, e, qualify))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            other => other.to_token_stream().to_string(),
+            other => return other.to_token_stream(),
+        };
+        let seg = p.path.segments.last().expect("a path has a segment");
+        let (id, args) = (&seg.ident, type_args(seg));
+        match (self.base(ty), args.as_slice()) {
+            // Bytes: Python `bytes` (pyo3 converts `Vec<u8>`), a Node Buffer.
+            (_, [t]) if id == "Vec" && matches!(self.base(t), Base::Int(Int::U8)) => match host {
+                Host::Node => quote!(napi::bindgen_prelude::Buffer),
+                _ => quote!(Vec<u8>),
+            },
+            (_, [k, ..]) => {
+                let mut mapped: Vec<TokenStream> = args.iter().map(|t| map(t)).collect();
+                // Node: seq-keyed maps with string keys (JS object keys).
+                if id == "BTreeMap" && host == Host::Node && matches!(self.base(k), Base::Int(Int::U64 | Int::I64) | Base::Usize) {
+                    mapped[0] = quote!(String);
+                }
+                // Sets cross every host as lists (ascending).
+                let id = if id == "BTreeSet" { quote!(Vec) } else { quote!(#id) };
+                quote!(#id<#(#mapped),*>)
+            }
+            (Base::Record(r), _) => self.record_host_ty(host, r, qualify),
+            (Base::Enum(e), _) => match host {
+                Host::Python => quote!(&'static str),
+                Host::Node => quote!(String),
+                Host::Uniffi if qualify => toks(&e.core),
+                Host::Uniffi => toks(last(&e.core)),
+            },
+            // A path crosses every host as its text (lossy UTF-8).
+            (Base::PathBuf, _) => quote!(String),
+            (Base::Int(Int::U64) | Base::Usize, _) if host == Host::Node => quote!(i64),
+            (Base::Int(Int::U8), _) if host == Host::Node => quote!(u32),
+            _ => ty.to_token_stream(),
+        }
+    }
+
+    /// A record's type in `host`: Python keeps a `tuple` record it skips as
+    /// the tuple; a host that declares it by hand has its own name in scope;
+    /// Kotlin/Swift the core type as it is (unless a twin).
+    fn record_host_ty(&self, host: Host, r: &Record, qualify: bool) -> TokenStream {
+        let id = toks(&r.name);
+        match (host, &r.core) {
+            (Host::Python, _) if r.tuple && skipped(&r.skip, host) => {
+                let fields = r.fields.iter().map(|f| self.host_ty_q(host, &f.ty, qualify));
+                quote!((#(#fields),*))
+            }
+            _ if skipped(&r.skip, host) => id,
+            (Host::Uniffi, Some(core)) if !r.twin && qualify => toks(core),
+            (Host::Uniffi, Some(core)) if !r.twin => toks(last(core)),
+            _ if qualify => quote!(crate::records::#id),
+            _ => id,
         }
     }
 
     /// The union of enum `names`' `str` names for a text field of type `ty`
     /// (`String`, `Option<String>`, `Vec<String>`): `names = Enum`.
     fn names_union(&self, ty: &Type, names: &str) -> Option<String> {
-        let t = ty.to_token_stream().to_string().replace("String", names);
-        self.ts_union(&syn::parse_str(&t).ok()?)
+        let e = self.enumeration(names)?;
+        self.union_of(ty, Some(e))
     }
 
     /// A literal-union TypeScript type for a field holding an enum (through
     /// `Option`/`Vec`), else None.
     fn ts_union(&self, ty: &Type) -> Option<String> {
+        self.union_of(ty, None)
+    }
+
+    /// [`Schema::ts_union`], text (`String`) read as the enum `text` when given.
+    fn union_of(&self, ty: &Type, text: Option<&Enum>) -> Option<String> {
         let Type::Path(p) = ty else { return None };
         let seg = p.path.segments.last()?;
-        let id = seg.ident.to_string();
-        if let PathArguments::AngleBracketed(a) = &seg.arguments {
-            let inner = a.args.iter().find_map(|g| {
-                if let GenericArgument::Type(t) = g {
-                    Some(t)
-                } else {
-                    None
-                }
-            })?;
-            let u = self.ts_union(inner)?;
-            return match id.as_str() {
+        if let Some(inner) = type_args(seg).first() {
+            let u = self.union_of(inner, text)?;
+            return match seg.ident.to_string().as_str() {
                 "Option" => Some(u),
                 "Vec" => Some(format!("Array<{u}>")),
                 _ => None,
             };
         }
-        let e = self.enumeration(&id)?;
-        Some(
-            e.variants
-                .iter()
-                .map(|v| format!("'{}'", v.text))
-                .collect::<Vec<_>>()
-                .join(" | "),
-        )
+        let e = match (self.base(ty), text) {
+            (Base::Text, Some(e)) => e,
+            (Base::Enum(e), _) => e,
+            _ => return None,
+        };
+        Some(e.variants.iter().map(|v| format!("'{}'", v.text)).collect::<Vec<_>>().join(" | "))
     }
 }
 
@@ -1296,7 +1298,7 @@ impl Schema {
                 other => (false, other),
             };
             let id = inner.to_token_stream().to_string();
-            let r = self.record(&id).ok_or_else(|| format!("method {}: flatten({name}): `{id}` is not a record", m.name))?;
+            let r = self.record_of(inner).ok_or_else(|| format!("method {}: flatten({name}): `{id}` is not a record", m.name))?;
             let core = r.core.as_ref().ok_or_else(|| format!("method {}: flatten({name}): record {id} has no core type", m.name))?;
             let fields: Vec<&Field> = r.fields.iter().filter(|f| f.get.is_none()).collect();
             let has_default = |f: &Field| f.default.is_some() || f.host_default.is_some();
@@ -1309,12 +1311,14 @@ impl Schema {
                     out.keyword_from = Some(f.name.clone());
                 }
                 if has_default(f) {
-                    let t = f.ty.to_token_stream().to_string().replace(' ', "");
-                    let lit = match (&f.host_default, t.as_str()) {
+                    let lit = match (&f.host_default, python_zero(self.base(&f.ty))) {
                         (Some(l), _) => l.clone(),
                         (None, _) if is_option(&f.ty) => "None".into(),
-                        (None, other) if python_zero(other).is_some() => python_zero(other).unwrap_or_default().into(),
-                        (None, other) => return Err(format!("record {id}: field `{}: {other}` needs `host_default` to be flattened", f.name)),
+                        (None, Some(zero)) => zero.into(),
+                        (None, None) => {
+                            let t = f.ty.to_token_stream().to_string().replace(' ', "");
+                            return Err(format!("record {id}: field `{}: {t}` needs `host_default` to be flattened", f.name));
+                        }
                     };
                     out.defaults.push((f.name.clone(), lit));
                 }
@@ -1357,7 +1361,7 @@ impl Schema {
             other => (false, other),
         };
         let id = inner.to_token_stream().to_string();
-        let r = self.record(&id).ok_or_else(|| format!("method {}: keywords({param}): `{id}` is not a record", m.name))?;
+        let r = self.record_of(inner).ok_or_else(|| format!("method {}: keywords({param}): `{id}` is not a record", m.name))?;
         let core = r.core.clone().ok_or_else(|| format!("method {}: keywords({param}): record {id} has no core type", m.name))?;
         let (first, rest) = self.lead_fields(m, r, lead)?;
         if let Some(f) = rest.iter().find(|f| f.default.is_none() && f.host_default.is_none() && !is_option(&f.ty)) {
@@ -1572,7 +1576,7 @@ impl<'a> Emit<'a> {
         let py = if host == Host::Python { Some(s.python_params(m)?) } else { None };
         let options = if host == Host::Node { s.node_options(m)? } else { None };
         let ret = m.returns.clone().or_else(|| m.ret.clone()).unwrap_or(syn::parse_quote!(()));
-        let host_ret = toks(&s.host_ty_q(host, &ret, true));
+        let host_ret = s.host_ty_q(host, &ret, true);
         let mut e = Emit { s, host, m, py, options, plans: vec![], ret, host_ret };
         let params = e.py.as_ref().map(|p| p.params.clone()).or(e.options.as_ref().map(|n| n.params.clone())).unwrap_or(m.params.clone());
         for (name, ty) in &params {
@@ -1775,6 +1779,31 @@ impl<'a> Emit<'a> {
     }
 }
 
+/// A type's tokens spaced as its compact text (`Option<&'static str>`)
+/// lexes: a punctuation mark followed by another is joint, except a comma.
+/// Python's fields are the body of a macro (`record!`), whose spacing
+/// prettyplease keeps.
+fn compact(ty: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, Punct, Spacing, TokenTree};
+    let tokens: Vec<TokenTree> = ty.into_iter().collect();
+    let joint: Vec<bool> = (0..tokens.len()).map(|k| matches!(tokens.get(k + 1), Some(TokenTree::Punct(_)))).collect();
+    let respace = |(t, joint): (TokenTree, bool)| match t {
+        TokenTree::Punct(p) => {
+            let joint = p.as_char() == '\'' || (joint && p.as_char() != ',');
+            let mut q = Punct::new(p.as_char(), if joint { Spacing::Joint } else { Spacing::Alone });
+            q.set_span(p.span());
+            TokenTree::Punct(q)
+        }
+        TokenTree::Group(g) => {
+            let mut h = Group::new(g.delimiter(), compact(g.stream()));
+            h.set_span(g.span());
+            TokenTree::Group(h)
+        }
+        other => other,
+    };
+    tokens.into_iter().zip(joint).map(respace).collect()
+}
+
 /// `#[doc = ...]` for each line of `docs`.
 fn doc_attrs(docs: &[String]) -> TokenStream {
     quote!(#(#[doc = #docs])*)
@@ -1865,7 +1894,7 @@ fn uniffi_record(s: &Schema, r: &Record, fields: &[&Field]) -> Result<TokenStrea
     if let Some(f) = fields.iter().find(|f| remote.is_some() && f.get.is_some()) {
         return Err(format!("record {}: field `{}` has `get`, which the core type as it is (not a twin) cannot have in Kotlin/Swift: skip(uniffi) it", r.name, f.name));
     }
-    if let Some(f) = fields.iter().find(|f| remote.is_some() && f.ty.to_token_stream().to_string().contains("PathBuf")) {
+    if let Some(f) = fields.iter().find(|f| remote.is_some() && s.has_path(&f.ty)) {
         return Err(format!("record {}: field `{}` is a path, which Kotlin/Swift take as text: make the record a `twin`", r.name, f.name));
     }
     let (docs, decl) = (doc_attrs(&r.docs), record_fields(s, Host::Uniffi, r, fields, quote!(pub)));
@@ -1890,7 +1919,7 @@ fn uniffi_record(s: &Schema, r: &Record, fields: &[&Field]) -> Result<TokenStrea
 /// crosses as its text (lossy UTF-8).
 fn path_rule(s: &Schema, host: Host) -> TokenStream {
     let fields = s.records.iter().filter(|r| !skipped(&r.skip, host)).flat_map(|r| &r.fields);
-    if !fields.filter(|f| !skipped(&f.skip, host)).any(|f| f.ty.to_token_stream().to_string().contains("PathBuf")) {
+    if !fields.filter(|f| !skipped(&f.skip, host)).any(|f| s.has_path(&f.ty)) {
         return quote!();
     }
     let back = match host {
@@ -1926,7 +1955,7 @@ fn path_rule(s: &Schema, host: Host) -> TokenStream {
 fn python_module(s: &Schema) -> TokenStream {
     let host = Host::Python;
     let tuples = s.records.iter().filter(|r| r.tuple && r.output && skipped(&r.skip, host)).map(|r| {
-        let tys: Vec<TokenStream> = r.fields.iter().map(|f| toks(&s.host_ty(host, &f.ty))).collect();
+        let tys: Vec<TokenStream> = r.fields.iter().map(|f| s.host_ty(host, &f.ty)).collect();
         let core = toks(&s.core_of(r).unwrap_or_default());
         let idx = (0..r.fields.len()).map(syn::Index::from);
         quote! {
@@ -1980,7 +2009,7 @@ fn record_from(s: &Schema, host: Host, r: &Record, fields: &[&Field]) -> TokenSt
                 inits.push(n);
             }
             None if host == Host::Node && r.new && node_optional(f) => inits.push(quote!(#n: Some(crate::records::Conv::conv(c.#n)))),
-            None if host == Host::Uniffi && is_json(&f.ty) => {
+            None if host == Host::Uniffi && s.is_json(&f.ty) => {
                 let text = toks(&format!("{}_json", f.name));
                 inits.push(quote!(#text: crate::records::Conv::conv(c.#n)))
             }
@@ -2058,15 +2087,15 @@ fn field_back(s: &Schema, host: Host, r: &Record, f: &Field) -> TokenStream {
     match host {
         Host::Python => quote!(crate::records::Back::back(&self.#n, #text)?),
         Host::Node => node_back(r, f, quote!(self.)),
-        Host::Uniffi if fallible && f.ty.to_token_stream().to_string().replace(' ', "") == JSON_OBJECT => quote! {
+        Host::Uniffi if fallible && matches!(s.base(&f.ty), Base::JsonObject) => quote! {
             match serde_json::from_str(&c.#json) {
                 Ok(serde_json::Value::Object(m)) => m,
                 Ok(_) => return Err(sessiondb::Error::invalid(#not_object)),
                 Err(_) => return Err(sessiondb::Error::invalid(#not_json))
             }
         },
-        Host::Uniffi if fallible && is_json(&f.ty) => quote!(serde_json::from_str(&c.#json).map_err(|_| sessiondb::Error::invalid(#not_json))?),
-        Host::Uniffi if fallible && s.record(&f.ty.to_token_stream().to_string()).is_some_and(|x| s.uniffi_fallible(x)) => {
+        Host::Uniffi if fallible && s.is_json(&f.ty) => quote!(serde_json::from_str(&c.#json).map_err(|_| sessiondb::Error::invalid(#not_json))?),
+        Host::Uniffi if fallible && s.record_of(&f.ty).is_some_and(|x| s.uniffi_fallible(x)) => {
             quote!(TryFrom::try_from(c.#n)?)
         }
         Host::Uniffi => quote!(Back::back(c.#n)),
@@ -2100,21 +2129,33 @@ fn node_back(r: &Record, f: &Field, src: TokenStream) -> TokenStream {
 
 /// Node: the integer types of a host type (`i64`, `u32`, also inside
 /// `Option`, `Vec` and map values) as `f64`.
-fn node_numbers_f64(ty: &str) -> String {
-    let mut out = String::new();
-    let mut word = String::new();
-    for c in ty.chars().chain(std::iter::once('\0')) {
-        if c.is_alphanumeric() || c == '_' || c == ':' {
-            word.push(c);
-            continue;
-        }
-        out.push_str(if word == "i64" || word == "u32" { "f64" } else { &word });
-        word.clear();
-        if c != '\0' {
-            out.push(c);
+fn node_numbers_f64(ty: &mut Type) {
+    struct F64;
+    impl syn::visit_mut::VisitMut for F64 {
+        fn visit_type_path_mut(&mut self, p: &mut syn::TypePath) {
+            if p.path.is_ident("i64") || p.path.is_ident("u32") {
+                *p = syn::parse_quote!(f64);
+            }
+            syn::visit_mut::visit_type_path_mut(self, p);
         }
     }
-    out
+    syn::visit_mut::VisitMut::visit_type_mut(&mut F64, ty);
+}
+
+/// Python: an enum's name (`&'static str`, also inside `Option` and `Vec`)
+/// as the text a `new` record keeps (`String`).
+fn enum_text_owned(ty: &mut Type) {
+    struct Owned;
+    impl syn::visit_mut::VisitMut for Owned {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            let names = |r: &syn::TypeReference| r.lifetime.as_ref().is_some_and(|l| l.ident == "static") && matches!(&*r.elem, Type::Path(p) if p.path.is_ident("str"));
+            match ty {
+                Type::Reference(r) if names(r) => *ty = syn::parse_quote!(String),
+                _ => syn::visit_mut::visit_type_mut(self, ty),
+            }
+        }
+    }
+    syn::visit_mut::VisitMut::visit_type_mut(&mut Owned, ty);
 }
 
 /// Node: a field of a `new` record the caller may leave out (it has a
@@ -2123,26 +2164,15 @@ fn node_optional(f: &Field) -> bool {
     (f.default.is_some() || f.host_default.is_some()) && !is_option(&f.ty)
 }
 
-/// The default a Python signature shows for a defaulted field of type `ty`
+/// The default a Python signature shows for a defaulted field of a type
 /// without `host_default` (the type's own), if it has a literal.
-fn python_zero(ty: &str) -> Option<&'static str> {
-    match ty {
-        "bool" => Some("false"),
-        "u8" | "u32" | "u64" | "i64" => Some("0"),
+fn python_zero(base: Base) -> Option<&'static str> {
+    match base {
+        Base::Bool => Some("false"),
+        Base::Int(_) => Some("0"),
         _ => None,
     }
 }
-
-/// A JSON value (`serde_json::Value`) or object (`serde_json::Map<String,
-/// serde_json::Value>`): Kotlin/Swift get its text.
-fn is_json(ty: &Type) -> bool {
-    let t = ty.to_token_stream().to_string().replace(' ', "");
-    t == "serde_json::Value" || t == JSON_OBJECT
-}
-
-/// The JSON object type (`extra` of `EntryMeta`): a Python dict, a JS
-/// object (`null` or left out: `{}`), Kotlin/Swift text of an object.
-const JSON_OBJECT: &str = "serde_json::Map<String,serde_json::Value>";
 
 fn is_option(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
@@ -2159,8 +2189,9 @@ fn python_new(s: &Schema, r: &Record, fields: &[&Field]) -> Result<TokenStream, 
     let (mut defaulted, mut fallible) = (false, false);
     let any = quote!(&pyo3::Bound<'_, pyo3::PyAny>);
     for f in fields {
-        let text = python_field_ty(s, r, f);
-        let (n, lit, ty, core) = (toks(&f.name), &f.name, toks(&text), &f.ty);
+        let ty = python_field_ty(s, r, f);
+        let (n, lit, core, json) = (toks(&f.name), &f.name, &f.ty, s.is_json(&f.ty));
+        let list = matches!(&ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
         let has_default = f.default.is_some() || f.host_default.is_some();
         if !has_default && defaulted {
             return Err(format!("record {}: field `{lit}` without a default follows one with a default", r.name));
@@ -2168,24 +2199,24 @@ fn python_new(s: &Schema, r: &Record, fields: &[&Field]) -> Result<TokenStream, 
         defaulted |= has_default;
         let value = f.host_default.as_deref().map(toks);
         let (s_, p_, init) = match () {
-            _ if text == "crate::json::Json" && has_default => {
+            _ if json && has_default => {
                 fallible = true;
                 (quote!(#n = None), quote!(#n: Option<#any>), quote!(#n: crate::records::Conv::conv(match #n { Some(v) => crate::json::de::<#core>(v, #lit)?, None => Default::default() })))
             }
-            _ if text == "crate::json::Json" => {
+            _ if json => {
                 fallible = true;
                 (quote!(#n), quote!(#n: #any), quote!(#n: crate::records::Conv::conv(crate::json::de::<#core>(#n, #lit)?)))
             }
             _ if !has_default => (quote!(#n), quote!(#n: #ty), quote!(#n)),
             _ if is_option(&f.ty) => (quote!(#n = None), quote!(#n: #ty), quote!(#n)),
-            _ if text.starts_with("Vec<") => (quote!(#n = None), quote!(#n: Option<#ty>), quote!(#n: #n.unwrap_or_default())),
-            _ if text == "String" => {
+            _ if list => (quote!(#n = None), quote!(#n: Option<#ty>), quote!(#n: #n.unwrap_or_default())),
+            _ if matches!(s.base(&ty), Base::Text) => {
                 let value = value.unwrap_or_else(|| quote!(""));
                 (quote!(#n = #value), quote!(#n: &str), quote!(#n: #n.to_owned()))
             }
             // A literal, so Python's signature shows the value.
             _ => {
-                let zero = python_zero(&text).ok_or_else(|| format!("record {}: field `{lit}: {text}` needs `host_default = \"literal\"`", r.name))?;
+                let zero = python_zero(s.base(&ty)).ok_or_else(|| format!("record {}: field `{lit}: {}` needs `host_default = \"literal\"`", r.name, ty.to_token_stream()))?;
                 let value = value.unwrap_or_else(|| toks(zero));
                 (quote!(#n = #value), quote!(#n: #ty), quote!(#n))
             }
@@ -2213,9 +2244,19 @@ fn python_new(s: &Schema, r: &Record, fields: &[&Field]) -> Result<TokenStream, 
 /// Python's type of a record field: the rule, except that a `new` record
 /// keeps an enum field as the text the caller gave (`String`, parsed when
 /// the record is passed in).
-fn python_field_ty(s: &Schema, r: &Record, f: &Field) -> String {
-    let ty = f.over.get("python").cloned().unwrap_or_else(|| s.host_ty(Host::Python, &f.ty));
-    if r.new { ty.replace("&'static str", "String") } else { ty }
+fn python_field_ty(s: &Schema, r: &Record, f: &Field) -> Type {
+    let mut ty = host_override(s, Host::Python, f);
+    if r.new {
+        enum_text_owned(&mut ty);
+    }
+    ty
+}
+
+/// A field's type in `host`: its override for that host (`python = "..."`),
+/// else the rule.
+fn host_override(s: &Schema, host: Host, f: &Field) -> Type {
+    let ty = f.over.get(host.name()).map_or_else(|| s.host_ty(host, &f.ty), |t| toks(t));
+    syn::parse2(ty).expect("a host type parses")
 }
 
 /// A record's fields in `host`: each with its docs, Node's `ts_type` or
@@ -2237,21 +2278,26 @@ fn record_fields(s: &Schema, host: Host, r: &Record, fields: &[&Field], vis: Tok
             }
             _ => None,
         };
-        if host == Host::Uniffi && is_json(&f.ty) {
+        if host == Host::Uniffi && s.is_json(&f.ty) {
             // JSON crosses Kotlin/Swift as its text, `<name>_json`.
             let json = toks(&format!("{}_json", f.name));
             return quote!(#docs #attr #vis #json: String,);
         }
-        let ty = match host {
+        let mut ty = match host {
             Host::Python => python_field_ty(s, r, f),
-            _ => f.over.get(host.name()).cloned().unwrap_or_else(|| s.host_ty(host, &f.ty)),
+            _ => host_override(s, host, f),
         };
         // Node: a record callers pass in takes its numbers as JS numbers
         // (f64), checked into the integer by `Back` (napi's own i64
         // conversion turns NaN into 0 and truncates 1.5 to 1).
-        let ty = if host == Host::Node && input && !f.over.contains_key("node") { node_numbers_f64(&ty) } else { ty };
-        let ty = if host == Host::Node && new && node_optional(f) { format!("Option<{ty}>") } else { ty };
-        let ty = toks(&ty);
+        if host == Host::Node && input && !f.over.contains_key("node") {
+            node_numbers_f64(&mut ty);
+        }
+        let ty = match host {
+            Host::Node if new && node_optional(f) => quote!(Option<#ty>),
+            Host::Python => compact(quote!(#ty)),
+            _ => quote!(#ty),
+        };
         quote!(#docs #attr #vis #n: #ty,)
     });
     quote!(#(#fields)*)
@@ -2266,7 +2312,7 @@ fn gen_enum(s: &Schema, host: Host, e: &Enum) -> TokenStream {
         let (name, docs) = (toks(last(&e.core)), doc_attrs(&e.docs));
         let variants = e.variants.iter().map(|v| {
             let (docs, var) = (doc_attrs(&v.docs), toks(&v.name));
-            let tys = v.fields.iter().map(|(_, _, t)| toks(&s.host_ty(Host::Uniffi, t)));
+            let tys = v.fields.iter().map(|(_, _, t)| s.host_ty(Host::Uniffi, t));
             let fields = v.fields.iter().zip(tys.clone()).map(|((n, d, _), t)| {
                 let (d, n) = (doc_attrs(d), toks(n));
                 quote!(#d #n: #t,)
