@@ -1083,48 +1083,30 @@ impl Schema {
 
     /// The TypeScript type of a returned core type.
     fn ts_ty(&self, ty: &Type) -> String {
-        if let Type::Tuple(t) = ty {
-            if t.elems.is_empty() {
-                return "void".into();
-            }
-        }
-        let Type::Path(p) = ty else {
-            return "unknown".into();
+        let p = match ty {
+            Type::Tuple(t) if t.elems.is_empty() => return "void".into(),
+            Type::Path(p) => p,
+            _ => return "unknown".into(),
         };
-        if p.path.segments.last().is_some_and(|s| s.ident != "Option") {
-            if let Some(u) = self.ts_union(ty) {
-                return u;
-            }
+        let Some(seg) = p.path.segments.last() else { return "unknown".into() };
+        if let Some(u) = self.ts_union(ty).filter(|_| seg.ident != "Option") {
+            return u;
         }
-        let Some(seg) = p.path.segments.last() else {
-            return "unknown".into();
-        };
-        let id = seg.ident.to_string();
-        if let PathArguments::AngleBracketed(a) = &seg.arguments {
-            if let Some(inner) = a.args.iter().find_map(|g| {
-                if let GenericArgument::Type(t) = g {
-                    Some(t)
-                } else {
-                    None
-                }
-            }) {
-                let i = self.ts_ty(inner);
-                if id == "Vec" && i == "number" && inner.to_token_stream().to_string() == "u8" {
-                    return "Buffer".into();
-                }
-                return match id.as_str() {
-                    "Option" => format!("{i} | null"),
-                    "Vec" if i.contains(' ') => format!("Array<{i}>"),
-                    "Vec" => format!("{i}[]"),
-                    _ => "unknown".into(),
-                };
-            }
+        if let Some(inner) = type_args(seg).first() {
+            let i = self.ts_ty(inner);
+            return match seg.ident.to_string().as_str() {
+                "Vec" if matches!(self.base(inner), Base::Int(Int::U8)) => "Buffer".into(),
+                "Option" => format!("{i} | null"),
+                "Vec" if i.contains(' ') => format!("Array<{i}>"),
+                "Vec" => format!("{i}[]"),
+                _ => "unknown".into(),
+            };
         }
-        match id.as_str() {
-            "String" => "string".into(),
-            "u64" | "u32" | "i64" | "u8" | "f64" | "usize" => "number".into(),
-            "bool" => "boolean".into(),
-            _ => id,
+        match self.base(ty) {
+            Base::Text => "string".into(),
+            Base::Int(_) | Base::F64 | Base::Usize => "number".into(),
+            Base::Bool => "boolean".into(),
+            _ => seg.ident.to_string(),
         }
     }
 }
@@ -1492,13 +1474,14 @@ impl Schema {
     /// alone when Python has no class), in a `Sequence` for a list, in an
     /// `Optional` when it defaults to `None`.
     fn py_dict_ty(&self, m: &Method, name: &str, ty: &Type) -> Result<String, String> {
-        let t = ty.to_token_stream().to_string().replace(' ', "");
-        let inner = t.trim_start_matches('&');
-        let (list, rec) = match inner.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-            Some(e) => (true, e),
-            None => (false, inner),
+        let (list, r) = match self.param_shape(ty) {
+            (Wrap::None | Wrap::Ref, Base::Record(r)) => (false, r),
+            (Wrap::Slice, Base::Record(r)) => (true, r),
+            _ => {
+                let t = ty.to_token_stream().to_string().replace(' ', "");
+                return Err(format!("`dict({name})`: `{t}` is not a record or a list of records"));
+            }
         };
-        let r = self.record(rec).ok_or_else(|| format!("`dict({name})`: `{t}` is not a record or a list of records"))?;
         let dict = r.dict.as_ref().ok_or_else(|| format!("`dict({name})`: record {} needs `dict = \"Type\"` (its dict form's stub type)", r.name))?;
         let one = if skipped(&r.skip, Host::Python) { dict.clone() } else { format!("Union[{}, {dict}]", r.name) };
         let optional = m.defaults.iter().any(|(d, v)| d == name && v == "None");
@@ -1511,46 +1494,41 @@ impl Schema {
 
     /// The Python stub type of a schema type (`param`: what a caller may pass).
     fn py_ty(&self, ty: &Type, param: bool) -> Result<String, String> {
-        match ty {
+        let none = || format!("no Python stub type for `{}`", ty.to_token_stream().to_string().replace(' ', ""));
+        let p = match ty {
             Type::Reference(r) => return self.py_ty(&r.elem, param),
-            Type::Slice(sl) if sl.elem.to_token_stream().to_string() == "u8" => return Ok("bytes".into()),
+            Type::Slice(sl) if matches!(self.base(&sl.elem), Base::Int(Int::U8)) => return Ok("bytes".into()),
             Type::Slice(sl) => return Ok(format!("Sequence[{}]", self.py_ty(&sl.elem, param)?)),
             Type::Tuple(t) if t.elems.is_empty() => return Ok("None".into()),
-            _ => {}
-        }
-        let t = ty.to_token_stream().to_string().replace(' ', "");
-        let Type::Path(p) = ty else { return Err(format!("no Python stub type for `{t}`")) };
-        let seg = p.path.segments.last().ok_or_else(|| format!("no Python stub type for `{t}`"))?;
+            Type::Path(p) => p,
+            _ => return Err(none()),
+        };
+        let seg = p.path.segments.last().ok_or_else(none)?;
         let id = seg.ident.to_string();
-        if let PathArguments::AngleBracketed(a) = &seg.arguments {
-            let inner: Vec<&Type> = a.args.iter().filter_map(|g| if let GenericArgument::Type(t) = g { Some(t) } else { None }).collect();
-            return match (id.as_str(), inner.as_slice()) {
+        if let PathArguments::AngleBracketed(_) = &seg.arguments {
+            return match (id.as_str(), type_args(seg).as_slice()) {
                 ("Option", [i]) => Ok(format!("Optional[{}]", self.py_ty(i, param)?)),
-                ("Vec", [i]) if i.to_token_stream().to_string() == "u8" => Ok("bytes".into()),
+                ("Vec", [i]) if matches!(self.base(i), Base::Int(Int::U8)) => Ok("bytes".into()),
                 ("Vec", [i]) => Ok(format!("List[{}]", self.py_ty(i, param)?)),
-                _ => Err(format!("no Python stub type for `{t}`")),
+                _ => Err(none()),
             };
         }
-        if let Some(r) = self.record(&id).filter(|r| r.tuple && skipped(&r.skip, Host::Python)) {
-            let fields = r.fields.iter().map(|f| self.py_ty(&f.ty, param)).collect::<Result<Vec<_>, _>>()?;
-            return Ok(format!("Tuple[{}]", fields.join(", ")));
-        }
-        if let Some(e) = self.enumeration(&id) {
-            let names: Vec<String> = e.variants.iter().map(|v| format!("{:?}", v.text)).collect();
-            return Ok(format!("Literal[{}]", names.join(", ")));
-        }
-        Ok(match id.as_str() {
-            "str" | "String" => "str".into(),
-            "u64" | "u32" | "u8" | "usize" | "i64" => "int".into(),
-            "f64" => "float".into(),
-            "bool" => "bool".into(),
+        Ok(match self.base(ty) {
+            Base::Record(r) if r.tuple && skipped(&r.skip, Host::Python) => {
+                let fields = r.fields.iter().map(|f| self.py_ty(&f.ty, param)).collect::<Result<Vec<_>, _>>()?;
+                format!("Tuple[{}]", fields.join(", "))
+            }
+            Base::Enum(e) => format!("Literal[{}]", e.variants.iter().map(|v| format!("{:?}", v.text)).collect::<Vec<_>>().join(", ")),
+            Base::Str | Base::Text => "str".into(),
+            Base::Int(_) | Base::Usize => "int".into(),
+            Base::F64 => "float".into(),
+            Base::Bool => "bool".into(),
             // `serde_json::Value`: any JSON-serialisable value.
-            "Value" => "Any".into(),
-            "Path" | "PathBuf" if param => "Union[str, \"os.PathLike[str]\"]".into(),
-            "SessionStore" => "SessionStore".into(),
+            Base::Json => "Any".into(),
+            Base::Path | Base::PathBuf if param => "Union[str, \"os.PathLike[str]\"]".into(),
             // A record: declared here or by hand in the host (its class name).
             _ if id.starts_with(char::is_uppercase) => id,
-            _ => return Err(format!("no Python stub type for `{t}`")),
+            _ => return Err(none()),
         })
     }
 }
