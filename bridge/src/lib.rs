@@ -458,176 +458,138 @@ struct Method {
 
 fn parse(src: &str) -> syn::Result<Schema> {
     let file = syn::parse_file(src)?;
-    let mut s = Schema {
-        records: vec![],
-        enums: vec![],
-        methods: vec![],
-        errors: None,
-    };
+    let mut s = Schema { records: vec![], enums: vec![], methods: vec![], errors: None };
     for item in file.items {
         match item {
             Item::Enum(en) if errors::is_decl(&en.attrs) => s.errors = Some(errors::parse_decl(&en)?),
-            Item::Struct(st) => {
-                let b = bridge_attr(&st.attrs)?;
-                let Fields::Named(named) = &st.fields else {
-                    return Err(syn::Error::new_spanned(
-                        &st.ident,
-                        "records have named fields",
-                    ));
-                };
-                let mut fields = vec![];
-                for f in &named.named {
-                    let fb = bridge_attr(&f.attrs)?;
-                    fields.push(Field {
-                        name: f.ident.as_ref().expect("named").to_string(),
-                        docs: docs(&f.attrs),
-                        ty: f.ty.clone(),
-                        skip: fb.skip,
-                        over: fb.over,
-                        ts: fb.ts,
-                        default: fb.default,
-                        get: fb.get,
-                        host_default: fb.host_default,
-                        redact: fb.redact,
-                        names: fb.names,
-                    });
-                }
-                s.records.push(Record {
-                    name: st.ident.to_string(),
-                    docs: docs(&st.attrs),
-                    core: b.core,
-                    skip: b.skip,
-                    output: b.output,
-                    twin: b.twin,
-                    new: b.new,
-                    tuple: b.tuple,
-                    dict: b.dict,
-                    fields,
-                });
-            }
-            Item::Enum(en) => {
-                let b = bridge_attr(&en.attrs)?;
-                let core = b.core.ok_or_else(|| {
-                    syn::Error::new_spanned(&en.ident, "an enum needs `#[bridge(core = path)]`")
-                })?;
-                let mut variants = vec![];
-                for v in &en.variants {
-                    let vb = bridge_attr(&v.attrs)?;
-                    let text = vb.text.ok_or_else(|| {
-                        syn::Error::new_spanned(
-                            &v.ident,
-                            "a variant needs `#[bridge(str = \"...\")]`",
-                        )
-                    })?;
-                    let fields = v
-                        .fields
-                        .iter()
-                        .map(|f| (f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default(), docs(&f.attrs), f.ty.clone()))
-                        .collect();
-                    variants.push(Variant {
-                        name: v.ident.to_string(),
-                        docs: docs(&v.attrs),
-                        text,
-                        fields,
-                        named: matches!(v.fields, Fields::Named(_)),
-                    });
-                }
-                s.enums.push(Enum {
-                    name: en.ident.to_string(),
-                    docs: docs(&en.attrs),
-                    core,
-                    parse: b.parse,
-                    skip: b.skip,
-                    variants,
-                });
-            }
+            Item::Struct(st) => s.records.push(parse_record(&st)?),
+            Item::Enum(en) => s.enums.push(parse_enum(&en)?),
             Item::Trait(t) if t.ident == "SessionStore" || t.ident == "Functions" => {
-                let function = t.ident == "Functions";
                 for it in &t.items {
                     let syn::TraitItem::Fn(f) = it else {
-                        return Err(syn::Error::new_spanned(
-                            it,
-                            "trait SessionStore and trait Functions hold only fns",
-                        ));
+                        return Err(syn::Error::new_spanned(it, "trait SessionStore and trait Functions hold only fns"));
                     };
-                    let b = bridge_attr(&f.attrs)?;
-                    let mut params = vec![];
-                    let mut receiver = false;
-                    for input in &f.sig.inputs {
-                        match input {
-                            syn::FnArg::Receiver(_) => receiver = true,
-                            syn::FnArg::Typed(pt) => {
-                                let syn::Pat::Ident(id) = &*pt.pat else {
-                                    return Err(syn::Error::new_spanned(
-                                        pt,
-                                        "parameters are plain names",
-                                    ));
-                                };
-                                params.push((id.ident.to_string(), (*pt.ty).clone()));
-                            }
-                        }
-                    }
-                    if !receiver && !function {
-                        return Err(syn::Error::new_spanned(
-                            &f.sig,
-                            "a store method takes &self",
-                        ));
-                    }
-                    if function && (receiver || b.core.is_none()) {
-                        return Err(syn::Error::new_spanned(
-                            &f.sig,
-                            "a function takes no self and names its core function (`core = path`)",
-                        ));
-                    }
-                    let ret = match &f.sig.output {
-                        syn::ReturnType::Default => None,
-                        syn::ReturnType::Type(_, t) => Some((**t).clone()),
-                    };
-                    let named = b.defaults.iter().map(|(d, _)| (d, "default")).chain(b.dicts.iter().map(|(d, _)| (d, "dict")));
-                    let named = named.chain(b.param_ts.iter().map(|(d, _)| (d, "ts")).chain(b.param_pyi.iter().map(|(d, _)| (d, "pyi"))));
-                    for (d, what) in named {
-                        if !params.iter().any(|(p, _)| p == d) {
-                            return Err(syn::Error::new_spanned(
-                                &f.sig,
-                                format!("{what} for `{d}`, which is not a parameter"),
-                            ));
-                        }
-                    }
-                    if b.getter.is_some() && (function || !b.sync || !params.is_empty()) {
-                        return Err(syn::Error::new_spanned(&f.sig, "a getter is a `sync` store method without parameters"));
-                    }
-                    s.methods.push(Method {
-                        name: f.sig.ident.to_string(),
-                        docs: docs(&f.attrs),
-                        params,
-                        ret,
-                        core: b.core,
-                        defaults: b.defaults,
-                        errors: b.errors,
-                        skip: b.skip,
-                        infallible: b.infallible,
-                        sync: b.sync || (function && !b.blocking),
-                        returns: b.returns,
-                        function,
-                        blocking: b.blocking,
-                        detach: b.detach,
-                        getter: b.getter.map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
-                        flatten: b.flatten,
-                        dicts: b.dicts,
-                        param_ts: b.param_ts,
-                        param_pyi: b.param_pyi,
-                    });
+                    s.methods.push(parse_method(f, t.ident == "Functions")?);
                 }
             }
-            other => {
-                return Err(syn::Error::new_spanned(
-                    other,
-                    "bridge/api.rs holds only structs, enums and `trait SessionStore`",
-                ))
-            }
+            other => return Err(syn::Error::new_spanned(other, "bridge/api.rs holds only structs, enums and `trait SessionStore`")),
         }
     }
     Ok(s)
+}
+
+/// A record (`struct`) of the schema.
+fn parse_record(st: &syn::ItemStruct) -> syn::Result<Record> {
+    let b = bridge_attr(&st.attrs)?;
+    let Fields::Named(named) = &st.fields else {
+        return Err(syn::Error::new_spanned(&st.ident, "records have named fields"));
+    };
+    let mut fields = vec![];
+    for f in &named.named {
+        let fb = bridge_attr(&f.attrs)?;
+        fields.push(Field {
+            name: f.ident.as_ref().expect("named").to_string(),
+            docs: docs(&f.attrs),
+            ty: f.ty.clone(),
+            skip: fb.skip,
+            over: fb.over,
+            ts: fb.ts,
+            default: fb.default,
+            get: fb.get,
+            host_default: fb.host_default,
+            redact: fb.redact,
+            names: fb.names,
+        });
+    }
+    Ok(Record {
+        name: st.ident.to_string(),
+        docs: docs(&st.attrs),
+        core: b.core,
+        skip: b.skip,
+        output: b.output,
+        twin: b.twin,
+        new: b.new,
+        tuple: b.tuple,
+        dict: b.dict,
+        fields,
+    })
+}
+
+/// An enum of the schema (a core enum; each variant with its `str` name).
+fn parse_enum(en: &syn::ItemEnum) -> syn::Result<Enum> {
+    let b = bridge_attr(&en.attrs)?;
+    let core = b.core.ok_or_else(|| syn::Error::new_spanned(&en.ident, "an enum needs `#[bridge(core = path)]`"))?;
+    let mut variants = vec![];
+    for v in &en.variants {
+        let vb = bridge_attr(&v.attrs)?;
+        let text = vb.text.ok_or_else(|| syn::Error::new_spanned(&v.ident, "a variant needs `#[bridge(str = \"...\")]`"))?;
+        let fields = v.fields.iter().map(|f| (f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default(), docs(&f.attrs), f.ty.clone()));
+        variants.push(Variant {
+            name: v.ident.to_string(),
+            docs: docs(&v.attrs),
+            text,
+            fields: fields.collect(),
+            named: matches!(v.fields, Fields::Named(_)),
+        });
+    }
+    Ok(Enum { name: en.ident.to_string(), docs: docs(&en.attrs), core, parse: b.parse, skip: b.skip, variants })
+}
+
+/// A store method (`function`: false) or module function of the schema.
+fn parse_method(f: &syn::TraitItemFn, function: bool) -> syn::Result<Method> {
+    let b = bridge_attr(&f.attrs)?;
+    let mut params = vec![];
+    let mut receiver = false;
+    for input in &f.sig.inputs {
+        match input {
+            syn::FnArg::Receiver(_) => receiver = true,
+            syn::FnArg::Typed(pt) => {
+                let syn::Pat::Ident(id) = &*pt.pat else {
+                    return Err(syn::Error::new_spanned(pt, "parameters are plain names"));
+                };
+                params.push((id.ident.to_string(), (*pt.ty).clone()));
+            }
+        }
+    }
+    if !receiver && !function {
+        return Err(syn::Error::new_spanned(&f.sig, "a store method takes &self"));
+    }
+    if function && (receiver || b.core.is_none()) {
+        return Err(syn::Error::new_spanned(&f.sig, "a function takes no self and names its core function (`core = path`)"));
+    }
+    let ret = match &f.sig.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, t) => Some((**t).clone()),
+    };
+    let named = b.defaults.iter().map(|(d, _)| (d, "default")).chain(b.dicts.iter().map(|(d, _)| (d, "dict")));
+    let mut named = named.chain(b.param_ts.iter().map(|(d, _)| (d, "ts")).chain(b.param_pyi.iter().map(|(d, _)| (d, "pyi"))));
+    if let Some((d, what)) = named.find(|(d, _)| !params.iter().any(|(p, _)| p == *d)) {
+        return Err(syn::Error::new_spanned(&f.sig, format!("{what} for `{d}`, which is not a parameter")));
+    }
+    if b.getter.is_some() && (function || !b.sync || !params.is_empty()) {
+        return Err(syn::Error::new_spanned(&f.sig, "a getter is a `sync` store method without parameters"));
+    }
+    Ok(Method {
+        name: f.sig.ident.to_string(),
+        docs: docs(&f.attrs),
+        params,
+        ret,
+        core: b.core,
+        defaults: b.defaults,
+        errors: b.errors,
+        skip: b.skip,
+        infallible: b.infallible,
+        sync: b.sync || (function && !b.blocking),
+        returns: b.returns,
+        function,
+        blocking: b.blocking,
+        detach: b.detach,
+        getter: b.getter.map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
+        flatten: b.flatten,
+        dicts: b.dicts,
+        param_ts: b.param_ts,
+        param_pyi: b.param_pyi,
+    })
 }
 
 /// The last segment of a path (`sessiondb::context::Band` -> `Band`).
