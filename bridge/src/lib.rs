@@ -270,135 +270,103 @@ fn docs(attrs: &[Attribute]) -> Vec<String> {
 fn bridge_attr(attrs: &[Attribute]) -> syn::Result<BridgeAttr> {
     let mut out = BridgeAttr::default();
     for a in attrs.iter().filter(|a| a.path().is_ident("bridge")) {
-        a.parse_nested_meta(|m| {
-            let key = m
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .unwrap_or_default();
-            match key.as_str() {
-                "core" => {
-                    out.core = Some(
-                        m.value()?
-                            .parse::<syn::Path>()?
-                            .to_token_stream()
-                            .to_string()
-                            .replace(' ', ""),
-                    )
-                }
-                "output" => out.output = true,
-                // A core field no host gets: `core_types::expand` leaves it out.
-                "omit" => {}
-                "redact" => out.redact = true,
-                "new" => out.new = true,
-                "getter" => {
-                    out.getter = Some(if m.input.peek(syn::Token![=]) {
-                        Some(m.value()?.parse::<syn::LitStr>()?.value())
-                    } else {
-                        None
-                    })
-                }
-                "tuple" => out.tuple = true,
-                "host_default" => {
-                    let v: syn::LitStr = m.value()?.parse()?;
-                    v.parse::<Expr>()?;
-                    out.host_default = Some(v.value());
-                }
-                "twin" => out.twin = true,
-                "infallible" => out.infallible = true,
-                "sync" => out.sync = true,
-                "blocking" => out.blocking = true,
-                "detach" => out.detach = true,
-                "returns" => {
-                    out.returns = Some(m.value()?.parse::<syn::LitStr>()?.parse::<Type>()?)
-                }
-                "skip" => m.parse_nested_meta(|h| {
-                    out.skip.push(
-                        h.path
-                            .get_ident()
-                            .map(|i| i.to_string())
-                            .unwrap_or_default(),
-                    );
-                    Ok(())
-                })?,
-                "python" | "node" | "uniffi" => {
-                    let v: syn::LitStr = m.value()?.parse()?;
-                    out.over.insert(key, v.value());
-                }
-                // On a field: its TypeScript type; on a method: its parameters'
-                // (`ts(param = "...")`), and their Python stub types (`pyi(...)`).
-                "ts" if m.input.peek(syn::Token![=]) => out.ts = Some(m.value()?.parse::<syn::LitStr>()?.value()),
-                "ts" | "pyi" => m.parse_nested_meta(|d| {
-                    let name = d.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                    let v = d.value()?.parse::<syn::LitStr>()?.value();
-                    (if key == "ts" { &mut out.param_ts } else { &mut out.param_pyi }).push((name, v));
-                    Ok(())
-                })?,
-                "get" => {
-                    let v: syn::LitStr = m.value()?.parse()?;
-                    v.parse::<Expr>()?;
-                    out.get = Some(v.value());
-                }
-                "str" => out.text = Some(m.value()?.parse::<syn::LitStr>()?.value()),
-                "names" => out.names = Some(m.value()?.parse::<syn::Ident>()?.to_string()),
-                // On a record: the Python stub type of its dict form; on a
-                // method: the parameters that also take that form.
-                "dict" if m.input.peek(syn::Token![=]) => out.dict = Some(m.value()?.parse::<syn::LitStr>()?.value()),
-                "dict" => m.parse_nested_meta(|d| {
-                    let name = d.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                    out.dicts.push((name, d.value()?.parse::<syn::LitStr>()?.value()));
-                    Ok(())
-                })?,
-                "parse" => {
-                    out.parse = Some(
-                        m.value()?
-                            .parse::<syn::Path>()?
-                            .to_token_stream()
-                            .to_string()
-                            .replace(' ', ""),
-                    )
-                }
-                "defaults" => m.parse_nested_meta(|d| {
-                    let name = d
-                        .path
-                        .get_ident()
-                        .map(|i| i.to_string())
-                        .unwrap_or_default();
-                    let value = d.value()?.parse::<Expr>()?.to_token_stream().to_string();
-                    out.defaults.push((name, value));
-                    Ok(())
-                })?,
-                "flatten" | "keywords" => m.parse_nested_meta(|p| {
-                    let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                    let lead = match p.input.peek(syn::Token![=]) {
-                        true => p.value()?.parse::<syn::LitStr>()?.value().split(',').map(|f| f.trim().to_string()).collect(),
-                        false => vec![],
-                    };
-                    out.flatten.push((name, key == "keywords", lead));
-                    Ok(())
-                })?,
-                "errors" => m.parse_nested_meta(|k| {
-                    out.errors.push(
-                        k.path
-                            .get_ident()
-                            .map(|i| i.to_string())
-                            .unwrap_or_default(),
-                    );
-                    Ok(())
-                })?,
-                "default" => {
-                    out.default = Some(if m.input.peek(syn::Token![=]) {
-                        Some(m.value()?.parse::<syn::LitStr>()?.value())
-                    } else {
-                        None
-                    })
-                }
-                _ => return Err(m.error(format!("unknown bridge attribute `{key}`"))),
-            }
-            Ok(())
-        })?;
+        a.parse_nested_meta(|m| out.set(&m))?;
     }
     Ok(out)
+}
+
+type Meta<'a> = syn::meta::ParseNestedMeta<'a>;
+
+/// The name a path is (`skip(python)`), empty when it is not an identifier.
+fn ident(p: &syn::Path) -> String {
+    p.get_ident().map(|i| i.to_string()).unwrap_or_default()
+}
+
+/// `key = "text"`.
+fn lit(m: &Meta) -> syn::Result<String> {
+    Ok(m.value()?.parse::<syn::LitStr>()?.value())
+}
+
+/// `key = "text"` or `key` alone.
+fn opt_lit(m: &Meta) -> syn::Result<Option<String>> {
+    if m.input.peek(syn::Token![=]) { lit(m).map(Some) } else { Ok(None) }
+}
+
+/// `key = "expr"`: the text of a Rust expression.
+fn expr_lit(m: &Meta) -> syn::Result<String> {
+    let v: syn::LitStr = m.value()?.parse()?;
+    v.parse::<Expr>()?;
+    Ok(v.value())
+}
+
+/// `key = path`, as its text without spaces.
+fn path_text(m: &Meta) -> syn::Result<String> {
+    Ok(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', ""))
+}
+
+/// Each item of `key(item, ...)`, read by `one`, onto `into`.
+fn list<T>(m: &Meta, into: &mut Vec<T>, one: impl Fn(&Meta) -> syn::Result<T>) -> syn::Result<()> {
+    m.parse_nested_meta(|item| {
+        into.push(one(&item)?);
+        Ok(())
+    })
+}
+
+impl BridgeAttr {
+    /// One `key` or `key = value` of a `#[bridge(...)]` (see the crate docs).
+    fn set(&mut self, m: &Meta) -> syn::Result<()> {
+        let key = ident(&m.path);
+        match key.as_str() {
+            "core" => self.core = Some(path_text(m)?),
+            "parse" => self.parse = Some(path_text(m)?),
+            // A core field no host gets: `core_types::expand` leaves it out.
+            "omit" => {}
+            "output" => self.output = true,
+            "redact" => self.redact = true,
+            "new" => self.new = true,
+            "tuple" => self.tuple = true,
+            "twin" => self.twin = true,
+            "infallible" => self.infallible = true,
+            "sync" => self.sync = true,
+            "blocking" => self.blocking = true,
+            "detach" => self.detach = true,
+            "getter" => self.getter = Some(opt_lit(m)?),
+            "default" => self.default = Some(opt_lit(m)?),
+            "host_default" => self.host_default = Some(expr_lit(m)?),
+            "get" => self.get = Some(expr_lit(m)?),
+            "returns" => self.returns = Some(m.value()?.parse::<syn::LitStr>()?.parse::<Type>()?),
+            "python" | "node" | "uniffi" => {
+                self.over.insert(key, lit(m)?);
+            }
+            // On a field: its TypeScript type (on a method, `ts(param = "...")`).
+            "ts" if m.input.peek(syn::Token![=]) => self.ts = Some(lit(m)?),
+            // On a record: the Python stub type of its dict form (on a
+            // method, `dict(param = "what")`).
+            "dict" if m.input.peek(syn::Token![=]) => self.dict = Some(lit(m)?),
+            "str" => self.text = Some(lit(m)?),
+            "names" => self.names = Some(m.value()?.parse::<syn::Ident>()?.to_string()),
+            _ => return self.set_list(&key, m),
+        }
+        Ok(())
+    }
+
+    /// One `key(...)` of a `#[bridge(...)]`: `skip(host, ...)`,
+    /// `errors(Kind, ...)`, and a method's per-parameter lists.
+    fn set_list(&mut self, key: &str, m: &Meta) -> syn::Result<()> {
+        match key {
+            "skip" => list(m, &mut self.skip, |h| Ok(ident(&h.path))),
+            "errors" => list(m, &mut self.errors, |k| Ok(ident(&k.path))),
+            "ts" => list(m, &mut self.param_ts, |d| Ok((ident(&d.path), lit(d)?))),
+            "pyi" => list(m, &mut self.param_pyi, |d| Ok((ident(&d.path), lit(d)?))),
+            "dict" => list(m, &mut self.dicts, |d| Ok((ident(&d.path), lit(d)?))),
+            "defaults" => list(m, &mut self.defaults, |d| Ok((ident(&d.path), d.value()?.parse::<Expr>()?.to_token_stream().to_string()))),
+            "flatten" | "keywords" => list(m, &mut self.flatten, |p| {
+                let lead = opt_lit(p)?.map_or(vec![], |l| l.split(',').map(|f| f.trim().to_string()).collect());
+                Ok((ident(&p.path), key == "keywords", lead))
+            }),
+            _ => Err(m.error(format!("unknown bridge attribute `{key}`"))),
+        }
+    }
 }
 
 struct Schema {
