@@ -2211,34 +2211,40 @@ fn record_fields(s: &Schema, host: Host, r: &Record, fields: &[&Field], vis: Tok
     quote!(#(#fields)*)
 }
 
+/// Kotlin/Swift: the core enum as it is (remote), fields and docs included.
+fn uniffi_enum(s: &Schema, e: &Enum) -> TokenStream {
+    let core = toks(&e.core);
+    let (name, docs) = (toks(last(&e.core)), doc_attrs(&e.docs));
+    let variants = e.variants.iter().map(|v| {
+        let (docs, var) = (doc_attrs(&v.docs), toks(&v.name));
+        let tys = v.fields.iter().map(|(_, _, t)| s.host_ty(Host::Uniffi, t));
+        let fields = v.fields.iter().zip(tys.clone()).map(|((n, d, _), t)| {
+            let (d, n) = (doc_attrs(d), toks(n));
+            quote!(#d #n: #t,)
+        });
+        match (v.fields.is_empty(), v.named) {
+            (true, _) => quote!(#docs #var,),
+            (false, true) => quote!(#docs #var { #(#fields)* },),
+            (false, false) => quote!(#docs #var(#(#tys),*),),
+        }
+    });
+    quote! {
+        #[allow(unused_imports)]
+        use #core;
+        #docs
+        #[uniffi::remote(Enum)]
+        pub enum #name { #(#variants)* }
+    }
+}
+
 /// An enum in `host`: Kotlin/Swift the core enum as it is (remote, fields
 /// and docs included); Python and Node its `str` names (`Conv`), and back
 /// through the core's parser or the names (`Back`).
 fn gen_enum(s: &Schema, host: Host, e: &Enum) -> TokenStream {
-    let core = toks(&e.core);
     if host == Host::Uniffi {
-        let (name, docs) = (toks(last(&e.core)), doc_attrs(&e.docs));
-        let variants = e.variants.iter().map(|v| {
-            let (docs, var) = (doc_attrs(&v.docs), toks(&v.name));
-            let tys = v.fields.iter().map(|(_, _, t)| s.host_ty(Host::Uniffi, t));
-            let fields = v.fields.iter().zip(tys.clone()).map(|((n, d, _), t)| {
-                let (d, n) = (doc_attrs(d), toks(n));
-                quote!(#d #n: #t,)
-            });
-            match (v.fields.is_empty(), v.named) {
-                (true, _) => quote!(#docs #var,),
-                (false, true) => quote!(#docs #var { #(#fields)* },),
-                (false, false) => quote!(#docs #var(#(#tys),*),),
-            }
-        });
-        return quote! {
-            #[allow(unused_imports)]
-            use #core;
-            #docs
-            #[uniffi::remote(Enum)]
-            pub enum #name { #(#variants)* }
-        };
+        return uniffi_enum(s, e);
     }
+    let core = toks(&e.core);
     let python = host == Host::Python;
     let (ty, owned) = if python { (quote!(&'static str), quote!()) } else { (quote!(String), quote!(.to_owned())) };
     let names = e.variants.iter().map(|v| {
