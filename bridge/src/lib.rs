@@ -1759,7 +1759,7 @@ pub fn generate(host: Host, src: &str) -> Result<TokenStream, String> {
             .collect(),
         _ => vec![],
     };
-    items.push(toks(&conv::conversions(host, &same)));
+    items.push(conv::conversions(host, &same));
     Ok(quote!(#(#items)*))
 }
 
