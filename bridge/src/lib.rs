@@ -1180,9 +1180,9 @@ struct PyParams {
     /// The first keyword-only parameter (`*` goes before it).
     keyword_from: Option<String>,
     /// Statements building each flattened record from its fields.
-    builds: Vec<String>,
+    builds: Vec<TokenStream>,
     /// The call's argument for a flattened parameter.
-    args: BTreeMap<String, String>,
+    args: BTreeMap<String, TokenStream>,
 }
 
 impl Schema {
@@ -1236,9 +1236,9 @@ impl Schema {
                 }
                 out.params.push((f.name.clone(), f.ty.clone()));
             }
-            let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-            out.builds.push(format!("let {name} = {core} {{ {} }};", names.join(", ")));
-            out.args.insert(name.clone(), if by_ref { format!("&{name}") } else { name.clone() });
+            let (n, core, names) = (toks(name), toks(core), fields.iter().map(|f| toks(&f.name)));
+            out.builds.push(quote!(let #n = #core { #(#names),* };));
+            out.args.insert(name.clone(), if by_ref { quote!(&#n) } else { n });
         }
         Ok(out)
     }
@@ -1249,19 +1249,19 @@ impl Schema {
 /// options object (`<Method>Options`, every field optional).
 struct NodeOptions {
     /// The flattened parameter and its record's core type.
-    param: String,
-    core: String,
+    param: TokenStream,
+    core: TokenStream,
     /// The call's argument (`p` or `&p`).
-    arg: String,
+    arg: TokenStream,
     /// The options object's name, e.g. `CreateSessionOptions`.
-    name: String,
+    name: TokenStream,
     /// The method's parameters with the leading fields in place of `param`.
     params: Vec<(String, Type)>,
     lead: Vec<String>,
     /// The other fields' conversions from `o`, the options object.
-    inits: Vec<String>,
+    inits: Vec<TokenStream>,
     /// The options object's declaration.
-    decl: String,
+    decl: TokenStream,
 }
 
 impl Schema {
@@ -1281,20 +1281,25 @@ impl Schema {
         }
         let host_name = m.getter.as_deref().unwrap_or(&m.name);
         let pascal: String = camel(host_name).chars().enumerate().map(|(k, c)| if k == 0 { c.to_ascii_uppercase() } else { c }).collect();
-        let name = format!("{pascal}Options");
+        let name = toks(&format!("{pascal}Options"));
         let mut params: Vec<(String, Type)> = m.params.clone();
         params.splice(pos..=pos, first.iter().map(|f| (f.name.clone(), f.ty.clone())));
-        let mut decl = format!("/// The fields of `{}` a `{}` call takes after its parameters, each optional.\n#[napi_derive::napi(object, object_to_js = false)]\n#[derive(Default)]\npub struct {name} {{\n", r.name, camel(host_name));
-        decl.push_str(&record_fields(self, Host::Node, r, &rest, quote!(pub)).to_string());
-        decl.push_str("}\n\n");
+        let doc = format!(" The fields of `{}` a `{}` call takes after its parameters, each optional.", r.name, camel(host_name));
+        let fields = record_fields(self, Host::Node, r, &rest, quote!(pub));
+        let decl = quote!(#[doc = #doc] #[napi_derive::napi(object, object_to_js = false)] #[derive(Default)] pub struct #name { #fields });
+        let n = toks(param);
+        let inits = rest.iter().map(|f| {
+            let (field, back) = (toks(&f.name), node_back(r, f, quote!(o.)));
+            quote!(#field: #back)
+        });
         Ok(Some(NodeOptions {
-            arg: if by_ref { format!("&{param}") } else { param.clone() },
-            param: param.clone(),
-            core,
+            arg: if by_ref { quote!(&#n) } else { n.clone() },
+            param: n,
+            core: toks(&core),
             name,
             params,
             lead: first.iter().map(|f| f.name.clone()).collect(),
-            inits: rest.iter().map(|f| format!("{}: {}", f.name, node_back(r, f, quote!(o.)))).collect(),
+            inits: inits.collect(),
             decl,
         }))
     }
@@ -1316,7 +1321,7 @@ pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
         let e = Emit::new(&s, host, m)?;
         methods.push(e.item());
         // Declarations a method brings (Node's options objects), after the impl.
-        after.extend(e.options.as_ref().map(|n| toks(&n.decl)));
+        after.extend(e.options.as_ref().map(|n| n.decl.clone()));
     }
     for m in live.iter().filter(|m| m.function) {
         functions.push(Emit::new(&s, host, m)?.item());
@@ -1504,17 +1509,19 @@ impl<'a> Emit<'a> {
     /// the leading parameters (converted above).
     fn options_plan(&self) -> Option<ParamPlan> {
         let n = self.options.as_ref()?;
-        let lead = n.lead.iter().map(|f| match self.plans.iter().find(|(p, _)| p == f).map(|(_, p)| p.arg.to_string()) {
-            Some(a) if &a != f => format!("{f}: {a}"),
-            _ => f.clone(),
+        let lead = n.lead.iter().map(|f| {
+            let field = toks(f);
+            match self.plans.iter().find(|(p, _)| p == f).map(|(_, p)| &p.arg) {
+                Some(a) if a.to_string() != *f => quote!(#field: #a),
+                _ => field,
+            }
         });
-        let inits = toks(&lead.chain(n.inits.iter().cloned()).collect::<Vec<_>>().join(", "));
-        let (param, core) = (toks(&n.param), toks(&n.core));
+        let inits = lead.chain(n.inits.iter().cloned());
+        let (param, core, name) = (&n.param, &n.core, &n.name);
         let prelude = quote! {
-            let #param = { let o = options.unwrap_or_default(); (|| -> sessiondb::Result<#core> { Ok(#core { #inits }) })().map_err(crate::errors::to_napi)? };
+            let #param = { let o = options.unwrap_or_default(); (|| -> sessiondb::Result<#core> { Ok(#core { #(#inits),* }) })().map_err(crate::errors::to_napi)? };
         };
-        let name = toks(&n.name);
-        Some(ParamPlan::conv(quote!(Option<#name>), prelude, toks(&n.arg)))
+        Some(ParamPlan::conv(quote!(Option<#name>), prelude, n.arg.clone()))
     }
 
     /// The core call: the method on the store `s`, or the free function
@@ -1522,8 +1529,8 @@ impl<'a> Emit<'a> {
     fn call(&self) -> TokenStream {
         let (m, py, options) = (self.m, self.py.as_ref(), self.options.as_ref());
         let args = m.params.iter().map(|(n, _)| match py.and_then(|p| p.args.get(n)) {
-            Some(a) => toks(a),
-            None if options.is_some_and(|o| &o.param == n) => options.map_or_else(TokenStream::new, |o| toks(&o.arg)),
+            Some(a) => a.clone(),
+            None if options.is_some_and(|o| o.param.to_string() == *n) => options.map_or_else(TokenStream::new, |o| o.arg.clone()),
             None => self.plans.iter().find(|(p, _)| p == n).map_or_else(TokenStream::new, |(_, p)| p.arg.clone()),
         });
         match (&m.core, m.function) {
@@ -1564,7 +1571,7 @@ impl<'a> Emit<'a> {
     /// moved into a Node task).
     fn open_body(&self, store: TokenStream) -> TokenStream {
         let preludes = self.plans.iter().filter_map(|(_, p)| p.prelude.clone());
-        let preludes = preludes.chain(self.py.iter().flat_map(|p| p.builds.iter().map(|b| toks(b))));
+        let preludes = preludes.chain(self.py.iter().flat_map(|p| p.builds.iter().cloned()));
         let bind = (!self.m.function).then(|| quote!(let s = #store;));
         quote!(#(#preludes)* #bind)
     }
