@@ -50,7 +50,7 @@ use quote::{quote, ToTokens};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Fields, ItemEnum, Meta, Type};
 
-use super::{camel, doc_attrs, docs, is_option, skipped, toks, Host, Schema};
+use super::{camel, doc_attrs, docs, expr_lit, ident, is_option, list, lit, path_text, skipped, toks, Host, Schema};
 
 /// The `#[bridge(error)]` enum of the schema.
 pub(crate) struct ErrorDecl {
@@ -142,40 +142,28 @@ fn attr(attrs: &[Attribute]) -> syn::Result<Attr> {
     let mut out = Attr::default();
     for a in attrs.iter().filter(|a| a.path().is_ident("bridge")) {
         a.parse_nested_meta(|m| {
-            let key = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-            let text = |m: &syn::meta::ParseNestedMeta| -> syn::Result<String> {
-                Ok(m.value()?.parse::<syn::LitStr>()?.value())
-            };
-            let path = |m: &syn::meta::ParseNestedMeta| -> syn::Result<String> {
-                Ok(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', ""))
-            };
+            let key = ident(&m.path);
             match key.as_str() {
                 "error" => {}
                 "fallback" => out.fallback = true,
-                "core" => out.core = Some(path(&m)?),
-                "kind" => out.kind = Some(path(&m)?),
-                "uniffi" => out.uniffi = Some(text(&m)?),
-                "class" => out.class = Some(text(&m)?),
-                "node_object" => out.node_object = Some(text(&m)?),
+                "core" => out.core = Some(path_text(&m)?),
+                "kind" => out.kind = Some(path_text(&m)?),
+                "uniffi" => out.uniffi = Some(lit(&m)?),
+                "class" => out.class = Some(lit(&m)?),
+                "node_object" => out.node_object = Some(lit(&m)?),
                 "pattern" => {
                     let v: syn::LitStr = m.value()?.parse()?;
                     v.parse_with(syn::Pat::parse_single)?;
                     out.pattern = Some(v.value());
                 }
                 "python_class" | "get" => {
-                    let v: syn::LitStr = m.value()?.parse()?;
-                    v.parse::<syn::Expr>()?;
                     // One line in the generated code (a declaration may span lines).
-                    let one_line = v.value().lines().map(str::trim).collect::<Vec<_>>().join(" ");
+                    let one_line = expr_lit(&m)?.lines().map(str::trim).collect::<Vec<_>>().join(" ");
                     *(if key == "get" { &mut out.get } else { &mut out.python_class }) = Some(one_line);
                 }
-                "skip" => m.parse_nested_meta(|h| {
-                    let host = h.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                    if !["python", "node", "uniffi"].contains(&host.as_str()) {
-                        return Err(h.error(format!("unknown host `{host}`")));
-                    }
-                    out.skip.push(host);
-                    Ok(())
+                "skip" => list(&m, &mut out.skip, |h| match ident(&h.path) {
+                    host if ["python", "node", "uniffi"].contains(&host.as_str()) => Ok(host),
+                    host => Err(h.error(format!("unknown host `{host}`"))),
                 })?,
                 _ => return Err(m.error(format!("unknown bridge attribute `{key}` in the error declaration"))),
             }
