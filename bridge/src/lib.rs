@@ -116,6 +116,17 @@
 //! The error kinds are the schema's `#[bridge(error, ...)] enum`, from which
 //! [`generate_errors`] writes every host's error mapping and its
 //! `error_kinds()` module function (module `errors`).
+//!
+//! How the generator is laid out: `schema` parses `bridge/api.rs` once
+//! (records, enums, methods and their `#[bridge(...)]` departures); `types`
+//! classifies a schema type once (`Base` and `Wrap`, the
+//! one place a type is recognised by its syntax) and says what each host
+//! makes of it; `params` holds each host's rule for a parameter (a
+//! `ParamPlan`: declared type, conversion, argument), `methods` the
+//! methods and functions, `records` the records and enums, `errors` the
+//! error mapping, `conv` the `Conv`/`Back` rules and `pyi` the Python stub
+//! signatures. Every piece of Rust is built with `quote!` and formatted by
+//! `prettyplease` into the committed files (`snapshot`).
 
 use std::collections::BTreeMap;
 
