@@ -268,9 +268,6 @@ impl Schema {
         }
     }
 
-}
-
-impl Schema {
     /// The TypeScript type of a returned core type.
     pub(crate) fn ts_ty(&self, ty: &Type) -> String {
         let p = match ty {
