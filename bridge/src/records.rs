@@ -244,16 +244,11 @@ pub(crate) fn record_back(s: &Schema, host: Host, r: &Record, fields: &[&Field])
             impl From<#name> for #core { fn from(c: #name) -> Self { #value } }
             impl Back<#core> for #name { fn back(self) -> #core { self.into() } }
         },
-        Host::Python => quote! {
-            impl crate::records::Back<#core> for #name {
-                fn back(&self, _: &str) -> sessiondb::Result<#core> { Ok(#value) }
-            }
-        },
-        Host::Node => quote! {
-            impl crate::records::Back<#core> for #name {
-                fn back(self, _: &str) -> sessiondb::Result<#core> { Ok(#value) }
-            }
-        },
+        // Python reads its frozen class by reference, Node takes the value.
+        _ => {
+            let recv = if host == Host::Python { quote!(&self) } else { quote!(self) };
+            quote!(impl crate::records::Back<#core> for #name { fn back(#recv, _: &str) -> sessiondb::Result<#core> { Ok(#value) } })
+        }
     }
 }
 

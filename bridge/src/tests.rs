@@ -406,3 +406,22 @@ fn private_helpers_typed_parameters_json_lent_and_seconds() {
     let e = generate_methods(Host::Node, &src.replace("pyi(session = ", "pyi(other = ")).unwrap_err();
     assert!(e.starts_with("pyi for `other`, which is not a parameter"), "{e}");
 }
+
+/// Every rule reads a type through one classification of its syntax: the
+/// wrapping of a parameter and its base (records and enums by name, JSON
+/// by its path, integers by width).
+#[test]
+fn types_are_classified_by_their_syntax() {
+    let s = parse(SCHEMA).unwrap();
+    let shape = |t: &str| s.param_shape(&syn::parse_str(t).unwrap());
+    assert!(matches!(shape("&str"), (Wrap::Ref, Base::Str)));
+    assert!(matches!(shape("Option<&str>"), (Wrap::OptionRef, Base::Str)));
+    assert!(matches!(shape("&[u8]"), (Wrap::Slice, Base::Int(Int::U8))));
+    assert!(matches!(shape("Vec<TranscriptEntry>"), (Wrap::Vec, Base::Record(r)) if r.name == "TranscriptEntry"));
+    assert!(matches!(shape("Option<Role>"), (Wrap::Option, Base::Enum(e)) if e.name == "Role"));
+    assert!(matches!(shape("&serde_json::Value"), (Wrap::Ref, Base::Json)));
+    assert!(matches!(shape("serde_json::Map<String, serde_json::Value>"), (Wrap::None, Base::JsonObject)));
+    assert!(matches!(shape("&Vec<u64>"), (Wrap::Other, Base::Other)));
+    assert!(matches!(shape("a::Role"), (Wrap::None, Base::Other)), "only a schema name is a record or enum");
+    assert!(s.has_path(&syn::parse_str("Option<Vec<PathBuf>>").unwrap()));
+}
