@@ -44,22 +44,22 @@ pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
 
 /// One method or module function as `host` declares it: its parameters'
 /// conversions (`ParamPlan`), the core call and what it returns.
-pub(crate) struct Emit<'a> {
-    pub(crate) s: &'a Schema,
-    pub(crate) host: Host,
-    pub(crate) m: &'a Method,
+struct Emit<'a> {
+    s: &'a Schema,
+    host: Host,
+    m: &'a Method,
     /// Python's parameters (`flatten` records as their fields).
-    pub(crate) py: Option<PyParams>,
+    py: Option<PyParams>,
     /// Node's options object (`keywords(p = "a, b")`).
-    pub(crate) options: Option<NodeOptions>,
-    pub(crate) plans: Vec<(String, ParamPlan)>,
+    options: Option<NodeOptions>,
+    plans: Vec<(String, ParamPlan)>,
     /// The returned schema type and the host's type of it.
-    pub(crate) ret: Type,
-    pub(crate) host_ret: TokenStream,
+    ret: Type,
+    host_ret: TokenStream,
 }
 
 impl<'a> Emit<'a> {
-    pub(crate) fn new(s: &'a Schema, host: Host, m: &'a Method) -> Result<Self, String> {
+    fn new(s: &'a Schema, host: Host, m: &'a Method) -> Result<Self, String> {
         let py = if host == Host::Python { Some(s.python_params(m)?) } else { None };
         let options = if host == Host::Node { s.node_options(m)? } else { None };
         let ret = m.returns.clone().or_else(|| m.ret.clone()).unwrap_or(syn::parse_quote!(()));
@@ -81,7 +81,7 @@ impl<'a> Emit<'a> {
 
     /// Node's options object: its fields back into the core record with
     /// the leading parameters (converted above).
-    pub(crate) fn options_plan(&self) -> Option<ParamPlan> {
+    fn options_plan(&self) -> Option<ParamPlan> {
         let n = self.options.as_ref()?;
         let lead = n.lead.iter().map(|f| {
             let field = toks(f);
@@ -100,7 +100,7 @@ impl<'a> Emit<'a> {
 
     /// The core call: the method on the store `s`, or the free function
     /// (with the store first for a method).
-    pub(crate) fn call(&self) -> TokenStream {
+    fn call(&self) -> TokenStream {
         let (m, py, options) = (self.m, self.py.as_ref(), self.options.as_ref());
         let args = m.params.iter().map(|(n, _)| match py.and_then(|p| p.args.get(n)) {
             Some(a) => a.clone(),
@@ -124,7 +124,7 @@ impl<'a> Emit<'a> {
     }
 
     /// The docs, with the error classes (Kotlin/Swift: kinds) it raises.
-    pub(crate) fn docs(&self) -> TokenStream {
+    fn docs(&self) -> TokenStream {
         let (s, m) = (self.s, self.m);
         let mut docs = m.docs.clone();
         if !m.errors.is_empty() {
@@ -143,7 +143,7 @@ impl<'a> Emit<'a> {
     /// A body's first lines: the argument conversions, then, for a method,
     /// the store bound to `s` (`store`: a reference, or an `Arc` clone
     /// moved into a Node task).
-    pub(crate) fn open_body(&self, store: TokenStream) -> TokenStream {
+    fn open_body(&self, store: TokenStream) -> TokenStream {
         let preludes = self.plans.iter().filter_map(|(_, p)| p.prelude.clone());
         let preludes = preludes.chain(self.py.iter().flat_map(|p| p.builds.iter().cloned()));
         let bind = (!self.m.function).then(|| quote!(let s = #store;));
@@ -152,7 +152,7 @@ impl<'a> Emit<'a> {
 
     /// Each parameter as the host declares it (`name: Type`), after the
     /// receiver (`&self`) of a method and Python's `py`.
-    pub(crate) fn params(&self) -> Vec<TokenStream> {
+    fn params(&self) -> Vec<TokenStream> {
         let recv = (!self.m.function).then(|| quote!(&self));
         let py = (self.host == Host::Python).then(|| quote!(py: pyo3::Python<'_>));
         let decls = self.plans.iter().map(|(n, p)| {
@@ -163,7 +163,7 @@ impl<'a> Emit<'a> {
         recv.into_iter().chain(py).chain(decls).collect()
     }
 
-    pub(crate) fn item(&self) -> TokenStream {
+    fn item(&self) -> TokenStream {
         match self.host {
             Host::Python => self.python(),
             Host::Node => self.node(),
@@ -173,7 +173,7 @@ impl<'a> Emit<'a> {
 
     /// Python: `#[pyfunction]` or a method (`#[getter]`), the GIL released
     /// around a core call that waits on disk or crypto.
-    pub(crate) fn python(&self) -> TokenStream {
+    fn python(&self) -> TokenStream {
         let (m, py) = (self.m, self.py.as_ref().expect("Python parameters"));
         let function = m.function.then(|| quote!(#[pyo3::pyfunction]));
         let getter = m.getter.is_some().then(|| quote!(#[getter]));
@@ -210,7 +210,7 @@ impl<'a> Emit<'a> {
 
     /// Node: `#[napi]`, a Promise (`AsyncTask`) for a call that waits on
     /// disk or crypto.
-    pub(crate) fn node(&self) -> TokenStream {
+    fn node(&self) -> TokenStream {
         let m = self.m;
         let promise = !m.sync;
         let attr = if m.function { quote!(napi_derive::napi) } else { quote!(napi) };
@@ -246,7 +246,7 @@ impl<'a> Emit<'a> {
 
     /// Kotlin/Swift: `#[uniffi::export]` (defaults named by the host's
     /// parameter names).
-    pub(crate) fn uniffi(&self) -> TokenStream {
+    fn uniffi(&self) -> TokenStream {
         let m = self.m;
         let defaults = m.defaults.iter().map(|(n, v)| {
             let host = self.plans.iter().find(|(p, _)| p == n).and_then(|(_, p)| p.rename.clone()).unwrap_or_else(|| n.to_string());

@@ -165,22 +165,22 @@ impl Schema {
 
 /// A parameter that is neither an enum nor a record, for the rules of
 /// each host ([`Schema::param_plan`]).
-pub(crate) struct Param<'a> {
-    pub(crate) n: TokenStream,
+struct Param<'a> {
+    n: TokenStream,
     /// Its camelCase name (Node's, and the name errors give).
-    pub(crate) js: String,
-    pub(crate) ty: &'a Type,
-    pub(crate) wrap: Wrap,
-    pub(crate) base: Base<'a>,
-    pub(crate) default: Option<TokenStream>,
-    pub(crate) err_map: TokenStream,
+    js: String,
+    ty: &'a Type,
+    wrap: Wrap,
+    base: Base<'a>,
+    default: Option<TokenStream>,
+    err_map: TokenStream,
     /// The method is synchronous (Node reads a Buffer in place).
-    pub(crate) sync: bool,
+    sync: bool,
 }
 
 impl Param<'_> {
     /// The types every host takes as they are.
-    pub(crate) fn as_is(&self) -> Option<ParamPlan> {
+    fn as_is(&self) -> Option<ParamPlan> {
         let (n, ty) = (&self.n, self.ty);
         match (self.wrap, self.base) {
             (Wrap::None | Wrap::Option | Wrap::Vec, Base::Text)
@@ -193,7 +193,7 @@ impl Param<'_> {
 
     /// Python: text and paths borrowed, JSON any JSON-serialisable value,
     /// bytes `bytes`.
-    pub(crate) fn python(&self) -> Option<ParamPlan> {
+    fn python(&self) -> Option<ParamPlan> {
         let n = &self.n;
         let any = quote!(&pyo3::Bound<'_, pyo3::PyAny>);
         Some(match (self.wrap, self.base) {
@@ -220,7 +220,7 @@ impl Param<'_> {
     /// (napi's own integer conversion truncates 1.5 to 1, turns NaN into 0
     /// and wraps a u32 modulo 2^32); a defaulted parameter is optional; a
     /// Buffer is copied for a Promise's job, read in place by a synchronous call.
-    pub(crate) fn node(&self) -> Option<ParamPlan> {
+    fn node(&self) -> Option<ParamPlan> {
         let (n, js, err_map, default) = (&self.n, &self.js, &self.err_map, &self.default);
         let int = |ty: TokenStream| match default {
             Some(d) => ParamPlan::conv(quote!(Option<f64>), quote!(let #n #ty = #n.map(|v| crate::records::int(v, #js)).transpose() #err_map.unwrap_or(#d);), n.clone()),
@@ -260,7 +260,7 @@ impl Param<'_> {
 
     /// Kotlin/Swift: text owned, JSON as its text (`<name>_json`), counts
     /// `u32`, bytes `ByteArray`/`Data`.
-    pub(crate) fn uniffi(&self) -> Option<ParamPlan> {
+    fn uniffi(&self) -> Option<ParamPlan> {
         let n = &self.n;
         let json = |optional: bool| {
             let text = toks(&format!("{}_json", self.n));
@@ -289,7 +289,7 @@ impl Param<'_> {
 }
 
 /// Node and Kotlin/Swift: a list of paths as their texts.
-pub(crate) fn paths(n: &TokenStream) -> ParamPlan {
+fn paths(n: &TokenStream) -> ParamPlan {
     ParamPlan::conv(quote!(Vec<String>), quote!(let #n: Vec<std::path::PathBuf> = #n.into_iter().map(Into::into).collect();), quote!(&#n))
 }
 
