@@ -98,7 +98,7 @@ impl Schema {
             (Wrap::Vec, Base::Record(r)) => (false, true, r),
             _ => return None,
         };
-        let (n, core, rec) = (toks(name), toks(&self.core_of(r)?), toks(&r.name));
+        let (n, core, rec) = (toks(name), self.core_of(r)?, toks(&r.name));
         let arg = if by_ref { quote!(&#n) } else { n.clone() };
         let what = if host == Host::Node { camel(name) } else { name.to_string() };
         let dict = m.dicts.iter().find(|(d, _)| d == name).map(|(_, w)| w.as_str()).filter(|_| host == Host::Python);
@@ -153,7 +153,7 @@ impl Schema {
             _ => None,
         });
         let classes: Vec<TokenStream> = classes.collect::<Option<_>>()?;
-        let (n, core, idx) = (toks(name), toks(&self.core_of(r)?), (0..classes.len()).map(syn::Index::from));
+        let (n, core, idx) = (toks(name), self.core_of(r)?, (0..classes.len()).map(syn::Index::from));
         let decl = quote!(Vec<(#(pyo3::PyRef<'_, crate::records::#classes>,)*)>);
         let prelude = quote! {
             let #n = #n.iter().map(|x| Ok((#(crate::records::Back::back(&*x.#idx, #what)?,)*))).collect::<sessiondb::Result<Vec<#core>>>() #err_map;

@@ -139,7 +139,7 @@ pub(crate) fn python_module(s: &Schema) -> TokenStream {
     let host = Host::Python;
     let tuples = s.records.iter().filter(|r| r.tuple && r.output && skipped(&r.skip, host)).map(|r| {
         let tys: Vec<TokenStream> = r.fields.iter().map(|f| s.host_ty(host, &f.ty)).collect();
-        let core = toks(&s.core_of(r).unwrap_or_default());
+        let core = s.core_of(r).unwrap_or_default();
         let idx = (0..r.fields.len()).map(syn::Index::from);
         quote! {
             impl crate::records::Conv<(#(#tys,)*)> for #core {
@@ -170,7 +170,7 @@ pub(crate) fn record_from(s: &Schema, host: Host, r: &Record, fields: &[&Field])
     let name = toks(&r.name);
     let tuple = r.tuple.then(|| {
         // The core's tuple: a record or enum field by its core type.
-        let types = fields.iter().map(|f| toks(&s.core_ty(&f.ty)));
+        let types = fields.iter().map(|f| s.core_ty(&f.ty));
         let (names, idx) = (fields.iter().map(|f| toks(&f.name)), (0..fields.len()).map(syn::Index::from));
         quote! {
             impl crate::records::Conv<#name> for (#(#types,)*) {
@@ -218,7 +218,7 @@ pub(crate) fn record_back(s: &Schema, host: Host, r: &Record, fields: &[&Field])
     let read: Vec<&&Field> = fields.iter().filter(|f| f.get.is_none()).collect();
     let all = r.fields.iter().filter(|f| f.get.is_none()).count();
     let Some(core) = s.core_of(r).filter(|_| !r.output && read.len() == all) else { return quote!() };
-    let (core, name) = (toks(&core), toks(&r.name));
+    let name = toks(&r.name);
     // The core value from each read field's conversion, in `read` order: a
     // struct, or for a `tuple` record the tuple of the conversions.
     let build = |exprs: Vec<TokenStream>| match r.tuple {

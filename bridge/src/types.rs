@@ -11,22 +11,22 @@ impl Schema {
 
     /// The core type a record converts from and back into: `core = path`,
     /// or for a `tuple` record the tuple of its fields' core types.
-    pub(crate) fn core_of(&self, r: &Record) -> Option<String> {
+    pub(crate) fn core_of(&self, r: &Record) -> Option<TokenStream> {
         if r.tuple {
-            let types: Vec<String> = r.fields.iter().map(|f| self.core_ty(&f.ty)).collect();
-            return Some(format!("({},)", types.join(", ")));
+            let types = r.fields.iter().map(|f| self.core_ty(&f.ty));
+            return Some(quote!((#(#types,)*)));
         }
-        r.core.clone()
+        r.core.as_deref().map(toks)
     }
 
     /// A field's core type: a record's or enum's core path, else the type as written.
-    pub(crate) fn core_ty(&self, ty: &Type) -> String {
+    pub(crate) fn core_ty(&self, ty: &Type) -> TokenStream {
         let core = match self.base(ty) {
             Base::Record(r) => self.core_of(r),
-            Base::Enum(e) => Some(e.core.clone()),
+            Base::Enum(e) => Some(toks(&e.core)),
             _ => None,
         };
-        core.unwrap_or_else(|| ty.to_token_stream().to_string())
+        core.unwrap_or_else(|| ty.to_token_stream())
     }
 
     /// The record `ty` names, if it names one.
