@@ -97,20 +97,19 @@ impl ErrorVariant {
 
     /// The core pattern (`sessiondb::Error::...`); `all`: every field bound
     /// (Kotlin/Swift, exhaustive), else those of `host` and `..`.
-    fn pattern(&self, core: &str, host: Host, all: bool) -> String {
+    fn pattern(&self, core: &str, host: Host, all: bool) -> TokenStream {
+        let (core, name) = (toks(core), toks(&self.name));
         if let Some(p) = &self.pattern {
-            return format!("{core}::{p}");
+            let p = toks(p);
+            return quote!(#core::#p);
         }
         if self.fields.is_empty() {
-            return format!("{core}::{}", self.name);
+            return quote!(#core::#name);
         }
-        let names: Vec<&str> = if all {
-            self.fields.iter().map(|f| f.name.as_str()).collect()
-        } else {
-            self.shown(host).iter().map(|f| f.name.as_str()).collect()
-        };
-        let rest = if all { "" } else { ", .." };
-        format!("{core}::{} {{ {}{rest} }}", self.name, names.join(", "))
+        let fields = if all { self.fields.iter().collect() } else { self.shown(host) };
+        let names = fields.iter().map(|f| toks(&f.name));
+        let rest = (!all).then(|| quote!(, ..));
+        quote!(#core::#name { #(#names),* #rest })
     }
 }
 
@@ -320,7 +319,7 @@ fn uniffi(s: &Schema, d: &ErrorDecl) -> TokenStream {
         quote!(#docs #[error("{detail}")] #var { #(#fields)* #[doc = " The full message."] detail: String, },)
     });
     let arms = d.variants.iter().map(|v| {
-        let (pat, var) = (toks(&v.pattern(&d.core, Host::Uniffi, true)), toks(&v.name));
+        let (pat, var) = (v.pattern(&d.core, Host::Uniffi, true), toks(&v.name));
         let fields = v.shown(Host::Uniffi).into_iter().map(|f| {
             let field = toks(&f.name);
             match f.get {
@@ -368,11 +367,11 @@ fn python(d: &ErrorDecl) -> TokenStream {
         quote!(#kind::#var => #class,)
     });
     let picks = d.variants.iter().filter_map(|v| {
-        let (pat, class) = (toks(&v.pattern(&d.core, Host::Python, false)), toks(v.python_class.as_deref()?));
+        let (pat, class) = (v.pattern(&d.core, Host::Python, false), toks(v.python_class.as_deref()?));
         Some(quote!(#pat => #class,))
     });
     let attrs = d.variants.iter().filter(|v| !v.shown(Host::Python).is_empty()).map(|v| {
-        let pat = toks(&v.pattern(&d.core, Host::Python, false));
+        let pat = v.pattern(&d.core, Host::Python, false);
         let sets = v.shown(Host::Python).into_iter().map(|f| {
             let (val, name) = (value(f, true), &f.name);
             match is_option(&f.ty) {
@@ -418,7 +417,7 @@ fn python(d: &ErrorDecl) -> TokenStream {
 fn node(d: &ErrorDecl) -> TokenStream {
     let core = toks(&d.core);
     let arms = d.variants.iter().filter(|v| !v.shown(Host::Node).is_empty()).map(|var| {
-        let pat = toks(&var.pattern(&d.core, Host::Node, false));
+        let pat = var.pattern(&d.core, Host::Node, false);
         let keys = var.shown(Host::Node).into_iter().map(|f| camel(&f.name));
         let values = var.shown(Host::Node).into_iter().map(|f| match &f.get {
             Some(g) => {
