@@ -131,7 +131,7 @@
 use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
 
 mod conv;

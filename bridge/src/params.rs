@@ -263,7 +263,7 @@ impl Param<'_> {
     fn uniffi(&self) -> Option<ParamPlan> {
         let n = &self.n;
         let json = |optional: bool| {
-            let text = toks(&format!("{}_json", self.n));
+            let text = format_ident!("{}_json", self.n.to_string());
             let bad = format!("{}Json is not valid JSON", self.js);
             let parse = quote!(serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid(#bad))?);
             let plan = match optional {
@@ -376,7 +376,7 @@ pub(crate) struct NodeOptions {
     /// The call's argument (`p` or `&p`).
     pub(crate) arg: TokenStream,
     /// The options object's name, e.g. `CreateSessionOptions`.
-    pub(crate) name: TokenStream,
+    pub(crate) name: syn::Ident,
     /// The method's parameters with the leading fields in place of `param`.
     pub(crate) params: Vec<(String, Type)>,
     pub(crate) lead: Vec<String>,
@@ -403,7 +403,7 @@ impl Schema {
         }
         let host_name = m.getter.as_deref().unwrap_or(&m.name);
         let pascal: String = camel(host_name).chars().enumerate().map(|(k, c)| if k == 0 { c.to_ascii_uppercase() } else { c }).collect();
-        let name = toks(&format!("{pascal}Options"));
+        let name = format_ident!("{pascal}Options");
         let mut params: Vec<(String, Type)> = m.params.clone();
         params.splice(pos..=pos, first.iter().map(|f| (f.name.clone(), f.ty.clone())));
         let doc = format!(" The fields of `{}` a `{}` call takes after its parameters, each optional.", r.name, camel(host_name));

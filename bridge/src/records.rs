@@ -193,7 +193,7 @@ pub(crate) fn record_from(s: &Schema, host: Host, r: &Record, fields: &[&Field])
             }
             None if host == Host::Node && r.new && node_optional(f) => inits.push(quote!(#n: Some(crate::records::Conv::conv(c.#n)))),
             None if host == Host::Uniffi && s.is_json(&f.ty) => {
-                let text = toks(&format!("{}_json", f.name));
+                let text = format_ident!("{}_json", f.name);
                 inits.push(quote!(#text: crate::records::Conv::conv(c.#n)))
             }
             None => inits.push(quote!(#n: crate::records::Conv::conv(c.#n))),
@@ -261,7 +261,7 @@ pub(crate) fn field_back(s: &Schema, host: Host, r: &Record, f: &Field) -> Token
     let fallible = s.uniffi_fallible(r);
     let what = format!("{}Json", camel(&f.name));
     let (not_json, not_object) = (format!("{what} is not valid JSON"), format!("{what} must be a JSON object"));
-    let json = toks(&format!("{}_json", f.name));
+    let json = format_ident!("{}_json", f.name);
     match host {
         Host::Python => quote!(crate::records::Back::back(&self.#n, #text)?),
         Host::Node => node_back(r, f, quote!(self.)),
@@ -458,7 +458,7 @@ pub(crate) fn record_fields(s: &Schema, host: Host, r: &Record, fields: &[&Field
         };
         if host == Host::Uniffi && s.is_json(&f.ty) {
             // JSON crosses Kotlin/Swift as its text, `<name>_json`.
-            let json = toks(&format!("{}_json", f.name));
+            let json = format_ident!("{}_json", f.name);
             return quote!(#docs #attr #vis #json: String,);
         }
         let mut ty = match host {
