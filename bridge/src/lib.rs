@@ -119,9 +119,9 @@
 //!
 //! How the generator is laid out: `schema` parses `bridge/api.rs` once
 //! (records, enums, methods and their `#[bridge(...)]` departures); `types`
-//! classifies a schema type once (`Base` and `Wrap`, the
-//! one place a type is recognised by its syntax) and says what each host
-//! makes of it; `params` holds each host's rule for a parameter (a
+//! classifies a schema type once (a `Shape` of containers over `Base`
+//! leaves, and a parameter's `Wrap`: the one place a type's syntax is
+//! read) and says what each host makes of it; `params` holds each host's rule for a parameter (a
 //! `ParamPlan`: declared type, conversion, argument), `methods` the
 //! methods and functions, `records` the records and enums, `errors` the
 //! error mapping, `conv` the `Conv`/`Back` rules and `pyi` the Python stub

@@ -89,25 +89,18 @@ impl Schema {
     /// The Python stub type of a schema type (`param`: what a caller may pass).
     pub(crate) fn py_ty(&self, ty: &Type, param: bool) -> Result<String, String> {
         let none = || format!("no Python stub type for `{}`", ty.to_token_stream().to_string().replace(' ', ""));
-        let p = match ty {
-            Type::Reference(r) => return self.py_ty(&r.elem, param),
-            Type::Slice(sl) if matches!(self.base(&sl.elem), Base::Int(Int::U8)) => return Ok("bytes".into()),
-            Type::Slice(sl) => return Ok(format!("Sequence[{}]", self.py_ty(&sl.elem, param)?)),
-            Type::Tuple(t) if t.elems.is_empty() => return Ok("None".into()),
-            Type::Path(p) => p,
+        let shape = self.shape(ty);
+        let base = match &shape.kind {
+            Kind::Ref(i) => return self.py_ty(i.ty, param),
+            Kind::Slice(i) | Kind::Vec(i) if matches!(i.base(), Base::Int(Int::U8)) => return Ok("bytes".into()),
+            Kind::Slice(i) => return Ok(format!("Sequence[{}]", self.py_ty(i.ty, param)?)),
+            Kind::Unit => return Ok("None".into()),
+            Kind::Option(i) => return Ok(format!("Optional[{}]", self.py_ty(i.ty, param)?)),
+            Kind::Vec(i) => return Ok(format!("List[{}]", self.py_ty(i.ty, param)?)),
+            Kind::Leaf(base) => *base,
             _ => return Err(none()),
         };
-        let seg = p.path.segments.last().ok_or_else(none)?;
-        let id = seg.ident.to_string();
-        if let PathArguments::AngleBracketed(_) = &seg.arguments {
-            return match (id.as_str(), type_args(seg).as_slice()) {
-                ("Option", [i]) => Ok(format!("Optional[{}]", self.py_ty(i, param)?)),
-                ("Vec", [i]) if matches!(self.base(i), Base::Int(Int::U8)) => Ok("bytes".into()),
-                ("Vec", [i]) => Ok(format!("List[{}]", self.py_ty(i, param)?)),
-                _ => Err(none()),
-            };
-        }
-        Ok(match self.base(ty) {
+        Ok(match base {
             Base::Record(r) if r.tuple && skipped(&r.skip, Host::Python) => {
                 let fields = r.fields.iter().map(|f| self.py_ty(&f.ty, param)).collect::<Result<Vec<_>, _>>()?;
                 format!("Tuple[{}]", fields.join(", "))
@@ -120,8 +113,9 @@ impl Schema {
             // `serde_json::Value`: any JSON-serialisable value.
             Base::Json => "Any".into(),
             Base::Path | Base::PathBuf if param => "Union[str, \"os.PathLike[str]\"]".into(),
+            Base::JsonObject => return Err(none()),
             // A record: declared here or by hand in the host (its class name).
-            _ if id.starts_with(char::is_uppercase) => id,
+            _ if shape.name().starts_with(char::is_uppercase) => shape.name(),
             _ => return Err(none()),
         })
     }

@@ -369,7 +369,7 @@ pub(crate) fn python_new(s: &Schema, r: &Record, fields: &[&Field]) -> Result<To
     for f in fields {
         let ty = python_field_ty(s, r, f);
         let (n, lit, core, json) = (toks(&f.name), &f.name, &f.ty, s.is_json(&f.ty));
-        let list = matches!(&ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+        let list = matches!(s.shape(&ty).kind, Kind::Vec(_));
         let has_default = f.default.is_some() || f.host_default.is_some();
         if !has_default && defaulted {
             return Err(format!("record {}: field `{lit}` without a default follows one with a default", r.name));

@@ -424,4 +424,8 @@ fn types_are_classified_by_their_syntax() {
     assert!(matches!(shape("&Vec<u64>"), (Wrap::Other, Base::Other)));
     assert!(matches!(shape("a::Role"), (Wrap::None, Base::Other)), "only a schema name is a record or enum");
     assert!(s.has_path(&syn::parse_str("Option<Vec<PathBuf>>").unwrap()));
+    // The containers too: a seq-keyed map of sets is a JS object of lists.
+    let ty: Type = syn::parse_str("BTreeMap<u64, BTreeSet<Role>>").unwrap();
+    assert!(matches!(s.shape(&ty).kind, Kind::Map(..)));
+    assert!(has(&s.host_ty(Host::Node, &ty), "BTreeMap<String, Vec<String>>"));
 }

@@ -1,6 +1,6 @@
-//! Types: what a schema type is ([`Base`], [`Wrap`]: the one place a
-//! type is recognised) and what each host makes of it (`host_ty`, the
-//! TypeScript and union types).
+//! Types: what a schema type is ([`Shape`] over [`Base`] leaves, and a
+//! parameter's [`Wrap`]: the one place a type's syntax is read) and what
+//! each host makes of it (`host_ty`, the TypeScript and union types).
 
 use super::*;
 
@@ -45,13 +45,10 @@ impl Schema {
 
     /// Whether `ty` holds a path (`PathBuf`, also inside `Option`, `Vec`, ...).
     pub(crate) fn has_path(&self, ty: &Type) -> bool {
-        match ty {
-            Type::Path(p) => matches!(self.base(ty), Base::PathBuf) || p.path.segments.last().is_some_and(|s| type_args(s).iter().any(|t| self.has_path(t))),
-            Type::Reference(r) => self.has_path(&r.elem),
-            Type::Slice(sl) => self.has_path(&sl.elem),
-            Type::Tuple(t) => t.elems.iter().any(|e| self.has_path(e)),
-            _ => false,
+        fn path(s: &Shape) -> bool {
+            matches!(s.base(), Base::PathBuf) || s.children().into_iter().any(path)
         }
+        path(&self.shape(ty))
     }
 
     /// Kotlin/Swift: a record whose conversion back can fail (JSON text,
@@ -71,46 +68,7 @@ impl Schema {
     /// [`Schema::host_ty`]; `qualify`: records and enums by full path (for
     /// code outside the records module).
     pub(crate) fn host_ty_q(&self, host: Host, ty: &Type, qualify: bool) -> TokenStream {
-        let map = |t: &Type| self.host_ty_q(host, t, qualify);
-        let p = match ty {
-            Type::Path(p) if p.qself.is_none() => p,
-            Type::Tuple(t) => {
-                let elems = t.elems.iter().map(map);
-                return quote!((#(#elems),*));
-            }
-            other => return other.to_token_stream(),
-        };
-        let seg = p.path.segments.last().expect("a path has a segment");
-        let (id, args) = (&seg.ident, type_args(seg));
-        match (self.base(ty), args.as_slice()) {
-            // Bytes: Python `bytes` (pyo3 converts `Vec<u8>`), a Node Buffer.
-            (_, [t]) if id == "Vec" && matches!(self.base(t), Base::Int(Int::U8)) => match host {
-                Host::Node => quote!(napi::bindgen_prelude::Buffer),
-                _ => quote!(Vec<u8>),
-            },
-            (_, [k, ..]) => {
-                let mut mapped: Vec<TokenStream> = args.iter().map(|t| map(t)).collect();
-                // Node: seq-keyed maps with string keys (JS object keys).
-                if id == "BTreeMap" && host == Host::Node && matches!(self.base(k), Base::Int(Int::U64 | Int::I64) | Base::Usize) {
-                    mapped[0] = quote!(String);
-                }
-                // Sets cross every host as lists (ascending).
-                let id = if id == "BTreeSet" { quote!(Vec) } else { quote!(#id) };
-                quote!(#id<#(#mapped),*>)
-            }
-            (Base::Record(r), _) => self.record_host_ty(host, r, qualify),
-            (Base::Enum(e), _) => match host {
-                Host::Python => quote!(&'static str),
-                Host::Node => quote!(String),
-                Host::Uniffi if qualify => toks(&e.core),
-                Host::Uniffi => toks(last(&e.core)),
-            },
-            // A path crosses every host as its text (lossy UTF-8).
-            (Base::PathBuf, _) => quote!(String),
-            (Base::Int(Int::U64) | Base::Usize, _) if host == Host::Node => quote!(i64),
-            (Base::Int(Int::U8), _) if host == Host::Node => quote!(u32),
-            _ => ty.to_token_stream(),
-        }
+        self.shape(ty).host_ty(self, host, qualify)
     }
 
     /// A record's type in `host`: Python keeps a `tuple` record it skips as
@@ -146,19 +104,11 @@ impl Schema {
 
     /// [`Schema::ts_union`], text (`String`) read as the enum `text` when given.
     pub(crate) fn union_of(&self, ty: &Type, text: Option<&Enum>) -> Option<String> {
-        let Type::Path(p) = ty else { return None };
-        let seg = p.path.segments.last()?;
-        if let Some(inner) = type_args(seg).first() {
-            let u = self.union_of(inner, text)?;
-            return match seg.ident.to_string().as_str() {
-                "Option" => Some(u),
-                "Vec" => Some(format!("Array<{u}>")),
-                _ => None,
-            };
-        }
-        let e = match (self.base(ty), text) {
-            (Base::Text, Some(e)) => e,
-            (Base::Enum(e), _) => e,
+        let e = match self.shape(ty).kind {
+            Kind::Option(i) => return self.union_of(i.ty, text),
+            Kind::Vec(i) => return Some(format!("Array<{}>", self.union_of(i.ty, text)?)),
+            Kind::Leaf(Base::Text) => text?,
+            Kind::Leaf(Base::Enum(e)) => e,
             _ => return None,
         };
         Some(e.variants.iter().map(|v| format!("'{}'", v.text)).collect::<Vec<_>>().join(" | "))
@@ -207,6 +157,109 @@ pub(crate) enum Base<'s> {
     Other,
 }
 
+/// A schema type as the rules read it: its containers and, at the leaves,
+/// its [`Base`], built once from the type's syntax ([`Schema::shape`]).
+pub(crate) struct Shape<'s, 't> {
+    /// The type as written (what a rule without a case of its own keeps).
+    pub(crate) ty: &'t Type,
+    pub(crate) kind: Kind<'s, 't>,
+}
+
+/// What a [`Shape`] is.
+pub(crate) enum Kind<'s, 't> {
+    /// `()`.
+    Unit,
+    /// A type without type arguments, or the JSON object: see [`Base`].
+    Leaf(Base<'s>),
+    Ref(Box<Shape<'s, 't>>),
+    Slice(Box<Shape<'s, 't>>),
+    Tuple(Vec<Shape<'s, 't>>),
+    Option(Box<Shape<'s, 't>>),
+    Vec(Box<Shape<'s, 't>>),
+    /// `BTreeSet<T>`.
+    Set(Box<Shape<'s, 't>>),
+    /// `BTreeMap<K, V>`.
+    Map(Box<Shape<'s, 't>>, Box<Shape<'s, 't>>),
+    /// Another generic type, by its name.
+    Generic(&'t syn::Ident, Vec<Shape<'s, 't>>),
+    /// A type no rule reads (a qualified path, `fn()`, ...).
+    Other,
+}
+
+impl<'s> Shape<'s, '_> {
+    /// A leaf's base, else `Base::Other`.
+    pub(crate) fn base(&self) -> Base<'s> {
+        match self.kind {
+            Kind::Leaf(base) => base,
+            _ => Base::Other,
+        }
+    }
+
+    /// The shapes inside (referent, elements, type arguments).
+    pub(crate) fn children(&self) -> Vec<&Self> {
+        match &self.kind {
+            Kind::Ref(i) | Kind::Slice(i) | Kind::Option(i) | Kind::Vec(i) | Kind::Set(i) => vec![i],
+            Kind::Map(k, v) => vec![k, v],
+            Kind::Tuple(all) | Kind::Generic(_, all) => all.iter().collect(),
+            Kind::Unit | Kind::Leaf(_) | Kind::Other => vec![],
+        }
+    }
+
+    /// The last name of a path type (`Value` of `serde_json::Value`).
+    pub(crate) fn name(&self) -> String {
+        match self.ty {
+            Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+
+    /// The host's type (see the crate docs for the rules); `qualify`:
+    /// records and enums by full path.
+    pub(crate) fn host_ty(&self, s: &Schema, host: Host, qualify: bool) -> TokenStream {
+        let map = |x: &Self| x.host_ty(s, host, qualify);
+        let node = host == Host::Node;
+        match &self.kind {
+            Kind::Tuple(all) => {
+                let all = all.iter().map(map);
+                quote!((#(#all),*))
+            }
+            // Bytes: Python `bytes` (pyo3 converts `Vec<u8>`), a Node Buffer.
+            Kind::Vec(i) if matches!(i.base(), Base::Int(Int::U8)) => if node { quote!(napi::bindgen_prelude::Buffer) } else { quote!(Vec<u8>) },
+            // Sets cross every host as lists (ascending).
+            Kind::Vec(i) | Kind::Set(i) => {
+                let i = map(i);
+                quote!(Vec<#i>)
+            }
+            Kind::Option(i) => {
+                let i = map(i);
+                quote!(Option<#i>)
+            }
+            // Node: seq-keyed maps with string keys (JS object keys).
+            Kind::Map(k, v) => {
+                let k = if node && matches!(k.base(), Base::Int(Int::U64 | Int::I64) | Base::Usize) { quote!(String) } else { map(k) };
+                let v = map(v);
+                quote!(BTreeMap<#k, #v>)
+            }
+            Kind::Generic(id, args) => {
+                let args = args.iter().map(map);
+                quote!(#id<#(#args),*>)
+            }
+            Kind::Leaf(Base::Record(r)) => s.record_host_ty(host, r, qualify),
+            Kind::Leaf(Base::Enum(e)) => match host {
+                Host::Python => quote!(&'static str),
+                Host::Node => quote!(String),
+                Host::Uniffi if qualify => toks(&e.core),
+                Host::Uniffi => toks(last(&e.core)),
+            },
+            // A path crosses every host as its text (lossy UTF-8).
+            Kind::Leaf(Base::PathBuf) => quote!(String),
+            Kind::Leaf(Base::Int(Int::U64) | Base::Usize) if node => quote!(i64),
+            Kind::Leaf(Base::Int(Int::U8)) if node => quote!(u32),
+            _ => self.ty.to_token_stream(),
+        }
+    }
+}
+
 /// The type arguments of a path segment (`T` of `Option<T>`).
 pub(crate) fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
     match &seg.arguments {
@@ -218,27 +271,46 @@ pub(crate) fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
 impl Schema {
     /// A parameter type as its wrapping and its base.
     pub(crate) fn param_shape(&self, ty: &Type) -> (Wrap, Base<'_>) {
-        let one = |p: &syn::TypePath, id: &str| -> Option<Type> {
-            let seg = p.path.segments.last().filter(|s| s.ident == id && p.path.segments.len() == 1)?;
-            match type_args(seg).as_slice() {
-                [t] => Some((*t).clone()),
-                _ => None,
-            }
-        };
-        match ty {
-            Type::Reference(r) => match &*r.elem {
-                Type::Slice(sl) => (Wrap::Slice, self.base(&sl.elem)),
-                Type::Path(p) if one(p, "Vec").is_some() => (Wrap::Other, Base::Other),
-                elem => (Wrap::Ref, self.base(elem)),
+        let shape = self.shape(ty);
+        match shape.kind {
+            Kind::Ref(r) => match r.kind {
+                Kind::Slice(e) => (Wrap::Slice, e.base()),
+                Kind::Vec(_) => (Wrap::Other, Base::Other),
+                _ => (Wrap::Ref, r.base()),
             },
-            Type::Path(p) => match (one(p, "Option"), one(p, "Vec")) {
-                (Some(Type::Reference(r)), _) => (Wrap::OptionRef, self.base(&r.elem)),
-                (Some(t), _) => (Wrap::Option, self.base(&t)),
-                (_, Some(t)) => (Wrap::Vec, self.base(&t)),
-                _ => (Wrap::None, self.base(ty)),
+            Kind::Option(o) => match o.kind {
+                Kind::Ref(r) => (Wrap::OptionRef, r.base()),
+                _ => (Wrap::Option, o.base()),
             },
-            _ => (Wrap::Other, Base::Other),
+            Kind::Vec(v) => (Wrap::Vec, v.base()),
+            Kind::Leaf(base) => (Wrap::None, base),
+            Kind::Set(_) | Kind::Map(..) | Kind::Generic(..) => (Wrap::None, Base::Other),
+            Kind::Unit | Kind::Tuple(_) | Kind::Slice(_) | Kind::Other => (Wrap::Other, Base::Other),
         }
+    }
+
+    /// A type's [`Shape`]: the one place its syntax is read.
+    pub(crate) fn shape<'t>(&self, ty: &'t Type) -> Shape<'_, 't> {
+        let boxed = |t: &'t Type| Box::new(self.shape(t));
+        let kind = match ty {
+            Type::Tuple(t) if t.elems.is_empty() => Kind::Unit,
+            Type::Tuple(t) => Kind::Tuple(t.elems.iter().map(|e| self.shape(e)).collect()),
+            Type::Reference(r) => Kind::Ref(boxed(&r.elem)),
+            Type::Slice(sl) => Kind::Slice(boxed(&sl.elem)),
+            Type::Path(p) if p.qself.is_none() => {
+                let seg = p.path.segments.last().expect("a path has a segment");
+                match (self.base(ty), seg.ident.to_string().as_str(), type_args(seg).as_slice()) {
+                    (Base::Other, "Option", [t]) => Kind::Option(boxed(t)),
+                    (Base::Other, "Vec", [t]) => Kind::Vec(boxed(t)),
+                    (Base::Other, "BTreeSet", [t]) => Kind::Set(boxed(t)),
+                    (Base::Other, "BTreeMap", [k, v]) => Kind::Map(boxed(k), boxed(v)),
+                    (Base::Other, _, args @ [_, ..]) => Kind::Generic(&seg.ident, args.iter().map(|t| self.shape(t)).collect()),
+                    (base, _, _) => Kind::Leaf(base),
+                }
+            }
+            _ => Kind::Other,
+        };
+        Shape { ty, kind }
     }
 
     /// A type's base (see [`Base`]).
@@ -270,30 +342,24 @@ impl Schema {
 
     /// The TypeScript type of a returned core type.
     pub(crate) fn ts_ty(&self, ty: &Type) -> String {
-        let p = match ty {
-            Type::Tuple(t) if t.elems.is_empty() => return "void".into(),
-            Type::Path(p) => p,
-            _ => return "unknown".into(),
-        };
-        let Some(seg) = p.path.segments.last() else { return "unknown".into() };
-        if let Some(u) = self.ts_union(ty).filter(|_| seg.ident != "Option") {
+        let shape = self.shape(ty);
+        if let Some(u) = self.ts_union(ty).filter(|_| !matches!(shape.kind, Kind::Option(_))) {
             return u;
         }
-        if let Some(inner) = type_args(seg).first() {
-            let i = self.ts_ty(inner);
-            return match seg.ident.to_string().as_str() {
-                "Vec" if matches!(self.base(inner), Base::Int(Int::U8)) => "Buffer".into(),
-                "Option" => format!("{i} | null"),
-                "Vec" if i.contains(' ') => format!("Array<{i}>"),
-                "Vec" => format!("{i}[]"),
-                _ => "unknown".into(),
-            };
-        }
-        match self.base(ty) {
-            Base::Text => "string".into(),
-            Base::Int(_) | Base::F64 | Base::Usize => "number".into(),
-            Base::Bool => "boolean".into(),
-            _ => seg.ident.to_string(),
+        match &shape.kind {
+            Kind::Unit => "void".into(),
+            Kind::Vec(i) if matches!(i.base(), Base::Int(Int::U8)) => "Buffer".into(),
+            Kind::Option(i) => format!("{} | null", self.ts_ty(i.ty)),
+            Kind::Vec(i) => match self.ts_ty(i.ty) {
+                i if i.contains(' ') => format!("Array<{i}>"),
+                i => format!("{i}[]"),
+            },
+            Kind::Leaf(Base::Text) => "string".into(),
+            Kind::Leaf(Base::Int(_) | Base::F64 | Base::Usize) => "number".into(),
+            Kind::Leaf(Base::Bool) => "boolean".into(),
+            Kind::Leaf(Base::JsonObject) => "unknown".into(),
+            Kind::Leaf(_) => shape.name(),
+            _ => "unknown".into(),
         }
     }
 }
