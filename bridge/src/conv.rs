@@ -20,186 +20,280 @@
 //!   values in seq order, other maps as `HashMap`, `usize` counts as `u32`;
 //!   `Back` (twins a caller passes in) is infallible.
 
-use crate::Host;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::{toks, Host};
 
 /// The shared `Conv` rules (every host).
-const CONV: &str = "/// A core value as this host's type of a result or record field: the
-/// rules of sessiondb-bridge (bridge/src/conv.rs), one impl per type.
-pub trait Conv<T> {
-    /// Convert.
-    fn conv(self) -> T;
-}
-impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {
-    fn conv(self) -> Option<B> {
-        self.map(Conv::conv)
-    }
-}
-impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {
-    fn conv(self) -> Vec<B> {
-        self.into_iter().map(Conv::conv).collect()
-    }
-}
-/// Sets cross as lists (ascending).
-impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {
-    fn conv(self) -> Vec<B> {
-        self.into_iter().map(Conv::conv).collect()
-    }
-}
-/// A value the core shares (`Arc`) as the host's value (a copy).
-impl<A: Clone + Conv<B>, B> Conv<B> for std::sync::Arc<A> {
-    fn conv(self) -> B {
-        std::sync::Arc::unwrap_or_clone(self).conv()
-    }
-}
-impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {
-    fn conv(self) -> std::collections::BTreeMap<K, B> {
-        self.into_iter().map(|(k, v)| (k, v.conv())).collect()
-    }
-}
-impl Conv<String> for &str {
-    fn conv(self) -> String {
-        self.to_owned()
-    }
-}
-impl Conv<String> for &std::path::Path {
-    fn conv(self) -> String {
-        self.to_string_lossy().into_owned()
-    }
-}
-";
-
-/// The fallible `Back` rules of Python (`RECV` = `&self`) and Node (`self`).
-const BACK: &str = "/// A host value as the core's (the inverse of `Conv`), for records a
-/// caller passes in: `what` names the field in the `InvalidInput` error.
-pub trait Back<C> {
-    /// Convert, or say which field is wrong.
-    fn back(RECV, what: &str) -> sessiondb::Result<C>;
-}
-impl<A: Back<B>, B> Back<Option<B>> for Option<A> {
-    fn back(RECV, what: &str) -> sessiondb::Result<Option<B>> {
-        OPT.map(|a| a.back(what)).transpose()
-    }
-}
-impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {
-    fn back(RECV, what: &str) -> sessiondb::Result<Vec<B>> {
-        ITER.map(|a| a.back(what)).collect()
-    }
-}
-/// Lists back into sets.
-impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {
-    fn back(RECV, what: &str) -> sessiondb::Result<std::collections::BTreeSet<B>> {
-        ITER.map(|a| a.back(what)).collect()
-    }
-}
-";
-
-/// Python and Node: a JSON object field back from the host's JSON value
-/// (`null`: an empty object; anything else but an object: `InvalidInput`).
-const JSON_OBJECT_BACK: &str = "impl Back<serde_json::Map<String, serde_json::Value>> for FROM {
-    fn back(RECV, what: &str) -> sessiondb::Result<serde_json::Map<String, serde_json::Value>> {
-        match VALUE {
-            serde_json::Value::Object(m) => Ok(MAP),
-            serde_json::Value::Null => Ok(serde_json::Map::new()),
-            _ => Err(sessiondb::Error::invalid(format!(\"{what} must be a JSON object\"))),
+fn conv() -> TokenStream {
+    quote! {
+        /// A core value as this host's type of a result or record field: the
+        /// rules of sessiondb-bridge (bridge/src/conv.rs), one impl per type.
+        pub trait Conv<T> {
+            /// Convert.
+            fn conv(self) -> T;
+        }
+        impl<A: Conv<B>, B> Conv<Option<B>> for Option<A> {
+            fn conv(self) -> Option<B> {
+                self.map(Conv::conv)
+            }
+        }
+        impl<A: Conv<B>, B> Conv<Vec<B>> for Vec<A> {
+            fn conv(self) -> Vec<B> {
+                self.into_iter().map(Conv::conv).collect()
+            }
+        }
+        /// Sets cross as lists (ascending).
+        impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeSet<A> {
+            fn conv(self) -> Vec<B> {
+                self.into_iter().map(Conv::conv).collect()
+            }
+        }
+        /// A value the core shares (`Arc`) as the host's value (a copy).
+        impl<A: Clone + Conv<B>, B> Conv<B> for std::sync::Arc<A> {
+            fn conv(self) -> B {
+                std::sync::Arc::unwrap_or_clone(self).conv()
+            }
+        }
+        impl<K: Ord, A: Conv<B>, B> Conv<std::collections::BTreeMap<K, B>> for std::collections::BTreeMap<K, A> {
+            fn conv(self) -> std::collections::BTreeMap<K, B> {
+                self.into_iter().map(|(k, v)| (k, v.conv())).collect()
+            }
+        }
+        impl Conv<String> for &str {
+            fn conv(self) -> String {
+                self.to_owned()
+            }
+        }
+        impl Conv<String> for &std::path::Path {
+            fn conv(self) -> String {
+                self.to_string_lossy().into_owned()
+            }
         }
     }
 }
-";
 
-/// The identity on each of `types` (`Conv<T> for T`).
-fn same(types: &[&str]) -> String {
-    types
-        .iter()
-        .map(|t| format!("impl Conv<{t}> for {t} {{\n    fn conv(self) -> {t} {{\n        self\n    }}\n}}\n"))
-        .collect()
+/// The fallible `Back` rules of Python (`by_ref`: `&self`) and Node (`self`).
+fn back(by_ref: bool) -> TokenStream {
+    let (recv, opt, iter) = match by_ref {
+        true => (quote!(&self), quote!(self.as_ref()), quote!(self.iter())),
+        false => (quote!(self), quote!(self), quote!(self.into_iter())),
+    };
+    quote! {
+        /// A host value as the core's (the inverse of `Conv`), for records a
+        /// caller passes in: `what` names the field in the `InvalidInput` error.
+        pub trait Back<C> {
+            /// Convert, or say which field is wrong.
+            fn back(#recv, what: &str) -> sessiondb::Result<C>;
+        }
+        impl<A: Back<B>, B> Back<Option<B>> for Option<A> {
+            fn back(#recv, what: &str) -> sessiondb::Result<Option<B>> {
+                #opt.map(|a| a.back(what)).transpose()
+            }
+        }
+        impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {
+            fn back(#recv, what: &str) -> sessiondb::Result<Vec<B>> {
+                #iter.map(|a| a.back(what)).collect()
+            }
+        }
+        /// Lists back into sets.
+        impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {
+            fn back(#recv, what: &str) -> sessiondb::Result<std::collections::BTreeSet<B>> {
+                #iter.map(|a| a.back(what)).collect()
+            }
+        }
+    }
+}
+
+/// Python and Node: a JSON object field back from the host's JSON value
+/// `from` (`null`: an empty object; anything else but an object: `InvalidInput`).
+fn json_object_back(by_ref: bool, from: TokenStream) -> TokenStream {
+    let (recv, value, map) = match by_ref {
+        true => (quote!(&self), quote!(&self.0), quote!(m.clone())),
+        false => (quote!(self), quote!(self), quote!(m)),
+    };
+    quote! {
+        impl Back<serde_json::Map<String, serde_json::Value>> for #from {
+            fn back(#recv, what: &str) -> sessiondb::Result<serde_json::Map<String, serde_json::Value>> {
+                match #value {
+                    serde_json::Value::Object(m) => Ok(#map),
+                    serde_json::Value::Null => Ok(serde_json::Map::new()),
+                    _ => Err(sessiondb::Error::invalid(format!("{what} must be a JSON object"))),
+                }
+            }
+        }
+    }
+}
+
+/// The identity `Conv<T> for T` on each of `types`.
+fn same(types: &[TokenStream]) -> TokenStream {
+    quote!(#(impl Conv<#types> for #types { fn conv(self) -> #types { self } })*)
 }
 
 /// `Conv<To> for From` by `body` (of `self`), for each `(from, to, body)`.
-fn convs(rules: &[(&str, &str, &str)]) -> String {
-    rules
-        .iter()
-        .map(|(from, to, body)| format!("impl Conv<{to}> for {from} {{\n    fn conv(self) -> {to} {{\n        {body}\n    }}\n}}\n"))
-        .collect()
+fn convs(rules: &[(TokenStream, TokenStream, TokenStream)]) -> TokenStream {
+    let rules = rules.iter().map(|(from, to, body)| quote!(impl Conv<#to> for #from { fn conv(self) -> #to { #body } }));
+    quote!(#(#rules)*)
 }
 
 /// The identity `Back<T> for T` on each of `types`, by reference (Python) or value.
-fn back_same(types: &[&str], by_ref: bool) -> String {
-    let (recv, value) = if by_ref { ("&self", "self.clone()") } else { ("self", "self") };
-    types
-        .iter()
-        .map(|t| format!("impl Back<{t}> for {t} {{\n    fn back({recv}, _: &str) -> sessiondb::Result<{t}> {{\n        Ok({value})\n    }}\n}}\n"))
-        .collect()
+fn back_same(types: &[TokenStream], by_ref: bool) -> TokenStream {
+    let (recv, value) = if by_ref { (quote!(&self), quote!(self.clone())) } else { (quote!(self), quote!(self)) };
+    quote!(#(impl Back<#types> for #types { fn back(#recv, _: &str) -> sessiondb::Result<#types> { Ok(#value) } })*)
 }
 
 /// The `Conv`/`Back` rules of `host`, for the generated records (`same`: the
 /// core types Kotlin/Swift expose as they are, by their paths).
-pub(crate) fn conversions(host: Host, same_types: &[String]) -> String {
-    let mut out = String::from(CONV);
-    match host {
-        Host::Python => {
-            out.push_str(&same(&["()", "String", "u64", "i64", "u32", "u8", "bool", "f64"]));
-            out.push_str(&BACK.replace("RECV", "&self").replace("OPT", "self.as_ref()").replace("ITER", "self.iter()"));
-            out.push_str(&back_same(&["String", "u64", "i64", "u32", "u8", "bool"], true));
-            // JSON values and objects as Python values (`crate::json::Json`:
-            // a new value on each read, as `json.loads` gives).
-            out.push_str(&convs(&[
-                ("serde_json::Value", "crate::json::Json", "crate::json::Json(self)"),
-                ("serde_json::Map<String, serde_json::Value>", "crate::json::Json", "crate::json::Json(serde_json::Value::Object(self))"),
-            ]));
-            out.push_str(&JSON_OBJECT_BACK.replace("RECV", "&self").replace("FROM", "crate::json::Json").replace("VALUE", "&self.0").replace("MAP", "m.clone()"));
-            out.push_str("impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<u64, A> {\n    fn back(&self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {\n        self.iter().map(|(k, a)| Ok((*k, a.back(what)?))).collect()\n    }\n}\n");
-        }
-        Host::Node => {
-            out.push_str(&same(&["()", "String", "i64", "u32", "u8", "bool", "f64", "serde_json::Value"]));
-            out.push_str(&convs(&[
-                // Counts as JS numbers, exact below 2^53 (saturating).
-                ("u64", "i64", "crate::records::n(self)"),
-                ("u8", "u32", "u32::from(self)"),
-                ("Vec<u8>", "napi::bindgen_prelude::Buffer", "self.into()"),
-                ("u64", "f64", "self as f64"),
-                ("i64", "f64", "self as f64"),
-                ("usize", "f64", "self as f64"),
-                ("u32", "f64", "f64::from(self)"),
-                ("u8", "f64", "f64::from(self)"),
-            ]));
-            out.push_str("/// Seq-keyed maps: JS object keys are strings.\nimpl<A: Conv<B>, B> Conv<std::collections::BTreeMap<String, B>> for std::collections::BTreeMap<u64, A> {\n    fn conv(self) -> std::collections::BTreeMap<String, B> {\n        self.into_iter().map(|(k, v)| (k.to_string(), v.conv())).collect()\n    }\n}\n");
-            out.push_str(&BACK.replace("RECV", "self").replace("OPT", "self").replace("ITER", "self.into_iter()"));
-            out.push_str(&back_same(&["String", "i64", "u32", "u8", "bool", "serde_json::Value"], false));
-            out.push_str(&convs(&[("serde_json::Map<String, serde_json::Value>", "serde_json::Value", "serde_json::Value::Object(self)")]));
-            out.push_str(&JSON_OBJECT_BACK.replace("RECV", "self").replace("FROM", "serde_json::Value").replace("VALUE", "self").replace("MAP", "m"));
-            out.push_str("impl Back<u64> for i64 {\n    fn back(self, what: &str) -> sessiondb::Result<u64> {\n        crate::records::u(self, what)\n    }\n}\n");
-            // The numbers of a record a caller passes in: JS numbers, checked
-            // into the integer (finite, whole, at most 2^53 - 1, in range).
-            for t in ["u64", "i64", "u32", "u8", "usize"] {
-                out.push_str(&format!("impl Back<{t}> for f64 {{\n    fn back(self, what: &str) -> sessiondb::Result<{t}> {{\n        crate::records::int(self, what)\n    }}\n}}\n"));
-            }
-            out.push_str("/// Seq-keyed maps: JS object keys are decimal strings.\nimpl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<String, A> {\n    fn back(self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {\n        self.into_iter()\n            .map(|(k, a)| {\n                let seq = k.parse::<u64>().map_err(|_| sessiondb::Error::invalid(format!(\"{what} keys must be seqs, not {k:?}\")))?;\n                Ok((seq, a.back(what)?))\n            })\n            .collect()\n    }\n}\n");
-        }
-        Host::Uniffi => {
-            let mut types: Vec<&str> = vec!["()", "String", "u64", "i64", "u32", "u8", "bool"];
-            types.extend(same_types.iter().map(String::as_str));
-            out.push_str(&same(&types));
-            out.push_str(&convs(&[
-                // A count the core keeps as `usize`, as the FFI's `u32` (saturating).
-                ("usize", "u32", "u32::try_from(self).unwrap_or(u32::MAX)"),
-                // A JSON value as its text (a twin's `<name>_json` field).
-                ("serde_json::Value", "String", "self.to_string()"),
-                ("serde_json::Map<String, serde_json::Value>", "String", "serde_json::Value::Object(self).to_string()"),
-            ]));
-            out.push_str("/// A seq-keyed map as its values in seq order.\nimpl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {\n    fn conv(self) -> Vec<B> {\n        self.into_values().map(Conv::conv).collect()\n    }\n}\n");
-            out.push_str("impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {\n    fn conv(self) -> std::collections::HashMap<K, B> {\n        self.into_iter().map(|(k, v)| (k, v.conv())).collect()\n    }\n}\n");
-            out.push_str("/// An FFI value as the core's (the inverse of `Conv`, for the twins a\n/// caller passes in): the identity on the types exposed as they are.\npub trait Back<C> {\n    /// Convert.\n    fn back(self) -> C;\n}\nimpl<A: Back<B>, B> Back<Option<B>> for Option<A> {\n    fn back(self) -> Option<B> {\n        self.map(Back::back)\n    }\n}\nimpl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {\n    fn back(self) -> Vec<B> {\n        self.into_iter().map(Back::back).collect()\n    }\n}\nimpl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {\n    fn back(self) -> std::collections::BTreeSet<B> {\n        self.into_iter().map(Back::back).collect()\n    }\n}\n/// A value the core shares (`Arc`): a fresh one.\nimpl<A: Back<B>, B> Back<std::sync::Arc<B>> for A {\n    fn back(self) -> std::sync::Arc<B> {\n        std::sync::Arc::new(self.back())\n    }\n}\nimpl Back<usize> for u32 {\n    fn back(self) -> usize {\n        self as usize\n    }\n}\n");
-            for t in &types {
-                out.push_str(&format!("impl Back<{t}> for {t} {{\n    fn back(self) -> {t} {{\n        self\n    }}\n}}\n"));
+pub(crate) fn conversions(host: Host, same_types: &[String]) -> TokenStream {
+    let rules = match host {
+        Host::Python => python(),
+        Host::Node => node(),
+        Host::Uniffi => uniffi(&same_types.iter().map(|t| toks(t)).collect::<Vec<_>>()),
+    };
+    let conv = conv();
+    quote!(#conv #rules)
+}
+
+/// Python: tuples kept, maps kept; `Back` by reference.
+fn python() -> TokenStream {
+    let same = same(&[quote!(()), quote!(String), quote!(u64), quote!(i64), quote!(u32), quote!(u8), quote!(bool), quote!(f64)]);
+    let back = back(true);
+    let back_same = back_same(&[quote!(String), quote!(u64), quote!(i64), quote!(u32), quote!(u8), quote!(bool)], true);
+    // JSON values and objects as Python values (`crate::json::Json`: a new
+    // value on each read, as `json.loads` gives).
+    let json = convs(&[
+        (quote!(serde_json::Value), quote!(crate::json::Json), quote!(crate::json::Json(self))),
+        (quote!(serde_json::Map<String, serde_json::Value>), quote!(crate::json::Json), quote!(crate::json::Json(serde_json::Value::Object(self)))),
+    ]);
+    let json_back = json_object_back(true, quote!(crate::json::Json));
+    quote! {
+        #same #back #back_same #json #json_back
+        impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<u64, A> {
+            fn back(&self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {
+                self.iter().map(|(k, a)| Ok((*k, a.back(what)?))).collect()
             }
         }
     }
-    out
+}
+
+/// Node: counts as JS numbers (saturating out, checked in), bytes as
+/// `Buffer`, seq-keyed maps with string keys; `Back` by value.
+fn node() -> TokenStream {
+    let same = same(&[quote!(()), quote!(String), quote!(i64), quote!(u32), quote!(u8), quote!(bool), quote!(f64), quote!(serde_json::Value)]);
+    let numbers = convs(&[
+        // Counts as JS numbers, exact below 2^53 (saturating).
+        (quote!(u64), quote!(i64), quote!(crate::records::n(self))),
+        (quote!(u8), quote!(u32), quote!(u32::from(self))),
+        (quote!(Vec<u8>), quote!(napi::bindgen_prelude::Buffer), quote!(self.into())),
+        (quote!(u64), quote!(f64), quote!(self as f64)),
+        (quote!(i64), quote!(f64), quote!(self as f64)),
+        (quote!(usize), quote!(f64), quote!(self as f64)),
+        (quote!(u32), quote!(f64), quote!(f64::from(self))),
+        (quote!(u8), quote!(f64), quote!(f64::from(self))),
+    ]);
+    let (back, back_same) = (back(false), back_same(&[quote!(String), quote!(i64), quote!(u32), quote!(u8), quote!(bool), quote!(serde_json::Value)], false));
+    let object = convs(&[(quote!(serde_json::Map<String, serde_json::Value>), quote!(serde_json::Value), quote!(serde_json::Value::Object(self)))]);
+    let json_back = json_object_back(false, quote!(serde_json::Value));
+    // The numbers of a record a caller passes in: JS numbers, checked into
+    // the integer (finite, whole, at most 2^53 - 1, in range).
+    let ints = [quote!(u64), quote!(i64), quote!(u32), quote!(u8), quote!(usize)];
+    quote! {
+        #same #numbers
+        /// Seq-keyed maps: JS object keys are strings.
+        impl<A: Conv<B>, B> Conv<std::collections::BTreeMap<String, B>> for std::collections::BTreeMap<u64, A> {
+            fn conv(self) -> std::collections::BTreeMap<String, B> {
+                self.into_iter().map(|(k, v)| (k.to_string(), v.conv())).collect()
+            }
+        }
+        #back #back_same #object #json_back
+        impl Back<u64> for i64 {
+            fn back(self, what: &str) -> sessiondb::Result<u64> {
+                crate::records::u(self, what)
+            }
+        }
+        #(impl Back<#ints> for f64 { fn back(self, what: &str) -> sessiondb::Result<#ints> { crate::records::int(self, what) } })*
+        /// Seq-keyed maps: JS object keys are decimal strings.
+        impl<A: Back<B>, B> Back<std::collections::BTreeMap<u64, B>> for std::collections::BTreeMap<String, A> {
+            fn back(self, what: &str) -> sessiondb::Result<std::collections::BTreeMap<u64, B>> {
+                self.into_iter()
+                    .map(|(k, a)| {
+                        let seq = k.parse::<u64>().map_err(|_| sessiondb::Error::invalid(format!("{what} keys must be seqs, not {k:?}")))?;
+                        Ok((seq, a.back(what)?))
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Kotlin/Swift: the core types as they are (`exposed`: those the records
+/// and enums expose, by their paths); seq-keyed maps as their values in
+/// seq order, other maps as `HashMap`, `usize` counts as `u32`; `Back`
+/// (twins a caller passes in) infallible.
+fn uniffi(exposed: &[TokenStream]) -> TokenStream {
+    let types: Vec<TokenStream> = [quote!(()), quote!(String), quote!(u64), quote!(i64), quote!(u32), quote!(u8), quote!(bool)].into_iter().chain(exposed.iter().cloned()).collect();
+    let same = same(&types);
+    let convs = convs(&[
+        // A count the core keeps as `usize`, as the FFI's `u32` (saturating).
+        (quote!(usize), quote!(u32), quote!(u32::try_from(self).unwrap_or(u32::MAX))),
+        // A JSON value as its text (a twin's `<name>_json` field).
+        (quote!(serde_json::Value), quote!(String), quote!(self.to_string())),
+        (quote!(serde_json::Map<String, serde_json::Value>), quote!(String), quote!(serde_json::Value::Object(self).to_string())),
+    ]);
+    quote! {
+        #same #convs
+        /// A seq-keyed map as its values in seq order.
+        impl<A: Conv<B>, B> Conv<Vec<B>> for std::collections::BTreeMap<u64, A> {
+            fn conv(self) -> Vec<B> {
+                self.into_values().map(Conv::conv).collect()
+            }
+        }
+        impl<K: std::hash::Hash + Eq, A: Conv<B>, B> Conv<std::collections::HashMap<K, B>> for std::collections::BTreeMap<K, A> {
+            fn conv(self) -> std::collections::HashMap<K, B> {
+                self.into_iter().map(|(k, v)| (k, v.conv())).collect()
+            }
+        }
+        /// An FFI value as the core's (the inverse of `Conv`, for the twins a
+        /// caller passes in): the identity on the types exposed as they are.
+        pub trait Back<C> {
+            /// Convert.
+            fn back(self) -> C;
+        }
+        impl<A: Back<B>, B> Back<Option<B>> for Option<A> {
+            fn back(self) -> Option<B> {
+                self.map(Back::back)
+            }
+        }
+        impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {
+            fn back(self) -> Vec<B> {
+                self.into_iter().map(Back::back).collect()
+            }
+        }
+        impl<A: Back<B>, B: Ord> Back<std::collections::BTreeSet<B>> for Vec<A> {
+            fn back(self) -> std::collections::BTreeSet<B> {
+                self.into_iter().map(Back::back).collect()
+            }
+        }
+        /// A value the core shares (`Arc`): a fresh one.
+        impl<A: Back<B>, B> Back<std::sync::Arc<B>> for A {
+            fn back(self) -> std::sync::Arc<B> {
+                std::sync::Arc::new(self.back())
+            }
+        }
+        impl Back<usize> for u32 {
+            fn back(self) -> usize {
+                self as usize
+            }
+        }
+        #(impl Back<#types> for #types { fn back(self) -> #types { self } })*
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::{has, squash};
 
     /// One template, each host's receiver and number rules.
     #[test]
@@ -208,19 +302,20 @@ mod tests {
         let node = conversions(Host::Node, &[]);
         let ffi = conversions(Host::Uniffi, &["sessiondb::Role".to_string()]);
         for out in [&py, &node, &ffi] {
-            assert!(out.starts_with(CONV), "{out}");
-            assert_eq!(out.matches("pub trait Conv<T>").count(), 1);
+            let out = squash(&out.to_string());
+            assert!(out.starts_with(&squash(&conv().to_string())), "{out}");
+            assert_eq!(out.matches(&squash("pub trait Conv<T>")).count(), 1);
         }
-        assert!(py.contains("impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {\n    fn back(&self, what: &str) -> sessiondb::Result<Vec<B>> {\n        self.iter().map(|a| a.back(what)).collect()\n"), "{py}");
-        assert!(py.contains("impl Back<u64> for u64 {\n    fn back(&self, _: &str) -> sessiondb::Result<u64> {\n        Ok(self.clone())\n"), "{py}");
-        assert!(node.contains("impl<A: Back<B>, B> Back<Option<B>> for Option<A> {\n    fn back(self, what: &str) -> sessiondb::Result<Option<B>> {\n        self.map(|a| a.back(what)).transpose()\n"), "{node}");
-        assert!(node.contains("impl Back<u32> for f64 {\n    fn back(self, what: &str) -> sessiondb::Result<u32> {\n        crate::records::int(self, what)\n"), "{node}");
-        assert!(node.contains("impl Conv<i64> for u64 {\n    fn conv(self) -> i64 {\n        crate::records::n(self)\n"), "{node}");
-        assert!(!node.contains("impl Back<u64> for u64"), "Node numbers come in as JS numbers");
+        assert!(has(&py, "impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {\n    fn back(&self, what: &str) -> sessiondb::Result<Vec<B>> {\n        self.iter().map(|a| a.back(what)).collect()\n"), "{py}");
+        assert!(has(&py, "impl Back<u64> for u64 {\n    fn back(&self, _: &str) -> sessiondb::Result<u64> {\n        Ok(self.clone())\n"), "{py}");
+        assert!(has(&node, "impl<A: Back<B>, B> Back<Option<B>> for Option<A> {\n    fn back(self, what: &str) -> sessiondb::Result<Option<B>> {\n        self.map(|a| a.back(what)).transpose()\n"), "{node}");
+        assert!(has(&node, "impl Back<u32> for f64 {\n    fn back(self, what: &str) -> sessiondb::Result<u32> {\n        crate::records::int(self, what)\n"), "{node}");
+        assert!(has(&node, "impl Conv<i64> for u64 {\n    fn conv(self) -> i64 {\n        crate::records::n(self)\n"), "{node}");
+        assert!(!has(&node, "impl Back<u64> for u64"), "Node numbers come in as JS numbers");
         // Seconds (`f64`) cross as they are (a `tuple` record's pair in
         // Python is the record's own `Conv`, bridge/src/lib.rs).
-        assert!(py.contains("impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{py}");
-        assert!(node.contains("impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{node}");
-        assert!(ffi.contains("impl Conv<sessiondb::Role> for sessiondb::Role {\n") && ffi.contains("impl Back<sessiondb::Role> for sessiondb::Role {\n    fn back(self) -> sessiondb::Role {\n"), "{ffi}");
+        assert!(has(&py, "impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{py}");
+        assert!(has(&node, "impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{node}");
+        assert!(has(&ffi, "impl Conv<sessiondb::Role> for sessiondb::Role {\n") && has(&ffi, "impl Back<sessiondb::Role> for sessiondb::Role {\n    fn back(self) -> sessiondb::Role {\n"), "{ffi}");
     }
 }

@@ -45,13 +45,12 @@
 //! reference for Python and Node, so a `get` expression must read either way
 //! (`b.capacity`, `step.to_string()`).
 
-use std::fmt::Write as _;
-
-use quote::ToTokens;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Fields, ItemEnum, Meta, Type};
 
-use super::{camel, docs, is_option, skipped, write_docs, Host, Schema};
+use super::{camel, doc_attrs, docs, expr_lit, ident, is_option, list, lit, path_text, skipped, toks, Host, Schema};
 
 /// The `#[bridge(error)]` enum of the schema.
 pub(crate) struct ErrorDecl {
@@ -98,20 +97,19 @@ impl ErrorVariant {
 
     /// The core pattern (`sessiondb::Error::...`); `all`: every field bound
     /// (Kotlin/Swift, exhaustive), else those of `host` and `..`.
-    fn pattern(&self, core: &str, host: Host, all: bool) -> String {
+    fn pattern(&self, core: &str, host: Host, all: bool) -> TokenStream {
+        let (core, name) = (toks(core), toks(&self.name));
         if let Some(p) = &self.pattern {
-            return format!("{core}::{p}");
+            let p = toks(p);
+            return quote!(#core::#p);
         }
         if self.fields.is_empty() {
-            return format!("{core}::{}", self.name);
+            return quote!(#core::#name);
         }
-        let names: Vec<&str> = if all {
-            self.fields.iter().map(|f| f.name.as_str()).collect()
-        } else {
-            self.shown(host).iter().map(|f| f.name.as_str()).collect()
-        };
-        let rest = if all { "" } else { ", .." };
-        format!("{core}::{} {{ {}{rest} }}", self.name, names.join(", "))
+        let fields = if all { self.fields.iter().collect() } else { self.shown(host) };
+        let names = fields.iter().map(|f| toks(&f.name));
+        let rest = (!all).then(|| quote!(, ..));
+        quote!(#core::#name { #(#names),* #rest })
     }
 }
 
@@ -143,40 +141,28 @@ fn attr(attrs: &[Attribute]) -> syn::Result<Attr> {
     let mut out = Attr::default();
     for a in attrs.iter().filter(|a| a.path().is_ident("bridge")) {
         a.parse_nested_meta(|m| {
-            let key = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-            let text = |m: &syn::meta::ParseNestedMeta| -> syn::Result<String> {
-                Ok(m.value()?.parse::<syn::LitStr>()?.value())
-            };
-            let path = |m: &syn::meta::ParseNestedMeta| -> syn::Result<String> {
-                Ok(m.value()?.parse::<syn::Path>()?.to_token_stream().to_string().replace(' ', ""))
-            };
+            let key = ident(&m.path);
             match key.as_str() {
                 "error" => {}
                 "fallback" => out.fallback = true,
-                "core" => out.core = Some(path(&m)?),
-                "kind" => out.kind = Some(path(&m)?),
-                "uniffi" => out.uniffi = Some(text(&m)?),
-                "class" => out.class = Some(text(&m)?),
-                "node_object" => out.node_object = Some(text(&m)?),
+                "core" => out.core = Some(path_text(&m)?),
+                "kind" => out.kind = Some(path_text(&m)?),
+                "uniffi" => out.uniffi = Some(lit(&m)?),
+                "class" => out.class = Some(lit(&m)?),
+                "node_object" => out.node_object = Some(lit(&m)?),
                 "pattern" => {
                     let v: syn::LitStr = m.value()?.parse()?;
                     v.parse_with(syn::Pat::parse_single)?;
                     out.pattern = Some(v.value());
                 }
                 "python_class" | "get" => {
-                    let v: syn::LitStr = m.value()?.parse()?;
-                    v.parse::<syn::Expr>()?;
                     // One line in the generated code (a declaration may span lines).
-                    let one_line = v.value().lines().map(str::trim).collect::<Vec<_>>().join(" ");
+                    let one_line = expr_lit(&m)?.lines().map(str::trim).collect::<Vec<_>>().join(" ");
                     *(if key == "get" { &mut out.get } else { &mut out.python_class }) = Some(one_line);
                 }
-                "skip" => m.parse_nested_meta(|h| {
-                    let host = h.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                    if !["python", "node", "uniffi"].contains(&host.as_str()) {
-                        return Err(h.error(format!("unknown host `{host}`")));
-                    }
-                    out.skip.push(host);
-                    Ok(())
+                "skip" => list(&m, &mut out.skip, |h| match ident(&h.path) {
+                    host if ["python", "node", "uniffi"].contains(&host.as_str()) => Ok(host),
+                    host => Err(h.error(format!("unknown host `{host}`"))),
                 })?,
                 _ => return Err(m.error(format!("unknown bridge attribute `{key}` in the error declaration"))),
             }
@@ -244,7 +230,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
 /// docs), committed as `bridge/generated/<host>/errors.rs` ([`snapshots`](crate::snapshots)).
 /// Errors: the schema's parse error; no error declaration; a method's
 /// `errors(Kind)` naming a kind the declaration lacks.
-pub fn generate_errors(host: Host, src: &str) -> Result<String, String> {
+pub fn generate_errors(host: Host, src: &str) -> Result<TokenStream, String> {
     let s = super::parse(src).map_err(|e| {
         let at = e.span().start();
         format!("{e} (line {}, column {})", at.line, at.column + 1)
@@ -255,156 +241,214 @@ pub fn generate_errors(host: Host, src: &str) -> Result<String, String> {
             return Err(format!("method {}: error kind `{k}` is not declared in `enum Error`", m.name));
         }
     }
-    let mut out = String::from("// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.\n\n");
-    match host {
-        Host::Uniffi => uniffi(&mut out, &s, d),
-        Host::Python => python(&mut out, d),
-        Host::Node => node(&mut out, d),
-    }
-    kinds(&mut out, host, d);
-    Ok(out)
+    let body = match host {
+        Host::Uniffi => uniffi(&s, d),
+        Host::Python => python(d),
+        Host::Node => node(d),
+    };
+    let kinds = kinds(host, d);
+    Ok(quote!(#body #kinds))
 }
 
 /// The module function `error_kinds()` of `host` (see the module docs).
-fn kinds(out: &mut String, host: Host, d: &ErrorDecl) {
-    let (kind, n) = (&d.kind, d.variants.len());
-    if host == Host::Python {
-        let _ = writeln!(out, "\n/// `(name, code, python class name)` of every core error kind.\n#[pyo3::pyfunction]\npub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {{\n    {kind}::ALL.iter().map(|k| (k.name(), k.code(), class_name(*k))).collect()\n}}");
-        return;
+fn kinds(host: Host, d: &ErrorDecl) -> TokenStream {
+    let kind = toks(&d.kind);
+    let every = format!(" Every core error kind, in declaration order ({}).", d.variants.len());
+    match host {
+        Host::Python => quote! {
+            /// `(name, code, python class name)` of every core error kind.
+            #[pyo3::pyfunction]
+            pub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {
+                #kind::ALL.iter().map(|k| (k.name(), k.code(), class_name(*k))).collect()
+            }
+        },
+        Host::Node => quote! {
+            /// Name, code (`ERR_*`) of every core error kind, in declaration order.
+            #[napi_derive::napi(object)]
+            pub struct ErrorKindInfo {
+                pub name: String,
+                pub code: String,
+            }
+            #[doc = #every]
+            #[napi_derive::napi]
+            pub fn error_kinds() -> Vec<ErrorKindInfo> {
+                #kind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
+            }
+        },
+        Host::Uniffi => quote! {
+            /// A core error kind: its conformance name and Node-style code.
+            #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+            pub struct ErrorKindInfo {
+                /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).
+                pub name: String,
+                /// The code, e.g. `ERR_RECOVERY_LOCKED`.
+                pub code: String,
+            }
+            #[doc = #every]
+            #[uniffi::export]
+            pub fn error_kinds() -> Vec<ErrorKindInfo> {
+                #kind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
+            }
+        },
     }
-    // The record, its fields' docs and the function's attribute.
-    let (record, fields, export) = match host {
-        Host::Node => ("/// Name, code (`ERR_*`) of every core error kind, in declaration order.\n#[napi_derive::napi(object)]", ["", ""], "#[napi_derive::napi]"),
-        _ => (
-            "/// A core error kind: its conformance name and Node-style code.\n#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]",
-            [
-                "    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).\n",
-                "    /// The code, e.g. `ERR_RECOVERY_LOCKED`.\n",
-            ],
-            "#[uniffi::export]",
-        ),
-    };
-    let _ = writeln!(
-        out,
-        "\n{record}\npub struct ErrorKindInfo {{\n{}    pub name: String,\n{}    pub code: String,\n}}\n\n/// Every core error kind, in declaration order ({n}).\n{export}\npub fn error_kinds() -> Vec<ErrorKindInfo> {{\n    {kind}::ALL.iter().map(|k| ErrorKindInfo {{ name: k.name().into(), code: k.code().into() }}).collect()\n}}",
-        fields[0], fields[1]
-    );
 }
 
 /// The value of field `f` of a matched pattern (`by_ref`: Python and Node,
 /// whose bindings are references).
-fn value(f: &ErrorField, by_ref: bool) -> String {
+fn value(f: &ErrorField, by_ref: bool) -> TokenStream {
     match (&f.get, by_ref) {
-        (Some(g), true) => format!("&({g})"),
-        (Some(g), false) => g.clone(),
-        (None, _) => f.name.clone(),
+        (Some(g), true) => {
+            let g = toks(g);
+            quote!(&(#g))
+        }
+        (Some(g), false) => toks(g),
+        (None, _) => toks(&f.name),
     }
 }
 
-fn uniffi(out: &mut String, s: &Schema, d: &ErrorDecl) {
-    let (core, name) = (&d.core, &d.uniffi);
-    write_docs(out, "", &d.docs);
-    out.push_str("#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, uniffi::Error)]\n#[non_exhaustive]\n");
-    let _ = writeln!(out, "pub enum {name} {{");
-    for v in &d.variants {
-        write_docs(out, "    ", &v.docs);
-        let _ = writeln!(out, "    #[error(\"{{detail}}\")]\n    {} {{", v.name);
-        for f in v.shown(Host::Uniffi) {
-            write_docs(out, "        ", &f.docs);
-            let _ = writeln!(out, "        {}: {},", f.name, s.host_ty(Host::Uniffi, &f.ty));
-        }
-        out.push_str("        #[doc = \" The full message.\"]\n        detail: String,\n    },\n");
-    }
-    out.push_str("}\n\n");
-    let _ = writeln!(out, "impl From<{core}> for {name} {{\n    fn from(e: {core}) -> Self {{\n        let detail = e.to_string();\n        match e {{");
-    for v in &d.variants {
-        let fields: Vec<String> = v
-            .shown(Host::Uniffi)
-            .iter()
-            .map(|f| if f.get.is_none() { f.name.clone() } else { format!("{}: {}", f.name, value(f, false)) })
-            .chain(["detail".to_string()])
-            .collect();
-        let _ = writeln!(out, "            {} => {name}::{} {{ {} }},", v.pattern(core, Host::Uniffi, true), v.name, fields.join(", "));
-    }
+/// Kotlin/Swift: the `uniffi::Error` enum, its `From<core error>` and
+/// `DECLARED_KINDS`.
+fn uniffi(s: &Schema, d: &ErrorDecl) -> TokenStream {
+    let (core, name, kind, docs) = (toks(&d.core), toks(&d.uniffi), toks(&d.kind), doc_attrs(&d.docs));
+    let variants = d.variants.iter().map(|v| {
+        let (docs, var) = (doc_attrs(&v.docs), toks(&v.name));
+        let fields = v.shown(Host::Uniffi).into_iter().map(|f| {
+            let (docs, field, ty) = (doc_attrs(&f.docs), toks(&f.name), s.host_ty(Host::Uniffi, &f.ty));
+            quote!(#docs #field: #ty,)
+        });
+        quote!(#docs #[error("{detail}")] #var { #(#fields)* #[doc = " The full message."] detail: String, },)
+    });
+    let arms = d.variants.iter().map(|v| {
+        let (pat, var) = (v.pattern(&d.core, Host::Uniffi, true), toks(&v.name));
+        let fields = v.shown(Host::Uniffi).into_iter().map(|f| {
+            let field = toks(&f.name);
+            match f.get {
+                None => field,
+                Some(_) => {
+                    let value = value(f, false);
+                    quote!(#field: #value)
+                }
+            }
+        });
+        quote!(#pat => #name::#var { #(#fields,)* detail },)
+    });
+    // The core error is non_exhaustive: a kind the core adds without a
+    // variant in bridge/api.rs still reaches the host, as the fallback.
     let fallback = d.variants.iter().find(|v| v.fallback).expect("checked in parse_decl");
-    let fields: Vec<String> = fallback.fields.iter().map(|f| format!("{}: other.to_string()", f.name)).collect();
-    let _ = writeln!(
-        out,
-        "            // `{core}` is non_exhaustive: a kind the core adds without a variant\n            // in bridge/api.rs still reaches the host, as `{}`.\n            other => {name}::{} {{ {}, detail }},\n        }}\n    }}\n}}\n",
-        fallback.name,
-        fallback.name,
-        fields.join(", ")
-    );
-    let _ = writeln!(
-        out,
-        "/// The kinds bridge/api.rs declares, in its order (a test compares it with\n/// `{}::ALL`: names and order).\npub const DECLARED_KINDS: [{}; {}] = [{}];",
-        d.kind,
-        d.kind,
-        d.variants.len(),
-        d.variants.iter().map(|v| format!("{}::{}", d.kind, v.name)).collect::<Vec<_>>().join(", ")
-    );
-}
-
-fn python(out: &mut String, d: &ErrorDecl) {
-    let (core, kind) = (&d.core, &d.kind);
-    let _ = writeln!(out, "/// The Python class (`sessiondb.errors.<name>`) of each error kind; a kind\n/// bridge/api.rs does not declare is the base `SessionDBError`.\npub fn class_name(kind: {kind}) -> &'static str {{\n    match kind {{");
-    for v in &d.variants {
-        let _ = writeln!(out, "        {kind}::{} => {:?},", v.name, v.class());
-    }
-    out.push_str("        _ => \"SessionDBError\",\n    }\n}\n\n");
-    let _ = writeln!(out, "/// The Python class of `e`: its kind's, or the one the variant's\n/// `python_class` picks.\n#[allow(unused_variables)]\nfn class_of(e: &{core}) -> &'static str {{\n    match e {{");
-    for v in d.variants.iter().filter(|v| v.python_class.is_some()) {
-        let expr = v.python_class.as_deref().unwrap_or_default();
-        let _ = writeln!(out, "        {} => {expr},", v.pattern(core, Host::Python, false));
-    }
-    out.push_str("        e => class_name(e.kind()),\n    }\n}\n\n");
-    let _ = writeln!(out, "/// Set the attributes of `e`'s fields on the exception `inst` (an `Option`\n/// only when it holds a value).\n#[allow(unused_variables)]\nfn set_attrs(inst: &pyo3::Bound<'_, pyo3::PyAny>, e: &{core}) -> pyo3::PyResult<()> {{\n    use pyo3::types::PyAnyMethods as _;\n    match e {{");
-    for v in d.variants.iter().filter(|v| !v.shown(Host::Python).is_empty()) {
-        let _ = writeln!(out, "        {} => {{", v.pattern(core, Host::Python, false));
-        for f in v.shown(Host::Python) {
-            let val = value(f, true);
-            if is_option(&f.ty) {
-                let _ = writeln!(out, "            if let Some(v) = {val} {{\n                inst.setattr({:?}, v)?;\n            }}", f.name);
-            } else {
-                let _ = writeln!(out, "            inst.setattr({:?}, {val})?;", f.name);
+    let (fb, fb_fields) = (toks(&fallback.name), fallback.fields.iter().map(|f| toks(&f.name)));
+    let declared = format!(" `{}::ALL`: names and order).", d.kind);
+    let n = proc_macro2::Literal::usize_unsuffixed(d.variants.len());
+    let kinds = d.variants.iter().map(|v| toks(&v.name));
+    quote! {
+        #docs
+        #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, uniffi::Error)]
+        #[non_exhaustive]
+        pub enum #name { #(#variants)* }
+        impl From<#core> for #name {
+            fn from(e: #core) -> Self {
+                let detail = e.to_string();
+                match e {
+                    #(#arms)*
+                    other => #name::#fb { #(#fb_fields: other.to_string(),)* detail },
+                }
             }
         }
-        out.push_str("        }\n");
+        /// The kinds bridge/api.rs declares, in its order (a test compares it with
+        #[doc = #declared]
+        pub const DECLARED_KINDS: [#kind; #n] = [#(#kind::#kinds),*];
     }
-    out.push_str("        _ => {}\n    }\n    Ok(())\n}\n");
 }
 
-fn node(out: &mut String, d: &ErrorDecl) {
-    let core = &d.core;
-    let _ = writeln!(out, "/// Add `e`'s fields to its wire JSON object `v` (camelCase; `null` for an\n/// empty `Option`).\n#[allow(unused_variables)]\nfn add_fields(v: &mut serde_json::Value, e: &{core}) {{\n    match e {{");
-    for var in d.variants.iter().filter(|v| !v.shown(Host::Node).is_empty()) {
-        let _ = writeln!(out, "        {} => {{", var.pattern(core, Host::Node, false));
-        let json = |f: &ErrorField| match &f.get {
-            Some(g) => format!("({g})"),
-            None => f.name.clone(),
+/// Python: `class_name`, `class_of` and `set_attrs`.
+fn python(d: &ErrorDecl) -> TokenStream {
+    let (core, kind) = (toks(&d.core), toks(&d.kind));
+    let classes = d.variants.iter().map(|v| {
+        let (var, class) = (toks(&v.name), v.class());
+        quote!(#kind::#var => #class,)
+    });
+    let picks = d.variants.iter().filter_map(|v| {
+        let (pat, class) = (v.pattern(&d.core, Host::Python, false), toks(v.python_class.as_deref()?));
+        Some(quote!(#pat => #class,))
+    });
+    let attrs = d.variants.iter().filter(|v| !v.shown(Host::Python).is_empty()).map(|v| {
+        let pat = v.pattern(&d.core, Host::Python, false);
+        let sets = v.shown(Host::Python).into_iter().map(|f| {
+            let (val, name) = (value(f, true), &f.name);
+            match is_option(&f.ty) {
+                true => quote!(if let Some(v) = #val { inst.setattr(#name, v)?; }),
+                false => quote!(inst.setattr(#name, #val)?;),
+            }
+        });
+        quote!(#pat => { #(#sets)* })
+    });
+    quote! {
+        /// The Python class (`sessiondb.errors.<name>`) of each error kind; a kind
+        /// bridge/api.rs does not declare is the base `SessionDBError`.
+        pub fn class_name(kind: #kind) -> &'static str {
+            match kind {
+                #(#classes)*
+                _ => "SessionDBError",
+            }
+        }
+        /// The Python class of `e`: its kind's, or the one the variant's
+        /// `python_class` picks.
+        #[allow(unused_variables)]
+        fn class_of(e: &#core) -> &'static str {
+            match e {
+                #(#picks)*
+                e => class_name(e.kind()),
+            }
+        }
+        /// Set the attributes of `e`'s fields on the exception `inst` (an `Option`
+        /// only when it holds a value).
+        #[allow(unused_variables)]
+        fn set_attrs(inst: &pyo3::Bound<'_, pyo3::PyAny>, e: &#core) -> pyo3::PyResult<()> {
+            use pyo3::types::PyAnyMethods as _;
+            match e {
+                #(#attrs)*
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Node: `add_fields`, each field into the wire JSON by its camelCase name.
+fn node(d: &ErrorDecl) -> TokenStream {
+    let core = toks(&d.core);
+    let arms = d.variants.iter().filter(|v| !v.shown(Host::Node).is_empty()).map(|var| {
+        let pat = var.pattern(&d.core, Host::Node, false);
+        let keys = var.shown(Host::Node).into_iter().map(|f| camel(&f.name));
+        let values = var.shown(Host::Node).into_iter().map(|f| match &f.get {
+            Some(g) => {
+                let g = toks(g);
+                quote!((#g))
+            }
+            None => toks(&f.name),
+        });
+        let sets = match &var.node_object {
+            Some(obj) => quote!(v[#obj] = serde_json::json!({ #(#keys: #values,)* });),
+            None => quote!(#(v[#keys] = serde_json::json!(#values);)*),
         };
-        match &var.node_object {
-            Some(obj) => {
-                let _ = writeln!(out, "            v[{obj:?}] = serde_json::json!({{");
-                for f in var.shown(Host::Node) {
-                    let _ = writeln!(out, "                {:?}: {},", camel(&f.name), json(f));
-                }
-                out.push_str("            });\n");
-            }
-            None => {
-                for f in var.shown(Host::Node) {
-                    let _ = writeln!(out, "            v[{:?}] = serde_json::json!({});", camel(&f.name), json(f));
-                }
+        quote!(#pat => { #sets })
+    });
+    quote! {
+        /// Add `e`'s fields to its wire JSON object `v` (camelCase; `null` for an
+        /// empty `Option`).
+        #[allow(unused_variables)]
+        fn add_fields(v: &mut serde_json::Value, e: &#core) {
+            match e {
+                #(#arms)*
+                _ => {}
             }
         }
-        out.push_str("        }\n");
     }
-    out.push_str("        _ => {}\n    }\n}\n");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::{ends, has, pretty};
     use crate::{generate_methods, Host};
 
     const SCHEMA: &str = r#"
@@ -443,8 +487,8 @@ pub enum Error {
     #[test]
     fn uniffi_gets_the_enum_with_detail_the_conversion_and_the_kinds() {
         assert_eq!(
-            generate_errors(Host::Uniffi, SCHEMA).unwrap(),
-            r#"// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.
+            pretty(&generate_errors(Host::Uniffi, SCHEMA).unwrap()),
+            pretty(&r#"// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.
 
 #[doc = " Every failure."]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, uniffi::Error)]
@@ -511,7 +555,7 @@ pub struct ErrorKindInfo {
 pub fn error_kinds() -> Vec<ErrorKindInfo> {
     c::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
 }
-"#
+"#)
         );
     }
 
@@ -519,32 +563,32 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
     #[test]
     fn every_host_gets_error_kinds() {
         let py = generate_errors(Host::Python, SCHEMA).unwrap();
-        assert!(py.ends_with("    Ok(())\n}\n\n/// `(name, code, python class name)` of every core error kind.\n#[pyo3::pyfunction]\npub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {\n    c::ErrorKind::ALL.iter().map(|k| (k.name(), k.code(), class_name(*k))).collect()\n}\n"), "{py}");
+        assert!(ends(&py, "    Ok(())\n}\n\n/// `(name, code, python class name)` of every core error kind.\n#[pyo3::pyfunction]\npub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {\n    c::ErrorKind::ALL.iter().map(|k| (k.name(), k.code(), class_name(*k))).collect()\n}\n"), "{py}");
         let node = generate_errors(Host::Node, SCHEMA).unwrap();
-        assert!(node.ends_with("        _ => {}\n    }\n}\n\n/// Name, code (`ERR_*`) of every core error kind, in declaration order.\n#[napi_derive::napi(object)]\npub struct ErrorKindInfo {\n    pub name: String,\n    pub code: String,\n}\n\n/// Every core error kind, in declaration order (4).\n#[napi_derive::napi]\npub fn error_kinds() -> Vec<ErrorKindInfo> {\n    c::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()\n}\n"), "{node}");
+        assert!(ends(&node, "        _ => {}\n    }\n}\n\n/// Name, code (`ERR_*`) of every core error kind, in declaration order.\n#[napi_derive::napi(object)]\npub struct ErrorKindInfo {\n    pub name: String,\n    pub code: String,\n}\n\n/// Every core error kind, in declaration order (4).\n#[napi_derive::napi]\npub fn error_kinds() -> Vec<ErrorKindInfo> {\n    c::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()\n}\n"), "{node}");
     }
 
     #[test]
     fn python_gets_class_names_the_io_subclass_and_attributes() {
         let out = generate_errors(Host::Python, SCHEMA).unwrap();
-        assert!(out.contains("    match kind {\n        c::ErrorKind::Locked => \"LockedError\",\n        c::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n        c::ErrorKind::Io => \"IoError\",\n        c::ErrorKind::Other => \"OtherError\",\n        _ => \"SessionDBError\",\n    }\n"), "{out}");
-        assert!(out.contains("    match e {\n        c::Error::Io { source, .. } => if source.is_fs() { \"FsError\" } else { \"IoError\" },\n        e => class_name(e.kind()),\n    }\n"), "{out}");
-        assert!(out.contains("    match e {\n        c::Error::Locked { backend, .. } => {\n            inst.setattr(\"backend\", backend)?;\n        }\n        c::Error::Io { source, .. } => {\n            if let Some(v) = &(source.raw()) {\n                inst.setattr(\"errno\", v)?;\n            }\n            inst.setattr(\"os_kind\", &(source.to_string()))?;\n        }\n        c::Error::Over(b) => {\n            inst.setattr(\"reason\", &(b.reason))?;\n        }\n        _ => {}\n    }\n    Ok(())\n"), "{out}");
+        assert!(has(&out, "    match kind {\n        c::ErrorKind::Locked => \"LockedError\",\n        c::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n        c::ErrorKind::Io => \"IoError\",\n        c::ErrorKind::Other => \"OtherError\",\n        _ => \"SessionDBError\",\n    }\n"), "{out}");
+        assert!(has(&out, "    match e {\n        c::Error::Io { source, .. } => if source.is_fs() { \"FsError\" } else { \"IoError\" },\n        e => class_name(e.kind()),\n    }\n"), "{out}");
+        assert!(has(&out, "    match e {\n        c::Error::Locked { backend, .. } => {\n            inst.setattr(\"backend\", backend)?;\n        }\n        c::Error::Io { source, .. } => {\n            if let Some(v) = &(source.raw()) {\n                inst.setattr(\"errno\", v)?;\n            }\n            inst.setattr(\"os_kind\", &(source.to_string()))?;\n        }\n        c::Error::Over(b) => {\n            inst.setattr(\"reason\", &(b.reason))?;\n        }\n        _ => {}\n    }\n    Ok(())\n"), "{out}");
     }
 
     #[test]
     fn node_gets_camel_case_json_fields_nested_where_declared() {
         let out = generate_errors(Host::Node, SCHEMA).unwrap();
-        assert!(out.contains("    match e {\n        c::Error::Locked { backend, .. } => {\n            v[\"backend\"] = serde_json::json!(backend);\n        }\n        c::Error::Io { source, .. } => {\n            v[\"errno\"] = serde_json::json!((source.raw()));\n            v[\"osKind\"] = serde_json::json!((source.to_string()));\n        }\n        c::Error::Over(b) => {\n            v[\"breakdown\"] = serde_json::json!({\n                \"reason\": (b.reason),\n            });\n        }\n        _ => {}\n    }\n"), "{out}");
+        assert!(has(&out, "    match e {\n        c::Error::Locked { backend, .. } => {\n            v[\"backend\"] = serde_json::json!(backend);\n        }\n        c::Error::Io { source, .. } => {\n            v[\"errno\"] = serde_json::json!((source.raw()));\n            v[\"osKind\"] = serde_json::json!((source.to_string()));\n        }\n        c::Error::Over(b) => {\n            v[\"breakdown\"] = serde_json::json!({\n                \"reason\": (b.reason),\n            });\n        }\n        _ => {}\n    }\n"), "{out}");
     }
 
     /// The classes a method's docs name come from the declaration's `class`.
     #[test]
     fn method_docs_name_the_declared_classes() {
         let py = generate_methods(Host::Python, SCHEMA).unwrap();
-        assert!(py.contains("#[doc = \" Raises LockedError, AuthenticationError.\"]"), "{py}");
+        assert!(has(&py, "#[doc = \" Raises LockedError, AuthenticationError.\"]"), "{py}");
         let node = generate_methods(Host::Node, SCHEMA).unwrap();
-        assert!(node.contains("#[doc = \" Rejects with LockedError, AuthenticationError.\"]"), "{node}");
+        assert!(has(&node, "#[doc = \" Rejects with LockedError, AuthenticationError.\"]"), "{node}");
     }
 
     #[test]
@@ -572,13 +616,13 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
     fn the_api_declaration_generates_for_every_host() {
         let api = &crate::tests::expanded_api();
         let uniffi = generate_errors(Host::Uniffi, api).unwrap();
-        assert!(uniffi.contains("pub const DECLARED_KINDS: [sessiondb::ErrorKind; 13] = [sessiondb::ErrorKind::RecoveryLocked, sessiondb::ErrorKind::KeyMismatch, sessiondb::ErrorKind::KeyStoreUnavailable, sessiondb::ErrorKind::NotFound, sessiondb::ErrorKind::Conflict, sessiondb::ErrorKind::AuthenticationFailed, sessiondb::ErrorKind::Corrupt, sessiondb::ErrorKind::Busy, sessiondb::ErrorKind::InvalidInput, sessiondb::ErrorKind::Io, sessiondb::ErrorKind::Database, sessiondb::ErrorKind::ContextOverflow, sessiondb::ErrorKind::Closed];"), "{uniffi}");
-        assert!(uniffi.contains("            sessiondb::Error::Io { step, source } => SessionDbError::Io { step: step.to_string(), os_kind: format!(\"{:?}\", source.kind()), detail },\n"), "{uniffi}");
+        assert!(has(&uniffi, "pub const DECLARED_KINDS: [sessiondb::ErrorKind; 13] = [sessiondb::ErrorKind::RecoveryLocked, sessiondb::ErrorKind::KeyMismatch, sessiondb::ErrorKind::KeyStoreUnavailable, sessiondb::ErrorKind::NotFound, sessiondb::ErrorKind::Conflict, sessiondb::ErrorKind::AuthenticationFailed, sessiondb::ErrorKind::Corrupt, sessiondb::ErrorKind::Busy, sessiondb::ErrorKind::InvalidInput, sessiondb::ErrorKind::Io, sessiondb::ErrorKind::Database, sessiondb::ErrorKind::ContextOverflow, sessiondb::ErrorKind::Closed];"), "{uniffi}");
+        assert!(has(&uniffi, "            sessiondb::Error::Io { step, source } => SessionDbError::Io { step: step.to_string(), os_kind: format!(\"{:?}\", source.kind()), detail },\n"), "{uniffi}");
         let py = generate_errors(Host::Python, api).unwrap();
-        assert!(py.contains("        sessiondb::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n"), "{py}");
-        assert!(py.contains("        sessiondb::Error::KeyStoreUnavailable { backend, remedy, .. } => {\n            inst.setattr(\"backend\", backend)?;\n            inst.setattr(\"remedy\", remedy)?;\n        }\n"), "{py}");
+        assert!(has(&py, "        sessiondb::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n"), "{py}");
+        assert!(has(&py, "        sessiondb::Error::KeyStoreUnavailable { backend, remedy, .. } => {\n            inst.setattr(\"backend\", backend)?;\n            inst.setattr(\"remedy\", remedy)?;\n        }\n"), "{py}");
         let node = generate_errors(Host::Node, api).unwrap();
-        assert!(node.contains("            v[\"timeoutMs\"] = serde_json::json!(timeout_ms);\n            v[\"waitedMs\"] = serde_json::json!(waited_ms);\n"), "{node}");
-        assert!(node.contains("                \"protectedTotal\": (b.protected_total),\n"), "{node}");
+        assert!(has(&node, "            v[\"timeoutMs\"] = serde_json::json!(timeout_ms);\n            v[\"waitedMs\"] = serde_json::json!(waited_ms);\n"), "{node}");
+        assert!(has(&node, "                \"protectedTotal\": (b.protected_total),\n"), "{node}");
     }
 }

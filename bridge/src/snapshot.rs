@@ -28,7 +28,7 @@ pub fn snapshots(api: &str, core: &Core) -> Result<Vec<(String, String)>, String
         let parts = [("records", generate(host, api)), ("methods", generate_methods(host, api)), ("errors", generate_errors(host, api))];
         for (part, text) in parts {
             let path = format!("{}/{part}.rs", host.name());
-            let file = syn::parse_file(&text?).map_err(|e| format!("{path}: {e}"))?;
+            let file: syn::File = syn::parse2(text?).map_err(|e| format!("{path}: {e}"))?;
             out.push((path, format!("{HEADER}{}", prettyplease::unparse(&file))));
         }
     }
