@@ -80,6 +80,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 mod batch;
+mod bodies;
 mod identity;
 mod opencode;
 pub mod sdk;

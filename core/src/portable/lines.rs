@@ -25,8 +25,9 @@ use serde_json::Value;
 use std::io::BufRead;
 
 /// The default longest line the readers keep, in bytes (64 MiB): longer
-/// lines are skipped and reported ([`SkipReason::TooLong`]).
-pub const DEFAULT_MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
+/// lines are skipped and reported ([`SkipReason::TooLong`]). Declared with
+/// the store's options, which default to it.
+pub use crate::store::DEFAULT_MAX_LINE_BYTES;
 
 /// How a line read with [`read_line_bounded`] ended up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -129,7 +129,7 @@ pub struct OpenOptions {
     /// bytes (issue 30 item 5, "bounded input"): a longer line is read past
     /// without being kept (reported `too_long` with its line number), so an
     /// import's memory stays near this bound whatever the file. `None`:
-    /// [`crate::portable::DEFAULT_MAX_LINE_BYTES`] (64 MiB). Errors at open:
+    /// [`DEFAULT_MAX_LINE_BYTES`] (64 MiB). Errors at open:
     /// `InvalidInput` outside `1 ..= `[`MAX_IMPORT_LINE_BYTES`], checked
     /// before anything is opened or created.
     pub max_line_bytes: Option<u64>,
@@ -138,6 +138,12 @@ pub struct OpenOptions {
 /// The largest [`OpenOptions::max_line_bytes`] accepted: 1 GiB (a line is
 /// held whole while it is parsed, and its JSON value beside it).
 pub const MAX_IMPORT_LINE_BYTES: u64 = 1 << 30;
+
+/// The default longest line the readers keep, in bytes (64 MiB): longer
+/// lines are skipped and reported (`SkipReason::TooLong`); the default of
+/// [`OpenOptions::max_line_bytes`] and of `portable::ReadOptions`
+/// (re-exported as `portable::DEFAULT_MAX_LINE_BYTES`).
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Default [`OpenOptions::lease_ms`]: 30 seconds (declared at the storage
 /// seam, where a server backend's owner lease lives).
@@ -455,7 +461,7 @@ impl SessionStore {
             envelope_json: serde_json::json!({ "v": 1, "owner": instance_id }).to_string(),
             instance_id,
             compress: opts.compress.unwrap_or(default_compress(false)),
-            max_line_bytes: opts.max_line_bytes.unwrap_or(crate::portable::DEFAULT_MAX_LINE_BYTES),
+            max_line_bytes: opts.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             pid: std::process::id(),
             last_recovery: Mutex::new(Default::default()),
             appends: Default::default(),

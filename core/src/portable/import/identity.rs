@@ -24,7 +24,7 @@
 //! ([`count_prefix`]), only when a record of the new lines has content the
 //! session already holds (otherwise its count is 0 whatever came before).
 
-use super::sink::{compaction_body, fit_depth, MAX_NESTED_DEPTH};
+use super::bodies::{compaction_body, fit_depth, MAX_NESTED_DEPTH};
 use crate::backend::RecordId;
 use crate::crypto::{self, DataKey};
 use crate::portable::events::{Event, EventSink, Thread};

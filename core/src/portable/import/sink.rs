@@ -4,6 +4,7 @@
 //! (issue 31 item 4).
 
 use super::identity::{compaction_identity, count_prefix, nth, raw_identity, record_id, snapshot_identity, turn_identity, usage_identity, Identity, Occurrences};
+use super::bodies::{compaction_body, fit_depth, MAX_NESTED_DEPTH};
 use super::batch::{apply_batch, entry_bytes, Batch, BatchWrite, Op, PendingWrite};
 use super::{clip, head_hash, sanitize_id, stored_line_count, ProgressRecord, SessionImport, ALREADY_STORED, BATCH_BYTES, BATCH_ENTRIES, HEAD_BYTES, LINES_PREFIX, SOURCE_COMPACTION_KIND};
 use crate::backend::RecordId;
@@ -628,21 +629,6 @@ impl EventSink for ImportSink<'_> {
     }
 }
 
-pub(super) fn compaction_body(c: &Compaction, at_seq: u64) -> Value {
-    json!({
-        "at_seq": at_seq,
-        "source_line": c.source_line,
-        "timestamp_ms": c.timestamp_ms,
-        "summary": c.summary,
-        "replaces_count": c.replaces_count,
-        "messages": fit_depth(
-            Value::Array(c.messages.iter().map(|m| json!({"role": m.role.as_str(), "content": m.blocks.iter().map(Block::to_json).collect::<Vec<_>>()})).collect()),
-            MAX_NESTED_DEPTH - 1
-        ),
-        "raw": c.raw.clone().map(|r| fit_depth(r, MAX_NESTED_DEPTH - 1)),
-    })
-}
-
 /// The context-governance record that makes an imported session's active
 /// context start where its source agent resumes after compaction `c`
 /// (DESIGN.md "Context governance"; issue 14 item 4), `at_seq` being the
@@ -708,32 +694,6 @@ pub(super) fn message_text(blocks: &[Block]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// Deepest nesting of arrays and objects serde_json reads back (its
-/// recursion limit of 128 stops at the 128th level), and so the deepest
-/// context-extension body the store takes.
-pub(super) const MAX_NESTED_DEPTH: usize = 127;
-
-/// Arrays and objects nested in `v` (a scalar is 0).
-pub(super) fn json_depth(v: &Value) -> usize {
-    match v {
-        Value::Array(a) => 1 + a.iter().map(json_depth).max().unwrap_or(0),
-        Value::Object(m) => 1 + m.values().map(json_depth).max().unwrap_or(0),
-        _ => 0,
-    }
-}
-
-/// `v` itself when it nests at most `max` levels, else its JSON text: a
-/// source value already near the reader's limit, wrapped in an extension
-/// body, would nest one level too deep to be stored and read back. Nothing
-/// is dropped; the value is kept as text.
-pub(super) fn fit_depth(v: Value, max: usize) -> Value {
-    if json_depth(&v) > max {
-        Value::String(v.to_string())
-    } else {
-        v
-    }
 }
 
 /// The store entry of a turn and its metadata (model and provider clipped
