@@ -575,11 +575,11 @@ fn create_branch(store: &SessionStore, root: &str, earlier: &[SdkBranch], b: &Sd
             parent = Some((p, k));
         }
     }
-    let (parent, k) = match parent {
-        Some((p, k)) if k > 0 => (p, k),
-        _ => (earlier.iter().find(|p| p.name == "main" && p.sid.is_some()).unwrap_or(&earlier[0]), 0),
+    // No shared message: a fork of `main` (the root session) at its start.
+    let (parent_name, parent_sid, k) = match parent {
+        Some((p, k)) if k > 0 => (p.name.as_str(), p.sid.clone().unwrap_or_else(|| root.to_owned()), k),
+        _ => ("main", root.to_owned(), 0),
     };
-    let parent_sid = parent.sid.clone().unwrap_or_else(|| root.to_owned());
     // The parent's entry of the k-th shared message: the parent's stored
     // items matched in order against its messages' JSON.
     let mut at_seq = 0u64;
@@ -597,7 +597,8 @@ fn create_branch(store: &SessionStore, root: &str, earlier: &[SdkBranch], b: &Sd
     let src = store.get_session(&parent_sid)?;
     let new = NewSession {
         id: None,
-        name: Some(format!("{root} branch {}", b.name)),
+        // Control characters as spaces, clipped to the title limit.
+        name: Some(super::clip(&format!("{root} branch {}", b.name), crate::store::sessions::MAX_TITLE_BYTES)),
         workspace_path: src.workspace_path.clone(),
         model: src.model.clone(),
         provider: src.provider.clone(),
@@ -608,7 +609,7 @@ fn create_branch(store: &SessionStore, root: &str, earlier: &[SdkBranch], b: &Sd
     };
     let prepared = store.prepare_session(&new)?;
     let fork = prepared.id().to_owned();
-    let rec = json!({"branch_id": b.name, "session_id": fork, "parent": parent.name, "turn": turn, "at_seq": at_seq});
+    let rec = json!({"branch_id": b.name, "session_id": fork, "parent": parent_name, "turn": turn, "at_seq": at_seq});
     store.write_batch(|t| {
         t.create_session(&prepared, &new)?;
         t.append_context_extension(root, BRANCH_KIND, &rec.to_string())?;
