@@ -373,3 +373,32 @@ fn an_advanced_session_brings_its_branches_and_usage() {
     assert_eq!(last, usage("retry", &fork, 2, 3, [2, 40, 6, 46], json!({"cached_tokens": 1}), json!({"reasoning_tokens": 1})));
     assert_eq!(store.token_totals(&fork).unwrap(), TokenTotals { input: 70, output: 10, cached: 8 });
 }
+
+#[test]
+fn a_branch_without_main_is_a_fork_of_the_empty_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("advanced.db");
+    let c = sdk_db(&src);
+    advanced_tables(&c);
+    // `main` popped empty; branch `b` (made from turn 1: nothing copied) has items.
+    adv_add(&c, "b", USER, 1, "2026-01-02 03:04:00");
+    adv_add(&c, "b", ANSWER2, 1, "2026-01-02 03:04:01");
+    // A message in no branch (structure rows popped) is left out, as the SDK's reads leave it out.
+    add(&c, "adv", USER2, "2026-01-02 03:04:02");
+    drop(c);
+    let store = open(&dir.path().join("s.db"));
+    let r = import_file(&store, &src, None).unwrap();
+    let fork = r.sessions[1].session_id.clone();
+    let got: Vec<_> = r.sessions.iter().map(|s| (s.session_id.clone(), s.created, s.entries, s.context_extensions)).collect();
+    assert_eq!(got, vec![("adv".to_owned(), true, 0, 1), (fork.clone(), true, 2, 0)]);
+    let read = r.read.unwrap();
+    assert_eq!((read.lines, read.not_imported.get("agent_messages: in no branch").copied()), (3, Some(1)));
+    assert_eq!(store.get_session("adv").unwrap().created_at_ms, 1_767_323_045_000, "agent_sessions.created_at");
+    let f = store.get_session(&fork).unwrap();
+    assert_eq!((f.name.as_deref(), f.forked_from.as_deref(), f.forked_at_seq), (Some("adv branch b"), Some("adv"), Some(0)));
+    assert_eq!(store.get_entry_items(&fork, 1, 10).unwrap().items_json, format!("[{USER},{ANSWER2}]"));
+    assert_eq!(
+        extensions(&store, "adv"),
+        vec![("agents.branch".to_owned(), serde_json::json!({"branch_id": "b", "session_id": fork, "parent": "main", "turn": 1, "at_seq": 0}))]
+    );
+}

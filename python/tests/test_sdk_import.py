@@ -139,6 +139,8 @@ def _run(requests, input_tokens, output_tokens, cached, reasoning):
 TURN_1 = [{"role": "user", "content": "What is in src/?"}, ITEMS[2], ITEMS[3], ITEMS[4], ITEMS[6]]
 TURN_2 = [{"role": "user", "content": "And in tests/?"}, {"role": "assistant", "content": "Nothing."}]
 RETRY_2 = [{"role": "user", "content": "Look in tests/ again"}, ITEMS[9], {"role": "assistant", "content": "Still nothing.", "type": "message"}]
+RETRY_3 = [{"role": "user", "content": "Then docs/?"}, {"role": "assistant", "content": "README.md"}]
+ZETA_3 = [{"role": "user", "content": "Then examples/?"}, ITEMS[10], {"type": "function_call_output", "call_id": "c3", "output": "none"}]
 
 
 async def _views(session):
@@ -166,7 +168,8 @@ async def _views(session):
 
 def test_advanced_sdk_database_imports_with_branches_and_usage(tmp_path):
     """A database written by the SDK's own `AdvancedSQLiteSession` (two
-    turns with usage, a branch from turn 2 with its own items and usage):
+    turns with usage, a branch from turn 2 with its own items and usage, a
+    branch of that branch from its turn 3):
     after `import_file`, `AdvancedSessionDBSession` reads the same items,
     usage and branches as the SDK's session over the original database."""
     from agents.extensions.memory import AdvancedSQLiteSession
@@ -184,6 +187,12 @@ def test_advanced_sdk_database_imports_with_branches_and_usage(tmp_path):
         assert await s.create_branch_from_turn(2, "retry") == "retry"
         await s.add_items(RETRY_2)
         await s.store_run_usage(_run(1, 90, 20, 64, 3))
+        await s.add_items(RETRY_3)
+        await s.store_run_usage(_run(1, 50, 5, 0, 0))
+        # A branch of the branch, from its turn 3.
+        assert await s.create_branch_from_turn(3, "zeta") == "zeta"
+        await s.add_items(ZETA_3)
+        await s.store_run_usage(_run(3, 70, 9, 10, 0))
         s.close()
 
     async def sdk_views():
@@ -196,20 +205,22 @@ def test_advanced_sdk_database_imports_with_branches_and_usage(tmp_path):
     asyncio.run(write())
     sdk = asyncio.run(sdk_views())
     # The SDK's own view, as scripted: main and the branch, three turns of usage.
-    assert [b["branch_id"] for b in sdk["branches"]] == ["main", "retry"]
+    assert [b["branch_id"] for b in sdk["branches"]] == ["main", "retry", "zeta"]
     assert sdk["items"] == TURN_1 + TURN_2
-    assert sdk["retry"]["items"] == TURN_1 + RETRY_2
-    assert sdk["session_usage"] == {"requests": 4, "input_tokens": 410, "output_tokens": 62, "total_tokens": 472, "total_turns": 3}
+    assert sdk["retry"]["items"] == TURN_1 + RETRY_2 + RETRY_3
+    assert sdk["zeta"]["items"] == TURN_1 + RETRY_2 + ZETA_3
+    assert sdk["session_usage"] == {"requests": 8, "input_tokens": 530, "output_tokens": 76, "total_tokens": 606, "total_turns": 5}
     before = src.read_bytes()
 
     with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as store:
         rep = store.import_file(str(src))
         assert (rep.status, rep.format) == ("imported", "agents-sdk")
         assert src.read_bytes() == before
-        fork = rep.sessions[1].session_id
+        fork, zeta = rep.sessions[1].session_id, rep.sessions[2].session_id
         assert [(s.session_id, s.created, s.entries, s.usage_records, s.input_tokens, s.output_tokens, s.cached_tokens, s.context_extensions) for s in rep.sessions] == [
-            ("chat", True, 7, 2, 320, 42, 100, 4),
-            (fork, True, 8, 1, 90, 20, 64, 0),
+            ("chat", True, 7, 2, 320, 42, 100, 7),
+            (fork, True, 10, 2, 140, 25, 64, 0),
+            (zeta, True, 11, 1, 70, 9, 10, 0),
         ]
         assert rep.read.not_imported == {}
 
@@ -220,10 +231,14 @@ def test_advanced_sdk_database_imports_with_branches_and_usage(tmp_path):
         # The branch is a fork the CLI and export see, titled as the adapter titles it.
         rec = store.get_session(fork)
         assert (rec.name, rec.forked_from, rec.forked_at_seq) == ("chat branch retry", "chat", 5)
-        assert AdvancedSessionDBSession("chat", store=store).branch_session_id("retry") == fork
+        rec = store.get_session(zeta)
+        assert (rec.name, rec.forked_from, rec.forked_at_seq) == ("chat branch zeta", fork, 8)
+        adapter = AdvancedSessionDBSession("chat", store=store)
+        assert (adapter.branch_session_id("retry"), adapter.branch_session_id("zeta")) == (fork, zeta)
         # The token ledger of each branch's session sums its turns.
         assert (store.token_totals("chat").input, store.token_totals("chat").output, store.token_totals("chat").cached) == (320, 42, 100)
-        assert (store.token_totals(fork).input, store.token_totals(fork).output, store.token_totals(fork).cached) == (90, 20, 64)
+        assert (store.token_totals(fork).input, store.token_totals(fork).output, store.token_totals(fork).cached) == (140, 25, 64)
+        assert (store.token_totals(zeta).input, store.token_totals(zeta).output, store.token_totals(zeta).cached) == (70, 9, 10)
 
         # Importing again adds nothing.
         kept = [(x.kind, x.body) for x in store.list_context_extensions("chat")]
@@ -231,10 +246,11 @@ def test_advanced_sdk_database_imports_with_branches_and_usage(tmp_path):
         assert again.status == "up_to_date"
         assert [(s.session_id, s.created, s.entries, s.skipped_already_stored, s.usage_records, s.context_extensions) for s in again.sessions] == [
             ("chat", False, 0, 7, 0, 0),
-            (fork, False, 0, 8, 0, 0),
+            (fork, False, 0, 10, 0, 0),
+            (zeta, False, 0, 11, 0, 0),
         ]
         assert [(x.kind, x.body) for x in store.list_context_extensions("chat")] == kept
-        assert len(store.list_sessions()) == 2
+        assert len(store.list_sessions()) == 3
         assert asyncio.run(ours()) == sdk
 
         # A damaged usage row is left out under its reason; nothing stored changes.
@@ -246,6 +262,6 @@ def test_advanced_sdk_database_imports_with_branches_and_usage(tmp_path):
         c.close()
         damaged = store.import_file(str(src))
         assert damaged.status == "up_to_date"
-        assert damaged.read.not_imported == {"already stored: turn": 15, "already stored: turn_usage": 3, "turn_usage: bad count": 1}
+        assert damaged.read.not_imported == {"already stored: turn": 28, "already stored: turn_usage": 5, "turn_usage: bad count": 1}
         assert [(x.kind, x.body) for x in store.list_context_extensions("chat")] == kept
         assert asyncio.run(ours()) == sdk
