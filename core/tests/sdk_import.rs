@@ -296,7 +296,8 @@ fn an_advanced_session_brings_its_branches_and_usage() {
         (Some("adv branch retry"), Some("adv"), Some(2), t0 + 60_000)
     );
     let times: Vec<i64> = store.get_transcript(&fork, 1, 100).unwrap().iter().map(|e| e.created_at_ms).collect();
-    assert_eq!(times, vec![t0, t0 + 1000, t0 + 61_000, t0 + 62_000]);
+    // Each entry's time is its structure row's: the copies' is when the branch was made.
+    assert_eq!(times, vec![t0 + 60_000, t0 + 60_000, t0 + 61_000, t0 + 62_000]);
 
     // The adapter's branch map and per-turn usage records, on the root session.
     let usage = |branch: &str, sid: &str, turn: u64, anchor: u64, n: [u64; 4], ind: serde_json::Value, outd: serde_json::Value| {

@@ -162,6 +162,7 @@ async def _views(session):
             "turn_usage": await session.get_turn_usage(branch_id=name),
             "tools": await session.get_tool_usage(branch_id=name),
             "by_turns": await session.get_conversation_by_turns(branch_id=name),
+            "turns": await session.get_conversation_turns(branch_id=name),
         }
     return out
 

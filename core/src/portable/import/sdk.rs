@@ -64,7 +64,8 @@
 //! and usage:
 //! - branch `main` is the root session (id as above), its entries the
 //!   messages of `main`'s rows in `sequence_number` order (identity as for a
-//!   plain session), created at `main`'s first row's `created_at` (the
+//!   plain session; each entry's time is its row's `created_at`, the
+//!   SDK's `get_conversation_turns` timestamp), created at `main`'s first row's `created_at` (the
 //!   SDK's `list_branches` time; `agent_sessions.created_at` when `main` has
 //!   no rows). `agent_messages` rows that no branch holds are left out, as
 //!   the SDK's reads leave them out ([`NO_STRUCTURE`] in
@@ -76,7 +77,8 @@
 //!   branch's first row's `created_at`); the parent is the earlier branch
 //!   whose first messages the branch shares most (`main` when none). The
 //!   fork holds all the branch's messages (the shared ones as the parent
-//!   has them), identity `agents-sdk\0<SDK session_id>\0branch\0<name>\0<message
+//!   has them; times from the branch's rows, so a copied message has the
+//!   time it was copied, as in the SDK), identity `agents-sdk\0<SDK session_id>\0branch\0<name>\0<message
 //!   id>`; its `agents.branch` record (`branch_id`, `session_id`, `parent`,
 //!   `turn`, `at_seq`) goes on the root session's context extensions in the
 //!   transaction that creates the fork. A branch the store's map has as
@@ -471,7 +473,7 @@ fn import_advanced(store: &SessionStore, src: &Connection, sdk_id: &str, usage: 
     for b in &mut branches {
         b.msgs = messages(
             src,
-            "SELECT m.id, CAST(m.message_data AS TEXT), CAST(m.created_at AS TEXT) FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
+            "SELECT m.id, CAST(m.message_data AS TEXT), CAST(s.created_at AS TEXT) FROM message_structure s JOIN agent_messages m ON m.id = s.message_id
              WHERE s.session_id = ?1 AND m.session_id = ?1 AND s.branch_id = ?2 ORDER BY s.sequence_number ASC, s.id ASC",
             &[&sdk_id, &b.name],
         )?;
