@@ -373,6 +373,19 @@ fn an_advanced_session_brings_its_branches_and_usage() {
     let last = extensions(&store, "adv").pop().unwrap();
     assert_eq!(last, usage("retry", &fork, 2, 3, [2, 40, 6, 46], json!({"cached_tokens": 1}), json!({"reasoning_tokens": 1})));
     assert_eq!(store.token_totals(&fork).unwrap(), TokenTotals { input: 70, output: 10, cached: 8 });
+
+    // A branch deleted through the adapter (its session deleted, `agents.branch_deleted`
+    // on the root) is not brought back by another import.
+    store.delete_session(&fork).unwrap();
+    store.append_context_extension("adv", "agents.branch_deleted", r#"{"branch_id": "retry"}"#).unwrap();
+    let kept = extensions(&store, "adv");
+    let after = import_file(&store, &src, None).unwrap();
+    assert_eq!(after.status, ImportStatus::UpToDate);
+    let got: Vec<_> = after.sessions.iter().map(|s| (s.session_id.clone(), s.created, s.entries)).collect();
+    assert_eq!(got, vec![("adv".to_owned(), false, 0)]);
+    assert_eq!(after.read.unwrap().not_imported.get("message_structure: branch deleted in the store").copied(), Some(5));
+    assert_eq!(extensions(&store, "adv"), kept);
+    assert_eq!(store.list_sessions(None).unwrap().len(), 1);
 }
 
 #[test]

@@ -521,9 +521,14 @@ fn import_advanced(store: &SessionStore, src: &Connection, sdk_id: &str, usage: 
         let (fork, mut stats, mut seen) = match live.get(&name) {
             Some(fork) => {
                 let fork = fork.clone();
-                if store.get_session(&fork).is_err() {
-                    count_gone(reader, &branches[i].msgs);
-                    continue;
+                match store.get_session(&fork) {
+                    Ok(_) => {}
+                    Err(Error::NotFound { .. }) => {
+                        // Its session was deleted in the store (not through the adapter).
+                        count_gone(reader, &branches[i].msgs);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
                 }
                 let seen = held_records(store, &fork)?;
                 (fork.clone(), SessionImport { session_id: fork, ..Default::default() }, seen)
