@@ -65,9 +65,9 @@
 //! - branch `main` is the root session (id as above), its entries the
 //!   messages of `main`'s rows in `sequence_number` order (identity as for a
 //!   plain session; each entry's time is its row's `created_at`, the
-//!   SDK's `get_conversation_turns` timestamp), created at `main`'s first row's `created_at` (the
-//!   SDK's `list_branches` time; `agent_sessions.created_at` when `main` has
-//!   no rows). `agent_messages` rows that no branch holds are left out, as
+//!   SDK's `get_conversation_turns` timestamp), created at `main`'s first
+//!   row's `created_at` (the SDK's `list_branches` time;
+//!   `agent_sessions.created_at` when `main` has no rows). `agent_messages` rows that no branch holds are left out, as
 //!   the SDK's reads leave them out ([`NO_STRUCTURE`] in
 //!   [`ReadReport::not_imported`]);
 //! - every other branch, in creation order (its first row's `id`), is a
@@ -78,8 +78,8 @@
 //!   whose first messages the branch shares most (`main` when none). The
 //!   fork holds all the branch's messages (the shared ones as the parent
 //!   has them; times from the branch's rows, so a copied message has the
-//!   time it was copied, as in the SDK), identity `agents-sdk\0<SDK session_id>\0branch\0<name>\0<message
-//!   id>`; its `agents.branch` record (`branch_id`, `session_id`, `parent`,
+//!   time it was copied, as in the SDK), identity
+//!   `agents-sdk\0<SDK session_id>\0branch\0<name>\0<message id>`; its `agents.branch` record (`branch_id`, `session_id`, `parent`,
 //!   `turn`, `at_seq`) goes on the root session's context extensions in the
 //!   transaction that creates the fork. A branch the store's map has as
 //!   deleted (or reserved by a clear) is not brought back ([`BRANCH_GONE`]);
@@ -89,7 +89,7 @@
 //!   `turn` = `user_turn_number`, `anchor_seq` = the seq of the turn's first
 //!   entry there, counted as the adapter counts turns, the four counts and
 //!   both token details as the SDK's `get_turn_usage` returns them: JSON
-//!   text parsed, anything else `null`) and one token-ledger record of the
+//!   text parsed; NULL, empty text and text that does not parse `null`) and one token-ledger record of the
 //!   branch's session (input, output, `input_tokens_details.cached_tokens`,
 //!   at the row's `created_at`), so `token_totals` of a branch's session sums
 //!   its turns. Identity `agents-sdk\0<SDK session_id>\0turn_usage\0<row id>`
@@ -103,14 +103,22 @@
 //!   [`USAGE_NO_BRANCH`] (a branch without messages), [`USAGE_NO_TURN`] (no
 //!   item of that turn on the branch).
 //!
-//! The import's report lists the root session, then each branch's session.
-//! Not imported: ties in the SDK's `list_branches` order (branches whose
-//! first rows have the same `created_at` second; the adapter lists them in
-//! creation order), `message_structure` rows whose message does not parse
-//! (the SDK's `list_branches` counts them, its `get_items` does not), the
-//! `branch_reservations` of branches deleted in the SDK. A session imported
-//! by an earlier version (every message into the root session) is not
-//! re-split. Custom table names (`SQLiteSession(sessions_table=...,
+//! The writes go through the importer's `store::Writer` so that a
+//! fork and its `agents.branch` record, and a session's usage records,
+//! ledger rows and import records, are each one transaction (an import cut
+//! short and run again neither leaves a fork outside the map nor counts
+//! tokens twice). The import's report lists the root session, then each
+//! branch's session.
+//!
+//! Left as they are: the SDK's `list_branches` order of branches whose
+//! first rows share a `created_at` second (the adapter lists branches in
+//! creation order); `message_structure` rows whose message does not parse
+//! (the SDK's `list_branches` counts them, its `get_items` does not; here
+//! they are skipped as above); the `branch_reservations` of branches
+//! deleted in the SDK (not read). A session imported by an earlier version
+//! (every message of an advanced database into the root session) is not
+//! split again. Two imports of the same database running at once may each
+//! create a branch's fork (the adapter then reads the later record). Custom table names (`SQLiteSession(sessions_table=...,
 //! messages_table=...)`) are not found.
 
 use super::identity::record_id;
