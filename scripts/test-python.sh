@@ -4,7 +4,9 @@
 # (mypy stubtest), and run pytest, including every conformance case the
 # binding can execute. Works from a fresh clone; venvs live under the cache
 # dir, never in the repo.
-# Usage: scripts/test-python.sh   (env: SESSIONDB_PY_RELEASE=1 for a release wheel)
+# Usage: scripts/test-python.sh [TEST FILE...]   (env: SESSIONDB_PY_RELEASE=1 for a release wheel)
+# With test files (paths under python/tests, or pytest node ids), pytest runs
+# only those, and the conformance count and the PostgreSQL test are skipped.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -45,6 +47,14 @@ MYPY_CACHE_DIR="$WORK/.mypy_cache" "$TEST_VENV/bin/python" -m mypy.stubtest sess
 
 echo "--- pytest"
 export SESSIONDB_REPO="$ROOT" SESSIONDB_CONFORMANCE_COUNT_FILE="$WORK/conformance-count"
+if [ "$#" -gt 0 ]; then
+  targets=()
+  for t in "$@"; do
+    case "$t" in /*) targets+=("$t") ;; *) targets+=("$ROOT/$t") ;; esac
+  done
+  "$TEST_VENV/bin/python" -m pytest -q -rs -p no:cacheprovider --rootdir "$ROOT/python/tests" "${targets[@]}"
+  exit 0
+fi
 "$TEST_VENV/bin/python" -m pytest -q -rs -p no:cacheprovider --rootdir "$ROOT/python/tests" "$ROOT/python/tests"
 read -r ran total < "$WORK/conformance-count"
 echo "python: conformance cases run: $ran of $total"
