@@ -84,6 +84,11 @@ def _page_items(page: ItemPage, seqs: Optional[List[int]]) -> List[Any]:
     return items
 
 
+# ``json.dumps(x, ensure_ascii=False)`` builds an encoder per call; one
+# encoder with the same settings gives the same text for less.
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def item_text(item: Dict[str, Any]) -> str:
     """The text of an SDK item that counts for tokens and summaries: a
     message's text parts, a function call's ``name(arguments)``, a tool
@@ -100,10 +105,10 @@ def item_text(item: Dict[str, Any]) -> str:
         return f"{item.get('name', '')}({item.get('arguments', '')})"
     if kind in ("function_call_output", "custom_tool_call_output", "computer_call_output"):
         out = item.get("output")
-        return out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
+        return out if isinstance(out, str) else _dumps(out)
     if kind == "reasoning":
         return "\n".join(s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict))
-    return json.dumps(item, ensure_ascii=False)
+    return _dumps(item)
 
 
 def item_role(item: Dict[str, Any]) -> Role:
@@ -321,7 +326,8 @@ class SessionDBSession:
         rows = []
         for item in items:
             d = _dict(item)
-            rows.append((NewEntry(item_role(d), item_text(d), created_at_ms=stamp), EntryMeta(item=json.dumps(d, ensure_ascii=False))))
+            entry = NewEntry(item_role(d), item_text(d)) if stamp is None else NewEntry(item_role(d), item_text(d), created_at_ms=stamp)
+            rows.append((entry, EntryMeta(item=_dumps(d))))
         try:
             self._store.append_entries_with_meta(sid, rows, key)
         except errors.NotFoundError:
