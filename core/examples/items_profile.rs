@@ -30,7 +30,7 @@ fn main() {
     let id = s.create_session(None, None).unwrap().id;
     for t in 0..500 {
         let rows = turn(t).into_iter().map(|(text, role, item)| (NewEntry::text(role, text), EntryMeta::default().with_item(item.to_string()))).collect();
-        s.append_entries_with_meta(&id, rows).unwrap();
+        s.append_entries_with_meta_keyed(&id, rows, Some(&format!("{t:032x}"))).unwrap();
     }
     let all_items = || {
         let (mut seq, mut n) = (1, 0);
