@@ -70,7 +70,7 @@ impl SessionStore {
                     Some(extra) => {
                         note(&mut report, "meta", &meta, open_sealed(key, &extra, &meta).and_then(|t| match t {
                             None => Ok(()),
-                            Some(t) => super::transcript::decode_meta(&t, &meta).map(drop),
+                            Some(t) => super::entry_meta::decode_meta(&t, &meta).map(drop),
                         }))
                     }
                 }

@@ -17,6 +17,7 @@
 //! * The handle is `Send + Sync`.
 
 mod check;
+mod entry_meta;
 pub mod copy;
 mod recovery_key;
 pub(crate) mod context_ext;
