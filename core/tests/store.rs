@@ -247,6 +247,12 @@ fn every_older_schema_version_migrates_to_the_latest() {
         let s = open_at(&p, 1);
         assert_eq!(schema::current_version(&rusqlite::Connection::open(&p).unwrap()).unwrap(), schema::LATEST_VERSION);
         assert_eq!(s.list_sessions(None).unwrap().len(), 1);
+        if from == 7 {
+            let page = s.get_entry_items("old1", 1, 10).unwrap();
+            assert_eq!((page.items_json.as_str(), page.seqs.as_slice()), (r#"[null,null,{"type": "message", "n": 3}]"#, &[1u64, 2, 3][..]));
+            let (_, meta) = s.get_transcript_with_meta("old1", 3, 1).unwrap().remove(0);
+            assert_eq!((meta.item.as_deref(), meta.extra.get("k").and_then(|v| v.as_str())), (Some(r#"{"type": "message", "n": 3}"#), Some("v")));
+        }
         drop(s);
         let (_d2, fresh) = temp();
         drop(open_at(&fresh, 1));
@@ -263,8 +269,11 @@ fn open_at_version(p: &std::path::Path, version: u32) {
     // v3 only added nullable entry columns, so v2's statements write a v3
     // database too; v4 moved bodies to `entry_bodies` (written below), and
     // v5 changed only import records, so v4's statements write v5 too, and
-    // v6 changed only import records and token rows (none written here).
-    assert!((1..=6).contains(&version), "add a writer for each new old version");
+    // v6 changed only import records and token rows (none written here),
+    // and v7 only added body sets (an entry's own body row stays as v4 wrote
+    // it); a v7 database also gets an entry whose metadata holds an item in
+    // the `[extra, "item"]` form that v8 replaced (and still reads).
+    assert!((1..=7).contains(&version), "add a writer for each new old version");
     let k = key(1);
     let check = sessiondb::crypto::encrypt_field(&k, "meta:key-check", b"sessiondb key-check v1");
     c.execute("INSERT INTO meta (key, value) VALUES ('key_check', ?1)", [check.to_json()]).unwrap();
@@ -293,6 +302,17 @@ fn open_at_version(p: &std::path::Path, version: u32) {
         c.execute(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, content_enc) VALUES ('old1', ?1, ?2, 'text', 1000, 7, ?1, ?3)",
             rusqlite::params![seq, role, env],
+        )
+        .unwrap();
+    }
+    if version == 7 {
+        let bin = |rec: &str, text: &str| sessiondb::crypto::EncryptedField::from_json(&sessiondb::crypto::seal_str(&k, rec, text)).unwrap().to_binary().unwrap();
+        let meta = bin("transcript:old1:3:meta", r#"[{"k":"v"},"{\"type\": \"message\", \"n\": 3}"]"#);
+        c.execute("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)", rusqlite::params![bin("transcript:old1:3:content", "old item"), meta]).unwrap();
+        c.execute(
+            "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, content_bytes, body_id)
+             VALUES ('old1', 3, 'assistant', 'text', 1000, 7, 3, 8, last_insert_rowid())",
+            [],
         )
         .unwrap();
     }
