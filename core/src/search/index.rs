@@ -31,6 +31,12 @@ pub(super) struct Fields {
 }
 
 pub(super) fn schema() -> (Schema, Fields) {
+    schema_with(tokenize::TOKENIZER)
+}
+
+/// [`schema`] with `tokenizer` on the text fields (the floor of the bench
+/// measures tantivy's `default` in our schema).
+pub(super) fn schema_with(tokenizer: &str) -> (Schema, Fields) {
     let mut b = Schema::builder();
     let sid = b.add_text_field("sid", STRING | FAST);
     let seq = b.add_u64_field("seq", NumericOptions::default() | INDEXED | FAST);
@@ -38,7 +44,7 @@ pub(super) fn schema() -> (Schema, Fields) {
     let model = b.add_text_field("model", STRING);
     let time = b.add_i64_field("time", NumericOptions::default() | FAST);
     let opts = TextOptions::default()
-        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(tokenize::TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions));
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(tokenizer).set_index_option(IndexRecordOption::WithFreqsAndPositions));
     let text = FIELDS.map(|f| b.add_text_field(f, opts.clone()));
     (b.build(), Fields { sid, seq, role, model, time, text })
 }

@@ -22,6 +22,8 @@
 //!   unreadable: the index is rebuilt from the store, never an error nor a
 //!   wrong answer. One process at a time updates it (an OS file lock).
 
+#[doc(hidden)]
+pub mod bench;
 pub mod dir;
 mod index;
 pub mod query;
