@@ -211,7 +211,10 @@ def main():
         if line.startswith("row "):
             f = line.split()
             rows[f[1]] = {f[i]: f[i + 1] for i in range(2, len(f) - 1, 2)}
-        elif not line.startswith("docs "):
+        elif line.startswith("docs "):
+            f = line.split()
+            print(f"  reading and decrypting the {f[1]} documents up front (not counted): {f[5]} s")
+        else:
             print("  " + line)
     ours_mbc = mb / rebuild_cpu
     fd, fo = rows["default-plain"], rows["ours"]
@@ -229,9 +232,16 @@ def main():
     print(f"encryption, reading and parsing (rebuild CPU - floor `ours` CPU): {rebuild_cpu - float(fo['cpu_s']):.1f} CPU s "
           f"({(rebuild_cpu - float(fo['cpu_s'])) / rebuild_cpu * 100:.0f} % of the rebuild)")
 
+    # Import with indexing on the 2 cores, at best: the import and the
+    # indexing overlapping perfectly, wall >= max(import wall, CPU of both / 2).
+    def bound(index_cpu):
+        return max(import_s, (import_cpu + index_cpu) / 2) / import_s
+    print(f"import with indexing, lower bound on 2 idle cores (perfect overlap, wall >= CPU / 2): with the rebuild's CPU {bound(rebuild_cpu):.2f} x; "
+          f"with the floor ours {bound(float(fo['cpu_s'])):.2f} x; with tantivy default, plain {bound(float(fd['cpu_s'])):.2f} x; "
+          f"one core: {(import_cpu + float(fo['cpu_s'])) / import_cpu:.2f} x (ours), {(import_cpu + float(fd['cpu_s'])) / import_cpu:.2f} x (tantivy default)")
     goals.append(("index size / plaintext indexed", f"{index / content:.3f} (floor: ours unencrypted {float(fo['ratio']):.3f}, tantivy default {float(fd['ratio']):.3f})", "<= 0.4", index / content <= 0.4))
     x = (import_s + rebuild_s) / import_s
-    goals.append(("import with indexing / import alone (wall; CPU)", f"{x:.2f} x; {(import_cpu + rebuild_cpu) / import_cpu:.2f} x", "<= 1.3 x", x <= 1.3))
+    goals.append(("import with indexing / import alone (wall; CPU)", f"{x:.2f} x; {(import_cpu + rebuild_cpu) / import_cpu:.2f} x (2-core bound with the floor ours {bound(float(fo['cpu_s'])):.2f} x)", "<= 1.3 x", x <= 1.3))
     goals.append(("rebuild, MB of text per CPU second (one core)", f"{ours_mbc:.1f} (wall {mb / rebuild_s:.1f} MB/s; floor: ours unencrypted {float(fo['mb_per_cpu_s']):.1f}, tantivy default {float(fd['mb_per_cpu_s']):.1f})", ">= 20", ours_mbc >= 20))
     print()
     print(f"## Goals of issue 26 \"How fast\" ({MB} MB generated, {mb:.1f} MB of text)")
