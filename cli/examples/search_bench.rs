@@ -4,7 +4,8 @@
 //! Usage: search_bench DB KEY_FILE ROUNDS QUERY...
 //!
 //! Prints, one line each: `rebuild <seconds> <content bytes> <index bytes>
-//! <documents>` (when SEARCH_BENCH_REBUILD=1), then for each query
+//! <documents> <CPU seconds>` (when SEARCH_BENCH_REBUILD=1; CPU: user +
+//! system of every thread of the process during the rebuild), then for each query
 //! `query <q> p50_ms <x> p99_ms <y> total <n>` over ROUNDS searches through
 //! the core (`SessionStore::search`, the index warm), and `naive <q>
 //! <seconds> <matching entries>` for the first query: decrypting every entry
@@ -15,6 +16,14 @@ use std::time::Instant;
 
 use sessiondb::{DataKey, KeySource, OpenOptions, SearchOptions, SessionStore};
 
+/// CPU seconds of the process, every thread (user + system).
+fn cpu_s() -> f64 {
+    let s = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    let f: Vec<&str> = s[s.rfind(')').expect("stat") + 2..].split_whitespace().collect();
+    // Fields 14 and 15 of stat(5) (utime, stime), in clock ticks (100 per second on Linux).
+    (f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()) as f64 / 100.0
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (db, key_file, rounds) = (PathBuf::from(&args[1]), &args[2], args[3].parse::<usize>().unwrap());
@@ -22,9 +31,9 @@ fn main() {
     let key = DataKey::from_base64(&std::fs::read_to_string(key_file).unwrap()).unwrap();
     let store = SessionStore::open(OpenOptions::at(&db, KeySource::Bytes(key))).unwrap();
     if std::env::var("SEARCH_BENCH_REBUILD").as_deref() == Ok("1") {
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_s());
         let r = store.rebuild_search_index(&mut |_, _| {}).unwrap();
-        println!("rebuild {:.3} {} {} {}", t.elapsed().as_secs_f64(), r.content_bytes, r.index_bytes, r.documents);
+        println!("rebuild {:.3} {} {} {} {:.2}", t.elapsed().as_secs_f64(), r.content_bytes, r.index_bytes, r.documents, cpu_s() - c);
     }
     let opts = SearchOptions { limit: Some(20), ..Default::default() };
     for q in queries {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STRING};
+use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use super::query::FIELDS;
@@ -31,14 +31,24 @@ pub(super) struct Fields {
 }
 
 pub(super) fn schema() -> (Schema, Fields) {
+    schema_with(tokenize::TOKENIZER)
+}
+
+/// [`schema`] with `tokenizer` on the text fields (the floor of the bench
+/// measures tantivy's `default` in our schema).
+pub(super) fn schema_with(tokenizer: &str) -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let sid = b.add_text_field("sid", STRING | FAST);
-    let seq = b.add_u64_field("seq", NumericOptions::default() | INDEXED | FAST);
-    let role = b.add_text_field("role", STRING);
-    let model = b.add_text_field("model", STRING);
+    // Session id, seq, role and model are filters and delete keys, never
+    // scored (constant-score `TermSetQuery`, deletions): no fieldnorms
+    // (one byte per document and field), no positions.
+    let key = TextOptions::default().set_indexing_options(TextFieldIndexing::default().set_tokenizer("raw").set_index_option(IndexRecordOption::Basic).set_fieldnorms(false));
+    let sid = b.add_text_field("sid", key.clone() | FAST);
+    let seq = b.add_u64_field("seq", NumericOptions::default().set_indexed().set_fast());
+    let role = b.add_text_field("role", key.clone());
+    let model = b.add_text_field("model", key);
     let time = b.add_i64_field("time", NumericOptions::default() | FAST);
     let opts = TextOptions::default()
-        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(tokenize::TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions));
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(tokenizer).set_index_option(IndexRecordOption::WithFreqsAndPositions));
     let text = FIELDS.map(|f| b.add_text_field(f, opts.clone()));
     (b.build(), Fields { sid, seq, role, model, time, text })
 }

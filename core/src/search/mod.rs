@@ -22,6 +22,8 @@
 //!   unreadable: the index is rebuilt from the store, never an error nor a
 //!   wrong answer. One process at a time updates it (an OS file lock).
 
+#[doc(hidden)]
+pub mod bench;
 pub mod dir;
 mod index;
 pub mod query;
@@ -50,7 +52,8 @@ use text::Texts;
 /// the words either side of it next to each other).
 /// 3: `time` is a fast field only (filters read the column; no term per
 /// distinct time in the dictionary).
-pub const INDEX_VERSION: u32 = 3;
+/// 4: no fieldnorms on session id, seq, role and model (never scored).
+pub const INDEX_VERSION: u32 = 4;
 /// Default hits per page.
 pub const DEFAULT_LIMIT: u32 = 20;
 /// Most hits per page.
@@ -66,7 +69,12 @@ pub const WRITER_MEMORY: usize = 32 << 20;
 pub const BUILD_MEMORY: usize = 256 << 20;
 /// Indexing threads of a build from empty (at most the CPUs available);
 /// the reading, decryption and parsing of entries run on the calling thread.
-pub const BUILD_THREADS: usize = 2;
+/// One: a second thread writes segments of its own, which the build's final
+/// merge then costs (100 MB: 7.30 against 4.84 CPU s in `search_floor`, the
+/// machine loaded), and the calling thread already keeps a second core
+/// busy. With both cores idle the second thread bought 11 % of wall time
+/// for that CPU (docs/search.md, "How fast against the floor").
+pub const BUILD_THREADS: usize = 1;
 /// Database file size from which a build from empty uses [`BUILD_THREADS`]
 /// and [`BUILD_MEMORY`] (journal events do not tell: one import is one event).
 pub const BUILD_MIN_BYTES: u64 = 32 << 20;

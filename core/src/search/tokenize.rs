@@ -206,10 +206,9 @@ fn run(text: &str, sink: &mut Sink) {
         }
     }
     // Positions never go back (tantivy delta-encodes each term's positions):
-    // wholes are listed at their first part's position.
-    if !sink.toks.is_sorted_by_key(|t| t.pos) {
-        sink.toks.sort_by_key(|t| t.pos);
-    }
+    // `compound` sorts the tokens of each compound, whose wholes are listed
+    // at their first part's position.
+    debug_assert!(sink.toks.is_sorted_by_key(|t| t.pos));
 }
 
 /// Tokenise `text` (see the module docs). Pure.
@@ -322,6 +321,7 @@ fn compound(text: &str, start: usize, end: usize, simple: bool, pos: &mut usize,
     let te = s.rfind(|c: char| !is_connector(c)).map(|j| j + s[j..].chars().next().map_or(1, char::len_utf8)).unwrap_or(s.len());
     let (cs, ce) = (start + ts, start + te);
     let first_pos = *pos;
+    let first_tok = sink.toks.len();
     let mut n_parts = 0usize;
     let mut wholes = std::mem::take(&mut sink.wholes);
     let mut pieces = std::mem::take(&mut sink.pieces);
@@ -343,20 +343,40 @@ fn compound(text: &str, start: usize, end: usize, simple: bool, pos: &mut usize,
     if let Some(p) = piece_start {
         pieces.push((cs + p, ce));
     }
+    // An ASCII compound is folded once (lowercase: same length, same
+    // offsets) and its parts and wholes are ranges of that one copy;
+    // otherwise each is folded on its own.
+    let ascii = body.is_ascii();
+    let base = sink.arena.len();
+    if ascii {
+        sink.arena.push_str(body);
+        sink.arena[base..].make_ascii_lowercase();
+    }
+    // The folded text of `text[a..b]` (within the body): its range in the arena.
+    let fold_range = |arena: &mut String, a: usize, b: usize| -> (usize, usize) {
+        if ascii {
+            (base + a - cs, base + b - cs)
+        } else {
+            let at = arena.len();
+            fold_into(&text[a..b], arena);
+            (at, arena.len())
+        }
+    };
     for &(ps, pe) in &pieces {
         let piece_pos = *pos;
         camel_split_into(text, ps, pe, &mut parts);
         let split = parts.len() > 1;
         for &(a, b) in &parts {
-            let at = sink.arena.len();
-            fold_into(&text[a..b], &mut sink.arena);
-            let len = sink.arena.len() - at;
+            let (fa, fb) = fold_range(&mut sink.arena, a, b);
+            let len = fb - fa;
             if len > 0 && len <= MAX_TOKEN_BYTES {
-                sink.toks.push(Raw { a: at, b: sink.arena.len(), from: a, to: b, pos: *pos, kind: TokKind::Part });
+                sink.toks.push(Raw { a: fa, b: fb, from: a, to: b, pos: *pos, kind: TokKind::Part });
                 *pos += 1;
                 n_parts += 1;
             } else {
-                sink.arena.truncate(at);
+                if !ascii {
+                    sink.arena.truncate(fa);
+                }
                 if len > 0 {
                     // Not indexed, but it keeps its position (see above).
                     *pos += 1;
@@ -364,31 +384,37 @@ fn compound(text: &str, start: usize, end: usize, simple: bool, pos: &mut usize,
             }
         }
         if split {
-            let at = sink.arena.len();
-            fold_into(&text[ps..pe], &mut sink.arena);
-            if sink.arena.len() - at <= MAX_TOKEN_BYTES && *pos > piece_pos {
-                wholes.push(Raw { a: at, b: sink.arena.len(), from: ps, to: pe, pos: piece_pos, kind: TokKind::Whole });
-            } else {
-                sink.arena.truncate(at);
+            let (fa, fb) = fold_range(&mut sink.arena, ps, pe);
+            if fb - fa <= MAX_TOKEN_BYTES && *pos > piece_pos {
+                wholes.push(Raw { a: fa, b: fb, from: ps, to: pe, pos: piece_pos, kind: TokKind::Whole });
+            } else if !ascii {
+                sink.arena.truncate(fa);
             }
         }
     }
-    let at = sink.arena.len();
-    fold_into(body, &mut sink.arena);
-    let len = sink.arena.len() - at;
+    let (at, end) = fold_range(&mut sink.arena, cs, ce);
+    let len = end - at;
     let mut kept = false;
     if n_parts > 0 && len <= MAX_TOKEN_BYTES && (n_parts > 1 || !wholes.is_empty() || body.contains(is_connector)) {
         // Skip a whole equal to a piece already emitted (`fooBar` alone).
-        let whole = &sink.arena[at..];
+        let whole = &sink.arena[at..end];
         if !wholes.iter().any(|w| &sink.arena[w.a..w.b] == whole) {
-            sink.toks.push(Raw { a: at, b: sink.arena.len(), from: cs, to: ce, pos: first_pos, kind: TokKind::Whole });
+            sink.toks.push(Raw { a: at, b: end, from: cs, to: ce, pos: first_pos, kind: TokKind::Whole });
             kept = true;
         }
     }
-    if !kept {
+    if !kept && !ascii {
         sink.arena.truncate(at);
     }
     sink.toks.extend_from_slice(&wholes);
+    // Every token before this compound is at a lower position and every
+    // later one at a higher: sorting this compound's tokens (a few, stable)
+    // sorts them all, as one stable sort of the whole text would (it was
+    // a fifth of the tokenizer's instructions, callgrind).
+    let mine = &mut sink.toks[first_tok..];
+    if !mine.is_sorted_by_key(|t| t.pos) {
+        mine.sort_by_key(|t| t.pos);
+    }
     sink.wholes = wholes;
     sink.pieces = pieces;
     sink.parts = parts;
@@ -406,6 +432,21 @@ fn camel_split(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
 /// [`camel_split`] into `out` (cleared first).
 fn camel_split_into(text: &str, s: usize, e: usize, out: &mut Vec<(usize, usize)>) {
     out.clear();
+    if text[s..e].is_ascii() {
+        // The same rules on bytes (ASCII case and digits are the Unicode ones).
+        let b = text.as_bytes();
+        let mut begin = s;
+        for j in s + 1..e {
+            let (p, c) = (b[j - 1], b[j]);
+            let next_lower = j + 1 < e && b[j + 1].is_ascii_lowercase();
+            if c.is_ascii_uppercase() && (p.is_ascii_lowercase() || p.is_ascii_digit() || (p.is_ascii_uppercase() && next_lower)) {
+                out.push((begin, j));
+                begin = j;
+            }
+        }
+        out.push((begin, e));
+        return;
+    }
     let mut it = text[s..e].char_indices().map(|(j, c)| (s + j, c)).peekable();
     let mut begin = s;
     if let Some((_, mut p)) = it.next() {
