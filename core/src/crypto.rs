@@ -22,9 +22,8 @@
 //!   [`COMPRESS_MIN_BYTES`] or more, and only when it comes out smaller).
 //!   `v` is in the AAD, so a v2 ciphertext relabelled v1 fails authentication.
 
-use aes_gcm::aead::{AeadInOut, KeyInit};
-use aes_gcm::Aes256Gcm;
-use hmac::{Hmac, Mac};
+use ring::aead::{Aad, LessSafeKey, Nonce, Tag, UnboundKey, AES_256_GCM};
+use hmac::{Hmac, KeyInit, Mac};
 use rand::rngs::SysRng;
 use rand::{Rng as _, TryRng as _};
 use serde::{Deserialize, Serialize};
@@ -52,10 +51,6 @@ impl Base64 {
         data_encoding::BASE64.decode(text.as_ref())
     }
 }
-
-/// The 12-byte GCM nonce and 16-byte tag as the cipher takes them.
-type GcmNonce = aes_gcm::Nonce<aes_gcm::aes::cipher::consts::U12>;
-type GcmTag = aes_gcm::Tag;
 
 /// 32 (or any number of) bytes from the OS CSPRNG; a failing OS source is a panic, as before.
 pub(crate) fn os_random(buf: &mut [u8]) {
@@ -127,8 +122,9 @@ impl DataKey {
         &self.0
     }
 
-    fn cipher(&self) -> Aes256Gcm {
-        Aes256Gcm::new_from_slice(&self.0).expect("key is 32 bytes by construction")
+    /// The AES-256-GCM key (ring's `AES_256_GCM`: 12-byte nonce, 16-byte tag).
+    fn cipher(&self) -> LessSafeKey {
+        LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &self.0).expect("key is 32 bytes by construction"))
     }
 }
 
@@ -259,9 +255,9 @@ pub fn seal(key: &DataKey, record_id: &str, plaintext: &[u8], compress: bool) ->
     out.extend_from_slice(body);
     let tag = key
         .cipher()
-        .encrypt_inout_detached(&GcmNonce::from(nonce), aad.as_bytes(), (&mut out[1 + NONCE_LEN..]).into())
+        .seal_in_place_separate_tag(Nonce::assume_unique_for_key(nonce), Aad::from(aad.as_bytes()), &mut out[1 + NONCE_LEN..])
         .expect("AES-GCM encryption cannot fail below 64 GiB");
-    out.extend_from_slice(&tag);
+    out.extend_from_slice(tag.as_ref());
     out
 }
 
@@ -426,9 +422,9 @@ pub fn seal_detached(key: &DataKey, nonce: &[u8; NONCE_LEN], aad: &[u8], plainte
     let mut buf = plaintext.to_vec();
     let tag = key
         .cipher()
-        .encrypt_inout_detached(&GcmNonce::from(*nonce), aad, buf.as_mut_slice().into())
+        .seal_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::from(aad), &mut buf)
         .expect("AES-GCM encryption cannot fail below 64 GiB");
-    (buf, tag.into())
+    (buf, tag.as_ref().try_into().expect("a GCM tag is 16 bytes"))
 }
 
 /// Raw AES-256-GCM decryption with a detached tag: the primitive under
@@ -443,7 +439,7 @@ pub fn open_detached(
 ) -> Result<Zeroizing<Vec<u8>>> {
     let mut buf = Zeroizing::new(ciphertext.to_vec());
     key.cipher()
-        .decrypt_inout_detached(&GcmNonce::from(*nonce), aad, buf.as_mut_slice().into(), &GcmTag::from(*tag))
+        .open_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::from(aad), Tag::from(*tag), buf.as_mut_slice(), 0..)
         .map_err(|_| Error::AuthenticationFailed { record: "<raw>".to_string() })?;
     Ok(buf)
 }
