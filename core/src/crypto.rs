@@ -82,16 +82,19 @@ pub const NONCE_LEN: usize = 12;
 pub const TAG_LEN: usize = 16;
 
 /// A 32-byte data-encryption key. Zeroized on drop; `Debug` never shows it.
+/// The AES-256-GCM key schedule is made once, on first use, and kept with it
+/// (ring's `LessSafeKey`, which is not zeroized: it is made from the bytes
+/// at every use otherwise, leaving as many copies behind).
 #[derive(Clone, Zeroize)]
 #[zeroize(drop)]
-pub struct DataKey([u8; KEY_LEN]);
+pub struct DataKey([u8; KEY_LEN], #[zeroize(skip)] std::sync::OnceLock<LessSafeKey>);
 
 impl DataKey {
     /// 32 fresh bytes from the OS CSPRNG (seed 000 `generateDataKey()`).
     pub fn generate() -> Self {
         let mut k = [0u8; KEY_LEN];
         os_random(&mut k);
-        DataKey(k)
+        DataKey(k, std::sync::OnceLock::new())
     }
 
     /// Wrap exactly 32 bytes. Errors: `InvalidInput` for any other length.
@@ -99,7 +102,7 @@ impl DataKey {
         let arr: [u8; KEY_LEN] = bytes
             .try_into()
             .map_err(|_| Error::invalid(format!("a data key is {KEY_LEN} bytes, got {}", bytes.len())))?;
-        Ok(DataKey(arr))
+        Ok(DataKey(arr, std::sync::OnceLock::new()))
     }
 
     /// Decode the base64 form kept in the credential store.
@@ -123,8 +126,8 @@ impl DataKey {
     }
 
     /// The AES-256-GCM key (ring's `AES_256_GCM`: 12-byte nonce, 16-byte tag).
-    fn cipher(&self) -> LessSafeKey {
-        LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &self.0).expect("key is 32 bytes by construction"))
+    fn cipher(&self) -> &LessSafeKey {
+        self.1.get_or_init(|| LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &self.0).expect("key is 32 bytes by construction")))
     }
 }
 
@@ -527,7 +530,7 @@ pub fn derive_key(key: &DataKey, salt: &[u8], info: &str) -> DataKey {
     let hk = hkdf::Hkdf::<Sha256>::new(Some(salt), &key.0);
     let mut out = [0u8; KEY_LEN];
     hk.expand(info.as_bytes(), &mut out).expect("32 bytes is a valid HKDF-SHA-256 output length");
-    let k = DataKey(out);
+    let k = DataKey(out, std::sync::OnceLock::new());
     out.zeroize();
     k
 }
