@@ -46,4 +46,8 @@ declare module './native' {
     /** Every entry of a transcript from `fromSeq` (default 1), `pageSize` (default 1000) per native call. */
     iterTranscript(sessionId: string, options?: { fromSeq?: number; pageSize?: number }): AsyncGenerator<TranscriptEntry>
   }
+  interface Viewer {
+    /** `await using viewer = await store.serve()` stops the viewer at the end of the scope. */
+    [Symbol.asyncDispose](): Promise<void>
+  }
 }

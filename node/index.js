@@ -131,11 +131,22 @@ if (Symbol.asyncDispose) {
   }
 }
 
-const out = { ...errors, SessionStore }
+// The viewer handle of `store.serve()`: `stop()` is a Promise like the store's calls.
+const { Viewer } = native
+Viewer.prototype.stop = wrapAsync(Viewer.prototype.stop)
+if (Symbol.asyncDispose) {
+  Viewer.prototype[Symbol.asyncDispose] = function () {
+    return this.stop()
+  }
+}
+
+// Classes are exported as they are (`instanceof` holds); functions get their errors mapped.
+const CLASSES = new Set(['SessionStore', 'Viewer'])
+const out = { ...errors, SessionStore, Viewer }
 delete out.fromNative
 delete out.KINDS
 for (const [name, value] of Object.entries(native)) {
-  if (name !== 'SessionStore' && name !== '_importRecoveryKey' && typeof value === 'function') out[name] = (ASYNC_FUNCTIONS.has(name) ? wrapAsync : wrap)(value)
+  if (!CLASSES.has(name) && name !== '_importRecoveryKey' && typeof value === 'function') out[name] = (ASYNC_FUNCTIONS.has(name) ? wrapAsync : wrap)(value)
 }
 out.importRecoveryKey = importRecoveryKey
 module.exports = out

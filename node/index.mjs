@@ -9,6 +9,7 @@ const sdb = require('./index.js')
 export default sdb
 export const {
   SessionStore,
+  Viewer,
   SessionDBError,
   RecoveryLockedError,
   KeyMismatchError,

@@ -23,6 +23,6 @@ echo "--- examples/vscode: npm install (sessiondb from the packed tarballs)"
 npm install --no-audit --no-fund --loglevel=error "$PLATFORM_TGZ" "$MAIN_TGZ"
 echo "--- examples/vscode: tsc --strict ($(npx tsc --version), @types/vscode $(node -p "require('@types/vscode/package.json').version"))"
 npx tsc --strict -p .
-for f in out/src/extension.js out/src/status.js out/src/find.js; do [ -f "$f" ] || { echo "test-vscode-example: $f not emitted" >&2; exit 1; }; done
+for f in out/src/extension.js out/src/status.js out/src/find.js out/src/viewer.js; do [ -f "$f" ] || { echo "test-vscode-example: $f not emitted" >&2; exit 1; }; done
 echo "--- examples/vscode: node --test (the indicator's logic against the installed package)"
 node --test out/test/

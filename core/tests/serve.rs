@@ -339,3 +339,34 @@ fn imported_usage_is_charted_on_the_day_of_its_message() {
     let days: Vec<(&str, u64)> = v["rows"].as_array().unwrap().iter().map(|r| (r["day"].as_str().unwrap(), r["input"].as_u64().unwrap())).collect();
     assert_eq!(days, [("2025-03-01", 10), ("2025-03-02", 20)]);
 }
+
+#[test]
+fn host_options_are_checked_and_a_viewer_stops_once_from_a_shared_reference() {
+    let o = ViewerOptions::for_host(Some("::1"), Some(0), false, Some("/w".into()), Some(64_000)).unwrap();
+    assert_eq!(o, ViewerOptions { bind: "::1".parse().unwrap(), port: 0, allow_remote: false, workspace: Some("/w".into()), window: 64_000 });
+    assert_eq!(ViewerOptions::for_host(None, None, false, None, None).unwrap(), ViewerOptions::default());
+    for (bind, port, window, named) in [(Some("localhost"), None, None, "bind"), (None, Some(65_536), None, "port"), (None, None, Some(0), "window")] {
+        let e = ViewerOptions::for_host(bind, port, false, None, window).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
+        assert!(e.to_string().contains(named), "{e}");
+    }
+
+    let f = Fixture::new();
+    let viewer = f.viewer.as_ref().unwrap();
+    assert!(viewer.is_running());
+    assert!(!viewer.wait(Some(std::time::Duration::from_millis(20))), "not stopped yet");
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| viewer.wait(None));
+        viewer.stop();
+        assert!(waiter.join().unwrap());
+    });
+    assert!(!viewer.is_running());
+    assert!(viewer.wait(Some(std::time::Duration::ZERO)));
+    viewer.stop(); // a second stop is a no-op
+    // The socket is closed: connections are refused (once the listener's thread has seen it).
+    let refused = (0..200).any(|_| TcpStream::connect(f.addr).is_err() || {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        false
+    });
+    assert!(refused, "the port is still listening after stop");
+}

@@ -12,3 +12,4 @@ mod job;
 mod keys;
 mod records;
 mod store;
+mod viewer;

@@ -9,6 +9,7 @@ mod json;
 mod keys;
 mod records;
 mod store;
+mod viewer;
 
 use pyo3::prelude::*;
 
@@ -16,6 +17,8 @@ use pyo3::prelude::*;
 mod _native {
     #[pymodule_export]
     use crate::store::{import_recovery_key, SessionStore, TranscriptIterator};
+    #[pymodule_export]
+    use crate::viewer::Viewer;
     #[pymodule_export]
     use crate::errors::error_kinds;
 

@@ -333,7 +333,7 @@ def python_surface(module):
         if name.startswith("_"):
             continue
         if inspect.isclass(v):
-            if name in ("SessionStore", "TranscriptIterator") or issubclass(v, BaseException):
+            if name in ("SessionStore", "TranscriptIterator", "Viewer") or issubclass(v, BaseException):
                 continue
             act["records"][name] = [n for n, d in vars(v).items() if inspect.isdatadescriptor(d) and not n.startswith("_")]
         elif callable(v):

@@ -55,6 +55,6 @@ pub fn run(g: &Global, a: &ServeArgs) -> Result<(), Failure> {
     if !g.json {
         eprintln!("sessiondb: read-only viewer on http://{}/ - open the link above once (it signs one browser in); Ctrl-C stops it", viewer.addr());
     }
-    viewer.wait();
+    viewer.wait(None);
     Ok(())
 }

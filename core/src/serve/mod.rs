@@ -33,9 +33,9 @@ pub mod assets;
 pub mod auth;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::store::SessionStore;
@@ -75,6 +75,58 @@ impl Default for ViewerOptions {
     }
 }
 
+impl ViewerOptions {
+    /// The options of a host's `serve` (Python `SessionStore.serve`, Node
+    /// `store.serve`), each `None` keeping the default: `bind` an IPv4 or
+    /// IPv6 address as text, `port` 0..=65535 (0 = a free one), `window`
+    /// in tokens. Errors: `InvalidInput` naming the argument (an address
+    /// that does not parse, a port over 65535, a window of 0); the
+    /// loopback rule is [`Viewer::start`]'s.
+    pub fn for_host(bind: Option<&str>, port: Option<u32>, allow_remote: bool, workspace: Option<String>, window: Option<u64>) -> Result<ViewerOptions> {
+        let d = ViewerOptions::default();
+        let bind = match bind {
+            None => d.bind,
+            Some(text) => text.trim().parse::<IpAddr>().map_err(|_| Error::invalid(format!("bind: {text:?} is not an IP address (e.g. 127.0.0.1 or ::1)")))?,
+        };
+        let port = match port {
+            None => d.port,
+            Some(p) => u16::try_from(p).map_err(|_| Error::invalid(format!("port: {p} is not a TCP port (0..=65535; 0 picks a free one)")))?,
+        };
+        let window = window.unwrap_or(d.window);
+        if window == 0 {
+            return Err(Error::invalid("window: the meter's window must be at least 1 token"));
+        }
+        Ok(ViewerOptions { bind, port, allow_remote, workspace, window })
+    }
+}
+
+/// Whether a viewer was stopped, and a wake-up for those waiting on it.
+#[derive(Default)]
+struct Stopped {
+    flag: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Stopped {
+    fn get(&self) -> bool {
+        *self.flag.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set(&self) {
+        *self.flag.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.changed.notify_all();
+    }
+
+    /// Wait until stopped, at most `timeout` (`None`: for ever); true once stopped.
+    fn wait(&self, timeout: Option<Duration>) -> bool {
+        let guard = self.flag.lock().unwrap_or_else(|e| e.into_inner());
+        match timeout {
+            None => *self.changed.wait_while(guard, |s| !*s).unwrap_or_else(|e| e.into_inner()),
+            Some(t) => *self.changed.wait_timeout_while(guard, t, |s| !*s).unwrap_or_else(|e| e.into_inner()).0,
+        }
+    }
+}
+
 /// What every request handler shares.
 pub(crate) struct State {
     pub(crate) store: Arc<SessionStore>,
@@ -82,14 +134,17 @@ pub(crate) struct State {
     pub(crate) auth: auth::Auth,
 }
 
-/// A running viewer. Dropping it does not stop it: call [`Viewer::stop`]
-/// (tests) or [`Viewer::wait`] (the CLI, until the process is ended).
+/// A running viewer. `Send + Sync`: a host keeps it behind a shared
+/// reference and stops it from any thread. Dropping it does not stop it:
+/// call [`Viewer::stop`] (tests, hosts) or [`Viewer::wait`] (the CLI, until
+/// the process is ended).
 pub struct Viewer {
-    server: Arc<tiny_http::Server>,
+    /// `None` once stopped: the last reference dropped closes the socket.
+    server: Mutex<Option<Arc<tiny_http::Server>>>,
     addr: SocketAddr,
     token: String,
-    workers: Vec<JoinHandle<()>>,
-    stopped: Arc<AtomicBool>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
+    stopped: Arc<Stopped>,
 }
 
 impl std::fmt::Debug for Viewer {
@@ -121,7 +176,7 @@ impl Viewer {
         let (auth, token) = auth::Auth::new(addr, opts.bind.is_loopback());
         let state = Arc::new(State { store, opts, auth });
         let server = Arc::new(server);
-        let stopped = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::new(Stopped::default());
         let workers = (0..WORKERS)
             .map(|_| {
                 let (server, state) = (Arc::clone(&server), Arc::clone(&state));
@@ -129,14 +184,14 @@ impl Viewer {
                 std::thread::spawn(move || loop {
                     match server.recv() {
                         Ok(req) => answer(&state, req),
-                        Err(_) if stopped.load(Ordering::SeqCst) => break,
+                        Err(_) if stopped.get() => break,
                         // An accept error: keep serving.
                         Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
                     }
                 })
             })
             .collect();
-        Ok(Viewer { server, addr, token, workers, stopped })
+        Ok(Viewer { server: Mutex::new(Some(server)), addr, token, workers: Mutex::new(workers), stopped })
     }
 
     /// The address listened on.
@@ -149,20 +204,35 @@ impl Viewer {
         format!("http://{}/?token={}", self.addr, self.token)
     }
 
-    /// Block until the viewer stops (the CLI: until the process is ended).
-    pub fn wait(self) {
-        for w in self.workers {
-            let _ = w.join();
-        }
+    /// True until [`Viewer::stop`] was called.
+    pub fn is_running(&self) -> bool {
+        !self.stopped.get()
     }
 
-    /// Stop listening and wait for the requests in progress.
-    pub fn stop(self) {
-        self.stopped.store(true, Ordering::SeqCst);
-        for _ in 0..self.workers.len() {
-            self.server.unblock();
+    /// Block until the viewer is stopped (from another thread; the CLI:
+    /// until the process is ended), at most `timeout` (`None`: for ever).
+    /// Returns true once it is stopped, false on the timeout (a host polls
+    /// with a timeout to stay interruptible, e.g. Python's Ctrl-C).
+    pub fn wait(&self, timeout: Option<Duration>) -> bool {
+        self.stopped.wait(timeout)
+    }
+
+    /// Stop: wait for the requests in progress to be answered, then close
+    /// the listening socket (the port is free again once this returns and
+    /// the listener's thread has seen it). Stopping twice is a no-op.
+    pub fn stop(&self) {
+        let Some(server) = self.server.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+            return;
+        };
+        let workers = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|e| e.into_inner()));
+        self.stopped.set();
+        for _ in 0..workers.len() {
+            server.unblock();
         }
-        self.wait();
+        for w in workers {
+            let _ = w.join();
+        }
+        drop(server);
     }
 }
 

@@ -4,13 +4,17 @@
 // extension host's event loop never blocks; refreshes are serialized (one in
 // flight, at most one queued) and triggered by an interval, by changes to the
 // database files and by the refresh command. The "sessiondb: Find session"
-// command searches every session as the user types (src/find.ts).
+// command searches every session as the user types (src/find.ts) and opens the
+// chosen one in the store's read-only viewer; "sessiondb: Open viewer" opens
+// its session list (src/viewer.ts: started once through `store.serve()`,
+// opened in the browser).
 
 import * as path from 'node:path'
 import * as vscode from 'vscode'
 import { SessionStore } from 'sessiondb'
 import { BAND_STYLES, errorView, workspaceMeter, type MeterSettings, type MeterView } from './status'
 import { findSessionItems, type FindItem } from './find'
+import { ViewerLinks } from './viewer'
 
 /** Reads the `sessiondb.*` settings. */
 function settings(): MeterSettings & { databasePath: string | null; app: string; refreshIntervalSeconds: number } {
@@ -44,8 +48,12 @@ class ContextMeterItem implements vscode.Disposable {
     this.restart()
   }
 
+  /** The viewer of this item's store (stopped when the store is reopened or closed). */
+  readonly viewer = new ViewerLinks(() => this.store, () => settings().rawContextWindow)
+
   /** (Re)open the store and (re)arm the interval and the file watcher, e.g. after a settings change. */
   restart(): void {
+    void this.viewer.stop()
     void this.closeStore()
     const s = settings()
     this.store = SessionStore.open(s.databasePath === null ? { app: s.app } : { path: s.databasePath, app: s.app })
@@ -118,6 +126,7 @@ class ContextMeterItem implements vscode.Disposable {
   async shutdown(): Promise<void> {
     this.dispose()
     await this.running
+    await this.viewer.stop()
     await this.closeStore()
   }
 
@@ -136,8 +145,8 @@ let meter: ContextMeterItem | null = null
  * "sessiondb: Find session": a quick pick searched as the user types. Each
  * keystroke starts one search (a Promise on the libuv pool); an answer that
  * arrives after a newer keystroke is dropped, so the list always matches
- * what is typed. The chosen session's id is copied to the clipboard (an
- * agent extension would resume it here).
+ * what is typed. The chosen session opens in the viewer at the hit's entry,
+ * and its id is copied to the clipboard (an agent extension would resume it).
  */
 function findSession(m: ContextMeterItem): void {
   const pick = vscode.window.createQuickPick<FindItem & vscode.QuickPickItem>()
@@ -154,7 +163,7 @@ function findSession(m: ContextMeterItem): void {
       const items = await findSessionItems(await pending, query)
       if (mine === generation) pick.items = items.map((i) => ({ ...i, alwaysShow: true }))
     } catch (err) {
-      if (mine === generation) pick.items = [{ label: 'sessiondb: search failed', description: '', detail: String(err), sessionId: null, alwaysShow: true }]
+      if (mine === generation) pick.items = [{ label: 'sessiondb: search failed', description: '', detail: String(err), sessionId: null, seq: null, alwaysShow: true }]
     } finally {
       if (mine === generation) pick.busy = false
     }
@@ -164,11 +173,20 @@ function findSession(m: ContextMeterItem): void {
     pick.hide()
     if (chosen?.sessionId != null) {
       await vscode.env.clipboard.writeText(chosen.sessionId)
-      void vscode.window.showInformationMessage(`sessiondb: ${chosen.label} (${chosen.sessionId}) copied`)
+      await openInViewer(m, chosen.sessionId, chosen.seq)
     }
   })
   pick.onDidHide(() => pick.dispose())
   pick.show()
+}
+
+/** Open the viewer in the browser, at `sessionId` (entry `seq`) or at the session list. */
+async function openInViewer(m: ContextMeterItem, sessionId: string | null, seq: number | null): Promise<void> {
+  try {
+    await vscode.env.openExternal(vscode.Uri.parse(await m.viewer.link(sessionId, seq), true))
+  } catch (err) {
+    void vscode.window.showErrorMessage(`sessiondb: the viewer did not start: ${String(err)}`)
+  }
 }
 
 /** Called by VS Code on startup (`onStartupFinished`). */
@@ -179,6 +197,7 @@ export function activate(context: vscode.ExtensionContext): void {
     m,
     vscode.commands.registerCommand('sessiondb.refreshContextMeter', () => m.refresh()),
     vscode.commands.registerCommand('sessiondb.findSession', () => findSession(m)),
+    vscode.commands.registerCommand('sessiondb.openViewer', () => openInViewer(m, null, null)),
     vscode.workspace.onDidChangeWorkspaceFolders(() => m.refresh()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('sessiondb')) m.restart()

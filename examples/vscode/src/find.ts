@@ -16,6 +16,8 @@ export interface FindItem {
   detail: string
   /** The session to open; null for a message row (a malformed query). */
   sessionId: string | null
+  /** The hit's entry (the viewer opens the session there); null for a hit in the title or a message row. */
+  seq: number | null
 }
 
 /** The snippet with each highlight range (UTF-16 offsets, JavaScript's own string indexing) wrapped in « ». */
@@ -41,7 +43,7 @@ export async function findSessionItems(store: SessionStore, query: string, limit
   try {
     page = await store.search(query, { sessions: true, limit })
   } catch (err) {
-    if (err instanceof InvalidInputError) return [{ label: 'sessiondb: not a query yet', description: '', detail: err.message, sessionId: null }]
+    if (err instanceof InvalidInputError) return [{ label: 'sessiondb: not a query yet', description: '', detail: err.message, sessionId: null, seq: null }]
     throw err
   }
   return Promise.all(
@@ -52,6 +54,7 @@ export async function findSessionItems(store: SessionStore, query: string, limit
         description: hit.seq === 0 ? 'title' : `${hit.role ?? '?'} · #${hit.seq}`,
         detail: marked(hit.snippet, hit.highlights),
         sessionId: hit.sessionId,
+        seq: hit.seq === 0 ? null : hit.seq,
       }
     }),
   )

@@ -28,13 +28,13 @@ test('the quick pick lists the best hit per session, with its title, role, seq a
   await store.appendTranscript(b.id, 'user', 'nothing to see')
   const items = await findSessionItems(store, 'flamingo test')
   assert.deepEqual(items, [
-    { label: 'Flaky migration hunt', description: 'user · #1', detail: 'the «flamingo» «test» fails', sessionId: a.id },
+    { label: 'Flaky migration hunt', description: 'user · #1', detail: 'the «flamingo» «test» fails', sessionId: a.id, seq: 1 },
   ])
   assert.deepEqual(await findSessionItems(store, 'hunt'), [
-    { label: 'Flaky migration hunt', description: 'title', detail: 'Flaky migration «hunt»', sessionId: a.id },
+    { label: 'Flaky migration hunt', description: 'title', detail: 'Flaky migration «hunt»', sessionId: a.id, seq: null },
   ])
   assert.deepEqual(await findSessionItems(store, 'see'), [
-    { label: b.id.slice(0, 8), description: 'user · #1', detail: 'nothing to «see»', sessionId: b.id },
+    { label: b.id.slice(0, 8), description: 'user · #1', detail: 'nothing to «see»', sessionId: b.id, seq: 1 },
   ])
   await store.close()
 })

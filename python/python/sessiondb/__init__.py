@@ -69,6 +69,7 @@ from ._native import (
     WriteReport,
     TurnGovernance,
     UnreadableField,
+    Viewer,
     __version__,
     apply_compaction,
     active_context_items,
@@ -134,6 +135,37 @@ class KeyProvider(Protocol):
     def get_key(self) -> Optional[bytes]: ...
 
     def set_key(self, key: bytes) -> None: ...
+
+
+def serve(
+    path=None,
+    *,
+    app: str = "sessiondb",
+    bind: Optional[str] = None,
+    port: int = 0,
+    allow_remote: bool = False,
+    window: int = 128_000,
+    **open_options,
+) -> None:
+    """Serve the local, read-only viewer of a store until Ctrl-C, as
+    ``sessiondb serve`` does (docs/viewer.md): open the store at ``path``
+    (None = the default path for ``app``; ``open_options`` are the other
+    keywords of :class:`SessionStore`), print the one-time sign-in URL on
+    stdout, block until KeyboardInterrupt, then stop the viewer and close
+    the store. The ``current`` / ``other`` workspace filters compare with
+    the working directory. For a viewer that runs beside your own code, use
+    :meth:`SessionStore.serve`, which returns a :class:`Viewer` at once.
+    Raises what :class:`SessionStore` and :meth:`SessionStore.serve` raise.
+    """
+    import os
+
+    with SessionStore(path, app=app, **open_options) as store:
+        with store.serve(bind=bind, port=port, allow_remote=allow_remote, workspace=os.getcwd(), window=window) as viewer:
+            print(viewer.url, flush=True)
+            try:
+                viewer.wait()
+            except KeyboardInterrupt:
+                pass
 
 
 __all__ = [
@@ -207,6 +239,7 @@ __all__ = [
     "WriteReport",
     "TurnGovernance",
     "UnreadableField",
+    "Viewer",
     "__version__",
     "apply_compaction",
     "active_context_items",
@@ -246,4 +279,5 @@ __all__ = [
     "SearchHit",
     "SearchOptions",
     "SearchResults",
+    "serve",
 ]

@@ -1234,6 +1234,21 @@ class TranscriptIterator:
         """Implement next(self)."""
 
 @final
+class Viewer:
+    @property
+    def url(self) -> str: ...
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def running(self) -> bool: ...
+    def stop(self) -> None: ...
+    def wait(self, timeout: Optional[float] = None) -> bool: ...
+    def __enter__(self) -> "Viewer": ...
+    def __exit__(self, *args: object) -> bool: ...
+
+@final
 class SessionStore:
     """The encrypted session store. Thread-safe; use as a context manager or
     call `close()`. A handle used in a child process after `os.fork()`
@@ -1418,6 +1433,7 @@ class SessionStore:
         """
     def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
         """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
+    def serve(self, *, bind: Optional[str] = None, port: int = 0, allow_remote: bool = False, workspace: Optional[str] = None, window: int = 128000) -> Viewer: ...
     def record_tokens(self, session_id: str, *, input: int = 0, output: int = 0, cached: int = 0, model: Optional[str] = None, provider: Optional[str] = None) -> None:
         """Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
         the record's fields as keyword arguments).

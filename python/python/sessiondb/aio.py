@@ -61,6 +61,7 @@ _READS = frozenset(
         "recent_sessions",
         "resolve_session",
         "search",
+        "serve",
         "sidebar_sessions",
         "stats",
         "token_totals",

@@ -1,0 +1,162 @@
+"""The local viewer started from Python (issue 32 item 4; docs/viewer.md):
+``SessionStore.serve()`` returns a :class:`sessiondb.Viewer` at once,
+``sessiondb.serve()`` blocks like ``sessiondb serve`` until Ctrl-C. The
+viewer's pages and security are tested in the core (core/tests/serve.rs)
+and in a real browser (scripts/test-viewer.sh); here: that Python starts,
+signs in through and stops the same server, and its errors."""
+
+import asyncio
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+
+import pytest
+
+import sessiondb
+from sessiondb.aio import AsyncSessionStore
+
+from conftest import KEY
+
+
+def fetch(host, port, path, cookie=None, host_header=None):
+    c = http.client.HTTPConnection(host, port, timeout=10)
+    headers = {"Host": host_header or f"{host}:{port}"}
+    if cookie:
+        headers["Cookie"] = cookie
+    c.request("GET", path, headers=headers)
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, dict(r.getheaders()), body
+
+
+def sign_in(viewer):
+    u = urllib.parse.urlsplit(viewer.url)
+    status, headers, _ = fetch(viewer.host, viewer.port, f"/?{u.query}")
+    assert status == 303
+    return headers["Set-Cookie"].split(";")[0]
+
+
+def refused(port):
+    """True once connections to `port` are refused (the listener's thread
+    closes the socket just after `stop()` returns), within 2 s."""
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except OSError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_serve_returns_a_running_viewer_that_lists_the_store_and_stops(store):
+    s = store.create_session("viewer from python")
+    store.append_transcript(s.id, "user", "hello <b>there</b>")
+    with store.serve(workspace="/w", window=64_000) as viewer:
+        assert isinstance(viewer, sessiondb.Viewer)
+        assert viewer.running is True
+        assert viewer.host == "127.0.0.1"
+        assert viewer.port > 0
+        assert viewer.url.startswith(f"http://127.0.0.1:{viewer.port}/?token=")
+        assert len(viewer.url.split("token=")[1]) == 64
+        assert "token" not in repr(viewer)
+        assert repr(viewer) == f'Viewer(host="127.0.0.1", port={viewer.port}, running=True)'
+        # Without the cookie: 401; a foreign Host: 403.
+        assert fetch(viewer.host, viewer.port, "/api/sessions")[0] == 401
+        assert fetch(viewer.host, viewer.port, "/", host_header=f"rebind.example:{viewer.port}")[0] == 403
+        cookie = sign_in(viewer)
+        status, headers, body = fetch(viewer.host, viewer.port, "/api/info", cookie)
+        assert status == 200
+        assert json.loads(body) == {"version": sessiondb.__version__, "workspace": "/w", "window": 64_000}
+        status, headers, body = fetch(viewer.host, viewer.port, "/api/sessions", cookie)
+        assert status == 200
+        assert headers["Cache-Control"] == "no-store"
+        rows = json.loads(body)["rows"]
+        assert [(r["id"], r["title"], r["entries"]) for r in rows] == [(s.id, "viewer from python", 1)]
+        # The token was spent.
+        u = urllib.parse.urlsplit(viewer.url)
+        assert fetch(viewer.host, viewer.port, f"/?{u.query}")[0] == 401
+        assert viewer.wait(timeout=0.05) is False
+        port = viewer.port
+    assert viewer.running is False
+    assert viewer.wait(timeout=0) is True
+    viewer.stop()  # a second stop is a no-op
+    assert refused(port), "the port is still open"
+
+
+def test_bad_options_raise_invalid_input_and_a_used_port_raises_io(store):
+    for kwargs, named in [
+        ({"bind": "localhost"}, "bind"),
+        ({"port": 70_000}, "port"),
+        ({"window": 0}, "window"),
+        ({"bind": "0.0.0.0"}, "--allow-remote"),
+    ]:
+        with pytest.raises(sessiondb.InvalidInputError) as e:
+            store.serve(**kwargs)
+        assert named in str(e.value)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        with pytest.raises(sessiondb.IoError):
+            store.serve(port=taken.getsockname()[1])
+    with pytest.raises(TypeError):
+        store.serve("127.0.0.1")  # keywords only
+    with store.serve() as viewer:
+        with pytest.raises(ValueError):
+            viewer.wait(timeout=-1)
+
+
+def test_a_viewer_on_a_store_opened_with_allow_remote_binds_any_address(store):
+    with store.serve(bind="0.0.0.0", allow_remote=True) as viewer:
+        assert viewer.host == "0.0.0.0"
+        assert fetch("127.0.0.1", viewer.port, "/", host_header=f"127.0.0.1:{viewer.port}")[0] == 401
+
+
+def test_aio_serve_runs_off_the_loop(db_path):
+    async def main():
+        astore = await AsyncSessionStore.open(db_path, key=KEY)
+        viewer = await astore.serve()
+        try:
+            cookie = sign_in(viewer)
+            assert fetch(viewer.host, viewer.port, "/api/sessions", cookie)[0] == 200
+        finally:
+            viewer.stop()
+            await astore.close()
+        return viewer.running
+
+    assert asyncio.run(main()) is False
+
+
+def test_module_serve_prints_the_url_and_stops_on_ctrl_c(db_path, tmp_path):
+    with sessiondb.SessionStore(db_path, key=KEY) as s:
+        s.create_session("served")
+    script = (
+        "import sys, sessiondb\n"
+        "sessiondb.serve(sys.argv[1], key=bytes(range(32)), window=32000)\n"
+        "print('stopped', flush=True)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script, db_path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path))
+    try:
+        url = p.stdout.readline().strip()
+        u = urllib.parse.urlsplit(url)
+        assert u.scheme == "http" and u.hostname == "127.0.0.1" and u.query.startswith("token=")
+        status, headers, _ = fetch(u.hostname, u.port, f"/?{u.query}")
+        assert status == 303
+        cookie = headers["Set-Cookie"].split(";")[0]
+        info = json.loads(fetch(u.hostname, u.port, "/api/info", cookie)[2])
+        assert info["window"] == 32000
+        assert info["workspace"] == os.path.realpath(str(tmp_path))
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    assert out == "stopped\n"
+    assert refused(u.port)
