@@ -29,7 +29,7 @@ impl SessionStore {
     /// filters compare with (None: only `unbound` and `all`); `window`: the
     /// meter's default raw context window, tokens. Raises InvalidInputError
     /// (a bad address, port or window), IoError (the port is in use).
-    #[pyo3(signature = (*, bind = None, port = 0, allow_remote = false, workspace = None, window = sessiondb::serve::DEFAULT_WINDOW))]
+    #[pyo3(signature = (*, bind = None, port = 0, allow_remote = false, workspace = None, window = 128_000))]
     fn serve(&self, py: Python<'_>, bind: Option<&str>, port: u32, allow_remote: bool, workspace: Option<String>, window: u64) -> PyResult<Viewer> {
         let opts = ViewerOptions::for_host(bind, Some(port), allow_remote, workspace, Some(window)).map_err(py_err(py))?;
         let store = Arc::clone(&self.inner);

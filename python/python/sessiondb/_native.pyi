@@ -59,6 +59,7 @@ __all__ = [
     "TranscriptEntry",
     "TranscriptIterator",
     "UnreadableField",
+    "Viewer",
     "__version__",
     "_bench_core",
     "apply_compaction",
@@ -1235,16 +1236,32 @@ class TranscriptIterator:
 
 @final
 class Viewer:
+    """A running read-only viewer (`SessionStore.serve()`); `url` signs one
+    browser in. A context manager: leaving the block stops it.
+    """
     @property
-    def url(self) -> str: ...
+    def url(self) -> str:
+        """The address to open once: `http://HOST:PORT/?token=TOKEN` (the token
+        signs one browser in, then is spent).
+        """
     @property
-    def host(self) -> str: ...
+    def host(self) -> str:
+        """The address listened on, e.g. "127.0.0.1"."""
     @property
-    def port(self) -> int: ...
+    def port(self) -> int:
+        """The port listened on."""
     @property
-    def running(self) -> bool: ...
-    def stop(self) -> None: ...
-    def wait(self, timeout: Optional[float] = None) -> bool: ...
+    def running(self) -> bool:
+        """True until `stop()`."""
+    def stop(self) -> None:
+        """Stop serving: the requests in progress are answered, then the port
+        is closed. Stopping twice is a no-op.
+        """
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Block until the viewer is stopped (from another thread), at most
+        `timeout` seconds (None: for ever); True once stopped. Ctrl-C
+        (KeyboardInterrupt) interrupts it.
+        """
     def __enter__(self) -> "Viewer": ...
     def __exit__(self, *args: object) -> bool: ...
 
@@ -1433,7 +1450,16 @@ class SessionStore:
         """
     def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
         """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
-    def serve(self, *, bind: Optional[str] = None, port: int = 0, allow_remote: bool = False, workspace: Optional[str] = None, window: int = 128000) -> Viewer: ...
+    def serve(self, *, bind: Optional[str] = None, port: int = 0, allow_remote: bool = False, workspace: Optional[str] = None, window: int = 128000) -> Viewer:
+        """Start the local, read-only web viewer of this store (docs/viewer.md)
+        on background threads and return at once. `bind`: the address to
+        listen on (default "127.0.0.1"; another than loopback raises
+        InvalidInputError unless `allow_remote`); `port`: 0 (default) picks
+        a free one; `workspace`: the directory the `current` / `other`
+        filters compare with (None: only `unbound` and `all`); `window`: the
+        meter's default raw context window, tokens. Raises InvalidInputError
+        (a bad address, port or window), IoError (the port is in use).
+        """
     def record_tokens(self, session_id: str, *, input: int = 0, output: int = 0, cached: int = 0, model: Optional[str] = None, provider: Optional[str] = None) -> None:
         """Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
         the record's fields as keyword arguments).
