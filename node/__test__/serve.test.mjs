@@ -96,3 +96,17 @@ test('serve: `await using` stops the viewer at the end of the scope', { skip: !S
   assert.equal(viewer.running, false)
   await st.close()
 })
+
+test('the JavaScript block of docs/viewer.md runs', async () => {
+  const { readFileSync } = await import('node:fs')
+  const { fileURLToPath } = await import('node:url')
+  const root = process.env.SESSIONDB_REPO || fileURLToPath(new URL('../..', import.meta.url))
+  const doc = readFileSync(`${root}/docs/viewer.md`, 'utf8')
+  const code = /^```js\n([\s\S]*?)^```$/m.exec(doc)[1]
+  const lines = []
+  const log = (...args) => lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '))
+  const AsyncFunction = (async () => {}).constructor
+  const run = new AsyncFunction('SessionStore', 'DB_PATH', 'KEY', 'console', code + '\nawait store.close()')
+  await run(sdb.SessionStore, tempDb(), KEY, { log })
+  assert.deepEqual(lines, ['true', 'false'])
+})

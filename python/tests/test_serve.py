@@ -160,3 +160,20 @@ def test_module_serve_prints_the_url_and_stops_on_ctrl_c(db_path, tmp_path):
     assert p.returncode == 0, err
     assert out == "stopped\n"
     assert refused(u.port)
+
+
+def test_the_python_block_of_docs_viewer_md_runs(tmp_path):
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    root = Path(os.environ.get("SESSIONDB_REPO", Path(__file__).resolve().parents[2]))
+    doc = (root / "docs" / "viewer.md").read_text(encoding="utf-8")
+    code = re.search(r"^```python\n(.*?)^```$", doc, re.S | re.M).group(1)
+    out = io.StringIO()
+    scope = {"DB_PATH": str(tmp_path / "sessions.db"), "KEY": KEY}
+    with contextlib.redirect_stdout(out):
+        exec(code, scope)
+    scope["store"].close()
+    assert out.getvalue() == "True\nFalse\n"
