@@ -323,6 +323,11 @@ struct Rule {
     /// rest after it; a match of the rule in an ASCII text needs this to
     /// match, anchored, where a keyword starts.
     anchor: Option<regex_automata::meta::Regex>,
+    /// With `anchor`: the most bytes a match can have before the keyword
+    /// the check starts at (the longest match of the parts before it), when
+    /// finite: no match starts further back than that from the first
+    /// keyword where the check matches.
+    anchor_lead: Option<usize>,
     secret_group: usize,
     entropy: f64,
     keywords: Vec<String>,
@@ -347,13 +352,6 @@ pub struct RuleSet {
     /// every keyword: a match state of a Standard DFA lists every pattern
     /// that ends there.
     keywords_ascii: aho_corasick::dfa::DFA,
-    /// The first three bytes (all of a shorter one) of every ASCII
-    /// keyword, lowercased, in a packed (SIMD) searcher: [`Self::scan_ascii`]
-    /// runs it over the lowercased text and walks `keywords_ascii` only from
-    /// where one of them occurs until the DFA is back in its start state.
-    /// `None` when the packed searcher cannot hold them (then the DFA
-    /// walks every byte).
-    keyword_starts: Option<aho_corasick::packed::Searcher>,
     /// Rule index of each `keywords_ascii` pattern.
     keyword_rule: Vec<usize>,
     /// Length in bytes of each `keywords_ascii` pattern.
@@ -440,9 +438,10 @@ impl RuleSet {
                 }
                 let allow = r.allowlists.into_iter().chain(r.allowlist).map(|a| Allow::compile(a, &what)).collect::<Result<Vec<_>>>()?;
                 let keywords: Vec<String> = r.keywords.iter().map(|k| k.to_lowercase()).filter(|k| !k.is_empty()).collect();
-                let rule = Rule {
+                let mut rule = Rule {
                     generic: r.id.starts_with("generic"),
-                    anchor: anchor_check(&from_go_syntax(&pattern), &keywords),
+                    anchor: None,
+                    anchor_lead: None,
                     id: r.id,
                     regex,
                     secret_group: r.secret_group,
@@ -450,6 +449,10 @@ impl RuleSet {
                     keywords,
                     allow,
                 };
+                if let Some((check, lead)) = anchor_check(&from_go_syntax(&pattern), &rule.keywords) {
+                    rule.anchor = Some(check);
+                    rule.anchor_lead = lead;
+                }
                 match rules.iter_mut().find(|x| x.id == rule.id) {
                     Some(x) => *x = rule,
                     None => rules.push(rule),
@@ -496,15 +499,7 @@ impl RuleSet {
             .start_kind(aho_corasick::StartKind::Unanchored)
             .build(&ascii)
             .map_err(|e| Error::invalid(format!("redaction rules: the keywords do not compile: {e}")))?;
-        let mut starts: Vec<Vec<u8>> = ascii.iter().map(|k| k.as_bytes()[..k.len().min(3)].to_ascii_lowercase()).collect();
-        starts.sort_unstable();
-        starts.dedup();
-        let keyword_starts = if starts.is_empty() {
-            None
-        } else {
-            aho_corasick::packed::Config::new().match_kind(aho_corasick::packed::MatchKind::LeftmostFirst).builder().extend(&starts).build()
-        };
-        Ok(RuleSet { rules, global, prefilter, prefilter_rule, keywords_ascii, keyword_starts, keyword_rule, keyword_len, unicode_keyword_rules, always })
+        Ok(RuleSet { rules, global, prefilter, prefilter_rule, keywords_ascii, keyword_rule, keyword_len, unicode_keyword_rules, always })
     }
 
     /// Could any rule find something in `text` (one of its keywords occurs,
@@ -522,10 +517,10 @@ impl RuleSet {
 
     /// The rules whose keywords occur in `text` (case-insensitive), in no
     /// particular order, possibly repeated.
-    fn keyword_rules(&self, text: &str) -> Vec<usize> {
+    fn keyword_rules(&self, text: &str) -> Vec<(usize, usize)> {
         if !text.is_ascii() {
             // Unicode case folding (`(?i)`): the RegexSet.
-            return self.prefilter.matches(text).iter().map(|p| self.prefilter_rule[p]).collect();
+            return self.prefilter.matches(text).iter().map(|p| (self.prefilter_rule[p], 0)).collect();
         }
         // ASCII text: ASCII case folding is `(?i)`'s answer for ASCII
         // keywords; each rule counted once.
@@ -547,7 +542,7 @@ impl RuleSet {
             match &self.rules[i].anchor {
                 None => {
                     seen[i] = PICKED;
-                    out.push(i);
+                    out.push((i, 0));
                 }
                 Some(check) => {
                     let start = end - self.keyword_len[p];
@@ -561,7 +556,9 @@ impl RuleSet {
                     let input = regex_automata::Input::new(text).span(start..text.len()).anchored(regex_automata::Anchored::Yes).earliest(true);
                     if check.is_match(input) {
                         seen[i] = PICKED;
-                        out.push(i);
+                        // Hits come in text order: this is the first
+                        // keyword where a match of the rule can be.
+                        out.push((i, self.rules[i].anchor_lead.map_or(0, |l| start.saturating_sub(l))));
                     } else {
                         seen[i] = FAILED;
                     }
@@ -569,41 +566,35 @@ impl RuleSet {
             }
             false
         });
-        out.extend(self.unicode_keyword_rules.iter().filter(|(_, re)| re.is_match(text)).map(|(i, _)| *i));
+        out.extend(self.unicode_keyword_rules.iter().filter(|(_, re)| re.is_match(text)).map(|(i, _)| (*i, 0)));
         out
     }
 
     /// One pass of the keyword DFA over `text` (ASCII): `hit(pattern, end)`
     /// for every occurrence of every ASCII keyword (each pattern that ends
     /// at byte `end`), in text order; stops early, returning true, when
-    /// `hit` returns true.
-    ///
-    /// With `keyword_starts`, the DFA only walks from each place where the
-    /// start of a keyword occurs (found in the lowercased text by the packed
-    /// searcher) until it is back in its start state: in the start state no
-    /// keyword is under way, so any later occurrence begins at or after the
-    /// next place the searcher finds, and the DFA walked from there reports
-    /// what it would have reported walking every byte.
+    /// `hit` returns true. The walk itself ([`walk`]) only collects the
+    /// match states, so that its loop stays a few instructions per byte.
     fn scan_ascii(&self, text: &str, mut hit: impl FnMut(usize, usize) -> bool) -> bool {
         use aho_corasick::automaton::Automaton;
         let dfa = &self.keywords_ascii;
-        let Ok(start) = dfa.start_state(aho_corasick::Anchored::No) else { return false };
-        let Some(starts) = &self.keyword_starts else {
-            return walk(dfa, start, text.as_bytes(), 0, true, &mut hit).1;
-        };
-        let lower = text.as_bytes().to_ascii_lowercase();
-        let mut at = 0;
-        while let Some(m) = starts.find_in(&lower, aho_corasick::Span::from(at..lower.len())) {
-            let (end, stop) = walk(dfa, start, &lower, m.start(), false, &mut hit);
-            if stop {
-                return true;
+        let Ok(mut sid) = dfa.start_state(aho_corasick::Anchored::No) else { return false };
+        let mut matches = Vec::new();
+        let mut from = 0;
+        loop {
+            let done = walk(dfa, &mut sid, text.as_bytes(), &mut from, &mut matches);
+            for &(sid, end) in &matches {
+                for k in 0..dfa.match_len(sid) {
+                    if hit(dfa.match_pattern(sid, k).as_usize(), end) {
+                        return true;
+                    }
+                }
             }
-            at = end;
-            if at >= lower.len() {
-                break;
+            if done {
+                return false;
             }
+            matches.clear();
         }
-        false
     }
 
     /// The rule ids, in the order they are tried.
@@ -614,8 +605,8 @@ impl RuleSet {
     /// Every finding in `text`, not overlapping, in text order: `(byte
     /// range of the secret, rule id)`.
     pub fn find(&self, text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
-        let mut candidates: Vec<usize> = self.keyword_rules(text);
-        candidates.extend_from_slice(&self.always);
+        let mut candidates = self.keyword_rules(text);
+        candidates.extend(self.always.iter().map(|&i| (i, 0)));
         self.find_among(text, candidates)
     }
 
@@ -624,23 +615,36 @@ impl RuleSet {
     /// (whatever the text), each rule's regex over the whole text.
     #[doc(hidden)]
     pub fn find_reference(&self, text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
-        let mut candidates: Vec<usize> = self.prefilter.matches(text).iter().map(|p| self.prefilter_rule[p]).collect();
-        candidates.extend_from_slice(&self.always);
+        let mut candidates: Vec<(usize, usize)> = self.prefilter.matches(text).iter().map(|p| (self.prefilter_rule[p], 0)).collect();
+        candidates.extend(self.always.iter().map(|&i| (i, 0)));
         self.find_among(text, candidates)
     }
 
-    /// The findings of the rules `candidates` (indexes, any order, repeats
-    /// allowed) in `text`.
-    fn find_among(&self, text: &str, mut candidates: Vec<usize>) -> Vec<(std::ops::Range<usize>, &str)> {
+    /// The findings of the rules `candidates` in `text`: `(rule index,
+    /// where its first match can start at the earliest)`, any order, repeats
+    /// allowed. A rule searched from a later place than 0 has an anchored
+    /// check (`Rule::anchor`): none of its matches is empty, so searching on
+    /// from each match's end is what `captures_iter` does.
+    fn find_among(&self, text: &str, mut candidates: Vec<(usize, usize)>) -> Vec<(std::ops::Range<usize>, &str)> {
         if candidates.is_empty() {
             return Vec::new();
         }
         candidates.sort_unstable();
-        candidates.dedup();
+        candidates.dedup_by_key(|c| c.0);
         let mut found: Vec<(usize, usize, bool, usize)> = Vec::new();
-        for &ri in &candidates {
+        for &(ri, from) in &candidates {
             let r = &self.rules[ri];
-            for caps in r.regex.captures_iter(text) {
+            let mut at = from;
+            let later = std::iter::from_fn(|| {
+                if at > text.len() {
+                    return None;
+                }
+                let caps = r.regex.captures_at(text, at)?;
+                at = caps.get(0).expect("group 0 always matches").end().max(at + 1);
+                Some(caps)
+            });
+            let all: Box<dyn Iterator<Item = regex::Captures<'_>> + '_> = if from == 0 { Box::new(r.regex.captures_iter(text)) } else { Box::new(later) };
+            for caps in all {
                 let whole = caps.get(0).expect("group 0 always matches");
                 let secret = if r.secret_group > 0 {
                     match caps.get(r.secret_group) {
@@ -676,33 +680,33 @@ impl RuleSet {
     }
 }
 
-/// Walk the DFA over `bytes` from `from` (in the start state):
-/// to the end when `all`, else until it is back in the start state.
-/// Returns where it stopped and whether `hit` asked to stop.
-#[inline(always)]
-fn walk(dfa: &aho_corasick::dfa::DFA, start: aho_corasick::automaton::StateID, bytes: &[u8], from: usize, all: bool, hit: &mut impl FnMut(usize, usize) -> bool) -> (usize, bool) {
+/// Walk the keyword DFA over `bytes` from `*from` in state `*sid`,
+/// pushing `(match state, end)` for every match state reached, up to 64 of
+/// them; returns true when done (the end of `bytes`), false when the list
+/// is full (`*from` and `*sid` then say where and in which state to go on).
+#[inline(never)]
+fn walk(dfa: &aho_corasick::dfa::DFA, sid: &mut aho_corasick::automaton::StateID, bytes: &[u8], from: &mut usize, matches: &mut Vec<(aho_corasick::automaton::StateID, usize)>) -> bool {
     use aho_corasick::automaton::Automaton;
-    let mut sid = start;
-    let mut at = from;
-    while at < bytes.len() {
-        sid = dfa.next_state(aho_corasick::Anchored::No, sid, bytes[at]);
-        at += 1;
-        if dfa.is_special(sid) {
-            if dfa.is_dead(sid) {
-                return (bytes.len(), false);
+    let mut s = *sid;
+    let base = *from;
+    for (i, &b) in bytes[base..].iter().enumerate() {
+        s = dfa.next_state(aho_corasick::Anchored::No, s, b);
+        if dfa.is_special(s) {
+            if dfa.is_dead(s) {
+                return true;
             }
-            if dfa.is_match(sid) {
-                for k in 0..dfa.match_len(sid) {
-                    if hit(dfa.match_pattern(sid, k).as_usize(), at) {
-                        return (at, true);
-                    }
+            if dfa.is_match(s) {
+                let end = base + i + 1;
+                matches.push((s, end));
+                if matches.len() == 64 && end < bytes.len() {
+                    *sid = s;
+                    *from = end;
+                    return false;
                 }
             }
-        } else if !all && sid == start {
-            break;
         }
     }
-    (at, false)
+    true
 }
 
 /// Most strings a part of a regex may stand for, in [`ascii_strings`].
@@ -809,7 +813,7 @@ fn ascii_strings(hir: &regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>> {
 /// text). No match of the check at any keyword's start means no match of
 /// the rule; a match means the rule's regex runs over the whole text as
 /// before, so the findings are the same.
-fn anchor_check(pattern: &str, keywords: &[String]) -> Option<regex_automata::meta::Regex> {
+fn anchor_check(pattern: &str, keywords: &[String]) -> Option<(regex_automata::meta::Regex, Option<usize>)> {
     use regex_syntax::hir::{Hir, HirKind};
     if keywords.is_empty() || !keywords.iter().all(|k| k.is_ascii()) {
         return None;
@@ -839,10 +843,12 @@ fn anchor_check(pattern: &str, keywords: &[String]) -> Option<regex_automata::me
         false
     })?;
     let suffix = Hir::concat(parts.split_off(at));
-    regex_automata::meta::Builder::new()
+    let lead = Hir::concat(parts).properties().maximum_len();
+    let check = regex_automata::meta::Builder::new()
         .configure(regex_automata::meta::Config::new().match_kind(regex_automata::MatchKind::LeftmostFirst).utf8_empty(true).nfa_size_limit(Some(64 << 20)).hybrid_cache_capacity(2 << 20))
         .build_from_hir(&suffix)
-        .ok()
+        .ok()?;
+    Some((check, lead))
 }
 
 /// The line of `text` holding `start..end` (the lines it spans).
