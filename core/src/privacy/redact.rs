@@ -688,22 +688,41 @@ impl RuleSet {
 fn walk(dfa: &aho_corasick::dfa::DFA, sid: &mut aho_corasick::automaton::StateID, bytes: &[u8], from: &mut usize, matches: &mut Vec<(aho_corasick::automaton::StateID, usize)>) -> bool {
     use aho_corasick::automaton::Automaton;
     let mut s = *sid;
-    let base = *from;
-    for (i, &b) in bytes[base..].iter().enumerate() {
+    /// Stopped at `end` in state `s`: done if the DFA died or the text
+    /// ended, else where to go on.
+    fn finish(dfa: &aho_corasick::dfa::DFA, s: aho_corasick::automaton::StateID, sid: &mut aho_corasick::automaton::StateID, from: &mut usize, end: usize) -> bool {
+        if dfa.is_dead(s) {
+            return true;
+        }
+        *sid = s;
+        *from = end;
+        false
+    }
+    // Four bytes a step, then the rest; a match state (rare) is handled
+    // out of the loop by `hit`, which records it and says whether to stop.
+    let rest = &bytes[*from..];
+    let mut hit = |s: aho_corasick::automaton::StateID, left: usize| -> bool {
+        if dfa.is_dead(s) {
+            return true;
+        }
+        let end = bytes.len() - left;
+        matches.push((s, end));
+        matches.len() == 64 && left > 0
+    };
+    let mut chunks = rest.chunks_exact(4);
+    for (n, c) in chunks.by_ref().enumerate() {
+        for (k, &b) in c.iter().enumerate() {
+            s = dfa.next_state(aho_corasick::Anchored::No, s, b);
+            if dfa.is_special(s) && hit(s, rest.len() - (n * 4 + k + 1)) {
+                return finish(dfa, s, sid, from, bytes.len() - (rest.len() - (n * 4 + k + 1)));
+            }
+        }
+    }
+    let tail = chunks.remainder();
+    for (k, &b) in tail.iter().enumerate() {
         s = dfa.next_state(aho_corasick::Anchored::No, s, b);
-        if dfa.is_special(s) {
-            if dfa.is_dead(s) {
-                return true;
-            }
-            if dfa.is_match(s) {
-                let end = base + i + 1;
-                matches.push((s, end));
-                if matches.len() == 64 && end < bytes.len() {
-                    *sid = s;
-                    *from = end;
-                    return false;
-                }
-            }
+        if dfa.is_special(s) && hit(s, tail.len() - k - 1) {
+            return finish(dfa, s, sid, from, bytes.len() - (tail.len() - k - 1));
         }
     }
     true
