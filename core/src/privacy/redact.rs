@@ -9,7 +9,10 @@
 //!   same id and add the others ([`RuleSet::with_user_file`]).
 //! * Matching follows gitleaks' `detect.go` (`detectRule`): a rule runs only
 //!   when one of its keywords occurs in the text (case-insensitive; one
-//!   `regex::RegexSet` pass over the text tells which); the secret is the
+//!   `regex::RegexSet` pass over the text tells which, or for an ASCII text
+//!   one walk of an Aho-Corasick DFA; there a rule with a keyword-anchored
+//!   check, see [`anchor_check`], runs only when the check matches at one of
+//!   its keywords, which changes no finding); the secret is the
 //!   rule's `secretGroup`, else its first non-empty group, else the whole
 //!   match; a finding whose secret's Shannon entropy (bits per byte, over
 //!   characters, as gitleaks computes it) is at most the rule's `entropy`
