@@ -325,3 +325,76 @@ keywords = ["ghp_"]
     let a = s.create_session(None, None).unwrap();
     assert!(s.append_transcript(&a.id, Role::User, "acme_0123456789abcdef".into()).unwrap().content.starts_with("[REDACTED:acme-token:"));
 }
+
+/// `RuleSet::find`'s shortcuts (the keyword DFA pass over ASCII text, the
+/// rules' regexes run only around their keywords where that cannot change
+/// the result) find exactly what the plain way finds (`find_reference`:
+/// the `(?i)` keyword RegexSet, each picked rule's regex over the whole
+/// text): on every gitleaks case alone and inside ordinary text, on the
+/// bench's bodies, and on the shared samples when present.
+#[test]
+fn find_shortcuts_change_no_finding() {
+    let rules = RuleSet::builtin();
+    let lines = [
+        "   Compiling serde_json v1.0.140",
+        "error[E0308]: mismatched types --> src/main.rs:42:17",
+        "{\"level\":\"info\",\"msg\":\"request done\",\"status\":200,\"path\":\"/api/v1/items\"}",
+        "fn parse(input: &str) -> Result<Vec<Token>, ParseError> {",
+        "/home/dev/project/src/backend/sqlite/schema.rs",
+        "test store::tests::append_many ... ok",
+        "The function returns the token count for the model's window.",
+        "let api_key = cfg.get(\"key\")?; // the secret stays in the keychain",
+        "they ask for a task; passwd: hunter2hunter2 and auth=Zx9Qw8Er7Ty6Ui5Op4",
+    ];
+    let mut texts: Vec<String> = Vec::new();
+    for i in 0..60 {
+        let want = 64 + (i * 977) % 3072;
+        let mut body = String::new();
+        let mut j = i;
+        while body.len() < want {
+            body.push_str(lines[j % lines.len()]);
+            body.push(if j % 5 == 0 { ' ' } else { '\n' });
+            j += 3;
+        }
+        texts.push(body);
+    }
+    let mut n_cases = 0;
+    for (n, c) in cases().iter().enumerate() {
+        let t = c["text"].as_str().unwrap();
+        texts.push(t.to_string());
+        let body = texts[n % 60].clone();
+        let cut = (n * 131) % body.len().max(1);
+        let cut = (0..=cut).rev().find(|&k| body.is_char_boundary(k)).unwrap();
+        texts.push(format!("{}{t}{}", &body[..cut], &body[cut..]));
+        texts.push(format!("{t}\n{t} é {}", &body[..cut]));
+        n_cases += 1;
+    }
+    assert_eq!(n_cases, 1431);
+    let mut findings = 0;
+    for t in &texts {
+        let fast = rules.find(t);
+        assert_eq!(fast, rules.find_reference(t), "{t}");
+        findings += fast.len();
+    }
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
+    let mut stack = vec![root];
+    let mut sample_bytes = 0;
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                sample_bytes += text.len();
+                for piece in text.split_inclusive('\n').collect::<Vec<_>>().chunks(40) {
+                    let t = piece.concat();
+                    assert_eq!(rules.find(&t), rules.find_reference(&t), "{t}");
+                }
+                assert_eq!(rules.find(&text), rules.find_reference(&text));
+            }
+        }
+    }
+    eprintln!("shortcut check: {} texts, {findings} findings; samples {sample_bytes} bytes", texts.len());
+}

@@ -9,7 +9,10 @@
 //!   same id and add the others ([`RuleSet::with_user_file`]).
 //! * Matching follows gitleaks' `detect.go` (`detectRule`): a rule runs only
 //!   when one of its keywords occurs in the text (case-insensitive; one
-//!   `regex::RegexSet` pass over the text tells which); the secret is the
+//!   `regex::RegexSet` pass over the text tells which, or for an ASCII text
+//!   one walk of an Aho-Corasick DFA; there a rule with a keyword-anchored
+//!   check, see [`anchor_check`], runs only when the check matches at one of
+//!   its keywords, which changes no finding); the secret is the
 //!   rule's `secretGroup`, else its first non-empty group, else the whole
 //!   match; a finding whose secret's Shannon entropy (bits per byte, over
 //!   characters, as gitleaks computes it) is at most the rule's `entropy`
@@ -179,6 +182,11 @@ enum Target {
 struct Allow {
     regexes: Vec<Regex>,
     stopwords: Vec<String>,
+    /// `stopwords` as one Aho-Corasick automaton (gitleaks' generic rule
+    /// has over a thousand): "one of them occurs in the secret" in one pass.
+    stopword_set: Option<aho_corasick::AhoCorasick>,
+    /// One of `stopwords` is empty (it occurs in every secret).
+    empty_stopword: bool,
     target: Target,
     and: bool,
     /// It names paths or commits (which never apply to session text).
@@ -199,7 +207,14 @@ impl Allow {
             c => return Err(Error::invalid(format!("{what}: condition `{c}` is not OR or AND"))),
         };
         let regexes = a.regexes.iter().map(|r| compile(r, what)).collect::<Result<_>>()?;
-        Ok(Allow { regexes, stopwords: a.stopwords.iter().map(|w| w.to_lowercase()).collect(), target, and, scoped: !a.paths.is_empty() || !a.commits.is_empty() })
+        let stopwords: Vec<String> = a.stopwords.iter().map(|w| w.to_lowercase()).collect();
+        let stopword_set = if stopwords.is_empty() {
+            None
+        } else {
+            Some(aho_corasick::AhoCorasick::new(&stopwords).map_err(|e| Error::invalid(format!("{what}: the stopwords do not compile: {e}")))?)
+        };
+        let empty_stopword = stopwords.iter().any(String::is_empty);
+        Ok(Allow { regexes, stopwords, stopword_set, empty_stopword, target, and, scoped: !a.paths.is_empty() || !a.commits.is_empty() })
     }
 
     /// Does this allowlist let the finding through as not a secret?
@@ -210,10 +225,8 @@ impl Allow {
             Target::Line => line,
         };
         let by_regex = self.regexes.iter().any(|r| r.is_match(t));
-        let by_word = !self.stopwords.is_empty() && {
-            let s = secret.to_lowercase();
-            self.stopwords.iter().any(|w| s.contains(w.as_str()))
-        };
+        // An empty stopword occurs in every secret (`str::contains`).
+        let by_word = self.stopword_set.as_ref().is_some_and(|set| self.empty_stopword || set.is_match(&secret.to_lowercase()));
         if self.and {
             if self.scoped || (self.regexes.is_empty() && self.stopwords.is_empty()) {
                 return false;
@@ -307,6 +320,17 @@ fn from_go_syntax(p: &str) -> String {
 struct Rule {
     id: String,
     regex: Regex,
+    /// The keyword-anchored check (see [`anchor_check`]): when the rule's
+    /// regex is a concatenation one of whose parts only matches text that
+    /// starts with one of the rule's (ASCII) keywords, that part and the
+    /// rest after it; a match of the rule in an ASCII text needs this to
+    /// match, anchored, where a keyword starts.
+    anchor: Option<regex_automata::meta::Regex>,
+    /// With `anchor`: the most bytes a match can have before the keyword
+    /// the check starts at (the longest match of the parts before it), when
+    /// finite: no match starts further back than that from the first
+    /// keyword where the check matches.
+    anchor_lead: Option<usize>,
     secret_group: usize,
     entropy: f64,
     keywords: Vec<String>,
@@ -323,12 +347,18 @@ pub struct RuleSet {
     prefilter: RegexSet,
     /// Rule index of each prefilter pattern.
     prefilter_rule: Vec<usize>,
-    /// The ASCII keywords of every rule, ASCII case-insensitive: the
-    /// prefilter of an ASCII text (the same answer as `prefilter` there,
-    /// at a fraction of its cost: issue 30 item 2's append budget).
-    keywords_ascii: aho_corasick::AhoCorasick,
+    /// The ASCII keywords of every rule, ASCII case-insensitive, as an
+    /// Aho-Corasick DFA (`MatchKind::Standard`, no prefilter): the prefilter
+    /// of an ASCII text (the same answer as `prefilter` there, at a
+    /// fraction of its cost: issue 30 item 2's append budget). One pass
+    /// over the bytes ([`Self::scan_ascii`]) reports every occurrence of
+    /// every keyword: a match state of a Standard DFA lists every pattern
+    /// that ends there.
+    keywords_ascii: aho_corasick::dfa::DFA,
     /// Rule index of each `keywords_ascii` pattern.
     keyword_rule: Vec<usize>,
+    /// Length in bytes of each `keywords_ascii` pattern.
+    keyword_len: Vec<usize>,
     /// Rules with a keyword that is not ASCII, with their own `(?i)`
     /// keyword pattern (one that case-folds to ASCII could occur in an
     /// ASCII text): tried one by one on an ASCII text.
@@ -410,15 +440,22 @@ impl RuleSet {
                     return Err(Error::invalid(format!("{what}: secretGroup {} but the regex has {} group(s)", r.secret_group, regex.captures_len() - 1)));
                 }
                 let allow = r.allowlists.into_iter().chain(r.allowlist).map(|a| Allow::compile(a, &what)).collect::<Result<Vec<_>>>()?;
-                let rule = Rule {
+                let keywords: Vec<String> = r.keywords.iter().map(|k| k.to_lowercase()).filter(|k| !k.is_empty()).collect();
+                let mut rule = Rule {
                     generic: r.id.starts_with("generic"),
+                    anchor: None,
+                    anchor_lead: None,
                     id: r.id,
                     regex,
                     secret_group: r.secret_group,
                     entropy: r.entropy,
-                    keywords: r.keywords.iter().map(|k| k.to_lowercase()).filter(|k| !k.is_empty()).collect(),
+                    keywords,
                     allow,
                 };
+                if let Some((check, lead)) = anchor_check(&from_go_syntax(&pattern), &rule.keywords) {
+                    rule.anchor = Some(check);
+                    rule.anchor_lead = lead;
+                }
                 match rules.iter_mut().find(|x| x.id == rule.id) {
                     Some(x) => *x = rule,
                     None => rules.push(rule),
@@ -439,6 +476,7 @@ impl RuleSet {
         let prefilter = RegexSet::new(&patterns).map_err(|e| Error::invalid(format!("redaction rules: the keywords do not compile: {e}")))?;
         let mut ascii = Vec::new();
         let mut keyword_rule = Vec::new();
+        let mut keyword_len = Vec::new();
         let mut unicode_keyword_rules = Vec::new();
         for (p, &i) in prefilter_rule.iter().enumerate() {
             let kws = &rules[i].keywords;
@@ -446,20 +484,25 @@ impl RuleSet {
                 for k in kws {
                     ascii.push(k.as_str());
                     keyword_rule.push(i);
+                    keyword_len.push(k.len());
                 }
             } else {
                 let re = Regex::new(&patterns[p]).map_err(|e| Error::invalid(format!("redaction rules: the keywords do not compile: {e}")))?;
                 unicode_keyword_rules.push((i, re));
             }
         }
-        // A DFA: the keyword lists are small, and an overlapping search
-        // through the NFAs costs several times more per byte.
-        let keywords_ascii = aho_corasick::AhoCorasick::builder()
+        // A DFA walked byte by byte (`scan_ascii`): the keyword lists are
+        // small. No prefilter: keywords start with most letters, so in
+        // ordinary text a prefilter is called at nearly every byte and costs
+        // more than the transition it would skip.
+        let keywords_ascii = aho_corasick::dfa::DFA::builder()
+            .match_kind(aho_corasick::MatchKind::Standard)
             .ascii_case_insensitive(true)
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .prefilter(false)
+            .start_kind(aho_corasick::StartKind::Unanchored)
             .build(&ascii)
             .map_err(|e| Error::invalid(format!("redaction rules: the keywords do not compile: {e}")))?;
-        Ok(RuleSet { rules, global, prefilter, prefilter_rule, keywords_ascii, keyword_rule, unicode_keyword_rules, always })
+        Ok(RuleSet { rules, global, prefilter, prefilter_rule, keywords_ascii, keyword_rule, keyword_len, unicode_keyword_rules, always })
     }
 
     /// Could any rule find something in `text` (one of its keywords occurs,
@@ -469,7 +512,7 @@ impl RuleSet {
             return true;
         }
         if text.is_ascii() {
-            self.keywords_ascii.is_match(text) || self.unicode_keyword_rules.iter().any(|(_, re)| re.is_match(text))
+            self.scan_ascii(text, |_, _| true) || self.unicode_keyword_rules.iter().any(|(_, re)| re.is_match(text))
         } else {
             self.prefilter.is_match(text)
         }
@@ -477,24 +520,84 @@ impl RuleSet {
 
     /// The rules whose keywords occur in `text` (case-insensitive), in no
     /// particular order, possibly repeated.
-    fn keyword_rules(&self, text: &str) -> Vec<usize> {
+    fn keyword_rules(&self, text: &str) -> Vec<(usize, usize)> {
         if !text.is_ascii() {
             // Unicode case folding (`(?i)`): the RegexSet.
-            return self.prefilter.matches(text).iter().map(|p| self.prefilter_rule[p]).collect();
+            return self.prefilter.matches(text).iter().map(|p| (self.prefilter_rule[p], 0)).collect();
         }
         // ASCII text: ASCII case folding is `(?i)`'s answer for ASCII
         // keywords; each rule counted once.
-        let mut seen = vec![false; self.rules.len()];
+        // A rule with a keyword-anchored check runs only when the check
+        // matches at one of its keywords' starts (otherwise its regex cannot
+        // match anywhere in the text: see `anchor_check`); the others run
+        // when one of their keywords occurs.
+        const UNSEEN: u8 = 0;
+        const PICKED: u8 = 1;
+        const FAILED: u8 = 2;
+        let mut seen = vec![UNSEEN; self.rules.len()];
         let mut out = Vec::new();
-        for m in self.keywords_ascii.find_overlapping_iter(text) {
-            let i = self.keyword_rule[m.pattern().as_usize()];
-            if !seen[i] {
-                seen[i] = true;
-                out.push(i);
+        let mut last_check = vec![usize::MAX; 0];
+        self.scan_ascii(text, |p, end| {
+            let i = self.keyword_rule[p];
+            if seen[i] == PICKED {
+                return false;
             }
-        }
-        out.extend(self.unicode_keyword_rules.iter().filter(|(_, re)| re.is_match(text)).map(|(i, _)| *i));
+            match &self.rules[i].anchor {
+                None => {
+                    seen[i] = PICKED;
+                    out.push((i, 0));
+                }
+                Some(check) => {
+                    let start = end - self.keyword_len[p];
+                    if last_check.is_empty() {
+                        last_check = vec![usize::MAX; self.rules.len()];
+                    }
+                    if last_check[i] == start {
+                        return false;
+                    }
+                    last_check[i] = start;
+                    let input = regex_automata::Input::new(text).span(start..text.len()).anchored(regex_automata::Anchored::Yes).earliest(true);
+                    if check.is_match(input) {
+                        seen[i] = PICKED;
+                        // Hits come in text order: this is the first
+                        // keyword where a match of the rule can be.
+                        out.push((i, self.rules[i].anchor_lead.map_or(0, |l| start.saturating_sub(l))));
+                    } else {
+                        seen[i] = FAILED;
+                    }
+                }
+            }
+            false
+        });
+        out.extend(self.unicode_keyword_rules.iter().filter(|(_, re)| re.is_match(text)).map(|(i, _)| (*i, 0)));
         out
+    }
+
+    /// One pass of the keyword DFA over `text` (ASCII): `hit(pattern, end)`
+    /// for every occurrence of every ASCII keyword (each pattern that ends
+    /// at byte `end`), in text order; stops early, returning true, when
+    /// `hit` returns true. The walk itself ([`walk`]) only collects the
+    /// match states, so that its loop stays a few instructions per byte.
+    fn scan_ascii(&self, text: &str, mut hit: impl FnMut(usize, usize) -> bool) -> bool {
+        use aho_corasick::automaton::Automaton;
+        let dfa = &self.keywords_ascii;
+        let Ok(mut sid) = dfa.start_state(aho_corasick::Anchored::No) else { return false };
+        let mut matches = Vec::new();
+        let mut from = 0;
+        loop {
+            let done = walk(dfa, &mut sid, text.as_bytes(), &mut from, &mut matches);
+            for &(sid, end) in &matches {
+                for k in 0..dfa.match_len(sid) {
+                    if hit(dfa.match_pattern(sid, k).as_usize(), end) {
+                        return true;
+                    }
+                }
+            }
+            if done {
+                return false;
+            }
+            matches.clear();
+        }
     }
 
     /// The rule ids, in the order they are tried.
@@ -505,16 +608,46 @@ impl RuleSet {
     /// Every finding in `text`, not overlapping, in text order: `(byte
     /// range of the secret, rule id)`.
     pub fn find(&self, text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
-        let mut candidates: Vec<usize> = self.keyword_rules(text);
-        candidates.extend_from_slice(&self.always);
+        let mut candidates = self.keyword_rules(text);
+        candidates.extend(self.always.iter().map(|&i| (i, 0)));
+        self.find_among(text, candidates)
+    }
+
+    /// [`Self::find`] without its shortcuts, for tests that check they
+    /// change nothing: the rules picked by the `(?i)` keyword `RegexSet`
+    /// (whatever the text), each rule's regex over the whole text.
+    #[doc(hidden)]
+    pub fn find_reference(&self, text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+        let mut candidates: Vec<(usize, usize)> = self.prefilter.matches(text).iter().map(|p| (self.prefilter_rule[p], 0)).collect();
+        candidates.extend(self.always.iter().map(|&i| (i, 0)));
+        self.find_among(text, candidates)
+    }
+
+    /// The findings of the rules `candidates` in `text`: `(rule index,
+    /// where its first match can start at the earliest)`, any order, repeats
+    /// allowed. A rule searched from a later place than 0 has an anchored
+    /// check (`Rule::anchor`): none of its matches is empty, so searching on
+    /// from each match's end is what `captures_iter` does.
+    fn find_among(&self, text: &str, mut candidates: Vec<(usize, usize)>) -> Vec<(std::ops::Range<usize>, &str)> {
         if candidates.is_empty() {
             return Vec::new();
         }
         candidates.sort_unstable();
+        candidates.dedup_by_key(|c| c.0);
         let mut found: Vec<(usize, usize, bool, usize)> = Vec::new();
-        for &ri in &candidates {
+        for &(ri, from) in &candidates {
             let r = &self.rules[ri];
-            for caps in r.regex.captures_iter(text) {
+            let mut at = from;
+            let later = std::iter::from_fn(|| {
+                if at > text.len() {
+                    return None;
+                }
+                let caps = r.regex.captures_at(text, at)?;
+                at = caps.get(0).expect("group 0 always matches").end().max(at + 1);
+                Some(caps)
+            });
+            let all: Box<dyn Iterator<Item = regex::Captures<'_>> + '_> = if from == 0 { Box::new(r.regex.captures_iter(text)) } else { Box::new(later) };
+            for caps in all {
                 let whole = caps.get(0).expect("group 0 always matches");
                 let secret = if r.secret_group > 0 {
                     match caps.get(r.secret_group) {
@@ -548,6 +681,196 @@ impl RuleSet {
         }
         out
     }
+}
+
+/// Walk the keyword DFA over `bytes` from `*from` in state `*sid`,
+/// pushing `(match state, end)` for every match state reached, up to 64 of
+/// them; returns true when done (the end of `bytes`), false when the list
+/// is full (`*from` and `*sid` then say where and in which state to go on).
+#[inline(never)]
+fn walk(dfa: &aho_corasick::dfa::DFA, sid: &mut aho_corasick::automaton::StateID, bytes: &[u8], from: &mut usize, matches: &mut Vec<(aho_corasick::automaton::StateID, usize)>) -> bool {
+    use aho_corasick::automaton::Automaton;
+    let mut s = *sid;
+    /// Stopped at `end` in state `s`: done if the DFA died or the text
+    /// ended, else where to go on.
+    fn finish(dfa: &aho_corasick::dfa::DFA, s: aho_corasick::automaton::StateID, sid: &mut aho_corasick::automaton::StateID, from: &mut usize, end: usize) -> bool {
+        if dfa.is_dead(s) {
+            return true;
+        }
+        *sid = s;
+        *from = end;
+        false
+    }
+    // Four bytes a step, then the rest; a match state (rare) is handled
+    // out of the loop by `hit`, which records it and says whether to stop.
+    let rest = &bytes[*from..];
+    let mut hit = |s: aho_corasick::automaton::StateID, left: usize| -> bool {
+        if dfa.is_dead(s) {
+            return true;
+        }
+        let end = bytes.len() - left;
+        matches.push((s, end));
+        matches.len() == 64 && left > 0
+    };
+    let mut chunks = rest.chunks_exact(4);
+    for (n, c) in chunks.by_ref().enumerate() {
+        for (k, &b) in c.iter().enumerate() {
+            s = dfa.next_state(aho_corasick::Anchored::No, s, b);
+            if dfa.is_special(s) && hit(s, rest.len() - (n * 4 + k + 1)) {
+                return finish(dfa, s, sid, from, bytes.len() - (rest.len() - (n * 4 + k + 1)));
+            }
+        }
+    }
+    let tail = chunks.remainder();
+    for (k, &b) in tail.iter().enumerate() {
+        s = dfa.next_state(aho_corasick::Anchored::No, s, b);
+        if dfa.is_special(s) && hit(s, tail.len() - k - 1) {
+            return finish(dfa, s, sid, from, bytes.len() - (tail.len() - k - 1));
+        }
+    }
+    true
+}
+
+/// Most strings a part of a regex may stand for, in [`ascii_strings`].
+const MAX_STRINGS: usize = 1024;
+
+/// Every string of `a` followed by every string of `b`, or `None` past
+/// [`MAX_STRINGS`].
+fn product(a: Vec<Vec<u8>>, b: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    if a.len().saturating_mul(b.len()) > MAX_STRINGS {
+        return None;
+    }
+    Some(a.iter().flat_map(|x| b.iter().map(move |y| [x.as_slice(), y.as_slice()].concat())).collect())
+}
+
+/// The strings (ASCII, lowercased) that `hir` can match in an ASCII text,
+/// when they are finitely many (at most [`MAX_STRINGS`]); `None` otherwise.
+/// A look-around assertion stands for the empty string (it only narrows what
+/// matches), so the answer may hold more strings than can match, never fewer.
+fn ascii_strings(hir: &regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::{Class, HirKind};
+    let mut out = match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => vec![Vec::new()],
+        HirKind::Literal(l) => {
+            if !l.0.is_ascii() {
+                // Not in an ASCII text.
+                return Some(Vec::new());
+            }
+            vec![l.0.to_ascii_lowercase()]
+        }
+        HirKind::Class(c) => {
+            let mut bytes = Vec::new();
+            match c {
+                Class::Unicode(u) => {
+                    for r in u.ranges() {
+                        for ch in r.start()..=r.end().min('\x7f') {
+                            bytes.push((ch as u8).to_ascii_lowercase());
+                        }
+                    }
+                }
+                Class::Bytes(b) => {
+                    for r in b.ranges() {
+                        for byte in r.start()..=r.end().min(0x7f) {
+                            bytes.push(byte.to_ascii_lowercase());
+                        }
+                    }
+                }
+            }
+            bytes.sort_unstable();
+            bytes.dedup();
+            bytes.into_iter().map(|b| vec![b]).collect()
+        }
+        HirKind::Capture(c) => return ascii_strings(&c.sub),
+        HirKind::Repetition(r) => {
+            let max = r.max?;
+            let one = ascii_strings(&r.sub)?;
+            let mut all = Vec::new();
+            let mut cur = vec![Vec::new()];
+            for n in 0..=max {
+                if n >= r.min {
+                    all.extend(cur.iter().cloned());
+                }
+                if n < max {
+                    cur = product(cur, &one)?;
+                }
+                if all.len() > MAX_STRINGS {
+                    return None;
+                }
+            }
+            all
+        }
+        HirKind::Concat(parts) => {
+            let mut cur = vec![Vec::new()];
+            for p in parts {
+                cur = product(cur, &ascii_strings(p)?)?;
+            }
+            cur
+        }
+        HirKind::Alternation(parts) => {
+            let mut all = Vec::new();
+            for p in parts {
+                all.extend(ascii_strings(p)?);
+                if all.len() > MAX_STRINGS {
+                    return None;
+                }
+            }
+            all
+        }
+    };
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
+/// The keyword-anchored check of a rule whose regex is `pattern` (already
+/// in the regex crate's syntax) and keywords `keywords` (lowercased), or
+/// `None` when there is none. The regex's top-level concatenation (groups
+/// opened up: what they capture does not matter here) is searched for a
+/// part (a run of consecutive parts) every string of which, in an ASCII
+/// text, starts with one of the keywords (ASCII case-insensitively;
+/// [`ascii_strings`]). If there is one, every match of the regex in an ASCII text holds that part's match,
+/// which starts where a keyword occurs, and from there on matches that part
+/// and the parts after it: the check is that suffix of the concatenation,
+/// searched anchored at each keyword's start (look-arounds see the whole
+/// text). No match of the check at any keyword's start means no match of
+/// the rule; a match means the rule's regex runs over the whole text as
+/// before, so the findings are the same.
+fn anchor_check(pattern: &str, keywords: &[String]) -> Option<(regex_automata::meta::Regex, Option<usize>)> {
+    use regex_syntax::hir::{Hir, HirKind};
+    if keywords.is_empty() || !keywords.iter().all(|k| k.is_ascii()) {
+        return None;
+    }
+    let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
+    fn flatten(h: &Hir, out: &mut Vec<Hir>) {
+        match h.kind() {
+            HirKind::Concat(parts) => parts.iter().for_each(|p| flatten(p, out)),
+            HirKind::Capture(c) => flatten(&c.sub, out),
+            _ => out.push(h.clone()),
+        }
+    }
+    let mut parts = Vec::new();
+    flatten(&hir, &mut parts);
+    let kws: Vec<&[u8]> = keywords.iter().map(|k| k.as_bytes()).collect();
+    // The first run of consecutive parts (`(?i)` spells a keyword as one
+    // part per letter) whose strings all start with a keyword.
+    let at = (0..parts.len()).find(|&i| {
+        let mut run = vec![Vec::new()];
+        for p in &parts[i..] {
+            let Some(next) = ascii_strings(p).and_then(|s| product(run, &s)) else { return false };
+            run = next;
+            if run.iter().all(|s| kws.iter().any(|k| s.starts_with(k))) {
+                return true;
+            }
+        }
+        false
+    })?;
+    let suffix = Hir::concat(parts.split_off(at));
+    let lead = Hir::concat(parts).properties().maximum_len();
+    let check = regex_automata::meta::Builder::new()
+        .configure(regex_automata::meta::Config::new().match_kind(regex_automata::MatchKind::LeftmostFirst).utf8_empty(true).nfa_size_limit(Some(64 << 20)).hybrid_cache_capacity(2 << 20))
+        .build_from_hir(&suffix)
+        .ok()?;
+    Some((check, lead))
 }
 
 /// The line of `text` holding `start..end` (the lines it spans).
@@ -656,8 +979,8 @@ impl Redactor {
 mod tests {
     use super::RuleSet;
 
-    /// On ASCII text the Aho-Corasick prefilter picks exactly the rules the
-    /// `(?i)` RegexSet picks (the set the non-ASCII path still uses).
+    /// On ASCII text the Aho-Corasick keyword pass picks exactly the rules
+    /// the `(?i)` RegexSet picks (the set the non-ASCII path still uses).
     #[test]
     fn the_ascii_keyword_prefilter_picks_the_rules_the_regex_set_picks() {
         let rules = RuleSet::builtin();
@@ -670,8 +993,16 @@ mod tests {
         ];
         let mut picked_any = 0;
         for t in texts {
-            let mut fast = rules.keyword_rules(t);
+            // Every keyword occurrence the DFA pass reports (before the
+            // keyword-anchored checks narrow the rules down).
+            let mut fast = Vec::new();
+            rules.scan_ascii(t, |p, _| {
+                fast.push(rules.keyword_rule[p]);
+                false
+            });
+            fast.extend(rules.unicode_keyword_rules.iter().filter(|(_, re)| re.is_match(t)).map(|(i, _)| *i));
             fast.sort_unstable();
+            fast.dedup();
             let mut set: Vec<usize> = rules.prefilter.matches(t).iter().map(|p| rules.prefilter_rule[p]).collect();
             set.sort_unstable();
             assert_eq!(fast, set, "{t}");
