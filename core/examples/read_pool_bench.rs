@@ -13,7 +13,9 @@
 //!     `get_transcript` of 50 entries, back to back) and a third appends
 //!     1 KiB texts to another session (one every 2 ms); the worst and the
 //!     99th-percentile latency of each, and the import's time.
-//!
+//! (c) The same with a raw connection beside it running a PASSIVE
+//!     checkpoint every 20 ms, so the writer's autocheckpoint seldom copies
+//!     a 64 MiB WAL inside a commit: how much of an append's wait is that.
 //! Run: `cargo build --release -p sessiondb --example read_pool_bench`, then
 //! `target/release/examples/read_pool_bench [MB] [SECS] [ROUNDS] [THREADS]`
 //! (defaults 100, 2, 3, 4). To compare with a build without the read pool,
@@ -54,13 +56,13 @@ fn words(rng: &mut Rng, n: usize) -> String {
 }
 
 /// A thClaws session file of about `bytes` bytes (user, assistant and tool turns).
-fn generate(path: &std::path::Path, bytes: u64) {
+fn generate(path: &std::path::Path, bytes: u64, id: &str) {
     use std::io::Write;
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let t0 = 1_760_000_000u64;
     let mut size = 0u64;
-    let header = serde_json::json!({"type": "header", "id": "bench-import", "model": "anthropic/claude-sonnet-4", "cwd": "/work/p", "created_at": t0});
+    let header = serde_json::json!({"type": "header", "id": id, "model": "anthropic/claude-sonnet-4", "cwd": "/work/p", "created_at": t0});
     writeln!(f, "{header}").unwrap();
     let mut i = 0u64;
     while size < bytes {
@@ -208,50 +210,74 @@ fn main() {
     );
     drop(raw_conns);
 
-    // (b) reads and appends beside an import.
-    let src = dir.path().join("import.jsonl");
-    generate(&src, mb * 1_000_000);
-    let src_bytes = std::fs::metadata(&src).unwrap().len();
-    let other = s.create_session(None, None).unwrap().id;
-    let importing = Arc::new(AtomicBool::new(true));
-    let (mut reads, mut appends, took) = std::thread::scope(|sc| {
-        let imp = {
-            let (s, importing, src) = (s.clone(), importing.clone(), src.clone());
-            sc.spawn(move || {
+    // (b) reads and appends beside an import; then (c) the same with a
+    // checkpointer beside it (a raw connection running a PASSIVE checkpoint
+    // every 20 ms, so the writer's own autocheckpoint rarely has a 64 MiB WAL
+    // to copy inside a commit): what of the append's wait is the checkpoint.
+    for (k, outside_checkpoints) in [(0, false), (1, true)] {
+        let src = dir.path().join(format!("import{k}.jsonl"));
+        generate(&src, mb * 1_000_000, &format!("bench-import-{k}"));
+        let src_bytes = std::fs::metadata(&src).unwrap().len();
+        let other = s.create_session(None, None).unwrap().id;
+        let importing = AtomicBool::new(true);
+        let (mut reads, mut appends) = std::thread::scope(|sc| {
+            let imp = sc.spawn(|| {
                 let t = Instant::now();
                 let r = sessiondb::portable::import_file(&s, &src, None).unwrap();
                 let took = t.elapsed();
                 importing.store(false, Ordering::Relaxed);
                 (took, r.sessions.iter().map(|x| x.entries).sum::<u64>())
-            })
-        };
-        let reader = sc.spawn(|| {
-            let mut rng = Rng(99);
-            let mut lat = Vec::new();
-            while importing.load(Ordering::Relaxed) {
-                let t = Instant::now();
-                store_read(&mut rng);
-                lat.push(t.elapsed());
+            });
+            if outside_checkpoints {
+                sc.spawn(|| {
+                    let c = rusqlite::Connection::open(&db).unwrap();
+                    c.busy_timeout(Duration::from_secs(10)).unwrap();
+                    while importing.load(Ordering::Relaxed) {
+                        let _: (i64, i64, i64) = c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap();
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                });
             }
-            lat
+            let reader = sc.spawn(|| {
+                let mut rng = Rng(99);
+                let mut lat = Vec::new();
+                while importing.load(Ordering::Relaxed) {
+                    let t = Instant::now();
+                    store_read(&mut rng);
+                    lat.push(t.elapsed());
+                }
+                lat
+            });
+            let appender = sc.spawn(|| {
+                let mut lat = Vec::new();
+                while importing.load(Ordering::Relaxed) {
+                    let t = Instant::now();
+                    s.append_transcript(&other, Role::User, body.clone()).unwrap();
+                    lat.push(t.elapsed());
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                lat
+            });
+            let (took, entries) = imp.join().unwrap();
+            println!(
+                "import{}: {src_bytes} bytes, {entries} entries in {:.2} s ({:.1} MB/s)",
+                if outside_checkpoints { " with an outside checkpointer" } else { "" },
+                took.as_secs_f64(),
+                src_bytes as f64 / took.as_secs_f64() / 1e6
+            );
+            (reader.join().unwrap(), appender.join().unwrap())
         });
-        let appender = sc.spawn(|| {
-            let mut lat = Vec::new();
-            while importing.load(Ordering::Relaxed) {
-                let t = Instant::now();
-                s.append_transcript(&other, Role::User, body.clone()).unwrap();
-                lat.push(t.elapsed());
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            lat
-        });
-        let (took, entries) = imp.join().unwrap();
-        println!("import: {src_bytes} bytes, {entries} entries in {:.2} s ({:.1} MB/s)", took.as_secs_f64(), src_bytes as f64 / took.as_secs_f64() / 1e6);
-        (reader.join().unwrap(), appender.join().unwrap(), took)
-    });
-    let _ = took;
-    let (rn, an) = (reads.len(), appends.len());
-    let (r99, rmax) = (pct(&mut reads, 0.99), pct(&mut reads, 1.0));
-    let (a99, amax) = (pct(&mut appends, 0.99), pct(&mut appends, 1.0));
-    println!("(b) during the import: {rn} reads, p99 {r99:.2} ms, worst {rmax:.2} ms; {an} appends, p99 {a99:.2} ms, worst {amax:.2} ms");
+        let (rn, an) = (reads.len(), appends.len());
+        let (r99, rmax) = (pct(&mut reads, 0.99), pct(&mut reads, 1.0));
+        let (a99, amax) = (pct(&mut appends, 0.99), pct(&mut appends, 1.0));
+        let over = |v: &[Duration]| v.iter().filter(|d| d.as_millis() > 20).count();
+        println!(
+            "({}) during the import{}: {rn} reads, p99 {r99:.2} ms, worst {rmax:.2} ms, {} over 20 ms; {an} appends, p99 {a99:.2} ms, worst {amax:.2} ms, {} over 20 ms",
+            if outside_checkpoints { "c" } else { "b" },
+            if outside_checkpoints { " with an outside checkpointer" } else { "" },
+            over(&reads),
+            over(&appends)
+        );
+        std::fs::remove_file(&src).unwrap();
+    }
 }

@@ -627,7 +627,7 @@ mod tests {
         b
     }
 
-    fn meta(b: &dyn Backend, key: &str) -> Sealed {
+    fn meta(b: &(dyn Backend + 'static), key: &str) -> Sealed {
         b.read(|r| r.meta(key)).unwrap()
     }
 
@@ -641,7 +641,7 @@ mod tests {
     fn a_read_on_another_thread_completes_while_a_write_transaction_is_open() {
         let d = tempfile::tempdir().unwrap();
         let b = migrated(d.path());
-        let b: &dyn Backend = &b;
+        let b: &(dyn Backend + 'static) = &b;
         b.write(|tx| tx.put_meta("k", "old", true)).unwrap();
         // One read first, so the pool holds an idle connection; the held
         // write below also meets a read that must open a new one.
@@ -688,7 +688,7 @@ mod tests {
         };
         assert_eq!(pool(&b), (0, 0));
         b.migrate().unwrap();
-        let bd: &dyn Backend = &b;
+        let bd: &(dyn Backend + 'static) = &b;
         assert_eq!(bd.read(|r| r.schema_version()).unwrap(), schema::LATEST_VERSION);
         assert_eq!(pool(&b), (1, 0));
         std::thread::scope(|sc| {
