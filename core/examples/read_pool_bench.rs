@@ -84,10 +84,22 @@ fn open(db: &std::path::Path) -> SessionStore {
     SessionStore::open(OpenOptions::at(db, KeySource::Bytes(DataKey::from_bytes(&[7; 32]).unwrap()))).unwrap()
 }
 
-/// Reads done by `threads` threads in `secs` seconds, each read by `read`.
-fn throughput<R: Fn(&mut Rng) + Sync>(threads: usize, secs: f64, read: &R) -> f64 {
+/// CPU seconds this process has used (user + system, Linux `/proc/self/stat`; 0 elsewhere).
+fn cpu_secs() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else { return 0.0 };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14 and 15 (utime, stime) of proc(5), counted from after the name: 11 and 12.
+    let ticks: f64 = f.get(11).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) + f.get(12).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
+/// Reads done by `threads` threads in `secs` seconds, each read by `read`,
+/// per second, and the cores the process used meanwhile (CPU s / wall s).
+fn throughput<R: Fn(&mut Rng) + Sync>(threads: usize, secs: f64, read: &R) -> (f64, f64) {
     let stop = AtomicBool::new(false);
     let done = AtomicU64::new(0);
+    let cpu = cpu_secs();
     let t = Instant::now();
     std::thread::scope(|sc| {
         for k in 0..threads {
@@ -105,7 +117,8 @@ fn throughput<R: Fn(&mut Rng) + Sync>(threads: usize, secs: f64, read: &R) -> f6
         std::thread::sleep(Duration::from_secs_f64(secs));
         stop.store(true, Ordering::Relaxed);
     });
-    done.load(Ordering::Relaxed) as f64 / t.elapsed().as_secs_f64()
+    let wall = t.elapsed().as_secs_f64();
+    (done.load(Ordering::Relaxed) as f64 / wall, (cpu_secs() - cpu) / wall)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -185,14 +198,14 @@ fn main() {
         tx.finish().unwrap();
         assert_eq!(n, PAGE as usize);
     };
-    let (mut s1, mut s4, mut r1, mut r4) = (vec![], vec![], vec![], vec![]);
+    let (mut s1, mut s4, mut r1, mut r4, mut c1, mut c4) = (vec![], vec![], vec![], vec![], vec![], vec![]);
     for round in 0..rounds {
-        let a = throughput(1, secs, &store_read);
-        let b = throughput(threads, secs, &store_read);
-        let c = throughput(1, secs, &raw_read);
-        let d = throughput(threads, secs, &raw_read);
+        let (a, ca) = throughput(1, secs, &store_read);
+        let (b, cb) = throughput(threads, secs, &store_read);
+        let (c, _) = throughput(1, secs, &raw_read);
+        let (d, _) = throughput(threads, secs, &raw_read);
         println!(
-            "round {round}: store 1 thread {a:.0} reads/s, {threads} threads {b:.0} reads/s ({:.2}x); raw rusqlite 1 thread {c:.0}/s, {threads} threads {d:.0}/s ({:.2}x)",
+            "round {round}: store 1 thread {a:.0} reads/s ({ca:.2} cores busy), {threads} threads {b:.0} reads/s ({cb:.2} cores) ({:.2}x); raw rusqlite 1 thread {c:.0}/s, {threads} threads {d:.0}/s ({:.2}x)",
             b / a,
             d / c
         );
@@ -200,11 +213,15 @@ fn main() {
         s4.push(b);
         r1.push(c);
         r4.push(d);
+        c1.push(ca);
+        c4.push(cb);
     }
     let (a, b, c, d) = (median(s1), median(s4), median(r1), median(r4));
     println!(
-        "(a) medians: store {threads}/1 threads {:.2}x ({a:.0} -> {b:.0} reads/s of {PAGE} entries); floor raw rusqlite {threads}/1 threads {:.2}x ({c:.0} -> {d:.0}/s); store scaling / floor scaling {:.2}",
+        "(a) medians: store {threads}/1 threads {:.2}x ({a:.0} -> {b:.0} reads/s of {PAGE} entries; {:.2} -> {:.2} cores busy); floor raw rusqlite {threads}/1 threads {:.2}x ({c:.0} -> {d:.0}/s); store scaling / floor scaling {:.2}",
         b / a,
+        median(c1),
+        median(c4),
         d / c,
         (b / a) / (d / c)
     );

@@ -385,8 +385,12 @@ impl Drop for Reader<'_> {
         let conn = self.conn.take();
         let mut g = lock(&self.pool.state);
         g.out -= 1;
-        // A closed pool keeps nothing: the connection closes (below, outside the lock).
-        let surplus = if g.closed { conn } else { g.idle.extend(conn); None };
+        // A closed pool keeps nothing, nor a connection still inside a
+        // transaction (its rollback failed after a panic or an error): it
+        // would hold a snapshot that keeps the WAL. Those close (below,
+        // outside the lock); the next read opens a fresh one.
+        let keep = !g.closed && conn.as_ref().is_some_and(Connection::is_autocommit);
+        let surplus = if keep { g.idle.extend(conn); None } else { conn };
         drop(g);
         self.pool.freed.notify_all();
         drop(surplus);
