@@ -374,6 +374,56 @@ fn a_deleted_session_leaves_no_envelope_byte_in_any_file() {
     }
 }
 
+/// The same scan while other threads of the handle keep reading (issue 33
+/// item 6: reads run on their own connections, whose snapshots could keep
+/// the WAL's old frames): the deletion's truncating checkpoint waits for
+/// the reads in progress, and no envelope byte of the deleted session is
+/// left in any file when `delete_session` returns.
+#[test]
+fn a_deleted_session_leaves_no_envelope_byte_while_other_threads_read() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("sessions.db");
+    let s = std::sync::Arc::new(open(&p, Some(true)));
+    let keep = s.create_session(Some("kept".into()), None).unwrap();
+    let gone = s.create_session(Some("DELETE-ME title".into()), None).unwrap();
+    let mut rng = Rng(11);
+    for i in 0..30 {
+        s.append_transcript(&keep.id, Role::User, format!("kept {i} {}", rng.text(NON_HEX, 50))).unwrap();
+        s.append_transcript(&gone.id, Role::Tool, format!("gone {i} {}", rng.text(NON_HEX, 300 * (i % 3) + 40))).unwrap();
+    }
+    let needles = needles(&session_envelopes(&p, &gone.id));
+    assert!(!found_in(d.path(), &needles).is_empty());
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let reads = std::sync::Arc::new(AtomicU64::new(0));
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let (s, id, stop, reads) = (s.clone(), keep.id.clone(), stop.clone(), reads.clone());
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    assert_eq!(s.get_transcript(&id, 1, 100).unwrap().len(), 30);
+                    reads.fetch_add(1, Ordering::Relaxed);
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    // The readers are running when the delete starts.
+    while reads.load(Ordering::Relaxed) < 30 {
+        std::thread::yield_now();
+    }
+    s.delete_session(&gone.id).unwrap();
+    let hits = found_in(d.path(), &needles);
+    stop.store(true, Ordering::Relaxed);
+    for r in readers {
+        assert!(r.join().unwrap() > 0);
+    }
+    assert_eq!(hits, vec![]);
+    assert_eq!(s.get_transcript(&keep.id, 1, 100).unwrap().len(), 30);
+}
+
 /// Issue 30 "Retention you can trust": off by default, a dry run that lists
 /// exactly what goes, the newest N and named sessions kept, every deletion
 /// journaled with its reason and title.

@@ -691,7 +691,9 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn scrub_deleted(&self) -> Result<()> {
         Ok(())
     }
-    /// Test hook: every transaction waits until the returned guard drops.
+    /// Test hook: every write transaction waits until the returned guard
+    /// drops (and every read too where reads share the writer's
+    /// connections; SQLite's reads use their own and go on).
     #[cfg(test)]
     fn hold(&self) -> Box<dyn Guard + '_>;
 }

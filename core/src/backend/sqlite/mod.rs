@@ -1,9 +1,17 @@
 //! The SQLite backend: the embedded default (DESIGN.md "On-disk contract").
 //!
-//! * One connection per handle behind a mutex, opened with `busy_timeout`
-//!   set before anything else, then WAL, `synchronous=NORMAL`,
-//!   `journal_size_limit`, 8 KiB pages for new databases; every write is one
-//!   `BEGIN IMMEDIATE` transaction, every read one short deferred one.
+//! * One writer connection per handle behind a mutex, opened with
+//!   `busy_timeout` set before anything else, then WAL, `synchronous=NORMAL`,
+//!   `journal_size_limit`, 1 KiB pages for new databases; every write is one
+//!   `BEGIN IMMEDIATE` transaction on it.
+//! * Reads run on a small pool of read connections ([`ReadPool`], at most
+//!   [`READ_POOL_SIZE`], opened on first use, `query_only`), each read one
+//!   short deferred transaction on a connection no other thread holds
+//!   meanwhile: WAL lets them read while the writer writes, so a read never
+//!   waits for a write (issue 33 item 6). A read transaction begins after
+//!   every commit that returned before the read was called, so it sees
+//!   them. Until the schema is migrated (first open, key check), reads use
+//!   the writer connection and no read connection exists.
 //! * SQLite answers some requests `SQLITE_BUSY` without its busy handler;
 //!   those are retried until the timeout really passed ([`retry_busy`]).
 //! * First open: an exclusive lock on `<db>-init.lock` ([`init_lock_path`])
@@ -19,7 +27,7 @@ pub mod schema;
 mod writes;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
@@ -88,6 +96,9 @@ pub const PAGE_SIZE: i64 = 1_024;
 pub const WAL_AUTOCHECKPOINT_PAGES: i64 = JOURNAL_SIZE_LIMIT / PAGE_SIZE;
 /// `cache_size` (negative = KiB): 16 MiB of page cache per connection.
 pub const CACHE_SIZE_KIB: i64 = -16_384;
+/// Most read connections one handle keeps open ([`ReadPool`]): reads from
+/// more threads than this wait for a free one (never for a write).
+pub const READ_POOL_SIZE: usize = 4;
 
 use super::lock;
 
@@ -134,9 +145,11 @@ pub(crate) fn init_lock_path(db: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// An open SQLite database (one connection) and this handle's owner lock.
+/// An open SQLite database (a writer connection and a pool of read
+/// connections) and this handle's owner lock.
 pub struct SqliteBackend {
     state: Mutex<Option<Open>>,
+    readers: ReadPool,
     path: PathBuf,
     pid: u32,
     busy_timeout_ms: u64,
@@ -163,6 +176,7 @@ impl SqliteBackend {
         let conn = open_connection(path, busy_timeout_ms)?;
         Ok(SqliteBackend {
             state: Mutex::new(Some(Open { conn, owner: None })),
+            readers: ReadPool::default(),
             path: path.to_path_buf(),
             pid: std::process::id(),
             busy_timeout_ms,
@@ -182,10 +196,13 @@ impl SqliteBackend {
         self.with_conn(|c| has_key_check(c))
     }
 
-    /// Apply every numbered migration ([`schema::migrate`]).
+    /// Apply every numbered migration ([`schema::migrate`]); from then on
+    /// reads use the read connections.
     pub(crate) fn migrate(&self) -> Result<u32> {
         let timeout = self.busy_timeout_ms;
-        self.with_conn(|c| schema::migrate_within(c, timeout))
+        let version = self.with_conn(|c| schema::migrate_within(c, timeout))?;
+        self.readers.enable();
+        Ok(version)
     }
 
     /// Run `f` on the connection; `Busy` errors carry the real wait.
@@ -215,13 +232,20 @@ impl Backend for SqliteBackend {
         }
     }
 
+    /// On a read connection of the pool (the writer's until the schema is
+    /// migrated): never behind a write of this handle.
     fn read_dyn(&self, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
-        self.with_conn(|conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
-            f(&rows::SqlTx(&tx))?;
-            tx.finish()?;
-            Ok(())
-        })
+        if std::process::id() != self.pid {
+            return Err(Error::Closed);
+        }
+        let started = Instant::now();
+        match self.readers.take(&self.path, self.busy_timeout_ms) {
+            Ok(Some(mut reader)) => {
+                read_in(reader.conn(), f).map_err(|e| waited(e, self.busy_timeout_ms, started))
+            }
+            Ok(None) => self.with_conn(|conn| read_in(conn, f)),
+            Err(e) => Err(waited(e, self.busy_timeout_ms, started)),
+        }
     }
 
     fn write_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()> {
@@ -235,6 +259,10 @@ impl Backend for SqliteBackend {
     }
 
     fn close(&self) {
+        // The read connections first (waiting for reads in progress), so
+        // that the writer is the last connection: closing it checkpoints
+        // the WAL and removes it.
+        self.readers.close();
         let taken = lock(&self.state).take();
         if let Some(open) = taken {
             // Closing the connection checkpoints the WAL; then the owner
@@ -247,7 +275,8 @@ impl Backend for SqliteBackend {
     }
 
     fn is_closed(&self) -> bool {
-        lock(&self.state).is_none()
+        // `close` marks the pool first; no wait for a write in progress.
+        self.readers.is_closed()
     }
 
     fn owner_is_alive(&self, instance_id: &str) -> bool {
@@ -263,7 +292,9 @@ impl Backend for SqliteBackend {
     /// still hold the deleted bytes, is cut to 0 bytes. A reader of another
     /// handle that stays past the busy timeout keeps the WAL: then `Busy`
     /// (the deletion itself is committed; the bytes go at the next full
-    /// checkpoint, at the latest when the last handle closes).
+    /// checkpoint, at the latest when the last handle closes). This handle's
+    /// own read connections hold a snapshot only for one short read, and
+    /// the checkpoint waits (busy handler, then [`retry_busy`]) for it.
     fn scrub_deleted(&self) -> Result<()> {
         let timeout = self.busy_timeout_ms;
         self.with_conn(|conn| {
@@ -297,8 +328,143 @@ impl Drop for SqliteBackend {
     fn drop(&mut self) {
         if std::process::id() == self.pid {
             self.close();
+        } else {
+            // A forked child: the read connections are the parent's (one
+            // may be in use by a parent thread that the child does not
+            // have); leave them alone rather than closing them here.
+            let pool = self.readers.state.get_mut().unwrap_or_else(|p| p.into_inner());
+            std::mem::forget(std::mem::take(&mut pool.idle));
         }
     }
+}
+
+/// One read transaction on `conn`: deferred, so its snapshot is taken at
+/// its first statement, after every commit that returned before.
+fn read_in(conn: &mut Connection, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+    f(&rows::SqlTx(&tx))?;
+    tx.finish()?;
+    Ok(())
+}
+
+/// The read connections of one handle: at most [`READ_POOL_SIZE`], opened
+/// when a read finds none free, each lent to one read at a time
+/// ([`Reader`]) and given back when it ends, with its transaction ended
+/// (so an idle connection holds no snapshot that could keep the WAL).
+#[derive(Default)]
+struct ReadPool {
+    state: Mutex<PoolState>,
+    /// Signalled when a connection comes back (or an open failed).
+    freed: Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    idle: Vec<Connection>,
+    /// Connections lent out or being opened.
+    out: usize,
+    /// Set once the schema is migrated: before, reads use the writer.
+    ready: bool,
+    closed: bool,
+}
+
+/// A read connection lent to one read; back to the pool on drop.
+struct Reader<'a> {
+    pool: &'a ReadPool,
+    conn: Option<Connection>,
+}
+
+impl Reader<'_> {
+    fn conn(&mut self) -> &mut Connection {
+        self.conn.as_mut().expect("a reader holds its connection until dropped")
+    }
+}
+
+impl Drop for Reader<'_> {
+    fn drop(&mut self) {
+        let conn = self.conn.take();
+        let mut g = lock(&self.pool.state);
+        g.out -= 1;
+        // A closed pool keeps nothing, nor a connection still inside a
+        // transaction (its rollback failed after a panic or an error): it
+        // would hold a snapshot that keeps the WAL. Those close (below,
+        // outside the lock); the next read opens a fresh one.
+        let keep = !g.closed && conn.as_ref().is_some_and(Connection::is_autocommit);
+        let surplus = if keep { g.idle.extend(conn); None } else { conn };
+        drop(g);
+        self.pool.freed.notify_all();
+        drop(surplus);
+    }
+}
+
+impl ReadPool {
+    fn enable(&self) {
+        lock(&self.state).ready = true;
+    }
+
+    fn is_closed(&self) -> bool {
+        lock(&self.state).closed
+    }
+
+    /// A free read connection (opening one if fewer than
+    /// [`READ_POOL_SIZE`] exist, else waiting for one to come back);
+    /// `None` before the schema is migrated. Errors: `Closed`, and those of
+    /// opening a connection.
+    fn take(&self, path: &Path, busy_timeout_ms: u64) -> Result<Option<Reader<'_>>> {
+        let mut g = lock(&self.state);
+        loop {
+            if g.closed {
+                return Err(Error::Closed);
+            }
+            if !g.ready {
+                return Ok(None);
+            }
+            if let Some(conn) = g.idle.pop() {
+                g.out += 1;
+                return Ok(Some(Reader { pool: self, conn: Some(conn) }));
+            }
+            if g.out < READ_POOL_SIZE {
+                g.out += 1;
+                drop(g);
+                // From here the slot is ours: the reader gives it back on drop, also when opening fails.
+                let mut reader = Reader { pool: self, conn: None };
+                reader.conn = Some(open_reader(path, busy_timeout_ms)?);
+                return Ok(Some(reader));
+            }
+            g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Refuse new reads (`Closed`), wait for the reads in progress and
+    /// close every read connection.
+    fn close(&self) {
+        let mut g = lock(&self.state);
+        g.closed = true;
+        let idle = std::mem::take(&mut g.idle);
+        while g.out > 0 {
+            g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+        drop(g);
+        drop(idle);
+    }
+}
+
+/// A read connection: `busy_timeout` first, `query_only` (it can never
+/// write, so `secure_delete`, `foreign_keys` and the WAL settings, which
+/// only writes and checkpoints use, are the writer's alone), the writer's
+/// page cache size and `trusted_schema=OFF`. It never creates the file: the
+/// writer opened and migrated it before any reader exists.
+fn open_reader(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| match Error::from(e) {
+        Error::Io { source, .. } => Error::io("opening the database file", source),
+        other => other,
+    })?;
+    conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
+    conn.pragma_update(None, "query_only", "ON")?;
+    conn.pragma_update(None, "cache_size", CACHE_SIZE_KIB)?;
+    conn.pragma_update(None, "trusted_schema", "OFF")?;
+    Ok(conn)
 }
 
 fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
@@ -452,3 +618,108 @@ pub(crate) fn sweep_stale_owner_locks(lock_dir: &Path, own_id: &str) {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Sealed;
+    use std::sync::mpsc;
+
+    fn migrated(dir: &Path) -> SqliteBackend {
+        let b = SqliteBackend::connect(&dir.join("s.db"), &SqliteOptions::new(10_000).unwrap(), "t").unwrap();
+        b.migrate().unwrap();
+        b
+    }
+
+    fn meta(b: &(dyn Backend + 'static), key: &str) -> Sealed {
+        b.read(|r| r.meta(key)).unwrap()
+    }
+
+    /// A read on another thread runs and ends while this handle's write
+    /// transaction is held open (inside the write closure, which waits for
+    /// the read's answer): it sees the last committed value, not the one
+    /// being written. With one connection behind one mutex, the read could
+    /// not start until the write ended, and the write closure would give
+    /// up waiting (after a minute: a liveness bound, not a timing).
+    #[test]
+    fn a_read_on_another_thread_completes_while_a_write_transaction_is_open() {
+        let d = tempfile::tempdir().unwrap();
+        let b = migrated(d.path());
+        let b: &(dyn Backend + 'static) = &b;
+        b.write(|tx| tx.put_meta("k", "old", true)).unwrap();
+        // One read first, so the pool holds an idle connection; the held
+        // write below also meets a read that must open a new one.
+        assert_eq!(meta(b, "k"), Sealed::Bytes(b"old".to_vec()));
+        std::thread::scope(|sc| {
+            let (go_tx, go_rx) = mpsc::channel::<()>();
+            let (got_tx, got_rx) = mpsc::channel::<Vec<Sealed>>();
+            sc.spawn(move || {
+                go_rx.recv().unwrap();
+                // Two reads at once: one reuses the idle connection, one opens another.
+                let got = std::thread::scope(|sc2| {
+                    let h = sc2.spawn(|| meta(b, "k"));
+                    let mine = meta(b, "k");
+                    vec![mine, h.join().unwrap()]
+                });
+                got_tx.send(got).unwrap();
+            });
+            b.write(|tx| {
+                tx.put_meta("k", "new", true)?;
+                go_tx.send(()).unwrap();
+                let got = got_rx
+                    .recv_timeout(Duration::from_secs(60))
+                    .expect("the reads on another thread did not complete while the write transaction was open");
+                assert_eq!(got, vec![Sealed::Bytes(b"old".to_vec()); 2]);
+                Ok(())
+            })
+            .unwrap();
+        });
+        // Committed: the next read sees it.
+        assert_eq!(meta(b, "k"), Sealed::Bytes(b"new".to_vec()));
+    }
+
+    /// Before the schema is migrated no read connection exists (reads use
+    /// the writer); after, reads use the pool, bounded by READ_POOL_SIZE;
+    /// close() closes them and later reads are `Closed`.
+    #[test]
+    fn readers_exist_only_after_migration_are_bounded_and_closed_with_the_handle() {
+        let d = tempfile::tempdir().unwrap();
+        let b = SqliteBackend::connect(&d.path().join("s.db"), &SqliteOptions::new(10_000).unwrap(), "t").unwrap();
+        assert!(b.has_key_check().is_ok());
+        let pool = |b: &SqliteBackend| {
+            let g = lock(&b.readers.state);
+            (g.idle.len(), g.out)
+        };
+        assert_eq!(pool(&b), (0, 0));
+        b.migrate().unwrap();
+        let bd: &(dyn Backend + 'static) = &b;
+        assert_eq!(bd.read(|r| r.schema_version()).unwrap(), schema::LATEST_VERSION);
+        assert_eq!(pool(&b), (1, 0));
+        std::thread::scope(|sc| {
+            for _ in 0..8 {
+                sc.spawn(|| {
+                    for _ in 0..100 {
+                        bd.read(|r| r.counts()).unwrap();
+                    }
+                });
+            }
+        });
+        let (idle, out) = pool(&b);
+        assert!((1..=READ_POOL_SIZE).contains(&idle) && out == 0, "{idle} idle, {out} out");
+        bd.close();
+        assert_eq!(pool(&b), (0, 0));
+        assert!(bd.is_closed());
+        assert_eq!(bd.read(|r| r.counts()).unwrap_err().kind(), crate::ErrorKind::Closed);
+        assert_eq!(bd.write(|tx| tx.put_meta("k", "v", true)).unwrap_err().kind(), crate::ErrorKind::Closed);
+    }
+
+    /// A read connection cannot write, whatever SQL reaches it.
+    #[test]
+    fn a_read_connection_is_query_only() {
+        let d = tempfile::tempdir().unwrap();
+        let _b = migrated(d.path());
+        let c = open_reader(&d.path().join("s.db"), 1_000).unwrap();
+        let e = c.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')", []).unwrap_err();
+        assert!(e.to_string().contains("readonly") || e.to_string().contains("read-only") || e.to_string().contains("query_only"), "{e}");
+    }
+}
