@@ -345,7 +345,14 @@ fn host_options_are_checked_and_a_viewer_stops_once_from_a_shared_reference() {
     let o = ViewerOptions::for_host(Some("::1"), Some(0), false, Some("/w".into()), Some(64_000)).unwrap();
     assert_eq!(o, ViewerOptions { bind: "::1".parse().unwrap(), port: 0, allow_remote: false, workspace: Some("/w".into()), window: 64_000 });
     assert_eq!(ViewerOptions::for_host(None, None, false, None, None).unwrap(), ViewerOptions::default());
-    for (bind, port, window, named) in [(Some("localhost"), None, None, "bind"), (None, Some(65_536), None, "port"), (None, None, Some(0), "window")] {
+    for (bind, port, window, named) in [
+        (Some("localhost"), None, None, "bind"),
+        (None, Some(65_536), None, "port"),
+        (None, Some(-1), None, "port"),
+        (None, None, Some(0), "window"),
+        (None, None, Some(-5), "window"),
+        (None, None, Some(1 << 53), "window"),
+    ] {
         let e = ViewerOptions::for_host(bind, port, false, None, window).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidInput);
         assert!(e.to_string().contains(named), "{e}");
@@ -369,4 +376,100 @@ fn host_options_are_checked_and_a_viewer_stops_once_from_a_shared_reference() {
         false
     });
     assert!(refused, "the port is still listening after stop");
+}
+
+/// A connection that sent `bytes` and is left open; reads time out after 15 s.
+fn open_with(addr: SocketAddr, bytes: &[u8]) -> TcpStream {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(15))).unwrap();
+    s.write_all(bytes).unwrap();
+    s
+}
+
+/// The status of the response on `s` (0: closed without one).
+fn status_of(s: &mut TcpStream) -> u16 {
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    String::from_utf8_lossy(&buf).split(' ').nth(1).and_then(|x| x.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn an_announced_body_is_refused_unread_and_the_viewer_lives_on() {
+    // tiny_http allocated the announced size when the request was dropped:
+    // this aborted the host process (the red-team pass of the hosts' serve).
+    let f = Fixture::new();
+    let host = f.host();
+    for cl in ["100000000000", "18446744073709551615", "2000"] {
+        let mut s = open_with(f.addr, format!("GET / HTTP/1.1\r\nHost: {host}\r\nContent-Length: {cl}\r\n\r\nx").as_bytes());
+        assert_eq!(status_of(&mut s), 413, "Content-Length {cl}");
+    }
+    let mut s = open_with(f.addr, format!("GET / HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\n\r\n").as_bytes());
+    assert_eq!(status_of(&mut s), 413);
+    let mut s = open_with(f.addr, format!("GET /{} HTTP/1.1\r\nHost: {host}\r\n\r\n", "a".repeat(20_000)).as_bytes());
+    assert_eq!(status_of(&mut s), 431);
+    let cookie = f.cookie();
+    let (r, v) = f.api(&cookie, "/api/info");
+    assert_eq!((r.status, v["window"].as_u64()), (200, Some(128_000)));
+    assert_eq!(r.header("connection"), Some("close"));
+}
+
+#[test]
+fn idle_connections_do_not_hold_up_others_and_over_the_cap_are_closed() {
+    let f = Fixture::new();
+    let cookie = f.cookie();
+    // Heads that never end hold a connection each (until the 5 s head deadline).
+    let mut idle: Vec<TcpStream> = (0..sessiondb::serve::http::MAX_CONNECTIONS).map(|_| open_with(f.addr, b"GET / HTTP/1.1\r\nHost: x")).collect();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // One more is closed at once, unanswered.
+    let mut extra = open_with(f.addr, b"GET / HTTP/1.1\r\n");
+    let mut buf = [0u8; 16];
+    let closed = match extra.read(&mut buf) {
+        Ok(n) => n == 0,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    };
+    assert!(closed, "over the cap: closed without an answer");
+    // The held connections end with 408 at their deadline; the viewer then answers again.
+    for s in idle.iter_mut().take(3) {
+        assert_eq!(status_of(s), 408);
+    }
+    drop(idle);
+    let (r, _) = f.api(&cookie, "/api/info");
+    assert_eq!(r.status, 200);
+
+    // Fewer idle connections than the cap: a signed-in request is answered beside them.
+    let _few: Vec<TcpStream> = (0..8).map(|_| open_with(f.addr, b"GET / HTTP/1.1\r\nHost: x")).collect();
+    let (r, _) = f.api(&cookie, "/api/sessions");
+    assert_eq!(r.status, 200);
+}
+
+#[test]
+fn stop_returns_with_a_slow_client_connected_and_dropping_the_viewer_stops_it() {
+    let f = Fixture::new();
+    let _slow = open_with(f.addr, b"GET / HTTP/1.1\r\nHost: x");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let (done, returned) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            f.viewer.as_ref().unwrap().stop();
+            done.send(()).unwrap();
+        });
+        // Bounded by the 2 s grace (the head deadline is 5 s): never waits for the client.
+        assert!(returned.recv_timeout(std::time::Duration::from_secs(20)).is_ok(), "stop() did not return");
+    });
+    assert!(TcpStream::connect(f.addr).is_err(), "the listening socket is closed when stop returns");
+
+    // Dropping the last handle stops a viewer.
+    let v = Viewer::start(Arc::clone(&f.store), ViewerOptions::default()).unwrap();
+    let addr = v.addr();
+    assert_eq!(get(addr, "/", Some(&format!("127.0.0.1:{}", addr.port())), None).status, 401);
+    drop(v);
+    assert!(TcpStream::connect(addr).is_err(), "a dropped viewer listens no more");
+}
+
+#[test]
+fn a_closed_store_is_not_served() {
+    let d = tempfile::tempdir().unwrap();
+    let s = Arc::new(SessionStore::open(OpenOptions::at(d.path().join("s.db"), KeySource::Bytes(DataKey::from_bytes(&[9; 32]).unwrap()))).unwrap());
+    s.close();
+    assert_eq!(Viewer::start(s, ViewerOptions::default()).unwrap_err().kind(), ErrorKind::Closed);
 }

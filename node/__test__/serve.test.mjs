@@ -77,6 +77,8 @@ test('serve: bad options reject with InvalidInputError, a used port with IoError
     [{ bind: 'localhost' }, 'bind'],
     [{ port: 70000 }, 'port'],
     [{ port: 1.5 }, 'port'],
+    [{ port: -1 }, 'port'],
+    [{ window: 2 ** 53 }, 'window'],
     [{ window: 0 }, 'window'],
     [{ bind: '0.0.0.0' }, '--allow-remote'],
   ]) {

@@ -48,8 +48,8 @@ impl SessionStore {
     pub fn serve(&self, options: Option<ServeOptions>) -> napi::Result<AsyncTask<Job<Viewer>>> {
         let o = options.unwrap_or_default();
         let store = Arc::clone(&self.inner);
-        let port = o.port.map(|p| int::<u32>(p, "port")).transpose();
-        let window = o.window.map(|w| int::<u64>(w, "window")).transpose();
+        let port = o.port.map(|p| int::<i64>(p, "port")).transpose();
+        let window = o.window.map(|w| int::<i64>(w, "window")).transpose();
         Ok(job(move || {
             let opts = ViewerOptions::for_host(o.bind.as_deref(), port?, o.allow_remote.unwrap_or(false), o.workspace, window?)?;
             CoreViewer::start(store, opts).map(|v| Viewer { inner: Arc::new(v) })

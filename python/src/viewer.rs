@@ -30,7 +30,7 @@ impl SessionStore {
     /// meter's default raw context window, tokens. Raises InvalidInputError
     /// (a bad address, port or window), IoError (the port is in use).
     #[pyo3(signature = (*, bind = None, port = 0, allow_remote = false, workspace = None, window = 128_000))]
-    fn serve(&self, py: Python<'_>, bind: Option<&str>, port: u32, allow_remote: bool, workspace: Option<String>, window: u64) -> PyResult<Viewer> {
+    fn serve(&self, py: Python<'_>, bind: Option<&str>, port: i64, allow_remote: bool, workspace: Option<String>, window: i64) -> PyResult<Viewer> {
         let opts = ViewerOptions::for_host(bind, Some(port), allow_remote, workspace, Some(window)).map_err(py_err(py))?;
         let store = Arc::clone(&self.inner);
         let viewer = py.detach(|| CoreViewer::start(store, opts)).map_err(py_err(py))?;
@@ -73,13 +73,15 @@ impl Viewer {
     }
 
     /// Block until the viewer is stopped (from another thread), at most
-    /// `timeout` seconds (None: for ever); True once stopped. Ctrl-C
-    /// (KeyboardInterrupt) interrupts it.
+    /// `timeout` seconds (None or inf: for ever); True once stopped. Ctrl-C
+    /// (KeyboardInterrupt) interrupts it. Raises ValueError for a negative
+    /// or NaN timeout.
     #[pyo3(signature = (timeout = None))]
     fn wait(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
         let deadline = match timeout {
-            Some(t) if !(t >= 0.0 && t.is_finite()) => return Err(pyo3::exceptions::PyValueError::new_err("timeout must be a finite number of seconds >= 0")),
-            Some(t) => Some(std::time::Instant::now() + Duration::from_secs_f64(t)),
+            Some(t) if t.is_nan() || t < 0.0 => return Err(pyo3::exceptions::PyValueError::new_err("timeout must be a number of seconds >= 0 (or None)")),
+            // Too far to be an Instant (inf, 1e300): no deadline.
+            Some(t) => Duration::try_from_secs_f64(t).ok().and_then(|d| std::time::Instant::now().checked_add(d)),
             None => None,
         };
         loop {

@@ -94,7 +94,10 @@ def test_bad_options_raise_invalid_input_and_a_used_port_raises_io(store):
     for kwargs, named in [
         ({"bind": "localhost"}, "bind"),
         ({"port": 70_000}, "port"),
+        ({"port": -1}, "port"),
         ({"window": 0}, "window"),
+        ({"window": -5}, "window"),
+        ({"window": 2**53}, "window"),
         ({"bind": "0.0.0.0"}, "--allow-remote"),
     ]:
         with pytest.raises(sessiondb.InvalidInputError) as e:
@@ -108,8 +111,25 @@ def test_bad_options_raise_invalid_input_and_a_used_port_raises_io(store):
     with pytest.raises(TypeError):
         store.serve("127.0.0.1")  # keywords only
     with store.serve() as viewer:
-        with pytest.raises(ValueError):
-            viewer.wait(timeout=-1)
+        for bad in (-1, float("nan")):
+            with pytest.raises(ValueError):
+                viewer.wait(timeout=bad)
+
+
+def test_a_huge_timeout_means_no_deadline_and_a_dropped_viewer_stops(store):
+    import gc
+    import threading
+
+    # inf, 1e300 and 2**70 s are past any Instant: they wait for the stop (no panic).
+    for far in (float("inf"), 1e300, 2**70):
+        viewer = store.serve()
+        threading.Timer(0.05, viewer.stop).start()
+        assert viewer.wait(timeout=far) is True
+    v = store.serve()
+    port = v.port
+    del v
+    gc.collect()
+    assert refused(port), "a viewer no longer referenced keeps listening"
 
 
 def test_a_viewer_on_a_store_opened_with_allow_remote_binds_any_address(store):

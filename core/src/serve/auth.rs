@@ -42,6 +42,11 @@ impl Auth {
         if loopback {
             hosts.push(format!("localhost:{port}"));
         }
+        // On port 80 a browser sends the host without the port.
+        if port == 80 {
+            let plain: Vec<String> = hosts.iter().filter_map(|h| h.strip_suffix(":80").map(str::to_owned)).collect();
+            hosts.extend(plain);
+        }
         let any_ip = addr.ip().is_unspecified().then_some(port);
         let auth = Auth { token: Mutex::new(Some(token.clone())), session: secret(), cookie_name: format!("sessiondb_{port}"), hosts, any_ip };
         (auth, token)

@@ -31,10 +31,10 @@
 pub mod api;
 pub mod assets;
 pub mod auth;
+pub mod http;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -45,12 +45,11 @@ use crate::store::SessionStore;
 /// element; no plugin, frame, form target or base URL.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// Largest window a host may pass: 2^53 - 1, what a JavaScript number holds exactly.
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
 /// Default raw context window of the meter (tokens), as the CLI's `--window`.
 pub const DEFAULT_WINDOW: u64 = 128_000;
-
-/// Threads answering requests (a search and a long page read do not wait on
-/// each other; the store is `Send + Sync`).
-const WORKERS: usize = 4;
 
 /// How `sessiondb serve` listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,10 +78,11 @@ impl ViewerOptions {
     /// The options of a host's `serve` (Python `SessionStore.serve`, Node
     /// `store.serve`), each `None` keeping the default: `bind` an IPv4 or
     /// IPv6 address as text, `port` 0..=65535 (0 = a free one), `window`
-    /// in tokens. Errors: `InvalidInput` naming the argument (an address
-    /// that does not parse, a port over 65535, a window of 0); the
-    /// loopback rule is [`Viewer::start`]'s.
-    pub fn for_host(bind: Option<&str>, port: Option<u32>, allow_remote: bool, workspace: Option<String>, window: Option<u64>) -> Result<ViewerOptions> {
+    /// in tokens (1..=2^53 - 1, what a JavaScript number holds exactly).
+    /// Errors: `InvalidInput` naming the argument (an address that does
+    /// not parse, a port outside 0..=65535, a window outside its range);
+    /// the loopback rule is [`Viewer::start`]'s.
+    pub fn for_host(bind: Option<&str>, port: Option<i64>, allow_remote: bool, workspace: Option<String>, window: Option<i64>) -> Result<ViewerOptions> {
         let d = ViewerOptions::default();
         let bind = match bind {
             None => d.bind,
@@ -92,12 +92,20 @@ impl ViewerOptions {
             None => d.port,
             Some(p) => u16::try_from(p).map_err(|_| Error::invalid(format!("port: {p} is not a TCP port (0..=65535; 0 picks a free one)")))?,
         };
-        let window = window.unwrap_or(d.window);
-        if window == 0 {
-            return Err(Error::invalid("window: the meter's window must be at least 1 token"));
-        }
+        let window = match window {
+            None => d.window,
+            Some(w) if (1..=MAX_SAFE_INTEGER).contains(&w) => w as u64,
+            Some(w) => return Err(Error::invalid(format!("window: {w} tokens is outside 1..=2^53 - 1"))),
+        };
         Ok(ViewerOptions { bind, port, allow_remote, workspace, window })
     }
+}
+
+/// What every request handler shares.
+pub(crate) struct State {
+    pub(crate) store: Arc<SessionStore>,
+    pub(crate) opts: ViewerOptions,
+    pub(crate) auth: auth::Auth,
 }
 
 /// Whether a viewer was stopped, and a wake-up for those waiting on it.
@@ -127,39 +135,37 @@ impl Stopped {
     }
 }
 
-/// What every request handler shares.
-pub(crate) struct State {
-    pub(crate) store: Arc<SessionStore>,
-    pub(crate) opts: ViewerOptions,
-    pub(crate) auth: auth::Auth,
-}
+/// How long [`Viewer::stop`] waits for the requests in progress.
+const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// A running viewer. `Send + Sync`: a host keeps it behind a shared
-/// reference and stops it from any thread. Dropping it does not stop it:
-/// call [`Viewer::stop`] (tests, hosts) or [`Viewer::wait`] (the CLI, until
-/// the process is ended).
+/// reference and stops it from any thread. Dropping the last handle stops
+/// it ([`Viewer::stop`]); the CLI keeps it until the process is ended
+/// ([`Viewer::wait`]).
 pub struct Viewer {
-    /// `None` once stopped: the last reference dropped closes the socket.
-    server: Mutex<Option<Arc<tiny_http::Server>>>,
-    addr: SocketAddr,
+    server: http::Server,
     token: String,
-    workers: Mutex<Vec<JoinHandle<()>>>,
-    stopped: Arc<Stopped>,
+    stopped: Stopped,
+    /// The process that started it: in a forked child (which has none of
+    /// its threads) it is not running, and `stop` does nothing.
+    pid: u32,
 }
 
 impl std::fmt::Debug for Viewer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The token stays out of Debug output.
-        f.debug_struct("Viewer").field("addr", &self.addr).finish_non_exhaustive()
+        f.debug_struct("Viewer").field("addr", &self.server.addr()).finish_non_exhaustive()
     }
 }
 
 impl Viewer {
-    /// Listen as `opts` says and answer requests on background threads.
+    /// Listen as `opts` says and answer requests on background threads
+    /// (one per connection, at most [`http::MAX_CONNECTIONS`] at once).
     ///
     /// Errors: `InvalidInput` for a non-loopback `bind` without
-    /// `allow_remote` (the message names the flag); `Io` when the address
-    /// cannot be bound (port in use, address not on this machine).
+    /// `allow_remote` (the message names the flag) or a window of 0;
+    /// `Closed` for a closed store; `Io` when the address cannot be bound
+    /// (port in use, address not on this machine).
     pub fn start(store: Arc<SessionStore>, opts: ViewerOptions) -> Result<Viewer> {
         if !opts.bind.is_loopback() && !opts.allow_remote {
             return Err(Error::invalid(format!(
@@ -170,86 +176,67 @@ impl Viewer {
         if opts.window == 0 {
             return Err(Error::invalid("the meter's window must be at least 1 token"));
         }
-        let server = tiny_http::Server::http(SocketAddr::new(opts.bind, opts.port))
-            .map_err(|e| Error::io("binding the viewer's address", std::io::Error::other(e.to_string())))?;
-        let addr = server.server_addr().to_ip().ok_or_else(|| Error::invalid("the viewer listens on an IP address"))?;
+        if store.is_closed() {
+            return Err(Error::Closed);
+        }
+        // Bind first: the Host check needs the port a port of 0 became.
+        let bind = |e| Error::io("binding the viewer's address", e);
+        let listener = std::net::TcpListener::bind(SocketAddr::new(opts.bind, opts.port)).map_err(bind)?;
+        let addr = listener.local_addr().map_err(bind)?;
         let (auth, token) = auth::Auth::new(addr, opts.bind.is_loopback());
         let state = Arc::new(State { store, opts, auth });
-        let server = Arc::new(server);
-        let stopped = Arc::new(Stopped::default());
-        let workers = (0..WORKERS)
-            .map(|_| {
-                let (server, state) = (Arc::clone(&server), Arc::clone(&state));
-                let stopped = Arc::clone(&stopped);
-                std::thread::spawn(move || loop {
-                    match server.recv() {
-                        Ok(req) => answer(&state, req),
-                        Err(_) if stopped.get() => break,
-                        // An accept error: keep serving.
-                        Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
-                    }
-                })
-            })
-            .collect();
-        Ok(Viewer { server: Mutex::new(Some(server)), addr, token, workers: Mutex::new(workers), stopped })
+        let handle: Arc<dyn Fn(&http::Request) -> Reply + Send + Sync> = Arc::new(move |req| answer(&state, req));
+        let server = http::Server::start(listener, &SECURITY_HEADERS, handle).map_err(bind)?;
+        Ok(Viewer { server, token, stopped: Stopped::default(), pid: std::process::id() })
     }
 
     /// The address listened on.
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.server.addr()
     }
 
     /// The address to open: `http://ADDR:PORT/?token=TOKEN` (one use).
     pub fn url(&self) -> String {
-        format!("http://{}/?token={}", self.addr, self.token)
+        format!("http://{}/?token={}", self.server.addr(), self.token)
     }
 
-    /// True until [`Viewer::stop`] was called.
+    /// True until [`Viewer::stop`] was called (false in a forked child).
     pub fn is_running(&self) -> bool {
-        !self.stopped.get()
+        std::process::id() == self.pid && !self.stopped.get()
     }
 
     /// Block until the viewer is stopped (from another thread; the CLI:
     /// until the process is ended), at most `timeout` (`None`: for ever).
     /// Returns true once it is stopped, false on the timeout (a host polls
-    /// with a timeout to stay interruptible, e.g. Python's Ctrl-C).
+    /// with a timeout to stay interruptible, e.g. Python's Ctrl-C). In a
+    /// forked child it returns true at once.
     pub fn wait(&self, timeout: Option<Duration>) -> bool {
-        self.stopped.wait(timeout)
+        std::process::id() != self.pid || self.stopped.wait(timeout)
     }
 
-    /// Stop: wait for the requests in progress to be answered, then close
-    /// the listening socket (the port is free again once this returns and
-    /// the listener's thread has seen it). Stopping twice is a no-op.
+    /// Stop: close the listening socket, then wait up to 2 s for the
+    /// requests in progress to be answered (each is bounded anyway: 5 s to
+    /// send its head, 30 s to take its answer). Stopping twice, or in a
+    /// forked child, does nothing.
     pub fn stop(&self) {
-        let Some(server) = self.server.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+        if std::process::id() != self.pid {
             return;
-        };
-        let workers = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+        self.server.stop(STOP_GRACE);
         self.stopped.set();
-        for _ in 0..workers.len() {
-            server.unblock();
-        }
-        for w in workers {
-            let _ = w.join();
-        }
-        drop(server);
     }
 }
 
-/// A response before it is sent: status, content type, body, extra headers.
-#[derive(Debug)]
-pub(crate) struct Reply {
-    pub(crate) status: u16,
-    pub(crate) content_type: &'static str,
-    pub(crate) body: Vec<u8>,
-    pub(crate) headers: Vec<(&'static str, String)>,
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }
+
+/// A response before it is sent.
+pub(crate) use http::Reply;
 
 impl Reply {
-    pub(crate) fn text(status: u16, body: &str) -> Reply {
-        Reply { status, content_type: "text/plain; charset=utf-8", body: body.as_bytes().to_vec(), headers: Vec::new() }
-    }
-
     /// A JSON body with `<`, `>` and `&` escaped (`\u003c`, `\u003e`,
     /// `\u0026`): they only occur inside JSON strings, so the value is the
     /// same, and a body read as HTML by mistake holds no tag.
@@ -279,29 +266,10 @@ pub const SECURITY_HEADERS: [(&str, &str); 7] = [
     ("Cross-Origin-Resource-Policy", "same-origin"),
 ];
 
-fn answer(state: &State, req: tiny_http::Request) {
-    let headers: Vec<(String, String)> = req.headers().iter().map(|h| (h.field.as_str().as_str().to_ascii_lowercase(), h.value.as_str().to_string())).collect();
-    let get = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
-    let method = req.method().as_str().to_string();
-    let url = req.url().to_string();
-    // A panic in a handler becomes a 500, never a dead worker.
-    let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(state, &method, &url, get("host"), get("cookie"))))
-        .unwrap_or_else(|_| Reply::text(500, "internal error"));
-    // The body is in memory: always a Content-Length, never chunked.
-    let mut resp = tiny_http::Response::from_data(reply.body).with_status_code(reply.status).with_chunked_threshold(usize::MAX);
-    let mut add = |k: &str, v: &str| {
-        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-            resp.add_header(h);
-        }
-    };
-    add("Content-Type", reply.content_type);
-    for (k, v) in SECURITY_HEADERS {
-        add(k, v);
-    }
-    for (k, v) in &reply.headers {
-        add(k, v);
-    }
-    let _ = req.respond(resp);
+fn answer(state: &State, req: &http::Request) -> Reply {
+    // A panic in a handler becomes a 500, never a dead connection thread.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(state, &req.method, &req.target, req.host.as_deref(), req.cookie.as_deref())))
+        .unwrap_or_else(|_| Reply::text(500, "internal error"))
 }
 
 /// Check the request (method, Host, token or cookie), then serve it.
