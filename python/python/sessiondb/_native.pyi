@@ -1259,8 +1259,9 @@ class Viewer:
         """
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Block until the viewer is stopped (from another thread), at most
-        `timeout` seconds (None: for ever); True once stopped. Ctrl-C
-        (KeyboardInterrupt) interrupts it.
+        `timeout` seconds (None or inf: for ever); True once stopped. Ctrl-C
+        (KeyboardInterrupt) interrupts it. Raises ValueError for a negative
+        or NaN timeout.
         """
     def __enter__(self) -> "Viewer": ...
     def __exit__(self, *args: object) -> bool: ...
