@@ -35,3 +35,21 @@ export class MemoryKeyProvider {
     this.key = Buffer.from(key)
   }
 }
+
+/**
+ * Run the first ```js block of docs/DOC (e.g. 'search.md') with `SessionStore`,
+ * a fresh `DB_PATH`, `KEY` and a `console.log` that collects lines (objects as
+ * JSON); the block's `store` is closed after it. Returns the lines.
+ */
+export async function runDocBlock(doc) {
+  const { readFileSync } = await import('node:fs')
+  const { fileURLToPath } = await import('node:url')
+  const root = process.env.SESSIONDB_REPO || fileURLToPath(new URL('../..', import.meta.url))
+  const code = /^```js\n([\s\S]*?)^```$/m.exec(readFileSync(`${root}/docs/${doc}`, 'utf8'))[1]
+  const lines = []
+  const log = (...args) => lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '))
+  const AsyncFunction = (async () => {}).constructor
+  const run = new AsyncFunction('SessionStore', 'DB_PATH', 'KEY', 'console', code + '\nawait store.close()')
+  await run(sdb.SessionStore, tempDb(), KEY, { log })
+  return lines
+}

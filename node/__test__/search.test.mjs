@@ -3,7 +3,7 @@
 // units: an emoji counts two), paging, sessions mode, errors, another handle.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { sdb, KEY, tempDb } from './helpers.mjs'
+import { sdb, KEY, tempDb, runDocBlock } from './helpers.mjs'
 
 async function corpus() {
   const path = tempDb()
@@ -76,17 +76,7 @@ test('another handle finds new entries, and a deleted session is gone', async ()
 })
 
 test('the JavaScript block of docs/search.md runs', async () => {
-  const { readFileSync } = await import('node:fs')
-  const { fileURLToPath } = await import('node:url')
-  const root = process.env.SESSIONDB_REPO || fileURLToPath(new URL('../..', import.meta.url))
-  const doc = readFileSync(`${root}/docs/search.md`, 'utf8')
-  const code = /^```js\n([\s\S]*?)^```$/m.exec(doc)[1]
-  const lines = []
-  const log = (...args) => lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '))
-  const AsyncFunction = (async () => {}).constructor
-  const run = new AsyncFunction('SessionStore', 'DB_PATH', 'KEY', 'console', code + '\nawait store.close()')
-  await run(sdb.SessionStore, tempDb(), KEY, { log })
-  assert.deepEqual(lines, ['true 1 ["retry_busy"]'])
+  assert.deepEqual(await runDocBlock('search.md'), ['true 1 ["retry_busy"]'])
 })
 
 // The cases of tests/conformance/search/ run in conformance.test.mjs with every

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import net from 'node:net'
-import { sdb, KEY, tempDb } from './helpers.mjs'
+import { sdb, KEY, tempDb, runDocBlock } from './helpers.mjs'
 
 function get(port, path, { cookie, host } = {}) {
   return new Promise((resolve, reject) => {
@@ -100,15 +100,5 @@ test('serve: `await using` stops the viewer at the end of the scope', { skip: !S
 })
 
 test('the JavaScript block of docs/viewer.md runs', async () => {
-  const { readFileSync } = await import('node:fs')
-  const { fileURLToPath } = await import('node:url')
-  const root = process.env.SESSIONDB_REPO || fileURLToPath(new URL('../..', import.meta.url))
-  const doc = readFileSync(`${root}/docs/viewer.md`, 'utf8')
-  const code = /^```js\n([\s\S]*?)^```$/m.exec(doc)[1]
-  const lines = []
-  const log = (...args) => lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '))
-  const AsyncFunction = (async () => {}).constructor
-  const run = new AsyncFunction('SessionStore', 'DB_PATH', 'KEY', 'console', code + '\nawait store.close()')
-  await run(sdb.SessionStore, tempDb(), KEY, { log })
-  assert.deepEqual(lines, ['true', 'false'])
+  assert.deepEqual(await runDocBlock('viewer.md'), ['true', 'false'])
 })
