@@ -53,15 +53,16 @@ def main():
     try:
         url = server.stdout.readline().strip()
         host, token = url.split("//")[1].split("/")[0], url.split("token=")[1]
+        base = "/" + url.split("/")[3]  # every address is under the viewer's random base path
         addr, port = host.split(":")
         conn = http.client.HTTPConnection(addr, int(port))
-        conn.request("GET", f"/?token={token}", headers={"Host": host})
+        conn.request("GET", f"{base}/?token={token}", headers={"Host": host})
         r = conn.getresponse()
         r.read()
         cookie = r.getheader("Set-Cookie").split(";")[0]
 
         def get(path):
-            conn.request("GET", path, headers={"Host": host, "Cookie": cookie})
+            conn.request("GET", base + path, headers={"Host": host, "Cookie": cookie})
             r = conn.getresponse()
             body = r.read()
             assert r.status == 200, (path, r.status, body[:200])

@@ -27,7 +27,9 @@ fn serve_prints_a_one_time_url_on_loopback_that_signs_in_once() {
     let v: serde_json::Value = serde_json::from_str(&line).unwrap();
     let (url, addr) = (v["url"].as_str().unwrap(), v["addr"].as_str().unwrap());
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-    assert_eq!(url, format!("http://{addr}/?token={}", &url[url.len() - 64..]));
+    let base = url.split('/').nth(3).unwrap();
+    assert!(base.len() == 16 && base.bytes().all(|b| b.is_ascii_hexdigit()), "{url}");
+    assert_eq!(url, format!("http://{addr}/{base}/?token={}", &url[url.len() - 64..]));
     let get = |path: &str| {
         let mut s = std::net::TcpStream::connect(addr).unwrap();
         write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
@@ -35,7 +37,7 @@ fn serve_prints_a_one_time_url_on_loopback_that_signs_in_once() {
         s.read_to_string(&mut out).unwrap();
         out.split(' ').nth(1).unwrap().to_string()
     };
-    let path = &url[url.find("/?").unwrap()..];
+    let path = &url[url.find(&format!("/{base}/?")).unwrap()..];
     assert_eq!(get(path), "303");
     assert_eq!(get(path), "401", "the token is spent");
     child.kill().unwrap();

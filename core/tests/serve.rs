@@ -20,6 +20,8 @@ struct Fixture {
     store: Arc<SessionStore>,
     viewer: Option<Viewer>,
     addr: SocketAddr,
+    /// The viewer's base path (`/` and 16 hex digits): every address is under it.
+    base: String,
     token: String,
     hostile: String,
 }
@@ -36,7 +38,13 @@ impl Fixture {
         let addr = viewer.addr();
         let url = viewer.url();
         let token = url.split("token=").nth(1).unwrap().to_string();
-        Fixture { _dir: dir, store, viewer: Some(viewer), addr, token, hostile }
+        let base = url.split('/').nth(3).map(|b| format!("/{b}")).unwrap();
+        Fixture { _dir: dir, store, viewer: Some(viewer), addr, base, token, hostile }
+    }
+
+    /// `path` under the viewer's base path.
+    fn at(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
     }
 
     fn host(&self) -> String {
@@ -45,13 +53,13 @@ impl Fixture {
 
     /// Sign in: spend the token, return the cookie pair `name=value`.
     fn cookie(&self) -> String {
-        let r = get(self.addr, &format!("/?token={}", self.token), Some(&self.host()), None);
+        let r = get(self.addr, &self.at(&format!("/?token={}", self.token)), Some(&self.host()), None);
         assert_eq!(r.status, 303);
         r.header("set-cookie").unwrap().split(';').next().unwrap().to_string()
     }
 
     fn api(&self, cookie: &str, path: &str) -> (Resp, Value) {
-        let r = get(self.addr, path, Some(&self.host()), Some(cookie));
+        let r = get(self.addr, &self.at(path), Some(&self.host()), Some(cookie));
         let v: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
         (r, v)
     }
@@ -127,49 +135,49 @@ fn the_csp_header_is_exactly_the_documented_policy() {
 fn every_request_without_the_cookie_is_401() {
     let f = Fixture::new();
     for path in ["/", "/index.html", "/app.js", "/app.css", "/favicon.svg", "/api/sessions", "/api/entries?id=x", "/nothing"] {
-        let r = get(f.addr, path, Some(&f.host()), None);
+        let r = get(f.addr, &f.at(path), Some(&f.host()), None);
         assert_eq!(r.status, 401, "{path}");
         assert_security_headers(&r);
         assert!(!r.text().contains("sessiondb viewer") && !r.text().contains(HOSTILE_TITLE));
     }
     // A wrong token is 401 too, and does not spend the right one.
-    let r = get(f.addr, "/?token=00", Some(&f.host()), None);
+    let r = get(f.addr, &f.at("/?token=00"), Some(&f.host()), None);
     assert_eq!(r.status, 401);
     let wrong_cookie = format!("sessiondb_{}={}", f.addr.port(), f.token);
-    assert_eq!(get(f.addr, "/api/sessions", Some(&f.host()), Some(&wrong_cookie)).status, 401, "the token is not the cookie");
+    assert_eq!(get(f.addr, &f.at("/api/sessions"), Some(&f.host()), Some(&wrong_cookie)).status, 401, "the token is not the cookie");
     let _ = f.cookie();
 }
 
 #[test]
 fn the_token_is_exchanged_once_for_an_httponly_samesite_strict_cookie() {
     let f = Fixture::new();
-    let r = get(f.addr, &format!("/?token={}", f.token), Some(&f.host()), None);
+    let r = get(f.addr, &f.at(&format!("/?token={}", f.token)), Some(&f.host()), None);
     assert_eq!(r.status, 303);
-    assert_eq!(r.header("location"), Some("/"));
+    assert_eq!(r.header("location"), Some(format!("{}/", f.base).as_str()));
     let set = r.header("set-cookie").unwrap().to_string();
     let (pair, attrs) = set.split_once("; ").unwrap();
-    assert_eq!(attrs, "Path=/; HttpOnly; SameSite=Strict");
+    assert_eq!(attrs, format!("Path={}/; HttpOnly; SameSite=Strict", f.base));
     let (name, value) = pair.split_once('=').unwrap();
     assert_eq!(name, format!("sessiondb_{}", f.addr.port()));
     assert_eq!(value.len(), 64);
     assert_ne!(value, f.token);
     assert_security_headers(&r);
     // Spent: the same link signs nobody else in.
-    let again = get(f.addr, &format!("/?token={}", f.token), Some(&f.host()), None);
+    let again = get(f.addr, &f.at(&format!("/?token={}", f.token)), Some(&f.host()), None);
     assert_eq!(again.status, 401);
     assert!(again.text().contains("already used"));
     // The cookie opens the page, its assets and the API.
-    let page = get(f.addr, "/", Some(&f.host()), Some(pair));
+    let page = get(f.addr, &f.at("/"), Some(&f.host()), Some(pair));
     assert_eq!(page.status, 200);
     assert_eq!(page.header("content-type"), Some("text/html; charset=utf-8"));
     assert_security_headers(&page);
     for (path, ty) in [("/app.js", "text/javascript; charset=utf-8"), ("/app.css", "text/css; charset=utf-8"), ("/favicon.svg", "image/svg+xml")] {
-        let r = get(f.addr, path, Some(&f.host()), Some(&format!("other=1; {pair}")));
+        let r = get(f.addr, &f.at(path), Some(&f.host()), Some(&format!("other=1; {pair}")));
         assert_eq!((r.status, r.header("content-type")), (200, Some(ty)), "{path}");
         assert_security_headers(&r);
     }
     // The spent link with the cookie just goes home.
-    assert_eq!(get(f.addr, &format!("/?token={}", f.token), Some(&f.host()), Some(pair)).status, 303);
+    assert_eq!(get(f.addr, &f.at(&format!("/?token={}", f.token)), Some(&f.host()), Some(pair)).status, 303);
 }
 
 #[test]
@@ -178,7 +186,7 @@ fn a_host_header_other_than_the_listening_address_is_refused() {
     let cookie = f.cookie();
     let port = f.addr.port();
     for host in [format!("evil.example:{port}"), format!("127.0.0.1:{}", port.wrapping_add(1)), "127.0.0.1".to_string(), format!("attacker.localhost:{port}"), format!("127.0.0.1.nip.io:{port}")] {
-        let r = get(f.addr, "/api/sessions", Some(&host), Some(&cookie));
+        let r = get(f.addr, &f.at("/api/sessions"), Some(&host), Some(&cookie));
         assert_eq!(r.status, 403, "{host}");
         assert_security_headers(&r);
         assert!(!r.text().contains(HOSTILE_TITLE));
@@ -187,7 +195,7 @@ fn a_host_header_other_than_the_listening_address_is_refused() {
     let r = request(f.addr, &format!("GET /api/sessions HTTP/1.0\r\nCookie: {cookie}\r\n\r\n"));
     assert_eq!(r.status, 403);
     for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("LOCALHOST:{port}")] {
-        assert_eq!(get(f.addr, "/api/sessions", Some(&host), Some(&cookie)).status, 200, "{host}");
+        assert_eq!(get(f.addr, &f.at("/api/sessions"), Some(&host), Some(&cookie)).status, 200, "{host}");
     }
 }
 
@@ -222,8 +230,8 @@ fn hostile_content_comes_back_only_as_json_strings() {
     let (_, v) = f.api(&cookie, &format!("/api/session?id={}", f.hostile));
     assert_eq!(v["session"]["title"], HOSTILE_TITLE);
     // The page's own files hold no inline script, style or handler.
-    let page = get(f.addr, "/", Some(&f.host()), Some(&cookie)).text();
-    assert!(page.contains("<script src=\"/app.js\" defer></script>"));
+    let page = get(f.addr, &f.at("/"), Some(&f.host()), Some(&cookie)).text();
+    assert!(page.contains("<script src=\"app.js\" defer></script>"));
     assert_eq!(page.matches("<script").count(), 1);
     assert!(!page.contains("style=") && !page.contains(" on") && !page.contains("<style"));
     let js = sessiondb::serve::assets::APP_JS;
@@ -242,8 +250,9 @@ fn a_non_loopback_bind_is_refused_without_allow_remote() {
     let v = Viewer::start(s, ViewerOptions { allow_remote: true, ..opts }).unwrap();
     let port = v.addr().port();
     let local: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    assert_eq!(get(local, "/", Some(&format!("127.0.0.1:{port}")), None).status, 401);
-    assert_eq!(get(local, "/", Some(&format!("rebind.example:{port}")), None).status, 403);
+    let home = format!("/{}/", v.url().split('/').nth(3).unwrap());
+    assert_eq!(get(local, &home, Some(&format!("127.0.0.1:{port}")), None).status, 401);
+    assert_eq!(get(local, &home, Some(&format!("rebind.example:{port}")), None).status, 403);
     v.stop();
 }
 
@@ -461,7 +470,7 @@ fn stop_returns_with_a_slow_client_connected_and_dropping_the_viewer_stops_it() 
     // Dropping the last handle stops a viewer.
     let v = Viewer::start(Arc::clone(&f.store), ViewerOptions::default()).unwrap();
     let addr = v.addr();
-    assert_eq!(get(addr, "/", Some(&format!("127.0.0.1:{}", addr.port())), None).status, 401);
+    assert_eq!(get(addr, "/", Some(&format!("127.0.0.1:{}", addr.port())), None).status, 404, "outside the base path");
     drop(v);
     assert!(TcpStream::connect(addr).is_err(), "a dropped viewer listens no more");
 }
@@ -472,4 +481,25 @@ fn a_closed_store_is_not_served() {
     let s = Arc::new(SessionStore::open(OpenOptions::at(d.path().join("s.db"), KeySource::Bytes(DataKey::from_bytes(&[9; 32]).unwrap()))).unwrap());
     s.close();
     assert_eq!(Viewer::start(s, ViewerOptions::default()).unwrap_err().kind(), ErrorKind::Closed);
+}
+
+#[test]
+fn every_address_is_under_a_random_base_path_and_the_cookie_is_bound_to_it() {
+    // A cookie is not bound to a port (RFC 6265 §8.5): its Path keeps the
+    // browser from sending it to another local server (the red-team pass).
+    let f = Fixture::new();
+    assert_eq!(f.base.len(), 17);
+    assert!(f.base[1..].bytes().all(|b| b.is_ascii_hexdigit()), "{}", f.base);
+    assert_eq!(f.viewer.as_ref().unwrap().url(), format!("http://{}{}/?token={}", f.addr, f.base, f.token));
+    let r = get(f.addr, &f.at(&format!("/?token={}", f.token)), Some(&f.host()), None);
+    let set = r.header("set-cookie").unwrap().to_string();
+    assert!(set.ends_with(&format!("; Path={}/; HttpOnly; SameSite=Strict", f.base)), "{set}");
+    let cookie = set.split(';').next().unwrap().to_string();
+    // Outside the base: 404 with or without the cookie; the base alone moves to `BASE/`.
+    for path in ["/", "/app.js", "/api/sessions", "/0123456789abcdef/", &format!("{}x/", f.base)] {
+        assert_eq!(get(f.addr, path, Some(&f.host()), Some(&cookie)).status, 404, "{path}");
+    }
+    let r = get(f.addr, &f.base, Some(&f.host()), Some(&cookie));
+    assert_eq!((r.status, r.header("location")), (303, Some(format!("{}/", f.base).as_str())));
+    assert_eq!(f.api(&cookie, "/api/info").0.status, 200);
 }

@@ -9,6 +9,7 @@ import asyncio
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -36,9 +37,14 @@ def fetch(host, port, path, cookie=None, host_header=None):
     return r.status, dict(r.getheaders()), body
 
 
+def base(viewer):
+    """The viewer's base path (`/` and 16 hex digits): every address is under it."""
+    return urllib.parse.urlsplit(viewer.url).path.rstrip("/")
+
+
 def sign_in(viewer):
     u = urllib.parse.urlsplit(viewer.url)
-    status, headers, _ = fetch(viewer.host, viewer.port, f"/?{u.query}")
+    status, headers, _ = fetch(viewer.host, viewer.port, f"{u.path}?{u.query}")
     assert status == 303
     return headers["Set-Cookie"].split(";")[0]
 
@@ -63,25 +69,25 @@ def test_serve_returns_a_running_viewer_that_lists_the_store_and_stops(store):
         assert viewer.running is True
         assert viewer.host == "127.0.0.1"
         assert viewer.port > 0
-        assert viewer.url.startswith(f"http://127.0.0.1:{viewer.port}/?token=")
+        assert re.fullmatch(rf"http://127\.0\.0\.1:{viewer.port}/[0-9a-f]{{16}}/\?token=[0-9a-f]{{64}}", viewer.url)
         assert len(viewer.url.split("token=")[1]) == 64
         assert "token" not in repr(viewer)
         assert repr(viewer) == f'Viewer(host="127.0.0.1", port={viewer.port}, running=True)'
         # Without the cookie: 401; a foreign Host: 403.
-        assert fetch(viewer.host, viewer.port, "/api/sessions")[0] == 401
-        assert fetch(viewer.host, viewer.port, "/", host_header=f"rebind.example:{viewer.port}")[0] == 403
+        assert fetch(viewer.host, viewer.port, base(viewer) + "/api/sessions")[0] == 401
+        assert fetch(viewer.host, viewer.port, base(viewer) + "/", host_header=f"rebind.example:{viewer.port}")[0] == 403
         cookie = sign_in(viewer)
-        status, headers, body = fetch(viewer.host, viewer.port, "/api/info", cookie)
+        status, headers, body = fetch(viewer.host, viewer.port, base(viewer) + "/api/info", cookie)
         assert status == 200
         assert json.loads(body) == {"version": sessiondb.__version__, "workspace": "/w", "window": 64_000}
-        status, headers, body = fetch(viewer.host, viewer.port, "/api/sessions", cookie)
+        status, headers, body = fetch(viewer.host, viewer.port, base(viewer) + "/api/sessions", cookie)
         assert status == 200
         assert headers["Cache-Control"] == "no-store"
         rows = json.loads(body)["rows"]
         assert [(r["id"], r["title"], r["entries"]) for r in rows] == [(s.id, "viewer from python", 1)]
         # The token was spent.
         u = urllib.parse.urlsplit(viewer.url)
-        assert fetch(viewer.host, viewer.port, f"/?{u.query}")[0] == 401
+        assert fetch(viewer.host, viewer.port, f"{u.path}?{u.query}")[0] == 401
         assert viewer.wait(timeout=0.05) is False
         port = viewer.port
     assert viewer.running is False
@@ -135,7 +141,7 @@ def test_a_huge_timeout_means_no_deadline_and_a_dropped_viewer_stops(store):
 def test_a_viewer_on_a_store_opened_with_allow_remote_binds_any_address(store):
     with store.serve(bind="0.0.0.0", allow_remote=True) as viewer:
         assert viewer.host == "0.0.0.0"
-        assert fetch("127.0.0.1", viewer.port, "/", host_header=f"127.0.0.1:{viewer.port}")[0] == 401
+        assert fetch("127.0.0.1", viewer.port, base(viewer) + "/", host_header=f"127.0.0.1:{viewer.port}")[0] == 401
 
 
 def test_aio_serve_runs_off_the_loop(db_path):
@@ -144,7 +150,7 @@ def test_aio_serve_runs_off_the_loop(db_path):
         viewer = await astore.serve()
         try:
             cookie = sign_in(viewer)
-            assert fetch(viewer.host, viewer.port, "/api/sessions", cookie)[0] == 200
+            assert fetch(viewer.host, viewer.port, base(viewer) + "/api/sessions", cookie)[0] == 200
         finally:
             viewer.stop()
             await astore.close()
@@ -166,10 +172,10 @@ def test_module_serve_prints_the_url_and_stops_on_ctrl_c(db_path, tmp_path):
         url = p.stdout.readline().strip()
         u = urllib.parse.urlsplit(url)
         assert u.scheme == "http" and u.hostname == "127.0.0.1" and u.query.startswith("token=")
-        status, headers, _ = fetch(u.hostname, u.port, f"/?{u.query}")
+        status, headers, _ = fetch(u.hostname, u.port, f"{u.path}?{u.query}")
         assert status == 303
         cookie = headers["Set-Cookie"].split(";")[0]
-        info = json.loads(fetch(u.hostname, u.port, "/api/info", cookie)[2])
+        info = json.loads(fetch(u.hostname, u.port, u.path + "api/info", cookie)[2])
         assert info["window"] == 32000
         assert info["workspace"] == os.path.realpath(str(tmp_path))
         p.send_signal(signal.SIGINT)

@@ -25,6 +25,12 @@ pub(crate) struct Auth {
     /// `sessiondb_<port>`: cookies are not kept apart by port, so two
     /// viewers on one machine do not overwrite each other's.
     cookie_name: String,
+    /// `/` and 16 random hex digits: every page and API address of this
+    /// viewer is under it, and the cookie's `Path` is `BASE/`, so a browser
+    /// sends the cookie only there. A cookie is not bound to a port (RFC 6265
+    /// §8.5): without the path, another web server on this machine that the
+    /// browser visits would receive it.
+    pub(crate) base: String,
     /// `Host` values accepted (lowercase).
     hosts: Vec<String>,
     /// Listening on every address (`0.0.0.0`, `::`, with `--allow-remote`):
@@ -48,7 +54,8 @@ impl Auth {
             hosts.extend(plain);
         }
         let any_ip = addr.ip().is_unspecified().then_some(port);
-        let auth = Auth { token: Mutex::new(Some(token.clone())), session: secret(), cookie_name: format!("sessiondb_{port}"), hosts, any_ip };
+        let base = format!("/{}", &secret()[..16]);
+        let auth = Auth { token: Mutex::new(Some(token.clone())), session: secret(), cookie_name: format!("sessiondb_{port}"), base, hosts, any_ip };
         (auth, token)
     }
 
@@ -72,7 +79,7 @@ impl Auth {
         match t.as_deref() {
             Some(expected) if same(expected, token) => {
                 *t = None;
-                Some(format!("{}={}; Path=/; HttpOnly; SameSite=Strict", self.cookie_name, self.session))
+                Some(format!("{}={}; Path={}/; HttpOnly; SameSite=Strict", self.cookie_name, self.session, self.base))
             }
             _ => None,
         }

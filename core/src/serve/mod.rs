@@ -145,6 +145,8 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 pub struct Viewer {
     server: http::Server,
     token: String,
+    /// The path every address is under (`/` and 16 hex digits).
+    base: String,
     stopped: Stopped,
     /// The process that started it: in a forked child (which has none of
     /// its threads) it is not running, and `stop` does nothing.
@@ -184,10 +186,11 @@ impl Viewer {
         let listener = std::net::TcpListener::bind(SocketAddr::new(opts.bind, opts.port)).map_err(bind)?;
         let addr = listener.local_addr().map_err(bind)?;
         let (auth, token) = auth::Auth::new(addr, opts.bind.is_loopback());
+        let base = auth.base.clone();
         let state = Arc::new(State { store, opts, auth });
         let handle: Arc<dyn Fn(&http::Request) -> Reply + Send + Sync> = Arc::new(move |req| answer(&state, req));
         let server = http::Server::start(listener, &SECURITY_HEADERS, handle).map_err(bind)?;
-        Ok(Viewer { server, token, stopped: Stopped::default(), pid: std::process::id() })
+        Ok(Viewer { server, token, base, stopped: Stopped::default(), pid: std::process::id() })
     }
 
     /// The address listened on.
@@ -195,9 +198,11 @@ impl Viewer {
         self.server.addr()
     }
 
-    /// The address to open: `http://ADDR:PORT/?token=TOKEN` (one use).
+    /// The address to open: `http://ADDR:PORT/BASE/?token=TOKEN` (the token
+    /// is for one use; `BASE` is 16 random hex digits, and every address of
+    /// the viewer is under it).
     pub fn url(&self) -> String {
-        format!("http://{}/?token={}", self.server.addr(), self.token)
+        format!("http://{}{}/?token={}", self.server.addr(), self.base, self.token)
     }
 
     /// True until [`Viewer::stop`] was called (false in a forked child).
@@ -282,7 +287,18 @@ pub(crate) fn route(state: &State, method: &str, url: &str, host: Option<&str>, 
         r.headers.push(("Allow", "GET".into()));
         return r;
     }
-    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let (full, query) = url.split_once('?').unwrap_or((url, ""));
+    // Every address is under the viewer's random base path (see `auth::Auth::base`).
+    let base = state.auth.base.as_str();
+    let path = match full.strip_prefix(base) {
+        Some("") => {
+            let mut r = Reply::text(303, "moved");
+            r.headers.push(("Location", format!("{base}/")));
+            return r;
+        }
+        Some(rest) if rest.starts_with('/') => rest,
+        _ => return Reply::text(404, "not found"),
+    };
     let params = api::Params::parse(query);
     let signed_in = state.auth.cookie_valid(cookie);
     if path == "/" {
@@ -290,13 +306,13 @@ pub(crate) fn route(state: &State, method: &str, url: &str, host: Option<&str>, 
             return match state.auth.exchange(token) {
                 Some(set_cookie) => {
                     let mut r = Reply::text(303, "signed in");
-                    r.headers.push(("Location", "/".into()));
+                    r.headers.push(("Location", format!("{base}/")));
                     r.headers.push(("Set-Cookie", set_cookie));
                     r
                 }
                 None if signed_in => {
                     let mut r = Reply::text(303, "already signed in");
-                    r.headers.push(("Location", "/".into()));
+                    r.headers.push(("Location", format!("{base}/")));
                     r
                 }
                 None => Reply::text(401, "this link was already used or is wrong: restart `sessiondb serve` for a new one"),

@@ -36,7 +36,8 @@ export class ViewerLinks {
       this.tokenSpent = true
       return v.url + fragment
     }
-    return `http://${v.host}:${v.port}/${fragment}`
+    // The viewer's home address (its random base path), without the spent token.
+    return v.url.split('?')[0] + fragment
   }
 
   private start(): Promise<Viewer> {

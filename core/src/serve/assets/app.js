@@ -52,7 +52,7 @@ function svg(tag, attrs, ...children) {
 async function api(endpoint, params) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null && v !== '') q.set(k, v);
-  const r = await fetch('/api/' + endpoint + '?' + q.toString(), { credentials: 'same-origin', cache: 'no-store' });
+  const r = await fetch('api/' + endpoint + '?' + q.toString(), { credentials: 'same-origin', cache: 'no-store' });
   const body = await r.json().catch(() => ({ error: { message: 'HTTP ' + r.status } }));
   if (!r.ok || body.error) throw new Error((body.error && body.error.message) || 'HTTP ' + r.status);
   return body;
