@@ -25,8 +25,11 @@ PY="${PYTHON:-python3}"
 # 9,154,055 B (2026-12-04), so the cap is 9.5 MB; shrinking it back under 8 MB is
 # open work (issue 26's note), not done. The Gemini CLI and opencode importers,
 # the Agents SDK history transactions and the advanced session bring it to
-# 9,590,990 B (2026-12-05): the cap is 9.7 MB.
-WHEEL_MAX=$((9700 * 1000))
+# 9,590,990 B (2026-12-05): the cap is 9.7 MB. The viewer in the wheel
+# (`SessionStore.serve`: its page, httparse) and the redaction engine's anchored
+# checks (regex-automata used directly) bring it to 9,703,817 B (2026-12-07,
+# +112,827 B): the cap is 9.8 MB.
+WHEEL_MAX=$((9800 * 1000))
 fail() { echo "check-artifacts: FAIL: $*" >&2; exit 1; }
 say() { printf -- '--- %s\n' "$*"; }
 WORK="$(mktemp -d)"
