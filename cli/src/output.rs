@@ -99,6 +99,9 @@ pub fn is_bidi_control(c: char) -> bool {
 /// Text the user typed, shown in a message: control characters and bidi
 /// controls ([`is_bidi_control`]) escaped.
 pub fn shown(s: &str) -> String {
+    if !s.bytes().fold(false, |any, b| any | is_escape_lead(b) | (b == b'\n') | (b == b'\t')) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() || is_bidi_control(c) {
@@ -161,6 +164,60 @@ fn is_escape_lead(b: u8) -> bool {
     (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xd8) | (b == 0xe2)
 }
 
+/// `s` as a JSON string literal, quotes included, escaped byte for byte as
+/// `serde_json` escapes a string: `"` and `\\` with a backslash; `\b`,
+/// `\t`, `\n`, `\f`, `\r`; every other byte below 0x20 as `\u00XX` (lowercase
+/// hex); nothing else (RFC 8259 section 7 requires no more). Runs that need
+/// no escape are found 32 bytes at a time, as in [`write_shown_text`]
+/// (`show --json`, issue 33).
+pub fn json_string(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len() + 2 + s.len() / 16);
+    out.push('"');
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        if let Some(chunk) = bytes.get(i..i + 32) {
+            if !chunk.iter().fold(false, |any, &b| any | needs_json_escape(b)) {
+                i += 32;
+                continue;
+            }
+        }
+        let end = (i + 32).min(bytes.len());
+        while i < end {
+            let b = bytes[i];
+            if needs_json_escape(b) {
+                // Every escaped byte is ASCII, so `start..i` is on character boundaries.
+                out.push_str(&s[start..i]);
+                match b {
+                    b'"' => out.push_str("\\\""),
+                    b'\\' => out.push_str("\\\\"),
+                    0x08 => out.push_str("\\b"),
+                    b'\t' => out.push_str("\\t"),
+                    b'\n' => out.push_str("\\n"),
+                    0x0c => out.push_str("\\f"),
+                    b'\r' => out.push_str("\\r"),
+                    _ => {
+                        const HEX: &[u8; 16] = b"0123456789abcdef";
+                        out.push_str("\\u00");
+                        out.push(HEX[usize::from(b >> 4)] as char);
+                        out.push(HEX[usize::from(b & 0xf)] as char);
+                    }
+                }
+                start = i + 1;
+            }
+            i += 1;
+        }
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+    out
+}
+
+/// Does JSON need `b` escaped in a string? (`"`, `\\`, below 0x20.) Branch-free.
+fn needs_json_escape(b: u8) -> bool {
+    (b < 0x20) | (b == b'"') | (b == b'\\')
+}
+
 /// [`write_shown_text`] into a `String`.
 pub fn shown_text(s: &str) -> String {
     let mut v = Vec::with_capacity(s.len());
@@ -170,13 +227,25 @@ pub fn shown_text(s: &str) -> String {
 
 /// Display width of `s` (East Asian wide characters and emoji count 2).
 pub fn width(s: &str) -> usize {
+    if printable_ascii(s) {
+        return s.len();
+    }
     UnicodeWidthStr::width(s)
+}
+
+/// Is every byte of `s` printable ASCII (0x20..=0x7E, one column each)?
+/// Branch-free, so it vectorizes (issue 33: `show`'s summaries).
+fn printable_ascii(s: &str) -> bool {
+    s.bytes().fold(true, |all, b| all & (b >= 0x20) & (b < 0x7f))
 }
 
 /// `s` cut to at most `max` columns, ending with `…` when cut.
 pub fn truncate(s: &str, max: usize) -> String {
     if width(s) <= max {
         return s.to_string();
+    }
+    if printable_ascii(s) {
+        return format!("{}…", &s[..max.saturating_sub(1)]);
     }
     let mut out = String::new();
     let mut w = 0;
@@ -339,6 +408,53 @@ mod tests {
                 assert_eq!(shown_text(&text), expected, "{c:?} at {at}");
             }
         }
+    }
+
+    #[test]
+    fn json_strings_are_escaped_byte_for_byte_as_serde_json_does() {
+        let every: String = (0u32..=0x2070).chain([0x3000, 0xfeff, 0x1f600]).filter_map(char::from_u32).collect();
+        for at in 0..=40 {
+            for c in ['"', '\\', '\u{0}', '\u{8}', '\t', '\n', '\u{c}', '\r', '\u{1b}', '\u{1f}', '\u{7f}', '/', 'é', '\u{202e}'] {
+                let text: String = "x".repeat(at) + &c.to_string() + &"y".repeat(80 - at);
+                assert_eq!(json_string(&text), serde_json::to_string(&text).unwrap(), "{c:?} at {at}");
+            }
+        }
+        assert_eq!(json_string(&every), serde_json::to_string(&every).unwrap());
+        assert_eq!(json_string(""), "\"\"");
+        assert_eq!(json_string("a\u{1}\"\\"), r#""a\u0001\"\\""#);
+    }
+
+    #[test]
+    fn ascii_fast_paths_agree_with_the_unicode_rule() {
+        // width, truncate and shown on printable ASCII take a shortcut; the answers are the general ones.
+        let reference_truncate = |s: &str, max: usize| -> String {
+            if UnicodeWidthStr::width(s) <= max {
+                return s.to_string();
+            }
+            let mut out = String::new();
+            let mut w = 0;
+            for c in s.chars() {
+                let cw = c.width().unwrap_or(0);
+                if w + cw + 1 > max {
+                    break;
+                }
+                out.push(c);
+                w += cw;
+            }
+            out.push('…');
+            out
+        };
+        let ascii: String = (0x20u8..0x7f).map(char::from).collect();
+        for len in 0..=ascii.len() {
+            let s = &ascii[..len];
+            assert_eq!(width(s), UnicodeWidthStr::width(s));
+            assert_eq!(shown(s), s);
+            for max in 0..=len + 2 {
+                assert_eq!(truncate(s, max), reference_truncate(s, max), "{len} {max}");
+            }
+        }
+        assert_eq!(shown("a\tb\nc"), "a\\tb\\nc");
+        assert_eq!(truncate("tab\there and more", 6), reference_truncate("tab\there and more", 6));
     }
 
     #[test]
