@@ -36,9 +36,19 @@ pub(crate) fn pretty(code: &impl ToString) -> String {
     prettyplease::unparse(&syn::parse_file(&code.to_string()).expect("generated code parses"))
 }
 
+/// The Python stub of `src` from a hand-written part of the marks alone.
+fn pyi(src: &str) -> Result<String, String> {
+    generate_pyi(src, "# bridge: header\n# bridge: records\nclass SessionStore:\n    # bridge: methods\n# bridge: functions\n")
+}
+
+/// A generated stub from its `class SessionStore:` on (the methods and functions).
+fn tail(stub: &str) -> &str {
+    &stub[stub.find("class SessionStore:").expect("the stub has the store class")..]
+}
+
 const SCHEMA: &str = r#"
 /// Who wrote it.
-#[bridge(core = sessiondb::Role)]
+#[bridge(core = sessiondb::Role, pyi = "Literal")]
 pub enum Role {
 /// The person.
 #[bridge(str = "user")]
@@ -93,11 +103,13 @@ fn python_stub_signatures_give_caller_types_and_defaults() {
         "{SCHEMA}trait SessionStore {{\n    #[bridge(defaults(role = None, limit = 1000, dry = false))]\n    fn page(&self, path: &Path, role: Option<Role>, limit: u32, dry: bool, seqs: &[u64]) -> Vec<TranscriptEntry>;\n    fn drop_all(&self);\n}}\ntrait Functions {{\n    #[bridge(core = a::f, infallible)]\n    fn f(text: &str) -> Option<Role>;\n}}\n"
     );
     assert_eq!(
-        generate_pyi(&src).unwrap(),
+        tail(&pyi(&src).unwrap()),
         "class SessionStore:\n    def page(self, path: Union[str, \"os.PathLike[str]\"], role: Optional[Literal[\"user\", \"tool\"]] = None, limit: int = 1000, dry: bool = False, seqs: Sequence[int]) -> List[TranscriptEntry]: ...\n    def drop_all(self) -> None: ...\ndef f(text: str) -> Optional[Literal[\"user\", \"tool\"]]: ...\n"
     );
-    let e = generate_pyi(&format!("{SCHEMA}trait Functions {{\n    #[bridge(core = a::g)]\n    fn g(x: (u8, u8)) -> u64;\n}}\n")).unwrap_err();
-    assert!(e.contains("method g: no Python stub type for `(u8,u8)`"), "{e}");
+    let g = |ty: &str| pyi(&format!("{SCHEMA}trait Functions {{\n    #[bridge(core = a::g)]\n    fn g(x: {ty}) -> u64;\n}}\n"));
+    assert!(g("(u8, u8)").unwrap().ends_with("def g(x: Tuple[int, int]) -> int: ...\n"));
+    let e = g("Rc<u8>").unwrap_err();
+    assert!(e.contains("method g: no Python stub type for `Rc<u8>`"), "{e}");
 }
 
 /// A `get` field comes from its expression of the core value, computed
@@ -148,7 +160,7 @@ fn getters_flattened_records_and_json_parameters() {
     assert!(has(&py, "    #[pyo3(signature = (kind, n = 0, model = None))]\n    fn put(&self, py: pyo3::Python<'_>, kind: String, n: u64, model: Option<String>)"), "{py}");
     assert!(has(&py, "py.detach(|| s.put(&usage))"), "{py}");
     assert!(has(&py, "let payload = payload.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);"), "{py}");
-    let pyi = generate_pyi(src).unwrap();
+    let pyi = pyi(src).unwrap();
     assert!(pyi.contains("    @property\n    def closed(self) -> bool: ...\n"), "{pyi}");
     assert!(pyi.contains("    def add(self, id: str, *, kind: str, n: int = 0, model: Optional[str] = None) -> None: ...\n"), "{pyi}");
     assert!(pyi.contains("    def emit(self, payload: Optional[Any] = None) -> None: ...\n"), "{pyi}");
@@ -365,14 +377,14 @@ fn dict_params_take_records_or_dicts_in_python() {
     assert!(has(&py, "pub fn plan(py: pyo3::Python<'_>, items: &pyo3::Bound<'_, pyo3::PyAny>, opts: Option<&pyo3::Bound<'_, pyo3::PyAny>>) -> pyo3::PyResult<u64> {\n    let items: Vec<a::Item> = crate::dicts::records_or_dicts::<crate::records::Item, a::Item>(items, \"items\")?;\n    let opts: a::Opts = match opts { Some(opts) if !opts.is_none() => crate::json::de(opts, \"options\")?, _ => Default::default() };\n"), "{py}");
     assert!(has(&py, "    let item: a::Item = crate::dicts::record_or_dict::<crate::records::Item, a::Item>(item, \"an item\")?;\n"), "{py}");
     assert_eq!(
-        generate_pyi(src).unwrap(),
+        tail(&pyi(src).unwrap()),
         "class SessionStore:\ndef plan(items: Sequence[Union[Item, ItemDict]], opts: Optional[OptsDict] = None) -> int: ...\ndef one(item: Union[Item, ItemDict]) -> int: ...\n"
     );
     let node = generate_methods(Host::Node, src).unwrap();
     assert!(has(&node, "pub fn plan(items: Vec<crate::records::Item>, opts: Option<crate::records::Opts>) -> napi::Result<i64> {\n    let items: Vec<a::Item> = crate::records::Back::back(items, \"items\").map_err(crate::errors::to_napi)?;\n    let opts: a::Opts = match opts { Some(opts) => crate::records::Back::back(opts, \"opts\").map_err(crate::errors::to_napi)?, _ => Default::default() };\n"), "{node}");
     let u = generate_methods(Host::Uniffi, src).unwrap();
     assert!(has(&u, "#[uniffi::export(default(opts = None))]\npub fn plan(items: Vec<a::Item>, opts: Option<crate::records::Opts>) -> crate::error::Result<u64> {\n    let opts: a::Opts = match opts { Some(opts) => opts.into(), _ => Default::default() };\n    Ok(crate::records::Conv::conv(a::plan(&items, &opts)?))\n"), "{u}");
-    let e = generate_pyi(&src.replace(", dict = \"ItemDict\"", "")).unwrap_err();
+    let e = pyi(&src.replace(", dict = \"ItemDict\"", "")).unwrap_err();
     assert_eq!(e, "method plan: `dict(items)`: record Item needs `dict = \"Type\"` (its dict form's stub type)");
     let e = generate_methods(Host::Python, &src.replace("dict(item = ", "dict(other = ")).unwrap_err();
     assert!(e.starts_with("dict for `other`, which is not a parameter"), "{e}");
@@ -390,7 +402,7 @@ fn private_helpers_typed_parameters_json_lent_and_seconds() {
     assert!(has(&py, "#[pyo3::pyfunction]\npub fn write(py: pyo3::Python<'_>, session: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<String> {\n    let session = crate::json::from_py(session)?;\n    py.detach(|| a::write(&session)).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))\n}\n"), "{py}");
     assert!(has(&py, "#[pyo3::pyfunction]\n#[pyo3(signature = (items, batch = 1))]\npub fn _bench(py: pyo3::Python<'_>, items: Vec<String>, batch: usize) -> pyo3::PyResult<(f64, f64)> {\n    py.detach(|| a::bench(items, batch)).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))\n}\n"), "{py}");
     assert_eq!(
-        generate_pyi(src).unwrap(),
+        tail(&pyi(src).unwrap()),
         "class SessionStore:\ndef write(session: SessionDict) -> str: ...\ndef _bench(items: List[str], batch: int = 1) -> Tuple[float, float]: ...\n"
     );
     let node = generate_methods(Host::Node, src).unwrap();
