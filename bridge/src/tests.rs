@@ -441,3 +441,79 @@ fn types_are_classified_by_their_syntax() {
     assert!(matches!(s.shape(&ty).kind, Kind::Map(..)));
     assert!(has(&s.host_ty(Host::Node, &ty), "BTreeMap<String, Vec<String>>"));
 }
+
+/// The Python stub is written whole: the hand-written part with `__all__`
+/// (every top-level name, sorted), the enums' aliases, a class per record
+/// (docstring `cleandoc`ed, as pyo3 and `inspect` give it, and escaped, `__new__` with the fields'
+/// defaults, properties, `to_dict`) and the methods and functions with
+/// their docstrings and error classes, each at its mark.
+#[test]
+fn the_python_stub_is_generated_whole() {
+    let src = "#[bridge(core = a::Kind, pyi = \"Kind\")]\npub enum Kind {\n#[bridge(str = \"a\")]\nA,\n}\n\
+               /// An item: `\\` and \"\"\" are escaped.\n///\n///   Indented.\n#[bridge(core = a::Item, new)]\npub struct Item {\n    /// Its kind.\n    pub kind: Kind,\n\
+               #[bridge(default)]\n    pub n: u64,\n    #[bridge(default)]\n    pub ids: Vec<String>,\n    #[bridge(host_default = \"\\\"x\\\"\")]\n    pub text: String,\n    #[bridge(default)]\n    pub note: Option<String>,\n}\n\
+               trait SessionStore {\n    /// Whether it is closed.\n    #[bridge(sync, infallible, getter = \"closed\")]\n    fn is_closed(&self) -> bool;\n\
+               /// Put one item.\n    #[bridge(errors(NotFound, Busy))]\n    fn put(&self, item: &Item) -> Vec<Item>;\n}\n\
+               trait Functions {\n    #[bridge(core = a::f, infallible)]\n    fn f(kind: Kind) -> u64;\n}\n";
+    let hand = "\"\"\"Stubs.\"\"\"\n# bridge: header\n\n__version__: str\n\n# bridge: records\n\nclass SessionStore:\n    def close(self) -> None: ...\n    # bridge: methods\n\ndef hand_made() -> None: ...\n# bridge: functions\n";
+    assert_eq!(
+        generate_pyi(src, hand).unwrap(),
+        r#""""Stubs."""
+from sessiondb.types import Kind
+
+__all__ = [
+    "Item",
+    "SessionStore",
+    "__version__",
+    "f",
+    "hand_made",
+]
+
+__version__: str
+
+@final
+class Item:
+    """An item: `\\` and \"\"\" are escaped.
+
+    Indented.
+    """
+    def __new__(
+        cls,
+        kind: Kind,
+        n: int = 0,
+        ids: Optional[Sequence[str]] = None,
+        text: str = "x",
+        note: Optional[str] = None,
+    ) -> "Item": ...
+    @property
+    def kind(self) -> Kind:
+        """Its kind."""
+    @property
+    def n(self) -> int: ...
+    @property
+    def ids(self) -> List[str]: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def note(self) -> Optional[str]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+class SessionStore:
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool:
+        """Whether it is closed."""
+    def put(self, item: Item) -> List[Item]:
+        """Put one item.
+
+        Raises NotFoundError, BusyError.
+        """
+
+def hand_made() -> None: ...
+def f(kind: Kind) -> int: ...
+"#
+    );
+    let e = generate_pyi(src, &hand.replace("    # bridge: methods\n", "")).unwrap_err();
+    assert_eq!(e, "the hand-written stub has `# bridge: methods` 0 times (once wanted)");
+}
