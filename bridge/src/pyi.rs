@@ -62,12 +62,16 @@ pub fn generate_pyi(src: &str, hand: &str) -> Result<String, String> {
     }
 }
 
-/// The name a top-level line of a stub declares (`class X`, `def f(`, `x: T`).
+/// The name a top-level line of a stub declares (`class X:`, `def f(`, `x: T`).
 fn top_level_name(line: &str) -> Option<&str> {
-    let rest = line.strip_prefix("class ").or_else(|| line.strip_prefix("def ")).unwrap_or(line);
+    let def = line.strip_prefix("class ").or_else(|| line.strip_prefix("def "));
+    let rest = def.unwrap_or(line);
     let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
-    let sep = rest[end..].chars().next();
-    (end > 0 && !line.starts_with(' ') && matches!(sep, Some(':' | '(')) && !rest.starts_with("from")).then(|| &rest[..end])
+    let ok = match def {
+        Some(_) => rest[end..].starts_with([':', '(']),
+        None => rest[end..].starts_with(": ") && line.split_whitespace().count() == 2,
+    };
+    (end > 0 && ok).then(|| &rest[..end])
 }
 
 /// A docstring as `python/scripts/stubdoc.py` writes it at `indent`: the
