@@ -125,19 +125,7 @@ impl<'a> Emit<'a> {
 
     /// The docs, with the error classes (Kotlin/Swift: kinds) it raises.
     fn docs(&self) -> TokenStream {
-        let (s, m) = (self.s, self.m);
-        let mut docs = m.docs.clone();
-        if !m.errors.is_empty() {
-            let classes = m.errors.iter().map(|k| error_class(s, k)).collect::<Vec<_>>().join(", ");
-            docs.push(String::new());
-            docs.push(match self.host {
-                Host::Python => format!(" Raises {classes}."),
-                Host::Node if !m.sync => format!(" Rejects with {classes}."),
-                Host::Node => format!(" Throws {classes}."),
-                Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
-            });
-        }
-        doc_attrs(&docs)
+        doc_attrs(&method_docs(self.s, self.host, self.m))
     }
 
     /// A body's first lines: the argument conversions, then, for a method,
@@ -266,4 +254,21 @@ impl<'a> Emit<'a> {
         let value = if m.infallible { quote!(#conv(#call)) } else { quote!(Ok(#conv(#call?))) };
         quote!(#docs #attr pub fn #name(#(#params),*) -> #ret { #open #value })
     }
+}
+
+/// A method's or function's docs as `host` shows them: the schema's, then
+/// the error classes it raises (Kotlin/Swift: the kinds) after a blank line.
+pub(crate) fn method_docs(s: &Schema, host: Host, m: &Method) -> Vec<String> {
+    let mut docs = m.docs.clone();
+    if !m.errors.is_empty() {
+        let classes = m.errors.iter().map(|k| error_class(s, k)).collect::<Vec<_>>().join(", ");
+        docs.push(String::new());
+        docs.push(match host {
+            Host::Python => format!(" Raises {classes}."),
+            Host::Node if !m.sync => format!(" Rejects with {classes}."),
+            Host::Node => format!(" Throws {classes}."),
+            Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+        });
+    }
+    docs
 }
