@@ -127,17 +127,20 @@ pub fn write_shown_text(out: &mut impl Write, s: &str) -> std::io::Result<()> {
         // (issue 33: the byte-at-a-time scan was 45% of `show --raw`'s
         // instructions). The test is branch-free per byte, so the compiler
         // vectorizes it.
-        if let Some(chunk) = bytes.get(i..i + 32) {
-            if !chunk.iter().fold(false, |any, &b| any | is_escape_lead(b)) {
-                i += 32;
-                continue;
-            }
+        let end = (i + 32).min(bytes.len());
+        let any_lead = match bytes.get(i..i + 32) {
+            // A fixed-size chunk, so the fold is fully vectorized.
+            Some(chunk) => <&[u8; 32]>::try_from(chunk).expect("32 bytes").iter().fold(false, |any, &b| any | is_escape_lead(b)),
+            None => bytes[i..].iter().fold(false, |any, &b| any | is_escape_lead(b)),
+        };
+        if !any_lead {
+            i = end;
+            continue;
         }
         // Only lead bytes can begin a character that is escaped (see
         // [`is_escape_lead`]). None is a continuation byte, so `i` is on a
         // character boundary when one is met; every other byte is skipped
         // without decoding. The 32 bytes are looked at one by one.
-        let end = (i + 32).min(bytes.len());
         while i < end {
             if !is_escape_lead(bytes[i]) {
                 i += 1;
@@ -162,60 +165,6 @@ pub fn write_shown_text(out: &mut impl Write, s: &str) -> std::io::Result<()> {
 /// so that a loop over bytes vectorizes.
 fn is_escape_lead(b: u8) -> bool {
     (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xd8) | (b == 0xe2)
-}
-
-/// `s` as a JSON string literal, quotes included, escaped byte for byte as
-/// `serde_json` escapes a string: `"` and `\\` with a backslash; `\b`,
-/// `\t`, `\n`, `\f`, `\r`; every other byte below 0x20 as `\u00XX` (lowercase
-/// hex); nothing else (RFC 8259 section 7 requires no more). Runs that need
-/// no escape are found 32 bytes at a time, as in [`write_shown_text`]
-/// (`show --json`, issue 33).
-pub fn json_string(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = String::with_capacity(s.len() + 2 + s.len() / 16);
-    out.push('"');
-    let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        if let Some(chunk) = bytes.get(i..i + 32) {
-            if !chunk.iter().fold(false, |any, &b| any | needs_json_escape(b)) {
-                i += 32;
-                continue;
-            }
-        }
-        let end = (i + 32).min(bytes.len());
-        while i < end {
-            let b = bytes[i];
-            if needs_json_escape(b) {
-                // Every escaped byte is ASCII, so `start..i` is on character boundaries.
-                out.push_str(&s[start..i]);
-                match b {
-                    b'"' => out.push_str("\\\""),
-                    b'\\' => out.push_str("\\\\"),
-                    0x08 => out.push_str("\\b"),
-                    b'\t' => out.push_str("\\t"),
-                    b'\n' => out.push_str("\\n"),
-                    0x0c => out.push_str("\\f"),
-                    b'\r' => out.push_str("\\r"),
-                    _ => {
-                        const HEX: &[u8; 16] = b"0123456789abcdef";
-                        out.push_str("\\u00");
-                        out.push(HEX[usize::from(b >> 4)] as char);
-                        out.push(HEX[usize::from(b & 0xf)] as char);
-                    }
-                }
-                start = i + 1;
-            }
-            i += 1;
-        }
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
-    out
-}
-
-/// Does JSON need `b` escaped in a string? (`"`, `\\`, below 0x20.) Branch-free.
-fn needs_json_escape(b: u8) -> bool {
-    (b < 0x20) | (b == b'"') | (b == b'\\')
 }
 
 /// [`write_shown_text`] into a `String`.
@@ -408,20 +357,6 @@ mod tests {
                 assert_eq!(shown_text(&text), expected, "{c:?} at {at}");
             }
         }
-    }
-
-    #[test]
-    fn json_strings_are_escaped_byte_for_byte_as_serde_json_does() {
-        let every: String = (0u32..=0x2070).chain([0x3000, 0xfeff, 0x1f600]).filter_map(char::from_u32).collect();
-        for at in 0..=40 {
-            for c in ['"', '\\', '\u{0}', '\u{8}', '\t', '\n', '\u{c}', '\r', '\u{1b}', '\u{1f}', '\u{7f}', '/', 'é', '\u{202e}'] {
-                let text: String = "x".repeat(at) + &c.to_string() + &"y".repeat(80 - at);
-                assert_eq!(json_string(&text), serde_json::to_string(&text).unwrap(), "{c:?} at {at}");
-            }
-        }
-        assert_eq!(json_string(&every), serde_json::to_string(&every).unwrap());
-        assert_eq!(json_string(""), "\"\"");
-        assert_eq!(json_string("a\u{1}\"\\"), r#""a\u0001\"\\""#);
     }
 
     #[test]

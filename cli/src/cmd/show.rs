@@ -173,7 +173,7 @@ fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages
                     }
                 };
                 for e in &page {
-                    seq.serialize_element(&SortedEntry::of(e).map_err(S::Error::custom)?)?;
+                    seq.serialize_element(&SortedEntry::of(e))?;
                 }
             }
             seq.end()
@@ -205,12 +205,10 @@ fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages
 
 /// A [`TranscriptEntry`] borrowed, its fields in sorted order: the bytes
 /// `serde_json` writes for the entry as a `serde_json::Value` (whose keys
-/// are sorted), without copying its content into one (issue 33). The
-/// content is escaped by [`output::json_string`] (as `serde_json` escapes,
-/// a fifth of its instructions) and written as it is.
+/// are sorted), without copying its content into one (issue 33).
 #[derive(serde::Serialize)]
 struct SortedEntry<'e> {
-    content: Box<serde_json::value::RawValue>,
+    content: &'e str,
     created_at_ms: i64,
     format: ContentFormat,
     role: Role,
@@ -221,11 +219,10 @@ struct SortedEntry<'e> {
 }
 
 impl<'e> SortedEntry<'e> {
-    fn of(e: &'e TranscriptEntry) -> Result<Self, serde_json::Error> {
+    fn of(e: &'e TranscriptEntry) -> Self {
         // Destructured, so a field added to the entry fails to compile here.
         let TranscriptEntry { session_id, seq, role, format, content, created_at_ms, tokens, source_line } = e;
-        let content = serde_json::value::RawValue::from_string(output::json_string(content))?;
-        Ok(SortedEntry { content, created_at_ms: *created_at_ms, format: *format, role: *role, seq: *seq, session_id, source_line: *source_line, tokens: *tokens })
+        SortedEntry { content, created_at_ms: *created_at_ms, format: *format, role: *role, seq: *seq, session_id, source_line: *source_line, tokens: *tokens }
     }
 }
 
