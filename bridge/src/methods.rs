@@ -9,7 +9,9 @@ use super::*;
 /// for those calls), Kotlin/Swift `#[uniffi::export]`. Each converts its
 /// arguments, calls the core method (or the free function `core = path`,
 /// with the store first for a method) and converts the result by the host's
-/// `Conv`. Errors: a parameter type without a rule.
+/// `Conv`. Kotlin/Swift also get each item's `suspend`/`async` twin
+/// (`Emit::twin`): the store methods on `AsyncSessionStore`, the `blocking`
+/// functions on `SessionDbAsync`. Errors: a parameter type without a rule.
 pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
     let s = parse(src).map_err(|e| e.to_string())?;
     let live: Vec<&Method> = s.methods.iter().filter(|m| !skipped(&m.skip, host)).collect();
@@ -28,12 +30,9 @@ pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
         functions.push(e.item());
         function_twins.extend((host == Host::Uniffi && m.blocking).then(|| e.twin()));
     }
-    if host == Host::Uniffi {
-        after.push(quote! {
-            #[uniffi::export] impl AsyncSessionStore { #(#method_twins)* }
-            #[uniffi::export] impl SessionDbAsync { #(#function_twins)* }
-        });
-    }
+    // The twins' impls, each after the items it twins (none when empty).
+    let method_twins = (!method_twins.is_empty()).then(|| quote!(#[uniffi::export] impl AsyncSessionStore { #(#method_twins)* }));
+    let function_twins = (!function_twins.is_empty()).then(|| quote!(#[uniffi::export] impl SessionDbAsync { #(#function_twins)* }));
     let attr = match host {
         Host::Python => quote!(#[pyo3::pymethods]),
         Host::Node => quote!(#[napi_derive::napi]),
@@ -50,7 +49,7 @@ pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
             }
         }
     });
-    Ok(quote!(#attr impl SessionStore { #(#methods)* } #(#after)* #(#functions)* #register))
+    Ok(quote!(#attr impl SessionStore { #(#methods)* } #method_twins #(#after)* #(#functions)* #function_twins #register))
 }
 
 /// One method or module function as `host` declares it: its parameters'

@@ -1620,68 +1620,6 @@ impl AsyncSessionStore {
         crate::async_store::offload(move || s.rebuild_search_index()).await
     }
 }
-#[uniffi::export]
-impl SessionDbAsync {
-    /// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
-    /// fresh random nonce; returns the envelope's JSON text.
-    ///
-    /// Errors: `InvalidInput`.
-    pub async fn encrypt_field(
-        &self,
-        key: Vec<u8>,
-        record_id: String,
-        plaintext: Vec<u8>,
-    ) -> crate::error::Result<String> {
-        crate::async_store::offload(move || encrypt_field(key, record_id, plaintext))
-            .await
-    }
-    /// Decrypt an envelope (JSON text) written for `record_id`; returns the
-    /// plaintext bytes.
-    ///
-    /// Errors: `InvalidInput`, `Corrupt`, `AuthenticationFailed`.
-    pub async fn decrypt_field(
-        &self,
-        key: Vec<u8>,
-        record_id: String,
-        envelope_json: String,
-    ) -> crate::error::Result<Vec<u8>> {
-        crate::async_store::offload(move || decrypt_field(key, record_id, envelope_json))
-            .await
-    }
-    /// The workspace index of an already canonical path: lowercase hex of
-    /// HMAC-SHA-256 under the index subkey of the 32-byte `key`.
-    ///
-    /// Errors: `InvalidInput`.
-    pub async fn workspace_index(
-        &self,
-        key: Vec<u8>,
-        canonical_path: String,
-    ) -> crate::error::Result<String> {
-        crate::async_store::offload(move || workspace_index(key, canonical_path)).await
-    }
-    /// The format of a session file from its first lines, or none when it is
-    /// none of thClaws, Codex rollout or Claude Code.
-    ///
-    /// Errors: `Io`.
-    pub async fn detect_format(
-        &self,
-        path: String,
-    ) -> crate::error::Result<Option<sessiondb::portable::SourceFormat>> {
-        crate::async_store::offload(move || detect_format(path)).await
-    }
-    /// Canonical form of a workspace path (absolute, `.`/`..` resolved,
-    /// symlinks resolved for the longest existing prefix, NFC; DESIGN.md
-    /// "Workspace index"), a relative path taken against the current
-    /// directory. Reads the disk.
-    ///
-    /// Errors: `InvalidInput`, `Io`.
-    pub async fn canonical_workspace(
-        &self,
-        path: String,
-    ) -> crate::error::Result<String> {
-        crate::async_store::offload(move || canonical_workspace(path)).await
-    }
-}
 /// Effective Context Capacity in tokens (seed 000 "Context Utilization
 /// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
 /// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
@@ -2013,4 +1951,66 @@ pub fn default_db_path(app: String) -> crate::error::Result<String> {
 #[uniffi::export]
 pub fn canonical_workspace(path: String) -> crate::error::Result<String> {
     Ok(crate::records::Conv::conv(sessiondb::paths::canonical_workspace_in_cwd(&path)?))
+}
+#[uniffi::export]
+impl SessionDbAsync {
+    /// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
+    /// fresh random nonce; returns the envelope's JSON text.
+    ///
+    /// Errors: `InvalidInput`.
+    pub async fn encrypt_field(
+        &self,
+        key: Vec<u8>,
+        record_id: String,
+        plaintext: Vec<u8>,
+    ) -> crate::error::Result<String> {
+        crate::async_store::offload(move || encrypt_field(key, record_id, plaintext))
+            .await
+    }
+    /// Decrypt an envelope (JSON text) written for `record_id`; returns the
+    /// plaintext bytes.
+    ///
+    /// Errors: `InvalidInput`, `Corrupt`, `AuthenticationFailed`.
+    pub async fn decrypt_field(
+        &self,
+        key: Vec<u8>,
+        record_id: String,
+        envelope_json: String,
+    ) -> crate::error::Result<Vec<u8>> {
+        crate::async_store::offload(move || decrypt_field(key, record_id, envelope_json))
+            .await
+    }
+    /// The workspace index of an already canonical path: lowercase hex of
+    /// HMAC-SHA-256 under the index subkey of the 32-byte `key`.
+    ///
+    /// Errors: `InvalidInput`.
+    pub async fn workspace_index(
+        &self,
+        key: Vec<u8>,
+        canonical_path: String,
+    ) -> crate::error::Result<String> {
+        crate::async_store::offload(move || workspace_index(key, canonical_path)).await
+    }
+    /// The format of a session file from its first lines, or none when it is
+    /// none of thClaws, Codex rollout or Claude Code.
+    ///
+    /// Errors: `Io`.
+    pub async fn detect_format(
+        &self,
+        path: String,
+    ) -> crate::error::Result<Option<sessiondb::portable::SourceFormat>> {
+        crate::async_store::offload(move || detect_format(path)).await
+    }
+    /// Canonical form of a workspace path (absolute, `.`/`..` resolved,
+    /// symlinks resolved for the longest existing prefix, NFC; DESIGN.md
+    /// "Workspace index"), a relative path taken against the current
+    /// directory. Reads the disk.
+    ///
+    /// Errors: `InvalidInput`, `Io`.
+    pub async fn canonical_workspace(
+        &self,
+        path: String,
+    ) -> crate::error::Result<String> {
+        crate::async_store::offload(move || canonical_workspace(path)).await
+    }
 }
