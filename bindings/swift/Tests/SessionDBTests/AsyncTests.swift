@@ -4,19 +4,20 @@
 
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import SessionDB
 import XCTest
 
-/// The name of the calling thread as the OS knows it (`blocking-N` on the library's pool).
+/// The name of the calling thread as the OS knows it (`blocking-N` on the
+/// library's pool). Linux: /proc (Glibc's module lacks `pthread_getname_np`).
 func currentThreadName() -> String {
+    #if os(Linux)
+    let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+    return (comm ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    #else
     var buf = [CChar](repeating: 0, count: 64)
     pthread_getname_np(pthread_self(), &buf, buf.count)
     return String(cString: buf)
+    #endif
 }
 
 /// A provider that records which thread `getKey` ran on.
