@@ -308,7 +308,7 @@ impl<'a> Emit<'a> {
     /// A method's `#[uniffi::method(default(...))]`, none without defaults.
     fn uniffi_method_attr(&self) -> TokenStream {
         let defaults = self.uniffi_defaults();
-        (!defaults.is_empty()).then(|| quote!(#[uniffi::method(default(#(#defaults),*))])).unwrap_or_default()
+        if defaults.is_empty() { quote!() } else { quote!(#[uniffi::method(default(#(#defaults),*))]) }
     }
 
     /// The result: the host type, in `crate::error::Result` unless `infallible`.
