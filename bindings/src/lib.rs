@@ -11,7 +11,7 @@
 //! * [`store::SessionStore`]: the store object (sessions, transcript, token
 //!   ledger, context extensions, journal, recovery);
 //! * [`async_store`]: its Kotlin `suspend` / Swift `async` twins
-//!   (`SuspendingSessionStore` / `AsyncSessionStore`, uniffi async exports);
+//!   (`AsyncSessionStore`, `SessionDbAsync`: uniffi async exports);
 //! * [`portable`]: `importPaths` with its progress listener (the other
 //!   portable calls and records are generated from bridge/api.rs);
 //! * [`keys::KeyProvider`]: the key source a host implements;
