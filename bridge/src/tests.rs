@@ -174,6 +174,25 @@ fn getters_flattened_records_and_json_parameters() {
     assert!(e.contains("a getter is a `sync` store method without parameters"), "{e}");
 }
 
+/// Kotlin/Swift `suspend`/`async` twins (uniffi async exports): a store
+/// method on `AsyncSessionStore` runs the blocking method through
+/// `offload` with the same docs, defaults and result; a `sync` one stays a
+/// plain call; a `blocking` function is a method of `SessionDbAsync`, any
+/// other function gets no twin.
+#[test]
+fn uniffi_async_twins() {
+    let src = "trait SessionStore {\n    #[bridge(sync, infallible, getter = \"closed\")]\n    fn is_closed(&self) -> bool;\n\
+               /// Rows.\n    #[bridge(defaults(limit = 10), errors(NotFound))]\n    fn rows(&self, session_id: &str, limit: u32) -> u64;\n}\n\
+               trait Functions {\n    #[bridge(core = a::seal, blocking)]\n    fn seal(data: &[u8]) -> u64;\n    #[bridge(core = a::len)]\n    fn len(data: &[u8]) -> u64;\n}\n";
+    let ffi = generate_methods(Host::Uniffi, src).unwrap();
+    assert!(has(&ffi, "#[uniffi::export] impl AsyncSessionStore {\n    pub fn is_closed(&self) -> bool { self.store.is_closed() }\n"), "{ffi}");
+    assert!(has(&ffi, "    #[doc = \" Rows.\"] #[doc = \"\"] #[doc = \" Errors: `NotFound`.\"]\n    #[uniffi::method(default(limit = 10))]\n    pub async fn rows(&self, session_id: String, limit: u32) -> crate::error::Result<u64> {\n        let s = std::sync::Arc::clone(&self.store);\n        crate::async_store::offload(move || s.rows(session_id, limit)).await\n    }\n}\n"), "{ffi}");
+    assert!(has(&ffi, "#[uniffi::export] impl SessionDbAsync {\n    pub async fn seal(&self, data: Vec<u8>) -> crate::error::Result<u64> {\n        crate::async_store::offload(move || seal(data)).await\n    }\n}\n"), "{ffi}");
+    assert_eq!(ffi.to_string().matches("fn len").count(), 1, "{ffi}");
+    // Python and Node have no twins.
+    assert!(!has(&generate_methods(Host::Node, src).unwrap(), "AsyncSessionStore"));
+}
+
 /// Node bytes: a synchronous call reads the Buffer in place; a Promise's
 /// job gets its own copy.
 #[test]
