@@ -21,6 +21,7 @@
 //!   `<db>-owners/<instance>.lock` for its whole life ([`OwnerLock`]).
 //! * A handle used in a forked child is `Closed`.
 
+mod checkpoint;
 mod error;
 mod rows;
 pub mod schema;
@@ -150,6 +151,11 @@ pub(crate) fn init_lock_path(db: &Path) -> PathBuf {
 pub struct SqliteBackend {
     state: Mutex<Option<Open>>,
     readers: ReadPool,
+    checkpointer: checkpoint::Checkpointer,
+    /// Turns at the writer connection, first come first served.
+    turns: Turns,
+    /// The file's page size in bytes (WAL frames × this = WAL bytes).
+    page_size: u64,
     path: PathBuf,
     pid: u32,
     busy_timeout_ms: u64,
@@ -174,9 +180,13 @@ impl SqliteBackend {
     pub(crate) fn connect(path: &Path, opts: &SqliteOptions, instance_id: &str) -> Result<SqliteBackend> {
         let busy_timeout_ms = opts.busy_timeout_ms;
         let conn = open_connection(path, busy_timeout_ms)?;
+        let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         Ok(SqliteBackend {
             state: Mutex::new(Some(Open { conn, owner: None })),
             readers: ReadPool::default(),
+            checkpointer: checkpoint::Checkpointer::default(),
+            turns: Turns::default(),
+            page_size: page_size.max(512) as u64,
             path: path.to_path_buf(),
             pid: std::process::id(),
             busy_timeout_ms,
@@ -211,6 +221,7 @@ impl SqliteBackend {
             return Err(Error::Closed);
         }
         let started = Instant::now();
+        let _turn = self.turns.wait();
         let mut guard = lock(&self.state);
         let open = guard.as_mut().ok_or(Error::Closed)?;
         f(&mut open.conn).map_err(|e| waited(e, self.busy_timeout_ms, started))
@@ -248,12 +259,27 @@ impl Backend for SqliteBackend {
         }
     }
 
+    /// One `BEGIN IMMEDIATE` transaction on the writer; after its commit,
+    /// the WAL's size decides whether the checkpoint thread runs, and
+    /// whether the writer checkpoints what is left (past
+    /// [`checkpoint::RESTART_BYTES`]) or cuts the WAL (past
+    /// [`checkpoint::WRITER_CHECKPOINT_BYTES`]); see [`checkpoint`].
     fn write_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()> {
         let timeout = self.busy_timeout_ms;
         self.with_conn(|conn| {
+            checkpoint::take_wal_frames();
             let tx = begin_immediate(conn, timeout)?;
             f(&rows::SqlTx(&tx))?;
             tx.commit()?;
+            let wal_bytes = u64::from(checkpoint::take_wal_frames()) * self.page_size;
+            self.checkpointer.after_commit(wal_bytes, &self.path, timeout);
+            // Committed already: a checkpoint that finds another one
+            // running (SQLITE_BUSY) is tried again after a later commit.
+            if wal_bytes >= checkpoint::WRITER_CHECKPOINT_BYTES {
+                let _ = checkpoint::checkpoint(conn, "TRUNCATE");
+            } else if wal_bytes >= checkpoint::RESTART_BYTES {
+                let _ = checkpoint::checkpoint(conn, "PASSIVE");
+            }
             Ok(())
         })
     }
@@ -263,6 +289,7 @@ impl Backend for SqliteBackend {
         // that the writer is the last connection: closing it checkpoints
         // the WAL and removes it.
         self.readers.close();
+        self.checkpointer.close();
         let taken = lock(&self.state).take();
         if let Some(open) = taken {
             // Closing the connection checkpoints the WAL; then the owner
@@ -334,7 +361,40 @@ impl Drop for SqliteBackend {
             // have); leave them alone rather than closing them here.
             let pool = self.readers.state.get_mut().unwrap_or_else(|p| p.into_inner());
             std::mem::forget(std::mem::take(&mut pool.idle));
+            self.checkpointer.forget();
         }
+    }
+}
+
+/// Tickets for the writer connection, served in the order taken: a thread
+/// that releases the writer and asks again at once (an import's writer
+/// thread with its next batch ready) queues behind the threads already
+/// waiting (an append), instead of taking the mutex back before they wake.
+#[derive(Default)]
+struct Turns {
+    state: Mutex<(u64, u64)>,
+    next: Condvar,
+}
+
+/// A turn at the writer; the next ticket's when dropped.
+struct Turn<'a>(&'a Turns);
+
+impl Turns {
+    fn wait(&self) -> Turn<'_> {
+        let mut g = lock(&self.state);
+        let ticket = g.0;
+        g.0 += 1;
+        while g.1 != ticket {
+            g = self.next.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+        Turn(self)
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.state).1 += 1;
+        self.0.next.notify_all();
     }
 }
 
@@ -491,9 +551,9 @@ fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
     conn.pragma_update(None, "cache_size", CACHE_SIZE_KIB)?;
-    // The same WAL bytes whatever the file's page size (an older database keeps its own).
-    let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
-    conn.pragma_update(None, "wal_autocheckpoint", (JOURNAL_SIZE_LIMIT / page.max(512)).max(1))?;
+    // No automatic checkpoint inside a commit: the checkpoint thread copies
+    // the WAL back (see `checkpoint`), whatever the file's page size.
+    checkpoint::install_wal_hook(&conn)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;
     // Deleted cells and freed pages are overwritten with zeros (in the WAL
