@@ -97,7 +97,7 @@ pub(super) fn take_wal_frames() -> u32 {
 #[derive(Default)]
 pub(super) struct Checkpointer {
     shared: Arc<Shared>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    pub(super) thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 #[derive(Default)]
