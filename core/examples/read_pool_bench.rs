@@ -16,8 +16,9 @@
 //!     Beside them, the floor: a thread that only sleeps 2 ms at a time,
 //!     and how late it wakes (the scheduling delay any call meets).
 //! (c) The same with a raw connection beside it running a PASSIVE
-//!     checkpoint every 20 ms, so the writer's autocheckpoint seldom copies
-//!     a 64 MiB WAL inside a commit: how much of an append's wait is that.
+//!     checkpoint every 20 ms: before the store had its own checkpoint
+//!     thread, this showed how much of an append's wait was the writer's
+//!     autocheckpoint copying a 64 MiB WAL inside a commit.
 //! Run: `cargo build --release -p sessiondb --example read_pool_bench`, then
 //! `target/release/examples/read_pool_bench [MB] [SECS] [ROUNDS] [THREADS] [PARTS]`
 //! (defaults 100, 2, 3, 4, `abc`; ROUNDS 0 skips (a), PARTS `b` runs (b) only). To compare with a build without the read pool,
