@@ -13,12 +13,15 @@
 //!     `get_transcript` of 50 entries, back to back) and a third appends
 //!     1 KiB texts to another session (one every 2 ms); the worst and the
 //!     99th-percentile latency of each, and the import's time.
+//!     Beside them, the floor: a thread that only sleeps 2 ms at a time,
+//!     and how late it wakes (the scheduling delay any call meets).
 //! (c) The same with a raw connection beside it running a PASSIVE
-//!     checkpoint every 20 ms, so the writer's autocheckpoint seldom copies
-//!     a 64 MiB WAL inside a commit: how much of an append's wait is that.
+//!     checkpoint every 20 ms: before the store had its own checkpoint
+//!     thread, this showed how much of an append's wait was the writer's
+//!     autocheckpoint copying a 64 MiB WAL inside a commit.
 //! Run: `cargo build --release -p sessiondb --example read_pool_bench`, then
-//! `target/release/examples/read_pool_bench [MB] [SECS] [ROUNDS] [THREADS]`
-//! (defaults 100, 2, 3, 4). To compare with a build without the read pool,
+//! `target/release/examples/read_pool_bench [MB] [SECS] [ROUNDS] [THREADS] [PARTS]`
+//! (defaults 100, 2, 3, 4, `abc`; ROUNDS 0 skips (a), PARTS `b` runs (b) only). To compare with a build without the read pool,
 //! build the same file against that commit's core and run both binaries.
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -141,6 +144,7 @@ fn main() {
     let secs: f64 = args.next().and_then(|v| v.parse().ok()).unwrap_or(2.0);
     let rounds: usize = args.next().and_then(|v| v.parse().ok()).unwrap_or(3);
     let threads: usize = args.next().and_then(|v| v.parse().ok()).unwrap_or(4);
+    let parts: String = args.next().unwrap_or_else(|| "abc".into());
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     println!("read_pool_bench: {cores} cores, {threads} threads, {secs} s per measure, {rounds} rounds, import of {mb} MB");
 
@@ -199,6 +203,7 @@ fn main() {
         assert_eq!(n, PAGE as usize);
     };
     let (mut s1, mut s4, mut r1, mut r4, mut c1, mut c4) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    // ROUNDS 0: no (a), only the import measures.
     for round in 0..rounds {
         let (a, ca) = throughput(1, secs, &store_read);
         let (b, cb) = throughput(threads, secs, &store_read);
@@ -216,15 +221,17 @@ fn main() {
         c1.push(ca);
         c4.push(cb);
     }
-    let (a, b, c, d) = (median(s1), median(s4), median(r1), median(r4));
-    println!(
-        "(a) medians: store {threads}/1 threads {:.2}x ({a:.0} -> {b:.0} reads/s of {PAGE} entries; {:.2} -> {:.2} cores busy); floor raw rusqlite {threads}/1 threads {:.2}x ({c:.0} -> {d:.0}/s); store scaling / floor scaling {:.2}",
-        b / a,
-        median(c1),
-        median(c4),
-        d / c,
-        (b / a) / (d / c)
-    );
+    if rounds > 0 {
+        let (a, b, c, d) = (median(s1), median(s4), median(r1), median(r4));
+        println!(
+            "(a) medians: store {threads}/1 threads {:.2}x ({a:.0} -> {b:.0} reads/s of {PAGE} entries; {:.2} -> {:.2} cores busy); floor raw rusqlite {threads}/1 threads {:.2}x ({c:.0} -> {d:.0}/s); store scaling / floor scaling {:.2}",
+            b / a,
+            median(c1),
+            median(c4),
+            d / c,
+            (b / a) / (d / c)
+        );
+    }
     drop(raw_conns);
 
     // (b) reads and appends beside an import; then (c) the same with a
@@ -232,6 +239,9 @@ fn main() {
     // every 20 ms, so the writer's own autocheckpoint rarely has a 64 MiB WAL
     // to copy inside a commit): what of the append's wait is the checkpoint.
     for (k, outside_checkpoints) in [(0, false), (1, true)] {
+        if !parts.contains(if outside_checkpoints { 'c' } else { 'b' }) {
+            continue;
+        }
         let src = dir.path().join(format!("import{k}.jsonl"));
         generate(&src, mb * 1_000_000, &format!("bench-import-{k}"));
         let src_bytes = std::fs::metadata(&src).unwrap().len();
@@ -265,6 +275,18 @@ fn main() {
                 }
                 lat
             });
+            // The floor: a thread that only sleeps 2 ms at a time, and how
+            // late it wakes up (the machine's scheduling delay, which any
+            // read or append meets too).
+            let sleeper = sc.spawn(|| {
+                let mut late = Vec::new();
+                while importing.load(Ordering::Relaxed) {
+                    let t = Instant::now();
+                    std::thread::sleep(Duration::from_millis(2));
+                    late.push(t.elapsed().saturating_sub(Duration::from_millis(2)));
+                }
+                late
+            });
             let appender = sc.spawn(|| {
                 let mut lat = Vec::new();
                 while importing.load(Ordering::Relaxed) {
@@ -282,6 +304,9 @@ fn main() {
                 took.as_secs_f64(),
                 src_bytes as f64 / took.as_secs_f64() / 1e6
             );
+            let mut late = sleeper.join().unwrap();
+            let (l99, lmax) = (pct(&mut late, 0.99), pct(&mut late, 1.0));
+            println!("floor: a thread sleeping 2 ms woke up late by p99 {l99:.2} ms, worst {lmax:.2} ms ({} sleeps)", late.len());
             (reader.join().unwrap(), appender.join().unwrap())
         });
         let (rn, an) = (reads.len(), appends.len());

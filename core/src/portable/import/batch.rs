@@ -50,6 +50,13 @@ pub(super) enum BatchWrite {
     Records { sid: String, ids: Vec<RecordId> },
 }
 
+impl Batch {
+    /// Transcript entries the batch appends.
+    pub(super) fn entries(&self) -> usize {
+        self.writes.iter().map(|w| if let BatchWrite::Entries { entries, .. } = w { entries.len() } else { 0 }).sum()
+    }
+}
+
 /// Write one batch in one transaction.
 pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
     store.write_batch(|t| {

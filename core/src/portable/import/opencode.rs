@@ -89,6 +89,7 @@ fn import_one(store: &SessionStore, src: &OpencodeSource, id: &str, file: &Path)
         committed_bytes: 0,
         progress_recorded: prev.is_some(),
         writer: None,
+        batch_limit: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(super::BATCH_ENTRIES)),
         duplicates: Default::default(),
         occ: Default::default(),
         resume_bytes: 0,

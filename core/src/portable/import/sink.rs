@@ -6,7 +6,7 @@
 use super::identity::{compaction_identity, count_prefix, nth, raw_identity, record_id, snapshot_identity, turn_identity, usage_identity, Identity, Occurrences};
 use super::bodies::{compaction_body, fit_depth, MAX_NESTED_DEPTH};
 use super::batch::{apply_batch, entry_bytes, Batch, BatchWrite, Op, PendingWrite};
-use super::{clip, head_hash, sanitize_id, stored_line_count, ProgressRecord, SessionImport, ALREADY_STORED, BATCH_BYTES, BATCH_ENTRIES, HEAD_BYTES, LINES_PREFIX, SOURCE_COMPACTION_KIND};
+use super::{clip, head_hash, sanitize_id, stored_line_count, ProgressRecord, SessionImport, ALREADY_STORED, BATCH_BYTES, HEAD_BYTES, LINES_PREFIX, SOURCE_COMPACTION_KIND};
 use crate::backend::RecordId;
 use crate::crypto;
 use crate::portable::events::{Event, EventSink, Meta, Thread};
@@ -82,6 +82,10 @@ pub(super) struct ImportSink<'a> {
     pub(super) progress_recorded: bool,
     /// The writer thread's queue; `None` = write on this thread.
     pub(super) writer: Option<std::sync::mpsc::SyncSender<Batch>>,
+    /// Entries per batch, at most: `BATCH_ENTRIES`, lowered by the writer
+    /// thread so that one batch holds the store's writer about `BATCH_HOLD`
+    /// (`adapt_batch` in `import.rs`).
+    pub(super) batch_limit: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     /// Content identities read so far in this file (issue 28 item 1).
     pub(super) occ: Occurrences,
     /// Bytes of the file an earlier import consumed (0: read from the start).
@@ -622,7 +626,8 @@ impl EventSink for ImportSink<'_> {
     }
 
     fn safe_point(&mut self, lines: u64, bytes: u64) -> Result<()> {
-        if lines > self.committed_lines && (self.pending_entries >= BATCH_ENTRIES || self.pending_bytes >= BATCH_BYTES) {
+        let limit = self.batch_limit.load(std::sync::atomic::Ordering::Relaxed);
+        if lines > self.committed_lines && (self.pending_entries >= limit || self.pending_bytes >= BATCH_BYTES) {
             self.commit(lines, lines, bytes)?;
         }
         Ok(())
