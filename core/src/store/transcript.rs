@@ -12,7 +12,7 @@
 
 use std::borrow::Borrow;
 
-use super::entry_meta::{decode_meta, encode_meta, meta_record, split_meta, write_meta_record};
+use super::entry_meta::{decode_meta, encode_meta, item_offset, meta_record, split_meta, write_meta_record};
 use super::{journal, now_ms, open_required, open_sealed, ContentFormat, EntryMeta, ItemPage, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
 use crate::backend::{EntryRow, NewEntryRow, ReadTx, Sealed};
 use crate::crypto;
@@ -546,7 +546,21 @@ impl SessionStore {
                 let meta = row.meta.as_ref().expect("read with metadata");
                 rec.clear();
                 write_meta_record(&mut rec, session_id, row.seq);
-                let plain = open_sealed(key, &meta.extra, &rec)?;
+                // The plaintext is decrypted at the end of the page's text
+                // and the item kept there (the U+0001 form: only the short
+                // `extra` before it is cut out), with no buffer of its own.
+                let plain = match &meta.extra {
+                    Sealed::Bytes(env) => {
+                        let start = page.items_json.len();
+                        crypto::open_append(key, &rec, env, &mut page.items_json)?;
+                        if let Some(at) = item_offset(&page.items_json[start..], &rec)? {
+                            page.items_json.drain(start..start + at);
+                            continue;
+                        }
+                        Some(page.items_json.split_off(start))
+                    }
+                    other => open_sealed(key, other, &rec)?,
+                };
                 let mut parts = plain.as_deref().map(|t| split_meta(t, &rec)).transpose()?;
                 if let Some(item) = parts.as_mut().and_then(|p| p.item.take()) {
                     page.items_json.push_str(&item);
