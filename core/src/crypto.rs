@@ -493,38 +493,35 @@ pub fn open_bytes(key: &DataKey, record_id: &str, envelope: &[u8]) -> Result<Str
     })
 }
 
-/// [`open_bytes`] appending the plaintext to `out` (which must hold UTF-8
-/// text) instead of returning it: a binary version-1 envelope is decrypted
-/// in place at the end of `out`, with no buffer of its own and no second
-/// copy (a page read of many entries, `get_entry_items`); any other form
-/// goes through [`open_bytes`]. On an error `out` is left as it was (the
-/// bytes written meanwhile wiped). Errors: those of [`open_bytes`].
-pub fn open_append(key: &DataKey, record_id: &str, envelope: &[u8], out: &mut String) -> Result<()> {
+/// [`open_bytes`] appending the plaintext to `out` instead of returning it:
+/// a binary version-1 envelope is decrypted in place at the end of `out`,
+/// with no buffer of its own and no second copy (a page read of many
+/// entries, `get_entry_items`); any other form goes through
+/// [`open_bytes`]. The bytes appended are checked to be UTF-8. On an error
+/// `out` is left as it was (the bytes written meanwhile wiped).
+/// Errors: those of [`open_bytes`].
+pub fn open_append(key: &DataKey, record_id: &str, envelope: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let Ok((1, nonce, ct, tag)) = split_binary(envelope) else {
-        out.push_str(&open_bytes(key, record_id, envelope)?);
+        out.extend_from_slice(open_bytes(key, record_id, envelope)?.as_bytes());
         return Ok(());
     };
     let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
     let start = out.len();
-    // SAFETY: the bytes appended are checked to be UTF-8 below; on every
-    // path that does not, they are wiped and cut off before `bytes` is dropped.
-    let bytes = unsafe { out.as_mut_vec() };
-    bytes.extend_from_slice(ct);
-    let opened = key.cipher().open_in_place_separate_tag(
-        Nonce::assume_unique_for_key(*nonce),
-        Aad::from(aad.as_bytes()),
-        Tag::from(*tag),
-        &mut bytes[start..],
-        0..,
-    );
-    let failed = match opened {
-        Err(_) => Some(Error::AuthenticationFailed { record: record_id.to_string() }),
-        Ok(_) if std::str::from_utf8(&bytes[start..]).is_err() => Some(Error::corrupt(format!("record `{record_id}` is not UTF-8"))),
-        Ok(_) => None,
+    out.extend_from_slice(ct);
+    let opened = key
+        .cipher()
+        .open_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::from(aad.as_bytes()), Tag::from(*tag), &mut out[start..], 0..)
+        .is_ok();
+    let failed = if !opened {
+        Some(Error::AuthenticationFailed { record: record_id.to_string() })
+    } else if std::str::from_utf8(&out[start..]).is_err() {
+        Some(Error::corrupt(format!("record `{record_id}` is not UTF-8")))
+    } else {
+        None
     };
     if let Some(e) = failed {
-        bytes[start..].zeroize();
-        bytes.truncate(start);
+        out[start..].zeroize();
+        out.truncate(start);
         return Err(e);
     }
     Ok(())

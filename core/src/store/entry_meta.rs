@@ -77,11 +77,11 @@ fn bad_meta(rec: &str) -> Error {
 /// `Ok(Some(offset))` after `extra` and its line feed; `Ok(None)` for the
 /// other forms (read them with [`split_meta`]). Errors: `Corrupt` (record
 /// `rec`) for the U+0001 form without its line feed.
-pub(crate) fn item_offset(text: &str, rec: &str) -> Result<Option<usize>> {
-    if !text.starts_with(ITEM_FORM) {
+pub(crate) fn item_offset(text: &[u8], rec: &str) -> Result<Option<usize>> {
+    if text.first() != Some(&(ITEM_FORM as u8)) {
         return Ok(None);
     }
-    text.find('\n').map(|nl| Some(nl + 1)).ok_or_else(|| bad_meta(rec))
+    text.iter().position(|&b| b == b'\n').map(|nl| Some(nl + 1)).ok_or_else(|| bad_meta(rec))
 }
 
 /// Split what [`encode_meta`] sealed (any of its forms: `extra` alone,

@@ -1661,6 +1661,17 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
         """
+    def append_agents_items(self, session_id: str, items: List[str], idempotency_key: Optional[str] = None, created_at_ms: Optional[int] = None) -> int:
+        """Append Agents SDK items (each item's JSON text) in one transaction,
+        as the Python adapter's `add_items` stores them: each item kept whole
+        as the entry's `item`, the entry's role and content derived from it
+        (`item_role`, `item_text`), written at `created_at_ms` (none = now),
+        under `idempotency_key` as `append_entries`. Returns the first item's
+        seq (0 for no items). An item that is not a JSON object is
+        `InvalidInput`. Python only (the adapter's one native call per turn).
+
+        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+        """
 
 def default_db_path(app: str = "sessiondb") -> str:
     """The default database path for `app` (seed 000 `sessionsDbPath()`):
