@@ -121,7 +121,7 @@ def test_append_agents_items_stores_each_item_whole_with_its_role_and_text_once_
             st.append_agents_items(sid, [texts[0], "[1]"])
         with pytest.raises(sessiondb.ConflictError):
             st.append_agents_items(sid, texts[:1], "turn-1")
-        assert st.last_seq(sid) == len(ITEMS)
+        assert st.get_session(sid).entry_count == len(ITEMS)
 
 
 def test_items_written_by_the_earlier_extra_form_still_read_back(tmp_path):
