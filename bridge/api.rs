@@ -13,7 +13,7 @@
 
 // ---- enums (Python and Node see the `str` names, the core's serde names)
 
-#[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse)]
+#[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse, pyi = "Role")]
 pub enum Role {
     #[bridge(str = "user")] User,
     #[bridge(str = "assistant")] Assistant,
@@ -21,13 +21,13 @@ pub enum Role {
     #[bridge(str = "system")] System,
 }
 
-#[bridge(core = sessiondb::ContentFormat, parse = sessiondb::ContentFormat::parse)]
+#[bridge(core = sessiondb::ContentFormat, parse = sessiondb::ContentFormat::parse, pyi = "ContentFormat")]
 pub enum ContentFormat {
     #[bridge(str = "text")] Text,
     #[bridge(str = "blocks")] Blocks,
 }
 
-#[bridge(core = sessiondb::context::Band)]
+#[bridge(core = sessiondb::context::Band, pyi = "Band")]
 pub enum Band {
     #[bridge(str = "green")] Green,
     #[bridge(str = "amber")] Amber,
@@ -56,13 +56,13 @@ pub enum ItemKind {
     #[bridge(str = "system")] System,
 }
 
-#[bridge(core = sessiondb::context::Encoding)]
+#[bridge(core = sessiondb::context::Encoding, pyi = "Literal")]
 pub enum Encoding {
     #[bridge(str = "o200k_base")] O200kBase,
     #[bridge(str = "cl100k_base")] Cl100kBase,
 }
 
-#[bridge(core = sessiondb::portable::SourceFormat, parse = sessiondb::portable::SourceFormat::parse)]
+#[bridge(core = sessiondb::portable::SourceFormat, parse = sessiondb::portable::SourceFormat::parse, pyi = "SourceFormat")]
 pub enum SourceFormat {
     #[bridge(str = "thclaws")] Thclaws,
     #[bridge(str = "codex")] Codex,
@@ -72,7 +72,7 @@ pub enum SourceFormat {
     #[bridge(str = "agents-sdk")] AgentsSdk,
 }
 
-#[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse)]
+#[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse, pyi = "ExportFormat")]
 pub enum ExportFormat {
     #[bridge(str = "thclaws")] Thclaws,
     #[bridge(str = "markdown")] Markdown,
@@ -84,7 +84,7 @@ pub enum PermissionProfile {
     #[bridge(str = "manual")] Manual,
 }
 
-#[bridge(core = sessiondb::journal::OperationOutcome, parse = sessiondb::journal::OperationOutcome::parse)]
+#[bridge(core = sessiondb::journal::OperationOutcome, parse = sessiondb::journal::OperationOutcome::parse, pyi = "Outcome")]
 pub enum OperationOutcome {
     #[bridge(str = "succeeded")] Succeeded,
     #[bridge(str = "failed")] Failed,
@@ -104,7 +104,7 @@ pub enum CountMethod {
     #[bridge(str = "host")] Host,
 }
 
-#[bridge(core = sessiondb::portable::ImportStatus)]
+#[bridge(core = sessiondb::portable::ImportStatus, pyi = "ImportStatus")]
 pub enum ImportStatus {
     #[bridge(str = "imported")] Imported,
     #[bridge(str = "up_to_date")] UpToDate,
@@ -367,6 +367,8 @@ pub struct CompactionPlan {
 
 #[bridge(core = sessiondb::context::ContextItem, new, dict = "ContextItemDict")]
 pub struct ContextItem {
+    #[bridge(pyi = "Role")]
+    pub role: _,
     #[bridge(default)]
     pub pinned: _,
     #[bridge(default, redact)]

@@ -13,14 +13,14 @@ cd "$ROOT"
 OUT="${1:-$ROOT/bindings/out/swift-package}"
 GEN="$ROOT/bindings/out/swift"
 [ "${NO_GEN:-}" = 1 ] || bash scripts/gen-bindings.sh swift
-for f in SessionDB.swift SessionDBAsync.swift SessionDBFFI.h module.modulemap; do
+for f in SessionDB.swift SessionDBFFI.h module.modulemap; do
   [ -f "$GEN/$f" ] || { echo "build-swift-package: $GEN/$f missing (run scripts/gen-bindings.sh swift)" >&2; exit 1; }
 done
 rm -rf "$OUT"
 mkdir -p "$OUT/Sources/SessionDBFFI" "$OUT/Sources/SessionDB" "$OUT/lib" "$OUT/Tests"
 cp bindings/swift/Package.swift "$OUT/"
 cp -r bindings/swift/Tests/SessionDBTests "$OUT/Tests/"
-cp "$GEN/SessionDB.swift" "$GEN/SessionDBAsync.swift" "$OUT/Sources/SessionDB/"
+cp "$GEN/SessionDB.swift" "$OUT/Sources/SessionDB/"
 cp "$GEN/SessionDBFFI.h" "$OUT/Sources/SessionDBFFI/"
 # The system-library module links the Rust library (uniffi's map names only the header).
 sed 's/^\(    header "SessionDBFFI.h"\)$/\1\n    link "sessiondb_ffi"/' "$GEN/module.modulemap" > "$OUT/Sources/SessionDBFFI/module.modulemap"

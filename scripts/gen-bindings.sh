@@ -6,8 +6,8 @@
 #
 # Output (gitignored):
 #   bindings/out/lib/libsessiondb_ffi.so               the built cdylib (debug info stripped)
-#   bindings/out/kotlin/dev/sessiondb/sessiondb_ffi.kt, SessionDbSuspend.kt (suspend variants)
-#   bindings/out/swift/SessionDB.swift, SessionDBAsync.swift (async variants), SessionDBFFI.h, module.modulemap
+#   bindings/out/kotlin/dev/sessiondb/sessiondb_ffi.kt (with the `suspend` twins)
+#   bindings/out/swift/SessionDB.swift (with the `async` twins), SessionDBFFI.h, module.modulemap
 # Environment: CARGO_TARGET_DIR (default target/), PROFILE=debug|release (default debug).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -73,14 +73,6 @@ if [ -f "$OUT/swift/SessionDB.swift" ]; then
   perl -pi -e 'BEGIN { %k = map { $_ => lcfirst($_) } split m{/}, shift } s/(\bcase |\bcase let |\.)(RecoveryLocked|KeyMismatch|KeyStoreUnavailable|NotFound|Conflict|AuthenticationFailed|Corrupt|Busy|InvalidInput|Io|Database|ContextOverflow|Closed)\b(?=[(:\s,])/$1$k{$2}/g' "$kinds" "$OUT/swift/SessionDB.swift"
   n="$(grep -cE '^    case (recoveryLocked|keyMismatch|keyStoreUnavailable|notFound|conflict|authenticationFailed|corrupt|busy|invalidInput|io|database|contextOverflow|closed)\(' "$OUT/swift/SessionDB.swift" || true)"
   [ "$n" = 13 ] || { echo "gen-bindings: expected 13 lowerCamelCase SessionDbError cases in SessionDB.swift, found $n" >&2; exit 1; }
-fi
-# The Kotlin `suspend` and Swift `async` variants, generated from
-# tests/api/surface.json (async_variants) and the sources just written.
-if [ -f "$OUT/kotlin/dev/sessiondb/sessiondb_ffi.kt" ]; then
-  python3 scripts/gen-async.py kotlin "$OUT/kotlin/dev/sessiondb/sessiondb_ffi.kt" "$OUT/kotlin/dev/sessiondb/SessionDbSuspend.kt"
-fi
-if [ -f "$OUT/swift/SessionDB.swift" ]; then
-  python3 scripts/gen-async.py swift "$OUT/swift/SessionDB.swift" "$OUT/swift/SessionDBAsync.swift"
 fi
 if [ -d "$OUT/swift" ]; then
   # swiftc looks for `module.modulemap` in every -I directory.

@@ -3,7 +3,7 @@
 # install it into the local Maven repository, and run the Kotlin host's JUnit 5
 # tests in a separate consumer project that depends on it by coordinates.
 #
-# Steps: scripts/gen-bindings.sh kotlin (uniffi Kotlin + the generated suspend
+# Steps: scripts/gen-bindings.sh kotlin (uniffi Kotlin with its suspend
 # variants, libsessiondb_ffi.so) -> the generated Kotlin checked against
 # tests/api/surface.json -> the library staged at bindings/out/jna/linux-x86-64/
 # (JNA's resource path) -> `mvn install` of bindings/kotlin (jar: generated
@@ -56,7 +56,7 @@ fi
 JAR="${HOME}/.m2/repository/dev/sessiondb/sessiondb/$VERSION/sessiondb-$VERSION.jar"
 [ -f "$JAR" ] || { echo "test-kotlin: $JAR was not installed" >&2; exit 1; }
 listing="$(python3 -c 'import sys, zipfile; [print(i.file_size, i.filename) for i in zipfile.ZipFile(sys.argv[1]).infolist()]' "$JAR")"
-for want in linux-x86-64/libsessiondb_ffi.so dev/sessiondb/SessionStore.class dev/sessiondb/SuspendingSessionStore.class META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
+for want in linux-x86-64/libsessiondb_ffi.so dev/sessiondb/SessionStore.class dev/sessiondb/AsyncSessionStore.class META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
   grep -q " $want\$" <<<"$listing" || { echo "test-kotlin: $want missing from $JAR" >&2; exit 1; }
 done
 for dep in net.java.dev.jna:jna org.jetbrains.kotlinx:kotlinx-coroutines-core; do

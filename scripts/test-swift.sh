@@ -4,8 +4,8 @@
 # (scripts/swift-root.sh: built with debootstrap when absent, cached in
 # /var/cache/sessiondb/trixie-swift).
 #
-# Steps: scripts/gen-bindings.sh swift (SessionDB.swift, the generated async
-# variants SessionDBAsync.swift, SessionDBFFI.h, module.modulemap,
+# Steps: scripts/gen-bindings.sh swift (SessionDB.swift with its async
+# variants, SessionDBFFI.h, module.modulemap,
 # libsessiondb_ffi.so) -> the generated Swift checked against
 # tests/api/surface.json -> scripts/build-swift-package.sh assembles the package
 # (bindings/swift/Package.swift and Tests/) in bindings/out/swift-package -> a

@@ -282,6 +282,36 @@ def main():
         # The half-typed query's 400 is expected (its message is shown); anything else is not.
         logs = [l for l in driver.get_log("browser") if l["level"] == "SEVERE" and "/api/search?q=%22unclosed" not in l["message"]]
         check(logs == [], f"no console error or CSP violation: {logs}")
+
+        print("in a VS Code webview (the message transport of examples/vscode/src/viewer.ts)")
+        # A stand-in for VS Code's `acquireVsCodeApi`, defined before the page's
+        # script runs (as VS Code does): each API call arrives as a message and is
+        # answered by message, here from a same-origin fetch (the extension
+        # answers from Node over loopback with its own sign-in).
+        stub = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__posted = [];
+            window.acquireVsCodeApi = () => ({ postMessage(m) {
+              window.__posted.push(m.endpoint + '?' + m.query);
+              fetch('api/' + m.endpoint + '?' + m.query).then((r) => r.text().then((body) =>
+                window.postMessage({ type: 'api', id: m.id, status: r.status, body }, '*')));
+            } });"""})
+        driver.get("about:blank")  # a new document, so the stand-in is there before the page's script
+        driver.get(origin + "/#/s/" + CLAUDE_ID + "/3")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#seq-3.target"))
+        posted = driver.execute_script("return window.__posted")
+        check([p.split("?")[0] for p in posted[:3]] == ["info", "session", "entries"] and f"id={CLAUDE_ID}" in posted[1], f"every API call went by message: {posted[:3]}")
+        resources = driver.execute_script("return performance.getEntriesByType('resource').filter(e => e.initiatorType === 'fetch').map(e => e.name)")
+        check(len(resources) == len(posted), f"the page made no fetch of its own ({len(resources)} fetches for {len(posted)} messages)")
+        driver.execute_script("window.postMessage({ type: 'route', hash: '#/usage' }, '*')")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#chart rect.bar"))
+        check(True, "a route message moves the page (the extension opening another session)")
+        driver.execute_script("window.postMessage({ type: 'route', hash: 'javascript:alert(1)' }, '*')")
+        driver.execute_script("window.postMessage({ type: 'api', id: 999, status: 200, body: '{}' }, '*')")
+        time.sleep(0.3)
+        no_alert("a route message that is not a #/ route")
+        check(driver.current_url.endswith("#/usage"), "a route message that is not a #/ route is ignored")
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": stub["identifier"]})
+        shot("webview-transport")
     finally:
         driver.quit()
         server.terminate()

@@ -10,6 +10,8 @@
 //!
 //! * [`store::SessionStore`]: the store object (sessions, transcript, token
 //!   ledger, context extensions, journal, recovery);
+//! * [`async_store`]: its Kotlin `suspend` / Swift `async` twins
+//!   (`AsyncSessionStore`, `SessionDbAsync`: uniffi async exports);
 //! * [`portable`]: `importPaths` with its progress listener (the other
 //!   portable calls and records are generated from bridge/api.rs);
 //! * [`keys::KeyProvider`]: the key source a host implements;
@@ -20,6 +22,7 @@
 
 uniffi::setup_scaffolding!();
 
+pub mod async_store;
 pub mod error;
 pub mod keys;
 pub mod portable;
@@ -32,6 +35,7 @@ pub mod records {
 }
 pub mod store;
 
+pub use async_store::{AsyncSessionStore, SessionDbAsync};
 pub use error::SessionDbError;
 pub use keys::KeyProvider;
 pub use store::SessionStore;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use sessiondb::portable as core_pt;
 
+use crate::async_store::{offload, AsyncSessionStore};
 use crate::error::Result;
 use crate::records::{Conv, FileImport};
 use crate::store::SessionStore;
@@ -21,7 +22,6 @@ pub trait ImportProgressListener: Send + Sync {
 
 #[uniffi::export]
 impl SessionStore {
-
     /// Import every session file under `paths` (files or directory trees;
     /// `*.jsonl` inside directories), one report per file in walk order;
     /// `progress` is called after each file. Problems with one file are in
@@ -49,5 +49,19 @@ impl SessionStore {
             .files
             .conv())
     }
+}
 
+#[uniffi::export]
+impl AsyncSessionStore {
+    /// `importPaths` (above) run on the blocking pool: `progress` is called
+    /// from a pool thread.
+    #[uniffi::method(default(progress = None))]
+    pub async fn import_paths(
+        &self,
+        paths: Vec<String>,
+        progress: Option<Arc<dyn ImportProgressListener>>,
+    ) -> Result<Vec<FileImport>> {
+        let s = Arc::clone(&self.store);
+        offload(move || s.import_paths(paths, progress)).await
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use sessiondb::keys::KeyInput;
 use sessiondb::{KeySource, OpenOptions};
 
-
+use crate::async_store::{with_async_twins, AsyncSessionStore, SessionDbAsync};
 use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 
@@ -29,8 +29,8 @@ fn open(opts: OpenOptions) -> Result<Arc<SessionStore>> {
     }))
 }
 
-#[uniffi::export]
-impl SessionStore {
+// The constructors, and their `async` twins on `AsyncSessionStore`.
+with_async_twins! {
     /// Open (creating if needed) a store whose data key comes from a host
     /// [`KeyProvider`] (Android Keystore, Apple Keychain...).
     ///
@@ -170,5 +170,7 @@ mod default_tests {
     }
 }
 
-// The methods declared in bridge/api.rs (`trait SessionStore`), generated into bridge/generated/uniffi/methods.rs.
+// The methods and functions declared in bridge/api.rs (`trait SessionStore`,
+// `trait Functions`) and their `suspend`/`async` twins on `AsyncSessionStore`
+// and `SessionDbAsync`, generated into bridge/generated/uniffi/methods.rs.
 include!("../../bridge/generated/uniffi/methods.rs");

@@ -5,8 +5,7 @@
 //
 //   Package.swift                         this file
 //   Sources/SessionDBFFI/                 uniffi's C header and module map (+ `link "sessiondb_ffi"`)
-//   Sources/SessionDB/SessionDB.swift     the uniffi Swift (blocking API)
-//   Sources/SessionDB/SessionDBAsync.swift  the generated `async` variants (scripts/gen-async.py)
+//   Sources/SessionDB/SessionDB.swift     the uniffi Swift (blocking API and its `async` variants)
 //   lib/libsessiondb_ffi.so               the Rust library (Linux)
 //   Tests/SessionDBTests/                 the XCTest suite (from bindings/swift/Tests)
 //

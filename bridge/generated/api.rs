@@ -2,7 +2,7 @@
 // generator, then `SESSIONDB_BLESS=1 cargo test -p sessiondb-bridge --test snapshots`.
 
 /// Who wrote a transcript entry (seed 000 `TranscriptRole`).
-#[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse)]
+#[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse, pyi = "Role")]
 pub enum Role {
     /// The person.
     #[bridge(str = "user")]
@@ -18,7 +18,11 @@ pub enum Role {
     System,
 }
 /// How a transcript entry's `content` is to be read.
-#[bridge(core = sessiondb::ContentFormat, parse = sessiondb::ContentFormat::parse)]
+#[bridge(
+    core = sessiondb::ContentFormat,
+    parse = sessiondb::ContentFormat::parse,
+    pyi = "ContentFormat"
+)]
 pub enum ContentFormat {
     /// Plain text.
     #[bridge(str = "text")]
@@ -30,7 +34,7 @@ pub enum ContentFormat {
 }
 /// Severity band of the meter: green 0–69 %, amber 70–84 %, orange 85–94 %,
 /// red ≥ 95 % (seed 000, "Context Utilization Meter").
-#[bridge(core = sessiondb::context::Band)]
+#[bridge(core = sessiondb::context::Band, pyi = "Band")]
 pub enum Band {
     /// 0–69 %.
     #[bridge(str = "green")]
@@ -85,7 +89,7 @@ pub enum ItemKind {
     System,
 }
 /// A tiktoken encoding.
-#[bridge(core = sessiondb::context::Encoding)]
+#[bridge(core = sessiondb::context::Encoding, pyi = "Literal")]
 pub enum Encoding {
     /// `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series).
     #[bridge(str = "o200k_base")]
@@ -97,7 +101,8 @@ pub enum Encoding {
 /// The file format a session came from.
 #[bridge(
     core = sessiondb::portable::SourceFormat,
-    parse = sessiondb::portable::SourceFormat::parse
+    parse = sessiondb::portable::SourceFormat::parse,
+    pyi = "SourceFormat"
 )]
 pub enum SourceFormat {
     /// thClaws JSONL (seed 002).
@@ -124,7 +129,8 @@ pub enum SourceFormat {
 /// JSON document.
 #[bridge(
     core = sessiondb::portable::ExportFormat,
-    parse = sessiondb::portable::ExportFormat::parse
+    parse = sessiondb::portable::ExportFormat::parse,
+    pyi = "ExportFormat"
 )]
 pub enum ExportFormat {
     /// thClaws JSONL (seed 002; what real thClaws reads), the default.
@@ -149,7 +155,8 @@ pub enum PermissionProfile {
 /// the names are `OperationOutcome::parse`'s.
 #[bridge(
     core = sessiondb::journal::OperationOutcome,
-    parse = sessiondb::journal::OperationOutcome::parse
+    parse = sessiondb::journal::OperationOutcome::parse,
+    pyi = "Outcome"
 )]
 pub enum OperationOutcome {
     /// `OperationSucceeded`: the effect happened.
@@ -186,7 +193,7 @@ pub enum CountMethod {
     Host,
 }
 /// What happened to one source file.
-#[bridge(core = sessiondb::portable::ImportStatus)]
+#[bridge(core = sessiondb::portable::ImportStatus, pyi = "ImportStatus")]
 pub enum ImportStatus {
     /// New lines were read (possibly zero turns, e.g. only bookkeeping lines).
     #[bridge(str = "imported")]
@@ -836,6 +843,7 @@ pub struct ContextItem {
     /// Transcript sequence number; strictly increasing along the list.
     pub seq: u64,
     /// `user`, `assistant`, `tool`, `system`... (`user` + `message` counts as a user turn).
+    #[bridge(pyi = "Role")]
     pub role: String,
     /// What the item is.
     pub kind: ItemKind,

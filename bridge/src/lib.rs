@@ -31,13 +31,16 @@
 //!   the record is not `output`); `dict = "Type"` (the Python stub type
 //!   of its dict form, for parameters declared `dict(...)`).
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
-//!   names, for parameters); on each variant `str = "name"` (the string
+//!   names, for parameters), `pyi = "Alias"` (its Python stub type, an
+//!   alias of `sessiondb.types`; `"Literal"`: the `Literal[...]` of its
+//!   names; without: `str`); on each variant `str = "name"` (the string
 //!   Python and Node see, the core's serde name, as its `name()` gives it).
 //!   A variant may have fields (`V(String)`, `V { column: u64 }`, the
 //!   core's): Kotlin/Swift get them as they are, Python and Node only the
 //!   name (such an enum goes back only through `parse`; a field's other
 //!   parts reach them through `get` fields beside it).
-//! - on a field: `omit` (a core field no host gets); `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
+//! - on a field: `omit` (a core field no host gets); `pyi = "Type"` (its
+//!   Python stub type); `python = "Type"`, `node = "Type"`, `uniffi = "Type"`
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
 //!   `#[uniffi(default)]`; in a `new` record also Python's and Node's
@@ -108,7 +111,7 @@
 //! `R`, `&[R]`, `Vec<R>`) is the host's class or object, converted back to
 //! the core type by the host's `Back` trait, whose impl the generator writes
 //! for every record and enum not `output` (a record a host declares by hand
-//! brings its own). [`generate_pyi`] writes the Python stub signatures. The `Conv` and `Back`
+//! brings its own). [`generate_pyi`] writes the whole Python stub (`_native.pyi`) around its hand-written part. The `Conv` and `Back`
 //! rules every conversion goes through are written here too, once for the
 //! three hosts (`conv.rs`); Python declares its classes through its
 //! `record!` macro.
@@ -124,8 +127,8 @@
 //! read) and says what each host makes of it; `params` holds each host's rule for a parameter (a
 //! `ParamPlan`: declared type, conversion, argument), `methods` the
 //! methods and functions, `records` the records and enums, `errors` the
-//! error mapping, `conv` the `Conv`/`Back` rules and `pyi` the Python stub
-//! signatures. Every piece of Rust is built with `quote!` and formatted by
+//! error mapping, `conv` the `Conv`/`Back` rules and `pyi` the whole Python
+//! stub. Every piece of Rust is built with `quote!` and formatted by
 //! `prettyplease` into the committed files (`snapshot`).
 
 use std::collections::BTreeMap;

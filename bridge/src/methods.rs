@@ -9,20 +9,30 @@ use super::*;
 /// for those calls), Kotlin/Swift `#[uniffi::export]`. Each converts its
 /// arguments, calls the core method (or the free function `core = path`,
 /// with the store first for a method) and converts the result by the host's
-/// `Conv`. Errors: a parameter type without a rule.
+/// `Conv`. Kotlin/Swift also get each item's `suspend`/`async` twin
+/// (`Emit::twin`): the store methods on `AsyncSessionStore`, the `blocking`
+/// functions on `SessionDbAsync`. Errors: a parameter type without a rule.
 pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
     let s = parse(src).map_err(|e| e.to_string())?;
     let live: Vec<&Method> = s.methods.iter().filter(|m| !skipped(&m.skip, host)).collect();
     let (mut methods, mut after, mut functions) = (vec![], vec![], vec![]);
+    // Kotlin/Swift: each item's `suspend`/`async` twin (`Emit::twin`).
+    let (mut method_twins, mut function_twins) = (vec![], vec![]);
     for m in live.iter().filter(|m| !m.function) {
         let e = Emit::new(&s, host, m)?;
         methods.push(e.item());
         // Declarations a method brings (Node's options objects), after the impl.
         after.extend(e.options.as_ref().map(|n| n.decl.clone()));
+        method_twins.extend((host == Host::Uniffi).then(|| e.twin()));
     }
     for m in live.iter().filter(|m| m.function) {
-        functions.push(Emit::new(&s, host, m)?.item());
+        let e = Emit::new(&s, host, m)?;
+        functions.push(e.item());
+        function_twins.extend((host == Host::Uniffi && m.blocking).then(|| e.twin()));
     }
+    // The twins' impls, each after the items it twins (none when empty).
+    let method_twins = (!method_twins.is_empty()).then(|| quote!(#[uniffi::export] impl AsyncSessionStore { #(#method_twins)* }));
+    let function_twins = (!function_twins.is_empty()).then(|| quote!(#[uniffi::export] impl SessionDbAsync { #(#function_twins)* }));
     let attr = match host {
         Host::Python => quote!(#[pyo3::pymethods]),
         Host::Node => quote!(#[napi_derive::napi]),
@@ -39,7 +49,7 @@ pub fn generate_methods(host: Host, src: &str) -> Result<TokenStream, String> {
             }
         }
     });
-    Ok(quote!(#attr impl SessionStore { #(#methods)* } #(#after)* #(#functions)* #register))
+    Ok(quote!(#attr impl SessionStore { #(#methods)* } #method_twins #(#after)* #(#functions)* #function_twins #register))
 }
 
 /// One method or module function as `host` declares it: its parameters'
@@ -125,19 +135,7 @@ impl<'a> Emit<'a> {
 
     /// The docs, with the error classes (Kotlin/Swift: kinds) it raises.
     fn docs(&self) -> TokenStream {
-        let (s, m) = (self.s, self.m);
-        let mut docs = m.docs.clone();
-        if !m.errors.is_empty() {
-            let classes = m.errors.iter().map(|k| error_class(s, k)).collect::<Vec<_>>().join(", ");
-            docs.push(String::new());
-            docs.push(match self.host {
-                Host::Python => format!(" Raises {classes}."),
-                Host::Node if !m.sync => format!(" Rejects with {classes}."),
-                Host::Node => format!(" Throws {classes}."),
-                Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
-            });
-        }
-        doc_attrs(&docs)
+        doc_attrs(&method_docs(self.s, self.host, self.m))
     }
 
     /// A body's first lines: the argument conversions, then, for a method,
@@ -248,22 +246,79 @@ impl<'a> Emit<'a> {
     /// parameter names).
     fn uniffi(&self) -> TokenStream {
         let m = self.m;
-        let defaults = m.defaults.iter().map(|(n, v)| {
-            let host = self.plans.iter().find(|(p, _)| p == n).and_then(|(_, p)| p.rename.clone()).unwrap_or_else(|| n.to_string());
-            let (host, v) = (toks(&host), toks(v));
-            quote!(#host = #v)
-        });
-        let attr = match (m.function, m.defaults.is_empty()) {
-            (true, true) => quote!(#[uniffi::export]),
-            (true, false) => quote!(#[uniffi::export(default(#(#defaults),*))]),
-            (false, false) => quote!(#[uniffi::method(default(#(#defaults),*))]),
-            (false, true) => quote!(),
+        let attr = match m.function {
+            true if m.defaults.is_empty() => quote!(#[uniffi::export]),
+            true => {
+                let defaults = self.uniffi_defaults();
+                quote!(#[uniffi::export(default(#(#defaults),*))])
+            }
+            false => self.uniffi_method_attr(),
         };
-        let (host_ret, name, params, docs, call) = (&self.host_ret, toks(&m.name), self.params(), self.docs(), self.call());
-        let ret = if m.infallible { quote!(#host_ret) } else { quote!(crate::error::Result<#host_ret>) };
+        let (ret, name, params, docs, call) = (self.uniffi_ret(), toks(&m.name), self.params(), self.docs(), self.call());
         let open = self.open_body(quote!(&self.inner));
         let conv = quote!(crate::records::Conv::conv);
         let value = if m.infallible { quote!(#conv(#call)) } else { quote!(Ok(#conv(#call?))) };
         quote!(#docs #attr pub fn #name(#(#params),*) -> #ret { #open #value })
     }
+
+    /// The `suspend` (Kotlin) / `async` (Swift) twin of the item `uniffi`
+    /// writes, uniffi's own async export: a store method on
+    /// `AsyncSessionStore` (a `sync` one stays a plain call), a `blocking`
+    /// module function on `SessionDbAsync`; the same name, docs, defaults,
+    /// parameters, result and errors, its body the blocking item run whole
+    /// on the blocking pool (`async_store::offload`).
+    fn twin(&self) -> TokenStream {
+        let m = self.m;
+        let (attr, ret, name, docs) = (self.uniffi_method_attr(), self.uniffi_ret(), toks(&m.name), self.docs());
+        let params = self.params();
+        let params = if m.function { quote!(&self, #(#params),*) } else { quote!(#(#params),*) };
+        let args = self.plans.iter().map(|(n, p)| toks(p.rename.as_deref().unwrap_or(n)));
+        let body = match (m.function, m.sync) {
+            (true, _) => quote!(crate::async_store::offload(move || #name(#(#args),*)).await),
+            (false, true) => return quote!(#docs #attr pub fn #name(#params) -> #ret { self.store.#name(#(#args),*) }),
+            (false, false) => quote! {
+                let s = std::sync::Arc::clone(&self.store);
+                crate::async_store::offload(move || s.#name(#(#args),*)).await
+            },
+        };
+        quote!(#docs #attr pub async fn #name(#params) -> #ret { #body })
+    }
+
+    /// `name = value` of each default, by the host's parameter name.
+    fn uniffi_defaults(&self) -> Vec<TokenStream> {
+        let host_name = |n: &str| self.plans.iter().find(|(p, _)| p == n).and_then(|(_, p)| p.rename.clone()).unwrap_or_else(|| n.to_string());
+        self.m.defaults.iter().map(|(n, v)| {
+            let (host, v) = (toks(&host_name(n)), toks(v));
+            quote!(#host = #v)
+        }).collect()
+    }
+
+    /// A method's `#[uniffi::method(default(...))]`, none without defaults.
+    fn uniffi_method_attr(&self) -> TokenStream {
+        let defaults = self.uniffi_defaults();
+        if defaults.is_empty() { quote!() } else { quote!(#[uniffi::method(default(#(#defaults),*))]) }
+    }
+
+    /// The result: the host type, in `crate::error::Result` unless `infallible`.
+    fn uniffi_ret(&self) -> TokenStream {
+        let host_ret = &self.host_ret;
+        if self.m.infallible { quote!(#host_ret) } else { quote!(crate::error::Result<#host_ret>) }
+    }
+}
+
+/// A method's or function's docs as `host` shows them: the schema's, then
+/// the error classes it raises (Kotlin/Swift: the kinds) after a blank line.
+pub(crate) fn method_docs(s: &Schema, host: Host, m: &Method) -> Vec<String> {
+    let mut docs = m.docs.clone();
+    if !m.errors.is_empty() {
+        let classes = m.errors.iter().map(|k| error_class(s, k)).collect::<Vec<_>>().join(", ");
+        docs.push(String::new());
+        docs.push(match host {
+            Host::Python => format!(" Raises {classes}."),
+            Host::Node if !m.sync => format!(" Rejects with {classes}."),
+            Host::Node => format!(" Throws {classes}."),
+            Host::Uniffi => format!(" Errors: {}.", m.errors.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")),
+        });
+    }
+    docs
 }

@@ -23,6 +23,8 @@ pub(crate) struct Field {
     /// `names = Enum`: a text field holding one of that enum's `str` names
     /// (Node's `ts_type` is their union).
     pub(crate) names: Option<String>,
+    /// `pyi = "Type"`: its Python stub type, instead of the rule's.
+    pub(crate) pyi: Option<String>,
 }
 
 pub(crate) struct Record {
@@ -66,6 +68,9 @@ pub(crate) struct Enum {
     pub(crate) parse: Option<String>,
     pub(crate) skip: Vec<String>,
     pub(crate) variants: Vec<Variant>,
+    /// `pyi = "Alias"`: its Python stub type, an alias of `sessiondb.types`
+    /// (`"Literal"`: the `Literal[...]` of its names); without it, `str`.
+    pub(crate) pyi: Option<String>,
 }
 
 #[derive(Default)]
@@ -95,6 +100,7 @@ pub(crate) struct BridgeAttr {
     pub(crate) flatten: Vec<(String, bool, Vec<String>)>,
     pub(crate) names: Option<String>,
     pub(crate) dict: Option<String>,
+    pub(crate) pyi: Option<String>,
     pub(crate) dicts: Vec<(String, String)>,
     /// `ts(param = "...")`, `pyi(param = "...")` on a method.
     pub(crate) param_ts: Vec<(String, String)>,
@@ -193,6 +199,9 @@ impl BridgeAttr {
             // On a record: the Python stub type of its dict form (on a
             // method, `dict(param = "what")`).
             "dict" if m.input.peek(syn::Token![=]) => self.dict = Some(lit(m)?),
+            // On an enum or a field: its Python stub type (on a method,
+            // `pyi(param = "...")`).
+            "pyi" if m.input.peek(syn::Token![=]) => self.pyi = Some(lit(m)?),
             "str" => self.text = Some(lit(m)?),
             "names" => self.names = Some(m.value()?.parse::<syn::Ident>()?.to_string()),
             _ => return self.set_list(&key, m),
@@ -317,6 +326,7 @@ pub(crate) fn parse_record(st: &syn::ItemStruct) -> syn::Result<Record> {
             host_default: fb.host_default,
             redact: fb.redact,
             names: fb.names,
+            pyi: fb.pyi,
         });
     }
     Ok(Record {
@@ -350,7 +360,7 @@ pub(crate) fn parse_enum(en: &syn::ItemEnum) -> syn::Result<Enum> {
             named: matches!(v.fields, Fields::Named(_)),
         });
     }
-    Ok(Enum { name: en.ident.to_string(), docs: docs(&en.attrs), core, parse: b.parse, skip: b.skip, variants })
+    Ok(Enum { name: en.ident.to_string(), docs: docs(&en.attrs), core, parse: b.parse, skip: b.skip, variants, pyi: b.pyi })
 }
 
 /// A store method (`function`: false) or module function of the schema.

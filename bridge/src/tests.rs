@@ -36,9 +36,19 @@ pub(crate) fn pretty(code: &impl ToString) -> String {
     prettyplease::unparse(&syn::parse_file(&code.to_string()).expect("generated code parses"))
 }
 
+/// The Python stub of `src` from a hand-written part of the marks alone.
+fn pyi(src: &str) -> Result<String, String> {
+    generate_pyi(src, "# bridge: header\n# bridge: records\nclass SessionStore:\n    # bridge: methods\n# bridge: functions\n")
+}
+
+/// A generated stub from its `class SessionStore:` on (the methods and functions).
+fn tail(stub: &str) -> &str {
+    &stub[stub.find("class SessionStore:").expect("the stub has the store class")..]
+}
+
 const SCHEMA: &str = r#"
 /// Who wrote it.
-#[bridge(core = sessiondb::Role)]
+#[bridge(core = sessiondb::Role, pyi = "Literal")]
 pub enum Role {
 /// The person.
 #[bridge(str = "user")]
@@ -93,11 +103,13 @@ fn python_stub_signatures_give_caller_types_and_defaults() {
         "{SCHEMA}trait SessionStore {{\n    #[bridge(defaults(role = None, limit = 1000, dry = false))]\n    fn page(&self, path: &Path, role: Option<Role>, limit: u32, dry: bool, seqs: &[u64]) -> Vec<TranscriptEntry>;\n    fn drop_all(&self);\n}}\ntrait Functions {{\n    #[bridge(core = a::f, infallible)]\n    fn f(text: &str) -> Option<Role>;\n}}\n"
     );
     assert_eq!(
-        generate_pyi(&src).unwrap(),
+        tail(&pyi(&src).unwrap()),
         "class SessionStore:\n    def page(self, path: Union[str, \"os.PathLike[str]\"], role: Optional[Literal[\"user\", \"tool\"]] = None, limit: int = 1000, dry: bool = False, seqs: Sequence[int]) -> List[TranscriptEntry]: ...\n    def drop_all(self) -> None: ...\ndef f(text: str) -> Optional[Literal[\"user\", \"tool\"]]: ...\n"
     );
-    let e = generate_pyi(&format!("{SCHEMA}trait Functions {{\n    #[bridge(core = a::g)]\n    fn g(x: (u8, u8)) -> u64;\n}}\n")).unwrap_err();
-    assert!(e.contains("method g: no Python stub type for `(u8,u8)`"), "{e}");
+    let g = |ty: &str| pyi(&format!("{SCHEMA}trait Functions {{\n    #[bridge(core = a::g)]\n    fn g(x: {ty}) -> u64;\n}}\n"));
+    assert!(g("(u8, u8)").unwrap().ends_with("def g(x: Tuple[int, int]) -> int: ...\n"));
+    let e = g("Rc<u8>").unwrap_err();
+    assert!(e.contains("method g: no Python stub type for `Rc<u8>`"), "{e}");
 }
 
 /// A `get` field comes from its expression of the core value, computed
@@ -148,7 +160,7 @@ fn getters_flattened_records_and_json_parameters() {
     assert!(has(&py, "    #[pyo3(signature = (kind, n = 0, model = None))]\n    fn put(&self, py: pyo3::Python<'_>, kind: String, n: u64, model: Option<String>)"), "{py}");
     assert!(has(&py, "py.detach(|| s.put(&usage))"), "{py}");
     assert!(has(&py, "let payload = payload.map(crate::json::from_py).transpose()?.unwrap_or(serde_json::Value::Null);"), "{py}");
-    let pyi = generate_pyi(src).unwrap();
+    let pyi = pyi(src).unwrap();
     assert!(pyi.contains("    @property\n    def closed(self) -> bool: ...\n"), "{pyi}");
     assert!(pyi.contains("    def add(self, id: str, *, kind: str, n: int = 0, model: Optional[str] = None) -> None: ...\n"), "{pyi}");
     assert!(pyi.contains("    def emit(self, payload: Optional[Any] = None) -> None: ...\n"), "{pyi}");
@@ -160,6 +172,25 @@ fn getters_flattened_records_and_json_parameters() {
     assert!(has(&ffi, "    #[uniffi::method(default(payload_json = None))]\n    pub fn emit(&self, payload_json: Option<String>) -> crate::error::Result<()> {\n        let payload = match payload_json { Some(t) => serde_json::from_str::<serde_json::Value>(&t).map_err(|_| sessiondb::Error::invalid(\"payloadJson is not valid JSON\"))?, None => serde_json::Value::Null };\n"), "{ffi}");
     let e = generate_methods(Host::Python, &src.replace("fn is_closed(&self)", "fn is_closed(&self, x: u64)")).unwrap_err();
     assert!(e.contains("a getter is a `sync` store method without parameters"), "{e}");
+}
+
+/// Kotlin/Swift `suspend`/`async` twins (uniffi async exports): a store
+/// method on `AsyncSessionStore` runs the blocking method through
+/// `offload` with the same docs, defaults and result; a `sync` one stays a
+/// plain call; a `blocking` function is a method of `SessionDbAsync`, any
+/// other function gets no twin.
+#[test]
+fn uniffi_async_twins() {
+    let src = "trait SessionStore {\n    #[bridge(sync, infallible, getter = \"closed\")]\n    fn is_closed(&self) -> bool;\n\
+               /// Rows.\n    #[bridge(defaults(limit = 10), errors(NotFound))]\n    fn rows(&self, session_id: &str, limit: u32) -> u64;\n}\n\
+               trait Functions {\n    #[bridge(core = a::seal, blocking)]\n    fn seal(data: &[u8]) -> u64;\n    #[bridge(core = a::len)]\n    fn len(data: &[u8]) -> u64;\n}\n";
+    let ffi = generate_methods(Host::Uniffi, src).unwrap();
+    assert!(has(&ffi, "#[uniffi::export] impl AsyncSessionStore {\n    pub fn is_closed(&self) -> bool { self.store.is_closed() }\n"), "{ffi}");
+    assert!(has(&ffi, "    #[doc = \" Rows.\"] #[doc = \"\"] #[doc = \" Errors: `NotFound`.\"]\n    #[uniffi::method(default(limit = 10))]\n    pub async fn rows(&self, session_id: String, limit: u32) -> crate::error::Result<u64> {\n        let s = std::sync::Arc::clone(&self.store);\n        crate::async_store::offload(move || s.rows(session_id, limit)).await\n    }\n}\n"), "{ffi}");
+    assert!(has(&ffi, "#[uniffi::export] impl SessionDbAsync {\n    pub async fn seal(&self, data: Vec<u8>) -> crate::error::Result<u64> {\n        crate::async_store::offload(move || seal(data)).await\n    }\n}\n"), "{ffi}");
+    assert_eq!(ffi.to_string().matches("fn len").count(), 1, "{ffi}");
+    // Python and Node have no twins.
+    assert!(!has(&generate_methods(Host::Node, src).unwrap(), "AsyncSessionStore"));
 }
 
 /// Node bytes: a synchronous call reads the Buffer in place; a Promise's
@@ -365,14 +396,14 @@ fn dict_params_take_records_or_dicts_in_python() {
     assert!(has(&py, "pub fn plan(py: pyo3::Python<'_>, items: &pyo3::Bound<'_, pyo3::PyAny>, opts: Option<&pyo3::Bound<'_, pyo3::PyAny>>) -> pyo3::PyResult<u64> {\n    let items: Vec<a::Item> = crate::dicts::records_or_dicts::<crate::records::Item, a::Item>(items, \"items\")?;\n    let opts: a::Opts = match opts { Some(opts) if !opts.is_none() => crate::json::de(opts, \"options\")?, _ => Default::default() };\n"), "{py}");
     assert!(has(&py, "    let item: a::Item = crate::dicts::record_or_dict::<crate::records::Item, a::Item>(item, \"an item\")?;\n"), "{py}");
     assert_eq!(
-        generate_pyi(src).unwrap(),
+        tail(&pyi(src).unwrap()),
         "class SessionStore:\ndef plan(items: Sequence[Union[Item, ItemDict]], opts: Optional[OptsDict] = None) -> int: ...\ndef one(item: Union[Item, ItemDict]) -> int: ...\n"
     );
     let node = generate_methods(Host::Node, src).unwrap();
     assert!(has(&node, "pub fn plan(items: Vec<crate::records::Item>, opts: Option<crate::records::Opts>) -> napi::Result<i64> {\n    let items: Vec<a::Item> = crate::records::Back::back(items, \"items\").map_err(crate::errors::to_napi)?;\n    let opts: a::Opts = match opts { Some(opts) => crate::records::Back::back(opts, \"opts\").map_err(crate::errors::to_napi)?, _ => Default::default() };\n"), "{node}");
     let u = generate_methods(Host::Uniffi, src).unwrap();
     assert!(has(&u, "#[uniffi::export(default(opts = None))]\npub fn plan(items: Vec<a::Item>, opts: Option<crate::records::Opts>) -> crate::error::Result<u64> {\n    let opts: a::Opts = match opts { Some(opts) => opts.into(), _ => Default::default() };\n    Ok(crate::records::Conv::conv(a::plan(&items, &opts)?))\n"), "{u}");
-    let e = generate_pyi(&src.replace(", dict = \"ItemDict\"", "")).unwrap_err();
+    let e = pyi(&src.replace(", dict = \"ItemDict\"", "")).unwrap_err();
     assert_eq!(e, "method plan: `dict(items)`: record Item needs `dict = \"Type\"` (its dict form's stub type)");
     let e = generate_methods(Host::Python, &src.replace("dict(item = ", "dict(other = ")).unwrap_err();
     assert!(e.starts_with("dict for `other`, which is not a parameter"), "{e}");
@@ -390,7 +421,7 @@ fn private_helpers_typed_parameters_json_lent_and_seconds() {
     assert!(has(&py, "#[pyo3::pyfunction]\npub fn write(py: pyo3::Python<'_>, session: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<String> {\n    let session = crate::json::from_py(session)?;\n    py.detach(|| a::write(&session)).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))\n}\n"), "{py}");
     assert!(has(&py, "#[pyo3::pyfunction]\n#[pyo3(signature = (items, batch = 1))]\npub fn _bench(py: pyo3::Python<'_>, items: Vec<String>, batch: usize) -> pyo3::PyResult<(f64, f64)> {\n    py.detach(|| a::bench(items, batch)).map(crate::records::Conv::conv).map_err(crate::errors::py_err(py))\n}\n"), "{py}");
     assert_eq!(
-        generate_pyi(src).unwrap(),
+        tail(&pyi(src).unwrap()),
         "class SessionStore:\ndef write(session: SessionDict) -> str: ...\ndef _bench(items: List[str], batch: int = 1) -> Tuple[float, float]: ...\n"
     );
     let node = generate_methods(Host::Node, src).unwrap();
@@ -428,4 +459,80 @@ fn types_are_classified_by_their_syntax() {
     let ty: Type = syn::parse_str("BTreeMap<u64, BTreeSet<Role>>").unwrap();
     assert!(matches!(s.shape(&ty).kind, Kind::Map(..)));
     assert!(has(&s.host_ty(Host::Node, &ty), "BTreeMap<String, Vec<String>>"));
+}
+
+/// The Python stub is written whole: the hand-written part with `__all__`
+/// (every top-level name, sorted), the enums' aliases, a class per record
+/// (docstring `cleandoc`ed, as pyo3 and `inspect` give it, and escaped, `__new__` with the fields'
+/// defaults, properties, `to_dict`) and the methods and functions with
+/// their docstrings and error classes, each at its mark.
+#[test]
+fn the_python_stub_is_generated_whole() {
+    let src = "#[bridge(core = a::Kind, pyi = \"Kind\")]\npub enum Kind {\n#[bridge(str = \"a\")]\nA,\n}\n\
+               /// An item: `\\` and \"\"\" are escaped.\n///\n///   Indented.\n#[bridge(core = a::Item, new)]\npub struct Item {\n    /// Its kind.\n    pub kind: Kind,\n\
+               #[bridge(default)]\n    pub n: u64,\n    #[bridge(default)]\n    pub ids: Vec<String>,\n    #[bridge(host_default = \"\\\"x\\\"\")]\n    pub text: String,\n    #[bridge(default)]\n    pub note: Option<String>,\n}\n\
+               trait SessionStore {\n    /// Whether it is closed.\n    #[bridge(sync, infallible, getter = \"closed\")]\n    fn is_closed(&self) -> bool;\n\
+               /// Put one item.\n    #[bridge(errors(NotFound, Busy))]\n    fn put(&self, item: &Item) -> Vec<Item>;\n}\n\
+               trait Functions {\n    #[bridge(core = a::f, infallible)]\n    fn f(kind: Kind) -> u64;\n}\n";
+    let hand = "\"\"\"Stubs.\"\"\"\n# bridge: header\n\n__version__: str\n\n# bridge: records\n\nclass SessionStore:\n    def close(self) -> None: ...\n    # bridge: methods\n\ndef hand_made() -> None: ...\n# bridge: functions\n";
+    assert_eq!(
+        generate_pyi(src, hand).unwrap(),
+        r#""""Stubs."""
+from sessiondb.types import Kind
+
+__all__ = [
+    "Item",
+    "SessionStore",
+    "__version__",
+    "f",
+    "hand_made",
+]
+
+__version__: str
+
+@final
+class Item:
+    """An item: `\\` and \"\"\" are escaped.
+
+    Indented.
+    """
+    def __new__(
+        cls,
+        kind: Kind,
+        n: int = 0,
+        ids: Optional[Sequence[str]] = None,
+        text: str = "x",
+        note: Optional[str] = None,
+    ) -> "Item": ...
+    @property
+    def kind(self) -> Kind:
+        """Its kind."""
+    @property
+    def n(self) -> int: ...
+    @property
+    def ids(self) -> List[str]: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def note(self) -> Optional[str]: ...
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+class SessionStore:
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool:
+        """Whether it is closed."""
+    def put(self, item: Item) -> List[Item]:
+        """Put one item.
+
+        Raises NotFoundError, BusyError.
+        """
+
+def hand_made() -> None: ...
+def f(kind: Kind) -> int: ...
+"#
+    );
+    let e = generate_pyi(src, &hand.replace("    # bridge: methods\n", "")).unwrap_err();
+    assert_eq!(e, "the hand-written stub has `# bridge: methods` 0 times (once wanted)");
 }

@@ -1,5 +1,6 @@
-//! The committed generated code (`bridge/generated/`) is what the generator
-//! writes from `bridge/api.rs` today. When it is not: review the change and
+//! The committed generated code (`bridge/generated/` and the Python stub
+//! `python/python/sessiondb/_native.pyi`) is what the generator writes from
+//! `bridge/api.rs` (and the stub's hand-written part) today. When it is not: review the change and
 //! rewrite the files with
 //! `SESSIONDB_BLESS=1 cargo test -p sessiondb-bridge --test snapshots`.
 
@@ -20,17 +21,18 @@ fn generated_code_matches_the_committed_snapshots() {
     let bless = std::env::var("SESSIONDB_BLESS").is_ok_and(|v| v == "1");
     let mut stale = vec![];
     let core = sessiondb_bridge::Core::load(&root.join("../core/src")).expect("the core's sources parse");
-    for (path, text) in sessiondb_bridge::snapshots(&api, &core).expect("the generator runs") {
-        let dest = root.join("generated").join(&path);
+    let hand = std::fs::read_to_string(root.join("..").join(sessiondb_bridge::snapshot::PYI_HAND)).expect("the stub's hand-written part");
+    for (path, text) in sessiondb_bridge::snapshots(&api, &core, &hand).expect("the generator runs") {
+        let dest = root.join("..").join(&path);
         let old = std::fs::read_to_string(&dest).unwrap_or_default();
         if old == text {
             continue;
         }
         if bless {
-            std::fs::create_dir_all(dest.parent().expect("a file has a parent")).expect("create bridge/generated/<host>");
+            std::fs::create_dir_all(dest.parent().expect("a file has a parent")).expect("create the file's directory");
             std::fs::write(&dest, &text).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
         } else {
-            stale.push(format!("bridge/generated/{path}: {}", first_difference(&old, &text)));
+            stale.push(format!("{path}: {}", first_difference(&old, &text)));
         }
     }
     assert!(

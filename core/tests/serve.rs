@@ -484,6 +484,20 @@ fn a_closed_store_is_not_served() {
 }
 
 #[test]
+fn a_store_closed_under_a_running_viewer_answers_503_closed() {
+    let f = Fixture::new();
+    let cookie = f.cookie();
+    assert_eq!(f.api(&cookie, &format!("/api/session?id={}", f.hostile)).0.status, 200);
+    f.store.close();
+    let (r, v) = f.api(&cookie, &format!("/api/session?id={}", f.hostile));
+    assert_eq!(r.status, 503);
+    assert_eq!(v["error"]["kind"], "Closed");
+    assert_eq!(f.api(&cookie, "/api/sessions").0.status, 503);
+    // The page itself needs no store.
+    assert_eq!(get(f.addr, &f.at("/app.js"), Some(&f.host()), Some(&cookie)).status, 200);
+}
+
+#[test]
 fn every_address_is_under_a_random_base_path_and_the_cookie_is_bound_to_it() {
     // A cookie is not bound to a port (RFC 6265 §8.5): its Path keeps the
     // browser from sending it to another local server (the red-team pass).

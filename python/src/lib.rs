@@ -27,9 +27,6 @@ mod _native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-        // The stub signatures of the generated methods (python/scripts/stubdoc.py).
-        // An attribute, not in `__all__`.
-        m.as_any().setattr("_bridge_stubs", include_str!("../../bridge/generated/python/stubs.pyi"))?;
         crate::records::register_records(m)?;
         crate::store::register_functions(m)?;
         Ok(())

@@ -863,6 +863,763 @@ impl SessionStore {
         Ok(crate::records::Conv::conv(sessiondb::search::rebuild_search_index(s)?))
     }
 }
+#[uniffi::export]
+impl AsyncSessionStore {
+    /// The database file path.
+    pub fn path(&self) -> String {
+        self.store.path()
+    }
+    /// This handle's owner id (recorded on the operations it dispatches).
+    pub fn instance_id(&self) -> String {
+        self.store.instance_id()
+    }
+    /// Which key backend the data key came from.
+    pub fn key_backend(&self) -> String {
+        self.store.key_backend()
+    }
+    /// True once `close()` ran.
+    pub fn is_closed(&self) -> bool {
+        self.store.is_closed()
+    }
+    /// Close the handle (checkpoints the WAL, releases the owner lock).
+    /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
+    /// `closeStore()`).
+    pub async fn close(&self) -> () {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.close()).await
+    }
+    /// Schema version, counts and file sizes.
+    ///
+    /// Errors: `Closed`.
+    pub async fn stats(&self) -> crate::error::Result<sessiondb::StoreStats> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.stats()).await
+    }
+    /// This store's data key as a recovery key: 56 base32 characters (key
+    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+    /// it can decrypt every session.
+    pub async fn recovery_key(&self) -> String {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.recovery_key()).await
+    }
+    /// Copy this store into `dest` (another store: a file or a PostgreSQL
+    /// URL), incrementally, moving ciphertext as it is: the rows added per
+    /// kind and the sessions refused (`conflicts`). `KeyMismatch`: dest has
+    /// another data key; nothing is written.
+    ///
+    /// Errors: `KeyMismatch`, `Closed`, `Busy`, `Io`.
+    pub async fn copy_to(
+        &self,
+        dest: std::sync::Arc<SessionStore>,
+    ) -> crate::error::Result<sessiondb::CopyReport> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.copy_to(dest)).await
+    }
+    /// Kotlin/Swift's form: the sessions `filter` selects, most recently
+    /// active first, at most `limit`.
+    ///
+    /// Errors: `InvalidInput`.
+    #[uniffi::method(default(limit = None))]
+    pub async fn list_sessions_for_workspace(
+        &self,
+        filter: sessiondb::WorkspaceFilter,
+        limit: Option<u32>,
+    ) -> crate::error::Result<Vec<sessiondb::SessionRecord>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.list_sessions_for_workspace(filter, limit))
+            .await
+    }
+    /// Create a session titled `name` (none = untitled), bound to
+    /// `workspace_path` (made canonical) if given, with a new uuid v7 id.
+    /// Python and Node take every field of `NewSession` here.
+    ///
+    /// Errors: `InvalidInput`, `Closed`.
+    #[uniffi::method(default(name = None, workspace_path = None))]
+    pub async fn create_session(
+        &self,
+        name: Option<String>,
+        workspace_path: Option<String>,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.create_session(name, workspace_path)).await
+    }
+    /// Create a session with every field of `NewSession` (imports, forks;
+    /// `Conflict`: the id exists).
+    ///
+    /// Errors: `Conflict`, `InvalidInput`, `Closed`.
+    pub async fn create_session_with(
+        &self,
+        new: sessiondb::NewSession,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.create_session_with(new)).await
+    }
+    /// One session.
+    ///
+    /// Errors: `NotFound`.
+    pub async fn get_session(
+        &self,
+        id: String,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.get_session(id)).await
+    }
+    /// Every session, most recently active first, at most `limit` (none = all).
+    #[uniffi::method(default(limit = None))]
+    pub async fn list_sessions(
+        &self,
+        limit: Option<u32>,
+    ) -> crate::error::Result<Vec<sessiondb::SessionRecord>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.list_sessions(limit)).await
+    }
+    /// Resolve a full id, a unique id prefix or an exact title.
+    ///
+    /// Errors: `NotFound`, `Conflict`.
+    pub async fn find_session(
+        &self,
+        id_prefix_or_title: String,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.find_session(id_prefix_or_title)).await
+    }
+    /// Delete a session with its transcript, tokens and context extensions
+    /// (its journal stays).
+    ///
+    /// Errors: `NotFound`.
+    pub async fn delete_session(&self, id: String) -> crate::error::Result<()> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.delete_session(id)).await
+    }
+    /// Delete sessions by a retention policy (issue 30; SECURITY.md
+    /// "Deletion"): those whose last activity is more than `max_age_days`
+    /// days old, or that rank past the newest `max_sessions`; the newest
+    /// `keep_latest` and (with `keep_named`) named sessions are kept, and so
+    /// is a session written to meanwhile. Each deletion is a `SessionDeleted`
+    /// journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
+    /// list what would go, delete nothing. No limit: nothing. Oldest first.
+    ///
+    /// Errors: `Busy`, `Closed`.
+    #[uniffi::method(
+        default(
+            max_age_days = None,
+            max_sessions = None,
+            keep_named = true,
+            keep_latest = 1,
+            dry_run = false
+        )
+    )]
+    pub async fn prune(
+        &self,
+        max_age_days: Option<u32>,
+        max_sessions: Option<u32>,
+        keep_named: bool,
+        keep_latest: u32,
+        dry_run: bool,
+    ) -> crate::error::Result<Vec<sessiondb::privacy::PrunedSession>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.prune(max_age_days, max_sessions, keep_named, keep_latest, dry_run)
+            })
+            .await
+    }
+    /// Append one entry; returns it with its seq.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`.
+    pub async fn append_transcript(
+        &self,
+        session_id: String,
+        role: sessiondb::Role,
+        content: String,
+    ) -> crate::error::Result<sessiondb::TranscriptEntry> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.append_transcript(session_id, role, content)
+            })
+            .await
+    }
+    /// Append entries in one transaction (all or none); returns them with
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`, `Conflict`.
+    #[uniffi::method(default(idempotency_key = None))]
+    pub async fn append_entries(
+        &self,
+        session_id: String,
+        entries: Vec<sessiondb::NewEntry>,
+        idempotency_key: Option<String>,
+    ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.append_entries(session_id, entries, idempotency_key)
+            })
+            .await
+    }
+    /// `append_entries` with per-entry metadata, one transaction (all or
+    /// none): a model or provider name over 256 bytes or with control
+    /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
+    /// object or an `item` that is not JSON text is `InvalidInput`. The
+    /// `idempotency_key` is `append_entries`' (the metadata is part of what
+    /// a retry must repeat).
+    ///
+    /// Errors: `NotFound`, `InvalidInput`, `Closed`, `Conflict`.
+    #[uniffi::method(default(idempotency_key = None))]
+    pub async fn append_entries_with_meta(
+        &self,
+        session_id: String,
+        entries: Vec<crate::records::NewEntryWithMeta>,
+        idempotency_key: Option<String>,
+    ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.append_entries_with_meta(session_id, entries, idempotency_key)
+            })
+            .await
+    }
+    /// Replace the session's last visible entries, which must hold
+    /// `expected_items` (JSON texts, oldest first, compared as JSON values
+    /// with each entry's `item`; an entry without one as `{"role",
+    /// "content"}`), with `entries`, in one transaction with one
+    /// `TranscriptTailReplaced` journal event: the replaced entries are
+    /// retracted, the new ones appended. No expected items: an append that
+    /// records its key even with no entries. Returns the appended entries.
+    /// The Agents SDK JS session's history transactions. With an
+    /// `idempotency_key`, the same change again is a no-op returning what
+    /// the first stored; a tail that does not match, or the key used for
+    /// another change, is `Conflict` and writes nothing.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`, `Closed`, `Conflict`.
+    #[uniffi::method(default(idempotency_key = None))]
+    pub async fn replace_tail_items(
+        &self,
+        session_id: String,
+        expected_items: Vec<String>,
+        entries: Vec<crate::records::NewEntryWithMeta>,
+        idempotency_key: Option<String>,
+    ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s
+                    .replace_tail_items(
+                        session_id,
+                        expected_items,
+                        entries,
+                        idempotency_key,
+                    )
+            })
+            .await
+    }
+    /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`, `InvalidInput`.
+    #[uniffi::method(default(from_seq = 1, limit = 1000))]
+    pub async fn get_transcript(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.get_transcript(session_id, from_seq, limit)
+            })
+            .await
+    }
+    /// The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`, `InvalidInput`.
+    #[uniffi::method(default(limit = 1000))]
+    pub async fn get_transcript_tail(
+        &self,
+        session_id: String,
+        limit: u32,
+    ) -> crate::error::Result<Vec<sessiondb::TranscriptEntry>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.get_transcript_tail(session_id, limit))
+            .await
+    }
+    /// `get_transcript` with each entry's metadata (an empty `EntryMeta`
+    /// for entries written without).
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`, `InvalidInput`, `Corrupt`.
+    #[uniffi::method(default(from_seq = 1, limit = 1000))]
+    pub async fn get_transcript_with_meta(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> crate::error::Result<Vec<crate::records::TranscriptEntryWithMeta>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.get_transcript_with_meta(session_id, from_seq, limit)
+            })
+            .await
+    }
+    /// The last `limit` (1..=10000) entries with their metadata, in seq
+    /// order, in one read.
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`, `InvalidInput`, `Corrupt`.
+    #[uniffi::method(default(limit = 1000))]
+    pub async fn get_transcript_tail_with_meta(
+        &self,
+        session_id: String,
+        limit: u32,
+    ) -> crate::error::Result<Vec<crate::records::TranscriptEntryWithMeta>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.get_transcript_tail_with_meta(session_id, limit)
+            })
+            .await
+    }
+    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
+    /// export, fork and the context from now on (one EntryRetracted journal
+    /// event). Returns the entry, or none when it was already retracted.
+    ///
+    /// Errors: `NotFound`, `Busy`.
+    pub async fn retract_entry(
+        &self,
+        session_id: String,
+        seq: u64,
+    ) -> crate::error::Result<Option<sessiondb::TranscriptEntry>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.retract_entry(session_id, seq)).await
+    }
+    /// Retract the last visible entry and return it (none when there is
+    /// none): the Agents SDK's `pop_item`.
+    ///
+    /// Errors: `NotFound`, `Busy`.
+    pub async fn retract_last_entry(
+        &self,
+        session_id: String,
+    ) -> crate::error::Result<Option<sessiondb::TranscriptEntry>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.retract_last_entry(session_id)).await
+    }
+    /// Sums of a session's token ledger.
+    ///
+    /// Errors: `NotFound`.
+    pub async fn token_totals(
+        &self,
+        session_id: String,
+    ) -> crate::error::Result<sessiondb::TokenTotals> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.token_totals(session_id)).await
+    }
+    /// Append a context extension (pin, plan, artifact...): `kind` in
+    /// plaintext, `body_json` JSON text (stored encrypted). Returns its number `n`.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`.
+    pub async fn append_context_extension(
+        &self,
+        session_id: String,
+        kind: String,
+        body_json: String,
+    ) -> crate::error::Result<u64> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.append_context_extension(session_id, kind, body_json)
+            })
+            .await
+    }
+    /// A session's context extensions, in `n` order.
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`.
+    pub async fn list_context_extensions(
+        &self,
+        session_id: String,
+    ) -> crate::error::Result<Vec<sessiondb::ContextExtensionRecord>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.list_context_extensions(session_id)).await
+    }
+    /// Meter and per-turn state of a stored session (`/context`) for a model
+    /// with a `raw_window`-token context window and an optional output
+    /// reserve (tokens). `model` defaults to the session's model; it picks
+    /// the tokenizer and caps the reserve by the model's known maximum output.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`.
+    #[uniffi::method(default(output_reserve = None, model = None))]
+    pub async fn context_status(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+    ) -> crate::error::Result<crate::records::ContextStatus> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.context_status(session_id, raw_window, output_reserve, model)
+            })
+            .await
+    }
+    /// What the model sees next for a `raw_window`-token window (DESIGN.md
+    /// "Context governance"): every visible entry in order, verbatim,
+    /// compacted (a run is one item with its summary) or excluded, with its
+    /// tokens, from stored counts. Records nothing.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`, `AuthenticationFailed`, `Corrupt`.
+    #[uniffi::method(default(output_reserve = None, model = None))]
+    pub async fn active_context(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+    ) -> crate::error::Result<sessiondb::context::ActiveContextView> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.active_context(session_id, raw_window, output_reserve, model)
+            })
+            .await
+    }
+    /// Resolve a reference (id, unique id prefix or exact title) as
+    /// `/load` does (seed 002), preferring sessions of `workspace`.
+    ///
+    /// Errors: `NotFound`, `Conflict`.
+    #[uniffi::method(default(workspace = None))]
+    pub async fn resolve_session(
+        &self,
+        reference: String,
+        workspace: Option<String>,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.resolve_session(reference, workspace))
+            .await
+    }
+    /// The 20 most recently active sessions (seed 002 `/sessions`).
+    pub async fn recent_sessions(
+        &self,
+    ) -> crate::error::Result<Vec<sessiondb::SessionRecord>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.recent_sessions()).await
+    }
+    /// Set (a string) or clear (none) a session's title.
+    ///
+    /// Errors: `NotFound`.
+    pub async fn rename_session(
+        &self,
+        id: String,
+        name: Option<String>,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.rename_session(id, name)).await
+    }
+    /// Change a session's model and provider; the id stays (seed 002 `/model`).
+    ///
+    /// Errors: `NotFound`.
+    #[uniffi::method(default(provider = None))]
+    pub async fn set_session_model(
+        &self,
+        id: String,
+        model: Option<String>,
+        provider: Option<String>,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.set_session_model(id, model, provider))
+            .await
+    }
+    /// Set a session's work mode (host-defined, e.g. `plan`, `build`).
+    ///
+    /// Errors: `NotFound`.
+    pub async fn set_work_mode(
+        &self,
+        id: String,
+        work_mode: Option<String>,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.set_work_mode(id, work_mode)).await
+    }
+    /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`, `InvalidInput`.
+    #[uniffi::method(default(from_seq = 1, limit = 1000))]
+    pub async fn journal_events(
+        &self,
+        session_id: String,
+        from_seq: u64,
+        limit: u32,
+    ) -> crate::error::Result<Vec<crate::records::JournalEvent>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.journal_events(session_id, from_seq, limit)
+            })
+            .await
+    }
+    /// Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
+    /// the record's fields as keyword arguments).
+    ///
+    /// Errors: `NotFound`, `InvalidInput`.
+    pub async fn record_tokens(
+        &self,
+        session_id: String,
+        usage: sessiondb::TokenUsage,
+    ) -> crate::error::Result<()> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.record_tokens(session_id, usage)).await
+    }
+    /// Append one journal event, idempotent by `event_id`: the same event
+    /// again returns the original seq with `duplicate = true` (Python: the
+    /// event's fields as arguments). The session is the event's aggregate:
+    /// it need not be a stored session. `Conflict`: the same id with other
+    /// content, or a second dispatch or terminal of one operation;
+    /// `NotFound`: a terminal event of an operation never dispatched.
+    ///
+    /// Errors: `Conflict`, `NotFound`, `InvalidInput`.
+    pub async fn journal_append(
+        &self,
+        event: crate::records::NewEvent,
+    ) -> crate::error::Result<sessiondb::journal::AppendOutcome> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.journal_append(event)).await
+    }
+    /// Record that an operation's effect was dispatched, owned by this
+    /// handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
+    /// `payloadJson`, JSON text). Idempotent for the same payload;
+    /// `Conflict`: dispatched before with another payload.
+    ///
+    /// Errors: `Conflict`, `InvalidInput`.
+    #[uniffi::method(default(payload_json = None))]
+    pub async fn dispatch_operation(
+        &self,
+        session_id: String,
+        operation_id: String,
+        payload_json: Option<String>,
+    ) -> crate::error::Result<sessiondb::journal::AppendOutcome> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.dispatch_operation(session_id, operation_id, payload_json)
+            })
+            .await
+    }
+    /// Record an operation's terminal event (idempotent for the same outcome
+    /// and payload). `NotFound`: never dispatched.
+    ///
+    /// Errors: `Conflict`, `NotFound`, `InvalidInput`.
+    #[uniffi::method(default(payload_json = None))]
+    pub async fn complete_operation(
+        &self,
+        session_id: String,
+        operation_id: String,
+        outcome: sessiondb::journal::OperationOutcome,
+        payload_json: Option<String>,
+    ) -> crate::error::Result<sessiondb::journal::AppendOutcome> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.complete_operation(session_id, operation_id, outcome, payload_json)
+            })
+            .await
+    }
+    /// Operations dispatched without a terminal event.
+    pub async fn open_operations(
+        &self,
+    ) -> crate::error::Result<Vec<crate::records::OpenOperation>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.open_operations()).await
+    }
+    /// Run the recovery pass (seed 000, "Recovery Pass"): mark every open
+    /// operation whose owner is gone `OperationUnknownOutcome`.
+    ///
+    /// Errors: `Busy`, `Closed`.
+    pub async fn recover(&self) -> crate::error::Result<crate::records::RecoveryReport> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.recover()).await
+    }
+    /// The report of the recovery pass run at open.
+    pub fn open_recovery_report(&self) -> crate::records::RecoveryReport {
+        self.store.open_recovery_report()
+    }
+    /// Replay a session's pins, exclusions and compactions (after a restart).
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`, `Corrupt`.
+    pub async fn recover_context_governance(
+        &self,
+        session_id: String,
+    ) -> crate::error::Result<crate::records::ContextGovernance> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.recover_context_governance(session_id))
+            .await
+    }
+    /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
+    /// `include`) on transcript seqs; returns the extension number `n`.
+    ///
+    /// Errors: `InvalidInput`, `NotFound`.
+    pub async fn record_turn_decision(
+        &self,
+        session_id: String,
+        kind: String,
+        seqs: Vec<u64>,
+    ) -> crate::error::Result<u64> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.record_turn_decision(session_id, kind, seqs)
+            })
+            .await
+    }
+    /// Open a saved session (seed 000, "Session Restoration Boundary"): its
+    /// knowledge (transcript, model, work mode, workspace, token totals,
+    /// governance, other extensions) and a fresh authority. Reads only.
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`, `Corrupt`.
+    pub async fn open_saved_session(
+        &self,
+        session_id: String,
+    ) -> crate::error::Result<crate::records::OpenedSession> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.open_saved_session(session_id)).await
+    }
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
+    ///
+    /// Errors: `NotFound`, `AuthenticationFailed`.
+    #[uniffi::method(default(format = None))]
+    pub async fn export_thclaws(
+        &self,
+        session_id: String,
+        format: Option<sessiondb::portable::ExportFormat>,
+    ) -> crate::error::Result<String> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.export_thclaws(session_id, format)).await
+    }
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
+    ///
+    /// Errors: `NotFound`, `Io`, `AuthenticationFailed`.
+    #[uniffi::method(default(format = None))]
+    pub async fn export_thclaws_to_file(
+        &self,
+        session_id: String,
+        path: String,
+        format: Option<sessiondb::portable::ExportFormat>,
+    ) -> crate::error::Result<sessiondb::portable::WriteReport> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s.export_thclaws_to_file(session_id, path, format)
+            })
+            .await
+    }
+    /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
+    /// transcript; format detected unless given). Incremental: a file
+    /// imported before resumes after its last imported line. Problems with
+    /// the file are in the report's status.
+    ///
+    /// Errors: `Io`, `Closed`.
+    #[uniffi::method(default(format = None))]
+    pub async fn import_file(
+        &self,
+        path: String,
+        format: Option<sessiondb::portable::SourceFormat>,
+    ) -> crate::error::Result<crate::records::FileImport> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.import_file(path, format)).await
+    }
+    /// Plan compaction of a stored session's active context down to
+    /// `target_percent` (default 70) of capacity (`/compact`); unless
+    /// `dry_run`, record the plan. The saved transcript is never modified.
+    ///
+    /// Errors: `ContextOverflow`, `NotFound`, `InvalidInput`.
+    #[uniffi::method(
+        default(
+            output_reserve = None,
+            model = None,
+            target_percent = None,
+            dry_run = false
+        )
+    )]
+    pub async fn compact_session(
+        &self,
+        session_id: String,
+        raw_window: u64,
+        output_reserve: Option<u64>,
+        model: Option<String>,
+        target_percent: Option<u8>,
+        dry_run: bool,
+    ) -> crate::error::Result<sessiondb::context::CompactionPlan> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || {
+                s
+                    .compact_session(
+                        session_id,
+                        raw_window,
+                        output_reserve,
+                        model,
+                        target_percent,
+                        dry_run,
+                    )
+            })
+            .await
+    }
+    /// Fork a session (seed 002 `/fork`): a new session with the same model,
+    /// provider and workspace, `forked_from`/`forked_at_seq` recorded, seeded
+    /// with `summary` (one `system` entry) or with a copy of the entries up to
+    /// and including `at_seq` (none = the last); with neither, with a summary
+    /// of the whole old history.
+    ///
+    /// Errors: `NotFound`, `InvalidInput`.
+    #[uniffi::method(default(at_seq = None, summary = None))]
+    pub async fn fork_session(
+        &self,
+        session_id: String,
+        at_seq: Option<u64>,
+        summary: Option<String>,
+    ) -> crate::error::Result<sessiondb::SessionRecord> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.fork_session(session_id, at_seq, summary))
+            .await
+    }
+    /// Record a compaction plan (a context extension); returns its number
+    /// `n`, or none for a plan without transformations (not recorded).
+    ///
+    /// Errors: `NotFound`, `InvalidInput`.
+    pub async fn record_compaction(
+        &self,
+        session_id: String,
+        plan: sessiondb::context::CompactionPlan,
+    ) -> crate::error::Result<Option<u64>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.record_compaction(session_id, plan)).await
+    }
+    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+    pub async fn sidebar_sessions(
+        &self,
+    ) -> crate::error::Result<Vec<sessiondb::SessionRecord>> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.sidebar_sessions()).await
+    }
+    /// Search every session's messages, tool calls and outputs, thinking and
+    /// titles (docs/search.md gives the query language). The encrypted index
+    /// catches up with the store first: every committed entry of any handle
+    /// is found, deleted and retracted content never is. Highlights count
+    /// UTF-16 code units (JavaScript and Kotlin string indices, Swift `utf16`).
+    ///
+    /// Errors: `InvalidInput`, `Io`, `Closed`, `Busy`.
+    #[uniffi::method(default(options = None))]
+    pub async fn search(
+        &self,
+        query: String,
+        options: Option<sessiondb::SearchOptions>,
+    ) -> crate::error::Result<sessiondb::SearchResults> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.search(query, options)).await
+    }
+    /// Rebuild the encrypted search index from the store (it is a cache:
+    /// searching never needs this; after it, searches start from a fresh index).
+    ///
+    /// Errors: `Io`, `Closed`.
+    pub async fn rebuild_search_index(
+        &self,
+    ) -> crate::error::Result<sessiondb::RebuildReport> {
+        let s = std::sync::Arc::clone(&self.store);
+        crate::async_store::offload(move || s.rebuild_search_index()).await
+    }
+}
 /// Effective Context Capacity in tokens (seed 000 "Context Utilization
 /// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
 /// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
@@ -1194,4 +1951,66 @@ pub fn default_db_path(app: String) -> crate::error::Result<String> {
 #[uniffi::export]
 pub fn canonical_workspace(path: String) -> crate::error::Result<String> {
     Ok(crate::records::Conv::conv(sessiondb::paths::canonical_workspace_in_cwd(&path)?))
+}
+#[uniffi::export]
+impl SessionDbAsync {
+    /// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
+    /// fresh random nonce; returns the envelope's JSON text.
+    ///
+    /// Errors: `InvalidInput`.
+    pub async fn encrypt_field(
+        &self,
+        key: Vec<u8>,
+        record_id: String,
+        plaintext: Vec<u8>,
+    ) -> crate::error::Result<String> {
+        crate::async_store::offload(move || encrypt_field(key, record_id, plaintext))
+            .await
+    }
+    /// Decrypt an envelope (JSON text) written for `record_id`; returns the
+    /// plaintext bytes.
+    ///
+    /// Errors: `InvalidInput`, `Corrupt`, `AuthenticationFailed`.
+    pub async fn decrypt_field(
+        &self,
+        key: Vec<u8>,
+        record_id: String,
+        envelope_json: String,
+    ) -> crate::error::Result<Vec<u8>> {
+        crate::async_store::offload(move || decrypt_field(key, record_id, envelope_json))
+            .await
+    }
+    /// The workspace index of an already canonical path: lowercase hex of
+    /// HMAC-SHA-256 under the index subkey of the 32-byte `key`.
+    ///
+    /// Errors: `InvalidInput`.
+    pub async fn workspace_index(
+        &self,
+        key: Vec<u8>,
+        canonical_path: String,
+    ) -> crate::error::Result<String> {
+        crate::async_store::offload(move || workspace_index(key, canonical_path)).await
+    }
+    /// The format of a session file from its first lines, or none when it is
+    /// none of thClaws, Codex rollout or Claude Code.
+    ///
+    /// Errors: `Io`.
+    pub async fn detect_format(
+        &self,
+        path: String,
+    ) -> crate::error::Result<Option<sessiondb::portable::SourceFormat>> {
+        crate::async_store::offload(move || detect_format(path)).await
+    }
+    /// Canonical form of a workspace path (absolute, `.`/`..` resolved,
+    /// symlinks resolved for the longest existing prefix, NFC; DESIGN.md
+    /// "Workspace index"), a relative path taken against the current
+    /// directory. Reads the disk.
+    ///
+    /// Errors: `InvalidInput`, `Io`.
+    pub async fn canonical_workspace(
+        &self,
+        path: String,
+    ) -> crate::error::Result<String> {
+        crate::async_store::offload(move || canonical_workspace(path)).await
+    }
 }

@@ -404,7 +404,7 @@ mod tests {
         let n = 2 * sessiondb::store::DEFAULT_PAGE as u64 + 345;
         let entries: Vec<NewEntry> = (1..=n)
             .map(|i| match i % 4 {
-                0 => NewEntry::text(Role::User, format!("turn {i}: \"quoted\"\n\ttab é 日本 \u{7f} \u{202e}")),
+                0 => NewEntry::text(Role::User, format!("turn {i}: \"quoted\"\n\ttab é 日本 \u{7f} \u{202e} \\ \r\u{0}\u{8}\u{c}\u{1b}\u{1f} {}", "x".repeat(i as usize % 70))),
                 1 => NewEntry {
                     format: ContentFormat::Blocks,
                     tokens: Some(i),

@@ -103,6 +103,9 @@ pub(crate) fn handle(state: &State, endpoint: &str, p: &Params) -> Reply {
             let status = match e.kind() {
                 ErrorKind::InvalidInput => 400,
                 ErrorKind::NotFound => 404,
+                // The host closed the store under a running viewer: nothing
+                // is wrong with the request, the service is gone.
+                ErrorKind::Closed => 503,
                 _ => 500,
             };
             Reply::json(status, &json!({ "error": { "kind": e.kind().name(), "message": e.to_string() } }))

@@ -7,14 +7,14 @@
 // command searches every session as the user types (src/find.ts) and opens the
 // chosen one in the store's read-only viewer; "sessiondb: Open viewer" opens
 // its session list (src/viewer.ts: started once through `store.serve()`,
-// opened in the browser).
+// shown in a webview panel whose API calls the extension forwards to it).
 
 import * as path from 'node:path'
 import * as vscode from 'vscode'
 import { SessionStore } from 'sessiondb'
 import { BAND_STYLES, errorView, workspaceMeter, type MeterSettings, type MeterView } from './status'
 import { findSessionItems, type FindItem } from './find'
-import { ViewerLinks } from './viewer'
+import { ViewerWebview, routeOf } from './viewer'
 
 /** Reads the `sessiondb.*` settings. */
 function settings(): MeterSettings & { databasePath: string | null; app: string; refreshIntervalSeconds: number } {
@@ -49,7 +49,7 @@ class ContextMeterItem implements vscode.Disposable {
   }
 
   /** The viewer of this item's store (stopped when the store is reopened or closed). */
-  readonly viewer = new ViewerLinks(() => this.store, () => settings().rawContextWindow)
+  readonly viewer = new ViewerWebview(() => this.store, () => settings().rawContextWindow)
 
   /** (Re)open the store and (re)arm the interval and the file watcher, e.g. after a settings change. */
   restart(): void {
@@ -180,10 +180,38 @@ function findSession(m: ContextMeterItem): void {
   pick.show()
 }
 
-/** Open the viewer in the browser, at `sessionId` (entry `seq`) or at the session list. */
+/** The viewer's panel, one at a time; reopening moves it to the new route. */
+let viewerPanel: vscode.WebviewPanel | null = null
+
+/**
+ * Show the viewer in a webview panel, at `sessionId` (entry `seq`) or at the
+ * session list. The page's API calls arrive as messages and are answered by
+ * `ViewerWebview.answer` (src/viewer.ts); the panel loads nothing itself
+ * (`localResourceRoots: []`, and its CSP).
+ */
 async function openInViewer(m: ContextMeterItem, sessionId: string | null, seq: number | null): Promise<void> {
+  const route = routeOf(sessionId, seq)
   try {
-    await vscode.env.openExternal(vscode.Uri.parse(await m.viewer.link(sessionId, seq), true))
+    if (viewerPanel !== null) {
+      viewerPanel.reveal()
+      await viewerPanel.webview.postMessage({ type: 'route', hash: route })
+      return
+    }
+    const html = await m.viewer.html(route)
+    const panel = vscode.window.createWebviewPanel('sessiondb.viewer', 'sessiondb', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: [],
+    })
+    viewerPanel = panel
+    panel.onDidDispose(() => {
+      if (viewerPanel === panel) viewerPanel = null
+    })
+    panel.webview.onDidReceiveMessage(async (message: unknown) => {
+      const answer = await m.viewer.answer(message)
+      if (answer !== null) await panel.webview.postMessage(answer)
+    })
+    panel.webview.html = html
   } catch (err) {
     void vscode.window.showErrorMessage(`sessiondb: the viewer did not start: ${String(err)}`)
   }

@@ -1,5 +1,10 @@
 """Type stubs of the native module ``sessiondb._native`` (checked by
-``python -m mypy.stubtest sessiondb`` against the built module)."""
+``python -m mypy.stubtest sessiondb`` against the built module).
+
+Written by sessiondb-bridge from bridge/api.rs and python/_native.hand.pyi
+(what python/src declares by hand; each ``# bridge:`` line there marks
+where generated text goes): edit those, then run
+``SESSIONDB_BLESS=1 cargo test -p sessiondb-bridge --test snapshots``."""
 
 import os
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, final
@@ -7,87 +12,83 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, f
 from sessiondb.inputs import CompactionOptionsDict, ContextItemDict, PortableSessionDict
 from sessiondb.types import Band, ContentFormat, ExportFormat, ImportStatus, Outcome, Role, SourceFormat
 
-#: The stub signatures of the methods and functions generated from
-#: bridge/api.rs (python/scripts/stubdoc.py writes them into this file).
-_bridge_stubs: str
-
 __all__ = [
     "ActiveContextView",
     "ActiveItem",
+    "AppendOutcome",
     "Authority",
     "CapacityBreakdown",
     "CompactedRun",
     "CompactionHistoryEntry",
     "CompactionPlan",
+    "ContextExtension",
     "ContextGovernance",
     "ContextItem",
     "ContextMeter",
     "ContextStatus",
+    "CopyConflict",
+    "CopyReport",
     "DigestSkippedLine",
+    "EntryMeta",
     "FileImport",
+    "Highlight",
+    "ItemPage",
+    "JournalEvent",
     "ModelLimits",
+    "NewEntry",
+    "OpenOperation",
     "OpenedSession",
     "PrunedSession",
     "ReadReport",
-    "SavedSessionState",
-    "SessionImport",
-    "SkippedLine",
-    "ThclawsDigest",
-    "TokenCount",
-    "Transformation",
-    "TurnGovernance",
-    "WriteReport",
-    "AppendOutcome",
-    "ContextExtension",
-    "CopyConflict",
-    "CopyReport",
-    "Highlight",
     "RebuildReport",
+    "RecoveryReport",
+    "SavedSessionState",
     "SearchHit",
     "SearchOptions",
     "SearchResults",
-    "EntryMeta",
-    "ItemPage",
-    "JournalEvent",
-    "NewEntry",
-    "OpenOperation",
-    "RecoveryReport",
     "Session",
+    "SessionImport",
     "SessionStore",
+    "SkippedLine",
     "StoreStats",
+    "ThclawsDigest",
+    "TokenCount",
     "TokenTotals",
     "TranscriptEntry",
     "TranscriptIterator",
+    "Transformation",
+    "TurnGovernance",
     "UnreadableField",
     "Viewer",
+    "WriteReport",
     "__version__",
     "_bench_core",
-    "apply_compaction",
     "active_context_items",
-    "governance_turns",
-    "summarize_item",
+    "apply_compaction",
     "canonical_workspace",
     "capacity_breakdown",
     "compact_context",
     "count_tokens",
     "decrypt_field",
     "default_db_path",
+    "detect_format",
     "effective_context_capacity",
     "effective_context_capacity_for_model",
+    "encoding_for_model",
     "encrypt_field",
     "envelope_aad",
     "error_kinds",
-    "import_recovery_key",
-    "parse_recovery_key",
-    "recovery_key_text",
     "estimate_tokens",
-    "encoding_for_model",
-    "truncate_chars",
-    "detect_format",
+    "governance_turns",
+    "import_recovery_key",
     "known_model_limits",
     "meter",
-    "should_compact",
+    "parse_recovery_key",
     "read_thclaws_digest",
+    "recovery_key_text",
+    "should_compact",
+    "summarize_item",
+    "truncate_chars",
     "workspace_index",
     "write_thclaws_json",
 ]
@@ -185,63 +186,53 @@ class TranscriptEntry:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
-class EntryMeta:
-    """Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
-    the model and provider that produced the entry, the source's other
-    fields (`extra`, a JSON object: Claude `tool_use_result`, `uuid`; Codex
-    `phase`...) and a structured item (`item`: a framework item's JSON text,
-    e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
-    content is the text that counts for tokens). Empty metadata is
-    `EntryMeta()`.
-    """
+class NewEntry:
+    """One entry to append (`append_entries`)."""
     def __new__(
         cls,
-        model: Optional[str] = None,
-        provider: Optional[str] = None,
-        extra: Optional[Dict[str, Any]] = None,
-        item: Optional[str] = None,
-    ) -> "EntryMeta": ...
+        role: Role,
+        content: str,
+        format: ContentFormat = "text",
+        created_at_ms: Optional[int] = None,
+        tokens: Optional[int] = None,
+        source_line: Optional[int] = None,
+    ) -> "NewEntry": ...
     @property
-    def item(self) -> Optional[str]:
-        """The structured item's JSON text, byte-exact as appended (none when
-        the entry has no item).
-        `InvalidInput` on append when it is not the JSON text of one value.
-        """
+    def role(self) -> Role:
+        """Author role."""
     @property
-    def model(self) -> Optional[str]:
-        """Model that produced the entry (at most 256 bytes)."""
+    def content(self) -> str:
+        """The content, stored verbatim (encrypted)."""
     @property
-    def provider(self) -> Optional[str]:
-        """Provider that served it (at most 256 bytes)."""
+    def format(self) -> ContentFormat:
+        """How to read `content` (default `text`; Kotlin/Swift: required)."""
     @property
-    def extra(self) -> Dict[str, Any]:
-        """The source fields as a JSON object, stored encrypted. Python: a dict
-        (a new one on each read; `InvalidInputError` for a value that is not
-        a dict, `TypeError` for one not JSON-serialisable); Node: an object
-        (always set on output); Kotlin/Swift: `extraJson`, its compact text
-        (`{}` when there are none).
-        """
+    def created_at_ms(self) -> Optional[int]:
+        """Time written, ms since the Unix epoch (none = now)."""
+    @property
+    def tokens(self) -> Optional[int]:
+        """Host-supplied token count."""
+    @property
+    def source_line(self) -> Optional[int]:
+        """Line number in an imported source file."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
-class ItemPage:
-    """A page of structured items (`get_entry_items`, `get_entry_items_tail`):
-    `items_json`, one JSON array text with one element per visible entry in
-    seq order (its `EntryMeta.item` verbatim, `null` for an entry without
-    one: one JSON parse gives the items); `seqs`, the entries' seqs in the
-    same order; `without_item`, the entries without an item with their
-    metadata, in seq order.
+class RecoveryReport:
+    """What a recovery pass did (seed 000, "Recovery Pass"). Python keeps the
+    operations as `(session_id, operation_id)` pairs and
+    `(session_id, operation_id, kind)` triples.
     """
     @property
-    def items_json(self) -> str:
-        """The items as one JSON array text."""
+    def marked_unknown(self) -> List[Tuple[str, str]]:
+        """Operations marked `OperationUnknownOutcome`."""
     @property
-    def seqs(self) -> List[int]:
-        """The entries' seqs, in the order of the items."""
+    def skipped_live(self) -> int:
+        """Open operations left alone because their owner is alive."""
     @property
-    def without_item(self) -> List[Tuple[TranscriptEntry, EntryMeta]]:
-        """The entries without an item, with their metadata."""
+    def failed(self) -> List[Tuple[str, str, str]]:
+        """Operations that could not be marked (retried by the next pass)."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -297,158 +288,40 @@ class AppendOutcome:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
-class RecoveryReport:
-    """What a recovery pass did (seed 000, "Recovery Pass"). Python keeps the
-    operations as `(session_id, operation_id)` pairs and
-    `(session_id, operation_id, kind)` triples.
-    """
+class StoreStats:
+    """Store figures (`sessiondb doctor`): schema version, counts, file sizes, key backend."""
     @property
-    def marked_unknown(self) -> List[Tuple[str, str]]:
-        """Operations marked `OperationUnknownOutcome`."""
+    def path(self) -> str:
+        """Database file path (a PostgreSQL store: its URL without the password)."""
     @property
-    def skipped_live(self) -> int:
-        """Open operations left alone because their owner is alive."""
+    def key_backend(self) -> str:
+        """The key backend the data key came from (`file`: a key file, see `key_file`)."""
     @property
-    def failed(self) -> List[Tuple[str, str, str]]:
-        """Operations that could not be marked (retried by the next pass)."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class OpenOperation:
-    """An operation dispatched without a terminal event."""
-    @property
-    def session_id(self) -> str:
-        """Session id."""
-    @property
-    def operation_id(self) -> str:
-        """Operation id."""
-    @property
-    def owner(self) -> str:
-        """Instance id of the store handle that dispatched it."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class CopyConflict:
-    """A session `copy_to` refused: `kind` is `Conflict` (the destination holds
-    rows the source does not) or `Corrupt` (a damaged row in the source).
-    """
-    @property
-    def session_id(self) -> str:
-        """The session id."""
-    @property
-    def kind(self) -> str:
-        """`Conflict` or `Corrupt`."""
-    @property
-    def reason(self) -> str:
-        """Why, without user content."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class SearchOptions:
-    """Options of `search`: every field may be left out."""
-    def __new__(
-        cls,
-        limit: Optional[int] = None,
-        cursor: Optional[str] = None,
-        sessions: bool = False,
-        workspace_path: Optional[str] = None,
-        snippet_chars: Optional[int] = None,
-    ) -> "SearchOptions": ...
-    @property
-    def limit(self) -> Optional[int]:
-        """Hits per page, 1..=1000 (none: 20)."""
-    @property
-    def cursor(self) -> Optional[str]:
-        """The `next_cursor` of the previous page (same query and mode)."""
-    @property
-    def sessions(self) -> bool:
-        """Best hit per session (a resume picker) instead of every entry."""
-    @property
-    def workspace_path(self) -> Optional[str]:
-        """The path `workspace:current` / `workspace:other` compare with (none:
-        the process's current directory).
+    def key_file(self) -> Optional[str]:
+        """The key file holding the data key when `key_backend` is `file` (a
+        machine without an OS credential store); else none.
         """
     @property
-    def snippet_chars(self) -> Optional[int]:
-        """Snippet length in characters, 20..=2000 (none: 160)."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class Highlight:
-    """One highlighted range of a snippet, `[start, end)` in the host's own
-    string indexing: Python `str` indices (code points); JavaScript, Kotlin
-    and Swift UTF-16 code units (Swift: `snippet.utf16`).
-    """
+    def schema_version(self) -> int:
+        """The schema version (SQLite `PRAGMA user_version`)."""
     @property
-    def start(self) -> int:
-        """First index."""
+    def sessions(self) -> int:
+        """Number of sessions."""
     @property
-    def end(self) -> int:
-        """One past the last index."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class SearchHit:
-    """One search hit."""
+    def transcript_entries(self) -> int:
+        """Number of transcript entries."""
     @property
-    def session_id(self) -> str:
-        """Session id."""
+    def journal_events(self) -> int:
+        """Number of journal events."""
     @property
-    def seq(self) -> int:
-        """Entry seq; 0 for a hit in the session's title."""
+    def open_operations(self) -> int:
+        """Operations dispatched without a terminal event."""
     @property
-    def role(self) -> Optional[str]:
-        """`user`, `assistant`, `tool` or `system`; none for a title hit."""
+    def db_bytes(self) -> int:
+        """Size of the database file in bytes."""
     @property
-    def time_ms(self) -> int:
-        """Entry time (title: the session's last activity), ms since the Unix epoch."""
-    @property
-    def score(self) -> float:
-        """Relevance (BM25; higher is better)."""
-    @property
-    def field(self) -> str:
-        """Where the snippet is from: `text`, `tool`, `output`, `thinking` or `title`."""
-    @property
-    def snippet(self) -> str:
-        """A window of that text (`…` where cut, control characters as spaces)."""
-    @property
-    def highlights(self) -> List[Highlight]:
-        """The matches in `snippet`."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class SearchResults:
-    """A page of search hits."""
-    @property
-    def hits(self) -> List[SearchHit]:
-        """Hits, best first."""
-    @property
-    def total(self) -> int:
-        """Matching entries (sessions mode: sessions) over all pages."""
-    @property
-    def next_cursor(self) -> Optional[str]:
-        """Pass as `cursor` for the next page; none on the last page."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class RebuildReport:
-    """What `rebuild_search_index` did."""
-    @property
-    def documents(self) -> int:
-        """Documents indexed (entries and titles)."""
-    @property
-    def content_bytes(self) -> int:
-        """Plaintext bytes of text indexed."""
-    @property
-    def index_bytes(self) -> int:
-        """Bytes of the encrypted index files."""
+    def wal_bytes(self) -> int:
+        """Size of the `-wal` file in bytes (0 if absent)."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -497,40 +370,19 @@ class CopyReport:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
-class StoreStats:
-    """Store figures (`sessiondb doctor`): schema version, counts, file sizes, key backend."""
+class CopyConflict:
+    """A session `copy_to` refused: `kind` is `Conflict` (the destination holds
+    rows the source does not) or `Corrupt` (a damaged row in the source).
+    """
     @property
-    def path(self) -> str:
-        """Database file path (a PostgreSQL store: its URL without the password)."""
+    def session_id(self) -> str:
+        """The session id."""
     @property
-    def key_backend(self) -> str:
-        """The key backend the data key came from (`file`: a key file, see `key_file`)."""
+    def kind(self) -> str:
+        """`Conflict` or `Corrupt`."""
     @property
-    def key_file(self) -> Optional[str]:
-        """The key file holding the data key when `key_backend` is `file` (a
-        machine without an OS credential store); else none.
-        """
-    @property
-    def schema_version(self) -> int:
-        """The schema version (SQLite `PRAGMA user_version`)."""
-    @property
-    def sessions(self) -> int:
-        """Number of sessions."""
-    @property
-    def transcript_entries(self) -> int:
-        """Number of transcript entries."""
-    @property
-    def journal_events(self) -> int:
-        """Number of journal events."""
-    @property
-    def open_operations(self) -> int:
-        """Operations dispatched without a terminal event."""
-    @property
-    def db_bytes(self) -> int:
-        """Size of the database file in bytes."""
-    @property
-    def wal_bytes(self) -> int:
-        """Size of the `-wal` file in bytes (0 if absent)."""
+    def reason(self) -> str:
+        """Why, without user content."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -567,6 +419,142 @@ class JournalEvent:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
+class EntryMeta:
+    """Per-entry metadata (`append_entries_with_meta`, `get_transcript_with_meta`):
+    the model and provider that produced the entry, the source's other
+    fields (`extra`, a JSON object: Claude `tool_use_result`, `uuid`; Codex
+    `phase`...) and a structured item (`item`: a framework item's JSON text,
+    e.g. an Agents SDK item, kept byte-exact and encrypted; the entry's
+    content is the text that counts for tokens). Empty metadata is
+    `EntryMeta()`.
+    """
+    def __new__(
+        cls,
+        model: Optional[str] = None,
+        provider: Optional[str] = None,
+        extra: Optional[Dict[str, Any]] = None,
+        item: Optional[str] = None,
+    ) -> "EntryMeta": ...
+    @property
+    def model(self) -> Optional[str]:
+        """Model that produced the entry (at most 256 bytes)."""
+    @property
+    def provider(self) -> Optional[str]:
+        """Provider that served it (at most 256 bytes)."""
+    @property
+    def extra(self) -> Dict[str, Any]:
+        """The source fields as a JSON object, stored encrypted. Python: a dict
+        (a new one on each read; `InvalidInputError` for a value that is not
+        a dict, `TypeError` for one not JSON-serialisable); Node: an object
+        (always set on output); Kotlin/Swift: `extraJson`, its compact text
+        (`{}` when there are none).
+        """
+    @property
+    def item(self) -> Optional[str]:
+        """The structured item's JSON text, byte-exact as appended (none when
+        the entry has no item).
+        `InvalidInput` on append when it is not the JSON text of one value.
+        """
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class ItemPage:
+    """A page of structured items (`get_entry_items`, `get_entry_items_tail`):
+    `items_json`, one JSON array text with one element per visible entry in
+    seq order (its `EntryMeta.item` verbatim, `null` for an entry without
+    one: one JSON parse gives the items); `seqs`, the entries' seqs in the
+    same order; `without_item`, the entries without an item with their
+    metadata, in seq order.
+    """
+    @property
+    def items_json(self) -> str:
+        """The items as one JSON array text."""
+    @property
+    def seqs(self) -> List[int]:
+        """The entries' seqs, in the order of the items."""
+    @property
+    def without_item(self) -> List[Tuple[TranscriptEntry, EntryMeta]]:
+        """The entries without an item, with their metadata."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class OpenOperation:
+    """An operation dispatched without a terminal event."""
+    @property
+    def session_id(self) -> str:
+        """Session id."""
+    @property
+    def operation_id(self) -> str:
+        """Operation id."""
+    @property
+    def owner(self) -> str:
+        """Instance id of the store handle that dispatched it."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class ReadReport:
+    """What a reader saw in one file: every line is imported or counted here."""
+    @property
+    def format(self) -> Optional[SourceFormat]:
+        """Format read."""
+    @property
+    def lines(self) -> int:
+        """Lines seen, skipped ones included."""
+    @property
+    def bytes(self) -> int:
+        """Bytes up to the end of the last whole line (where an incremental import resumes)."""
+    @property
+    def kinds(self) -> Dict[str, int]:
+        """Every parsed line by kind."""
+    @property
+    def not_imported(self) -> Dict[str, int]:
+        """Lines counted but not imported (duplicates, bookkeeping), by kind."""
+    @property
+    def kept_raw(self) -> Dict[str, int]:
+        """Lines of unknown kind kept verbatim, by kind."""
+    @property
+    def skipped(self) -> List[SkippedLine]:
+        """Lines that could not be read, with line numbers and reasons."""
+    @property
+    def surrogates_replaced(self) -> List[int]:
+        """Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD."""
+    @property
+    def blank_lines(self) -> int:
+        """Blank lines (ignored)."""
+    @property
+    def missing_final_newline(self) -> bool:
+        """The last line was complete JSON without its final newline."""
+    @property
+    def already_imported_lines(self) -> int:
+        """Lines already imported by an earlier import."""
+    @property
+    def merged_lines(self) -> int:
+        """Claude Code: assistant lines merged into an earlier line of the same message id."""
+    @property
+    def duplicate_usage(self) -> int:
+        """Claude Code: usage figures not counted again for an already counted message id."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class WriteReport:
+    """What an export wrote."""
+    @property
+    def lines(self) -> int:
+        """Lines written (header included)."""
+    @property
+    def bytes(self) -> int:
+        """Bytes written."""
+    @property
+    def turns(self) -> int:
+        """Turns written (compaction messages and empty turns not included)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
 class CapacityBreakdown:
     """Every term of the Effective Context Capacity formula, in tokens."""
     @property
@@ -597,6 +585,23 @@ class ModelLimits:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
+class TokenCount:
+    """A token count and how it was obtained."""
+    @property
+    def tokens(self) -> int:
+        """Number of tokens."""
+    @property
+    def method(self) -> str:
+        """`exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
+        `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
+        """
+    @property
+    def encoding(self) -> Optional[Literal["o200k_base", "cl100k_base"]]:
+        """The encoding of an exact count; none otherwise."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
 class ContextMeter:
     """One reading of the context meter."""
     @property
@@ -617,23 +622,6 @@ class ContextMeter:
     @property
     def overflow(self) -> bool:
         """Active tokens > capacity (exactly 100 % fits and is not overflow)."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class TokenCount:
-    """A token count and how it was obtained."""
-    @property
-    def tokens(self) -> int:
-        """Number of tokens."""
-    @property
-    def method(self) -> str:
-        """`exact` (the model's tokenizer), `estimate` (`⌈UTF-8 bytes / 3⌉`) or
-        `host` (Kotlin/Swift: the `CountMethod`, the encoding in `Exact`).
-        """
-    @property
-    def encoding(self) -> Optional[str]:
-        """The encoding of an exact count; none otherwise."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -660,6 +648,112 @@ class Transformation:
     @property
     def summary(self) -> str:
         """The replacement text, at most 240 characters."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class TurnGovernance:
+    """One turn as `/context` shows it."""
+    @property
+    def seq(self) -> int:
+        """Transcript seq."""
+    @property
+    def state(self) -> str:
+        """Verbatim, compacted or excluded (exclusion wins over compaction)."""
+    @property
+    def pinned(self) -> bool:
+        """Pinned by the user."""
+    @property
+    def compacted_by(self) -> Optional[int]:
+        """The run in force for this turn, if any: its `first_seq` in
+        `compacted` (of the `ContextStatus` or `ContextGovernance` it came
+        with). Kept while excluded, so `include` brings the summary back.
+        """
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class CompactedRun:
+    """A compaction run in force: seqs `first_seq..=last_seq` are sent as
+    `transformation`'s summary, held once for the whole range (a pin inside
+    a recorded run leaves two runs with the same transformation).
+    """
+    @property
+    def first_seq(self) -> int:
+        """First seq this run is in force for."""
+    @property
+    def last_seq(self) -> int:
+        """Last seq this run is in force for (>= `first_seq`)."""
+    @property
+    def transformation(self) -> Transformation:
+        """The transformation as recorded (its `seq`/`last_seq`: the run as
+        recorded, before a pin or a later run took seqs from it).
+        """
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class ContextStatus:
+    """Where a stored session's context stands (what `/context` shows)."""
+    @property
+    def model(self) -> Optional[str]:
+        """Model whose tokenizer and output limit were used (none: estimate, no cap)."""
+    @property
+    def capacity(self) -> int:
+        """Effective Context Capacity in tokens."""
+    @property
+    def meter(self) -> ContextMeter:
+        """Active-context utilization (never cumulative usage)."""
+    @property
+    def turns(self) -> List[TurnGovernance]:
+        """Per-turn state: verbatim, compacted or excluded, and pinned; a
+        compacted turn names its run (`compacted_by`).
+        """
+    @property
+    def compacted(self) -> List[CompactedRun]:
+        """The compaction runs in force, ascending by `first_seq`, non-overlapping."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class ActiveItem:
+    """One item of what the model sees next (`active_context`)."""
+    @property
+    def seq(self) -> int:
+        """The entry's seq (a compacted run: its first seq)."""
+    @property
+    def last_seq(self) -> Optional[int]:
+        """A compacted run: its last seq."""
+    @property
+    def role(self) -> str:
+        """The entry's role (a run: its first entry's)."""
+    @property
+    def state(self) -> str:
+        """Verbatim, compacted (the summary replaces it) or excluded (not sent)."""
+    @property
+    def tokens(self) -> int:
+        """Tokens the item costs in the request (0 when excluded)."""
+    @property
+    def text(self) -> Optional[str]:
+        """What is sent: the entry's content, the summary, or none when excluded."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class ActiveContextView:
+    """What the model sees next (DESIGN.md "Context governance")."""
+    @property
+    def model(self) -> Optional[str]:
+        """The model asked for, else the session's."""
+    @property
+    def capacity(self) -> int:
+        """Effective Context Capacity (tokens)."""
+    @property
+    def tokens(self) -> int:
+        """Sum of the items' tokens (the meter's active tokens)."""
+    @property
+    def items(self) -> List[ActiveItem]:
+        """Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -742,112 +836,6 @@ class ContextItem:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
-class TurnGovernance:
-    """One turn as `/context` shows it."""
-    @property
-    def seq(self) -> int:
-        """Transcript seq."""
-    @property
-    def state(self) -> str:
-        """Verbatim, compacted or excluded (exclusion wins over compaction)."""
-    @property
-    def pinned(self) -> bool:
-        """Pinned by the user."""
-    @property
-    def compacted_by(self) -> Optional[int]:
-        """The run in force for this turn, if any: its `first_seq` in
-        `compacted` (of the `ContextStatus` or `ContextGovernance` it came
-        with). Kept while excluded, so `include` brings the summary back.
-        """
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class CompactedRun:
-    """A compaction run in force: seqs `first_seq..=last_seq` are sent as
-    `transformation`'s summary, held once for the whole range (a pin inside
-    a recorded run leaves two runs with the same transformation).
-    """
-    @property
-    def first_seq(self) -> int:
-        """First seq this run is in force for."""
-    @property
-    def last_seq(self) -> int:
-        """Last seq this run is in force for (>= `first_seq`)."""
-    @property
-    def transformation(self) -> Transformation:
-        """The transformation as recorded (its `seq`/`last_seq`: the run as
-        recorded, before a pin or a later run took seqs from it).
-        """
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class ActiveItem:
-    """One item of what the model sees next (`active_context`)."""
-    @property
-    def seq(self) -> int:
-        """The entry's seq (a compacted run: its first seq)."""
-    @property
-    def last_seq(self) -> Optional[int]:
-        """A compacted run: its last seq."""
-    @property
-    def role(self) -> str:
-        """The entry's role (a run: its first entry's)."""
-    @property
-    def state(self) -> str:
-        """Verbatim, compacted (the summary replaces it) or excluded (not sent)."""
-    @property
-    def tokens(self) -> int:
-        """Tokens the item costs in the request (0 when excluded)."""
-    @property
-    def text(self) -> Optional[str]:
-        """What is sent: the entry's content, the summary, or none when excluded."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class ActiveContextView:
-    """What the model sees next (DESIGN.md "Context governance")."""
-    @property
-    def model(self) -> Optional[str]:
-        """The model asked for, else the session's."""
-    @property
-    def capacity(self) -> int:
-        """Effective Context Capacity (tokens)."""
-    @property
-    def tokens(self) -> int:
-        """Sum of the items' tokens (the meter's active tokens)."""
-    @property
-    def items(self) -> List[ActiveItem]:
-        """Every entry that is not retracted, in order: verbatim, compacted (a run is one item) or excluded."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class ContextStatus:
-    """Where a stored session's context stands (what `/context` shows)."""
-    @property
-    def model(self) -> Optional[str]:
-        """Model whose tokenizer and output limit were used (none: estimate, no cap)."""
-    @property
-    def capacity(self) -> int:
-        """Effective Context Capacity in tokens."""
-    @property
-    def meter(self) -> ContextMeter:
-        """Active-context utilization (never cumulative usage)."""
-    @property
-    def turns(self) -> List[TurnGovernance]:
-        """Per-turn state: verbatim, compacted or excluded, and pinned; a
-        compacted turn names its run (`compacted_by`).
-        """
-    @property
-    def compacted(self) -> List[CompactedRun]:
-        """The compaction runs in force, ascending by `first_seq`, non-overlapping."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
 class CompactionHistoryEntry:
     """One recorded compaction (history entry)."""
     @property
@@ -884,24 +872,6 @@ class ContextGovernance:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
-class Authority:
-    """The authority of an opened session: always fresh (never stored)."""
-    @property
-    def permission_profile(self) -> str:
-        """Always `manual`."""
-    @property
-    def full_access(self) -> bool:
-        """Always false (Full Access is never restored)."""
-    @property
-    def sensitive_transfer(self) -> bool:
-        """Always false (sensitive-transfer authorization is never restored)."""
-    @property
-    def temporary_approvals(self) -> List[str]:
-        """Always empty (temporary approvals are never restored)."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
 class SavedSessionState:
     """A saved session's knowledge, as stored: metadata, the whole transcript,
     token totals, governance and the other context extensions.
@@ -927,6 +897,24 @@ class SavedSessionState:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
+class Authority:
+    """The authority of an opened session: always fresh (never stored)."""
+    @property
+    def permission_profile(self) -> str:
+        """Always `manual`."""
+    @property
+    def full_access(self) -> bool:
+        """Always false (Full Access is never restored)."""
+    @property
+    def sensitive_transfer(self) -> bool:
+        """Always false (sensitive-transfer authorization is never restored)."""
+    @property
+    def temporary_approvals(self) -> List[str]:
+        """Always empty (temporary approvals are never restored)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
 class OpenedSession:
     """A saved session, opened: its knowledge and a fresh authority."""
     @property
@@ -936,63 +924,6 @@ class OpenedSession:
     def authority(self) -> Authority:
         """Always fresh: manual permissions, no full access, no sensitive-transfer
         grant, no temporary approvals.
-        """
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class WriteReport:
-    """What an export wrote."""
-    @property
-    def lines(self) -> int:
-        """Lines written (header included)."""
-    @property
-    def bytes(self) -> int:
-        """Bytes written."""
-    @property
-    def turns(self) -> int:
-        """Turns written (compaction messages and empty turns not included)."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class SessionImport:
-    """Per-session figures of one file import."""
-    @property
-    def session_id(self) -> str:
-        """Store session id."""
-    @property
-    def created(self) -> bool:
-        """True when this import created the session."""
-    @property
-    def entries(self) -> int:
-        """Transcript entries appended."""
-    @property
-    def tool_calls(self) -> int:
-        """Tool-use blocks in those entries."""
-    @property
-    def tool_results(self) -> int:
-        """Tool-result blocks in those entries."""
-    @property
-    def usage_records(self) -> int:
-        """Token-ledger records added."""
-    @property
-    def input_tokens(self) -> int:
-        """Input tokens added (cached included)."""
-    @property
-    def output_tokens(self) -> int:
-        """Output tokens added."""
-    @property
-    def cached_tokens(self) -> int:
-        """Cached input tokens added."""
-    @property
-    def context_extensions(self) -> int:
-        """Context extensions added (plan, goal, compaction, raw lines...)."""
-    @property
-    def skipped_already_stored(self) -> int:
-        """Turns skipped because the session already holds them (the same
-        source record, by identity: Claude `uuid`, or the turn's content and
-        timestamp; for sessions imported before issue 14, by source line).
         """
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
@@ -1038,51 +969,6 @@ class SkippedLine:
     @property
     def column(self) -> Optional[int]:
         """1-based column where parsing failed, for `invalid_json` only."""
-    def to_dict(self) -> Dict[str, Any]:
-        """The record as plain data: `{attribute: value}`, nested records as dicts."""
-
-@final
-class ReadReport:
-    """What a reader saw in one file: every line is imported or counted here."""
-    @property
-    def format(self) -> Optional[SourceFormat]:
-        """Format read."""
-    @property
-    def lines(self) -> int:
-        """Lines seen, skipped ones included."""
-    @property
-    def bytes(self) -> int:
-        """Bytes up to the end of the last whole line (where an incremental import resumes)."""
-    @property
-    def kinds(self) -> Dict[str, int]:
-        """Every parsed line by kind."""
-    @property
-    def not_imported(self) -> Dict[str, int]:
-        """Lines counted but not imported (duplicates, bookkeeping), by kind."""
-    @property
-    def kept_raw(self) -> Dict[str, int]:
-        """Lines of unknown kind kept verbatim, by kind."""
-    @property
-    def skipped(self) -> List[SkippedLine]:
-        """Lines that could not be read, with line numbers and reasons."""
-    @property
-    def surrogates_replaced(self) -> List[int]:
-        """Lines where a lone UTF-16 surrogate escape was replaced by U+FFFD."""
-    @property
-    def blank_lines(self) -> int:
-        """Blank lines (ignored)."""
-    @property
-    def missing_final_newline(self) -> bool:
-        """The last line was complete JSON without its final newline."""
-    @property
-    def already_imported_lines(self) -> int:
-        """Lines already imported by an earlier import."""
-    @property
-    def merged_lines(self) -> int:
-        """Claude Code: assistant lines merged into an earlier line of the same message id."""
-    @property
-    def duplicate_usage(self) -> int:
-        """Claude Code: usage figures not counted again for an already counted message id."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1194,35 +1080,150 @@ class ThclawsDigest:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
 @final
-class NewEntry:
-    """One entry to append (`append_entries`)."""
+class SessionImport:
+    """Per-session figures of one file import."""
+    @property
+    def session_id(self) -> str:
+        """Store session id."""
+    @property
+    def created(self) -> bool:
+        """True when this import created the session."""
+    @property
+    def entries(self) -> int:
+        """Transcript entries appended."""
+    @property
+    def tool_calls(self) -> int:
+        """Tool-use blocks in those entries."""
+    @property
+    def tool_results(self) -> int:
+        """Tool-result blocks in those entries."""
+    @property
+    def usage_records(self) -> int:
+        """Token-ledger records added."""
+    @property
+    def input_tokens(self) -> int:
+        """Input tokens added (cached included)."""
+    @property
+    def output_tokens(self) -> int:
+        """Output tokens added."""
+    @property
+    def cached_tokens(self) -> int:
+        """Cached input tokens added."""
+    @property
+    def context_extensions(self) -> int:
+        """Context extensions added (plan, goal, compaction, raw lines...)."""
+    @property
+    def skipped_already_stored(self) -> int:
+        """Turns skipped because the session already holds them (the same
+        source record, by identity: Claude `uuid`, or the turn's content and
+        timestamp; for sessions imported before issue 14, by source line).
+        """
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class SearchOptions:
+    """Options of `search`: every field may be left out."""
     def __new__(
         cls,
-        role: Role,
-        content: str,
-        format: ContentFormat = "text",
-        created_at_ms: Optional[int] = None,
-        tokens: Optional[int] = None,
-        source_line: Optional[int] = None,
-    ) -> "NewEntry": ...
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        sessions: bool = False,
+        workspace_path: Optional[str] = None,
+        snippet_chars: Optional[int] = None,
+    ) -> "SearchOptions": ...
     @property
-    def role(self) -> Role:
-        """Author role."""
+    def limit(self) -> Optional[int]:
+        """Hits per page, 1..=1000 (none: 20)."""
     @property
-    def content(self) -> str:
-        """The content, stored verbatim (encrypted)."""
+    def cursor(self) -> Optional[str]:
+        """The `next_cursor` of the previous page (same query and mode)."""
     @property
-    def format(self) -> ContentFormat:
-        """How to read `content` (default `text`; Kotlin/Swift: required)."""
+    def sessions(self) -> bool:
+        """Best hit per session (a resume picker) instead of every entry."""
     @property
-    def created_at_ms(self) -> Optional[int]:
-        """Time written, ms since the Unix epoch (none = now)."""
+    def workspace_path(self) -> Optional[str]:
+        """The path `workspace:current` / `workspace:other` compare with (none:
+        the process's current directory).
+        """
     @property
-    def tokens(self) -> Optional[int]:
-        """Host-supplied token count."""
+    def snippet_chars(self) -> Optional[int]:
+        """Snippet length in characters, 20..=2000 (none: 160)."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class Highlight:
+    """One highlighted range of a snippet, `[start, end)` in the host's own
+    string indexing: Python `str` indices (code points); JavaScript, Kotlin
+    and Swift UTF-16 code units (Swift: `snippet.utf16`).
+    """
     @property
-    def source_line(self) -> Optional[int]:
-        """Line number in an imported source file."""
+    def start(self) -> int:
+        """First index."""
+    @property
+    def end(self) -> int:
+        """One past the last index."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class SearchHit:
+    """One search hit."""
+    @property
+    def session_id(self) -> str:
+        """Session id."""
+    @property
+    def seq(self) -> int:
+        """Entry seq; 0 for a hit in the session's title."""
+    @property
+    def role(self) -> Optional[str]:
+        """`user`, `assistant`, `tool` or `system`; none for a title hit."""
+    @property
+    def time_ms(self) -> int:
+        """Entry time (title: the session's last activity), ms since the Unix epoch."""
+    @property
+    def score(self) -> float:
+        """Relevance (BM25; higher is better)."""
+    @property
+    def field(self) -> str:
+        """Where the snippet is from: `text`, `tool`, `output`, `thinking` or `title`."""
+    @property
+    def snippet(self) -> str:
+        """A window of that text (`…` where cut, control characters as spaces)."""
+    @property
+    def highlights(self) -> List[Highlight]:
+        """The matches in `snippet`."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class SearchResults:
+    """A page of search hits."""
+    @property
+    def hits(self) -> List[SearchHit]:
+        """Hits, best first."""
+    @property
+    def total(self) -> int:
+        """Matching entries (sessions mode: sessions) over all pages."""
+    @property
+    def next_cursor(self) -> Optional[str]:
+        """Pass as `cursor` for the next page; none on the last page."""
+    def to_dict(self) -> Dict[str, Any]:
+        """The record as plain data: `{attribute: value}`, nested records as dicts."""
+
+@final
+class RebuildReport:
+    """What `rebuild_search_index` did."""
+    @property
+    def documents(self) -> int:
+        """Documents indexed (entries and titles)."""
+    @property
+    def content_bytes(self) -> int:
+        """Plaintext bytes of text indexed."""
+    @property
+    def index_bytes(self) -> int:
+        """Bytes of the encrypted index files."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as plain data: `{attribute: value}`, nested records as dicts."""
 
@@ -1290,14 +1291,18 @@ class SessionStore:
         """Open the default store of the default app with the OS keyring."""
     def __enter__(self) -> "SessionStore": ...
     def __exit__(self, *_args: object) -> bool: ...
-    def close(self) -> None:
-        """Close the handle (checkpoints the WAL, releases the owner lock).
-        Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
-        `closeStore()`).
+    def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
+        """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
+    def serve(self, *, bind: Optional[str] = None, port: int = 0, allow_remote: bool = False, workspace: Optional[str] = None, window: int = 128000) -> Viewer:
+        """Start the local, read-only web viewer of this store (docs/viewer.md)
+        on background threads and return at once. `bind`: the address to
+        listen on (default "127.0.0.1"; another than loopback raises
+        InvalidInputError unless `allow_remote`); `port`: 0 (default) picks
+        a free one; `workspace`: the directory the `current` / `other`
+        filters compare with (None: only `unbound` and `all`); `window`: the
+        meter's default raw context window, tokens. Raises InvalidInputError
+        (a bad address, port or window), IoError (the port is in use).
         """
-    @property
-    def closed(self) -> bool:
-        """True once `close()` ran."""
     @property
     def path(self) -> str:
         """The database file path."""
@@ -1307,8 +1312,24 @@ class SessionStore:
     @property
     def key_backend(self) -> str:
         """Which key backend the data key came from."""
-    def open_recovery_report(self) -> RecoveryReport:
-        """The report of the recovery pass run at open."""
+    @property
+    def closed(self) -> bool:
+        """True once `close()` ran."""
+    def close(self) -> None:
+        """Close the handle (checkpoints the WAL, releases the owner lock).
+        Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
+        `closeStore()`).
+        """
+    def stats(self) -> StoreStats:
+        """Schema version, counts and file sizes.
+
+        Raises ClosedError.
+        """
+    def recovery_key(self) -> str:
+        """This store's data key as a recovery key: 56 base32 characters (key
+        and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+        it can decrypt every session.
+        """
     def copy_to(self, dest: SessionStore) -> CopyReport:
         """Copy this store into `dest` (another store: a file or a PostgreSQL
         URL), incrementally, moving ciphertext as it is: the rows added per
@@ -1317,15 +1338,13 @@ class SessionStore:
 
         Raises KeyMismatchError, ClosedError, BusyError, IoError.
         """
-    def recovery_key(self) -> str:
-        """This store's data key as a recovery key: 56 base32 characters (key
-        and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
-        it can decrypt every session.
-        """
-    def stats(self) -> StoreStats:
-        """Schema version, counts and file sizes.
+    def list_sessions_for_workspace(self, scope: str, path: Optional[str] = None, limit: Optional[int] = None) -> List[Session]:
+        """Sessions by workspace, most recently active first, at most `limit`.
+        `scope`: "current" (bound to `path`), "other" (bound to another
+        workspace than `path`), "unbound", "all". Only the page is decrypted
+        (the HMAC workspace index selects it).
 
-        Raises ClosedError.
+        Raises InvalidInputError.
         """
     def create_session(self, name: Optional[str] = None, workspace_path: Optional[str] = None, *, id: Optional[str] = None, model: Optional[str] = None, provider: Optional[str] = None, work_mode: Optional[str] = None, created_at_ms: Optional[int] = None, forked_from: Optional[str] = None, forked_at_seq: Optional[int] = None) -> Session:
         """Create a session titled `name` (none = untitled), bound to
@@ -1342,39 +1361,27 @@ class SessionStore:
         """
     def list_sessions(self, limit: Optional[int] = None) -> List[Session]:
         """Every session, most recently active first, at most `limit` (none = all)."""
-    def list_sessions_for_workspace(self, scope: str, path: Optional[str] = None, limit: Optional[int] = None) -> List[Session]:
-        """Sessions by workspace, most recently active first, at most `limit`.
-        `scope`: "current" (bound to `path`), "other" (bound to another
-        workspace than `path`), "unbound", "all". Only the page is decrypted
-        (the HMAC workspace index selects it).
-
-        Raises InvalidInputError.
-        """
     def find_session(self, id_prefix_or_title: str) -> Session:
         """Resolve a full id, a unique id prefix or an exact title.
 
         Raises NotFoundError, ConflictError.
-        """
-    def rename_session(self, id: str, name: Optional[str]) -> Session:
-        """Set (a string) or clear (none) a session's title.
-
-        Raises NotFoundError.
-        """
-    def set_session_model(self, id: str, model: Optional[str], provider: Optional[str] = None) -> Session:
-        """Change a session's model and provider; the id stays (seed 002 `/model`).
-
-        Raises NotFoundError.
-        """
-    def set_work_mode(self, id: str, work_mode: Optional[str]) -> Session:
-        """Set a session's work mode (host-defined, e.g. `plan`, `build`).
-
-        Raises NotFoundError.
         """
     def delete_session(self, id: str) -> None:
         """Delete a session with its transcript, tokens and context extensions
         (its journal stays).
 
         Raises NotFoundError.
+        """
+    def prune(self, max_age_days: Optional[int] = None, max_sessions: Optional[int] = None, keep_named: bool = True, keep_latest: int = 1, dry_run: bool = False) -> List[PrunedSession]:
+        """Delete sessions by a retention policy (issue 30; SECURITY.md
+        "Deletion"): those whose last activity is more than `max_age_days`
+        days old, or that rank past the newest `max_sessions`; the newest
+        `keep_latest` and (with `keep_named`) named sessions are kept, and so
+        is a session written to meanwhile. Each deletion is a `SessionDeleted`
+        journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
+        list what would go, delete nothing. No limit: nothing. Oldest first.
+
+        Raises BusyError, ClosedError.
         """
     def append_transcript(self, session_id: str, role: Role, content: str) -> TranscriptEntry:
         """Append one entry; returns it with its seq.
@@ -1391,29 +1398,6 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError, ConflictError.
         """
-    def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]:
-        """One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
-
-        Raises NotFoundError, AuthenticationError, InvalidInputError.
-        """
-    def retract_entry(self, session_id: str, seq: int) -> Optional[TranscriptEntry]:
-        """Retract entry `seq`: it stays stored but is left out of reads, counts,
-        export, fork and the context from now on (one EntryRetracted journal
-        event). Returns the entry, or none when it was already retracted.
-
-        Raises NotFoundError, BusyError.
-        """
-    def retract_last_entry(self, session_id: str) -> Optional[TranscriptEntry]:
-        """Retract the last visible entry and return it (none when there is
-        none): the Agents SDK's `pop_item`.
-
-        Raises NotFoundError, BusyError.
-        """
-    def get_transcript_tail(self, session_id: str, limit: int = 1000) -> List[TranscriptEntry]:
-        """The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
-
-        Raises NotFoundError, AuthenticationError, InvalidInputError.
-        """
     def append_entries_with_meta(self, session_id: str, entries: List[Tuple[NewEntry, EntryMeta]], idempotency_key: Optional[str] = None) -> List[TranscriptEntry]:
         """`append_entries` with per-entry metadata, one transaction (all or
         none): a model or provider name over 256 bytes or with control
@@ -1424,15 +1408,51 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
         """
-    def get_transcript_tail_with_meta(self, session_id: str, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
-        """The last `limit` (1..=10000) entries with their metadata, in seq
-        order, in one read.
+    def append_agents_items(self, session_id: str, items: List[str], idempotency_key: Optional[str] = None, created_at_ms: Optional[int] = None) -> int:
+        """Append Agents SDK items (each item's JSON text) in one transaction,
+        as the Python adapter's `add_items` stores them: each item kept whole
+        as the entry's `item`, the entry's role and content derived from it
+        (`item_role`, `item_text`), written at `created_at_ms` (none = now),
+        under `idempotency_key` as `append_entries`. Returns the first item's
+        seq (0 for no items). An item that is not a JSON object is
+        `InvalidInput`. Python only (the adapter's one native call per turn).
 
-        Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
+        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+        """
+    def replace_tail_items(self, session_id: str, expected_items: List[str], entries: List[Tuple[NewEntry, EntryMeta]], idempotency_key: Optional[str] = None) -> List[TranscriptEntry]:
+        """Replace the session's last visible entries, which must hold
+        `expected_items` (JSON texts, oldest first, compared as JSON values
+        with each entry's `item`; an entry without one as `{"role",
+        "content"}`), with `entries`, in one transaction with one
+        `TranscriptTailReplaced` journal event: the replaced entries are
+        retracted, the new ones appended. No expected items: an append that
+        records its key even with no entries. Returns the appended entries.
+        The Agents SDK JS session's history transactions. With an
+        `idempotency_key`, the same change again is a no-op returning what
+        the first stored; a tail that does not match, or the key used for
+        another change, is `Conflict` and writes nothing.
+
+        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+        """
+    def get_transcript(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[TranscriptEntry]:
+        """One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
+
+        Raises NotFoundError, AuthenticationError, InvalidInputError.
+        """
+    def get_transcript_tail(self, session_id: str, limit: int = 1000) -> List[TranscriptEntry]:
+        """The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+
+        Raises NotFoundError, AuthenticationError, InvalidInputError.
         """
     def get_transcript_with_meta(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
         """`get_transcript` with each entry's metadata (an empty `EntryMeta`
         for entries written without).
+
+        Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
+        """
+    def get_transcript_tail_with_meta(self, session_id: str, limit: int = 1000) -> List[Tuple[TranscriptEntry, EntryMeta]]:
+        """The last `limit` (1..=10000) entries with their metadata, in seq
+        order, in one read.
 
         Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
@@ -1449,23 +1469,18 @@ class SessionStore:
 
         Raises NotFoundError, AuthenticationError, InvalidInputError, CorruptError.
         """
-    def iter_transcript(self, session_id: str, from_seq: int = 1, page_size: int = 1000) -> TranscriptIterator:
-        """Iterate over a whole transcript from `from_seq`, fetching `page_size` entries per call."""
-    def serve(self, *, bind: Optional[str] = None, port: int = 0, allow_remote: bool = False, workspace: Optional[str] = None, window: int = 128000) -> Viewer:
-        """Start the local, read-only web viewer of this store (docs/viewer.md)
-        on background threads and return at once. `bind`: the address to
-        listen on (default "127.0.0.1"; another than loopback raises
-        InvalidInputError unless `allow_remote`); `port`: 0 (default) picks
-        a free one; `workspace`: the directory the `current` / `other`
-        filters compare with (None: only `unbound` and `all`); `window`: the
-        meter's default raw context window, tokens. Raises InvalidInputError
-        (a bad address, port or window), IoError (the port is in use).
-        """
-    def record_tokens(self, session_id: str, *, input: int = 0, output: int = 0, cached: int = 0, model: Optional[str] = None, provider: Optional[str] = None) -> None:
-        """Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
-        the record's fields as keyword arguments).
+    def retract_entry(self, session_id: str, seq: int) -> Optional[TranscriptEntry]:
+        """Retract entry `seq`: it stays stored but is left out of reads, counts,
+        export, fork and the context from now on (one EntryRetracted journal
+        event). Returns the entry, or none when it was already retracted.
 
-        Raises NotFoundError, InvalidInputError.
+        Raises NotFoundError, BusyError.
+        """
+    def retract_last_entry(self, session_id: str) -> Optional[TranscriptEntry]:
+        """Retract the last visible entry and return it (none when there is
+        none): the Agents SDK's `pop_item`.
+
+        Raises NotFoundError, BusyError.
         """
     def token_totals(self, session_id: str) -> TokenTotals:
         """Sums of a session's token ledger.
@@ -1482,6 +1497,56 @@ class SessionStore:
         """A session's context extensions, in `n` order.
 
         Raises NotFoundError, AuthenticationError.
+        """
+    def context_status(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None) -> ContextStatus:
+        """Meter and per-turn state of a stored session (`/context`) for a model
+        with a `raw_window`-token context window and an optional output
+        reserve (tokens). `model` defaults to the session's model; it picks
+        the tokenizer and caps the reserve by the model's known maximum output.
+
+        Raises NotFoundError, InvalidInputError.
+        """
+    def active_context(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None) -> ActiveContextView:
+        """What the model sees next for a `raw_window`-token window (DESIGN.md
+        "Context governance"): every visible entry in order, verbatim,
+        compacted (a run is one item with its summary) or excluded, with its
+        tokens, from stored counts. Records nothing.
+
+        Raises NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
+        """
+    def resolve_session(self, reference: str, workspace: Optional[str] = None) -> Session:
+        """Resolve a reference (id, unique id prefix or exact title) as
+        `/load` does (seed 002), preferring sessions of `workspace`.
+
+        Raises NotFoundError, ConflictError.
+        """
+    def recent_sessions(self) -> List[Session]:
+        """The 20 most recently active sessions (seed 002 `/sessions`)."""
+    def rename_session(self, id: str, name: Optional[str]) -> Session:
+        """Set (a string) or clear (none) a session's title.
+
+        Raises NotFoundError.
+        """
+    def set_session_model(self, id: str, model: Optional[str], provider: Optional[str] = None) -> Session:
+        """Change a session's model and provider; the id stays (seed 002 `/model`).
+
+        Raises NotFoundError.
+        """
+    def set_work_mode(self, id: str, work_mode: Optional[str]) -> Session:
+        """Set a session's work mode (host-defined, e.g. `plan`, `build`).
+
+        Raises NotFoundError.
+        """
+    def journal_events(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[JournalEvent]:
+        """Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
+
+        Raises NotFoundError, AuthenticationError, InvalidInputError.
+        """
+    def record_tokens(self, session_id: str, *, input: int = 0, output: int = 0, cached: int = 0, model: Optional[str] = None, provider: Optional[str] = None) -> None:
+        """Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
+        the record's fields as keyword arguments).
+
+        Raises NotFoundError, InvalidInputError.
         """
     def journal_append(self, event_id: str, session_id: str, kind: str, payload: Any, operation_id: Optional[str] = None) -> AppendOutcome:
         """Append one journal event, idempotent by `event_id`: the same event
@@ -1507,11 +1572,6 @@ class SessionStore:
 
         Raises ConflictError, NotFoundError, InvalidInputError.
         """
-    def journal_events(self, session_id: str, from_seq: int = 1, limit: int = 1000) -> List[JournalEvent]:
-        """Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
-
-        Raises NotFoundError, AuthenticationError, InvalidInputError.
-        """
     def open_operations(self) -> List[OpenOperation]:
         """Operations dispatched without a terminal event."""
     def recover(self) -> RecoveryReport:
@@ -1520,29 +1580,8 @@ class SessionStore:
 
         Raises BusyError, ClosedError.
         """
-    def active_context(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None) -> ActiveContextView:
-        """What the model sees next for a `raw_window`-token window (DESIGN.md
-        "Context governance"): every visible entry in order, verbatim,
-        compacted (a run is one item with its summary) or excluded, with its
-        tokens, from stored counts. Records nothing.
-
-        Raises NotFoundError, InvalidInputError, AuthenticationError, CorruptError.
-        """
-    def context_status(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None) -> ContextStatus:
-        """Meter and per-turn state of a stored session (`/context`) for a model
-        with a `raw_window`-token context window and an optional output
-        reserve (tokens). `model` defaults to the session's model; it picks
-        the tokenizer and caps the reserve by the model's known maximum output.
-
-        Raises NotFoundError, InvalidInputError.
-        """
-    def compact_session(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None, target_percent: Optional[int] = None, dry_run: bool = False) -> CompactionPlan:
-        """Plan compaction of a stored session's active context down to
-        `target_percent` (default 70) of capacity (`/compact`); unless
-        `dry_run`, record the plan. The saved transcript is never modified.
-
-        Raises ContextOverflowError, NotFoundError, InvalidInputError.
-        """
+    def open_recovery_report(self) -> RecoveryReport:
+        """The report of the recovery pass run at open."""
     def recover_context_governance(self, session_id: str) -> ContextGovernance:
         """Replay a session's pins, exclusions and compactions (after a restart).
 
@@ -1561,22 +1600,6 @@ class SessionStore:
 
         Raises NotFoundError, AuthenticationError, CorruptError.
         """
-    def import_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[SourceFormat] = None) -> FileImport:
-        """Import one session file (thClaws JSONL, Codex rollout or Claude Code
-        transcript; format detected unless given). Incremental: a file
-        imported before resumes after its last imported line. Problems with
-        the file are in the report's status.
-
-        Raises IoError, ClosedError.
-        """
-    def import_paths(self, paths: Sequence[Union[str, "os.PathLike[str]"]]) -> List[FileImport]:
-        """Import every session file under `paths` (files or directory trees;
-        inside a directory only `*.jsonl` files, format detected per file).
-        Returns one report per file, in the order of `paths` (each tree in
-        sorted walk order). Nothing aborts the whole import: a path that
-        cannot be read becomes a `failed` report whose `error` names it.
-        There is no progress callback (Kotlin/Swift: a listener).
-        """
     def export_thclaws(self, session_id: str, format: Optional[ExportFormat] = None) -> str:
         """A stored session as text in `format`: `thclaws` (the default: JSONL
         that real thClaws reads), `markdown` (a transcript to share, secrets
@@ -1594,6 +1617,29 @@ class SessionStore:
 
         Raises NotFoundError, IoError, AuthenticationError.
         """
+    def import_paths(self, paths: Sequence[Union[str, "os.PathLike[str]"]]) -> List[FileImport]:
+        """Import every session file under `paths` (files or directory trees;
+        inside a directory only `*.jsonl` files, format detected per file).
+        Returns one report per file, in the order of `paths` (each tree in
+        sorted walk order). Nothing aborts the whole import: a path that
+        cannot be read becomes a `failed` report whose `error` names it.
+        There is no progress callback (Kotlin/Swift: a listener).
+        """
+    def import_file(self, path: Union[str, "os.PathLike[str]"], format: Optional[SourceFormat] = None) -> FileImport:
+        """Import one session file (thClaws JSONL, Codex rollout or Claude Code
+        transcript; format detected unless given). Incremental: a file
+        imported before resumes after its last imported line. Problems with
+        the file are in the report's status.
+
+        Raises IoError, ClosedError.
+        """
+    def compact_session(self, session_id: str, raw_window: int, output_reserve: Optional[int] = None, model: Optional[str] = None, target_percent: Optional[int] = None, dry_run: bool = False) -> CompactionPlan:
+        """Plan compaction of a stored session's active context down to
+        `target_percent` (default 70) of capacity (`/compact`); unless
+        `dry_run`, record the plan. The saved transcript is never modified.
+
+        Raises ContextOverflowError, NotFoundError, InvalidInputError.
+        """
     def fork_session(self, session_id: str, at_seq: Optional[int] = None, summary: Optional[str] = None) -> Session:
         """Fork a session (seed 002 `/fork`): a new session with the same model,
         provider and workspace, `forked_from`/`forked_at_seq` recorded, seeded
@@ -1603,28 +1649,14 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError.
         """
-    def resolve_session(self, reference: str, workspace: Optional[str] = None) -> Session:
-        """Resolve a reference (id, unique id prefix or exact title) as
-        `/load` does (seed 002), preferring sessions of `workspace`.
-
-        Raises NotFoundError, ConflictError.
-        """
-    def recent_sessions(self) -> List[Session]:
-        """The 20 most recently active sessions (seed 002 `/sessions`)."""
-    def sidebar_sessions(self) -> List[Session]:
-        """Sidebar order (seed 002): the 10 most recent sessions, titled first."""
     def record_compaction(self, session_id: str, plan: CompactionPlan) -> Optional[int]:
         """Record a compaction plan (a context extension); returns its number
         `n`, or none for a plan without transformations (not recorded).
 
         Raises NotFoundError, InvalidInputError.
         """
-    def rebuild_search_index(self) -> RebuildReport:
-        """Rebuild the encrypted search index from the store (it is a cache:
-        searching never needs this; after it, searches start from a fresh index).
-
-        Raises IoError, ClosedError.
-        """
+    def sidebar_sessions(self) -> List[Session]:
+        """Sidebar order (seed 002): the 10 most recent sessions, titled first."""
     def search(self, query: str, options: Optional[SearchOptions] = None) -> SearchResults:
         """Search every session's messages, tool calls and outputs, thinking and
         titles (docs/search.md gives the query language: words, "phrases",
@@ -1635,76 +1667,13 @@ class SessionStore:
 
         Raises InvalidInputError, IoError, ClosedError, BusyError.
         """
-    def prune(self, max_age_days: Optional[int] = None, max_sessions: Optional[int] = None, keep_named: bool = True, keep_latest: int = 1, dry_run: bool = False) -> List[PrunedSession]:
-        """Delete sessions by a retention policy (issue 30; SECURITY.md
-        "Deletion"): those whose last activity is more than `max_age_days`
-        days old, or that rank past the newest `max_sessions`; the newest
-        `keep_latest` and (with `keep_named`) named sessions are kept, and so
-        is a session written to meanwhile. Each deletion is a `SessionDeleted`
-        journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
-        list what would go, delete nothing. No limit: nothing. Oldest first.
+    def rebuild_search_index(self) -> RebuildReport:
+        """Rebuild the encrypted search index from the store (it is a cache:
+        searching never needs this; after it, searches start from a fresh index).
 
-        Raises BusyError, ClosedError.
-        """
-    def replace_tail_items(self, session_id: str, expected_items: List[str], entries: List[Tuple[NewEntry, EntryMeta]], idempotency_key: Optional[str] = None) -> List[TranscriptEntry]:
-        """Replace the session's last visible entries, which must hold
-        `expected_items` (JSON texts, oldest first, compared as JSON values
-        with each entry's `item`; an entry without one as `{"role",
-        "content"}`), with `entries`, in one transaction with one
-        `TranscriptTailReplaced` journal event: the replaced entries are
-        retracted, the new ones appended. No expected items: an append that
-        records its key even with no entries. Returns the appended entries.
-        The Agents SDK JS session's history transactions. With an
-        `idempotency_key`, the same change again is a no-op returning what
-        the first stored; a tail that does not match, or the key used for
-        another change, is `Conflict` and writes nothing.
-
-        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
-        """
-    def append_agents_items(self, session_id: str, items: List[str], idempotency_key: Optional[str] = None, created_at_ms: Optional[int] = None) -> int:
-        """Append Agents SDK items (each item's JSON text) in one transaction,
-        as the Python adapter's `add_items` stores them: each item kept whole
-        as the entry's `item`, the entry's role and content derived from it
-        (`item_role`, `item_text`), written at `created_at_ms` (none = now),
-        under `idempotency_key` as `append_entries`. Returns the first item's
-        seq (0 for no items). An item that is not a JSON object is
-        `InvalidInput`. Python only (the adapter's one native call per turn).
-
-        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+        Raises IoError, ClosedError.
         """
 
-def default_db_path(app: str = "sessiondb") -> str:
-    """The default database path for `app` (seed 000 `sessionsDbPath()`):
-    `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
-    `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
-    on macOS, `%LOCALAPPDATA%\\<app>\\sessions.db` on Windows.
-    `InvalidInput`: an app name that is not one path component; `Io`: no
-    home directory is known.
-
-    Raises InvalidInputError, IoError.
-    """
-def canonical_workspace(path: str) -> str:
-    """Canonical form of a workspace path (absolute, `.`/`..` resolved,
-    symlinks resolved for the longest existing prefix, NFC; DESIGN.md
-    "Workspace index"), a relative path taken against the current
-    directory. Reads the disk.
-
-    Raises InvalidInputError, IoError.
-    """
-def error_kinds() -> List[Tuple[str, str, str]]:
-    """`(name, code, python class name)` of every core error kind."""
-def recovery_key_text(key: bytes) -> str:
-    """The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
-    key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
-
-    Raises InvalidInputError.
-    """
-def parse_recovery_key(text: str) -> bytes:
-    """The 32-byte data key of a recovery key (any case; whitespace and `-`
-    ignored); "recovery key checksum mismatch" for a mistyped key.
-
-    Raises InvalidInputError.
-    """
 def import_recovery_key(
     recovery_key: str,
     path: Union[str, "os.PathLike[str]", None] = None,
@@ -1721,53 +1690,8 @@ def import_recovery_key(
     key; nothing stored), ConflictError (the credential store holds another
     key for `app`; nothing overwritten), KeyStoreUnavailableError.
     """
-def envelope_aad(record_id: str) -> str:
-    """The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`."""
-def decrypt_field(key: bytes, record_id: str, envelope_json: str) -> bytes:
-    """Decrypt an envelope (JSON text) written for `record_id`; returns the
-    plaintext bytes.
-
-    Raises InvalidInputError, CorruptError, AuthenticationError.
-    """
-def encrypt_field(key: bytes, record_id: str, plaintext: bytes) -> str:
-    """Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
-    fresh random nonce; returns the envelope's JSON text.
-
-    Raises InvalidInputError.
-    """
-def workspace_index(key: bytes, canonical_path: str) -> str:
-    """The workspace index of an already canonical path: lowercase hex of
-    HMAC-SHA-256 under the index subkey of the 32-byte `key`.
-
-    Raises InvalidInputError.
-    """
-def read_thclaws_digest(data: bytes, fallback_id: str = "session") -> ThclawsDigest:
-    """Read thClaws JSONL bytes and return what the reader saw (the fields
-    of tests/conformance/portable/read_thclaws.json). Pure parsing.
-    `InvalidInput`: the bytes hold no session.
-
-    Raises InvalidInputError.
-    """
-def write_thclaws_json(session: PortableSessionDict) -> str:
-    """Write a session `{id, title?, model?, provider?, cwd?, created_at_ms?,
-    turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` (Python: a
-    dict, `PortableSessionDict`; Node: an object) as thClaws JSONL text.
-    Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role,
-    a turn's `blocks` not an array.
-
-    Raises InvalidInputError.
-    """
-def _bench_core(path: Union[str, "os.PathLike[str]"], key: bytes, items: List[str], page: int, batch: int = 1) -> Tuple[float, float]:
-    """Benchmark helper, not API: the sessiondb run of the hosts' benchmarks
-    (python/bench/bench_vs_agents_sdk.py, node/bench/bench.mjs) in Rust
-    only. Opens the store at `path` under the 32-byte `key`, creates a
-    session, appends `items` as user text (one `append_transcript` per
-    item, or `append_entries` of `batch` items per call when `batch > 1`),
-    then reads everything back in pages of `page` entries. Returns the
-    wall-clock seconds of the append and the read phase (Python: the tuple
-    `(append_s, read_s)`). Errors: those of opening the store, appending
-    and reading (`InvalidInput` for a key that is not 32 bytes).
-    """
+def error_kinds() -> List[Tuple[str, str, str]]:
+    """`(name, code, python class name)` of every core error kind."""
 def effective_context_capacity(raw: int, output_reserve: Optional[int] = None, model_max_output: Optional[int] = None) -> int:
     """Effective Context Capacity in tokens (seed 000 "Context Utilization
     Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
@@ -1808,6 +1732,20 @@ def count_tokens(model: str, text: str, host_count: Optional[int] = None) -> Tok
     """
 def estimate_tokens(text: str) -> int:
     """The documented estimate `⌈UTF-8 bytes / 3⌉` (no tokenizer), in tokens."""
+def encoding_for_model(model: str) -> Optional[Literal["o200k_base", "cl100k_base"]]:
+    """The tiktoken encoding of a model name, or none when its family has none."""
+def truncate_chars(text: str, max_chars: int) -> str:
+    """Cut `text` to at most `max_chars` characters, ending with `…` when
+    cut, never inside a character or a common grapheme cluster.
+    """
+def active_context_items(entries: Sequence[TranscriptEntry], governance: ContextGovernance, model: str) -> List[ContextItem]:
+    """The active context for the planner, from `entries` and `governance`
+    (as `recover_context_governance` returns it): excluded turns left out,
+    compacted turns as their summaries, tokens = the entry's count or
+    `count_tokens(model, content)`.
+
+    Raises InvalidInputError.
+    """
 def compact_context(items: Sequence[Union[ContextItem, ContextItemDict]], capacity: int, target_percent: Optional[int] = None, options: Optional[CompactionOptionsDict] = None) -> CompactionPlan:
     """Plan the compaction of the active context (seed 000, "Context
     Compaction"): compact the oldest unpinned, unprotected items until the
@@ -1826,19 +1764,10 @@ def apply_compaction(plan: Union[CompactionPlan, Dict[str, Any]], items: Sequenc
     unchanged. Python: `plan` and `items` may be dicts (InvalidInputError
     when one does not fit).
     """
-
 def summarize_item(item: Union[ContextItem, ContextItemDict]) -> str:
     """The deterministic summary of one item, at most 240 characters (seed
     000, "Context Compaction"). Python: `item` may be a dict
     (InvalidInputError when it does not fit).
-    """
-def active_context_items(entries: Sequence[TranscriptEntry], governance: ContextGovernance, model: str) -> List[ContextItem]:
-    """The active context for the planner, from `entries` and `governance`
-    (as `recover_context_governance` returns it): excluded turns left out,
-    compacted turns as their summaries, tokens = the entry's count or
-    `count_tokens(model, content)`.
-
-    Raises InvalidInputError.
     """
 def governance_turns(governance: ContextGovernance, entry_count: int) -> List[TurnGovernance]:
     """Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
@@ -1846,15 +1775,86 @@ def governance_turns(governance: ContextGovernance, entry_count: int) -> List[Tu
 
     Raises InvalidInputError.
     """
-def encoding_for_model(model: str) -> Optional[Literal["o200k_base", "cl100k_base"]]:
-    """The tiktoken encoding of a model name, or none when its family has none."""
-def truncate_chars(text: str, max_chars: int) -> str:
-    """Cut `text` to at most `max_chars` characters, ending with `…` when
-    cut, never inside a character or a common grapheme cluster.
+def envelope_aad(record_id: str) -> str:
+    """The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`."""
+def encrypt_field(key: bytes, record_id: str, plaintext: bytes) -> str:
+    """Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
+    fresh random nonce; returns the envelope's JSON text.
+
+    Raises InvalidInputError.
+    """
+def decrypt_field(key: bytes, record_id: str, envelope_json: str) -> bytes:
+    """Decrypt an envelope (JSON text) written for `record_id`; returns the
+    plaintext bytes.
+
+    Raises InvalidInputError, CorruptError, AuthenticationError.
+    """
+def workspace_index(key: bytes, canonical_path: str) -> str:
+    """The workspace index of an already canonical path: lowercase hex of
+    HMAC-SHA-256 under the index subkey of the 32-byte `key`.
+
+    Raises InvalidInputError.
+    """
+def recovery_key_text(key: bytes) -> str:
+    """The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+    key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
+
+    Raises InvalidInputError.
+    """
+def parse_recovery_key(text: str) -> bytes:
+    """The 32-byte data key of a recovery key (any case; whitespace and `-`
+    ignored); "recovery key checksum mismatch" for a mistyped key.
+
+    Raises InvalidInputError.
     """
 def detect_format(path: Union[str, "os.PathLike[str]"]) -> Optional[SourceFormat]:
     """The format of a session file from its first lines, or none when it is
     none of thClaws, Codex rollout or Claude Code.
 
     Raises IoError.
+    """
+def read_thclaws_digest(data: bytes, fallback_id: str = "session") -> ThclawsDigest:
+    """Read thClaws JSONL bytes and return what the reader saw (the fields
+    of tests/conformance/portable/read_thclaws.json). Pure parsing.
+    `InvalidInput`: the bytes hold no session.
+
+    Raises InvalidInputError.
+    """
+def write_thclaws_json(session: PortableSessionDict) -> str:
+    """Write a session `{id, title?, model?, provider?, cwd?, created_at_ms?,
+    turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` (Python: a
+    dict, `PortableSessionDict`; Node: an object) as thClaws JSONL text.
+    Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role,
+    a turn's `blocks` not an array.
+
+    Raises InvalidInputError.
+    """
+def default_db_path(app: str = "sessiondb") -> str:
+    """The default database path for `app` (seed 000 `sessionsDbPath()`):
+    `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
+    `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
+    on macOS, `%LOCALAPPDATA%\\<app>\\sessions.db` on Windows.
+    `InvalidInput`: an app name that is not one path component; `Io`: no
+    home directory is known.
+
+    Raises InvalidInputError, IoError.
+    """
+def canonical_workspace(path: str) -> str:
+    """Canonical form of a workspace path (absolute, `.`/`..` resolved,
+    symlinks resolved for the longest existing prefix, NFC; DESIGN.md
+    "Workspace index"), a relative path taken against the current
+    directory. Reads the disk.
+
+    Raises InvalidInputError, IoError.
+    """
+def _bench_core(path: Union[str, "os.PathLike[str]"], key: bytes, items: List[str], page: int, batch: int = 1) -> Tuple[float, float]:
+    """Benchmark helper, not API: the sessiondb run of the hosts' benchmarks
+    (python/bench/bench_vs_agents_sdk.py, node/bench/bench.mjs) in Rust
+    only. Opens the store at `path` under the 32-byte `key`, creates a
+    session, appends `items` as user text (one `append_transcript` per
+    item, or `append_entries` of `batch` items per call when `batch > 1`),
+    then reads everything back in pages of `page` entries. Returns the
+    wall-clock seconds of the append and the read phase (Python: the tuple
+    `(append_s, read_s)`). Errors: those of opening the store, appending
+    and reading (`InvalidInput` for a key that is not 32 bytes).
     """

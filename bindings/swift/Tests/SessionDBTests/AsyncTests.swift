@@ -1,27 +1,41 @@
-// The generated `async` variants (scripts/gen-async.py from
-// tests/api/surface.json `async_variants`): the blocking calls' results and
-// errors, run on a global Dispatch queue, callable from two tasks at once.
+// The `async` variants (uniffi async exports, bindings/src/async_store.rs):
+// the blocking calls' results and errors, run on the library's blocking pool,
+// callable from two tasks at once; a cancelled call still completes whole.
 
 import Dispatch
 import Foundation
 import SessionDB
 import XCTest
 
-/// Marks `sessiondbBlockingQueue`, so code can tell whether it runs there.
-let blockingQueueMark = DispatchSpecificKey<String>()
-
-/// "blocking queue" when the calling code runs on `sessiondbBlockingQueue`.
-func currentQueueLabel() -> String {
-    DispatchQueue.getSpecific(key: blockingQueueMark) ?? "another queue"
+/// The name of the calling thread as the OS knows it (`blocking-N` on the
+/// library's pool). Linux: /proc (Glibc's module lacks `pthread_getname_np`).
+func currentThreadName() -> String {
+    #if os(Linux)
+    let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+    return (comm ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    #else
+    var buf = [CChar](repeating: 0, count: 64)
+    pthread_getname_np(pthread_self(), &buf, buf.count)
+    return String(cString: buf)
+    #endif
 }
 
-/// A provider that records which queue `getKey` ran on.
+/// A provider that records which thread `getKey` ran on.
 final class RecordingKeyProvider: KeyProvider, @unchecked Sendable {
     var stored: Data?
-    var getKeyQueue: String?
-    func getKey() throws -> Data? { getKeyQueue = currentQueueLabel(); return stored }
+    var getKeyThread: String?
+    func getKey() throws -> Data? { getKeyThread = currentThreadName(); return stored }
     func setKey(key: Data) throws { stored = key }
     func backendName() -> String { "swift recording provider" }
+}
+
+/// Holds `importPaths` after its first file until released; counts the files.
+final class GateProgress: ImportProgressListener, @unchecked Sendable {
+    let reached = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    func onProgress(filesDone: UInt64, filesTotal: UInt64, bytesDone: UInt64, bytesTotal: UInt64) {
+        if filesDone == 1 { reached.signal(); _ = release.wait(timeout: .now() + 20) }
+    }
 }
 
 /// Run `body`, which must throw a SessionDbError of `kind`.
@@ -44,14 +58,14 @@ final class AsyncTests: XCTestCase {
         try expectEqual([e1.seq, e2.seq], [1, 2])
         let rows = try await s.getTranscript(sessionId: created.id)
         try expectEqual(rows.map { $0.content }, ["hello", "hi"])
-        try expectEqual(rows, try s.store.getTranscript(sessionId: created.id, fromSeq: 1, limit: 1000))
+        try expectEqual(rows, try s.store().getTranscript(sessionId: created.id, fromSeq: 1, limit: 1000))
         try expectEqual(try await s.getSession(id: created.id).entryCount, 2)
         try expectEqual(try await s.listSessions().map { $0.id }, [created.id])
         try expectEqual(s.path(), path)
         await s.close()
         try expect(s.isClosed())
-        // The `store.async` accessor wraps the same handle.
-        try expect(s.store.async.isClosed())
+        // Another wrapper of the same handle.
+        try expect(AsyncSessionStore(store: s.store()).isClosed())
     }
 
     func testAsyncVariantsThrowTheSameErrorKinds() async throws {
@@ -63,17 +77,40 @@ final class AsyncTests: XCTestCase {
         try await expectAsyncError("KeyMismatch") { try await AsyncSessionStore.openWithKey(path: path, key: Data(repeating: 8, count: 32)) }
     }
 
-    func testBlockingWorkRunsOnTheBlockingQueue() async throws {
-        sessiondbBlockingQueue.setSpecific(key: blockingQueueMark, value: "blocking queue")
-        try expectEqual(currentQueueLabel(), "another queue")
+    func testBlockingWorkRunsOnTheLibrarysPool() async throws {
         let kp = RecordingKeyProvider()
         let s = try await AsyncSessionStore.open(path: tempDb(), keyProvider: kp)
         await s.close()
-        try expectEqual(kp.getKeyQueue, "blocking queue")
+        try expect(kp.getKeyThread?.hasPrefix("blocking-") == true, "\(kp.getKeyThread ?? "nil")")
         // The blocking call on the same provider runs where it is called.
         let direct = try SessionStore.open(path: tempDb(), keyProvider: kp)
         direct.close()
-        try expectEqual(kp.getKeyQueue, "another queue")
+        try expectEqual(kp.getKeyThread, currentThreadName())
+    }
+
+    /// Swift: uniffi's continuation ignores task cancellation, so a cancelled
+    /// call completes whole and returns its result (here: both files imported).
+    func testACancelledTaskStillCompletesItsCallWhole() async throws {
+        let db = tempDb()
+        let dir = (db as NSString).deletingLastPathComponent
+        for id in ["aa", "bb"] {
+            let text = "{\"type\":\"header\",\"id\":\"sess-00000000000000\(id)\",\"created_at\":1700000000}\n"
+                + "{\"type\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi \(id)\"}],\"timestamp\":1}\n"
+            try text.write(toFile: "\(dir)/sess-00000000000000\(id).jsonl", atomically: true, encoding: .utf8)
+        }
+        let s = try await AsyncSessionStore.openWithKey(path: db, key: key9)
+        let gate = GateProgress()
+        let task = Task { try await s.importPaths(paths: [dir], progress: gate) }
+        let reached = await withCheckedContinuation { (c: CheckedContinuation<DispatchTimeoutResult, Never>) in
+            DispatchQueue.global().async { c.resume(returning: gate.reached.wait(timeout: .now() + 20)) }
+        }
+        try expectEqual(reached, .success)
+        task.cancel()
+        gate.release.signal()
+        let reports = try await task.value
+        try expectEqual(reports.map { $0.status }, [.imported, .imported])
+        try expectEqual(try await s.listSessions().map { $0.id }.sorted(), ["sess-00000000000000aa", "sess-00000000000000bb"])
+        await s.close()
     }
 
     func testTwoTasksAppendingAtOnceGetGaplessSeqsAndKeepTheirOrder() async throws {
@@ -99,13 +136,13 @@ final class AsyncTests: XCTestCase {
     }
 
     func testModuleFunctionsHaveAsyncVariants() async throws {
-        let env = try await SessionDBAsync.encryptField(key: key9, recordId: "session:s1:name", plaintext: Data("secret".utf8))
-        try expectEqual(try await SessionDBAsync.decryptField(key: key9, recordId: "session:s1:name", envelopeJson: env), Data("secret".utf8))
+        let env = try await SessionDbAsync().encryptField(key: key9, recordId: "session:s1:name", plaintext: Data("secret".utf8))
+        try expectEqual(try await SessionDbAsync().decryptField(key: key9, recordId: "session:s1:name", envelopeJson: env), Data("secret".utf8))
         try await expectAsyncError("AuthenticationFailed") {
-            try await SessionDBAsync.decryptField(key: key9, recordId: "session:s2:name", envelopeJson: env)
+            try await SessionDbAsync().decryptField(key: key9, recordId: "session:s2:name", envelopeJson: env)
         }
-        try expectEqual(try await SessionDBAsync.workspaceIndex(key: key9, canonicalPath: "/projA"), try workspaceIndex(key: key9, canonicalPath: "/projA"))
-        try expectEqual(try await SessionDBAsync.canonicalWorkspace(path: "/a/./b/"), "/a/b")
+        try expectEqual(try await SessionDbAsync().workspaceIndex(key: key9, canonicalPath: "/projA"), try workspaceIndex(key: key9, canonicalPath: "/projA"))
+        try expectEqual(try await SessionDbAsync().canonicalWorkspace(path: "/a/./b/"), "/a/b")
     }
 
     /// The README's async example, as written there.

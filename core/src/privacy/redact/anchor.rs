@@ -21,7 +21,7 @@ pub(super) fn walk(dfa: &aho_corasick::dfa::DFA, sid: &mut aho_corasick::automat
         *from = end;
         false
     }
-    // Four bytes a step, then the rest; a match state (rare) is handled
+    // Eight bytes a step, then the rest; a match state (rare) is handled
     // out of the loop by `hit`, which records it and says whether to stop.
     let rest = &bytes[*from..];
     let mut hit = |s: aho_corasick::automaton::StateID, left: usize| -> bool {
@@ -32,12 +32,13 @@ pub(super) fn walk(dfa: &aho_corasick::dfa::DFA, sid: &mut aho_corasick::automat
         matches.push((s, end));
         matches.len() == 64 && left > 0
     };
-    let mut chunks = rest.chunks_exact(4);
+    let mut chunks = rest.chunks_exact(8);
     for (n, c) in chunks.by_ref().enumerate() {
+        let c: &[u8; 8] = c.try_into().expect("8 bytes");
         for (k, &b) in c.iter().enumerate() {
             s = dfa.next_state(aho_corasick::Anchored::No, s, b);
-            if dfa.is_special(s) && hit(s, rest.len() - (n * 4 + k + 1)) {
-                return finish(dfa, s, sid, from, bytes.len() - (rest.len() - (n * 4 + k + 1)));
+            if dfa.is_special(s) && hit(s, rest.len() - (n * 8 + k + 1)) {
+                return finish(dfa, s, sid, from, bytes.len() - (rest.len() - (n * 8 + k + 1)));
             }
         }
     }

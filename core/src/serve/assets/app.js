@@ -49,12 +49,53 @@ function svg(tag, attrs, ...children) {
   return e;
 }
 
+// In a VS Code webview (examples/vscode/src/viewer.ts) this page has no
+// address of its own: the extension hands it these files and answers each API
+// call by message, {type: 'api', id, endpoint, query} -> {type: 'api', id,
+// status, body}, reading the viewer over loopback with its own sign-in; and it
+// moves the page with {type: 'route', hash}. Elsewhere `acquireVsCodeApi` does
+// not exist and calls are same-origin fetches.
+const vscodeHost = typeof acquireVsCodeApi === 'function' ? acquireVsCodeApi() : null;
+const pendingCalls = new Map();
+let nextCall = 1;
+if (vscodeHost) {
+  window.addEventListener('message', (ev) => {
+    const m = ev.data;
+    if (!m || typeof m !== 'object') return;
+    if (m.type === 'route' && typeof m.hash === 'string' && m.hash.startsWith('#/')) {
+      location.hash = m.hash;
+    } else if (m.type === 'api' && pendingCalls.has(m.id)) {
+      const done = pendingCalls.get(m.id);
+      pendingCalls.delete(m.id);
+      done({ status: Number(m.status), text: String(m.body) });
+    }
+  });
+}
+
+function callHost(endpoint, query) {
+  return new Promise((resolve) => {
+    const id = nextCall++;
+    pendingCalls.set(id, resolve);
+    vscodeHost.postMessage({ type: 'api', id, endpoint, query });
+  });
+}
+
+async function callHttp(endpoint, query) {
+  const r = await fetch('api/' + endpoint + '?' + query, { credentials: 'same-origin', cache: 'no-store' });
+  return { status: r.status, text: await r.text() };
+}
+
 async function api(endpoint, params) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params || {})) if (v !== undefined && v !== null && v !== '') q.set(k, v);
-  const r = await fetch('api/' + endpoint + '?' + q.toString(), { credentials: 'same-origin', cache: 'no-store' });
-  const body = await r.json().catch(() => ({ error: { message: 'HTTP ' + r.status } }));
-  if (!r.ok || body.error) throw new Error((body.error && body.error.message) || 'HTTP ' + r.status);
+  const r = await (vscodeHost ? callHost : callHttp)(endpoint, q.toString());
+  let body;
+  try {
+    body = JSON.parse(r.text);
+  } catch (_) {
+    body = { error: { message: 'HTTP ' + r.status } };
+  }
+  if (r.status < 200 || r.status > 299 || body.error) throw new Error((body.error && body.error.message) || 'HTTP ' + r.status);
   return body;
 }
 
@@ -560,4 +601,10 @@ async function route() {
 }
 
 window.addEventListener('hashchange', route);
-document.addEventListener('DOMContentLoaded', route);
+document.addEventListener('DOMContentLoaded', () => {
+  // A webview's first route (a session and entry) comes in the page it is given.
+  const start = document.querySelector('meta[name="sessiondb-route"]');
+  const hash = start ? start.getAttribute('content') : '';
+  if (!location.hash && hash && hash.startsWith('#/')) history.replaceState(null, '', hash);
+  route();
+});
