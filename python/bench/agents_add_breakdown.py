@@ -11,7 +11,10 @@ _add (preparation and append), the whole awaited
 add_items (plus the hop to its worker thread), an empty hop to a
 one-thread executor (the floor of any store that runs its writes off the
 event loop, as the SDK's sessions do with asyncio.to_thread), and the SDK's
-SQLiteSession with synchronous=NORMAL doing the same turns.
+SQLiteSession with synchronous=NORMAL doing the same turns; then, by CPU
+time of every thread (time.process_time, which the machine's load moves
+less), _add on the calling thread, the same _add on a one-thread executor,
+and an empty hop.
 
 Run: scripts/bench-python.sh agents_add_breakdown.py
 Env: BENCH_TURNS (default 300), BENCH_ROUNDS (default 5).
@@ -83,12 +86,27 @@ def main():
         record("earlier: native append_entries_with_meta (keyed)", time.perf_counter() - t0)
 
         sid2 = st.create_session().id
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for t in turns:
             s._add(t, uuid.uuid4().hex, None, sid2)
         record("adapter _add (preparation + append)", time.perf_counter() - t0)
+        record("CPU (every thread): _add on this thread", time.process_time() - c0)
 
         async def awaited():
+            # The same _add on a one-thread executor, by CPU time: what the
+            # work itself costs on the worker thread, the hop's CPU included.
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+            loop = asyncio.get_running_loop()
+            sid4 = st.create_session().id
+            c0 = time.process_time()
+            for t in turns:
+                await loop.run_in_executor(pool, s._add, t, uuid.uuid4().hex, None, sid4)
+            record("CPU (every thread): _add on a one-thread executor", time.process_time() - c0)
+            c0 = time.process_time()
+            for _ in turns:
+                await loop.run_in_executor(pool, int)
+            record("CPU (every thread): empty hop", time.process_time() - c0)
+            pool.shutdown()
             t0 = time.perf_counter()
             for t in turns:
                 await s.add_items(t)
