@@ -636,6 +636,16 @@ trait SessionStore {
     #[bridge(core = sessiondb::SessionStore::append_entries_with_meta_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
     fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
+    /// Append Agents SDK items (each item's JSON text) in one transaction,
+    /// as the Python adapter's `add_items` stores them: each item kept whole
+    /// as the entry's `item`, the entry's role and content derived from it
+    /// (`item_role`, `item_text`), written at `created_at_ms` (none = now),
+    /// under `idempotency_key` as `append_entries`. Returns the first item's
+    /// seq (0 for no items). An item that is not a JSON object is
+    /// `InvalidInput`. Python only (the adapter's one native call per turn).
+    #[bridge(core = sessiondb::portable::append_agents_items, defaults(idempotency_key = None, created_at_ms = None), skip(node, uniffi), errors(NotFound, InvalidInput, Closed, Conflict))]
+    fn append_agents_items(&self, session_id: &str, items: Vec<String>, idempotency_key: Option<&str>, created_at_ms: Option<i64>) -> u64;
+
     /// Replace the session's last visible entries, which must hold
     /// `expected_items` (JSON texts, oldest first, compared as JSON values
     /// with each entry's `item`; an entry without one as `{"role",

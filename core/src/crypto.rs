@@ -493,6 +493,40 @@ pub fn open_bytes(key: &DataKey, record_id: &str, envelope: &[u8]) -> Result<Str
     })
 }
 
+/// [`open_bytes`] appending the plaintext to `out` instead of returning it:
+/// a binary version-1 envelope is decrypted in place at the end of `out`,
+/// with no buffer of its own and no second copy (a page read of many
+/// entries, `get_entry_items`); any other form goes through
+/// [`open_bytes`]. The bytes appended are checked to be UTF-8. On an error
+/// `out` is left as it was (the bytes written meanwhile wiped).
+/// Errors: those of [`open_bytes`].
+pub fn open_append(key: &DataKey, record_id: &str, envelope: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let Ok((1, nonce, ct, tag)) = split_binary(envelope) else {
+        out.extend_from_slice(open_bytes(key, record_id, envelope)?.as_bytes());
+        return Ok(());
+    };
+    let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
+    let start = out.len();
+    out.extend_from_slice(ct);
+    let opened = key
+        .cipher()
+        .open_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::from(aad.as_bytes()), Tag::from(*tag), &mut out[start..], 0..)
+        .is_ok();
+    let failed = if !opened {
+        Some(Error::AuthenticationFailed { record: record_id.to_string() })
+    } else if std::str::from_utf8(&out[start..]).is_err() {
+        Some(Error::corrupt(format!("record `{record_id}` is not UTF-8")))
+    } else {
+        None
+    };
+    if let Some(e) = failed {
+        out[start..].zeroize();
+        out.truncate(start);
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// Workspace binding index: lowercase hex HMAC-SHA-256(data key, canonical path).
 ///
 /// Source: seed 000, "Workspace Binding Index". The caller passes the

@@ -136,3 +136,42 @@ fn eight_threads_retrying_one_key_store_it_once() {
     assert_eq!(appended_events(&s, &sid), (0..20).map(|k| format!("k{k}")).collect::<Vec<_>>());
     assert_eq!(seen[0], (0..20).map(|k| 1 + 2 * k).collect::<Vec<u64>>());
 }
+
+#[test]
+fn agents_items_append_as_the_adapter_stores_them_once_per_key() {
+    use sessiondb::portable::append_agents_items;
+    let dir = tempfile::tempdir().unwrap();
+    let s = open(&dir.path().join("s.db"));
+    let sid = s.create_session(None, None).unwrap().id;
+    let items = vec![
+        r#"{"role":"user","content":"hi"}"#.to_string(),
+        r#"{"type":"function_call","call_id":"c1","name":"grep","arguments":"{\"p\":1}"}"#.to_string(),
+        r#"{"type":"function_call_output","call_id":"c1","output":"found é"}"#.to_string(),
+        r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}"#.to_string(),
+    ];
+    assert_eq!(append_agents_items(&s, &sid, items.clone(), Some("turn-1"), Some(1_700_000_000_123)).unwrap(), 1);
+    // The retry of the same items under the same key stores nothing and says where they went.
+    assert_eq!(append_agents_items(&s, &sid, items.clone(), Some("turn-1"), Some(1_700_000_000_123)).unwrap(), 1);
+    assert_eq!(s.last_seq(&sid).unwrap(), 4);
+    let rows = s.get_transcript_with_meta(&sid, 1, 10).unwrap();
+    let got: Vec<(Role, &str, i64, Option<&str>)> = rows.iter().map(|(e, m)| (e.role, e.content.as_str(), e.created_at_ms, m.item.as_deref())).collect();
+    assert_eq!(
+        got,
+        vec![
+            (Role::User, "hi", 1_700_000_000_123, Some(items[0].as_str())),
+            (Role::Assistant, "grep({\"p\":1})", 1_700_000_000_123, Some(items[1].as_str())),
+            (Role::Tool, "found é", 1_700_000_000_123, Some(items[2].as_str())),
+            (Role::Assistant, "done", 1_700_000_000_123, Some(items[3].as_str())),
+        ]
+    );
+    assert_eq!(appended_events(&s, &sid), vec!["turn-1".to_string()]);
+    // The same key with other items is a conflict; no items write nothing.
+    assert_eq!(append_agents_items(&s, &sid, items[..1].to_vec(), Some("turn-1"), None).unwrap_err().kind(), ErrorKind::Conflict);
+    assert_eq!(append_agents_items(&s, &sid, vec![], Some("turn-2"), None).unwrap(), 0);
+    // An item that is not a JSON object is refused before anything is written.
+    for bad in ["[1]", "{", "\"text\""] {
+        let r = append_agents_items(&s, &sid, vec![items[0].clone(), bad.to_string()], None, None);
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::InvalidInput, "{bad}");
+    }
+    assert_eq!(s.last_seq(&sid).unwrap(), 4);
+}

@@ -103,6 +103,27 @@ def test_items_are_stored_whole_encrypted_with_their_text_as_content(tmp_path):
     asyncio.run(main())
 
 
+def test_append_agents_items_stores_each_item_whole_with_its_role_and_text_once_per_key(tmp_path):
+    from sessiondb.agents import item_role, item_text
+
+    with sessiondb.SessionStore(str(tmp_path / "s.db"), key=KEY) as st:
+        sid = st.create_session(id="native").id
+        texts = [json.dumps(i, ensure_ascii=False) for i in ITEMS]
+        assert st.append_agents_items(sid, texts, "turn-1", 1_700_000_000_123) == 1
+        # A retry under the same key stores nothing and gives the first call's seq.
+        assert st.append_agents_items(sid, texts, "turn-1", 1_700_000_000_123) == 1
+        rows = st.get_transcript_with_meta(sid)
+        assert [(e.seq, e.role, e.content, e.created_at_ms, m.item) for e, m in rows] == [
+            (n, item_role(i), item_text(i), 1_700_000_000_123, t) for n, (i, t) in enumerate(zip(ITEMS, texts), 1)
+        ]
+        assert st.append_agents_items(sid, []) == 0
+        with pytest.raises(sessiondb.InvalidInputError):
+            st.append_agents_items(sid, [texts[0], "[1]"])
+        with pytest.raises(sessiondb.ConflictError):
+            st.append_agents_items(sid, texts[:1], "turn-1")
+        assert st.get_session(sid).entry_count == len(ITEMS)
+
+
 def test_items_written_by_the_earlier_extra_form_still_read_back(tmp_path):
     async def main():
         path = str(tmp_path / "s.db")

@@ -318,6 +318,37 @@ impl SessionStore {
             .map(crate::records::Conv::conv)
             .map_err(crate::errors::py_err(py))
     }
+    /// Append Agents SDK items (each item's JSON text) in one transaction,
+    /// as the Python adapter's `add_items` stores them: each item kept whole
+    /// as the entry's `item`, the entry's role and content derived from it
+    /// (`item_role`, `item_text`), written at `created_at_ms` (none = now),
+    /// under `idempotency_key` as `append_entries`. Returns the first item's
+    /// seq (0 for no items). An item that is not a JSON object is
+    /// `InvalidInput`. Python only (the adapter's one native call per turn).
+    ///
+    /// Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+    #[pyo3(
+        signature = (session_id, items, idempotency_key = None, created_at_ms = None)
+    )]
+    fn append_agents_items(
+        &self,
+        py: pyo3::Python<'_>,
+        session_id: &str,
+        items: Vec<String>,
+        idempotency_key: Option<&str>,
+        created_at_ms: Option<i64>,
+    ) -> pyo3::PyResult<u64> {
+        let s = &self.inner;
+        py.detach(|| sessiondb::portable::append_agents_items(
+                s,
+                session_id,
+                items,
+                idempotency_key,
+                created_at_ms,
+            ))
+            .map(crate::records::Conv::conv)
+            .map_err(crate::errors::py_err(py))
+    }
     /// Replace the session's last visible entries, which must hold
     /// `expected_items` (JSON texts, oldest first, compared as JSON values
     /// with each entry's `item`; an entry without one as `{"role",

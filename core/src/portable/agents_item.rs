@@ -17,7 +17,7 @@
 //! `NaN`/`Infinity` literals (which Python's `json.loads` accepts) are not
 //! JSON here: such an item is rejected by [`agents_item_entry`].
 
-use crate::store::Role;
+use crate::store::{EntryMeta, NewEntry, Role, SessionStore};
 use crate::{Error, Result};
 
 /// A JSON value as Python's `json.loads` gives it (see the module docs).
@@ -361,4 +361,32 @@ pub fn agents_item_entry(item_json: &str) -> Result<(Role, String)> {
         return Err(Error::invalid("an Agents SDK item must be a JSON object"));
     }
     Ok((agents_item_role(&item), agents_item_text(&item)))
+}
+
+/// Append Agents SDK items to a session in one transaction (all or none),
+/// as the Python adapter's `add_items` stores them: each item's JSON text
+/// (`items`, e.g. `json.dumps(item, ensure_ascii=False)`) kept whole as the
+/// entry's structured item ([`crate::EntryMeta::item`]), the entry's role and
+/// content from [`agents_item_entry`], its time `created_at_ms` (ms since
+/// the epoch; `None`: now). One `TranscriptAppended` journal event, under
+/// `idempotency_key` when given (a retry with the same key and items stores
+/// them once: [`SessionStore::append_entries_with_meta_keyed`]).
+///
+/// One native call instead of a role, a text and two records built per
+/// item by the host (measured in docs/benchmarks.md, "The Agents SDK
+/// adapter"). Returns the seq of the first item (the first call's on a
+/// retry; 0 for no items, nothing written).
+/// Errors: `InvalidInput` (an item that is not a JSON object, a bad key),
+/// `NotFound` (session), `Conflict` (the key used for other items).
+pub fn append_agents_items(store: &SessionStore, session_id: &str, items: Vec<String>, idempotency_key: Option<&str>, created_at_ms: Option<i64>) -> Result<u64> {
+    let rows = items
+        .into_iter()
+        .map(|json| {
+            let (role, content) = agents_item_entry(&json)?;
+            let entry = NewEntry { created_at_ms, ..NewEntry::text(role, content) };
+            Ok((entry, EntryMeta::default().with_item(json)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let stored = store.append_entries_with_meta_keyed(session_id, rows, idempotency_key)?;
+    Ok(stored.first().map_or(0, |e| e.seq))
 }

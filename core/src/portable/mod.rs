@@ -34,7 +34,7 @@ pub mod plain;
 pub mod thclaws;
 pub mod thclaws_check;
 
-pub use agents_item::{agents_item_entry, agents_item_role, agents_item_text, PyJson};
+pub use agents_item::{agents_item_entry, agents_item_role, agents_item_text, append_agents_items, PyJson};
 pub use claude::read_claude;
 pub use codex::read_codex;
 pub use gemini::read_gemini;

@@ -73,6 +73,17 @@ fn bad_meta(rec: &str) -> Error {
     Error::corrupt(format!("record `{rec}`: transcript entry metadata is none of the forms encode_meta writes"))
 }
 
+/// Where the item starts in a plaintext of the U+0001 form (schema 8):
+/// `Ok(Some(offset))` after `extra` and its line feed; `Ok(None)` for the
+/// other forms (read them with [`split_meta`]). Errors: `Corrupt` (record
+/// `rec`) for the U+0001 form without its line feed.
+pub(crate) fn item_offset(text: &[u8], rec: &str) -> Result<Option<usize>> {
+    if text.first() != Some(&(ITEM_FORM as u8)) {
+        return Ok(None);
+    }
+    text.iter().position(|&b| b == b'\n').map(|nl| Some(nl + 1)).ok_or_else(|| bad_meta(rec))
+}
+
 /// Split what [`encode_meta`] sealed (any of its forms: `extra` alone,
 /// the older `[extra, item]` array with the item as a JSON string, or the
 /// U+0001 form) into its parts; only the older array form is parsed here.

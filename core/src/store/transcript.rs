@@ -12,7 +12,7 @@
 
 use std::borrow::Borrow;
 
-use super::entry_meta::{decode_meta, encode_meta, meta_record, split_meta, write_meta_record};
+use super::entry_meta::{decode_meta, encode_meta, item_offset, meta_record, split_meta, write_meta_record};
 use super::{journal, now_ms, open_required, open_sealed, ContentFormat, EntryMeta, ItemPage, NewEntry, Role, SessionStore, TranscriptEntry, Tx};
 use crate::backend::{EntryRow, NewEntryRow, ReadTx, Sealed};
 use crate::crypto;
@@ -535,24 +535,41 @@ impl SessionStore {
         self.read_page(session_id, limit, |c, key| {
             let rows = c.entry_items(session_id, from_seq, limit)?;
             let sealed_len: usize = rows.iter().map(|r| r.meta.as_ref().map_or(0, |m| match &m.extra { Sealed::Bytes(b) => b.len(), _ => 0 })).sum();
-            let mut page = ItemPage { items_json: String::with_capacity(sealed_len + rows.len() * 5 + 2), seqs: Vec::with_capacity(rows.len()), without_item: Vec::new() };
-            page.items_json.push('[');
+            let mut page = ItemPage { items_json: String::new(), seqs: Vec::with_capacity(rows.len()), without_item: Vec::new() };
+            // The array's text, built as bytes (each item decrypted in
+            // place at its end) and checked UTF-8 part by part.
+            let mut json: Vec<u8> = Vec::with_capacity(sealed_len + rows.len() * 5 + 2);
+            json.push(b'[');
             let mut rec = String::new();
             for row in &rows {
                 if !page.seqs.is_empty() {
-                    page.items_json.push(',');
+                    json.push(b',');
                 }
                 page.seqs.push(row.seq);
                 let meta = row.meta.as_ref().expect("read with metadata");
                 rec.clear();
                 write_meta_record(&mut rec, session_id, row.seq);
-                let plain = open_sealed(key, &meta.extra, &rec)?;
+                // The plaintext is decrypted at the end of the page's text
+                // and the item kept there (the U+0001 form: only the short
+                // `extra` before it is cut out), with no buffer of its own.
+                let plain = match &meta.extra {
+                    Sealed::Bytes(env) => {
+                        let start = json.len();
+                        crypto::open_append(key, &rec, env, &mut json)?;
+                        if let Some(at) = item_offset(&json[start..], &rec)? {
+                            json.drain(start..start + at);
+                            continue;
+                        }
+                        Some(String::from_utf8(json.split_off(start)).expect("open_append checks UTF-8"))
+                    }
+                    other => open_sealed(key, other, &rec)?,
+                };
                 let mut parts = plain.as_deref().map(|t| split_meta(t, &rec)).transpose()?;
                 if let Some(item) = parts.as_mut().and_then(|p| p.item.take()) {
-                    page.items_json.push_str(&item);
+                    json.extend_from_slice(item.as_bytes());
                     continue;
                 }
-                page.items_json.push_str("null");
+                json.extend_from_slice(b"null");
                 let extra = parts.map(|p| p.extra(&rec)).transpose()?.unwrap_or_default();
                 let whole;
                 let src = match row.content {
@@ -567,7 +584,8 @@ impl SessionStore {
                 let entry = entry_of(key, session_id, src)?;
                 page.without_item.push((entry, EntryMeta { model: meta.model.clone(), provider: meta.provider.clone(), extra, item: None }));
             }
-            page.items_json.push(']');
+            json.push(b']');
+            page.items_json = String::from_utf8(json).expect("each part is UTF-8: checked as it was added");
             Ok(page)
         })
     }

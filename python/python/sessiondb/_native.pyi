@@ -1408,6 +1408,17 @@ class SessionStore:
 
         Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
         """
+    def append_agents_items(self, session_id: str, items: List[str], idempotency_key: Optional[str] = None, created_at_ms: Optional[int] = None) -> int:
+        """Append Agents SDK items (each item's JSON text) in one transaction,
+        as the Python adapter's `add_items` stores them: each item kept whole
+        as the entry's `item`, the entry's role and content derived from it
+        (`item_role`, `item_text`), written at `created_at_ms` (none = now),
+        under `idempotency_key` as `append_entries`. Returns the first item's
+        seq (0 for no items). An item that is not a JSON object is
+        `InvalidInput`. Python only (the adapter's one native call per turn).
+
+        Raises NotFoundError, InvalidInputError, ClosedError, ConflictError.
+        """
     def replace_tail_items(self, session_id: str, expected_items: List[str], entries: List[Tuple[NewEntry, EntryMeta]], idempotency_key: Optional[str] = None) -> List[TranscriptEntry]:
         """Replace the session's last visible entries, which must hold
         `expected_items` (JSON texts, oldest first, compared as JSON values

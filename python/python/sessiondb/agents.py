@@ -38,7 +38,7 @@ import uuid
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 from . import errors
-from ._native import EntryMeta, ItemPage, NewEntry, SessionStore, TranscriptEntry, should_compact
+from ._native import EntryMeta, ItemPage, SessionStore, TranscriptEntry, should_compact
 from .types import Role
 
 #: Metadata key under which earlier versions kept the SDK item's JSON text
@@ -323,13 +323,11 @@ class SessionDBSession:
 
     def _add(self, items: List[Any], key: str, stamp: Optional[int] = None, sid: Optional[str] = None) -> None:
         sid = sid or self.session_id
-        rows = []
-        for item in items:
-            d = _dict(item)
-            entry = NewEntry(item_role(d), item_text(d)) if stamp is None else NewEntry(item_role(d), item_text(d), created_at_ms=stamp)
-            rows.append((entry, EntryMeta(item=_dumps(d))))
+        # One native call: the core derives each entry's role and text from
+        # the item's JSON (`item_role`, `item_text`, ported to Rust).
+        texts = [_dumps(_dict(item)) for item in items]
         try:
-            self._store.append_entries_with_meta(sid, rows, key)
+            self._store.append_agents_items(sid, texts, key, stamp)
         except errors.NotFoundError:
             if sid != self.session_id:
                 raise  # a branch deleted meanwhile is not recreated
@@ -337,7 +335,7 @@ class SessionDBSession:
                 self._store.create_session(id=sid)
             except errors.ConflictError:
                 pass  # created by another handle just now
-            self._store.append_entries_with_meta(sid, rows, key)
+            self._store.append_agents_items(sid, texts, key, stamp)
 
     async def add_items(self, items: List[Any]) -> None:
         """Append items in one transaction (all or none), exactly once.
