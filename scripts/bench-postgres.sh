@@ -13,7 +13,10 @@
 # (issue 33 item 5: >= 0.8x and >= 0.7x of "same rows").
 # Usage: scripts/bench-postgres.sh [CLIENTS] [APPENDS_PER_CLIENT]   (as root)
 # BENCH_BIN=path runs that build of the example instead of building this
-# tree's (to compare builds against the same floors).
+# tree's (to compare builds against the same floors). SYNC_COMMIT=off runs
+# everything (sessiondb and the floors) with synchronous_commit off: no
+# wait for the WAL flush, so round trips and CPU are what is measured,
+# not this machine's fsync.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -23,10 +26,13 @@ if [ -z "${BENCH_BIN:-}" ]; then
   cargo build -q --release -p sessiondb --features postgres --example pg_append_bench
   BENCH_BIN="$CARGO_TARGET_DIR/release/examples/pg_append_bench"
 fi
-export CLIENTS PER BENCH_BIN
+SYNC_COMMIT="${SYNC_COMMIT:-on}"
+export CLIENTS PER BENCH_BIN SYNC_COMMIT
 exec scripts/with-postgres.sh bash -c '
   set -euo pipefail
   OUT="$(mktemp)"; D="$(mktemp -d)"; trap "rm -rf $OUT $D" EXIT
+  psql -q "$SESSIONDB_TEST_PG_URL" -c "ALTER DATABASE postgres SET synchronous_commit = $SYNC_COMMIT"
+  echo "synchronous_commit = $SYNC_COMMIT"
   "$BENCH_BIN" "$CLIENTS" "$PER" | tee "$OUT" | grep -v "^bench-postgres:"
   psql -q "$SESSIONDB_TEST_PG_URL" <<SQL
 CREATE TABLE floor (session_id text, seq bigserial, body bytea, PRIMARY KEY (session_id, seq));
