@@ -47,9 +47,12 @@ pub(super) struct PgTx<'a> {
     /// in a write whose closure may run again (an append), which then
     /// learns from its locked sessions.
     hints: Option<&'a Hints>,
-    /// What this write saw of each session it locked: `(updated_at, last seq)`.
-    learned: RefCell<HashMap<String, (Option<i64>, Option<u64>)>>,
+    /// What this write saw of each session it locked.
+    learned: RefCell<HashMap<String, Seen>>,
 }
+
+/// What a write saw of a session: `(updated_at, last seq)`, each once known.
+type Seen = (Option<i64>, Option<u64>);
 
 /// What a handle knows of sessions it appended to, by session id:
 /// `(updated_at, last seq)` as its last append committed them. Only a
