@@ -207,7 +207,7 @@ fn two_clients_creating_one_store_end_with_one_key() {
     let migrations: Vec<i32> =
         client(&url).query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(migrations, (1..=sessiondb::backend::postgres::schema::LATEST_VERSION).collect::<Vec<_>>(), "each migration applied once");
-    assert_eq!(migrations.len(), 4);
+    assert_eq!(migrations.len(), 5);
     let checks: i64 = client(&url).query_one("SELECT COUNT(*) FROM meta WHERE key = 'key_check'", &[]).unwrap().get(0);
     assert_eq!(checks, 1);
 }
@@ -560,4 +560,109 @@ fn the_server_does_not_compress_by_default_and_compresses_when_asked() {
         drop(s);
     }
     assert_eq!(got, vec![1, 2, 1]);
+}
+
+/// Issue 33 item 5: an append to a session this handle appended to last is
+/// one statement (`sessiondb_append`, in autocommit), read from the
+/// server's statement log (`log_statement=all` on this handle's connections
+/// only). When another handle appended in between, the call writes nothing
+/// and the append is made again in a transaction (gapless, one event per
+/// entry); a handle whose epoch was taken over is fenced on that path too.
+#[test]
+fn an_append_to_a_session_this_handle_wrote_last_is_one_statement() {
+    if skip() {
+        return;
+    }
+    let Some(log) = std::env::var_os("SESSIONDB_TEST_PG_LOG") else {
+        eprintln!("skipped: SESSIONDB_TEST_PG_LOG is unset; run under scripts/with-postgres.sh");
+        return;
+    };
+    let (_d, url) = temp();
+    let u = url.to_str().unwrap();
+    let logged = PathBuf::from(format!("{u}{}options=-c%20log_statement%3Dall", if u.contains('?') { '&' } else { '?' }));
+    // A lease of an hour: its renewal never logs during the test.
+    let a = SessionStore::open(OpenOptions { lease_ms: 3_600_000, ..OpenOptions::at(&logged, KeySource::Bytes(key(1))) }).unwrap();
+    let b = open_at(&url, 1);
+    let sid = a.create_session(None, None).unwrap().id;
+    // The statements `a` sends while `f` runs (one log line each; a
+    // statement's further lines and its parameters do not start with `LOG:`).
+    let statements = |f: &dyn Fn()| -> Vec<String> {
+        let before = std::fs::metadata(&log).unwrap().len() as usize;
+        f();
+        let text = std::fs::read(&log).unwrap();
+        String::from_utf8_lossy(&text[before..])
+            .lines()
+            .filter_map(|l| l.split_once("LOG:  ").map(|(_, s)| s.to_string()))
+            .filter(|s| s.starts_with("execute") || s.starts_with("statement:"))
+            .collect()
+    };
+    // The first append learns the session, in a transaction.
+    let first = statements(&|| assert_eq!(a.append_transcript(&sid, Role::User, "one".into()).unwrap().seq, 1));
+    assert!(first.len() >= 6 && first.iter().any(|s| s.contains("FOR UPDATE")), "{first:#?}");
+    for (n, text) in [(2, "two"), (3, "three"), (4, "four")] {
+        let sent = statements(&|| assert_eq!(a.append_transcript(&sid, Role::User, text.into()).unwrap().seq, n));
+        assert_eq!(sent.len(), 1, "{sent:#?}");
+        assert!(sent[0].contains("FROM sessiondb_append("), "{sent:#?}");
+    }
+    // Another handle appends: `a`'s guess is stale, its call writes nothing
+    // and the append goes in a transaction after `b`'s.
+    assert_eq!(b.append_transcript(&sid, Role::User, "other".into()).unwrap().seq, 5);
+    let sent = statements(&|| assert_eq!(a.append_transcript(&sid, Role::User, "six".into()).unwrap().seq, 6));
+    assert!(sent[0].contains("FROM sessiondb_append("), "{sent:#?}");
+    assert!(sent[1..].iter().any(|s| s.contains("FOR UPDATE")) && sent.last().unwrap().contains("COMMIT"), "{sent:#?}");
+    let sent = statements(&|| assert_eq!(a.append_transcript(&sid, Role::User, "seven".into()).unwrap().seq, 7));
+    assert_eq!(sent.len(), 1, "{sent:#?}");
+    let texts: Vec<String> = b.get_transcript(&sid, 1, 100).unwrap().into_iter().map(|e| e.content).collect();
+    assert_eq!(texts, ["one", "two", "three", "four", "other", "six", "seven"]);
+    let events = b.journal_events(&sid, 1, 100).unwrap();
+    let appended: Vec<u64> = events.iter().filter(|e| e.kind == "TranscriptAppended").map(|e| e.payload["from_seq"].as_u64().unwrap()).collect();
+    assert_eq!(appended, (1..=7).collect::<Vec<_>>(), "one TranscriptAppended event per append");
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=events.len() as u64).collect::<Vec<_>>());
+    // Fenced: another handle took `a`'s epoch; the one-statement append
+    // writes nothing and says `Conflict`, as every later write.
+    client(&url).execute("UPDATE owners SET epoch = epoch + 1 WHERE instance_id = $1", &[&a.instance_id()]).unwrap();
+    assert_eq!(a.append_transcript(&sid, Role::User, "fenced".into()).unwrap_err().kind(), ErrorKind::Conflict);
+    assert_eq!(a.append_transcript(&sid, Role::User, "fenced".into()).unwrap_err().kind(), ErrorKind::Conflict);
+    assert_eq!(b.get_transcript(&sid, 1, 100).unwrap().len(), 7);
+    assert!(b.check_records().unwrap().damaged.is_empty());
+}
+
+/// `sessiondb_append` (schema 5) writes only when the caller's view of the
+/// session holds, and a call sent again after a lost reply writes nothing
+/// twice: `ok`, then `committed` for the same call, `stale` for another
+/// call with the old view, `missing` for no such session.
+#[test]
+fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let s = open_at(&url, 1);
+    let sid = s.create_session(None, None).unwrap().id;
+    drop(s);
+    let mut c = client(&url);
+    let updated_at: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
+    let call = |c: &mut postgres::Client, sid: &str, seen_last: i64, event_id: &str| -> (String, Option<i64>) {
+        let r = c
+            .query_one(
+                "SELECT status, cur_last_seq FROM sessiondb_append($1, $2, $3::BIGINT, NULL,
+                   ARRAY[$3::BIGINT + 1], ARRAY['user'], ARRAY['text'], ARRAY[1::BIGINT], ARRAY[NULL::BIGINT], ARRAY[NULL::BIGINT],
+                   ARRAY[NULL::TEXT], ARRAY[NULL::TEXT], ARRAY[1::BIGINT], ARRAY['text'], ARRAY[''], ARRAY['\\x00'::BYTEA], ARRAY[NULL::BYTEA],
+                   $4, '', 'TranscriptAppended', '{}', '{}', 'now', FALSE, '', 0)",
+                &[&sid, &updated_at, &seen_last, &event_id],
+            )
+            .unwrap();
+        (r.get(0), r.get(1))
+    };
+    assert_eq!(call(&mut c, &sid, 0, "e1").0, "ok");
+    assert_eq!(call(&mut c, &sid, 0, "e1"), ("committed".to_string(), Some(1)));
+    assert_eq!(call(&mut c, &sid, 0, "e2"), ("stale".to_string(), Some(1)));
+    assert_eq!(call(&mut c, &sid, 1, "e2").0, "ok");
+    assert_eq!(call(&mut c, "no-such-session", 0, "e3").0, "missing");
+    let seqs: Vec<i64> = c.query("SELECT seq FROM transcript_entries WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(seqs, [1, 2]);
+    let events: Vec<String> = c.query("SELECT event_id FROM journal WHERE event_id LIKE 'e_' ORDER BY seq", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(events, ["e1", "e2"]);
+    let journal: Vec<i64> = c.query("SELECT seq FROM journal WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
 }

@@ -328,17 +328,25 @@ fn a_partition_frozen_inside_a_transaction_lets_other_writers_through_and_the_fr
     let frozen = std::sync::Arc::new(open(&via_proxy));
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // The client appends to `p` in a loop; on its first error it records
-    // the kind, retries that append once, and stops.
+    // the kind, retries that append once, and stops. Keyed appends: the
+    // key's lookup comes first, so each is a transaction that holds `p`'s
+    // row lock across round trips (a plain append to a session the handle
+    // wrote last is one statement in autocommit, with nothing to freeze
+    // inside a transaction).
     let worker = {
         let (s, stop) = (frozen.clone(), stop.clone());
         std::thread::spawn(move || {
             let (mut acked, mut n) = (Vec::new(), 0u32);
+            let append = |n: u32| {
+                s.append_entries_keyed("p", vec![NewEntry::text(Role::User, format!("frozen {n}"))], Some(&format!("frozen-{n}")))
+                    .map(|mut v| v.pop().expect("one entry"))
+            };
             while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                match s.append_transcript("p", Role::User, format!("frozen {n}")) {
+                match append(n) {
                     Ok(e) => acked.push((e.seq, e.content)),
                     Err(e) => {
                         let kind = e.kind();
-                        let retried = s.append_transcript("p", Role::User, format!("frozen {n}")).map(|e| (e.seq, e.content));
+                        let retried = append(n).map(|e| (e.seq, e.content));
                         return (acked, Some((kind, e.to_string())), Some(retried));
                     }
                 }

@@ -669,6 +669,15 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     /// Run `f` in one write transaction, committed only when `f` returns
     /// `Ok`. Errors: `Busy` after the backend's timeout, `Closed`.
     fn write_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()>;
+    /// [`Self::write_dyn`] for an `f` that may run more than once, each run
+    /// starting afresh (nothing of an earlier run is kept, on the server or
+    /// in `f`'s captures): a backend may first run it against answers it
+    /// guesses and keep its writes, then commit them only if the guesses
+    /// held, running it again in a transaction otherwise (PostgreSQL's
+    /// one-statement append). Default: `write_dyn`.
+    fn write_retryable_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()> {
+        self.write_dyn(f)
+    }
     /// Close: later calls fail with `Closed`. Closing twice is a no-op.
     fn close(&self);
     /// True once closed.
@@ -722,6 +731,16 @@ impl dyn Backend {
             Ok(())
         })?;
         Ok(out.expect("the read closure ran"))
+    }
+
+    /// [`Backend::write_retryable_dyn`] returning `f`'s value (from its last run).
+    pub fn write_retryable<T>(&self, mut f: impl FnMut(&dyn WriteTx) -> Result<T>) -> Result<T> {
+        let mut out = None;
+        self.write_retryable_dyn(&mut |tx| {
+            out = Some(f(tx)?);
+            Ok(())
+        })?;
+        Ok(out.expect("the write closure ran"))
     }
 
     /// [`Backend::write_dyn`] returning `f`'s value.

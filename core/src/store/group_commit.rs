@@ -212,7 +212,7 @@ fn write_group(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) {
 /// transaction itself failed (begin, commit, closed store): nothing written.
 fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> Result<Vec<Result<Vec<TranscriptEntry>>>> {
     let mut results = Vec::with_capacity(group.len());
-    let written = store.write(|t| {
+    let body = |t: &super::Tx<'_>, results: &mut Vec<Result<Vec<TranscriptEntry>>>| {
         for req in group {
             let p = lock(req);
             let r = append_in_tx(t, &p.session_id, &p.entries, p.metas.as_deref(), p.idempotency_key.as_deref());
@@ -224,7 +224,18 @@ fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> 
             }
         }
         Ok(())
-    });
+    };
+    // A lone append may run twice (a server first tries it as one
+    // statement, see `Backend::write_retryable_dyn`): each run starts with
+    // no results. A group is one transaction.
+    let written = if group.len() == 1 {
+        store.write_retryable(|t| {
+            results.clear();
+            body(t, &mut results)
+        })
+    } else {
+        store.write(|t| body(t, &mut results))
+    };
     match written {
         Ok(()) => Ok(results),
         // One append failed: every result so far, the failing one last.

@@ -546,6 +546,15 @@ impl SessionStore {
         })
     }
 
+    /// [`Self::write`] for an `f` that may run more than once, each run
+    /// starting afresh ([`Backend::write_retryable_dyn`]): the append path,
+    /// which a server writes in one statement.
+    pub(crate) fn write_retryable<T>(&self, mut f: impl FnMut(&Tx<'_>) -> Result<T>) -> Result<T> {
+        self.backend.write_retryable(|tx| {
+            f(&Tx { tx, key: &self.key, owner: &self.instance_id, envelope_json: &self.envelope_json, compress: self.compress })
+        })
+    }
+
     /// Run `f` in one short read transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&dyn ReadTx, &DataKey) -> Result<T>) -> Result<T> {
         self.backend.read(|tx| f(tx, &self.key))

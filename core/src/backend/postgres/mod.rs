@@ -248,6 +248,9 @@ pub struct PgBackend {
     /// The process that connected: in a forked child the pooled sockets are
     /// the parent's, so every call there is `Closed`.
     pid: u32,
+    /// What this handle knows of the sessions it appended to, for
+    /// one-statement appends ([`Backend::write_retryable_dyn`]).
+    hints: rows::Hints,
 }
 
 impl std::fmt::Debug for PgBackend {
@@ -300,6 +303,7 @@ impl PgBackend {
             lease: Mutex::new(None),
             fenced: Arc::new(AtomicBool::new(false)),
             pid: std::process::id(),
+            hints: Mutex::new(HashMap::new()),
         })
     }
 
@@ -362,6 +366,131 @@ impl PgBackend {
     fn epoch(&self) -> Option<i64> {
         lock(&self.lease).as_ref().map(|l| l.epoch)
     }
+
+    /// One write transaction running `f`; `learn`: keep what it saw of the
+    /// sessions it locked in [`rows::Hints`] once committed.
+    fn write_tx(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>, learn: bool) -> Result<()> {
+        if self.fenced.load(Ordering::SeqCst) {
+            return Err(owners::fenced_error());
+        }
+        let epoch = self.epoch();
+        let mut learned = Vec::new();
+        self.with_tx(IsolationLevel::ReadCommitted, false, |tx, stmts| {
+            let mut t = rows::PgTx::new(tx, stmts, true, learn.then_some(&self.hints));
+            // The fence is checked by the statement that inserts a journal
+            // event (one round trip fewer per write); a write without an
+            // event checks it before its commit.
+            if let Some(epoch) = epoch {
+                t.owner = Some(rows::Owner { instance_id: &self.instance_id, epoch, fenced: &self.fenced });
+            }
+            f(&t)?;
+            t.check_fence_before_commit()?;
+            learned = t.learned();
+            t.commit()
+        })?;
+        if !learned.is_empty() {
+            let mut h = lock(&self.hints);
+            for (sid, updated_at, last) in learned {
+                if h.len() >= rows::MAX_HINTS {
+                    h.clear();
+                }
+                h.insert(sid, (updated_at, last));
+            }
+        }
+        Ok(())
+    }
+
+    /// Send a speculative append as one `sessiondb_append` call in
+    /// autocommit. A connection found closed is replaced and the call sent
+    /// again (as at `BEGIN` in [`Self::with_tx`]): if the first one was
+    /// committed after all, the second finds its event id and answers
+    /// `committed`, so nothing is written twice.
+    /// Errors: `Conflict` (fenced), those of the statement.
+    fn append_one_statement(&self, spec: &rows::Spec) -> Result<Appended> {
+        const SQL: &str = "SELECT status, cur_updated_at, cur_last_seq FROM sessiondb_append(
+            $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)";
+        let (sid, ev) = (spec.sid.as_deref().expect("a session"), spec.event.as_ref().expect("an event"));
+        let (instance, epoch) = match self.epoch() {
+            Some(e) => (self.instance_id.as_str(), e),
+            None => ("", 0),
+        };
+        let fence = self.epoch().is_some();
+        let c = &spec.entries;
+        let seen_last = spec.seen.1.min(i64::MAX as u64) as i64;
+        let params: [&(dyn postgres::types::ToSql + Sync); 26] = [
+            &sid,
+            &spec.seen.0,
+            &seen_last,
+            &spec.new_updated_at,
+            &c.seq,
+            &c.role,
+            &c.format,
+            &c.created_at,
+            &c.tokens,
+            &c.source_line,
+            &c.model,
+            &c.provider,
+            &c.content_bytes,
+            &c.kind,
+            &c.call_keys,
+            &c.content,
+            &c.meta,
+            &ev.event_id,
+            &ev.operation_id,
+            &ev.kind,
+            &ev.payload,
+            &ev.envelope,
+            &ev.created_at,
+            &fence,
+            &instance,
+            &epoch,
+        ];
+        let mut attempts = 0;
+        let row = loop {
+            let mut c = self.conn()?;
+            let PgConn { client, stmts } = &mut *c;
+            let sent = match stmts.get(SQL) {
+                Some(st) => Ok(st.clone()),
+                None => client.prepare(SQL).inspect(|st| {
+                    stmts.insert(SQL.to_string(), st.clone());
+                }),
+            }
+            .and_then(|st| client.query_one(&st, &params));
+            match sent {
+                Ok(row) => break row,
+                Err(e) => {
+                    attempts += 1;
+                    if !(e.is_closed() || client.is_closed()) || attempts > POOL_SIZE {
+                        return Err(e.into());
+                    }
+                }
+            }
+        };
+        let status: &str = row.try_get(0)?;
+        match status {
+            "ok" => {
+                let last = spec.seen.1 + c.seq.len() as u64;
+                let mut h = lock(&self.hints);
+                h.insert(sid.to_string(), (spec.new_updated_at.unwrap_or(spec.seen.0), last));
+                Ok(Appended::Done)
+            }
+            "committed" => {
+                lock(&self.hints).remove(sid);
+                Ok(Appended::Done)
+            }
+            "fenced" => owners::fence_unless(false, &self.fenced).map(|()| Appended::Done),
+            // `stale`, `missing`: nothing written.
+            _ => Ok(Appended::Retry),
+        }
+    }
+}
+
+/// The outcome of [`PgBackend::append_one_statement`].
+enum Appended {
+    /// Committed.
+    Done,
+    /// Nothing written: the closure runs again in a transaction.
+    Retry,
 }
 
 impl Backend for PgBackend {
@@ -375,31 +504,51 @@ impl Backend for PgBackend {
 
     fn read_dyn(&self, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
         self.with_tx(IsolationLevel::RepeatableRead, true, |tx, stmts| {
-            let t = rows::PgTx::new(tx, stmts, false);
+            let t = rows::PgTx::new(tx, stmts, false, None);
             f(&t)?;
-            t.tx.into_inner().commit()?;
-            Ok(())
+            t.commit()
         })
     }
 
     fn write_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()> {
+        self.write_tx(f, false)
+    }
+
+    /// An append (`f` may run more than once): first without a transaction,
+    /// answered from what this handle knows of the session
+    /// ([`rows::Hints`]: its `updated_at` and last seq as this handle's last
+    /// append to it committed them), its rows sent as one `sessiondb_append`
+    /// call in autocommit, which writes them only if those answers still
+    /// hold under the session's row lock (`schema::V5`). One round trip
+    /// instead of six. When the handle knows nothing of the session, or
+    /// another writer changed it since, or the closure does anything else,
+    /// nothing was written and `f` runs again in a transaction
+    /// ([`Backend::write_dyn`]), from which the handle learns the session.
+    fn write_retryable_dyn(&self, f: &mut dyn FnMut(&dyn WriteTx) -> Result<()>) -> Result<()> {
         if self.fenced.load(Ordering::SeqCst) {
             return Err(owners::fenced_error());
         }
-        let epoch = self.epoch();
-        self.with_tx(IsolationLevel::ReadCommitted, false, |tx, stmts| {
-            let mut t = rows::PgTx::new(tx, stmts, true);
-            // The fence is checked by the statement that inserts a journal
-            // event (one round trip fewer per write); a write without an
-            // event checks it before its commit.
-            if let Some(epoch) = epoch {
-                t.owner = Some(rows::Owner { instance_id: &self.instance_id, epoch, fenced: &self.fenced });
+        let mut none = HashMap::new();
+        let t = rows::PgTx::speculative(&mut none, &self.hints);
+        let out = f(&t);
+        let spec = t.into_spec();
+        if !spec.aborted {
+            out?;
+            let (Some(sid), Some(_)) = (&spec.sid, &spec.event) else {
+                // Nothing asked of the server, nothing to write.
+                if spec.sid.is_none() {
+                    return Ok(());
+                }
+                return self.write_tx(f, true);
+            };
+            match self.append_one_statement(&spec)? {
+                Appended::Done => return Ok(()),
+                Appended::Retry => {
+                    super::lock(&self.hints).remove(sid);
+                }
             }
-            f(&t)?;
-            t.check_fence_before_commit()?;
-            t.tx.into_inner().commit()?;
-            Ok(())
-        })
+        }
+        self.write_tx(f, true)
     }
 
     fn close(&self) {

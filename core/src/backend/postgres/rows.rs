@@ -5,9 +5,10 @@
 //! value of another type ([`SessionRow::damaged`] stays empty) and an
 //! envelope column is `BYTEA` or `TEXT` (never [`Sealed::NotBytes`]).
 
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
 
 use postgres::types::ToSql;
 use postgres::{Row, Statement, Transaction};
@@ -23,8 +24,14 @@ use crate::error::{Error, Result};
 /// transaction (which also takes the session row locks that allocate seqs).
 /// Every statement is prepared once per connection (`stmts`, the
 /// connection's cache) and then executed in one round trip.
+///
+/// Or, with no transaction (`tx` is `None`), a speculative append ([`Spec`]):
+/// the append's reads are answered from what this handle knows of the
+/// session ([`Hints`]) and its writes are kept, to be sent as one
+/// `sessiondb_append` call that checks those answers under the session's
+/// row lock (see `schema::V5`).
 pub(super) struct PgTx<'a> {
-    pub(super) tx: RefCell<Transaction<'a>>,
+    tx: RefCell<Option<Transaction<'a>>>,
     stmts: RefCell<&'a mut HashMap<String, Statement>>,
     write: bool,
     /// Sessions whose `sessions` row this write transaction has locked.
@@ -34,6 +41,73 @@ pub(super) struct PgTx<'a> {
     pub(super) owner: Option<Owner<'a>>,
     /// Whether a statement of this transaction checked the fence.
     fence_checked: std::cell::Cell<bool>,
+    /// The speculative append, when `tx` is `None`.
+    spec: RefCell<Spec>,
+    /// Where this handle keeps what it knows of sessions it wrote; `Some`
+    /// in a write whose closure may run again (an append), which then
+    /// learns from its locked sessions.
+    hints: Option<&'a Hints>,
+    /// What this write saw of each session it locked.
+    learned: RefCell<HashMap<String, Seen>>,
+}
+
+/// What a write saw of a session: `(updated_at, last seq)`, each once known.
+type Seen = (Option<i64>, Option<u64>);
+
+/// What a handle knows of sessions it appended to, by session id:
+/// `(updated_at, last seq)` as its last append committed them. Only a
+/// guess for the next append (another writer may have written since):
+/// `sessiondb_append` checks it under the row lock.
+pub(super) type Hints = Mutex<HashMap<String, (i64, u64)>>;
+
+/// At most this many sessions are kept in [`Hints`] (then it starts over).
+pub(super) const MAX_HINTS: usize = 4096;
+
+/// A speculative append: the session whose [`Hints`] answered its reads,
+/// those answers, and the rows it would write.
+#[derive(Default)]
+pub(super) struct Spec {
+    /// The session, once its `updated_at` was asked.
+    pub(super) sid: Option<String>,
+    /// The answers given: `(updated_at, last seq)`.
+    pub(super) seen: (i64, u64),
+    /// The entries, as `sessiondb_append`'s column arrays.
+    pub(super) entries: EntryColumns,
+    /// `updated_at` to store, if the append moved it.
+    pub(super) new_updated_at: Option<i64>,
+    /// The journal row.
+    pub(super) event: Option<OwnedEvent>,
+    /// The closure did something a speculative append cannot answer or
+    /// keep: nothing is sent, and it runs again in a transaction.
+    pub(super) aborted: bool,
+}
+
+/// Entry rows as column arrays (one element per entry).
+#[derive(Default)]
+pub(super) struct EntryColumns {
+    pub(super) seq: Vec<i64>,
+    pub(super) role: Vec<String>,
+    pub(super) format: Vec<String>,
+    pub(super) created_at: Vec<i64>,
+    pub(super) tokens: Vec<Option<i64>>,
+    pub(super) source_line: Vec<Option<i64>>,
+    pub(super) model: Vec<Option<String>>,
+    pub(super) provider: Vec<Option<String>>,
+    pub(super) content_bytes: Vec<i64>,
+    pub(super) kind: Vec<String>,
+    pub(super) call_keys: Vec<String>,
+    pub(super) content: Vec<Vec<u8>>,
+    pub(super) meta: Vec<Option<Vec<u8>>>,
+}
+
+/// A journal row kept by a speculative append.
+pub(super) struct OwnedEvent {
+    pub(super) event_id: String,
+    pub(super) operation_id: String,
+    pub(super) kind: String,
+    pub(super) payload: String,
+    pub(super) envelope: String,
+    pub(super) created_at: String,
 }
 
 /// The handle that writes, for the fence check.
@@ -122,42 +196,121 @@ fn event_row(r: &Row) -> Result<EventRow> {
 }
 
 impl<'a> PgTx<'a> {
-    pub(super) fn new(tx: Transaction<'a>, stmts: &'a mut HashMap<String, Statement>, write: bool) -> PgTx<'a> {
+    /// A transaction; `hints`: see [`PgTx::hints`].
+    pub(super) fn new(tx: Transaction<'a>, stmts: &'a mut HashMap<String, Statement>, write: bool, hints: Option<&'a Hints>) -> PgTx<'a> {
         PgTx {
-            tx: RefCell::new(tx),
+            tx: RefCell::new(Some(tx)),
             stmts: RefCell::new(stmts),
             write,
             locked: RefCell::new(HashSet::new()),
             owner: None,
             fence_checked: std::cell::Cell::new(false),
+            spec: RefCell::new(Spec::default()),
+            hints,
+            learned: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// A speculative append answered from `hints` (no transaction).
+    pub(super) fn speculative(stmts: &'a mut HashMap<String, Statement>, hints: &'a Hints) -> PgTx<'a> {
+        PgTx {
+            tx: RefCell::new(None),
+            stmts: RefCell::new(stmts),
+            write: true,
+            locked: RefCell::new(HashSet::new()),
+            owner: None,
+            fence_checked: std::cell::Cell::new(false),
+            spec: RefCell::new(Spec::default()),
+            hints: Some(hints),
+            learned: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Commit the transaction (none in a speculative append: nothing to do).
+    pub(super) fn commit(self) -> Result<()> {
+        if let Some(tx) = self.tx.into_inner() {
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// The speculative append's state (after its closure ran).
+    pub(super) fn into_spec(self) -> Spec {
+        self.spec.into_inner()
+    }
+
+    /// What this write learned of the sessions it locked, for [`Hints`]:
+    /// `(session, updated_at, last seq)` where both are known.
+    pub(super) fn learned(&self) -> Vec<(String, i64, u64)> {
+        self.learned.borrow().iter().filter_map(|(k, v)| Some((k.clone(), v.0?, v.1?))).collect()
     }
 }
 
-impl PgTx<'_> {
+impl<'a> PgTx<'a> {
+    /// The transaction. In a speculative append there is none: whatever
+    /// needed one aborts the speculation (the closure runs again in a
+    /// transaction) and gets an error meanwhile.
+    fn t(&self) -> Result<RefMut<'_, Transaction<'a>>> {
+        let tx = self.tx.borrow_mut();
+        if tx.is_none() {
+            return Err(self.abort());
+        }
+        Ok(RefMut::map(tx, |t| t.as_mut().expect("checked")))
+    }
+
+    /// Give up the speculative append (see [`Spec::aborted`]); the error the
+    /// closure sees meanwhile (its outcome is discarded).
+    fn abort(&self) -> Error {
+        self.spec.borrow_mut().aborted = true;
+        Error::Database("speculative append given up; it runs again in a transaction".into())
+    }
+
+    /// In a speculative append: the session it writes, when `id` is that one.
+    fn spec_for(&self, id: &str) -> Option<Result<RefMut<'_, Spec>>> {
+        if self.tx.borrow().is_some() {
+            return None;
+        }
+        let spec = self.spec.borrow_mut();
+        Some(if spec.sid.as_deref() == Some(id) && !spec.aborted { Ok(spec) } else { drop(spec); Err(self.abort()) })
+    }
+
+    /// In a write that learns ([`PgTx::hints`]): note what it saw of a locked session.
+    fn learn(&self, id: &str, updated_at: Option<i64>, last: Option<u64>) {
+        if self.hints.is_none() || !self.locked.borrow().contains(id) {
+            return;
+        }
+        let mut l = self.learned.borrow_mut();
+        let e = l.entry(id.to_string()).or_default();
+        e.0 = updated_at.or(e.0);
+        e.1 = last.or(e.1);
+    }
+
     /// `sql` prepared on this connection (once; then from its cache).
     fn stmt(&self, sql: &str) -> Result<Statement> {
         if let Some(st) = self.stmts.borrow().get(sql) {
+            if self.tx.borrow().is_none() {
+                return Err(self.abort());
+            }
             return Ok(st.clone());
         }
-        let st = self.tx.borrow_mut().prepare(sql)?;
+        let st = self.t()?.prepare(sql)?;
         self.stmts.borrow_mut().insert(sql.to_string(), st.clone());
         Ok(st)
     }
 
     fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
         let st = self.stmt(sql)?;
-        Ok(self.tx.borrow_mut().query(&st, params)?)
+        Ok(self.t()?.query(&st, params)?)
     }
 
     fn exec(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
         let st = self.stmt(sql)?;
-        Ok(self.tx.borrow_mut().execute(&st, params)?)
+        Ok(self.t()?.execute(&st, params)?)
     }
 
     fn one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row> {
         let st = self.stmt(sql)?;
-        Ok(self.tx.borrow_mut().query_one(&st, params)?)
+        Ok(self.t()?.query_one(&st, params)?)
     }
 
     /// In a write transaction: lock the session's row (`FOR UPDATE`, once
@@ -169,10 +322,12 @@ impl PgTx<'_> {
             return Ok(None);
         }
         let rows = self.query("SELECT updated_at FROM sessions WHERE session_id = $1 FOR UPDATE", &[&session_id])?;
-        if !rows.is_empty() {
+        let updated_at: Option<i64> = rows.first().map(|r| r.get(0));
+        if updated_at.is_some() {
             self.locked.borrow_mut().insert(session_id.to_string());
+            self.learn(session_id, updated_at, None);
         }
-        Ok(Some(rows.first().map(|r| r.get(0))))
+        Ok(Some(updated_at))
     }
 
     /// Before the commit of a write transaction in which no journal insert
@@ -221,6 +376,20 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn session_updated_at(&self, id: &str) -> Result<Option<i64>> {
+        // A speculative append starts here: the session's hint answers, or
+        // the closure runs again in a transaction.
+        if self.tx.borrow().is_none() {
+            let mut spec = self.spec.borrow_mut();
+            if spec.sid.is_none() && !spec.aborted {
+                if let Some(&seen) = self.hints.and_then(|h| super::lock(h).get(id).copied()).as_ref() {
+                    spec.sid = Some(id.to_string());
+                    spec.seen = seen;
+                    return Ok(Some(seen.0));
+                }
+            }
+            drop(spec);
+            return Err(self.abort());
+        }
         // In a write transaction this is the first read of an append: it
         // takes the session's row lock too (one round trip for both).
         if let Some(locked) = self.lock_session(id)? {
@@ -275,8 +444,14 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn last_entry_seq(&self, session_id: &str) -> Result<u64> {
+        if let Some(spec) = self.spec_for(session_id) {
+            let spec = spec?;
+            return Ok(spec.seen.1 + spec.entries.seq.len() as u64);
+        }
         self.lock_session(session_id)?;
-        Ok(u(self.one("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = $1", &[&session_id])?.get(0)))
+        let last = u(self.one("SELECT COALESCE(MAX(seq), 0) FROM transcript_entries WHERE session_id = $1", &[&session_id])?.get(0));
+        self.learn(session_id, None, Some(last));
+        Ok(last)
     }
 
     fn event(&self, session_id: &str, event_id: &str) -> Result<Option<EventRow>> {
@@ -361,7 +536,7 @@ impl ReadTx for PgTx<'_> {
     }
 
     fn schema_version(&self) -> Result<u32> {
-        Ok(super::schema::current_version(&mut *self.tx.borrow_mut())?.max(0) as u32)
+        Ok(super::schema::current_version(&mut *self.t()?)?.max(0) as u32)
     }
 
     fn scan_sessions(&self, f: &mut dyn FnMut(&str, Result<SessionRow>) -> Result<()>) -> Result<()> {
@@ -572,11 +747,18 @@ impl WriteTx for PgTx<'_> {
     }
 
     fn set_session_updated_at(&self, id: &str, updated_at: i64) -> Result<()> {
+        if let Some(spec) = self.spec_for(id) {
+            spec?.new_updated_at = Some(updated_at);
+            return Ok(());
+        }
+        self.learn(id, Some(updated_at), None);
         self.exec("UPDATE sessions SET updated_at = $2 WHERE session_id = $1", &[&id, &updated_at])?;
         Ok(())
     }
 
     fn delete_session(&self, id: &str) -> Result<Option<u64>> {
+        self.learned.borrow_mut().remove(id);
+        self.locked.borrow_mut().remove(id);
         if self.exec("DELETE FROM sessions WHERE session_id = $1", &[&id])? == 0 {
             return Ok(None);
         }
@@ -593,12 +775,40 @@ impl WriteTx for PgTx<'_> {
     }
 
     fn insert_entries(&self, session_id: &str, rows: &[NewEntryRow<'_>]) -> Result<()> {
+        if let Some(spec) = self.spec_for(session_id) {
+            let mut spec = spec?;
+            let next = spec.seen.1 + spec.entries.seq.len() as u64 + 1;
+            if spec.event.is_some() || rows.iter().enumerate().any(|(k, e)| e.seq != next + k as u64) {
+                drop(spec);
+                return Err(self.abort());
+            }
+            let c = &mut spec.entries;
+            for e in rows {
+                c.seq.push(i(e.seq));
+                c.role.push(e.role.to_string());
+                c.format.push(e.format.to_string());
+                c.created_at.push(e.created_at);
+                c.tokens.push(e.tokens.map(i));
+                c.source_line.push(e.source_line.map(i));
+                c.model.push(e.model.map(str::to_string));
+                c.provider.push(e.provider.map(str::to_string));
+                c.content_bytes.push(i(e.content_bytes));
+                c.kind.push(e.kind.to_string());
+                c.call_keys.push(e.call_keys.to_string());
+                c.content.push(e.content.to_vec());
+                c.meta.push(e.meta.map(<[u8]>::to_vec));
+            }
+            return Ok(());
+        }
+        if let Some(last) = rows.last() {
+            self.learn(session_id, None, Some(last.seq));
+        }
         let st = self.stmt(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
                                              content_bytes, kind, call_keys, content_enc, meta_enc)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         )?;
-        let mut tx = self.tx.borrow_mut();
+        let mut tx = self.t()?;
         for e in rows {
             tx.execute(
                 &st,
@@ -631,6 +841,25 @@ impl WriteTx for PgTx<'_> {
         // aggregate version (see the module docs), and the row goes in,
         // only if this handle still holds its epoch (the fence: no row
         // means fenced).
+        if let Some(spec) = self.spec_for(row.session_id) {
+            let mut spec = spec?;
+            if spec.event.is_some() {
+                drop(spec);
+                return Err(self.abort());
+            }
+            spec.event = Some(OwnedEvent {
+                event_id: row.event_id.to_string(),
+                operation_id: row.operation_id.to_string(),
+                kind: row.kind.to_string(),
+                payload: row.payload.to_string(),
+                envelope: row.envelope.to_string(),
+                created_at: row.created_at.to_string(),
+            });
+            // Its seq and aggregate version are the server's, known at the
+            // commit; the only caller that speculates (an append) does not
+            // use them.
+            return Ok((0, 0));
+        }
         let (instance, epoch) = self.owner.as_ref().map_or(("", 0), |o| (o.instance_id, o.epoch));
         let fence = self.owner.is_some();
         let rows = self.query(
@@ -746,7 +975,8 @@ impl WriteTx for PgTx<'_> {
             Sealed::Bytes(b) => Some(b.clone()),
             _ => None,
         };
-        let mut tx = self.tx.borrow_mut();
+        self.learned.borrow_mut().remove(session_id);
+        let mut tx = self.t()?;
         let st = tx.prepare(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
                                              content_bytes, kind, call_keys, content_enc, meta_enc)
