@@ -153,6 +153,21 @@ pub use methods::generate_methods;
 pub use pyi::generate_pyi;
 pub use records::generate;
 pub use snapshot::snapshots;
+
+/// The one declaration's files, relative to the bridge crate, read as one
+/// text in this order: enums and records, the store's methods (`trait
+/// SessionStore`), module functions and error kinds.
+pub const API_FILES: [&str; 3] = ["api.rs", "api/store.rs", "api/functions.rs"];
+
+/// The one declaration ([`API_FILES`] under `bridge_dir`) as one text.
+/// Errors: the first file that cannot be read, with its path.
+pub fn read_api(bridge_dir: &std::path::Path) -> Result<String, String> {
+    API_FILES.iter().try_fold(String::new(), |mut all, f| {
+        let path = bridge_dir.join(f);
+        all.push_str(&std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?);
+        Ok(all)
+    })
+}
 use params::*;
 use records::*;
 use schema::*;

@@ -4,7 +4,7 @@
 /// bridge/api.rs completed from the core's types, as the generator reads it.
 pub(crate) fn expanded_api() -> String {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let api = std::fs::read_to_string(root.join("api.rs")).unwrap();
+    let api = read_api(root).unwrap();
     expand(&api, &Core::load(&root.join("../core/src")).unwrap()).unwrap()
 }
 
@@ -344,7 +344,7 @@ fn data_enums_cross_as_names_and_as_they_are_in_uniffi() {
 /// derived from the enums' declarations: the same text, exactly.
 #[test]
 fn api_unions_are_derived_from_the_enums() {
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/api.rs")).unwrap();
+    let src = read_api(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
     assert!(!src.contains("ts = \"'"), "a literal union written by hand in api.rs");
     let api = expanded_api();
     let node = generate(Host::Node, &api).unwrap();

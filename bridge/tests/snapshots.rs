@@ -17,7 +17,7 @@ fn first_difference(old: &str, new: &str) -> String {
 #[test]
 fn generated_code_matches_the_committed_snapshots() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let api = std::fs::read_to_string(root.join("api.rs")).expect("bridge/api.rs");
+    let api = sessiondb_bridge::read_api(root).expect("bridge/api.rs and bridge/api/");
     let bless = std::env::var("SESSIONDB_BLESS").is_ok_and(|v| v == "1");
     let mut stale = vec![];
     let core = sessiondb_bridge::Core::load(&root.join("../core/src")).expect("the core's sources parse");

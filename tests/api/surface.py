@@ -41,6 +41,14 @@ SURFACE = HERE / "surface.json"
 
 
 API = HERE.parent.parent / "bridge" / "api.rs"
+# The declaration's files, read as one text in this order
+# (`sessiondb_bridge::API_FILES`).
+API_FILES = [API, API.parent / "api" / "store.rs", API.parent / "api" / "functions.rs"]
+
+
+def api_text():
+    """bridge/api.rs and the rest of the declaration (API_FILES) as one text."""
+    return "".join(p.read_text(encoding="utf-8") for p in API_FILES)
 # The schema with every record's fields filled in from the core's types, as
 # the generator reads it (bridge/api.rs lists only where a host departs).
 SCHEMA = HERE.parent.parent / "bridge" / "generated" / "api.rs"
@@ -74,7 +82,7 @@ def _parse_bridge():
     struct's fields (from bridge/generated/api.rs, the schema completed from
     the core's types). Every host generates these from that one declaration,
     so tests/api/surface.json lists them only where a host departs."""
-    src = re.sub(r"(?m)^\s*//.*$", "", API.read_text(encoding="utf-8"))
+    src = re.sub(r"(?m)^\s*//.*$", "", api_text())
     out = {"methods": {}, "functions": {}, "records": {}}
     for trait, kind in (("SessionStore", "methods"), ("Functions", "functions")):
         body = re.search(r"(?ms)^trait " + trait + r" \{$(.*?)^\}$", src).group(1)
@@ -464,7 +472,7 @@ def error_decl():
     snake case, as `ErrorKind::code()`), `class` (`class = "..."`, else kind +
     `Error`), `python_classes` (the subclasses `python_class` may pick), and
     the fields each host shows (`python` snake_case, `node` camelCase)."""
-    src = re.sub(r"(?m)^\s*//.*$\n?", "", API.read_text(encoding="utf-8"))
+    src = re.sub(r"(?m)^\s*//.*$\n?", "", api_text())
     body = re.search(r"(?ms)^#\[bridge\(error\b[^\n]*\]\npub enum \w+ \{$(.*?)^\}$", src).group(1)
     attrs = r"((?:#\[bridge\(.*?\)\]\s*)*)"
     out = []

@@ -1,0 +1,331 @@
+// The module functions and the error kinds: part of the one declaration,
+// read after bridge/api/store.rs (see bridge/api.rs's head and
+// `sessiondb_bridge::API_FILES`).
+
+// ---- module functions: `core = path` names the core function; synchronous
+// unless `blocking` (Node: a Promise; Python: GIL released) or `detach`
+// (Python only: GIL released).
+
+trait Functions {
+    /// Effective Context Capacity in tokens (seed 000 "Context Utilization
+    /// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
+    /// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
+    /// `model_max_output`: none when not configured or unknown. Never
+    /// guesses a window.
+    #[bridge(core = sessiondb::context::effective_context_capacity, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
+    fn effective_context_capacity(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> u64;
+
+    /// Every term of the Effective Context Capacity (tokens).
+    #[bridge(core = sessiondb::context::capacity_breakdown, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
+    fn capacity_breakdown(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> CapacityBreakdown;
+
+    /// Effective Context Capacity for a known model name (its window and
+    /// maximum output), in tokens.
+    #[bridge(core = sessiondb::context::effective_context_capacity_for_model, defaults(output_reserve = None), errors(InvalidInput))]
+    fn effective_context_capacity_for_model(model: &str, output_reserve: Option<u64>) -> u64;
+
+    /// Published limits of a known model (case-insensitive prefix match), or
+    /// none: the caller must then pass the window itself.
+    #[bridge(core = sessiondb::context::known_model_limits, infallible)]
+    fn known_model_limits(model: &str) -> Option<ModelLimits>;
+
+    /// The meter for `active_tokens` against `capacity` (tokens): percent,
+    /// the `Ctx N%` label, band and overflow.
+    #[bridge(core = sessiondb::context::meter, errors(InvalidInput))]
+    fn meter(active_tokens: u64, capacity: u64) -> ContextMeter;
+
+    /// True when the projected context exceeds the capacity (compact before
+    /// the provider call).
+    #[bridge(core = sessiondb::context::should_compact, infallible)]
+    fn should_compact(projected_tokens: u64, capacity: u64) -> bool;
+
+    /// Token count of `text` for `model`: exact with the model's tokenizer,
+    /// else the documented estimate; a host count always wins.
+    #[bridge(core = sessiondb::context::count_tokens, defaults(host_count = None), infallible, detach)]
+    fn count_tokens(model: &str, text: &str, host_count: Option<u64>) -> TokenCount;
+
+    /// The documented estimate `⌈UTF-8 bytes / 3⌉` (no tokenizer), in tokens.
+    #[bridge(core = sessiondb::context::estimate_tokens, infallible)]
+    fn estimate_tokens(text: &str) -> u64;
+
+    /// The tiktoken encoding of a model name, or none when its family has none.
+    #[bridge(core = sessiondb::context::encoding_for_model, infallible)]
+    fn encoding_for_model(model: &str) -> Option<Encoding>;
+
+    /// Cut `text` to at most `max_chars` characters, ending with `…` when
+    /// cut, never inside a character or a common grapheme cluster.
+    #[bridge(core = sessiondb::context::truncate_chars, infallible)]
+    fn truncate_chars(text: &str, max_chars: usize) -> String;
+
+    /// The active context for the planner, from `entries` and `governance`
+    /// (as `recover_context_governance` returns it): excluded turns left out,
+    /// compacted turns as their summaries, tokens = the entry's count or
+    /// `count_tokens(model, content)`.
+    #[bridge(core = sessiondb::context::active_context_items, detach, errors(InvalidInput))]
+    fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem>;
+
+    /// Plan the compaction of the active context (seed 000, "Context
+    /// Compaction"): compact the oldest unpinned, unprotected items until the
+    /// context is ≤ `target_percent` (default 70) of `capacity` (tokens); a
+    /// tool call is never split from its result; summaries ≤ 240 characters.
+    /// `items`: `ContextItem`s in order (Python: or dicts of their fields);
+    /// `options`: the planner's (Python: a dict). `InvalidInput`: capacity 0,
+    /// target > 100, seqs not increasing; `ContextOverflow`, with the token
+    /// breakdown, when protected content alone exceeds capacity.
+    #[bridge(core = sessiondb::context::compact_context, defaults(target_percent = None, options = None), dict(items = "context items", options = "compaction options"), detach, errors(ContextOverflow, InvalidInput))]
+    fn compact_context(items: &[ContextItem], capacity: u64, target_percent: Option<u8>, options: &CompactionOptions) -> CompactionPlan;
+
+    /// The active context after `plan`: each transformed item gets its
+    /// summary (`compacted = true`, `tokens = tokens_after`); the others are
+    /// unchanged. Python: `plan` and `items` may be dicts (InvalidInputError
+    /// when one does not fit).
+    #[bridge(core = sessiondb::context::CompactionPlan::apply, infallible, dict(plan = "compaction plan", items = "context items"))]
+    fn apply_compaction(plan: &CompactionPlan, items: &[ContextItem]) -> Vec<ContextItem>;
+
+    /// The deterministic summary of one item, at most 240 characters (seed
+    /// 000, "Context Compaction"). Python: `item` may be a dict
+    /// (InvalidInputError when it does not fit).
+    #[bridge(core = sessiondb::context::summarize_item, infallible, dict(item = "context items"))]
+    fn summarize_item(item: &ContextItem) -> String;
+
+    /// Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
+    /// wins, then compaction); at most 1,000,000 turns.
+    #[bridge(core = sessiondb::context::governance_turns, errors(InvalidInput))]
+    fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Vec<TurnGovernance>;
+
+    // ---- the envelope and key primitives (the crypto conformance cases)
+
+    /// The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`.
+    #[bridge(core = sessiondb::primitives::envelope_aad, infallible)]
+    fn envelope_aad(record_id: &str) -> String;
+
+    /// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
+    /// fresh random nonce; returns the envelope's JSON text.
+    #[bridge(core = sessiondb::primitives::encrypt_field, blocking, errors(InvalidInput))]
+    fn encrypt_field(key: &[u8], record_id: &str, plaintext: &[u8]) -> String;
+
+    /// Decrypt an envelope (JSON text) written for `record_id`; returns the
+    /// plaintext bytes.
+    #[bridge(core = sessiondb::primitives::decrypt_field, blocking, errors(InvalidInput, Corrupt, AuthenticationFailed))]
+    fn decrypt_field(key: &[u8], record_id: &str, envelope_json: &str) -> Vec<u8>;
+
+    /// The workspace index of an already canonical path: lowercase hex of
+    /// HMAC-SHA-256 under the index subkey of the 32-byte `key`.
+    #[bridge(core = sessiondb::primitives::workspace_index, blocking, errors(InvalidInput))]
+    fn workspace_index(key: &[u8], canonical_path: &str) -> String;
+
+    /// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+    /// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
+    #[bridge(core = sessiondb::primitives::recovery_key_text, errors(InvalidInput))]
+    fn recovery_key_text(key: &[u8]) -> String;
+
+    /// The 32-byte data key of a recovery key (any case; whitespace and `-`
+    /// ignored); "recovery key checksum mismatch" for a mistyped key.
+    #[bridge(core = sessiondb::primitives::parse_recovery_key, errors(InvalidInput))]
+    fn parse_recovery_key(text: &str) -> Vec<u8>;
+
+    /// Read thClaws JSONL bytes (seed 002; the real format and the seed's
+    /// `message` form). A torn last line and bad lines are reported, never fatal.
+    /// `fallback_id` names a file without a header id. Python and Node:
+    /// `read_thclaws_digest`.
+    #[bridge(core = sessiondb::portable::read_thclaws_session, defaults(fallback_id = "session"), skip(python, node), errors(InvalidInput))]
+    fn read_thclaws(data: &[u8], fallback_id: &str) -> ThclawsRead;
+
+    /// Write a session as thClaws JSONL text (what real thClaws reads).
+    /// `InvalidInput`: an unknown role, blocks not a JSON array. Python and
+    /// Node: `write_thclaws_json`.
+    #[bridge(core = sessiondb::portable::write_thclaws_session, skip(python, node), errors(InvalidInput))]
+    fn write_thclaws(session: NewPortableSession) -> String;
+
+    /// The format of a session file from its first lines, or none when it is
+    /// none of thClaws, Codex rollout or Claude Code.
+    #[bridge(core = sessiondb::portable::detect_format, blocking, errors(Io))]
+    fn detect_format(path: &Path) -> Option<SourceFormat>;
+
+    /// Read thClaws JSONL bytes and return what the reader saw (the fields
+    /// of tests/conformance/portable/read_thclaws.json). Pure parsing.
+    /// `InvalidInput`: the bytes hold no session.
+    #[bridge(core = sessiondb::portable::read_thclaws_digest, defaults(fallback_id = "session"), detach, skip(uniffi), errors(InvalidInput))]
+    fn read_thclaws_digest(data: &[u8], fallback_id: &str) -> ThclawsDigest;
+
+    /// Write a session `{id, title?, model?, provider?, cwd?, created_at_ms?,
+    /// turns: [{role, blocks, timestamp_ms?, model?, provider?}]}` (Python: a
+    /// dict, `PortableSessionDict`; Node: an object) as thClaws JSONL text.
+    /// Pure. `InvalidInput`: no `id`, `turns` not an array, an unknown role,
+    /// a turn's `blocks` not an array.
+    // Kotlin/Swift: `write_thclaws` of a `NewPortableSession` (bindings/src/portable.rs).
+    #[bridge(core = sessiondb::portable::write_thclaws_json, detach, skip(uniffi), errors(InvalidInput), pyi(session = "PortableSessionDict"), ts(session = "{ id: string; title?: string | null; model?: string | null; provider?: string | null; cwd?: string | null; created_at_ms?: number | null; turns: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; blocks: Array<Record<string, unknown>>; timestamp_ms?: number | null; model?: string | null; provider?: string | null }> }"))]
+    fn write_thclaws_json(session: &serde_json::Value) -> String;
+
+    /// The default database path for `app` (seed 000 `sessionsDbPath()`):
+    /// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
+    /// `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
+    /// on macOS, `%LOCALAPPDATA%\<app>\sessions.db` on Windows.
+    /// `InvalidInput`: an app name that is not one path component; `Io`: no
+    /// home directory is known.
+    #[bridge(core = sessiondb::paths::default_db_path, defaults(app = "sessiondb"), returns = "String", errors(InvalidInput, Io))]
+    fn default_db_path(app: &str) -> PathBuf;
+
+    /// Canonical form of a workspace path (absolute, `.`/`..` resolved,
+    /// symlinks resolved for the longest existing prefix, NFC; DESIGN.md
+    /// "Workspace index"), a relative path taken against the current
+    /// directory. Reads the disk.
+    #[bridge(core = sessiondb::paths::canonical_workspace_in_cwd, blocking, errors(InvalidInput, Io))]
+    fn canonical_workspace(path: &str) -> String;
+
+    /// Benchmark helper, not API: the sessiondb run of the hosts' benchmarks
+    /// (python/bench/bench_vs_agents_sdk.py, node/bench/bench.mjs) in Rust
+    /// only. Opens the store at `path` under the 32-byte `key`, creates a
+    /// session, appends `items` as user text (one `append_transcript` per
+    /// item, or `append_entries` of `batch` items per call when `batch > 1`),
+    /// then reads everything back in pages of `page` entries. Returns the
+    /// wall-clock seconds of the append and the read phase (Python: the tuple
+    /// `(append_s, read_s)`). Errors: those of opening the store, appending
+    /// and reading (`InvalidInput` for a key that is not 32 bytes).
+    #[bridge(core = sessiondb::bench::append_and_read, defaults(batch = 1), blocking, skip(uniffi))]
+    fn _bench_core(path: &Path, key: &[u8], items: Vec<String>, page: u32, batch: usize) -> BenchTimes;
+}
+
+// ---- errors (every host's error mapping: bridge/src/errors.rs)
+
+/// Every failure sessiondb reports, one variant per core error kind.
+///
+/// `detail` is always the complete human-readable message, including what the
+/// user can do about it.
+#[bridge(error, core = sessiondb::Error, kind = sessiondb::ErrorKind, uniffi = "SessionDbError")]
+pub enum Error {
+    /// The database exists but its data key is missing from the key source.
+    /// No new key was written (seed 000, "Key Lifecycle": recovery-locked).
+    RecoveryLocked {
+        /// The key backend that was asked (e.g. `host key provider`).
+        backend: String,
+        /// The credential-store service name (the app name).
+        #[bridge(skip(python, node))]
+        service: String,
+    },
+    /// The key found does not open this database (its key-check value failed).
+    KeyMismatch {
+        /// The key backend the wrong key came from.
+        backend: String,
+    },
+    /// No credential store could be reached, or it refused access (locked,
+    /// denied...). Never read as "no key". Also raised when a host key
+    /// provider throws something other than a `SessionDbError`.
+    KeyStoreUnavailable {
+        /// The backend, e.g. `Secret Service (D-Bus)`.
+        backend: String,
+        /// What failed, without secrets.
+        #[bridge(skip(python, node))]
+        reason: String,
+        /// What the user can do about it.
+        remedy: String,
+    },
+    /// A session, entry, operation or journal event does not exist.
+    NotFound {
+        /// Kind of thing, e.g. `session`.
+        #[bridge(skip(python, node), get = "what.to_string()")]
+        what: String,
+        /// Its id.
+        #[bridge(skip(python, node))]
+        id: String,
+    },
+    /// The request conflicts with what is stored (same event id with another
+    /// payload, ambiguous id prefix or title, existing session id...).
+    Conflict {
+        /// Why, without user content.
+        #[bridge(skip(python, node))]
+        reason: String,
+    },
+    /// An AEAD tag did not verify: a stored value was altered, moved or swapped.
+    #[bridge(class = "AuthenticationError")]
+    AuthenticationFailed {
+        /// The record id used as AAD (e.g. `session:<id>:name`).
+        #[bridge(skip(python, node))]
+        record: String,
+    },
+    /// Stored data is not in the expected shape (not a database, bad
+    /// envelope, schema newer than this build...).
+    Corrupt {
+        /// What is wrong, without user content.
+        #[bridge(skip(python, node))]
+        reason: String,
+    },
+    /// Another writer held the database lock past the busy timeout.
+    Busy {
+        /// The configured busy timeout, in milliseconds.
+        timeout_ms: u64,
+        /// How long the call really waited, in milliseconds.
+        waited_ms: u64,
+    },
+    /// An argument is out of range or malformed.
+    InvalidInput {
+        /// What is wrong with it.
+        #[bridge(skip(python, node))]
+        reason: String,
+    },
+    /// The operating system refused a file operation. Python: an `OSError`,
+    /// `FileNotFoundIoError` / `PermissionIoError` where the OS said so.
+    #[bridge(pattern = "Io { step, source }", python_class = r#"match source.kind() {
+        std::io::ErrorKind::NotFound => "FileNotFoundIoError",
+        std::io::ErrorKind::PermissionDenied => "PermissionIoError",
+        _ => "IoError",
+    }"#)]
+    Io {
+        /// The step that failed (e.g. `creating the state directory`).
+        #[bridge(skip(python, node), get = "step.to_string()")]
+        step: String,
+        /// The OS error kind as Rust names it (`NotFound`, `PermissionDenied`...).
+        #[bridge(skip(python, node), get = r#"format!("{:?}", source.kind())"#)]
+        os_kind: String,
+        /// The OS error number, if the OS gave one.
+        #[bridge(skip(uniffi), get = "source.raw_os_error()")]
+        errno: Option<i32>,
+        /// The OS error as a POSIX name: `ENOENT`, `EACCES`, `ENOSPC`, else `EIO`.
+        #[bridge(skip(python, uniffi), get = r#"match source.kind() {
+            std::io::ErrorKind::NotFound => "ENOENT",
+            std::io::ErrorKind::PermissionDenied => "EACCES",
+            std::io::ErrorKind::StorageFull => "ENOSPC",
+            _ => "EIO",
+        }"#)]
+        io_kind: String,
+    },
+    /// SQLite reported an error that is none of the above.
+    #[bridge(pattern = "Database(reason)", fallback)]
+    Database {
+        /// SQLite's message (never contains bound values).
+        #[bridge(skip(python, node))]
+        reason: String,
+    },
+    /// Irreducible Context Overflow: protected content alone exceeds the
+    /// Effective Context Capacity (seed 000, "Context Compaction"). The
+    /// fields are the token breakdown.
+    #[bridge(pattern = "ContextOverflow(b)", node_object = "breakdown")]
+    ContextOverflow {
+        /// Effective Context Capacity measured against (tokens).
+        #[bridge(get = "b.capacity")]
+        capacity: u64,
+        /// System prompt and other system items (tokens).
+        #[bridge(get = "b.system")]
+        system: u64,
+        /// Pinned items (tokens).
+        #[bridge(get = "b.pinned")]
+        pinned: u64,
+        /// Recent turns kept verbatim (tokens).
+        #[bridge(get = "b.recent")]
+        recent: u64,
+        /// Protected tool results (tokens).
+        #[bridge(get = "b.tool_results")]
+        tool_results: u64,
+        /// Anything else that could not be compacted (tokens).
+        #[bridge(get = "b.other")]
+        other: u64,
+        /// Sum of the categories above (tokens).
+        #[bridge(get = "b.protected_total")]
+        protected_total: u64,
+        /// What the user can do, most useful first (plain sentences).
+        #[bridge(get = "b.remedies")]
+        remedies: Vec<String>,
+    },
+    /// The store was closed (or used in a forked child); open it again.
+    Closed,
+}

@@ -1,0 +1,383 @@
+// The store's methods (`trait SessionStore`): part of the one declaration,
+// read after bridge/api.rs (see its head and `sessiondb_bridge::API_FILES`).
+
+// ---- the store's methods: the core method's parameters and `Ok` type;
+// `core = path`: a free function of the core taking the store first.
+// `defaults(...)`: Python's defaults (Node: optional, Kotlin/Swift: defaults).
+
+trait SessionStore {
+    /// The database file path.
+    #[bridge(sync, infallible, getter, returns = "String")]
+    fn path(&self) -> &Path;
+
+    /// This handle's owner id (recorded on the operations it dispatches).
+    #[bridge(sync, infallible, getter, returns = "String")]
+    fn instance_id(&self) -> &str;
+
+    /// Which key backend the data key came from.
+    #[bridge(sync, infallible, getter, returns = "String")]
+    fn key_backend(&self) -> &str;
+
+    /// True once `close()` ran.
+    #[bridge(sync, infallible, getter = "closed")]
+    fn is_closed(&self) -> bool;
+
+    /// Close the handle (checkpoints the WAL, releases the owner lock).
+    /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
+    /// `closeStore()`).
+    #[bridge(infallible)]
+    fn close(&self);
+
+    /// Schema version, counts and file sizes.
+    #[bridge(errors(Closed))]
+    fn stats(&self) -> StoreStats;
+
+    /// This store's data key as a recovery key: 56 base32 characters (key
+    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+    /// it can decrypt every session.
+    #[bridge(infallible)]
+    fn recovery_key(&self) -> String;
+
+    /// Copy this store into `dest` (another store: a file or a PostgreSQL
+    /// URL), incrementally, moving ciphertext as it is: the rows added per
+    /// kind and the sessions refused (`conflicts`). `KeyMismatch`: dest has
+    /// another data key; nothing is written.
+    #[bridge(errors(KeyMismatch, Closed, Busy, Io))]
+    fn copy_to(&self, dest: &SessionStore) -> CopyReport;
+
+    /// Sessions by workspace, most recently active first, at most `limit`.
+    /// `scope`: "current" (bound to `path`), "other" (bound to another
+    /// workspace than `path`), "unbound", "all". Only the page is decrypted
+    /// (the HMAC workspace index selects it).
+    #[bridge(core = sessiondb::SessionStore::list_sessions_in_scope, defaults(path = None, limit = None), errors(InvalidInput), skip(uniffi))]
+    fn list_sessions_for_workspace(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Vec<Session>;
+
+    /// Kotlin/Swift's form: the sessions `filter` selects, most recently
+    /// active first, at most `limit`.
+    #[bridge(defaults(limit = None), skip(python, node), errors(InvalidInput))]
+    fn list_sessions_for_workspace(&self, filter: WorkspaceFilter, limit: Option<u32>) -> Vec<Session>;
+
+    /// Create a session titled `name` (none = untitled), bound to
+    /// `workspace_path` (made canonical) if given, with a new uuid v7 id.
+    /// Python and Node take every field of `NewSession` here.
+    #[bridge(defaults(name = None, workspace_path = None), skip(python, node), errors(InvalidInput, Closed))]
+    fn create_session(&self, name: Option<String>, workspace_path: Option<String>) -> Session;
+
+    /// Create a session titled `name` (none = untitled), bound to
+    /// `workspace_path` (made canonical) if given; the other fields of
+    /// `NewSession` are keyword arguments (Python) or an options object
+    /// (Node). `id` none = a new uuid v7; an `id` that exists is `Conflict`.
+    #[bridge(core = sessiondb::SessionStore::create_session_with, skip(uniffi), keywords(new = "name, workspace_path"), errors(Conflict, InvalidInput, Closed))]
+    fn create_session(&self, new: NewSession) -> Session;
+
+    /// Create a session with every field of `NewSession` (imports, forks;
+    /// `Conflict`: the id exists).
+    #[bridge(skip(python, node), errors(Conflict, InvalidInput, Closed))]
+    fn create_session_with(&self, new: NewSession) -> Session;
+
+    /// One session.
+    #[bridge(errors(NotFound))]
+    fn get_session(&self, id: &str) -> Session;
+
+    /// Every session, most recently active first, at most `limit` (none = all).
+    #[bridge(defaults(limit = None))]
+    fn list_sessions(&self, limit: Option<u32>) -> Vec<Session>;
+
+    /// Resolve a full id, a unique id prefix or an exact title.
+    #[bridge(errors(NotFound, Conflict))]
+    fn find_session(&self, id_prefix_or_title: &str) -> Session;
+
+    /// Delete a session with its transcript, tokens and context extensions
+    /// (its journal stays).
+    #[bridge(errors(NotFound))]
+    fn delete_session(&self, id: &str);
+
+    /// Delete sessions by a retention policy (issue 30; SECURITY.md
+    /// "Deletion"): those whose last activity is more than `max_age_days`
+    /// days old, or that rank past the newest `max_sessions`; the newest
+    /// `keep_latest` and (with `keep_named`) named sessions are kept, and so
+    /// is a session written to meanwhile. Each deletion is a `SessionDeleted`
+    /// journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
+    /// list what would go, delete nothing. No limit: nothing. Oldest first.
+    #[bridge(core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
+    fn prune(&self, max_age_days: Option<u32>, max_sessions: Option<u32>, keep_named: bool, keep_latest: u32, dry_run: bool) -> Vec<PrunedSession>;
+
+    /// Append one entry; returns it with its seq.
+    #[bridge(errors(NotFound, InvalidInput))]
+    fn append_transcript(&self, session_id: &str, role: Role, content: String) -> TranscriptEntry;
+
+    /// Append entries in one transaction (all or none); returns them with
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
+    #[bridge(core = sessiondb::SessionStore::append_entries_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Conflict))]
+    fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
+
+    /// `append_entries` with per-entry metadata, one transaction (all or
+    /// none): a model or provider name over 256 bytes or with control
+    /// characters, an `extra` (Kotlin/Swift `extraJson`) that is not a JSON
+    /// object or an `item` that is not JSON text is `InvalidInput`. The
+    /// `idempotency_key` is `append_entries`' (the metadata is part of what
+    /// a retry must repeat).
+    #[bridge(core = sessiondb::SessionStore::append_entries_with_meta_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
+    fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
+
+    /// Append Agents SDK items (each item's JSON text) in one transaction,
+    /// as the Python adapter's `add_items` stores them: each item kept whole
+    /// as the entry's `item`, the entry's role and content derived from it
+    /// (`item_role`, `item_text`), written at `created_at_ms` (none = now),
+    /// under `idempotency_key` as `append_entries`. Returns the first item's
+    /// seq (0 for no items). An item that is not a JSON object is
+    /// `InvalidInput`. Python only (the adapter's one native call per turn).
+    #[bridge(core = sessiondb::portable::append_agents_items, defaults(idempotency_key = None, created_at_ms = None), skip(node, uniffi), errors(NotFound, InvalidInput, Closed, Conflict))]
+    fn append_agents_items(&self, session_id: &str, items: Vec<String>, idempotency_key: Option<&str>, created_at_ms: Option<i64>) -> u64;
+
+    /// Replace the session's last visible entries, which must hold
+    /// `expected_items` (JSON texts, oldest first, compared as JSON values
+    /// with each entry's `item`; an entry without one as `{"role",
+    /// "content"}`), with `entries`, in one transaction with one
+    /// `TranscriptTailReplaced` journal event: the replaced entries are
+    /// retracted, the new ones appended. No expected items: an append that
+    /// records its key even with no entries. Returns the appended entries.
+    /// The Agents SDK JS session's history transactions. With an
+    /// `idempotency_key`, the same change again is a no-op returning what
+    /// the first stored; a tail that does not match, or the key used for
+    /// another change, is `Conflict` and writes nothing.
+    #[bridge(core = sessiondb::SessionStore::replace_tail_items, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
+    fn replace_tail_items(&self, session_id: &str, expected_items: Vec<String>, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
+
+    /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
+    #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
+    fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<TranscriptEntry>;
+
+    /// The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+    #[bridge(defaults(limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
+    fn get_transcript_tail(&self, session_id: &str, limit: u32) -> Vec<TranscriptEntry>;
+
+    /// `get_transcript` with each entry's metadata (an empty `EntryMeta`
+    /// for entries written without).
+    #[bridge(defaults(from_seq = 1, limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
+
+    /// The last `limit` (1..=10000) entries with their metadata, in seq
+    /// order, in one read.
+    #[bridge(defaults(limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_transcript_tail_with_meta(&self, session_id: &str, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
+
+    /// Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
+    /// structured items, in one read (see `ItemPage`). Contents of entries
+    /// with an item are not decrypted.
+    #[bridge(defaults(from_seq = 1, limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_entry_items(&self, session_id: &str, from_seq: u64, limit: u32) -> ItemPage;
+
+    /// The last `limit` (1..=10000) entries as their structured items, in
+    /// seq order, in one read (see `ItemPage`).
+    #[bridge(defaults(limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
+    fn get_entry_items_tail(&self, session_id: &str, limit: u32) -> ItemPage;
+
+    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
+    /// export, fork and the context from now on (one EntryRetracted journal
+    /// event). Returns the entry, or none when it was already retracted.
+    #[bridge(errors(NotFound, Busy))]
+    fn retract_entry(&self, session_id: &str, seq: u64) -> Option<TranscriptEntry>;
+
+    /// Retract the last visible entry and return it (none when there is
+    /// none): the Agents SDK's `pop_item`.
+    #[bridge(errors(NotFound, Busy))]
+    fn retract_last_entry(&self, session_id: &str) -> Option<TranscriptEntry>;
+
+    /// Sums of a session's token ledger.
+    #[bridge(errors(NotFound))]
+    fn token_totals(&self, session_id: &str) -> TokenTotals;
+
+    /// Append a context extension (pin, plan, artifact...): `kind` in
+    /// plaintext, `body_json` JSON text (stored encrypted). Returns its number `n`.
+    #[bridge(errors(NotFound, InvalidInput))]
+    fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> u64;
+
+    /// A session's context extensions, in `n` order.
+    #[bridge(errors(NotFound, AuthenticationFailed))]
+    fn list_context_extensions(&self, session_id: &str) -> Vec<ContextExtension>;
+
+    /// Meter and per-turn state of a stored session (`/context`) for a model
+    /// with a `raw_window`-token context window and an optional output
+    /// reserve (tokens). `model` defaults to the session's model; it picks
+    /// the tokenizer and caps the reserve by the model's known maximum output.
+    #[bridge(core = sessiondb::context::context_status, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput))]
+    fn context_status(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ContextStatus;
+
+    /// What the model sees next for a `raw_window`-token window (DESIGN.md
+    /// "Context governance"): every visible entry in order, verbatim,
+    /// compacted (a run is one item with its summary) or excluded, with its
+    /// tokens, from stored counts. Records nothing.
+    #[bridge(core = sessiondb::context::active_context, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput, AuthenticationFailed, Corrupt))]
+    fn active_context(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ActiveContextView;
+
+    /// Resolve a reference (id, unique id prefix or exact title) as
+    /// `/load` does (seed 002), preferring sessions of `workspace`.
+    #[bridge(core = sessiondb::portable::resolve_session, defaults(workspace = None), errors(NotFound, Conflict))]
+    fn resolve_session(&self, reference: &str, workspace: Option<&str>) -> Session;
+
+    /// The 20 most recently active sessions (seed 002 `/sessions`).
+    #[bridge(core = sessiondb::portable::recent_sessions)]
+    fn recent_sessions(&self) -> Vec<Session>;
+
+    /// Set (a string) or clear (none) a session's title.
+    #[bridge(errors(NotFound))]
+    fn rename_session(&self, id: &str, name: Option<String>) -> Session;
+
+    /// Change a session's model and provider; the id stays (seed 002 `/model`).
+    #[bridge(defaults(provider = None), errors(NotFound))]
+    fn set_session_model(&self, id: &str, model: Option<String>, provider: Option<String>) -> Session;
+
+    /// Set a session's work mode (host-defined, e.g. `plan`, `build`).
+    #[bridge(errors(NotFound))]
+    fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Session;
+
+    /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
+    #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
+    fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<JournalEvent>;
+
+    /// Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
+    /// the record's fields as keyword arguments).
+    #[bridge(keywords(usage), errors(NotFound, InvalidInput))]
+    fn record_tokens(&self, session_id: &str, usage: TokenUsage);
+
+    /// Append one journal event, idempotent by `event_id`: the same event
+    /// again returns the original seq with `duplicate = true` (Python: the
+    /// event's fields as arguments). The session is the event's aggregate:
+    /// it need not be a stored session. `Conflict`: the same id with other
+    /// content, or a second dispatch or terminal of one operation;
+    /// `NotFound`: a terminal event of an operation never dispatched.
+    #[bridge(flatten(event), errors(Conflict, NotFound, InvalidInput))]
+    fn journal_append(&self, event: NewEvent) -> AppendOutcome;
+
+    /// Record that an operation's effect was dispatched, owned by this
+    /// handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
+    /// `payloadJson`, JSON text). Idempotent for the same payload;
+    /// `Conflict`: dispatched before with another payload.
+    #[bridge(defaults(payload = None), errors(Conflict, InvalidInput))]
+    fn dispatch_operation(&self, session_id: &str, operation_id: &str, payload: Option<serde_json::Value>) -> AppendOutcome;
+
+    /// Record an operation's terminal event (idempotent for the same outcome
+    /// and payload). `NotFound`: never dispatched.
+    #[bridge(defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
+    fn complete_operation(&self, session_id: &str, operation_id: &str, outcome: OperationOutcome, payload: Option<serde_json::Value>) -> AppendOutcome;
+
+    /// Operations dispatched without a terminal event.
+    #[bridge(returns = "Vec<OpenOperation>")]
+    fn open_operations(&self) -> Vec<(String, String, String)>;
+
+    /// Run the recovery pass (seed 000, "Recovery Pass"): mark every open
+    /// operation whose owner is gone `OperationUnknownOutcome`.
+    #[bridge(errors(Busy, Closed))]
+    fn recover(&self) -> RecoveryReport;
+
+    /// The report of the recovery pass run at open.
+    #[bridge(sync, infallible)]
+    fn open_recovery_report(&self) -> RecoveryReport;
+
+    /// Replay a session's pins, exclusions and compactions (after a restart).
+    #[bridge(core = sessiondb::context::recover_context_governance, errors(NotFound, AuthenticationFailed, Corrupt))]
+    fn recover_context_governance(&self, session_id: &str) -> ContextGovernance;
+
+    /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
+    /// `include`) on transcript seqs; returns the extension number `n`.
+    #[bridge(core = sessiondb::context::record_turn_decision, errors(InvalidInput, NotFound))]
+    fn record_turn_decision(&self, session_id: &str, kind: &str, seqs: &[u64]) -> u64;
+
+    /// Open a saved session (seed 000, "Session Restoration Boundary"): its
+    /// knowledge (transcript, model, work mode, workspace, token totals,
+    /// governance, other extensions) and a fresh authority. Reads only.
+    #[bridge(core = sessiondb::restore::open_saved_session, errors(NotFound, AuthenticationFailed, Corrupt))]
+    fn open_saved_session(&self, session_id: &str) -> OpenedSession;
+
+    /// A stored session as text in `format`: `thclaws` (the default: JSONL
+    /// that real thClaws reads), `markdown` (a transcript to share, secrets
+    /// always redacted) or `json` (the neutral model as one pretty-printed
+    /// document). thClaws and JSON are redacted only under the store's
+    /// redaction policy (`on-export`, `on-write`).
+    #[bridge(core = sessiondb::portable::export_text, defaults(format = None), errors(NotFound, AuthenticationFailed))]
+    fn export_thclaws(&self, session_id: &str, format: Option<ExportFormat>) -> String;
+
+    /// Export a stored session in `format` (as `export_thclaws`; default
+    /// thClaws JSONL, streamed) into the file at `path` (written to a private
+    /// 0600 temporary file beside it, renamed over it once complete: a failed
+    /// export leaves the old file); returns what was written.
+    #[bridge(core = sessiondb::portable::export_file, defaults(format = None), errors(NotFound, Io, AuthenticationFailed))]
+    fn export_thclaws_to_file(&self, session_id: &str, path: &Path, format: Option<ExportFormat>) -> WriteReport;
+
+    /// Import every session file under `paths` (files or directory trees;
+    /// inside a directory only `*.jsonl` files, format detected per file).
+    /// Returns one report per file, in the order of `paths` (each tree in
+    /// sorted walk order). Nothing aborts the whole import: a path that
+    /// cannot be read becomes a `failed` report whose `error` names it.
+    /// There is no progress callback (Kotlin/Swift: a listener).
+    #[bridge(core = sessiondb::portable::import_paths_report, skip(uniffi))]
+    fn import_paths(&self, paths: &[PathBuf]) -> Vec<FileImport>;
+
+    /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
+    /// transcript; format detected unless given). Incremental: a file
+    /// imported before resumes after its last imported line. Problems with
+    /// the file are in the report's status.
+    #[bridge(core = sessiondb::portable::import_file, defaults(format = None), errors(Io, Closed))]
+    fn import_file(&self, path: &Path, format: Option<SourceFormat>) -> FileImport;
+
+    /// Plan compaction of a stored session's active context down to
+    /// `target_percent` (default 70) of capacity (`/compact`); unless
+    /// `dry_run`, record the plan. The saved transcript is never modified.
+    #[bridge(core = sessiondb::context::compact_session, defaults(output_reserve = None, model = None, target_percent = None, dry_run = false), errors(ContextOverflow, NotFound, InvalidInput))]
+    fn compact_session(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>, target_percent: Option<u8>, dry_run: bool) -> CompactionPlan;
+
+    /// Fork a session (seed 002 `/fork`): a new session with the same model,
+    /// provider and workspace, `forked_from`/`forked_at_seq` recorded, seeded
+    /// with `summary` (one `system` entry) or with a copy of the entries up to
+    /// and including `at_seq` (none = the last); with neither, with a summary
+    /// of the whole old history.
+    #[bridge(core = sessiondb::portable::fork_session, defaults(at_seq = None, summary = None), errors(NotFound, InvalidInput))]
+    fn fork_session(&self, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> Session;
+
+    /// Record a compaction plan (a context extension); returns its number
+    /// `n`, or none for a plan without transformations (not recorded).
+    #[bridge(core = sessiondb::context::record_compaction, errors(NotFound, InvalidInput))]
+    fn record_compaction(&self, session_id: &str, plan: &CompactionPlan) -> Option<u64>;
+
+    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+    #[bridge(core = sessiondb::portable::sidebar_sessions)]
+    fn sidebar_sessions(&self) -> Vec<Session>;
+
+    /// Search every session's messages, tool calls and outputs, thinking and
+    /// titles (docs/search.md gives the query language: words, "phrases",
+    /// prefix*, -excluded, OR, role:, session:, model:, after:, before:,
+    /// in:, workspace:). The encrypted index catches up with the store first:
+    /// every committed entry of any handle is found, deleted and retracted
+    /// content never is. Highlights count code points (Python `str` indices).
+    #[bridge(core = sessiondb::search::search_code_points, defaults(options = None), skip(node, uniffi), errors(InvalidInput, Io, Closed, Busy))]
+    fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
+
+    /// Search every session's messages, tool calls and outputs, thinking and
+    /// titles (docs/search.md gives the query language). The encrypted index
+    /// catches up with the store first: every committed entry of any handle
+    /// is found, deleted and retracted content never is. Highlights count
+    /// UTF-16 code units (JavaScript and Kotlin string indices, Swift `utf16`).
+    #[bridge(core = sessiondb::search::search_utf16, defaults(options = None), skip(python), errors(InvalidInput, Io, Closed, Busy))]
+    fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
+
+    /// Rebuild the encrypted search index from the store (it is a cache:
+    /// searching never needs this; after it, searches start from a fresh index).
+    #[bridge(core = sessiondb::search::rebuild_search_index, errors(Io, Closed))]
+    fn rebuild_search_index(&self) -> RebuildReport;
+}
+
+/// The seconds of a benchmark run's two phases (`_bench_core`): appending
+/// the items and reading them back. Python keeps the `(append_s, read_s)`
+/// tuple.
+#[bridge(output, tuple, skip(python, uniffi))]
+pub struct BenchTimes {
+    /// Wall-clock seconds of the append phase.
+    pub append_s: f64,
+    /// Wall-clock seconds of the read phase.
+    pub read_s: f64,
+}
