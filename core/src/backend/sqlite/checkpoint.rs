@@ -41,10 +41,10 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 use super::{lock, JOURNAL_SIZE_LIMIT};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// WAL bytes (frames × page size) after a commit from which the thread
 /// runs a PASSIVE checkpoint: 4 MiB. Smaller copies more often (a page
@@ -203,12 +203,7 @@ pub(super) fn checkpoint(conn: &Connection, mode: &str) -> Result<(i64, i64, i64
 /// as the writer (a checkpoint syncs the WAL, then the database), the
 /// writer's `journal_size_limit`. It never creates the file.
 fn open_checkpointer(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| match Error::from(e) {
-        Error::Io { source, .. } => Error::io("opening the database file", source),
-        other => other,
-    })?;
-    conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
+    let conn = super::open_file(path, false, busy_timeout_ms)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
     conn.pragma_update(None, "trusted_schema", "OFF")?;

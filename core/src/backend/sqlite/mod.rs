@@ -26,11 +26,14 @@
 //!   `<db>-owners/<instance>.lock` for its whole life ([`OwnerLock`]).
 //! * A handle used in a forked child is `Closed`.
 
+mod access;
 mod checkpoint;
 mod error;
 mod rows;
 pub mod schema;
 mod writes;
+
+use access::{read_in, ReadPool, Turns};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
@@ -372,178 +375,24 @@ impl Drop for SqliteBackend {
     }
 }
 
-/// Tickets for the writer connection, served in the order taken: a thread
-/// that releases the writer and asks again at once (an import's writer
-/// thread with its next batch ready) queues behind the threads already
-/// waiting (an append), instead of taking the mutex back before they wake.
-#[derive(Default)]
-struct Turns {
-    state: Mutex<(u64, u64)>,
-    next: Condvar,
-}
-
-/// A turn at the writer; the next ticket's when dropped.
-struct Turn<'a>(&'a Turns);
-
-impl Turns {
-    fn wait(&self) -> Turn<'_> {
-        let mut g = lock(&self.state);
-        let ticket = g.0;
-        g.0 += 1;
-        while g.1 != ticket {
-            g = self.next.wait(g).unwrap_or_else(|p| p.into_inner());
-        }
-        Turn(self)
+/// A read-write connection to `path` (created when `create`), with
+/// `busy_timeout` set first: every later statement may meet another
+/// writer. The writer's, the readers' and the checkpointer's opening.
+fn open_file(path: &Path, create: bool, busy_timeout_ms: u64) -> Result<Connection> {
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
     }
-}
-
-impl Drop for Turn<'_> {
-    fn drop(&mut self) {
-        lock(&self.0.state).1 += 1;
-        self.0.next.notify_all();
-    }
-}
-
-/// One read transaction on `conn`: deferred, so its snapshot is taken at
-/// its first statement, after every commit that returned before.
-fn read_in(conn: &mut Connection, f: &mut dyn FnMut(&dyn ReadTx) -> Result<()>) -> Result<()> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
-    f(&rows::SqlTx(&tx))?;
-    tx.finish()?;
-    Ok(())
-}
-
-/// The read connections of one handle: at most [`READ_POOL_SIZE`], opened
-/// when a read finds none free, each lent to one read at a time
-/// ([`Reader`]) and given back when it ends, with its transaction ended
-/// (so an idle connection holds no snapshot that could keep the WAL).
-#[derive(Default)]
-struct ReadPool {
-    state: Mutex<PoolState>,
-    /// Signalled when a connection comes back (or an open failed).
-    freed: Condvar,
-}
-
-#[derive(Default)]
-struct PoolState {
-    idle: Vec<Connection>,
-    /// Connections lent out or being opened.
-    out: usize,
-    /// Set once the schema is migrated: before, reads use the writer.
-    ready: bool,
-    closed: bool,
-}
-
-/// A read connection lent to one read; back to the pool on drop.
-struct Reader<'a> {
-    pool: &'a ReadPool,
-    conn: Option<Connection>,
-}
-
-impl Reader<'_> {
-    fn conn(&mut self) -> &mut Connection {
-        self.conn.as_mut().expect("a reader holds its connection until dropped")
-    }
-}
-
-impl Drop for Reader<'_> {
-    fn drop(&mut self) {
-        let conn = self.conn.take();
-        let mut g = lock(&self.pool.state);
-        g.out -= 1;
-        // A closed pool keeps nothing, nor a connection still inside a
-        // transaction (its rollback failed after a panic or an error): it
-        // would hold a snapshot that keeps the WAL. Those close (below,
-        // outside the lock); the next read opens a fresh one.
-        let keep = !g.closed && conn.as_ref().is_some_and(Connection::is_autocommit);
-        let surplus = if keep { g.idle.extend(conn); None } else { conn };
-        drop(g);
-        self.pool.freed.notify_all();
-        drop(surplus);
-    }
-}
-
-impl ReadPool {
-    fn enable(&self) {
-        lock(&self.state).ready = true;
-    }
-
-    fn is_closed(&self) -> bool {
-        lock(&self.state).closed
-    }
-
-    /// A free read connection (opening one if fewer than
-    /// [`READ_POOL_SIZE`] exist, else waiting for one to come back);
-    /// `None` before the schema is migrated. Errors: `Closed`, and those of
-    /// opening a connection.
-    fn take(&self, path: &Path, busy_timeout_ms: u64) -> Result<Option<Reader<'_>>> {
-        let mut g = lock(&self.state);
-        loop {
-            if g.closed {
-                return Err(Error::Closed);
-            }
-            if !g.ready {
-                return Ok(None);
-            }
-            if let Some(conn) = g.idle.pop() {
-                g.out += 1;
-                return Ok(Some(Reader { pool: self, conn: Some(conn) }));
-            }
-            if g.out < READ_POOL_SIZE {
-                g.out += 1;
-                drop(g);
-                // From here the slot is ours: the reader gives it back on drop, also when opening fails.
-                let mut reader = Reader { pool: self, conn: None };
-                reader.conn = Some(open_reader(path, busy_timeout_ms)?);
-                return Ok(Some(reader));
-            }
-            g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
-        }
-    }
-
-    /// Refuse new reads (`Closed`), wait for the reads in progress and
-    /// close every read connection.
-    fn close(&self) {
-        let mut g = lock(&self.state);
-        g.closed = true;
-        let idle = std::mem::take(&mut g.idle);
-        while g.out > 0 {
-            g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
-        }
-        drop(g);
-        drop(idle);
-    }
-}
-
-/// A read connection: `busy_timeout` first, `query_only` (it can never
-/// write, so `secure_delete`, `foreign_keys` and the WAL settings, which
-/// only writes and checkpoints use, are the writer's alone), the writer's
-/// page cache size and `trusted_schema=OFF`. It never creates the file: the
-/// writer opened and migrated it before any reader exists.
-fn open_reader(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| match Error::from(e) {
         Error::Io { source, .. } => Error::io("opening the database file", source),
         other => other,
     })?;
     conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
-    conn.pragma_update(None, "query_only", "ON")?;
-    conn.pragma_update(None, "cache_size", CACHE_SIZE_KIB)?;
-    conn.pragma_update(None, "trusted_schema", "OFF")?;
     Ok(conn)
 }
 
 fn open_connection(path: &Path, busy_timeout_ms: u64) -> Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| match Error::from(e) {
-        Error::Io { source, .. } => Error::io("opening the database file", source),
-        other => other,
-    })?;
-    // busy_timeout first: every later statement may meet another writer.
-    conn.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
+    let conn = open_file(path, true, busy_timeout_ms)?;
     retry_busy(busy_timeout_ms, || refuse_foreign_database(&conn))?;
     // Takes effect only on a new, empty database (before its first write).
     conn.pragma_update(None, "page_size", PAGE_SIZE)?;
@@ -684,147 +533,5 @@ pub(crate) fn sweep_stale_owner_locks(lock_dir: &Path, own_id: &str) {
     }
 }
 
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::backend::Sealed;
-    use std::sync::mpsc;
-
-    fn migrated(dir: &Path) -> SqliteBackend {
-        let b = SqliteBackend::connect(&dir.join("s.db"), &SqliteOptions::new(10_000).unwrap(), "t").unwrap();
-        b.migrate().unwrap();
-        b
-    }
-
-    fn meta(b: &(dyn Backend + 'static), key: &str) -> Sealed {
-        b.read(|r| r.meta(key)).unwrap()
-    }
-
-    /// A read on another thread runs and ends while this handle's write
-    /// transaction is held open (inside the write closure, which waits for
-    /// the read's answer): it sees the last committed value, not the one
-    /// being written. With one connection behind one mutex, the read could
-    /// not start until the write ended, and the write closure would give
-    /// up waiting (after a minute: a liveness bound, not a timing).
-    #[test]
-    fn a_read_on_another_thread_completes_while_a_write_transaction_is_open() {
-        let d = tempfile::tempdir().unwrap();
-        let b = migrated(d.path());
-        let b: &(dyn Backend + 'static) = &b;
-        b.write(|tx| tx.put_meta("k", "old", true)).unwrap();
-        // One read first, so the pool holds an idle connection; the held
-        // write below also meets a read that must open a new one.
-        assert_eq!(meta(b, "k"), Sealed::Bytes(b"old".to_vec()));
-        std::thread::scope(|sc| {
-            let (go_tx, go_rx) = mpsc::channel::<()>();
-            let (got_tx, got_rx) = mpsc::channel::<Vec<Sealed>>();
-            sc.spawn(move || {
-                go_rx.recv().unwrap();
-                // Two reads at once: one reuses the idle connection, one opens another.
-                let got = std::thread::scope(|sc2| {
-                    let h = sc2.spawn(|| meta(b, "k"));
-                    let mine = meta(b, "k");
-                    vec![mine, h.join().unwrap()]
-                });
-                got_tx.send(got).unwrap();
-            });
-            b.write(|tx| {
-                tx.put_meta("k", "new", true)?;
-                go_tx.send(()).unwrap();
-                let got = got_rx
-                    .recv_timeout(Duration::from_secs(60))
-                    .expect("the reads on another thread did not complete while the write transaction was open");
-                assert_eq!(got, vec![Sealed::Bytes(b"old".to_vec()); 2]);
-                Ok(())
-            })
-            .unwrap();
-        });
-        // Committed: the next read sees it.
-        assert_eq!(meta(b, "k"), Sealed::Bytes(b"new".to_vec()));
-    }
-
-    /// Before the schema is migrated no read connection exists (reads use
-    /// the writer); after, reads use the pool, bounded by READ_POOL_SIZE;
-    /// close() closes them and later reads are `Closed`.
-    #[test]
-    fn readers_exist_only_after_migration_are_bounded_and_closed_with_the_handle() {
-        let d = tempfile::tempdir().unwrap();
-        let b = SqliteBackend::connect(&d.path().join("s.db"), &SqliteOptions::new(10_000).unwrap(), "t").unwrap();
-        assert!(b.has_key_check().is_ok());
-        let pool = |b: &SqliteBackend| {
-            let g = lock(&b.readers.state);
-            (g.idle.len(), g.out)
-        };
-        assert_eq!(pool(&b), (0, 0));
-        b.migrate().unwrap();
-        let bd: &(dyn Backend + 'static) = &b;
-        assert_eq!(bd.read(|r| r.schema_version()).unwrap(), schema::LATEST_VERSION);
-        assert_eq!(pool(&b), (1, 0));
-        std::thread::scope(|sc| {
-            for _ in 0..8 {
-                sc.spawn(|| {
-                    for _ in 0..100 {
-                        bd.read(|r| r.counts()).unwrap();
-                    }
-                });
-            }
-        });
-        let (idle, out) = pool(&b);
-        assert!((1..=READ_POOL_SIZE).contains(&idle) && out == 0, "{idle} idle, {out} out");
-        bd.close();
-        assert_eq!(pool(&b), (0, 0));
-        assert!(bd.is_closed());
-        assert_eq!(bd.read(|r| r.counts()).unwrap_err().kind(), crate::ErrorKind::Closed);
-        assert_eq!(bd.write(|tx| tx.put_meta("k", "v", true)).unwrap_err().kind(), crate::ErrorKind::Closed);
-    }
-
-    /// The writer never checkpoints inside a commit on its own: SQLite's
-    /// automatic checkpoint is off on it (the WAL hook replaces it).
-    #[test]
-    fn the_writer_has_no_automatic_checkpoint() {
-        let d = tempfile::tempdir().unwrap();
-        let b = migrated(d.path());
-        let pages: i64 = b.with_conn(|c| Ok(c.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?)).unwrap();
-        assert_eq!(pages, 0);
-    }
-
-    /// Commits below `PASSIVE_BYTES` of WAL start no thread; the first
-    /// commit past it starts the checkpoint thread, which copies the WAL
-    /// back into the database file (a liveness bound of a minute, not a
-    /// timing); close stops it,
-    /// and the writer's close, the last, removes the WAL.
-    #[test]
-    fn a_commit_past_passive_bytes_starts_the_checkpoint_thread_and_close_stops_it() {
-        let d = tempfile::tempdir().unwrap();
-        let b = migrated(d.path());
-        let bd: &(dyn Backend + 'static) = &b;
-        bd.write(|tx| tx.put_meta("small", "v", true)).unwrap();
-        assert!(lock(&b.checkpointer.thread).is_none());
-        // 5 MiB in one commit: more than 4 MiB of WAL frames.
-        let big = "x".repeat(5 << 20);
-        bd.write(|tx| tx.put_meta("big", &big, true)).unwrap();
-        assert!(lock(&b.checkpointer.thread).is_some());
-        // Until a checkpoint copies them, the 5 MiB are in the WAL only:
-        // the database file grows past 5 MiB when the thread has run.
-        let db_len = || std::fs::metadata(d.path().join("s.db")).unwrap().len();
-        let started = Instant::now();
-        while db_len() < 5 << 20 {
-            assert!(started.elapsed() < Duration::from_secs(60), "the checkpoint thread did not copy the WAL back");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        bd.close();
-        assert!(lock(&b.checkpointer.thread).is_none());
-        assert!(!d.path().join("s.db-wal").exists());
-    }
-
-    /// A read connection cannot write, whatever SQL reaches it.
-    #[test]
-    fn a_read_connection_is_query_only() {
-        let d = tempfile::tempdir().unwrap();
-        let _b = migrated(d.path());
-        let c = open_reader(&d.path().join("s.db"), 1_000).unwrap();
-        let e = c.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')", []).unwrap_err();
-        assert!(e.to_string().contains("readonly") || e.to_string().contains("read-only") || e.to_string().contains("query_only"), "{e}");
-    }
-}
+mod tests;
