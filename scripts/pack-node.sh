@@ -5,11 +5,19 @@
 #   DEST/sessiondb-<v>.tgz                the main package (JS, types, README, licences,
 #                                         no .node; the platform package is its
 #                                         optional dependency)
-# and checks each tarball's file list. Usage: scripts/pack-node.sh DEST
+# and checks each tarball's file list. When no addon is built yet (a fresh
+# clone), it builds one first in release (`npm ci`, `napi build --platform
+# --release`); scripts/test-node.sh builds its own before calling this.
+# Usage: scripts/pack-node.sh DEST
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$(cd "$1" && pwd)"
 cd "$ROOT/node"
+if [ ! -f sessiondb.linux-x64-gnu.node ]; then
+  echo "pack-node: no addon built in node/ yet: building it (release)" >&2
+  [ -d node_modules/@napi-rs/cli ] || npm ci --no-audit --no-fund --loglevel=error
+  npx napi build --platform --release --js native.js --dts native.d.ts >&2
+fi
 V="$(node -p "require('./package.json').version")"
 PLAT=npm/linux-x64-gnu
 cp sessiondb.linux-x64-gnu.node "$PLAT/"
