@@ -410,11 +410,10 @@ impl PgBackend {
         const SQL: &str = "SELECT status, cur_updated_at, cur_last_seq FROM sessiondb_append(
             $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)";
         let (sid, ev) = (spec.sid.as_deref().expect("a session"), spec.event.as_ref().expect("an event"));
-        let (instance, epoch) = match self.epoch() {
-            Some(e) => (self.instance_id.as_str(), e),
-            None => ("", 0),
+        let (instance, epoch, fence) = match self.epoch() {
+            Some(e) => (self.instance_id.as_str(), e, true),
+            None => ("", 0, false),
         };
-        let fence = self.epoch().is_some();
         let c = &spec.entries;
         let seen_last = spec.seen.1.min(i64::MAX as u64) as i64;
         let params: [&(dyn postgres::types::ToSql + Sync); 26] = [

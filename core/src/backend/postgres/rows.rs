@@ -200,8 +200,17 @@ fn event_row(r: &Row) -> Result<EventRow> {
 impl<'a> PgTx<'a> {
     /// A transaction; `hints`: see [`PgTx::hints`].
     pub(super) fn new(tx: Transaction<'a>, stmts: &'a mut HashMap<String, Statement>, write: bool, hints: Option<&'a Hints>) -> PgTx<'a> {
+        PgTx::with(Some(tx), stmts, write, hints)
+    }
+
+    /// A speculative append answered from `hints` (no transaction).
+    pub(super) fn speculative(stmts: &'a mut HashMap<String, Statement>, hints: &'a Hints) -> PgTx<'a> {
+        PgTx::with(None, stmts, true, Some(hints))
+    }
+
+    fn with(tx: Option<Transaction<'a>>, stmts: &'a mut HashMap<String, Statement>, write: bool, hints: Option<&'a Hints>) -> PgTx<'a> {
         PgTx {
-            tx: RefCell::new(Some(tx)),
+            tx: RefCell::new(tx),
             stmts: RefCell::new(stmts),
             write,
             locked: RefCell::new(HashSet::new()),
@@ -209,21 +218,6 @@ impl<'a> PgTx<'a> {
             fence_checked: std::cell::Cell::new(false),
             spec: RefCell::new(Spec::default()),
             hints,
-            learned: RefCell::new(HashMap::new()),
-        }
-    }
-
-    /// A speculative append answered from `hints` (no transaction).
-    pub(super) fn speculative(stmts: &'a mut HashMap<String, Statement>, hints: &'a Hints) -> PgTx<'a> {
-        PgTx {
-            tx: RefCell::new(None),
-            stmts: RefCell::new(stmts),
-            write: true,
-            locked: RefCell::new(HashSet::new()),
-            owner: None,
-            fence_checked: std::cell::Cell::new(false),
-            spec: RefCell::new(Spec::default()),
-            hints: Some(hints),
             learned: RefCell::new(HashMap::new()),
         }
     }
