@@ -156,11 +156,12 @@ pub fn import_recovery_key(
 
 #[cfg(test)]
 mod default_tests {
-    /// Page-size defaults are literals in bridge/api.rs (uniffi and pyo3
-    /// take literals; the stubs show them): each must be the core's `DEFAULT_PAGE`.
+    /// Page-size defaults are literals in the declaration (bridge/api.rs and
+    /// bridge/api/*.rs; uniffi and pyo3 take literals; the stubs show them):
+    /// each must be the core's `DEFAULT_PAGE`.
     #[test]
     fn every_page_size_default_is_the_cores_default_page() {
-        let api = include_str!("../../bridge/api.rs");
+        let api = concat!(include_str!("../../bridge/api.rs"), include_str!("../../bridge/api/store.rs"), include_str!("../../bridge/api/functions.rs"));
         let defaults: Vec<u32> = api
             .match_indices("limit = ")
             .filter_map(|(i, m)| api[i + m.len()..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
