@@ -40,9 +40,11 @@ use crate::crypto::{self, DataKey};
 use crate::error::{Error, Result};
 
 mod anchor;
+mod keywords;
 mod syntax;
 
-use anchor::{anchor_check, walk};
+use anchor::{anchor_check, AnchorCaches, AnchorCheck};
+use keywords::KeywordDfa;
 use syntax::{compile, from_go_syntax};
 
 /// gitleaks' default rules, the subset sessiondb ships (verbatim; made by
@@ -253,7 +255,7 @@ struct Rule {
     /// starts with one of the rule's (ASCII) keywords, that part and the
     /// rest after it; a match of the rule in an ASCII text needs this to
     /// match, anchored, where a keyword starts.
-    anchor: Option<regex_automata::meta::Regex>,
+    anchor: Option<AnchorCheck>,
     /// With `anchor`: the most bytes a match can have before the keyword
     /// the check starts at (the longest match of the parts before it), when
     /// finite: no match starts further back than that from the first
@@ -282,7 +284,7 @@ pub struct RuleSet {
     /// over the bytes ([`Self::scan_ascii`]) reports every occurrence of
     /// every keyword: a match state of a Standard DFA lists every pattern
     /// that ends there.
-    keywords_ascii: aho_corasick::dfa::DFA,
+    keywords_ascii: KeywordDfa,
     /// Rule index of each `keywords_ascii` pattern.
     keyword_rule: Vec<usize>,
     /// Length in bytes of each `keywords_ascii` pattern.
@@ -293,6 +295,9 @@ pub struct RuleSet {
     unicode_keyword_rules: Vec<(usize, Regex)>,
     /// Rules without keywords (always run).
     always: Vec<usize>,
+    /// The anchored checks' lazy-DFA caches (indexed by rule), one set per
+    /// thread at a time.
+    anchor_caches: regex_automata::util::pool::Pool<AnchorCaches, fn() -> AnchorCaches>,
 }
 
 impl std::fmt::Debug for RuleSet {
@@ -419,21 +424,21 @@ impl RuleSet {
                 unicode_keyword_rules.push((i, re));
             }
         }
-        // A DFA walked byte by byte (`scan_ascii`): the keyword lists are
-        // small. No prefilter: keywords start with most letters, so in
-        // ordinary text a prefilter is called at nearly every byte and costs
-        // more than the transition it would skip.
+        // A DFA walked byte by byte (`scan_ascii`), from a flat copy of its
+        // table (`KeywordDfa`): the keyword lists are small. No prefilter:
+        // keywords start with most letters, so in ordinary text a prefilter
+        // is called at nearly every byte and costs more than the transition
+        // it would skip.
         let keywords_ascii = aho_corasick::dfa::DFA::builder()
             .match_kind(aho_corasick::MatchKind::Standard)
             .ascii_case_insensitive(true)
             .prefilter(false)
             .start_kind(aho_corasick::StartKind::Unanchored)
-            // One transition load a byte instead of a class lookup and a
-            // load (one instruction of the walk's eight per byte).
-            .byte_classes(false)
             .build(&ascii)
             .map_err(|e| Error::invalid(format!("redaction rules: the keywords do not compile: {e}")))?;
-        Ok(RuleSet { rules, global, prefilter, prefilter_rule, keywords_ascii, keyword_rule, keyword_len, unicode_keyword_rules, always })
+        let keywords_ascii = KeywordDfa::from_aho(&keywords_ascii).map_err(|e| Error::invalid(format!("redaction rules: the keywords do not compile: {e}")))?;
+        let anchor_caches = regex_automata::util::pool::Pool::new(Vec::new as fn() -> AnchorCaches);
+        Ok(RuleSet { rules, global, prefilter, prefilter_rule, keywords_ascii, keyword_rule, keyword_len, unicode_keyword_rules, always, anchor_caches })
     }
 
     /// Could any rule find something in `text` (one of its keywords occurs,
@@ -471,6 +476,8 @@ impl RuleSet {
         // rules are checked in one text, so a short list searched in place
         // (a vector of every rule's was a quarter of this pass's own cost).
         let mut last_check: Vec<(usize, usize)> = Vec::new();
+        // Taken from the pool at the first check only (most texts need none).
+        let mut caches = None;
         self.scan_ascii(text, |p, end| {
             let i = self.keyword_rule[p];
             if seen[i] == PICKED {
@@ -488,8 +495,12 @@ impl RuleSet {
                         Some((_, at)) => *at = start,
                         None => last_check.push((i, start)),
                     }
-                    let input = regex_automata::Input::new(text).span(start..text.len()).anchored(regex_automata::Anchored::Yes).earliest(true);
-                    if check.is_match(input) {
+                    let caches = caches.get_or_insert_with(|| {
+                        let mut c = self.anchor_caches.get();
+                        c.resize_with(self.rules.len(), || None);
+                        c
+                    });
+                    if check.is_match_at(&mut caches[i], text, start) {
                         seen[i] = PICKED;
                         // Hits come in text order: this is the first
                         // keyword where a match of the rule can be.
@@ -508,19 +519,18 @@ impl RuleSet {
     /// One pass of the keyword DFA over `text` (ASCII): `hit(pattern, end)`
     /// for every occurrence of every ASCII keyword (each pattern that ends
     /// at byte `end`), in text order; stops early, returning true, when
-    /// `hit` returns true. The walk itself ([`walk`]) only collects the
+    /// `hit` returns true. The walk itself ([`KeywordDfa::walk`]) only collects the
     /// match states, so that its loop stays a few instructions per byte.
     fn scan_ascii(&self, text: &str, mut hit: impl FnMut(usize, usize) -> bool) -> bool {
-        use aho_corasick::automaton::Automaton;
         let dfa = &self.keywords_ascii;
-        let Ok(mut sid) = dfa.start_state(aho_corasick::Anchored::No) else { return false };
+        let mut state = dfa.start();
         let mut matches = Vec::new();
         let mut from = 0;
         loop {
-            let done = walk(dfa, &mut sid, text.as_bytes(), &mut from, &mut matches);
-            for &(sid, end) in &matches {
-                for k in 0..dfa.match_len(sid) {
-                    if hit(dfa.match_pattern(sid, k).as_usize(), end) {
+            let done = dfa.walk(&mut state, text.as_bytes(), &mut from, &mut matches);
+            for &(s, end) in &matches {
+                for &p in dfa.patterns(s) {
+                    if hit(p as usize, end) {
                         return true;
                     }
                 }

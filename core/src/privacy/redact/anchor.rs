@@ -1,55 +1,30 @@
-//! The keyword pass of an ASCII text (the aho-corasick DFA walked by hand,
-//! [`walk`]) and each rule's keyword-anchored check ([`anchor_check`]):
-//! what lets [`super::RuleSet`] skip a rule whose regex cannot match.
-//! Moved out of redact.rs as they were.
+//! Each rule's keyword-anchored check ([`anchor_check`]): what lets
+//! [`super::RuleSet`] skip a rule whose regex cannot match where its
+//! keywords occur (the keyword pass itself: `super::keywords`).
 
-/// Walk the keyword DFA over `bytes` from `*from` in state `*sid`,
-/// pushing `(match state, end)` for every match state reached, up to 64 of
-/// them; returns true when done (the end of `bytes`), false when the list
-/// is full (`*from` and `*sid` then say where and in which state to go on).
-#[inline(never)]
-pub(super) fn walk(dfa: &aho_corasick::dfa::DFA, sid: &mut aho_corasick::automaton::StateID, bytes: &[u8], from: &mut usize, matches: &mut Vec<(aho_corasick::automaton::StateID, usize)>) -> bool {
-    use aho_corasick::automaton::Automaton;
-    let mut s = *sid;
-    /// Stopped at `end` in state `s`: done if the DFA died or the text
-    /// ended, else where to go on.
-    fn finish(dfa: &aho_corasick::dfa::DFA, s: aho_corasick::automaton::StateID, sid: &mut aho_corasick::automaton::StateID, from: &mut usize, end: usize) -> bool {
-        if dfa.is_dead(s) {
-            return true;
-        }
-        *sid = s;
-        *from = end;
-        false
+/// A rule's keyword-anchored check ([`anchor_check`]): a lazy DFA of the
+/// check's regex, searched anchored where a keyword starts. A lazy DFA
+/// searched directly instead of a `meta::Regex` (whose strategy choice and
+/// cache pool cost more per call than the few bytes such a check reads:
+/// issue 30 item 2's append budget). Its caches are the rule set's
+/// ([`AnchorCaches`]).
+pub(super) struct AnchorCheck(regex_automata::hybrid::dfa::DFA);
+
+/// One lazy-DFA cache per rule with a check, taken once per text from
+/// the rule set's pool.
+pub(super) type AnchorCaches = Vec<Option<regex_automata::hybrid::dfa::Cache>>;
+
+impl AnchorCheck {
+    /// Does the check match `text` (ASCII) anchored at byte `start` (look-
+    /// behind sees the byte before it)? `cache` is this check's slot of
+    /// [`AnchorCaches`] (created on first use). An error of the search (a
+    /// byte that is not ASCII under a Unicode `\b`) answers true: the
+    /// rule's own regex then decides, as without the check.
+    pub(super) fn is_match_at(&self, cache: &mut Option<regex_automata::hybrid::dfa::Cache>, text: &str, start: usize) -> bool {
+        let cache = cache.get_or_insert_with(|| self.0.create_cache());
+        let input = regex_automata::Input::new(text).span(start..text.len()).anchored(regex_automata::Anchored::Yes).earliest(true);
+        self.0.try_search_fwd(cache, &input).map_or(true, |m| m.is_some())
     }
-    // Eight bytes a step, then the rest; a match state (rare) is handled
-    // out of the loop by `hit`, which records it and says whether to stop.
-    let rest = &bytes[*from..];
-    let mut hit = |s: aho_corasick::automaton::StateID, left: usize| -> bool {
-        if dfa.is_dead(s) {
-            return true;
-        }
-        let end = bytes.len() - left;
-        matches.push((s, end));
-        matches.len() == 64 && left > 0
-    };
-    let mut chunks = rest.chunks_exact(8);
-    for (n, c) in chunks.by_ref().enumerate() {
-        let c: &[u8; 8] = c.try_into().expect("8 bytes");
-        for (k, &b) in c.iter().enumerate() {
-            s = dfa.next_state(aho_corasick::Anchored::No, s, b);
-            if dfa.is_special(s) && hit(s, rest.len() - (n * 8 + k + 1)) {
-                return finish(dfa, s, sid, from, bytes.len() - (rest.len() - (n * 8 + k + 1)));
-            }
-        }
-    }
-    let tail = chunks.remainder();
-    for (k, &b) in tail.iter().enumerate() {
-        s = dfa.next_state(aho_corasick::Anchored::No, s, b);
-        if dfa.is_special(s) && hit(s, tail.len() - k - 1) {
-            return finish(dfa, s, sid, from, bytes.len() - (tail.len() - k - 1));
-        }
-    }
-    true
 }
 
 /// Most strings a part of a regex may stand for, in [`ascii_strings`].
@@ -156,7 +131,7 @@ fn ascii_strings(hir: &regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>> {
 /// text). No match of the check at any keyword's start means no match of
 /// the rule; a match means the rule's regex runs over the whole text as
 /// before, so the findings are the same.
-pub(super) fn anchor_check(pattern: &str, keywords: &[String]) -> Option<(regex_automata::meta::Regex, Option<usize>)> {
+pub(super) fn anchor_check(pattern: &str, keywords: &[String]) -> Option<(AnchorCheck, Option<usize>)> {
     use regex_syntax::hir::{Hir, HirKind};
     if keywords.is_empty() || !keywords.iter().all(|k| k.is_ascii()) {
         return None;
@@ -187,9 +162,24 @@ pub(super) fn anchor_check(pattern: &str, keywords: &[String]) -> Option<(regex_
     })?;
     let suffix = Hir::concat(parts.split_off(at));
     let lead = Hir::concat(parts).properties().maximum_len();
-    let check = regex_automata::meta::Builder::new()
-        .configure(regex_automata::meta::Config::new().match_kind(regex_automata::MatchKind::LeftmostFirst).utf8_empty(true).nfa_size_limit(Some(64 << 20)).hybrid_cache_capacity(2 << 20))
+    let nfa = regex_automata::nfa::thompson::Compiler::new()
+        .configure(regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(64 << 20)).which_captures(regex_automata::nfa::thompson::WhichCaptures::None))
         .build_from_hir(&suffix)
         .ok()?;
+    let dfa = regex_automata::hybrid::dfa::DFA::builder()
+        .configure(
+            regex_automata::hybrid::dfa::DFA::config()
+                .match_kind(regex_automata::MatchKind::LeftmostFirst)
+                // `\b` of the Unicode kind: exact on ASCII text, the only
+                // text the check runs on (a byte >= 0x80 would end the search
+                // with an error, taken as "may match").
+                .unicode_word_boundary(true)
+                .cache_capacity(2 << 20)
+                // Never give up on a thrashing cache: the answer stays exact.
+                .minimum_cache_clear_count(None),
+        )
+        .build_from_nfa(nfa)
+        .ok()?;
+    let check = AnchorCheck(dfa);
     Some((check, lead))
 }
