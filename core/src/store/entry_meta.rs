@@ -15,8 +15,11 @@ pub(crate) fn meta_record(sid: &str, seq: u64) -> String {
 
 /// [`meta_record`] written into `out` (a read of a page reuses one buffer).
 pub(crate) fn write_meta_record(out: &mut String, sid: &str, seq: u64) {
-    use std::fmt::Write;
-    write!(out, "transcript:{sid}:{seq}:meta").expect("writing to a String cannot fail");
+    out.push_str("transcript:");
+    out.push_str(sid);
+    out.push(':');
+    crate::crypto::push_decimal(out, seq);
+    out.push_str(":meta");
 }
 
 /// The first character of the metadata form that holds the item as written

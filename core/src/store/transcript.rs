@@ -30,7 +30,14 @@ pub const MAX_PAGE: u32 = 10_000;
 pub const DEFAULT_PAGE: u32 = 1_000;
 
 fn content_record(sid: &str, seq: u64) -> String {
-    format!("transcript:{sid}:{seq}:content")
+    // Pushed, not `format!`ed: one per entry read or written.
+    let mut rec = String::with_capacity(sid.len() + 40);
+    rec.push_str("transcript:");
+    rec.push_str(sid);
+    rec.push(':');
+    crypto::push_decimal(&mut rec, seq);
+    rec.push_str(":content");
+    rec
 }
 
 /// The content envelope of entry `seq` of session `sid` (AAD record id

@@ -285,15 +285,19 @@ impl SqlTx<'_> {
         let cols_sql = cols.sql();
         let mut cache = None;
         let mut row = |r: &Row<'_>| entry_row(self, &mut cache, r, session_id, 0, cols);
+        // Most sessions have no retraction: one probe of `retractions` for
+        // the page instead of one per row.
+        let retracted: bool = self.0.prepare_cached("SELECT EXISTS (SELECT 1 FROM retractions WHERE session_id = ?1)")?.query_row([session_id], |r| r.get(0))?;
+        let visible = if retracted { NOT_RETRACTED } else { "1" };
         match from_seq {
             Some(seq) => self.rows(
-                &format!("SELECT {cols_sql} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 AND {NOT_RETRACTED} ORDER BY t.seq LIMIT ?3"),
+                &format!("SELECT {cols_sql} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 AND {visible} ORDER BY t.seq LIMIT ?3"),
                 params![session_id, seq_arg(seq), limit as i64],
                 &mut row,
             ),
             None => {
                 let mut v = self.rows(
-                    &format!("SELECT {cols_sql} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {NOT_RETRACTED} ORDER BY t.seq DESC LIMIT ?2"),
+                    &format!("SELECT {cols_sql} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND {visible} ORDER BY t.seq DESC LIMIT ?2"),
                     params![session_id, limit as i64],
                     &mut row,
                 )?;

@@ -232,3 +232,27 @@ fn a_write_failing_after_the_first_insert_leaves_no_rows_and_no_lock() {
     // And the next append gets seq 2 (no gap).
     assert_eq!(s.append_transcript(&a.id, Role::User, "next".into()).unwrap().seq, 2);
 }
+
+#[test]
+fn a_page_leaves_out_its_own_sessions_retractions_only() {
+    // A page's query leaves out the row-by-row retraction probe when the
+    // session has no retraction at all: a retraction in another session
+    // must not change that, and one in this session must still hide its entry.
+    let (_d, s) = temp_store();
+    let a = s.create_session(None, None).unwrap().id;
+    let b = s.create_session(None, None).unwrap().id;
+    for i in 1..=4 {
+        s.append_transcript(&a, Role::User, format!("a{i}")).unwrap();
+        s.append_transcript(&b, Role::User, format!("b{i}")).unwrap();
+    }
+    s.retract_entry(&b, 2).unwrap();
+    let texts = |sid: &str| s.get_transcript(sid, 1, 10).unwrap().into_iter().map(|e| e.content).collect::<Vec<_>>();
+    assert_eq!(texts(&a), ["a1", "a2", "a3", "a4"]);
+    assert_eq!(texts(&b), ["b1", "b3", "b4"]);
+    s.retract_entry(&a, 4).unwrap();
+    assert_eq!(texts(&a), ["a1", "a2", "a3"]);
+    assert_eq!(s.get_transcript(&b, 2, 1).unwrap()[0].content, "b3");
+    let tail = |sid: &str| s.get_transcript_tail(sid, 2).unwrap().into_iter().map(|e| e.content).collect::<Vec<_>>();
+    assert_eq!(tail(&a), ["a2", "a3"]);
+    assert_eq!(tail(&b), ["b3", "b4"]);
+}
