@@ -376,7 +376,7 @@ pub fn push_decimal(out: &mut String, mut n: u64) {
             break;
         }
     }
-    out.extend(digits[i..].iter().map(|&d| char::from(d)));
+    out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
 }
 
 /// Encrypt `plaintext` for `record_id` with a fresh random nonce.
