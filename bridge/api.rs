@@ -6,86 +6,47 @@
 // (`#[uniffi::remote]`, the core types as they are). A record or enum with
 // `core = path` takes its fields, variants, types and docs from that core
 // type (bridge/src/core_types.rs): it lists here only the fields where a
-// host departs (`name: _` keeps the core's type) and its variants' `str`
-// names; the doc every host shows is the first paragraph of the core
-// item's. bridge/generated/api.rs is this file completed from the core.
+// host departs (`name: _` keeps the core's type), and an enum only the
+// variants whose host name is not the core's serde name; the doc every
+// host shows is the first paragraph of the core item's.
+// bridge/generated/api.rs is this file completed from the core.
 // Checked against tests/api/surface.json by tests/api/surface.py like every host.
 // Three files, read as one in this order (`sessiondb_bridge::API_FILES`):
 // this one (enums and records), api/store.rs (the store's methods) and
 // api/functions.rs (module functions and error kinds).
 
-// ---- enums (Python and Node see the `str` names, the core's serde names)
+// ---- enums (Python and Node see the `str` names: the core's serde names,
+// or those listed here)
 
 #[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse, pyi = "Role")]
-pub enum Role {
-    #[bridge(str = "user")] User,
-    #[bridge(str = "assistant")] Assistant,
-    #[bridge(str = "tool")] Tool,
-    #[bridge(str = "system")] System,
-}
+pub enum Role {}
 
 #[bridge(core = sessiondb::ContentFormat, parse = sessiondb::ContentFormat::parse, pyi = "ContentFormat")]
-pub enum ContentFormat {
-    #[bridge(str = "text")] Text,
-    #[bridge(str = "blocks")] Blocks,
-}
+pub enum ContentFormat {}
 
 #[bridge(core = sessiondb::context::Band, pyi = "Band")]
-pub enum Band {
-    #[bridge(str = "green")] Green,
-    #[bridge(str = "amber")] Amber,
-    #[bridge(str = "orange")] Orange,
-    #[bridge(str = "red")] Red,
-}
+pub enum Band {}
 
 #[bridge(core = sessiondb::context::CompactionAction)]
-pub enum CompactionAction {
-    #[bridge(str = "summarized")] Summarized,
-    #[bridge(str = "tool_result_preview")] ToolResultPreview,
-}
+pub enum CompactionAction {}
 
 #[bridge(core = sessiondb::context::TurnState)]
-pub enum TurnState {
-    #[bridge(str = "verbatim")] Verbatim,
-    #[bridge(str = "compacted")] Compacted,
-    #[bridge(str = "excluded")] Excluded,
-}
+pub enum TurnState {}
 
 #[bridge(core = sessiondb::context::ItemKind)]
-pub enum ItemKind {
-    #[bridge(str = "message")] Message,
-    #[bridge(str = "tool_call")] ToolCall,
-    #[bridge(str = "tool_result")] ToolResult,
-    #[bridge(str = "system")] System,
-}
+pub enum ItemKind {}
 
 #[bridge(core = sessiondb::context::Encoding, pyi = "Literal")]
-pub enum Encoding {
-    #[bridge(str = "o200k_base")] O200kBase,
-    #[bridge(str = "cl100k_base")] Cl100kBase,
-}
+pub enum Encoding {}
 
 #[bridge(core = sessiondb::portable::SourceFormat, parse = sessiondb::portable::SourceFormat::parse, pyi = "SourceFormat")]
-pub enum SourceFormat {
-    #[bridge(str = "thclaws")] Thclaws,
-    #[bridge(str = "codex")] Codex,
-    #[bridge(str = "claude-code")] ClaudeCode,
-    #[bridge(str = "gemini-cli")] GeminiCli,
-    #[bridge(str = "opencode")] Opencode,
-    #[bridge(str = "agents-sdk")] AgentsSdk,
-}
+pub enum SourceFormat {}
 
 #[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse, pyi = "ExportFormat")]
-pub enum ExportFormat {
-    #[bridge(str = "thclaws")] Thclaws,
-    #[bridge(str = "markdown")] Markdown,
-    #[bridge(str = "json")] Json,
-}
+pub enum ExportFormat {}
 
 #[bridge(core = sessiondb::restore::PermissionProfile)]
-pub enum PermissionProfile {
-    #[bridge(str = "manual")] Manual,
-}
+pub enum PermissionProfile {}
 
 #[bridge(core = sessiondb::journal::OperationOutcome, parse = sessiondb::journal::OperationOutcome::parse, pyi = "Outcome")]
 pub enum OperationOutcome {
@@ -101,29 +62,13 @@ pub enum OperationOutcome {
 // field's other parts through `get` fields beside it.
 
 #[bridge(core = sessiondb::context::CountMethod)]
-pub enum CountMethod {
-    #[bridge(str = "exact")] Exact,
-    #[bridge(str = "estimate")] Estimate,
-    #[bridge(str = "host")] Host,
-}
+pub enum CountMethod {}
 
 #[bridge(core = sessiondb::portable::ImportStatus, pyi = "ImportStatus")]
-pub enum ImportStatus {
-    #[bridge(str = "imported")] Imported,
-    #[bridge(str = "up_to_date")] UpToDate,
-    #[bridge(str = "source_changed")] SourceChanged,
-    #[bridge(str = "unrecognized")] Unrecognized,
-    #[bridge(str = "failed")] Failed,
-}
+pub enum ImportStatus {}
 
 #[bridge(core = sessiondb::portable::SkipReason)]
-pub enum SkipReason {
-    #[bridge(str = "torn_tail")] TornTail,
-    #[bridge(str = "invalid_utf8")] InvalidUtf8,
-    #[bridge(str = "invalid_json")] InvalidJson,
-    #[bridge(str = "not_an_object")] NotAnObject,
-    #[bridge(str = "too_long")] TooLong,
-}
+pub enum SkipReason {}
 
 // The names are the `scope` texts Python and Node pass with the path
 // (`WorkspaceFilter::from_scope`).

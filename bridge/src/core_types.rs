@@ -15,7 +15,9 @@
 //!   derived (`get = "expr"`): it keeps its `api.rs` type and doc and its
 //!   place after the listed field before it.
 //! - An enum's variants are the core enum's, in its order, with their fields;
-//!   `api.rs` lists every variant with its `str` name.
+//!   each one's `str` name is its serde name (the variant's `rename`, else
+//!   the enum's `rename_all`), and `api.rs` lists only a variant whose host
+//!   name is not (`#[bridge(str = "...")]`).
 //! - Docs: the first paragraph (up to the first empty line) of the core
 //!   item's doc is what every host shows; later paragraphs are for Rust
 //!   readers (internals, links to core items). A record or field that takes
@@ -349,11 +351,14 @@ fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, Stri
     };
     let mut variants = syn::punctuated::Punctuated::new();
     for cv in &c.variants {
-        let Some(api) = e.variants.iter().find(|v| v.ident == cv.ident) else {
-            return Err(format!("{what}: variant `{}` of `{path}` is not listed (with its `str` name)", cv.ident));
+        let listed = match e.variants.iter().find(|v| v.ident == cv.ident) {
+            Some(api) => departures(&api.attrs, &format!("{what}::{}", cv.ident))?,
+            None => vec![serde_str(c, cv).ok_or_else(|| {
+                format!("{what}: variant `{}` of `{path}` has no serde name (`rename`, `rename_all`): list it with its `str` name", cv.ident)
+            })?],
         };
         let mut v = cv.clone();
-        v.attrs = summary(&cv.attrs).into_iter().chain(departures(&api.attrs, &format!("{what}::{}", cv.ident))?).collect();
+        v.attrs = summary(&cv.attrs).into_iter().chain(listed).collect();
         v.discriminant = None;
         for f in v.fields.iter_mut() {
             f.attrs = summary(&f.attrs);
@@ -367,4 +372,43 @@ fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, Stri
     e.attrs = summary(&c.attrs).into_iter().chain(departures(&e.attrs, &what)?).collect();
     e.variants = variants;
     Ok(())
+}
+
+/// `#[bridge(str = "name")]` with a core variant's serde name: its
+/// `#[serde(rename = "...")]`, else its enum's `rename_all` (`lowercase`,
+/// `snake_case`, `kebab-case`) applied to its name; `None` without either.
+fn serde_str(e: &syn::ItemEnum, v: &syn::Variant) -> Option<Attribute> {
+    let name = serde_value(&v.attrs, "rename").or_else(|| {
+        let ident = v.ident.to_string();
+        let words = |sep: char| ident.chars().enumerate().fold(String::new(), |mut out, (i, c)| {
+            if c.is_uppercase() && i > 0 {
+                out.push(sep);
+            }
+            out.extend(c.to_lowercase());
+            out
+        });
+        match serde_value(&e.attrs, "rename_all")?.as_str() {
+            "lowercase" => Some(ident.to_lowercase()),
+            "snake_case" => Some(words('_')),
+            "kebab-case" => Some(words('-')),
+            _ => None,
+        }
+    })?;
+    Some(syn::parse_quote!(#[bridge(str = #name)]))
+}
+
+/// The text of `key = "..."` in `#[serde(...)]` attributes.
+fn serde_value(attrs: &[Attribute], key: &str) -> Option<String> {
+    let mut out = None;
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|m| {
+            if m.path.is_ident(key) {
+                out = Some(m.value()?.parse::<syn::LitStr>()?.value());
+            } else if m.input.peek(syn::Token![=]) {
+                m.value()?.parse::<syn::Expr>()?;
+            }
+            Ok(())
+        });
+    }
+    out
 }

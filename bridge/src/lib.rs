@@ -33,8 +33,8 @@
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters), `pyi = "Alias"` (its Python stub type, an
 //!   alias of `sessiondb.types`; `"Literal"`: the `Literal[...]` of its
-//!   names; without: `str`); on each variant `str = "name"` (the string
-//!   Python and Node see, the core's serde name, as its `name()` gives it).
+//!   names; without: `str`); on a variant `str = "name"` (the string
+//!   Python and Node see; without it, the core variant's serde name).
 //!   A variant may have fields (`V(String)`, `V { column: u64 }`, the
 //!   core's): Kotlin/Swift get them as they are, Python and Node only the
 //!   name (such an enum goes back only through `parse`; a field's other

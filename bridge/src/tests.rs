@@ -67,3 +67,24 @@ fn api_writes_no_literal_union_by_hand() {
     let src = read_api(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
     assert!(!src.contains("ts = \"'"), "a literal union written by hand in api.rs");
 }
+
+/// An enum's host names are the core's serde names (`rename`, else
+/// `rename_all`); a variant with neither must be listed with its `str`.
+#[test]
+fn enum_names_come_from_the_cores_serde_names() {
+    let dir = std::env::temp_dir().join(format!("sessiondb-bridge-core-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let core = "#[serde(tag = \"method\", rename_all = \"snake_case\")]\npub enum Method { ToolCall, #[serde(rename = \"o200k\")] O200kBase }\n\
+                pub enum Outcome { Succeeded, UnknownOutcome }\n";
+    std::fs::write(dir.join("lib.rs"), core).unwrap();
+    let core = Core::load(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = expand("#[bridge(core = sessiondb::Method)]\npub enum Method {}\n", &core).unwrap();
+    assert!(squash(&out).contains(r#"#[bridge(str="tool_call")]ToolCall,#[bridge(str="o200k")]O200kBase"#), "{out}");
+    let e = expand("#[bridge(core = sessiondb::Outcome)]\npub enum Outcome { #[bridge(str = \"succeeded\")] Succeeded }\n", &core).unwrap_err();
+    assert_eq!(e, "enum Outcome: variant `UnknownOutcome` of `sessiondb::Outcome` has no serde name (`rename`, `rename_all`): list it with its `str` name");
+}
+
+fn squash(code: &str) -> String {
+    code.chars().filter(|c| !c.is_whitespace()).collect()
+}
