@@ -86,20 +86,10 @@ impl Core {
         self.find(&module, name, 0)
     }
 
-    /// The module a `use` path's prefix names, seen from `module`.
+    /// The module a `use` path's prefix names, seen from `module`, each
+    /// named step a module of the core or one it re-exports.
     fn module_of(&self, module: &[String], prefix: &[String]) -> Option<Vec<String>> {
-        let mut out = module.to_vec();
-        for (i, seg) in prefix.iter().enumerate() {
-            match seg.as_str() {
-                "crate" if i == 0 => out.clear(),
-                "self" => {}
-                "super" => {
-                    out.pop();
-                }
-                _ => out = self.submodule(&out, seg)?,
-            }
-        }
-        Some(out)
+        walk(module, prefix, |m, seg| self.submodule(&m, seg))
     }
 
     /// The module `seg` of `module`: its own child, or one it re-exports
@@ -115,7 +105,8 @@ impl Core {
             flatten(&u.tree, vec![], &mut leaves);
             for (prefix, leaf) in leaves {
                 if let Leaf::Name(orig, alias) = leaf {
-                    let target: Vec<String> = relative(module, &prefix).into_iter().chain([orig]).collect();
+                    let mut target = walk(module, &prefix, |m, seg| Some([m, vec![seg.into()]].concat())).expect("a plain step is taken");
+                    target.push(orig);
                     if alias == seg && self.modules.contains_key(&target) {
                         return Some(target);
                     }
@@ -182,8 +173,9 @@ fn flatten(tree: &UseTree, prefix: Vec<String>, out: &mut Vec<(Vec<String>, Leaf
     }
 }
 
-/// The module a `use` path's prefix names, seen from `module`.
-fn relative(module: &[String], prefix: &[String]) -> Vec<String> {
+/// The module a `use` path's prefix names, seen from `module`: `crate`,
+/// `self` and `super` as Rust reads them, each other step by `child`.
+fn walk(module: &[String], prefix: &[String], child: impl Fn(Vec<String>, &str) -> Option<Vec<String>>) -> Option<Vec<String>> {
     let mut out = module.to_vec();
     for (i, seg) in prefix.iter().enumerate() {
         match seg.as_str() {
@@ -192,10 +184,10 @@ fn relative(module: &[String], prefix: &[String]) -> Vec<String> {
             "super" => {
                 out.pop();
             }
-            _ => out.push(seg.clone()),
+            _ => out = child(out, seg)?,
         }
     }
-    out
+    Some(out)
 }
 
 /// The doc attributes of `attrs` up to the first empty doc line: the

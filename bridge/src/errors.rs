@@ -231,10 +231,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
 /// Errors: the schema's parse error; no error declaration; a method's
 /// `errors(Kind)` naming a kind the declaration lacks.
 pub fn generate_errors(host: Host, src: &str) -> Result<TokenStream, String> {
-    let s = super::parse(src).map_err(|e| {
-        let at = e.span().start();
-        format!("{e} (line {}, column {})", at.line, at.column + 1)
-    })?;
+    let s = super::parse_at(src)?;
     let d = s.errors.as_ref().ok_or("bridge/api.rs declares no `#[bridge(error, ...)] enum`")?;
     for m in &s.methods {
         if let Some(k) = m.errors.iter().find(|k| !d.variants.iter().any(|v| &v.name == *k)) {

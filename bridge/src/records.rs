@@ -5,10 +5,7 @@ use super::*;
 /// The generated declarations of `host` for the schema text `src`.
 /// Errors: the schema's parse or attribute error, as text.
 pub fn generate(host: Host, src: &str) -> Result<TokenStream, String> {
-    let s = parse(src).map_err(|e| {
-        let at = e.span().start();
-        format!("{e} (line {}, column {})", at.line, at.column + 1)
-    })?;
+    let s = super::parse_at(src)?;
     let mut items: Vec<TokenStream> = s.enums.iter().filter(|e| !skipped(&e.skip, host)).map(|e| gen_enum(&s, host, e)).collect();
     for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
         let fields: Vec<&Field> = r.fields.iter().filter(|f| !skipped(&f.skip, host)).collect();

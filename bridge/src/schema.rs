@@ -283,6 +283,14 @@ pub(crate) struct Method {
     pub(crate) param_pyi: Vec<(String, String)>,
 }
 
+/// [`parse`], its error as text with the line and column.
+pub(crate) fn parse_at(src: &str) -> Result<Schema, String> {
+    parse(src).map_err(|e| {
+        let at = e.span().start();
+        format!("{e} (line {}, column {})", at.line, at.column + 1)
+    })
+}
+
 pub(crate) fn parse(src: &str) -> syn::Result<Schema> {
     let file = syn::parse_file(src)?;
     let mut s = Schema { records: vec![], enums: vec![], methods: vec![], errors: None };
