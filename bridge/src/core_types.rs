@@ -38,10 +38,11 @@ pub struct Core {
     modules: BTreeMap<Vec<String>, syn::File>,
 }
 
-/// A struct or enum of the core.
+/// A struct, enum or free function of the core.
 enum CoreItem<'a> {
     Struct(&'a syn::ItemStruct),
     Enum(&'a syn::ItemEnum),
+    Fn(&'a syn::ItemFn),
 }
 
 impl Core {
@@ -86,6 +87,25 @@ impl Core {
         self.find(&module, name, 0)
     }
 
+    /// The attributes of the function a core path names: a free function
+    /// (`sessiondb::a::f`, through re-exports) or a `pub` method of a type
+    /// (`sessiondb::SessionStore::f`, in any of its `impl` blocks).
+    fn fn_attrs(&self, path: &str) -> Option<&[Attribute]> {
+        if let Some(CoreItem::Fn(f)) = self.resolve(path) {
+            return Some(&f.attrs);
+        }
+        let (ty, name) = path.rsplit_once("::")?;
+        let of_ty = |t: &Type| matches!(t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == crate::last(ty)));
+        let impls = self.modules.values().flat_map(|m| &m.items).filter_map(|item| match item {
+            Item::Impl(i) if i.trait_.is_none() && of_ty(&i.self_ty) => Some(&i.items),
+            _ => None,
+        });
+        impls.flatten().find_map(|it| match it {
+            syn::ImplItem::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => Some(f.attrs.as_slice()),
+            _ => None,
+        })
+    }
+
     /// The module a `use` path's prefix names, seen from `module`, each
     /// named step a module of the core or one it re-exports.
     fn module_of(&self, module: &[String], prefix: &[String]) -> Option<Vec<String>> {
@@ -122,6 +142,7 @@ impl Core {
             match item {
                 Item::Struct(s) if s.ident == name && is_pub(&s.vis) => return Some(CoreItem::Struct(s)),
                 Item::Enum(e) if e.ident == name && is_pub(&e.vis) => return Some(CoreItem::Enum(e)),
+                Item::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => return Some(CoreItem::Fn(f)),
                 _ => {}
             }
         }
@@ -252,6 +273,7 @@ pub fn expand(api: &str, core: &Core) -> Result<String, String> {
     }
     for item in &mut file.items {
         match item {
+            Item::Trait(t) => expand_docs(t, core)?,
             Item::Struct(s) => expand_struct(s, core, &names)?,
             Item::Enum(e) if !crate::errors::is_decl(&e.attrs) => expand_enum(e, core, &names)?,
             _ => {}
@@ -318,6 +340,23 @@ fn expand_struct(s: &mut syn::ItemStruct, core: &Core, names: &BTreeMap<String, 
     s.attrs = summary(&c.attrs).into_iter().chain(departures(&s.attrs, &what)?).collect();
     s.fields = Fields::Named(syn::FieldsNamed { brace_token: Default::default(), named: fields.into_iter().collect() });
     s.semi_token = None;
+    Ok(())
+}
+
+/// Give each method or function of `t` (`trait SessionStore`, `trait
+/// Functions`) without a doc in `api.rs` the summary of its core function's
+/// doc: `core = path`, else the store's method of its name.
+fn expand_docs(t: &mut syn::ItemTrait, core: &Core) -> Result<(), String> {
+    for item in &mut t.items {
+        let syn::TraitItem::Fn(f) = item else { continue };
+        if f.attrs.iter().any(|a| a.path().is_ident("doc")) {
+            continue;
+        }
+        let b = crate::bridge_attr(&f.attrs).map_err(|e| e.to_string())?;
+        let path = b.core.unwrap_or_else(|| format!("sessiondb::SessionStore::{}", f.sig.ident));
+        let attrs = core.fn_attrs(&path).ok_or_else(|| format!("fn {}: `{path}` is no function of the core", f.sig.ident))?;
+        f.attrs = summary(attrs).into_iter().chain(f.attrs.drain(..)).collect();
+    }
     Ok(())
 }
 
