@@ -11,8 +11,9 @@ use super::{lock, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry};
 use crate::error::{Error, Result};
 
 impl SessionStore {
-    /// Append one entry; returns it with its gapless per-session seq.
-    /// Errors: `NotFound` (session), `Busy`.
+    /// Append one entry; returns it with its seq.
+    ///
+    /// The seq is gapless per session. Errors: `NotFound` (session), `Busy`.
     pub fn append_transcript(&self, session_id: &str, role: Role, content: String) -> Result<TranscriptEntry> {
         let mut v = self.append_entries(session_id, vec![NewEntry::text(role, content)])?;
         Ok(v.pop().expect("one entry in, one out"))
