@@ -97,12 +97,6 @@ pub struct NewEntry {
     pub content: _,
     #[bridge(host_default = "\"text\"")]
     pub format: _,
-    #[bridge(default)]
-    pub created_at_ms: _,
-    #[bridge(default)]
-    pub tokens: _,
-    #[bridge(default)]
-    pub source_line: _,
 }
 
 // Python: `record_tokens(session_id, input=0, output=0, ...)` keywords.
@@ -114,10 +108,6 @@ pub struct TokenUsage {
     pub output: _,
     #[bridge(default)]
     pub cached: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
 }
 
 // Python keeps the pairs and triples as tuples.
@@ -175,14 +165,8 @@ pub struct JournalEvent {
 
 #[bridge(core = sessiondb::EntryMeta, new, twin)]
 pub struct EntryMeta {
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
     #[bridge(default = "\"{}\"", python = "crate::json::Json", node = "serde_json::Value", ts = "Record<string, unknown>")]
     pub extra: _,
-    #[bridge(default)]
-    pub item: _,
 }
 
 /// One entry to append with its metadata (`append_entries_with_meta`);
@@ -196,26 +180,7 @@ pub struct NewEntryWithMeta {
 }
 
 #[bridge(core = sessiondb::NewSession, new, skip(python, node))]
-pub struct NewSession {
-    #[bridge(default)]
-    pub id: _,
-    #[bridge(default)]
-    pub name: _,
-    #[bridge(default)]
-    pub workspace_path: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
-    #[bridge(default)]
-    pub work_mode: _,
-    #[bridge(default)]
-    pub created_at_ms: _,
-    #[bridge(default)]
-    pub forked_from: _,
-    #[bridge(default)]
-    pub forked_at_seq: _,
-}
+pub struct NewSession;
 
 /// One transcript entry with its metadata (`get_transcript_with_meta`,
 /// `ItemPage.without_item`); Python keeps the `(entry, meta)` tuple.
@@ -234,8 +199,6 @@ pub struct ItemPage {
 
 #[bridge(core = sessiondb::NewEvent, new, twin, skip(python))]
 pub struct NewEvent {
-    #[bridge(default)]
-    pub operation_id: _,
     #[bridge(ts = "any")]
     pub payload: _,
 }
@@ -317,14 +280,8 @@ pub struct CompactionPlan {
 pub struct ContextItem {
     #[bridge(pyi = "Role")]
     pub role: _,
-    #[bridge(default)]
-    pub pinned: _,
     #[bridge(default, redact)]
     pub text: _,
-    #[bridge(default)]
-    pub call_ids: _,
-    #[bridge(default)]
-    pub compacted: _,
 }
 
 // Python takes it as a dict (`CompactionOptionsDict`, the core's serde shape).
@@ -332,8 +289,6 @@ pub struct ContextItem {
 pub struct CompactionOptions {
     #[bridge(default = "2", host_default = "2", uniffi = "u32")]
     pub recent_user_turns: _,
-    #[bridge(default)]
-    pub model: _,
 }
 
 #[bridge(core = sessiondb::context::CompactionHistoryEntry)]
@@ -398,14 +353,7 @@ pub struct ThclawsDigest;
 // Kotlin/Swift's thClaws reader and writer (`read_thclaws`, `write_thclaws`;
 // Python and Node: `read_thclaws_digest`, `write_thclaws_json`).
 #[bridge(core = sessiondb::portable::PortableTurn, new, skip(python, node))]
-pub struct PortableTurn {
-    #[bridge(default)]
-    pub timestamp_ms: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
-}
+pub struct PortableTurn;
 
 #[bridge(core = sessiondb::portable::ThclawsSession, twin, output, skip(python, node))]
 pub struct PortableSession;
@@ -414,18 +362,7 @@ pub struct PortableSession;
 pub struct ThclawsRead;
 
 #[bridge(core = sessiondb::portable::NewPortableSession, new, skip(python, node))]
-pub struct NewPortableSession {
-    #[bridge(default)]
-    pub title: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
-    #[bridge(default)]
-    pub cwd: _,
-    #[bridge(default)]
-    pub created_at_ms: _,
-}
+pub struct NewPortableSession;
 
 #[bridge(core = sessiondb::portable::SessionImport, output)]
 pub struct SessionImport;
@@ -435,15 +372,7 @@ pub struct SessionImport;
 #[bridge(core = sessiondb::SearchOptions, new)]
 pub struct SearchOptions {
     #[bridge(default)]
-    pub limit: _,
-    #[bridge(default)]
-    pub cursor: _,
-    #[bridge(default)]
     pub sessions: _,
-    #[bridge(default)]
-    pub workspace_path: _,
-    #[bridge(default)]
-    pub snippet_chars: _,
 }
 
 #[bridge(core = sessiondb::Highlight, output)]

@@ -13,7 +13,10 @@
 //!   (e.g. `Arc<Transformation>` crosses as `Transformation`); `#[bridge(omit)]`
 //!   leaves a core field out of every host. A listed field the core lacks is
 //!   derived (`get = "expr"`): it keeps its `api.rs` type and doc and its
-//!   place after the listed field before it.
+//!   place after the listed field before it. In a `new` record a field
+//!   defaults (`default`) where the core's does: an `Option`, or
+//!   `#[serde(default)]` on the field or the struct, unless `api.rs` gives
+//!   it `default = value` or `host_default`.
 //! - An enum's variants are the core enum's, in its order, with their fields;
 //!   each one's `str` name is its serde name (the variant's `rename`, else
 //!   the enum's `rename_all`), and `api.rs` lists only a variant whose host
@@ -334,6 +337,12 @@ fn expand_struct(s: &mut syn::ItemStruct, core: &Core, names: &BTreeMap<String, 
                 field.ty = api.ty;
             }
         }
+        // A `new` record's field defaults where the core's does.
+        let fb = crate::bridge_attr(&field.attrs).map_err(|e| e.to_string())?;
+        let core_default = crate::is_option(&cf.ty) || serde_key(&cf.attrs, "default").is_some() || serde_key(&c.attrs, "default").is_some();
+        if b.new && core_default && fb.default.is_none() && fb.host_default.is_none() {
+            field.attrs.push(syn::parse_quote!(#[bridge(default)]));
+        }
         fields.push(field);
         emit_derived(&derived_after, Some(&name), &mut fields);
     }
@@ -409,7 +418,7 @@ fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, Stri
 /// `#[serde(rename = "...")]`, else its enum's `rename_all` (`lowercase`,
 /// `snake_case`, `kebab-case`) applied to its name; `None` without either.
 fn serde_str(e: &syn::ItemEnum, v: &syn::Variant) -> Option<Attribute> {
-    let name = serde_value(&v.attrs, "rename").or_else(|| {
+    let name = serde_key(&v.attrs, "rename").flatten().or_else(|| {
         let ident = v.ident.to_string();
         let words = |sep: char| ident.chars().enumerate().fold(String::new(), |mut out, (i, c)| {
             if c.is_uppercase() && i > 0 {
@@ -418,7 +427,7 @@ fn serde_str(e: &syn::ItemEnum, v: &syn::Variant) -> Option<Attribute> {
             out.extend(c.to_lowercase());
             out
         });
-        match serde_value(&e.attrs, "rename_all")?.as_str() {
+        match serde_key(&e.attrs, "rename_all").flatten()?.as_str() {
             "lowercase" => Some(ident.to_lowercase()),
             "snake_case" => Some(words('_')),
             "kebab-case" => Some(words('-')),
@@ -428,15 +437,21 @@ fn serde_str(e: &syn::ItemEnum, v: &syn::Variant) -> Option<Attribute> {
     Some(syn::parse_quote!(#[bridge(str = #name)]))
 }
 
-/// The text of `key = "..."` in `#[serde(...)]` attributes.
-fn serde_value(attrs: &[Attribute], key: &str) -> Option<String> {
+/// `key` in `#[serde(...)]` attributes: `Some(None)` alone (`default`),
+/// `Some(Some(text))` as `key = "text"`.
+fn serde_key(attrs: &[Attribute], key: &str) -> Option<Option<String>> {
     let mut out = None;
     for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = a.parse_nested_meta(|m| {
+            let value = match m.input.peek(syn::Token![=]) {
+                true => Some(m.value()?.parse::<syn::Expr>()?),
+                false => None,
+            };
             if m.path.is_ident(key) {
-                out = Some(m.value()?.parse::<syn::LitStr>()?.value());
-            } else if m.input.peek(syn::Token![=]) {
-                m.value()?.parse::<syn::Expr>()?;
+                out = Some(value.and_then(|v| match v {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(t), .. }) => Some(t.value()),
+                    _ => None,
+                }));
             }
             Ok(())
         });

@@ -44,7 +44,8 @@
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
 //!   `#[uniffi(default)]`; in a `new` record also Python's and Node's
-//!   default, the type's own); `host_default = "literal"` (Python's and
+//!   default, the type's own; implied in a `new` record for a core field
+//!   that is an `Option` or `#[serde(default)]`); `host_default = "literal"` (Python's and
 //!   Node's default only); `get = "expr"` (the field is derived from the
 //!   core value `c`, e.g. `c.compacted_seqs()`, instead of read from the
 //!   core field of its name, and not read back); `redact` (Python's `repr`
