@@ -50,7 +50,7 @@ use quote::{quote, ToTokens};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Fields, ItemEnum, Meta, Type};
 
-use super::{camel, doc_attrs, docs, expr_lit, ident, is_option, list, lit, path_text, skipped, toks, Host, Schema};
+use super::{camel, doc_attrs, docs, is_option, skipped, toks, Host, Schema};
 
 /// The `#[bridge(error)]` enum of the schema.
 pub(crate) struct ErrorDecl {
@@ -122,59 +122,15 @@ pub(crate) fn is_decl(attrs: &[Attribute]) -> bool {
     })
 }
 
-/// The values of one `#[bridge(...)]` of the error declaration.
-#[derive(Default)]
-struct Attr {
-    core: Option<String>,
-    kind: Option<String>,
-    uniffi: Option<String>,
-    class: Option<String>,
-    pattern: Option<String>,
-    python_class: Option<String>,
-    node_object: Option<String>,
-    fallback: bool,
-    get: Option<String>,
-    skip: Vec<String>,
-}
-
-fn attr(attrs: &[Attribute]) -> syn::Result<Attr> {
-    let mut out = Attr::default();
-    for a in attrs.iter().filter(|a| a.path().is_ident("bridge")) {
-        a.parse_nested_meta(|m| {
-            let key = ident(&m.path);
-            match key.as_str() {
-                "error" => {}
-                "fallback" => out.fallback = true,
-                "core" => out.core = Some(path_text(&m)?),
-                "kind" => out.kind = Some(path_text(&m)?),
-                "uniffi" => out.uniffi = Some(lit(&m)?),
-                "class" => out.class = Some(lit(&m)?),
-                "node_object" => out.node_object = Some(lit(&m)?),
-                "pattern" => {
-                    let v: syn::LitStr = m.value()?.parse()?;
-                    v.parse_with(syn::Pat::parse_single)?;
-                    out.pattern = Some(v.value());
-                }
-                "python_class" | "get" => {
-                    // One line in the generated code (a declaration may span lines).
-                    let one_line = expr_lit(&m)?.lines().map(str::trim).collect::<Vec<_>>().join(" ");
-                    *(if key == "get" { &mut out.get } else { &mut out.python_class }) = Some(one_line);
-                }
-                "skip" => list(&m, &mut out.skip, |h| match ident(&h.path) {
-                    host if ["python", "node", "uniffi"].contains(&host.as_str()) => Ok(host),
-                    host => Err(h.error(format!("unknown host `{host}`"))),
-                })?,
-                _ => return Err(m.error(format!("unknown bridge attribute `{key}` in the error declaration"))),
-            }
-            Ok(())
-        })?;
-    }
-    Ok(out)
+/// The `#[bridge(...)]` of an item of the error declaration, its errors
+/// naming the declaration.
+fn attr(attrs: &[Attribute]) -> syn::Result<super::BridgeAttr> {
+    super::bridge_attr(attrs).map_err(|e| syn::Error::new(e.span(), format!("{e} in the error declaration")))
 }
 
 /// Parse the error declaration (an enum for which [`is_decl`] holds).
 pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
-    let a = attr(&en.attrs)?;
+    let mut a = attr(&en.attrs)?;
     let need = |v: Option<String>, what: &str| {
         v.ok_or_else(|| syn::Error::new_spanned(&en.ident, format!("the error declaration needs `{what}`")))
     };
@@ -220,7 +176,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
     Ok(ErrorDecl {
         core: need(a.core, "core = path")?,
         kind: need(a.kind, "kind = path")?,
-        uniffi: need(a.uniffi, "uniffi = \"Name\"")?,
+        uniffi: need(a.over.remove("uniffi"), "uniffi = \"Name\"")?,
         docs: docs(&en.attrs),
         variants,
     })

@@ -105,6 +105,13 @@ pub(crate) struct BridgeAttr {
     /// `ts(param = "...")`, `pyi(param = "...")` on a method.
     pub(crate) param_ts: Vec<(String, String)>,
     pub(crate) param_pyi: Vec<(String, String)>,
+    /// The error declaration's keys (`errors.rs`).
+    pub(crate) kind: Option<String>,
+    pub(crate) class: Option<String>,
+    pub(crate) pattern: Option<String>,
+    pub(crate) python_class: Option<String>,
+    pub(crate) node_object: Option<String>,
+    pub(crate) fallback: bool,
 }
 
 pub(crate) fn docs(attrs: &[Attribute]) -> Vec<String> {
@@ -148,11 +155,12 @@ pub(crate) fn opt_lit(m: &Meta) -> syn::Result<Option<String>> {
     if m.input.peek(syn::Token![=]) { lit(m).map(Some) } else { Ok(None) }
 }
 
-/// `key = "expr"`: the text of a Rust expression.
+/// `key = "expr"`: the text of a Rust expression, on one line (as the
+/// generated code has it; a declaration may span lines).
 pub(crate) fn expr_lit(m: &Meta) -> syn::Result<String> {
     let v: syn::LitStr = m.value()?.parse()?;
     v.parse::<Expr>()?;
-    Ok(v.value())
+    Ok(v.value().lines().map(str::trim).collect::<Vec<_>>().join(" "))
 }
 
 /// `key = path`, as its text without spaces.
@@ -174,6 +182,17 @@ impl BridgeAttr {
         let key = ident(&m.path);
         match key.as_str() {
             "core" => self.core = Some(path_text(m)?),
+            "kind" => self.kind = Some(path_text(m)?),
+            "error" => {}
+            "fallback" => self.fallback = true,
+            "class" => self.class = Some(lit(m)?),
+            "node_object" => self.node_object = Some(lit(m)?),
+            "python_class" => self.python_class = Some(expr_lit(m)?),
+            "pattern" => {
+                let v: syn::LitStr = m.value()?.parse()?;
+                v.parse_with(syn::Pat::parse_single)?;
+                self.pattern = Some(v.value());
+            }
             "parse" => self.parse = Some(path_text(m)?),
             // A core field no host gets: `core_types::expand` leaves it out.
             "omit" => {}
@@ -213,7 +232,10 @@ impl BridgeAttr {
     /// `errors(Kind, ...)`, and a method's per-parameter lists.
     pub(crate) fn set_list(&mut self, key: &str, m: &Meta) -> syn::Result<()> {
         match key {
-            "skip" => list(m, &mut self.skip, |h| Ok(ident(&h.path))),
+            "skip" => list(m, &mut self.skip, |h| match ident(&h.path) {
+                host if ["python", "node", "uniffi"].contains(&host.as_str()) => Ok(host),
+                host => Err(h.error(format!("unknown host `{host}`"))),
+            }),
             "errors" => list(m, &mut self.errors, |k| Ok(ident(&k.path))),
             "ts" => list(m, &mut self.param_ts, |d| Ok((ident(&d.path), lit(d)?))),
             "pyi" => list(m, &mut self.param_pyi, |d| Ok((ident(&d.path), lit(d)?))),
