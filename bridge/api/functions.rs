@@ -4,7 +4,8 @@
 
 // ---- module functions: `core = path` names the core function; synchronous
 // unless `blocking` (Node: a Promise; Python: GIL released) or `detach`
-// (Python only: GIL released).
+// (Python only: GIL released). Docs as in api/store.rs: the core
+// function's, unless one is written here.
 
 trait Functions {
     /// Effective Context Capacity in tokens (seed 000 "Context Utilization

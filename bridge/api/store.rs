@@ -4,6 +4,8 @@
 // ---- the store's methods: the core method's parameters and `Ok` type;
 // `core = path`: a free function of the core taking the store first.
 // `defaults(...)`: Python's defaults (Node: optional, Kotlin/Swift: defaults).
+// The doc every host shows is the core function's first paragraph; a doc
+// here is a host's departure from it (bridge/src/core_types.rs).
 
 trait SessionStore {
     #[bridge(sync, infallible, getter, returns = "String")]

@@ -9,7 +9,8 @@
 //! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never compiled
 //! itself; a record or enum naming its core type is first completed from
 //! the core's own definition ([`expand`], module `core_types`: fields,
-//! variants, types, docs), so below a record's fields are the core's plus
+//! variants, types, docs; a method or function without a doc takes its
+//! core function's), so below a record's fields are the core's plus
 //! the departures `api.rs` lists: each `struct` is a record, each `enum` a unit enum of the core,
 //! `trait SessionStore` the store's methods (`&self` first) and `trait
 //! Functions` the module functions, all with the core's own types and the
