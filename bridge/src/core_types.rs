@@ -26,6 +26,11 @@
 //!   readers (internals, links to core items). A record or field that takes
 //!   its doc from the core has none in `api.rs`.
 //!
+//! - A method or function of `trait SessionStore` / `trait Functions`
+//!   without a doc in `api.rs` takes the first paragraph of its core
+//!   function's doc (`core = path`, else `SessionStore::<name>`, found in
+//!   any `impl SessionStore`); a doc written there is a host's departure.
+//!
 //! Records without `core` (`tuple` records the core hands over as tuples,
 //! records a host builds itself) stay declared in full in `api.rs`.
 
