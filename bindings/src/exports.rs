@@ -17,7 +17,20 @@ use crate::error::Result;
 use crate::keys::{HostKeyProvider, KeyProvider};
 use crate::store::SessionStore;
 
-fn open(opts: OpenOptions) -> Result<Arc<SessionStore>> {
+/// Open the store at `path` under `key` with the options every
+/// constructor takes (their docs: `open`).
+fn open(
+    path: Option<String>,
+    app: Option<String>,
+    key: KeySource,
+    busy_timeout_ms: Option<u64>,
+    compress: Option<bool>,
+    redact: Option<String>,
+    redact_rules: Option<String>,
+) -> Result<Arc<SessionStore>> {
+    let opts = OpenOptions::for_host(path.map(PathBuf::from), app, key, busy_timeout_ms, None)
+        .with_compress(compress)
+        .with_redact(redact.as_deref(), redact_rules.map(PathBuf::from))?;
     Ok(Arc::new(SessionStore {
         inner: sessiondb::SessionStore::open(opts)?,
     }))
@@ -58,7 +71,7 @@ with_async_twins! {
         redact_rules: Option<String>,
     ) -> Result<Arc<Self>> {
         let key = KeySource::Provider(Arc::new(HostKeyProvider(key_provider)));
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, key, busy_timeout_ms, None).with_compress(compress).with_redact(redact.as_deref(), redact_rules.map(PathBuf::from))?)
+        open(path, app, key, busy_timeout_ms, compress, redact, redact_rules)
     }
 
     /// Open a store with a 32-byte data key the host already holds (or the
@@ -77,7 +90,7 @@ with_async_twins! {
         redact_rules: Option<String>,
     ) -> Result<Arc<Self>> {
         let key = KeyInput::Bytes(&key).decode("key")?;
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None).with_compress(compress).with_redact(redact.as_deref(), redact_rules.map(PathBuf::from))?)
+        open(path, app, KeySource::Bytes(key), busy_timeout_ms, compress, redact, redact_rules)
     }
 
     /// Open a store with the base64 text of its data key (a key file's
@@ -96,7 +109,7 @@ with_async_twins! {
         redact_rules: Option<String>,
     ) -> Result<Arc<Self>> {
         let key = KeyInput::Text(&key).decode("key")?;
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::Bytes(key), busy_timeout_ms, None).with_compress(compress).with_redact(redact.as_deref(), redact_rules.map(PathBuf::from))?)
+        open(path, app, KeySource::Bytes(key), busy_timeout_ms, compress, redact, redact_rules)
     }
 
     /// Open a store whose data key lives in the OS credential store
@@ -113,7 +126,7 @@ with_async_twins! {
         redact: Option<String>,
         redact_rules: Option<String>,
     ) -> Result<Arc<Self>> {
-        open(OpenOptions::for_host(path.map(PathBuf::from), app, KeySource::OsKeyring, busy_timeout_ms, None).with_compress(compress).with_redact(redact.as_deref(), redact_rules.map(PathBuf::from))?)
+        open(path, app, KeySource::OsKeyring, busy_timeout_ms, compress, redact, redact_rules)
     }
 }
 
