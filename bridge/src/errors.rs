@@ -48,9 +48,9 @@
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Fields, ItemEnum, Meta, Type};
+use syn::{Attribute, Fields, ItemEnum, Meta};
 
-use super::{camel, doc_attrs, docs, is_option, skipped, toks, Host, Schema};
+use super::{camel, doc_attrs, docs, is_option, skipped, toks, BridgeAttr, Field, Host, Schema};
 
 /// The `#[bridge(error)]` enum of the schema.
 pub(crate) struct ErrorDecl {
@@ -64,25 +64,21 @@ pub(crate) struct ErrorDecl {
     pub(crate) variants: Vec<ErrorVariant>,
 }
 
-/// One error kind.
+/// One error kind: its fields (`get` and `skip` their only departures)
+/// and its `#[bridge(...)]` (`class`, `pattern`, ..., read through `Deref`).
 pub(crate) struct ErrorVariant {
     /// The kind's name (`ErrorKind::name()`), also the Kotlin/Swift variant.
     pub(crate) name: String,
     docs: Vec<String>,
-    class: Option<String>,
-    pattern: Option<String>,
-    python_class: Option<String>,
-    node_object: Option<String>,
-    fallback: bool,
-    fields: Vec<ErrorField>,
+    fields: Vec<Field>,
+    attr: BridgeAttr,
 }
 
-struct ErrorField {
-    name: String,
-    docs: Vec<String>,
-    ty: Type,
-    get: Option<String>,
-    skip: Vec<String>,
+impl std::ops::Deref for ErrorVariant {
+    type Target = BridgeAttr;
+    fn deref(&self) -> &BridgeAttr {
+        &self.attr
+    }
 }
 
 impl ErrorVariant {
@@ -91,7 +87,7 @@ impl ErrorVariant {
         self.class.clone().unwrap_or_else(|| format!("{}Error", self.name))
     }
 
-    fn shown(&self, host: Host) -> Vec<&ErrorField> {
+    fn shown(&self, host: Host) -> Vec<&Field> {
         self.fields.iter().filter(|f| !skipped(&f.skip, host)).collect()
     }
 
@@ -142,14 +138,8 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
             Fields::Unit => {}
             Fields::Named(named) => {
                 for f in &named.named {
-                    let fa = attr(&f.attrs)?;
-                    fields.push(ErrorField {
-                        name: f.ident.as_ref().expect("named").to_string(),
-                        docs: docs(&f.attrs),
-                        ty: f.ty.clone(),
-                        get: fa.get,
-                        skip: fa.skip,
-                    });
+                    let (name, attr) = (f.ident.as_ref().expect("named").to_string(), attr(&f.attrs)?);
+                    fields.push(Field { name, docs: docs(&f.attrs), ty: f.ty.clone(), attr });
                 }
             }
             Fields::Unnamed(_) => {
@@ -159,16 +149,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
         if va.fallback && fields.iter().any(|f| f.ty.to_token_stream().to_string() != "String" || skipped(&f.skip, Host::Uniffi)) {
             return Err(syn::Error::new_spanned(&v.ident, "the `fallback` variant has only `String` fields, all shown in Kotlin/Swift"));
         }
-        variants.push(ErrorVariant {
-            name: v.ident.to_string(),
-            docs: docs(&v.attrs),
-            class: va.class,
-            pattern: va.pattern,
-            python_class: va.python_class,
-            node_object: va.node_object,
-            fallback: va.fallback,
-            fields,
-        });
+        variants.push(ErrorVariant { name: v.ident.to_string(), docs: docs(&v.attrs), fields, attr: va });
     }
     if variants.iter().filter(|v| v.fallback).count() != 1 {
         return Err(syn::Error::new_spanned(&en.ident, "the error declaration marks exactly one variant `fallback`"));
@@ -248,7 +229,7 @@ fn kinds(host: Host, d: &ErrorDecl) -> TokenStream {
 
 /// The value of field `f` of a matched pattern (`by_ref`: Python and Node,
 /// whose bindings are references).
-fn value(f: &ErrorField, by_ref: bool) -> TokenStream {
+fn value(f: &Field, by_ref: bool) -> TokenStream {
     match (&f.get, by_ref) {
         (Some(g), true) => {
             let g = toks(g);
