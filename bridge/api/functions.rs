@@ -8,11 +8,6 @@
 // function's, unless one is written here.
 
 trait Functions {
-    /// Effective Context Capacity in tokens (seed 000 "Context Utilization
-    /// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
-    /// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
-    /// `model_max_output`: none when not configured or unknown. Never
-    /// guesses a window.
     #[bridge(core = sessiondb::context::effective_context_capacity, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
     fn effective_context_capacity(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> u64;
 

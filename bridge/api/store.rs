@@ -32,17 +32,9 @@ trait SessionStore {
     #[bridge(infallible)]
     fn recovery_key(&self) -> String;
 
-    /// Copy this store into `dest` (another store: a file or a PostgreSQL
-    /// URL), incrementally, moving ciphertext as it is: the rows added per
-    /// kind and the sessions refused (`conflicts`). `KeyMismatch`: dest has
-    /// another data key; nothing is written.
     #[bridge(errors(KeyMismatch, Closed, Busy, Io))]
     fn copy_to(&self, dest: &SessionStore) -> CopyReport;
 
-    /// Sessions by workspace, most recently active first, at most `limit`.
-    /// `scope`: "current" (bound to `path`), "other" (bound to another
-    /// workspace than `path`), "unbound", "all". Only the page is decrypted
-    /// (the HMAC workspace index selects it).
     #[bridge(core = sessiondb::SessionStore::list_sessions_in_scope, defaults(path = None, limit = None), errors(InvalidInput), skip(uniffi))]
     fn list_sessions_for_workspace(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Vec<Session>;
 
@@ -87,12 +79,6 @@ trait SessionStore {
     #[bridge(errors(NotFound, InvalidInput))]
     fn append_transcript(&self, session_id: &str, role: Role, content: String) -> TranscriptEntry;
 
-    /// Append entries in one transaction (all or none); returns them with
-    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
-    /// characters without whitespace, control characters or `:`; it becomes
-    /// the append's journal event id), a retry of a call that timed out or
-    /// was cancelled stores the entries once and returns what the first call
-    /// stored; the key used for other entries or another event is `Conflict`.
     #[bridge(core = sessiondb::SessionStore::append_entries_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Conflict))]
     fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 

@@ -79,7 +79,11 @@ pub fn capacity_breakdown(
     Ok(CapacityBreakdown { raw, output_reserve, safety_margin, capacity: raw - output_reserve - safety_margin })
 }
 
-/// Effective Context Capacity in tokens (seed 000, "Context Utilization Meter").
+/// Effective Context Capacity in tokens (seed 000 "Context Utilization
+/// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
+/// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
+/// `model_max_output`: none when not configured or unknown. Never
+/// guesses a window.
 ///
 /// `capacity = raw − max(reserve', ⌈8% raw⌉) − max(2,048, ⌈2% raw⌉)` where
 /// `reserve' = min(output_reserve, model_max_output)` when both are known,

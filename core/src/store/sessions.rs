@@ -206,8 +206,13 @@ impl SessionStore {
         self.list_sessions_for_workspace(WorkspaceFilter::All, limit)
     }
 
-    /// [`list_sessions_for_workspace`](Self::list_sessions_for_workspace)
-    /// with the filter given as the scope names hosts use
+    /// Sessions by workspace, most recently active first, at most `limit`.
+    /// `scope`: "current" (bound to `path`), "other" (bound to another
+    /// workspace than `path`), "unbound", "all". Only the page is decrypted
+    /// (the HMAC workspace index selects it).
+    ///
+    /// [`list_sessions_for_workspace`](Self::list_sessions_for_workspace) with
+    /// the filter given as the scope names hosts use
     /// ([`WorkspaceFilter::from_scope`]: `current`/`other` with `path`,
     /// `unbound`, `all`). Errors: `InvalidInput` (a bad scope or path).
     pub fn list_sessions_in_scope(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
