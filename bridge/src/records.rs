@@ -103,21 +103,19 @@ pub(crate) fn path_rule(s: &Schema, host: Host) -> TokenStream {
         return quote!();
     }
     let back = match host {
-        Host::Python => quote!(impl crate::records::Back<std::path::PathBuf> for String {
-            fn back(&self, _: &str) -> sessiondb::Result<std::path::PathBuf> {
-                Ok(self.into())
-            }
-        }),
-        Host::Node => quote!(impl crate::records::Back<std::path::PathBuf> for String {
-            fn back(self, _: &str) -> sessiondb::Result<std::path::PathBuf> {
-                Ok(self.into())
-            }
-        }),
         Host::Uniffi => quote!(impl Back<std::path::PathBuf> for String {
             fn back(self) -> std::path::PathBuf {
                 self.into()
             }
         }),
+        _ => {
+            let recv = if host == Host::Python { quote!(&self) } else { quote!(self) };
+            quote!(impl crate::records::Back<std::path::PathBuf> for String {
+                fn back(#recv, _: &str) -> sessiondb::Result<std::path::PathBuf> {
+                    Ok(self.into())
+                }
+            })
+        }
     };
     quote! {
         /// A path as its text (lossy UTF-8).
