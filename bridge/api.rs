@@ -6,86 +6,47 @@
 // (`#[uniffi::remote]`, the core types as they are). A record or enum with
 // `core = path` takes its fields, variants, types and docs from that core
 // type (bridge/src/core_types.rs): it lists here only the fields where a
-// host departs (`name: _` keeps the core's type) and its variants' `str`
-// names; the doc every host shows is the first paragraph of the core
-// item's. bridge/generated/api.rs is this file completed from the core.
+// host departs (`name: _` keeps the core's type), and an enum only the
+// variants whose host name is not the core's serde name; the doc every
+// host shows is the first paragraph of the core item's.
+// bridge/generated/api.rs is this file completed from the core.
 // Checked against tests/api/surface.json by tests/api/surface.py like every host.
 // Three files, read as one in this order (`sessiondb_bridge::API_FILES`):
 // this one (enums and records), api/store.rs (the store's methods) and
 // api/functions.rs (module functions and error kinds).
 
-// ---- enums (Python and Node see the `str` names, the core's serde names)
+// ---- enums (Python and Node see the `str` names: the core's serde names,
+// or those listed here)
 
 #[bridge(core = sessiondb::Role, parse = sessiondb::Role::parse, pyi = "Role")]
-pub enum Role {
-    #[bridge(str = "user")] User,
-    #[bridge(str = "assistant")] Assistant,
-    #[bridge(str = "tool")] Tool,
-    #[bridge(str = "system")] System,
-}
+pub enum Role {}
 
 #[bridge(core = sessiondb::ContentFormat, parse = sessiondb::ContentFormat::parse, pyi = "ContentFormat")]
-pub enum ContentFormat {
-    #[bridge(str = "text")] Text,
-    #[bridge(str = "blocks")] Blocks,
-}
+pub enum ContentFormat {}
 
 #[bridge(core = sessiondb::context::Band, pyi = "Band")]
-pub enum Band {
-    #[bridge(str = "green")] Green,
-    #[bridge(str = "amber")] Amber,
-    #[bridge(str = "orange")] Orange,
-    #[bridge(str = "red")] Red,
-}
+pub enum Band {}
 
 #[bridge(core = sessiondb::context::CompactionAction)]
-pub enum CompactionAction {
-    #[bridge(str = "summarized")] Summarized,
-    #[bridge(str = "tool_result_preview")] ToolResultPreview,
-}
+pub enum CompactionAction {}
 
 #[bridge(core = sessiondb::context::TurnState)]
-pub enum TurnState {
-    #[bridge(str = "verbatim")] Verbatim,
-    #[bridge(str = "compacted")] Compacted,
-    #[bridge(str = "excluded")] Excluded,
-}
+pub enum TurnState {}
 
 #[bridge(core = sessiondb::context::ItemKind)]
-pub enum ItemKind {
-    #[bridge(str = "message")] Message,
-    #[bridge(str = "tool_call")] ToolCall,
-    #[bridge(str = "tool_result")] ToolResult,
-    #[bridge(str = "system")] System,
-}
+pub enum ItemKind {}
 
 #[bridge(core = sessiondb::context::Encoding, pyi = "Literal")]
-pub enum Encoding {
-    #[bridge(str = "o200k_base")] O200kBase,
-    #[bridge(str = "cl100k_base")] Cl100kBase,
-}
+pub enum Encoding {}
 
 #[bridge(core = sessiondb::portable::SourceFormat, parse = sessiondb::portable::SourceFormat::parse, pyi = "SourceFormat")]
-pub enum SourceFormat {
-    #[bridge(str = "thclaws")] Thclaws,
-    #[bridge(str = "codex")] Codex,
-    #[bridge(str = "claude-code")] ClaudeCode,
-    #[bridge(str = "gemini-cli")] GeminiCli,
-    #[bridge(str = "opencode")] Opencode,
-    #[bridge(str = "agents-sdk")] AgentsSdk,
-}
+pub enum SourceFormat {}
 
 #[bridge(core = sessiondb::portable::ExportFormat, parse = sessiondb::portable::ExportFormat::parse, pyi = "ExportFormat")]
-pub enum ExportFormat {
-    #[bridge(str = "thclaws")] Thclaws,
-    #[bridge(str = "markdown")] Markdown,
-    #[bridge(str = "json")] Json,
-}
+pub enum ExportFormat {}
 
 #[bridge(core = sessiondb::restore::PermissionProfile)]
-pub enum PermissionProfile {
-    #[bridge(str = "manual")] Manual,
-}
+pub enum PermissionProfile {}
 
 #[bridge(core = sessiondb::journal::OperationOutcome, parse = sessiondb::journal::OperationOutcome::parse, pyi = "Outcome")]
 pub enum OperationOutcome {
@@ -101,29 +62,13 @@ pub enum OperationOutcome {
 // field's other parts through `get` fields beside it.
 
 #[bridge(core = sessiondb::context::CountMethod)]
-pub enum CountMethod {
-    #[bridge(str = "exact")] Exact,
-    #[bridge(str = "estimate")] Estimate,
-    #[bridge(str = "host")] Host,
-}
+pub enum CountMethod {}
 
 #[bridge(core = sessiondb::portable::ImportStatus, pyi = "ImportStatus")]
-pub enum ImportStatus {
-    #[bridge(str = "imported")] Imported,
-    #[bridge(str = "up_to_date")] UpToDate,
-    #[bridge(str = "source_changed")] SourceChanged,
-    #[bridge(str = "unrecognized")] Unrecognized,
-    #[bridge(str = "failed")] Failed,
-}
+pub enum ImportStatus {}
 
 #[bridge(core = sessiondb::portable::SkipReason)]
-pub enum SkipReason {
-    #[bridge(str = "torn_tail")] TornTail,
-    #[bridge(str = "invalid_utf8")] InvalidUtf8,
-    #[bridge(str = "invalid_json")] InvalidJson,
-    #[bridge(str = "not_an_object")] NotAnObject,
-    #[bridge(str = "too_long")] TooLong,
-}
+pub enum SkipReason {}
 
 // The names are the `scope` texts Python and Node pass with the path
 // (`WorkspaceFilter::from_scope`).
@@ -152,12 +97,6 @@ pub struct NewEntry {
     pub content: _,
     #[bridge(host_default = "\"text\"")]
     pub format: _,
-    #[bridge(default)]
-    pub created_at_ms: _,
-    #[bridge(default)]
-    pub tokens: _,
-    #[bridge(default)]
-    pub source_line: _,
 }
 
 // Python: `record_tokens(session_id, input=0, output=0, ...)` keywords.
@@ -169,10 +108,6 @@ pub struct TokenUsage {
     pub output: _,
     #[bridge(default)]
     pub cached: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
 }
 
 // Python keeps the pairs and triples as tuples.
@@ -230,14 +165,8 @@ pub struct JournalEvent {
 
 #[bridge(core = sessiondb::EntryMeta, new, twin)]
 pub struct EntryMeta {
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
     #[bridge(default = "\"{}\"", python = "crate::json::Json", node = "serde_json::Value", ts = "Record<string, unknown>")]
     pub extra: _,
-    #[bridge(default)]
-    pub item: _,
 }
 
 /// One entry to append with its metadata (`append_entries_with_meta`);
@@ -251,26 +180,7 @@ pub struct NewEntryWithMeta {
 }
 
 #[bridge(core = sessiondb::NewSession, new, skip(python, node))]
-pub struct NewSession {
-    #[bridge(default)]
-    pub id: _,
-    #[bridge(default)]
-    pub name: _,
-    #[bridge(default)]
-    pub workspace_path: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
-    #[bridge(default)]
-    pub work_mode: _,
-    #[bridge(default)]
-    pub created_at_ms: _,
-    #[bridge(default)]
-    pub forked_from: _,
-    #[bridge(default)]
-    pub forked_at_seq: _,
-}
+pub struct NewSession;
 
 /// One transcript entry with its metadata (`get_transcript_with_meta`,
 /// `ItemPage.without_item`); Python keeps the `(entry, meta)` tuple.
@@ -289,8 +199,6 @@ pub struct ItemPage {
 
 #[bridge(core = sessiondb::NewEvent, new, twin, skip(python))]
 pub struct NewEvent {
-    #[bridge(default)]
-    pub operation_id: _,
     #[bridge(ts = "any")]
     pub payload: _,
 }
@@ -372,14 +280,8 @@ pub struct CompactionPlan {
 pub struct ContextItem {
     #[bridge(pyi = "Role")]
     pub role: _,
-    #[bridge(default)]
-    pub pinned: _,
     #[bridge(default, redact)]
     pub text: _,
-    #[bridge(default)]
-    pub call_ids: _,
-    #[bridge(default)]
-    pub compacted: _,
 }
 
 // Python takes it as a dict (`CompactionOptionsDict`, the core's serde shape).
@@ -387,8 +289,6 @@ pub struct ContextItem {
 pub struct CompactionOptions {
     #[bridge(default = "2", host_default = "2", uniffi = "u32")]
     pub recent_user_turns: _,
-    #[bridge(default)]
-    pub model: _,
 }
 
 #[bridge(core = sessiondb::context::CompactionHistoryEntry)]
@@ -453,14 +353,7 @@ pub struct ThclawsDigest;
 // Kotlin/Swift's thClaws reader and writer (`read_thclaws`, `write_thclaws`;
 // Python and Node: `read_thclaws_digest`, `write_thclaws_json`).
 #[bridge(core = sessiondb::portable::PortableTurn, new, skip(python, node))]
-pub struct PortableTurn {
-    #[bridge(default)]
-    pub timestamp_ms: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
-}
+pub struct PortableTurn;
 
 #[bridge(core = sessiondb::portable::ThclawsSession, twin, output, skip(python, node))]
 pub struct PortableSession;
@@ -469,18 +362,7 @@ pub struct PortableSession;
 pub struct ThclawsRead;
 
 #[bridge(core = sessiondb::portable::NewPortableSession, new, skip(python, node))]
-pub struct NewPortableSession {
-    #[bridge(default)]
-    pub title: _,
-    #[bridge(default)]
-    pub model: _,
-    #[bridge(default)]
-    pub provider: _,
-    #[bridge(default)]
-    pub cwd: _,
-    #[bridge(default)]
-    pub created_at_ms: _,
-}
+pub struct NewPortableSession;
 
 #[bridge(core = sessiondb::portable::SessionImport, output)]
 pub struct SessionImport;
@@ -490,15 +372,7 @@ pub struct SessionImport;
 #[bridge(core = sessiondb::SearchOptions, new)]
 pub struct SearchOptions {
     #[bridge(default)]
-    pub limit: _,
-    #[bridge(default)]
-    pub cursor: _,
-    #[bridge(default)]
     pub sessions: _,
-    #[bridge(default)]
-    pub workspace_path: _,
-    #[bridge(default)]
-    pub snippet_chars: _,
 }
 
 #[bridge(core = sessiondb::Highlight, output)]

@@ -10,6 +10,8 @@
 //!
 //! * [`store::SessionStore`]: the store object (sessions, transcript, token
 //!   ledger, context extensions, journal, recovery);
+//! * `exports`: the store's constructors and the methods and functions of
+//!   bridge/api.rs, with their async twins;
 //! * [`async_store`]: its Kotlin `suspend` / Swift `async` twins
 //!   (`AsyncSessionStore`, `SessionDbAsync`: uniffi async exports);
 //! * [`portable`]: `importPaths` with its progress listener (the other
@@ -24,6 +26,7 @@ uniffi::setup_scaffolding!();
 
 pub mod async_store;
 pub mod error;
+pub mod exports;
 pub mod keys;
 pub mod portable;
 /// The records and enums of bridge/api.rs, exposed as the core declares

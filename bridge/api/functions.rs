@@ -4,51 +4,34 @@
 
 // ---- module functions: `core = path` names the core function; synchronous
 // unless `blocking` (Node: a Promise; Python: GIL released) or `detach`
-// (Python only: GIL released).
+// (Python only: GIL released). Docs as in api/store.rs: the core
+// function's, unless one is written here.
 
 trait Functions {
-    /// Effective Context Capacity in tokens (seed 000 "Context Utilization
-    /// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
-    /// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
-    /// `model_max_output`: none when not configured or unknown. Never
-    /// guesses a window.
     #[bridge(core = sessiondb::context::effective_context_capacity, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
     fn effective_context_capacity(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> u64;
 
-    /// Every term of the Effective Context Capacity (tokens).
     #[bridge(core = sessiondb::context::capacity_breakdown, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
     fn capacity_breakdown(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> CapacityBreakdown;
 
-    /// Effective Context Capacity for a known model name (its window and
-    /// maximum output), in tokens.
     #[bridge(core = sessiondb::context::effective_context_capacity_for_model, defaults(output_reserve = None), errors(InvalidInput))]
     fn effective_context_capacity_for_model(model: &str, output_reserve: Option<u64>) -> u64;
 
-    /// Published limits of a known model (case-insensitive prefix match), or
-    /// none: the caller must then pass the window itself.
     #[bridge(core = sessiondb::context::known_model_limits, infallible)]
     fn known_model_limits(model: &str) -> Option<ModelLimits>;
 
-    /// The meter for `active_tokens` against `capacity` (tokens): percent,
-    /// the `Ctx N%` label, band and overflow.
     #[bridge(core = sessiondb::context::meter, errors(InvalidInput))]
     fn meter(active_tokens: u64, capacity: u64) -> ContextMeter;
 
-    /// True when the projected context exceeds the capacity (compact before
-    /// the provider call).
     #[bridge(core = sessiondb::context::should_compact, infallible)]
     fn should_compact(projected_tokens: u64, capacity: u64) -> bool;
 
-    /// Token count of `text` for `model`: exact with the model's tokenizer,
-    /// else the documented estimate; a host count always wins.
     #[bridge(core = sessiondb::context::count_tokens, defaults(host_count = None), infallible, detach)]
     fn count_tokens(model: &str, text: &str, host_count: Option<u64>) -> TokenCount;
 
-    /// The documented estimate `⌈UTF-8 bytes / 3⌉` (no tokenizer), in tokens.
     #[bridge(core = sessiondb::context::estimate_tokens, infallible)]
     fn estimate_tokens(text: &str) -> u64;
 
-    /// The tiktoken encoding of a model name, or none when its family has none.
     #[bridge(core = sessiondb::context::encoding_for_model, infallible)]
     fn encoding_for_model(model: &str) -> Option<Encoding>;
 
@@ -57,10 +40,6 @@ trait Functions {
     #[bridge(core = sessiondb::context::truncate_chars, infallible)]
     fn truncate_chars(text: &str, max_chars: usize) -> String;
 
-    /// The active context for the planner, from `entries` and `governance`
-    /// (as `recover_context_governance` returns it): excluded turns left out,
-    /// compacted turns as their summaries, tokens = the entry's count or
-    /// `count_tokens(model, content)`.
     #[bridge(core = sessiondb::context::active_context_items, detach, errors(InvalidInput))]
     fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem>;
 
@@ -88,39 +67,26 @@ trait Functions {
     #[bridge(core = sessiondb::context::summarize_item, infallible, dict(item = "context items"))]
     fn summarize_item(item: &ContextItem) -> String;
 
-    /// Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
-    /// wins, then compaction); at most 1,000,000 turns.
     #[bridge(core = sessiondb::context::governance_turns, errors(InvalidInput))]
     fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Vec<TurnGovernance>;
 
     // ---- the envelope and key primitives (the crypto conformance cases)
 
-    /// The AAD of an envelope v1 for `record_id`: `record_id:v1:aes-256-gcm`.
     #[bridge(core = sessiondb::primitives::envelope_aad, infallible)]
     fn envelope_aad(record_id: &str) -> String;
 
-    /// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
-    /// fresh random nonce; returns the envelope's JSON text.
     #[bridge(core = sessiondb::primitives::encrypt_field, blocking, errors(InvalidInput))]
     fn encrypt_field(key: &[u8], record_id: &str, plaintext: &[u8]) -> String;
 
-    /// Decrypt an envelope (JSON text) written for `record_id`; returns the
-    /// plaintext bytes.
     #[bridge(core = sessiondb::primitives::decrypt_field, blocking, errors(InvalidInput, Corrupt, AuthenticationFailed))]
     fn decrypt_field(key: &[u8], record_id: &str, envelope_json: &str) -> Vec<u8>;
 
-    /// The workspace index of an already canonical path: lowercase hex of
-    /// HMAC-SHA-256 under the index subkey of the 32-byte `key`.
     #[bridge(core = sessiondb::primitives::workspace_index, blocking, errors(InvalidInput))]
     fn workspace_index(key: &[u8], canonical_path: &str) -> String;
 
-    /// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
-    /// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
     #[bridge(core = sessiondb::primitives::recovery_key_text, errors(InvalidInput))]
     fn recovery_key_text(key: &[u8]) -> String;
 
-    /// The 32-byte data key of a recovery key (any case; whitespace and `-`
-    /// ignored); "recovery key checksum mismatch" for a mistyped key.
     #[bridge(core = sessiondb::primitives::parse_recovery_key, errors(InvalidInput))]
     fn parse_recovery_key(text: &str) -> Vec<u8>;
 
@@ -142,9 +108,6 @@ trait Functions {
     #[bridge(core = sessiondb::portable::detect_format, blocking, errors(Io))]
     fn detect_format(path: &Path) -> Option<SourceFormat>;
 
-    /// Read thClaws JSONL bytes and return what the reader saw (the fields
-    /// of tests/conformance/portable/read_thclaws.json). Pure parsing.
-    /// `InvalidInput`: the bytes hold no session.
     #[bridge(core = sessiondb::portable::read_thclaws_digest, defaults(fallback_id = "session"), detach, skip(uniffi), errors(InvalidInput))]
     fn read_thclaws_digest(data: &[u8], fallback_id: &str) -> ThclawsDigest;
 
@@ -157,19 +120,9 @@ trait Functions {
     #[bridge(core = sessiondb::portable::write_thclaws_json, detach, skip(uniffi), errors(InvalidInput), pyi(session = "PortableSessionDict"), ts(session = "{ id: string; title?: string | null; model?: string | null; provider?: string | null; cwd?: string | null; created_at_ms?: number | null; turns: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; blocks: Array<Record<string, unknown>>; timestamp_ms?: number | null; model?: string | null; provider?: string | null }> }"))]
     fn write_thclaws_json(session: &serde_json::Value) -> String;
 
-    /// The default database path for `app` (seed 000 `sessionsDbPath()`):
-    /// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
-    /// `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
-    /// on macOS, `%LOCALAPPDATA%\<app>\sessions.db` on Windows.
-    /// `InvalidInput`: an app name that is not one path component; `Io`: no
-    /// home directory is known.
     #[bridge(core = sessiondb::paths::default_db_path, defaults(app = "sessiondb"), returns = "String", errors(InvalidInput, Io))]
     fn default_db_path(app: &str) -> PathBuf;
 
-    /// Canonical form of a workspace path (absolute, `.`/`..` resolved,
-    /// symlinks resolved for the longest existing prefix, NFC; DESIGN.md
-    /// "Workspace index"), a relative path taken against the current
-    /// directory. Reads the disk.
     #[bridge(core = sessiondb::paths::canonical_workspace_in_cwd, blocking, errors(InvalidInput, Io))]
     fn canonical_workspace(path: &str) -> String;
 

@@ -4,21 +4,19 @@
 // ---- the store's methods: the core method's parameters and `Ok` type;
 // `core = path`: a free function of the core taking the store first.
 // `defaults(...)`: Python's defaults (Node: optional, Kotlin/Swift: defaults).
+// The doc every host shows is the core function's first paragraph; a doc
+// here is a host's departure from it (bridge/src/core_types.rs).
 
 trait SessionStore {
-    /// The database file path.
     #[bridge(sync, infallible, getter, returns = "String")]
     fn path(&self) -> &Path;
 
-    /// This handle's owner id (recorded on the operations it dispatches).
     #[bridge(sync, infallible, getter, returns = "String")]
     fn instance_id(&self) -> &str;
 
-    /// Which key backend the data key came from.
     #[bridge(sync, infallible, getter, returns = "String")]
     fn key_backend(&self) -> &str;
 
-    /// True once `close()` ran.
     #[bridge(sync, infallible, getter = "closed")]
     fn is_closed(&self) -> bool;
 
@@ -28,27 +26,15 @@ trait SessionStore {
     #[bridge(infallible)]
     fn close(&self);
 
-    /// Schema version, counts and file sizes.
     #[bridge(errors(Closed))]
     fn stats(&self) -> StoreStats;
 
-    /// This store's data key as a recovery key: 56 base32 characters (key
-    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
-    /// it can decrypt every session.
     #[bridge(infallible)]
     fn recovery_key(&self) -> String;
 
-    /// Copy this store into `dest` (another store: a file or a PostgreSQL
-    /// URL), incrementally, moving ciphertext as it is: the rows added per
-    /// kind and the sessions refused (`conflicts`). `KeyMismatch`: dest has
-    /// another data key; nothing is written.
     #[bridge(errors(KeyMismatch, Closed, Busy, Io))]
     fn copy_to(&self, dest: &SessionStore) -> CopyReport;
 
-    /// Sessions by workspace, most recently active first, at most `limit`.
-    /// `scope`: "current" (bound to `path`), "other" (bound to another
-    /// workspace than `path`), "unbound", "all". Only the page is decrypted
-    /// (the HMAC workspace index selects it).
     #[bridge(core = sessiondb::SessionStore::list_sessions_in_scope, defaults(path = None, limit = None), errors(InvalidInput), skip(uniffi))]
     fn list_sessions_for_workspace(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Vec<Session>;
 
@@ -75,43 +61,24 @@ trait SessionStore {
     #[bridge(skip(python, node), errors(Conflict, InvalidInput, Closed))]
     fn create_session_with(&self, new: NewSession) -> Session;
 
-    /// One session.
     #[bridge(errors(NotFound))]
     fn get_session(&self, id: &str) -> Session;
 
-    /// Every session, most recently active first, at most `limit` (none = all).
     #[bridge(defaults(limit = None))]
     fn list_sessions(&self, limit: Option<u32>) -> Vec<Session>;
 
-    /// Resolve a full id, a unique id prefix or an exact title.
     #[bridge(errors(NotFound, Conflict))]
     fn find_session(&self, id_prefix_or_title: &str) -> Session;
 
-    /// Delete a session with its transcript, tokens and context extensions
-    /// (its journal stays).
     #[bridge(errors(NotFound))]
     fn delete_session(&self, id: &str);
 
-    /// Delete sessions by a retention policy (issue 30; SECURITY.md
-    /// "Deletion"): those whose last activity is more than `max_age_days`
-    /// days old, or that rank past the newest `max_sessions`; the newest
-    /// `keep_latest` and (with `keep_named`) named sessions are kept, and so
-    /// is a session written to meanwhile. Each deletion is a `SessionDeleted`
-    /// journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
-    /// list what would go, delete nothing. No limit: nothing. Oldest first.
     #[bridge(core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
     fn prune(&self, max_age_days: Option<u32>, max_sessions: Option<u32>, keep_named: bool, keep_latest: u32, dry_run: bool) -> Vec<PrunedSession>;
 
-    /// Append one entry; returns it with its seq.
     #[bridge(errors(NotFound, InvalidInput))]
     fn append_transcript(&self, session_id: &str, role: Role, content: String) -> TranscriptEntry;
 
-    /// Append entries in one transaction (all or none); returns them with
-    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
-    /// characters without whitespace, control characters or `:`; it becomes
-    /// the append's journal event id), a retry of a call that timed out or
-    /// was cancelled stores the entries once and returns what the first call
-    /// stored; the key used for other entries or another event is `Conflict`.
     #[bridge(core = sessiondb::SessionStore::append_entries_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Conflict))]
     fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
@@ -148,95 +115,60 @@ trait SessionStore {
     #[bridge(core = sessiondb::SessionStore::replace_tail_items, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
     fn replace_tail_items(&self, session_id: &str, expected_items: Vec<String>, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
-    /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
     fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<TranscriptEntry>;
 
-    /// The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
     #[bridge(defaults(limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
     fn get_transcript_tail(&self, session_id: &str, limit: u32) -> Vec<TranscriptEntry>;
 
-    /// `get_transcript` with each entry's metadata (an empty `EntryMeta`
-    /// for entries written without).
     #[bridge(defaults(from_seq = 1, limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
     fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
 
-    /// The last `limit` (1..=10000) entries with their metadata, in seq
-    /// order, in one read.
     #[bridge(defaults(limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
     fn get_transcript_tail_with_meta(&self, session_id: &str, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
 
-    /// Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
-    /// structured items, in one read (see `ItemPage`). Contents of entries
-    /// with an item are not decrypted.
     #[bridge(defaults(from_seq = 1, limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
     fn get_entry_items(&self, session_id: &str, from_seq: u64, limit: u32) -> ItemPage;
 
-    /// The last `limit` (1..=10000) entries as their structured items, in
-    /// seq order, in one read (see `ItemPage`).
     #[bridge(defaults(limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
     fn get_entry_items_tail(&self, session_id: &str, limit: u32) -> ItemPage;
 
-    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
-    /// export, fork and the context from now on (one EntryRetracted journal
-    /// event). Returns the entry, or none when it was already retracted.
     #[bridge(errors(NotFound, Busy))]
     fn retract_entry(&self, session_id: &str, seq: u64) -> Option<TranscriptEntry>;
 
-    /// Retract the last visible entry and return it (none when there is
-    /// none): the Agents SDK's `pop_item`.
     #[bridge(errors(NotFound, Busy))]
     fn retract_last_entry(&self, session_id: &str) -> Option<TranscriptEntry>;
 
-    /// Sums of a session's token ledger.
     #[bridge(errors(NotFound))]
     fn token_totals(&self, session_id: &str) -> TokenTotals;
 
-    /// Append a context extension (pin, plan, artifact...): `kind` in
-    /// plaintext, `body_json` JSON text (stored encrypted). Returns its number `n`.
     #[bridge(errors(NotFound, InvalidInput))]
     fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> u64;
 
-    /// A session's context extensions, in `n` order.
     #[bridge(errors(NotFound, AuthenticationFailed))]
     fn list_context_extensions(&self, session_id: &str) -> Vec<ContextExtension>;
 
-    /// Meter and per-turn state of a stored session (`/context`) for a model
-    /// with a `raw_window`-token context window and an optional output
-    /// reserve (tokens). `model` defaults to the session's model; it picks
-    /// the tokenizer and caps the reserve by the model's known maximum output.
     #[bridge(core = sessiondb::context::context_status, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput))]
     fn context_status(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ContextStatus;
 
-    /// What the model sees next for a `raw_window`-token window (DESIGN.md
-    /// "Context governance"): every visible entry in order, verbatim,
-    /// compacted (a run is one item with its summary) or excluded, with its
-    /// tokens, from stored counts. Records nothing.
     #[bridge(core = sessiondb::context::active_context, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput, AuthenticationFailed, Corrupt))]
     fn active_context(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ActiveContextView;
 
-    /// Resolve a reference (id, unique id prefix or exact title) as
-    /// `/load` does (seed 002), preferring sessions of `workspace`.
     #[bridge(core = sessiondb::portable::resolve_session, defaults(workspace = None), errors(NotFound, Conflict))]
     fn resolve_session(&self, reference: &str, workspace: Option<&str>) -> Session;
 
-    /// The 20 most recently active sessions (seed 002 `/sessions`).
     #[bridge(core = sessiondb::portable::recent_sessions)]
     fn recent_sessions(&self) -> Vec<Session>;
 
-    /// Set (a string) or clear (none) a session's title.
     #[bridge(errors(NotFound))]
     fn rename_session(&self, id: &str, name: Option<String>) -> Session;
 
-    /// Change a session's model and provider; the id stays (seed 002 `/model`).
     #[bridge(defaults(provider = None), errors(NotFound))]
     fn set_session_model(&self, id: &str, model: Option<String>, provider: Option<String>) -> Session;
 
-    /// Set a session's work mode (host-defined, e.g. `plan`, `build`).
     #[bridge(errors(NotFound))]
     fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Session;
 
-    /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
     fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<JournalEvent>;
 
@@ -261,51 +193,30 @@ trait SessionStore {
     #[bridge(defaults(payload = None), errors(Conflict, InvalidInput))]
     fn dispatch_operation(&self, session_id: &str, operation_id: &str, payload: Option<serde_json::Value>) -> AppendOutcome;
 
-    /// Record an operation's terminal event (idempotent for the same outcome
-    /// and payload). `NotFound`: never dispatched.
     #[bridge(defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
     fn complete_operation(&self, session_id: &str, operation_id: &str, outcome: OperationOutcome, payload: Option<serde_json::Value>) -> AppendOutcome;
 
-    /// Operations dispatched without a terminal event.
     #[bridge(returns = "Vec<OpenOperation>")]
     fn open_operations(&self) -> Vec<(String, String, String)>;
 
-    /// Run the recovery pass (seed 000, "Recovery Pass"): mark every open
-    /// operation whose owner is gone `OperationUnknownOutcome`.
     #[bridge(errors(Busy, Closed))]
     fn recover(&self) -> RecoveryReport;
 
-    /// The report of the recovery pass run at open.
     #[bridge(sync, infallible)]
     fn open_recovery_report(&self) -> RecoveryReport;
 
-    /// Replay a session's pins, exclusions and compactions (after a restart).
     #[bridge(core = sessiondb::context::recover_context_governance, errors(NotFound, AuthenticationFailed, Corrupt))]
     fn recover_context_governance(&self, session_id: &str) -> ContextGovernance;
 
-    /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
-    /// `include`) on transcript seqs; returns the extension number `n`.
     #[bridge(core = sessiondb::context::record_turn_decision, errors(InvalidInput, NotFound))]
     fn record_turn_decision(&self, session_id: &str, kind: &str, seqs: &[u64]) -> u64;
 
-    /// Open a saved session (seed 000, "Session Restoration Boundary"): its
-    /// knowledge (transcript, model, work mode, workspace, token totals,
-    /// governance, other extensions) and a fresh authority. Reads only.
     #[bridge(core = sessiondb::restore::open_saved_session, errors(NotFound, AuthenticationFailed, Corrupt))]
     fn open_saved_session(&self, session_id: &str) -> OpenedSession;
 
-    /// A stored session as text in `format`: `thclaws` (the default: JSONL
-    /// that real thClaws reads), `markdown` (a transcript to share, secrets
-    /// always redacted) or `json` (the neutral model as one pretty-printed
-    /// document). thClaws and JSON are redacted only under the store's
-    /// redaction policy (`on-export`, `on-write`).
     #[bridge(core = sessiondb::portable::export_text, defaults(format = None), errors(NotFound, AuthenticationFailed))]
     fn export_thclaws(&self, session_id: &str, format: Option<ExportFormat>) -> String;
 
-    /// Export a stored session in `format` (as `export_thclaws`; default
-    /// thClaws JSONL, streamed) into the file at `path` (written to a private
-    /// 0600 temporary file beside it, renamed over it once complete: a failed
-    /// export leaves the old file); returns what was written.
     #[bridge(core = sessiondb::portable::export_file, defaults(format = None), errors(NotFound, Io, AuthenticationFailed))]
     fn export_thclaws_to_file(&self, session_id: &str, path: &Path, format: Option<ExportFormat>) -> WriteReport;
 
@@ -318,55 +229,27 @@ trait SessionStore {
     #[bridge(core = sessiondb::portable::import_paths_report, skip(uniffi))]
     fn import_paths(&self, paths: &[PathBuf]) -> Vec<FileImport>;
 
-    /// Import one session file (thClaws JSONL, Codex rollout or Claude Code
-    /// transcript; format detected unless given). Incremental: a file
-    /// imported before resumes after its last imported line. Problems with
-    /// the file are in the report's status.
     #[bridge(core = sessiondb::portable::import_file, defaults(format = None), errors(Io, Closed))]
     fn import_file(&self, path: &Path, format: Option<SourceFormat>) -> FileImport;
 
-    /// Plan compaction of a stored session's active context down to
-    /// `target_percent` (default 70) of capacity (`/compact`); unless
-    /// `dry_run`, record the plan. The saved transcript is never modified.
     #[bridge(core = sessiondb::context::compact_session, defaults(output_reserve = None, model = None, target_percent = None, dry_run = false), errors(ContextOverflow, NotFound, InvalidInput))]
     fn compact_session(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>, target_percent: Option<u8>, dry_run: bool) -> CompactionPlan;
 
-    /// Fork a session (seed 002 `/fork`): a new session with the same model,
-    /// provider and workspace, `forked_from`/`forked_at_seq` recorded, seeded
-    /// with `summary` (one `system` entry) or with a copy of the entries up to
-    /// and including `at_seq` (none = the last); with neither, with a summary
-    /// of the whole old history.
     #[bridge(core = sessiondb::portable::fork_session, defaults(at_seq = None, summary = None), errors(NotFound, InvalidInput))]
     fn fork_session(&self, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> Session;
 
-    /// Record a compaction plan (a context extension); returns its number
-    /// `n`, or none for a plan without transformations (not recorded).
     #[bridge(core = sessiondb::context::record_compaction, errors(NotFound, InvalidInput))]
     fn record_compaction(&self, session_id: &str, plan: &CompactionPlan) -> Option<u64>;
 
-    /// Sidebar order (seed 002): the 10 most recent sessions, titled first.
     #[bridge(core = sessiondb::portable::sidebar_sessions)]
     fn sidebar_sessions(&self) -> Vec<Session>;
 
-    /// Search every session's messages, tool calls and outputs, thinking and
-    /// titles (docs/search.md gives the query language: words, "phrases",
-    /// prefix*, -excluded, OR, role:, session:, model:, after:, before:,
-    /// in:, workspace:). The encrypted index catches up with the store first:
-    /// every committed entry of any handle is found, deleted and retracted
-    /// content never is. Highlights count code points (Python `str` indices).
     #[bridge(core = sessiondb::search::search_code_points, defaults(options = None), skip(node, uniffi), errors(InvalidInput, Io, Closed, Busy))]
     fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
 
-    /// Search every session's messages, tool calls and outputs, thinking and
-    /// titles (docs/search.md gives the query language). The encrypted index
-    /// catches up with the store first: every committed entry of any handle
-    /// is found, deleted and retracted content never is. Highlights count
-    /// UTF-16 code units (JavaScript and Kotlin string indices, Swift `utf16`).
     #[bridge(core = sessiondb::search::search_utf16, defaults(options = None), skip(python), errors(InvalidInput, Io, Closed, Busy))]
     fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
 
-    /// Rebuild the encrypted search index from the store (it is a cache:
-    /// searching never needs this; after it, searches start from a fresh index).
     #[bridge(core = sessiondb::search::rebuild_search_index, errors(Io, Closed))]
     fn rebuild_search_index(&self) -> RebuildReport;
 }

@@ -289,33 +289,3 @@ fn uniffi(exposed: &[TokenStream]) -> TokenStream {
         #(impl Back<#types> for #types { fn back(self) -> #types { self } })*
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tests::{has, squash};
-
-    /// One template, each host's receiver and number rules.
-    #[test]
-    fn each_host_gets_the_shared_rules_and_its_own() {
-        let py = conversions(Host::Python, &[]);
-        let node = conversions(Host::Node, &[]);
-        let ffi = conversions(Host::Uniffi, &["sessiondb::Role".to_string()]);
-        for out in [&py, &node, &ffi] {
-            let out = squash(&out.to_string());
-            assert!(out.starts_with(&squash(&conv().to_string())), "{out}");
-            assert_eq!(out.matches(&squash("pub trait Conv<T>")).count(), 1);
-        }
-        assert!(has(&py, "impl<A: Back<B>, B> Back<Vec<B>> for Vec<A> {\n    fn back(&self, what: &str) -> sessiondb::Result<Vec<B>> {\n        self.iter().map(|a| a.back(what)).collect()\n"), "{py}");
-        assert!(has(&py, "impl Back<u64> for u64 {\n    fn back(&self, _: &str) -> sessiondb::Result<u64> {\n        Ok(self.clone())\n"), "{py}");
-        assert!(has(&node, "impl<A: Back<B>, B> Back<Option<B>> for Option<A> {\n    fn back(self, what: &str) -> sessiondb::Result<Option<B>> {\n        self.map(|a| a.back(what)).transpose()\n"), "{node}");
-        assert!(has(&node, "impl Back<u32> for f64 {\n    fn back(self, what: &str) -> sessiondb::Result<u32> {\n        crate::records::int(self, what)\n"), "{node}");
-        assert!(has(&node, "impl Conv<i64> for u64 {\n    fn conv(self) -> i64 {\n        crate::records::n(self)\n"), "{node}");
-        assert!(!has(&node, "impl Back<u64> for u64"), "Node numbers come in as JS numbers");
-        // Seconds (`f64`) cross as they are (a `tuple` record's pair in
-        // Python is the record's own `Conv`, bridge/src/lib.rs).
-        assert!(has(&py, "impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{py}");
-        assert!(has(&node, "impl Conv<f64> for f64 {\n    fn conv(self) -> f64 {\n        self\n"), "{node}");
-        assert!(has(&ffi, "impl Conv<sessiondb::Role> for sessiondb::Role {\n") && has(&ffi, "impl Back<sessiondb::Role> for sessiondb::Role {\n    fn back(self) -> sessiondb::Role {\n"), "{ffi}");
-    }
-}

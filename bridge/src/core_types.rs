@@ -13,13 +13,23 @@
 //!   (e.g. `Arc<Transformation>` crosses as `Transformation`); `#[bridge(omit)]`
 //!   leaves a core field out of every host. A listed field the core lacks is
 //!   derived (`get = "expr"`): it keeps its `api.rs` type and doc and its
-//!   place after the listed field before it.
+//!   place after the listed field before it. In a `new` record a field
+//!   defaults (`default`) where the core's does: an `Option`, or
+//!   `#[serde(default)]` on the field or the struct, unless `api.rs` gives
+//!   it `default = value` or `host_default`.
 //! - An enum's variants are the core enum's, in its order, with their fields;
-//!   `api.rs` lists every variant with its `str` name.
+//!   each one's `str` name is its serde name (the variant's `rename`, else
+//!   the enum's `rename_all`), and `api.rs` lists only a variant whose host
+//!   name is not (`#[bridge(str = "...")]`).
 //! - Docs: the first paragraph (up to the first empty line) of the core
 //!   item's doc is what every host shows; later paragraphs are for Rust
 //!   readers (internals, links to core items). A record or field that takes
 //!   its doc from the core has none in `api.rs`.
+//!
+//! - A method or function of `trait SessionStore` / `trait Functions`
+//!   without a doc in `api.rs` takes the first paragraph of its core
+//!   function's doc (`core = path`, else `SessionStore::<name>`, found in
+//!   any `impl SessionStore`); a doc written there is a host's departure.
 //!
 //! Records without `core` (`tuple` records the core hands over as tuples,
 //! records a host builds itself) stay declared in full in `api.rs`.
@@ -36,10 +46,11 @@ pub struct Core {
     modules: BTreeMap<Vec<String>, syn::File>,
 }
 
-/// A struct or enum of the core.
+/// A struct, enum or free function of the core.
 enum CoreItem<'a> {
     Struct(&'a syn::ItemStruct),
     Enum(&'a syn::ItemEnum),
+    Fn(&'a syn::ItemFn),
 }
 
 impl Core {
@@ -84,20 +95,29 @@ impl Core {
         self.find(&module, name, 0)
     }
 
-    /// The module a `use` path's prefix names, seen from `module`.
-    fn module_of(&self, module: &[String], prefix: &[String]) -> Option<Vec<String>> {
-        let mut out = module.to_vec();
-        for (i, seg) in prefix.iter().enumerate() {
-            match seg.as_str() {
-                "crate" if i == 0 => out.clear(),
-                "self" => {}
-                "super" => {
-                    out.pop();
-                }
-                _ => out = self.submodule(&out, seg)?,
-            }
+    /// The attributes of the function a core path names: a free function
+    /// (`sessiondb::a::f`, through re-exports) or a `pub` method of a type
+    /// (`sessiondb::SessionStore::f`, in any of its `impl` blocks).
+    fn fn_attrs(&self, path: &str) -> Option<&[Attribute]> {
+        if let Some(CoreItem::Fn(f)) = self.resolve(path) {
+            return Some(&f.attrs);
         }
-        Some(out)
+        let (ty, name) = path.rsplit_once("::")?;
+        let of_ty = |t: &Type| matches!(t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == crate::last(ty)));
+        let impls = self.modules.values().flat_map(|m| &m.items).filter_map(|item| match item {
+            Item::Impl(i) if i.trait_.is_none() && of_ty(&i.self_ty) => Some(&i.items),
+            _ => None,
+        });
+        impls.flatten().find_map(|it| match it {
+            syn::ImplItem::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => Some(f.attrs.as_slice()),
+            _ => None,
+        })
+    }
+
+    /// The module a `use` path's prefix names, seen from `module`, each
+    /// named step a module of the core or one it re-exports.
+    fn module_of(&self, module: &[String], prefix: &[String]) -> Option<Vec<String>> {
+        walk(module, prefix, |m, seg| self.submodule(&m, seg))
     }
 
     /// The module `seg` of `module`: its own child, or one it re-exports
@@ -113,7 +133,8 @@ impl Core {
             flatten(&u.tree, vec![], &mut leaves);
             for (prefix, leaf) in leaves {
                 if let Leaf::Name(orig, alias) = leaf {
-                    let target: Vec<String> = relative(module, &prefix).into_iter().chain([orig]).collect();
+                    let mut target = walk(module, &prefix, |m, seg| Some([m, vec![seg.into()]].concat())).expect("a plain step is taken");
+                    target.push(orig);
                     if alias == seg && self.modules.contains_key(&target) {
                         return Some(target);
                     }
@@ -129,6 +150,7 @@ impl Core {
             match item {
                 Item::Struct(s) if s.ident == name && is_pub(&s.vis) => return Some(CoreItem::Struct(s)),
                 Item::Enum(e) if e.ident == name && is_pub(&e.vis) => return Some(CoreItem::Enum(e)),
+                Item::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => return Some(CoreItem::Fn(f)),
                 _ => {}
             }
         }
@@ -180,8 +202,9 @@ fn flatten(tree: &UseTree, prefix: Vec<String>, out: &mut Vec<(Vec<String>, Leaf
     }
 }
 
-/// The module a `use` path's prefix names, seen from `module`.
-fn relative(module: &[String], prefix: &[String]) -> Vec<String> {
+/// The module a `use` path's prefix names, seen from `module`: `crate`,
+/// `self` and `super` as Rust reads them, each other step by `child`.
+fn walk(module: &[String], prefix: &[String], child: impl Fn(Vec<String>, &str) -> Option<Vec<String>>) -> Option<Vec<String>> {
     let mut out = module.to_vec();
     for (i, seg) in prefix.iter().enumerate() {
         match seg.as_str() {
@@ -190,10 +213,10 @@ fn relative(module: &[String], prefix: &[String]) -> Vec<String> {
             "super" => {
                 out.pop();
             }
-            _ => out.push(seg.clone()),
+            _ => out = child(out, seg)?,
         }
     }
-    out
+    Some(out)
 }
 
 /// The doc attributes of `attrs` up to the first empty doc line: the
@@ -258,6 +281,7 @@ pub fn expand(api: &str, core: &Core) -> Result<String, String> {
     }
     for item in &mut file.items {
         match item {
+            Item::Trait(t) => expand_docs(t, core)?,
             Item::Struct(s) => expand_struct(s, core, &names)?,
             Item::Enum(e) if !crate::errors::is_decl(&e.attrs) => expand_enum(e, core, &names)?,
             _ => {}
@@ -318,12 +342,35 @@ fn expand_struct(s: &mut syn::ItemStruct, core: &Core, names: &BTreeMap<String, 
                 field.ty = api.ty;
             }
         }
+        // A `new` record's field defaults where the core's does.
+        let fb = crate::bridge_attr(&field.attrs).map_err(|e| e.to_string())?;
+        let core_default = crate::is_option(&cf.ty) || serde_key(&cf.attrs, "default").is_some() || serde_key(&c.attrs, "default").is_some();
+        if b.new && core_default && fb.default.is_none() && fb.host_default.is_none() {
+            field.attrs.push(syn::parse_quote!(#[bridge(default)]));
+        }
         fields.push(field);
         emit_derived(&derived_after, Some(&name), &mut fields);
     }
     s.attrs = summary(&c.attrs).into_iter().chain(departures(&s.attrs, &what)?).collect();
     s.fields = Fields::Named(syn::FieldsNamed { brace_token: Default::default(), named: fields.into_iter().collect() });
     s.semi_token = None;
+    Ok(())
+}
+
+/// Give each method or function of `t` (`trait SessionStore`, `trait
+/// Functions`) without a doc in `api.rs` the summary of its core function's
+/// doc: `core = path`, else the store's method of its name.
+fn expand_docs(t: &mut syn::ItemTrait, core: &Core) -> Result<(), String> {
+    for item in &mut t.items {
+        let syn::TraitItem::Fn(f) = item else { continue };
+        if f.attrs.iter().any(|a| a.path().is_ident("doc")) {
+            continue;
+        }
+        let b = crate::bridge_attr(&f.attrs).map_err(|e| e.to_string())?;
+        let path = b.core.unwrap_or_else(|| format!("sessiondb::SessionStore::{}", f.sig.ident));
+        let attrs = core.fn_attrs(&path).ok_or_else(|| format!("fn {}: `{path}` is no function of the core", f.sig.ident))?;
+        f.attrs = summary(attrs).into_iter().chain(f.attrs.drain(..)).collect();
+    }
     Ok(())
 }
 
@@ -349,11 +396,14 @@ fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, Stri
     };
     let mut variants = syn::punctuated::Punctuated::new();
     for cv in &c.variants {
-        let Some(api) = e.variants.iter().find(|v| v.ident == cv.ident) else {
-            return Err(format!("{what}: variant `{}` of `{path}` is not listed (with its `str` name)", cv.ident));
+        let listed = match e.variants.iter().find(|v| v.ident == cv.ident) {
+            Some(api) => departures(&api.attrs, &format!("{what}::{}", cv.ident))?,
+            None => vec![serde_str(c, cv).ok_or_else(|| {
+                format!("{what}: variant `{}` of `{path}` has no serde name (`rename`, `rename_all`): list it with its `str` name", cv.ident)
+            })?],
         };
         let mut v = cv.clone();
-        v.attrs = summary(&cv.attrs).into_iter().chain(departures(&api.attrs, &format!("{what}::{}", cv.ident))?).collect();
+        v.attrs = summary(&cv.attrs).into_iter().chain(listed).collect();
         v.discriminant = None;
         for f in v.fields.iter_mut() {
             f.attrs = summary(&f.attrs);
@@ -367,4 +417,49 @@ fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, Stri
     e.attrs = summary(&c.attrs).into_iter().chain(departures(&e.attrs, &what)?).collect();
     e.variants = variants;
     Ok(())
+}
+
+/// `#[bridge(str = "name")]` with a core variant's serde name: its
+/// `#[serde(rename = "...")]`, else its enum's `rename_all` (`lowercase`,
+/// `snake_case`, `kebab-case`) applied to its name; `None` without either.
+fn serde_str(e: &syn::ItemEnum, v: &syn::Variant) -> Option<Attribute> {
+    let name = serde_key(&v.attrs, "rename").flatten().or_else(|| {
+        let ident = v.ident.to_string();
+        let words = |sep: char| ident.chars().enumerate().fold(String::new(), |mut out, (i, c)| {
+            if c.is_uppercase() && i > 0 {
+                out.push(sep);
+            }
+            out.extend(c.to_lowercase());
+            out
+        });
+        match serde_key(&e.attrs, "rename_all").flatten()?.as_str() {
+            "lowercase" => Some(ident.to_lowercase()),
+            "snake_case" => Some(words('_')),
+            "kebab-case" => Some(words('-')),
+            _ => None,
+        }
+    })?;
+    Some(syn::parse_quote!(#[bridge(str = #name)]))
+}
+
+/// `key` in `#[serde(...)]` attributes: `Some(None)` alone (`default`),
+/// `Some(Some(text))` as `key = "text"`.
+fn serde_key(attrs: &[Attribute], key: &str) -> Option<Option<String>> {
+    let mut out = None;
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|m| {
+            let value = match m.input.peek(syn::Token![=]) {
+                true => Some(m.value()?.parse::<syn::Expr>()?),
+                false => None,
+            };
+            if m.path.is_ident(key) {
+                out = Some(value.and_then(|v| match v {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(t), .. }) => Some(t.value()),
+                    _ => None,
+                }));
+            }
+            Ok(())
+        });
+    }
+    out
 }

@@ -48,9 +48,9 @@
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Fields, ItemEnum, Meta, Type};
+use syn::{Attribute, Fields, ItemEnum, Meta};
 
-use super::{camel, doc_attrs, docs, expr_lit, ident, is_option, list, lit, path_text, skipped, toks, Host, Schema};
+use super::{camel, doc_attrs, docs, is_option, skipped, toks, BridgeAttr, Field, Host, Schema};
 
 /// The `#[bridge(error)]` enum of the schema.
 pub(crate) struct ErrorDecl {
@@ -64,25 +64,21 @@ pub(crate) struct ErrorDecl {
     pub(crate) variants: Vec<ErrorVariant>,
 }
 
-/// One error kind.
+/// One error kind: its fields (`get` and `skip` their only departures)
+/// and its `#[bridge(...)]` (`class`, `pattern`, ..., read through `Deref`).
 pub(crate) struct ErrorVariant {
     /// The kind's name (`ErrorKind::name()`), also the Kotlin/Swift variant.
     pub(crate) name: String,
     docs: Vec<String>,
-    class: Option<String>,
-    pattern: Option<String>,
-    python_class: Option<String>,
-    node_object: Option<String>,
-    fallback: bool,
-    fields: Vec<ErrorField>,
+    fields: Vec<Field>,
+    attr: BridgeAttr,
 }
 
-struct ErrorField {
-    name: String,
-    docs: Vec<String>,
-    ty: Type,
-    get: Option<String>,
-    skip: Vec<String>,
+impl std::ops::Deref for ErrorVariant {
+    type Target = BridgeAttr;
+    fn deref(&self) -> &BridgeAttr {
+        &self.attr
+    }
 }
 
 impl ErrorVariant {
@@ -91,7 +87,7 @@ impl ErrorVariant {
         self.class.clone().unwrap_or_else(|| format!("{}Error", self.name))
     }
 
-    fn shown(&self, host: Host) -> Vec<&ErrorField> {
+    fn shown(&self, host: Host) -> Vec<&Field> {
         self.fields.iter().filter(|f| !skipped(&f.skip, host)).collect()
     }
 
@@ -122,59 +118,15 @@ pub(crate) fn is_decl(attrs: &[Attribute]) -> bool {
     })
 }
 
-/// The values of one `#[bridge(...)]` of the error declaration.
-#[derive(Default)]
-struct Attr {
-    core: Option<String>,
-    kind: Option<String>,
-    uniffi: Option<String>,
-    class: Option<String>,
-    pattern: Option<String>,
-    python_class: Option<String>,
-    node_object: Option<String>,
-    fallback: bool,
-    get: Option<String>,
-    skip: Vec<String>,
-}
-
-fn attr(attrs: &[Attribute]) -> syn::Result<Attr> {
-    let mut out = Attr::default();
-    for a in attrs.iter().filter(|a| a.path().is_ident("bridge")) {
-        a.parse_nested_meta(|m| {
-            let key = ident(&m.path);
-            match key.as_str() {
-                "error" => {}
-                "fallback" => out.fallback = true,
-                "core" => out.core = Some(path_text(&m)?),
-                "kind" => out.kind = Some(path_text(&m)?),
-                "uniffi" => out.uniffi = Some(lit(&m)?),
-                "class" => out.class = Some(lit(&m)?),
-                "node_object" => out.node_object = Some(lit(&m)?),
-                "pattern" => {
-                    let v: syn::LitStr = m.value()?.parse()?;
-                    v.parse_with(syn::Pat::parse_single)?;
-                    out.pattern = Some(v.value());
-                }
-                "python_class" | "get" => {
-                    // One line in the generated code (a declaration may span lines).
-                    let one_line = expr_lit(&m)?.lines().map(str::trim).collect::<Vec<_>>().join(" ");
-                    *(if key == "get" { &mut out.get } else { &mut out.python_class }) = Some(one_line);
-                }
-                "skip" => list(&m, &mut out.skip, |h| match ident(&h.path) {
-                    host if ["python", "node", "uniffi"].contains(&host.as_str()) => Ok(host),
-                    host => Err(h.error(format!("unknown host `{host}`"))),
-                })?,
-                _ => return Err(m.error(format!("unknown bridge attribute `{key}` in the error declaration"))),
-            }
-            Ok(())
-        })?;
-    }
-    Ok(out)
+/// The `#[bridge(...)]` of an item of the error declaration, its errors
+/// naming the declaration.
+fn attr(attrs: &[Attribute]) -> syn::Result<super::BridgeAttr> {
+    super::bridge_attr(attrs).map_err(|e| syn::Error::new(e.span(), format!("{e} in the error declaration")))
 }
 
 /// Parse the error declaration (an enum for which [`is_decl`] holds).
 pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
-    let a = attr(&en.attrs)?;
+    let mut a = attr(&en.attrs)?;
     let need = |v: Option<String>, what: &str| {
         v.ok_or_else(|| syn::Error::new_spanned(&en.ident, format!("the error declaration needs `{what}`")))
     };
@@ -186,14 +138,8 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
             Fields::Unit => {}
             Fields::Named(named) => {
                 for f in &named.named {
-                    let fa = attr(&f.attrs)?;
-                    fields.push(ErrorField {
-                        name: f.ident.as_ref().expect("named").to_string(),
-                        docs: docs(&f.attrs),
-                        ty: f.ty.clone(),
-                        get: fa.get,
-                        skip: fa.skip,
-                    });
+                    let (name, attr) = (f.ident.as_ref().expect("named").to_string(), attr(&f.attrs)?);
+                    fields.push(Field { name, docs: docs(&f.attrs), ty: f.ty.clone(), attr });
                 }
             }
             Fields::Unnamed(_) => {
@@ -203,16 +149,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
         if va.fallback && fields.iter().any(|f| f.ty.to_token_stream().to_string() != "String" || skipped(&f.skip, Host::Uniffi)) {
             return Err(syn::Error::new_spanned(&v.ident, "the `fallback` variant has only `String` fields, all shown in Kotlin/Swift"));
         }
-        variants.push(ErrorVariant {
-            name: v.ident.to_string(),
-            docs: docs(&v.attrs),
-            class: va.class,
-            pattern: va.pattern,
-            python_class: va.python_class,
-            node_object: va.node_object,
-            fallback: va.fallback,
-            fields,
-        });
+        variants.push(ErrorVariant { name: v.ident.to_string(), docs: docs(&v.attrs), fields, attr: va });
     }
     if variants.iter().filter(|v| v.fallback).count() != 1 {
         return Err(syn::Error::new_spanned(&en.ident, "the error declaration marks exactly one variant `fallback`"));
@@ -220,7 +157,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
     Ok(ErrorDecl {
         core: need(a.core, "core = path")?,
         kind: need(a.kind, "kind = path")?,
-        uniffi: need(a.uniffi, "uniffi = \"Name\"")?,
+        uniffi: need(a.over.remove("uniffi"), "uniffi = \"Name\"")?,
         docs: docs(&en.attrs),
         variants,
     })
@@ -231,10 +168,7 @@ pub(crate) fn parse_decl(en: &ItemEnum) -> syn::Result<ErrorDecl> {
 /// Errors: the schema's parse error; no error declaration; a method's
 /// `errors(Kind)` naming a kind the declaration lacks.
 pub fn generate_errors(host: Host, src: &str) -> Result<TokenStream, String> {
-    let s = super::parse(src).map_err(|e| {
-        let at = e.span().start();
-        format!("{e} (line {}, column {})", at.line, at.column + 1)
-    })?;
+    let s = super::parse_at(src)?;
     let d = s.errors.as_ref().ok_or("bridge/api.rs declares no `#[bridge(error, ...)] enum`")?;
     for m in &s.methods {
         if let Some(k) = m.errors.iter().find(|k| !d.variants.iter().any(|v| &v.name == *k)) {
@@ -295,7 +229,7 @@ fn kinds(host: Host, d: &ErrorDecl) -> TokenStream {
 
 /// The value of field `f` of a matched pattern (`by_ref`: Python and Node,
 /// whose bindings are references).
-fn value(f: &ErrorField, by_ref: bool) -> TokenStream {
+fn value(f: &Field, by_ref: bool) -> TokenStream {
     match (&f.get, by_ref) {
         (Some(g), true) => {
             let g = toks(g);
@@ -448,8 +382,7 @@ fn node(d: &ErrorDecl) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tests::{ends, has, pretty};
-    use crate::{generate_methods, Host};
+    use crate::Host;
 
     const SCHEMA: &str = r#"
 trait SessionStore {
@@ -485,113 +418,6 @@ pub enum Error {
 "#;
 
     #[test]
-    fn uniffi_gets_the_enum_with_detail_the_conversion_and_the_kinds() {
-        assert_eq!(
-            pretty(&generate_errors(Host::Uniffi, SCHEMA).unwrap()),
-            pretty(&r#"// @generated by sessiondb-bridge from bridge/api.rs: edit that file, not this one.
-
-#[doc = " Every failure."]
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, uniffi::Error)]
-#[non_exhaustive]
-pub enum DbError {
-    #[doc = " Locked."]
-    #[error("{detail}")]
-    Locked {
-        #[doc = " The backend."]
-        backend: String,
-        service: String,
-        #[doc = " The full message."]
-        detail: String,
-    },
-    #[error("{detail}")]
-    AuthenticationFailed {
-        #[doc = " The full message."]
-        detail: String,
-    },
-    #[error("{detail}")]
-    Io {
-        os_kind: String,
-        #[doc = " The full message."]
-        detail: String,
-    },
-    #[error("{detail}")]
-    Other {
-        reason: String,
-        #[doc = " The full message."]
-        detail: String,
-    },
-}
-
-impl From<c::Error> for DbError {
-    fn from(e: c::Error) -> Self {
-        let detail = e.to_string();
-        match e {
-            c::Error::Locked { backend, service } => DbError::Locked { backend, service, detail },
-            c::Error::AuthenticationFailed => DbError::AuthenticationFailed { detail },
-            c::Error::Io { source, .. } => DbError::Io { os_kind: source.to_string(), detail },
-            c::Error::Over(b) => DbError::Other { reason: b.reason, detail },
-            // `c::Error` is non_exhaustive: a kind the core adds without a variant
-            // in bridge/api.rs still reaches the host, as `Other`.
-            other => DbError::Other { reason: other.to_string(), detail },
-        }
-    }
-}
-
-/// The kinds bridge/api.rs declares, in its order (a test compares it with
-/// `c::ErrorKind::ALL`: names and order).
-pub const DECLARED_KINDS: [c::ErrorKind; 4] = [c::ErrorKind::Locked, c::ErrorKind::AuthenticationFailed, c::ErrorKind::Io, c::ErrorKind::Other];
-
-/// A core error kind: its conformance name and Node-style code.
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct ErrorKindInfo {
-    /// The kind's name, e.g. `RecoveryLocked` (the Kotlin exception class, the Swift case in lowerCamelCase).
-    pub name: String,
-    /// The code, e.g. `ERR_RECOVERY_LOCKED`.
-    pub code: String,
-}
-
-/// Every core error kind, in declaration order (4).
-#[uniffi::export]
-pub fn error_kinds() -> Vec<ErrorKindInfo> {
-    c::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()
-}
-"#)
-        );
-    }
-
-    /// `error_kinds()`: every core kind in order, Python with its class.
-    #[test]
-    fn every_host_gets_error_kinds() {
-        let py = generate_errors(Host::Python, SCHEMA).unwrap();
-        assert!(ends(&py, "    Ok(())\n}\n\n/// `(name, code, python class name)` of every core error kind.\n#[pyo3::pyfunction]\npub fn error_kinds() -> Vec<(&'static str, &'static str, &'static str)> {\n    c::ErrorKind::ALL.iter().map(|k| (k.name(), k.code(), class_name(*k))).collect()\n}\n"), "{py}");
-        let node = generate_errors(Host::Node, SCHEMA).unwrap();
-        assert!(ends(&node, "        _ => {}\n    }\n}\n\n/// Name, code (`ERR_*`) of every core error kind, in declaration order.\n#[napi_derive::napi(object)]\npub struct ErrorKindInfo {\n    pub name: String,\n    pub code: String,\n}\n\n/// Every core error kind, in declaration order (4).\n#[napi_derive::napi]\npub fn error_kinds() -> Vec<ErrorKindInfo> {\n    c::ErrorKind::ALL.iter().map(|k| ErrorKindInfo { name: k.name().into(), code: k.code().into() }).collect()\n}\n"), "{node}");
-    }
-
-    #[test]
-    fn python_gets_class_names_the_io_subclass_and_attributes() {
-        let out = generate_errors(Host::Python, SCHEMA).unwrap();
-        assert!(has(&out, "    match kind {\n        c::ErrorKind::Locked => \"LockedError\",\n        c::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n        c::ErrorKind::Io => \"IoError\",\n        c::ErrorKind::Other => \"OtherError\",\n        _ => \"SessionDBError\",\n    }\n"), "{out}");
-        assert!(has(&out, "    match e {\n        c::Error::Io { source, .. } => if source.is_fs() { \"FsError\" } else { \"IoError\" },\n        e => class_name(e.kind()),\n    }\n"), "{out}");
-        assert!(has(&out, "    match e {\n        c::Error::Locked { backend, .. } => {\n            inst.setattr(\"backend\", backend)?;\n        }\n        c::Error::Io { source, .. } => {\n            if let Some(v) = &(source.raw()) {\n                inst.setattr(\"errno\", v)?;\n            }\n            inst.setattr(\"os_kind\", &(source.to_string()))?;\n        }\n        c::Error::Over(b) => {\n            inst.setattr(\"reason\", &(b.reason))?;\n        }\n        _ => {}\n    }\n    Ok(())\n"), "{out}");
-    }
-
-    #[test]
-    fn node_gets_camel_case_json_fields_nested_where_declared() {
-        let out = generate_errors(Host::Node, SCHEMA).unwrap();
-        assert!(has(&out, "    match e {\n        c::Error::Locked { backend, .. } => {\n            v[\"backend\"] = serde_json::json!(backend);\n        }\n        c::Error::Io { source, .. } => {\n            v[\"errno\"] = serde_json::json!((source.raw()));\n            v[\"osKind\"] = serde_json::json!((source.to_string()));\n        }\n        c::Error::Over(b) => {\n            v[\"breakdown\"] = serde_json::json!({\n                \"reason\": (b.reason),\n            });\n        }\n        _ => {}\n    }\n"), "{out}");
-    }
-
-    /// The classes a method's docs name come from the declaration's `class`.
-    #[test]
-    fn method_docs_name_the_declared_classes() {
-        let py = generate_methods(Host::Python, SCHEMA).unwrap();
-        assert!(has(&py, "#[doc = \" Raises LockedError, AuthenticationError.\"]"), "{py}");
-        let node = generate_methods(Host::Node, SCHEMA).unwrap();
-        assert!(has(&node, "#[doc = \" Rejects with LockedError, AuthenticationError.\"]"), "{node}");
-    }
-
-    #[test]
     fn declaration_errors_name_the_problem() {
         let e = generate_errors(Host::Node, &SCHEMA.replace("errors(Locked,", "errors(Busy,")).unwrap_err();
         assert_eq!(e, "method open: error kind `Busy` is not declared in `enum Error`");
@@ -607,22 +433,5 @@ pub fn error_kinds() -> Vec<ErrorKindInfo> {
         assert!(e.starts_with("the error declaration needs `uniffi = \"Name\"`"), "{e}");
         let e = generate_errors(Host::Python, "pub struct A { pub x: u64 }").unwrap_err();
         assert_eq!(e, "bridge/api.rs declares no `#[bridge(error, ...)] enum`");
-    }
-
-    /// bridge/api.rs itself: every host's mapping generates, in
-    /// `ErrorKind::ALL` order (the crate tests of sessiondb-ffi compare the
-    /// order with the core), with Python's and Node's exact names.
-    #[test]
-    fn the_api_declaration_generates_for_every_host() {
-        let api = &crate::tests::expanded_api();
-        let uniffi = generate_errors(Host::Uniffi, api).unwrap();
-        assert!(has(&uniffi, "pub const DECLARED_KINDS: [sessiondb::ErrorKind; 13] = [sessiondb::ErrorKind::RecoveryLocked, sessiondb::ErrorKind::KeyMismatch, sessiondb::ErrorKind::KeyStoreUnavailable, sessiondb::ErrorKind::NotFound, sessiondb::ErrorKind::Conflict, sessiondb::ErrorKind::AuthenticationFailed, sessiondb::ErrorKind::Corrupt, sessiondb::ErrorKind::Busy, sessiondb::ErrorKind::InvalidInput, sessiondb::ErrorKind::Io, sessiondb::ErrorKind::Database, sessiondb::ErrorKind::ContextOverflow, sessiondb::ErrorKind::Closed];"), "{uniffi}");
-        assert!(has(&uniffi, "            sessiondb::Error::Io { step, source } => SessionDbError::Io { step: step.to_string(), os_kind: format!(\"{:?}\", source.kind()), detail },\n"), "{uniffi}");
-        let py = generate_errors(Host::Python, api).unwrap();
-        assert!(has(&py, "        sessiondb::ErrorKind::AuthenticationFailed => \"AuthenticationError\",\n"), "{py}");
-        assert!(has(&py, "        sessiondb::Error::KeyStoreUnavailable { backend, remedy, .. } => {\n            inst.setattr(\"backend\", backend)?;\n            inst.setattr(\"remedy\", remedy)?;\n        }\n"), "{py}");
-        let node = generate_errors(Host::Node, api).unwrap();
-        assert!(has(&node, "            v[\"timeoutMs\"] = serde_json::json!(timeout_ms);\n            v[\"waitedMs\"] = serde_json::json!(waited_ms);\n"), "{node}");
-        assert!(has(&node, "                \"protectedTotal\": (b.protected_total),\n"), "{node}");
     }
 }

@@ -9,7 +9,8 @@
 //! `bridge/api.rs` is Rust syntax, parsed here with `syn` and never compiled
 //! itself; a record or enum naming its core type is first completed from
 //! the core's own definition ([`expand`], module `core_types`: fields,
-//! variants, types, docs), so below a record's fields are the core's plus
+//! variants, types, docs; a method or function without a doc takes its
+//! core function's), so below a record's fields are the core's plus
 //! the departures `api.rs` lists: each `struct` is a record, each `enum` a unit enum of the core,
 //! `trait SessionStore` the store's methods (`&self` first) and `trait
 //! Functions` the module functions, all with the core's own types and the
@@ -33,8 +34,8 @@
 //! - on an enum: `core = path`, `parse = path` (the core's parser of the
 //!   names, for parameters), `pyi = "Alias"` (its Python stub type, an
 //!   alias of `sessiondb.types`; `"Literal"`: the `Literal[...]` of its
-//!   names; without: `str`); on each variant `str = "name"` (the string
-//!   Python and Node see, the core's serde name, as its `name()` gives it).
+//!   names; without: `str`); on a variant `str = "name"` (the string
+//!   Python and Node see; without it, the core variant's serde name).
 //!   A variant may have fields (`V(String)`, `V { column: u64 }`, the
 //!   core's): Kotlin/Swift get them as they are, Python and Node only the
 //!   name (such an enum goes back only through `parse`; a field's other
@@ -44,7 +45,8 @@
 //!   (another host type, converted by that host's `Conv`); `ts = "..."` (the
 //!   TypeScript type); `default` or `default = "tokens"` (Kotlin/Swift
 //!   `#[uniffi(default)]`; in a `new` record also Python's and Node's
-//!   default, the type's own); `host_default = "literal"` (Python's and
+//!   default, the type's own; implied in a `new` record for a core field
+//!   that is an `Option` or `#[serde(default)]`); `host_default = "literal"` (Python's and
 //!   Node's default only); `get = "expr"` (the field is derived from the
 //!   core value `c`, e.g. `c.compacted_seqs()`, instead of read from the
 //!   core field of its name, and not read back); `redact` (Python's `repr`

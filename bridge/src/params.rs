@@ -320,6 +320,20 @@ impl Schema {
         Ok((first, fields.into_iter().filter(|f| !lead.contains(&f.name)).collect()))
     }
 
+    /// The record a flattened parameter `name: ty` (`R` or `&R`) takes,
+    /// whether it is borrowed, and its core type. Errors name the method
+    /// and `what` (`flatten`, `keywords`).
+    fn flattened<'r>(&'r self, m: &Method, what: &str, name: &str, ty: &'r Type) -> Result<(&'r Record, bool, String), String> {
+        let (by_ref, inner) = match ty {
+            Type::Reference(r) => (true, &*r.elem),
+            other => (false, other),
+        };
+        let id = inner.to_token_stream().to_string();
+        let r = self.record_of(inner).ok_or_else(|| format!("method {}: {what}({name}): `{id}` is not a record", m.name))?;
+        let core = r.core.clone().ok_or_else(|| format!("method {}: {what}({name}): record {id} has no core type", m.name))?;
+        Ok((r, by_ref, core))
+    }
+
     pub(crate) fn python_params(&self, m: &Method) -> Result<PyParams, String> {
         let mut out = PyParams { params: vec![], defaults: m.defaults.clone(), keyword_from: None, builds: vec![], args: BTreeMap::new() };
         for (name, ty) in &m.params {
@@ -327,13 +341,8 @@ impl Schema {
                 out.params.push((name.clone(), ty.clone()));
                 continue;
             };
-            let (by_ref, inner) = match ty {
-                Type::Reference(r) => (true, &*r.elem),
-                other => (false, other),
-            };
-            let id = inner.to_token_stream().to_string();
-            let r = self.record_of(inner).ok_or_else(|| format!("method {}: flatten({name}): `{id}` is not a record", m.name))?;
-            let core = r.core.as_ref().ok_or_else(|| format!("method {}: flatten({name}): record {id} has no core type", m.name))?;
+            let (r, by_ref, core) = self.flattened(m, "flatten", name, ty)?;
+            let id = &r.name;
             let fields: Vec<&Field> = r.fields.iter().filter(|f| f.get.is_none()).collect();
             let has_default = |f: &Field| f.default.is_some() || f.host_default.is_some();
             // The leading fields first, then the rest: those without a default first.
@@ -358,7 +367,7 @@ impl Schema {
                 }
                 out.params.push((f.name.clone(), f.ty.clone()));
             }
-            let (n, core, names) = (toks(name), toks(core), fields.iter().map(|f| toks(&f.name)));
+            let (n, core, names) = (toks(name), toks(&core), fields.iter().map(|f| toks(&f.name)));
             out.builds.push(quote!(let #n = #core { #(#names),* };));
             out.args.insert(name.clone(), if by_ref { quote!(&#n) } else { n });
         }
@@ -390,13 +399,7 @@ impl Schema {
     pub(crate) fn node_options(&self, m: &Method) -> Result<Option<NodeOptions>, String> {
         let Some((param, _, lead)) = m.flatten.iter().find(|(_, _, lead)| !lead.is_empty()) else { return Ok(None) };
         let (pos, ty) = m.params.iter().enumerate().find(|(_, (n, _))| n == param).map(|(k, (_, t))| (k, t)).ok_or_else(|| format!("method {}: no parameter `{param}`", m.name))?;
-        let (by_ref, inner) = match ty {
-            Type::Reference(r) => (true, &*r.elem),
-            other => (false, other),
-        };
-        let id = inner.to_token_stream().to_string();
-        let r = self.record_of(inner).ok_or_else(|| format!("method {}: keywords({param}): `{id}` is not a record", m.name))?;
-        let core = r.core.clone().ok_or_else(|| format!("method {}: keywords({param}): record {id} has no core type", m.name))?;
+        let (r, by_ref, core) = self.flattened(m, "keywords", param, ty)?;
         let (first, rest) = self.lead_fields(m, r, lead)?;
         if let Some(f) = rest.iter().find(|f| f.default.is_none() && f.host_default.is_none() && !is_option(&f.ty)) {
             return Err(format!("method {}: field `{}` of the options object needs a default", m.name, f.name));

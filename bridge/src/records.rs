@@ -5,10 +5,7 @@ use super::*;
 /// The generated declarations of `host` for the schema text `src`.
 /// Errors: the schema's parse or attribute error, as text.
 pub fn generate(host: Host, src: &str) -> Result<TokenStream, String> {
-    let s = parse(src).map_err(|e| {
-        let at = e.span().start();
-        format!("{e} (line {}, column {})", at.line, at.column + 1)
-    })?;
+    let s = super::parse_at(src)?;
     let mut items: Vec<TokenStream> = s.enums.iter().filter(|e| !skipped(&e.skip, host)).map(|e| gen_enum(&s, host, e)).collect();
     for r in s.records.iter().filter(|r| !skipped(&r.skip, host)) {
         let fields: Vec<&Field> = r.fields.iter().filter(|f| !skipped(&f.skip, host)).collect();
@@ -106,21 +103,19 @@ pub(crate) fn path_rule(s: &Schema, host: Host) -> TokenStream {
         return quote!();
     }
     let back = match host {
-        Host::Python => quote!(impl crate::records::Back<std::path::PathBuf> for String {
-            fn back(&self, _: &str) -> sessiondb::Result<std::path::PathBuf> {
-                Ok(self.into())
-            }
-        }),
-        Host::Node => quote!(impl crate::records::Back<std::path::PathBuf> for String {
-            fn back(self, _: &str) -> sessiondb::Result<std::path::PathBuf> {
-                Ok(self.into())
-            }
-        }),
         Host::Uniffi => quote!(impl Back<std::path::PathBuf> for String {
             fn back(self) -> std::path::PathBuf {
                 self.into()
             }
         }),
+        _ => {
+            let recv = if host == Host::Python { quote!(&self) } else { quote!(self) };
+            quote!(impl crate::records::Back<std::path::PathBuf> for String {
+                fn back(#recv, _: &str) -> sessiondb::Result<std::path::PathBuf> {
+                    Ok(self.into())
+                }
+            })
+        }
     };
     quote! {
         /// A path as its text (lossy UTF-8).

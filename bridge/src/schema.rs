@@ -3,50 +3,22 @@
 
 use super::*;
 
+/// A record's field: its name, docs and schema type, and its
+/// `#[bridge(...)]` departures (read through `Deref`).
 pub(crate) struct Field {
     pub(crate) name: String,
     pub(crate) docs: Vec<String>,
     pub(crate) ty: Type,
-    pub(crate) skip: Vec<String>,
-    pub(crate) over: BTreeMap<String, String>,
-    pub(crate) ts: Option<String>,
-    pub(crate) default: Option<Option<String>>,
-    /// An expression of the core value `c` that gives the field (a core
-    /// method, e.g. `c.compacted_seqs()`), instead of the core field of
-    /// the same name: the field is derived, so `Back` does not read it.
-    pub(crate) get: Option<String>,
-    /// `host_default = "literal"`: the value Python and Node callers get when
-    /// they leave the field out of a `new` record (Kotlin/Swift: `default`).
-    pub(crate) host_default: Option<String>,
-    /// `redact`: Python's `repr` shows `<N chars>`, not the text (user content).
-    pub(crate) redact: bool,
-    /// `names = Enum`: a text field holding one of that enum's `str` names
-    /// (Node's `ts_type` is their union).
-    pub(crate) names: Option<String>,
-    /// `pyi = "Type"`: its Python stub type, instead of the rule's.
-    pub(crate) pyi: Option<String>,
+    pub(crate) attr: BridgeAttr,
 }
 
+/// A record: its name, docs and fields, and its `#[bridge(...)]`
+/// departures (read through `Deref`).
 pub(crate) struct Record {
     pub(crate) name: String,
     pub(crate) docs: Vec<String>,
-    pub(crate) core: Option<String>,
-    pub(crate) skip: Vec<String>,
-    pub(crate) output: bool,
-    /// Kotlin/Swift get an FFI twin (`#[derive(uniffi::Record)]` with the
-    /// host types, converted field by field) instead of the core type.
-    pub(crate) twin: bool,
-    /// `new`: a record callers build (Python: a constructor with the
-    /// fields' defaults, enum fields kept as the text given and parsed when
-    /// passed in; Node: defaulted fields optional).
-    pub(crate) new: bool,
-    /// `tuple`: the core gives it as a tuple of its fields, in order (e.g.
-    /// `(session_id, operation_id)`): each host converts the tuple.
-    pub(crate) tuple: bool,
-    /// `dict = "Type"`: the Python stub type of the record's dict form (the
-    /// core's serde shape), for parameters declared `dict(...)`.
-    pub(crate) dict: Option<String>,
     pub(crate) fields: Vec<Field>,
+    pub(crate) attr: BridgeAttr,
 }
 
 pub(crate) struct Variant {
@@ -73,39 +45,105 @@ pub(crate) struct Enum {
     pub(crate) pyi: Option<String>,
 }
 
+/// The values of the `#[bridge(...)]` attributes of an item (see the crate
+/// docs): a record's, a field's, an enum's or variant's, a method's, or of
+/// the error declaration.
 #[derive(Default)]
 pub(crate) struct BridgeAttr {
+    /// A record's or enum's core type; a method's free core function
+    /// (taking the store first), else the core method of its name.
     pub(crate) core: Option<String>,
     pub(crate) skip: Vec<String>,
+    /// A result only (Node: `object_from_js = false`; no `Back`).
     pub(crate) output: bool,
+    /// Kotlin/Swift get an FFI twin (`#[derive(uniffi::Record)]` with the
+    /// host types, converted field by field) instead of the core type.
     pub(crate) twin: bool,
+    /// A field's type in another host (`python = "..."`, ...).
     pub(crate) over: BTreeMap<String, String>,
     pub(crate) ts: Option<String>,
+    /// A variant's `str` name.
     pub(crate) text: Option<String>,
     pub(crate) default: Option<Option<String>>,
     pub(crate) parse: Option<String>,
     pub(crate) defaults: Vec<(String, String)>,
     pub(crate) errors: Vec<String>,
+    /// The core method returns its value, not a `Result`.
     pub(crate) infallible: bool,
+    /// Cheap (no disk, no crypto): Node returns the value, not a Promise;
+    /// Python keeps the GIL.
     pub(crate) sync: bool,
+    /// The schema type the hosts return when it is not the core's `Ok`
+    /// type (each host's `Conv` converts).
     pub(crate) returns: Option<Type>,
+    /// A function that waits on disk or crypto: a Promise in Node and the
+    /// GIL released in Python (functions are otherwise synchronous).
     pub(crate) blocking: bool,
+    /// A function whose Python call releases the GIL (CPU-heavy, e.g. a
+    /// tokenizer) while Node calls it synchronously.
     pub(crate) detach: bool,
+    /// An expression of the core value `c` that gives the field (a core
+    /// method, e.g. `c.compacted_seqs()`), instead of the core field of
+    /// the same name: the field is derived, so `Back` does not read it.
     pub(crate) get: Option<String>,
+    /// `host_default = "literal"`: the value Python and Node callers get when
+    /// they leave the field out of a `new` record (Kotlin/Swift: `default`).
     pub(crate) host_default: Option<String>,
+    /// `redact`: Python's `repr` shows `<N chars>`, not the text (user content).
     pub(crate) redact: bool,
+    /// `new`: a record callers build (Python: a constructor with the
+    /// fields' defaults, enum fields kept as the text given and parsed when
+    /// passed in; Node: defaulted fields optional).
     pub(crate) new: bool,
+    /// `tuple`: the core gives it as a tuple of its fields, in order (e.g.
+    /// `(session_id, operation_id)`): each host converts the tuple.
     pub(crate) tuple: bool,
     pub(crate) getter: Option<Option<String>>,
+    /// Record parameters Python takes as the record's fields instead
+    /// (`flatten(p)`; `keywords(p)`: keyword-only), the flag true for
+    /// keywords, and the fields that lead (`keywords(p = "a, b")`: Python
+    /// takes them first, not keyword-only; Node takes them as parameters
+    /// and the rest as an options object).
     pub(crate) flatten: Vec<(String, bool, Vec<String>)>,
+    /// `names = Enum`: a text field holding one of that enum's `str` names
+    /// (Node's `ts_type` is their union).
     pub(crate) names: Option<String>,
+    /// `dict = "Type"`: the Python stub type of the record's dict form (the
+    /// core's serde shape), for parameters declared `dict(...)`.
     pub(crate) dict: Option<String>,
+    /// `pyi = "Type"`: an enum's or field's Python stub type, instead of
+    /// the rule's.
     pub(crate) pyi: Option<String>,
+    /// `dict(param = "what", ...)`: Python also takes these record
+    /// parameters as dicts in the core's serde shape; `what` names a dict in
+    /// the `InvalidInput` message.
     pub(crate) dicts: Vec<(String, String)>,
-    /// `ts(param = "...")`, `pyi(param = "...")` on a method.
+    /// `ts(param = "...")`: a parameter's TypeScript type (Node's `ts_arg_type`).
     pub(crate) param_ts: Vec<(String, String)>,
+    /// `pyi(param = "...")`: a parameter's Python stub type.
     pub(crate) param_pyi: Vec<(String, String)>,
+    /// The error declaration's keys (`errors.rs`).
+    pub(crate) kind: Option<String>,
+    pub(crate) class: Option<String>,
+    pub(crate) pattern: Option<String>,
+    pub(crate) python_class: Option<String>,
+    pub(crate) node_object: Option<String>,
+    pub(crate) fallback: bool,
 }
+
+/// Records, fields and methods read their `#[bridge(...)]` values as
+/// their own (`f.skip`, `r.twin`, `m.defaults`).
+macro_rules! attr_deref {
+    ($($t:ty),*) => {$(
+        impl std::ops::Deref for $t {
+            type Target = BridgeAttr;
+            fn deref(&self) -> &BridgeAttr {
+                &self.attr
+            }
+        }
+    )*};
+}
+attr_deref!(Field, Record, Method);
 
 pub(crate) fn docs(attrs: &[Attribute]) -> Vec<String> {
     attrs
@@ -148,11 +186,12 @@ pub(crate) fn opt_lit(m: &Meta) -> syn::Result<Option<String>> {
     if m.input.peek(syn::Token![=]) { lit(m).map(Some) } else { Ok(None) }
 }
 
-/// `key = "expr"`: the text of a Rust expression.
+/// `key = "expr"`: the text of a Rust expression, on one line (as the
+/// generated code has it; a declaration may span lines).
 pub(crate) fn expr_lit(m: &Meta) -> syn::Result<String> {
     let v: syn::LitStr = m.value()?.parse()?;
     v.parse::<Expr>()?;
-    Ok(v.value())
+    Ok(v.value().lines().map(str::trim).collect::<Vec<_>>().join(" "))
 }
 
 /// `key = path`, as its text without spaces.
@@ -174,6 +213,17 @@ impl BridgeAttr {
         let key = ident(&m.path);
         match key.as_str() {
             "core" => self.core = Some(path_text(m)?),
+            "kind" => self.kind = Some(path_text(m)?),
+            "error" => {}
+            "fallback" => self.fallback = true,
+            "class" => self.class = Some(lit(m)?),
+            "node_object" => self.node_object = Some(lit(m)?),
+            "python_class" => self.python_class = Some(expr_lit(m)?),
+            "pattern" => {
+                let v: syn::LitStr = m.value()?.parse()?;
+                v.parse_with(syn::Pat::parse_single)?;
+                self.pattern = Some(v.value());
+            }
             "parse" => self.parse = Some(path_text(m)?),
             // A core field no host gets: `core_types::expand` leaves it out.
             "omit" => {}
@@ -213,7 +263,10 @@ impl BridgeAttr {
     /// `errors(Kind, ...)`, and a method's per-parameter lists.
     pub(crate) fn set_list(&mut self, key: &str, m: &Meta) -> syn::Result<()> {
         match key {
-            "skip" => list(m, &mut self.skip, |h| Ok(ident(&h.path))),
+            "skip" => list(m, &mut self.skip, |h| match ident(&h.path) {
+                host if ["python", "node", "uniffi"].contains(&host.as_str()) => Ok(host),
+                host => Err(h.error(format!("unknown host `{host}`"))),
+            }),
             "errors" => list(m, &mut self.errors, |k| Ok(ident(&k.path))),
             "ts" => list(m, &mut self.param_ts, |d| Ok((ident(&d.path), lit(d)?))),
             "pyi" => list(m, &mut self.param_pyi, |d| Ok((ident(&d.path), lit(d)?))),
@@ -237,50 +290,29 @@ pub(crate) struct Schema {
 }
 
 /// A `SessionStore` method of `trait SessionStore` in the schema: the core
-/// method's own parameters (`&self` first) and its `Ok` type.
+/// method's own parameters (`&self` first) and its `Ok` type, and its
+/// `#[bridge(...)]` departures (read through `Deref`).
 pub(crate) struct Method {
     pub(crate) name: String,
     pub(crate) docs: Vec<String>,
     pub(crate) params: Vec<(String, Type)>,
     pub(crate) ret: Option<Type>,
-    /// A free function of the core taking the store first, else a method.
-    pub(crate) core: Option<String>,
-    pub(crate) defaults: Vec<(String, String)>,
-    pub(crate) errors: Vec<String>,
-    pub(crate) skip: Vec<String>,
-    /// The core method returns its value, not a `Result`.
-    pub(crate) infallible: bool,
-    /// Cheap (no disk, no crypto): Node returns the value, not a Promise;
-    /// Python keeps the GIL.
-    pub(crate) sync: bool,
-    /// The schema type the hosts return when it is not the core's `Ok`
-    /// type (each host's `Conv` converts).
-    pub(crate) returns: Option<Type>,
     /// A module function (`trait Functions`), not a store method.
     pub(crate) function: bool,
-    /// A function that waits on disk or crypto: a Promise in Node and the
-    /// GIL released in Python (functions are otherwise synchronous).
-    pub(crate) blocking: bool,
-    /// A function whose Python call releases the GIL (CPU-heavy, e.g. a
-    /// tokenizer) while Node calls it synchronously.
-    pub(crate) detach: bool,
+    /// `sync`, or a function not `blocking`.
+    pub(crate) sync: bool,
     /// A `sync` method Python and Node expose as a read-only property of
     /// this name (Kotlin/Swift keep the method).
     pub(crate) getter: Option<String>,
-    /// Record parameters Python takes as the record's fields instead
-    /// (`flatten(p)`; `keywords(p)`: keyword-only), the flag true for
-    /// keywords, and the fields that lead (`keywords(p = "a, b")`: Python
-    /// takes them first, not keyword-only; Node takes them as parameters
-    /// and the rest as an options object).
-    pub(crate) flatten: Vec<(String, bool, Vec<String>)>,
-    /// `dict(param = "what", ...)`: Python also takes these record
-    /// parameters as dicts in the core's serde shape; `what` names a dict in
-    /// the `InvalidInput` message.
-    pub(crate) dicts: Vec<(String, String)>,
-    /// `ts(param = "...")`: a parameter's TypeScript type (Node's `ts_arg_type`).
-    pub(crate) param_ts: Vec<(String, String)>,
-    /// `pyi(param = "...")`: a parameter's Python stub type.
-    pub(crate) param_pyi: Vec<(String, String)>,
+    pub(crate) attr: BridgeAttr,
+}
+
+/// [`parse`], its error as text with the line and column.
+pub(crate) fn parse_at(src: &str) -> Result<Schema, String> {
+    parse(src).map_err(|e| {
+        let at = e.span().start();
+        format!("{e} (line {}, column {})", at.line, at.column + 1)
+    })
 }
 
 pub(crate) fn parse(src: &str) -> syn::Result<Schema> {
@@ -311,36 +343,11 @@ pub(crate) fn parse_record(st: &syn::ItemStruct) -> syn::Result<Record> {
     let Fields::Named(named) = &st.fields else {
         return Err(syn::Error::new_spanned(&st.ident, "records have named fields"));
     };
-    let mut fields = vec![];
-    for f in &named.named {
-        let fb = bridge_attr(&f.attrs)?;
-        fields.push(Field {
-            name: f.ident.as_ref().expect("named").to_string(),
-            docs: docs(&f.attrs),
-            ty: f.ty.clone(),
-            skip: fb.skip,
-            over: fb.over,
-            ts: fb.ts,
-            default: fb.default,
-            get: fb.get,
-            host_default: fb.host_default,
-            redact: fb.redact,
-            names: fb.names,
-            pyi: fb.pyi,
-        });
-    }
-    Ok(Record {
-        name: st.ident.to_string(),
-        docs: docs(&st.attrs),
-        core: b.core,
-        skip: b.skip,
-        output: b.output,
-        twin: b.twin,
-        new: b.new,
-        tuple: b.tuple,
-        dict: b.dict,
-        fields,
-    })
+    let fields = named.named.iter().map(|f| {
+        let attr = bridge_attr(&f.attrs)?;
+        Ok(Field { name: f.ident.as_ref().expect("named").to_string(), docs: docs(&f.attrs), ty: f.ty.clone(), attr })
+    });
+    Ok(Record { name: st.ident.to_string(), docs: docs(&st.attrs), fields: fields.collect::<syn::Result<_>>()?, attr: b })
 }
 
 /// An enum of the schema (a core enum; each variant with its `str` name).
@@ -402,21 +409,10 @@ pub(crate) fn parse_method(f: &syn::TraitItemFn, function: bool) -> syn::Result<
         docs: docs(&f.attrs),
         params,
         ret,
-        core: b.core,
-        defaults: b.defaults,
-        errors: b.errors,
-        skip: b.skip,
-        infallible: b.infallible,
-        sync: b.sync || (function && !b.blocking),
-        returns: b.returns,
         function,
-        blocking: b.blocking,
-        detach: b.detach,
-        getter: b.getter.map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
-        flatten: b.flatten,
-        dicts: b.dicts,
-        param_ts: b.param_ts,
-        param_pyi: b.param_pyi,
+        sync: b.sync || (function && !b.blocking),
+        getter: b.getter.clone().map(|g| g.unwrap_or_else(|| f.sig.ident.to_string())),
+        attr: b,
     })
 }
 

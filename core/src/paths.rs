@@ -111,8 +111,12 @@ pub fn db_path_for(
     Ok(PathBuf::from(join(platform, &dir.to_string_lossy(), &[DB_FILE_NAME])))
 }
 
-/// The default database path for `app` on this machine (seed 000 `sessionsDbPath()`).
-/// Errors: `InvalidInput` for a bad app name, `Io` if no home directory is known.
+/// The default database path for `app` (seed 000 `sessionsDbPath()`):
+/// `$XDG_STATE_HOME/<app>/sessions.db` on Linux (falling back to
+/// `~/.local/state`), `~/Library/Application Support/<app>/sessions.db`
+/// on macOS, `%LOCALAPPDATA%\<app>\sessions.db` on Windows.
+/// `InvalidInput`: an app name that is not one path component; `Io`: no
+/// home directory is known.
 pub fn default_db_path(app: &str) -> Result<PathBuf> {
     let home = home_dir().ok_or_else(|| {
         Error::io(
@@ -186,9 +190,14 @@ fn validate_app(app: &str) -> Result<()> {
     Ok(())
 }
 
-/// [`canonical_workspace`] of `path` against the process's current
-/// directory (what the hosts call). Errors: `Io` when the current directory
-/// cannot be read, else as [`canonical_workspace`].
+/// Canonical form of a workspace path (absolute, `.`/`..` resolved,
+/// symlinks resolved for the longest existing prefix, NFC; DESIGN.md
+/// "Workspace index"), a relative path taken against the current
+/// directory. Reads the disk.
+///
+/// [`canonical_workspace`] of `path` against the process's current directory
+/// (what the hosts call). Errors: `Io` when the current directory cannot be
+/// read, else as [`canonical_workspace`].
 pub fn canonical_workspace_in_cwd(path: &str) -> Result<String> {
     let cwd = std::env::current_dir().map_err(|e| Error::io("reading the current directory", e))?;
     canonical_workspace(path, &cwd)

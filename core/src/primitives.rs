@@ -17,8 +17,10 @@ pub fn envelope_aad(record_id: &str) -> String {
     crypto::aad_for(record_id, crypto::ENVELOPE_VERSION, crypto::ALG_AES_256_GCM)
 }
 
-/// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a fresh
-/// random 96-bit nonce; returns the envelope's JSON text.
+/// Encrypt `plaintext` for `record_id` under the 32-byte `key` with a
+/// fresh random nonce; returns the envelope's JSON text.
+///
+/// The nonce is 96 random bits.
 ///
 /// # Errors
 /// `InvalidInput` unless `key` is 32 bytes.
@@ -39,7 +41,9 @@ pub fn decrypt_field(key: &[u8], record_id: &str, envelope_json: &str) -> Result
 }
 
 /// The workspace index of an already canonical path: lowercase hex of
-/// HMAC-SHA-256 under the index subkey (see [`crypto::workspace_index`]).
+/// HMAC-SHA-256 under the index subkey of the 32-byte `key`.
+///
+/// See [`crypto::workspace_index`].
 ///
 /// # Errors
 /// `InvalidInput` unless `key` is 32 bytes.
@@ -47,8 +51,10 @@ pub fn workspace_index(key: &[u8], canonical_path: &str) -> Result<String> {
     Ok(crypto::workspace_index(&DataKey::from_bytes(key)?, canonical_path))
 }
 
-/// The recovery key text of a 32-byte data key (see
-/// [`keys::recovery_key_text`]): 56 base32 characters in 14 groups of 4.
+/// The recovery key text of a 32-byte data key: base32 (RFC 4648) of the
+/// key and a 3-byte checksum, 56 characters in 14 groups of 4 joined by `-`.
+///
+/// See [`keys::recovery_key_text`].
 ///
 /// # Errors
 /// `InvalidInput` unless `key` is 32 bytes.
@@ -56,8 +62,8 @@ pub fn recovery_key_text(key: &[u8]) -> Result<String> {
     Ok(keys::recovery_key_text(&DataKey::from_bytes(key)?))
 }
 
-/// The 32 data-key bytes of a recovery key (any case; whitespace and `-`
-/// ignored).
+/// The 32-byte data key of a recovery key (any case; whitespace and `-`
+/// ignored); "recovery key checksum mismatch" for a mistyped key.
 ///
 /// # Errors
 /// `InvalidInput`: "recovery key checksum mismatch" for a mistyped key, or

@@ -129,10 +129,13 @@ pub struct OpenedSession {
     pub authority: Authority,
 }
 
-/// Open a saved session (seed 000, "Session Restoration Boundary"): read
-/// its metadata, its whole transcript (paged, [`RESTORE_PAGE`] entries per
-/// read), its token totals and its context extensions, and pair them with
-/// [`Authority::fresh`]. Reads only; nothing is written.
+/// Open a saved session (seed 000, "Session Restoration Boundary"): its
+/// knowledge (transcript, model, work mode, workspace, token totals,
+/// governance, other extensions) and a fresh authority. Reads only.
+///
+/// It reads the metadata, the whole transcript (paged, [`RESTORE_PAGE`] entries
+/// per read), the token totals and the context extensions, and pairs them with
+/// [`Authority::fresh`]; nothing is written.
 ///
 /// # Errors
 /// `NotFound` (session), `AuthenticationFailed` (a stored value was altered

@@ -46,8 +46,9 @@ fn ceil_percent(raw: u64, percent: u64) -> u64 {
     u64::try_from(v).expect("ceil(raw * p / 100) with p <= 100 fits in u64")
 }
 
-/// Compute every term of the Effective Context Capacity (see
-/// [`effective_context_capacity`] for arguments, rules and errors).
+/// Every term of the Effective Context Capacity (tokens).
+///
+/// See [`effective_context_capacity`] for arguments, rules and errors.
 pub fn capacity_breakdown(
     raw: u64,
     output_reserve: Option<u64>,
@@ -78,7 +79,11 @@ pub fn capacity_breakdown(
     Ok(CapacityBreakdown { raw, output_reserve, safety_margin, capacity: raw - output_reserve - safety_margin })
 }
 
-/// Effective Context Capacity in tokens (seed 000, "Context Utilization Meter").
+/// Effective Context Capacity in tokens (seed 000 "Context Utilization
+/// Meter"): `raw − max(min(output_reserve, model_max_output), ⌈8% raw⌉) −
+/// max(2048, ⌈2% raw⌉)`; 128,000 → 115,200. `output_reserve` and
+/// `model_max_output`: none when not configured or unknown. Never
+/// guesses a window.
 ///
 /// `capacity = raw − max(reserve', ⌈8% raw⌉) − max(2,048, ⌈2% raw⌉)` where
 /// `reserve' = min(output_reserve, model_max_output)` when both are known,
@@ -132,17 +137,22 @@ const KNOWN_MODELS: &[(&str, ModelLimits)] = &[
     ("claude-3-5-haiku", ModelLimits { context_window: 200_000, max_output: 8_192 }),
 ];
 
-/// Published limits for a known model name (case-insensitive prefix match on
-/// the table above, after stripping a leading `openai/` or `anthropic/`).
-/// `None` for any other model: the caller must then pass the window itself.
+/// Published limits of a known model (case-insensitive prefix match), or
+/// none: the caller must then pass the window itself.
+///
+/// The prefix match runs on the table above, after stripping a leading
+/// `openai/` or `anthropic/`.
 pub fn known_model_limits(model: &str) -> Option<ModelLimits> {
     let m = model.trim().to_ascii_lowercase();
     let m = m.strip_prefix("openai/").or_else(|| m.strip_prefix("anthropic/")).unwrap_or(&m);
     KNOWN_MODELS.iter().find(|(prefix, _)| m.starts_with(prefix)).map(|(_, l)| *l)
 }
 
-/// Effective Context Capacity of a known model (see [`known_model_limits`]),
-/// with the optional configured output reserve capped by its maximum output.
+/// Effective Context Capacity for a known model name (its window and
+/// maximum output), in tokens.
+///
+/// See [`known_model_limits`]: the optional configured output reserve is capped
+/// by the model's maximum output.
 ///
 /// # Errors
 /// [`Error::InvalidInput`] when the model is not in the table (an unknown

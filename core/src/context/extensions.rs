@@ -24,8 +24,11 @@ pub(crate) fn check_extension(kind: &str, body: &str, last_seq: &dyn Fn() -> Res
 }
 
 impl SessionStore {
-    /// Append a context extension; returns its per-session number `n` (from 1).
-    /// `body_json` must be JSON text. Errors: `NotFound`, `InvalidInput`.
+    /// Append a context extension (pin, plan, artifact...): `kind` in
+    /// plaintext, `body_json` JSON text (stored encrypted). Returns its number `n`.
+    ///
+    /// `n` counts from 1 in each session. Errors: `NotFound`, `InvalidInput`
+    /// (`body_json` not JSON text).
     pub fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> Result<u64> {
         let redacted = self.redact_text_on_write(body_json);
         let body_json = redacted.as_deref().unwrap_or(body_json);

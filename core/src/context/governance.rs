@@ -347,8 +347,10 @@ impl Runs {
 /// summary: 10^6 turns ≈ 32 MB).
 pub const MAX_GOVERNANCE_TURNS: u64 = 1_000_000;
 
-/// [`ContextGovernance::turns`] for a host: the per-turn view of seqs
-/// `1..=entry_count` (exclusion wins, then compaction).
+/// Per-turn view of seqs `1..=entry_count` under `governance` (exclusion
+/// wins, then compaction); at most 1,000,000 turns.
+///
+/// [`ContextGovernance::turns`] for a host.
 ///
 /// # Errors
 /// `InvalidInput` when `entry_count` exceeds [`MAX_GOVERNANCE_TURNS`]
@@ -362,7 +364,7 @@ pub fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Res
     Ok(governance.turns(entry_count))
 }
 
-/// Replay a session's governance extensions after a restart.
+/// Replay a session's pins, exclusions and compactions (after a restart).
 ///
 /// # Errors
 /// `NotFound` (session), `AuthenticationFailed` (a body was altered or
@@ -438,8 +440,10 @@ pub fn record_turn_decision(store: &SessionStore, session_id: &str, kind: &str, 
     store.append_context_extension(session_id, kind, &body)
 }
 
-/// Record a compaction plan (kind `compaction`); returns the extension
-/// number `n`. A plan without transformations is not recorded (returns `None`).
+/// Record a compaction plan (a context extension); returns its number
+/// `n`, or none for a plan without transformations (not recorded).
+///
+/// The extension's kind is `compaction`.
 ///
 /// # Errors
 /// `NotFound` (session), `Busy`, `InvalidInput` (a transformation whose
@@ -472,11 +476,13 @@ pub(crate) fn item_kind(name: &str) -> ItemKind {
     }
 }
 
-/// Build the active context for the planner from stored entries and the
-/// replayed governance: excluded turns are left out; compacted turns carry
-/// their summary (`compacted = true`, `tokens = tokens_after`); pinned turns
-/// are marked; tokens are the entry's host count when present, else
-/// [`count_tokens`]`(model, content)`. Pure.
+/// The active context for the planner, from `entries` and `governance`
+/// (as `recover_context_governance` returns it): excluded turns left out,
+/// compacted turns as their summaries, tokens = the entry's count or
+/// `count_tokens(model, content)`.
+///
+/// Compacted turns carry `compacted = true`, `tokens = tokens_after`; pinned
+/// turns are marked. Pure.
 ///
 /// # Errors
 /// `InvalidInput` when `governance` breaks [`ContextGovernance::check`] (a

@@ -78,8 +78,11 @@ pub struct ContextMeter {
     pub overflow: bool,
 }
 
-/// Read the meter: `N = ⌊100 × active_tokens / capacity⌋`, label `Ctx N%`,
-/// band per [`Band`], overflow when `active_tokens > capacity`.
+/// The meter for `active_tokens` against `capacity` (tokens): percent,
+/// the `Ctx N%` label, band and overflow.
+///
+/// `N = ⌊100 × active_tokens / capacity⌋`, label `Ctx N%`, band per [`Band`],
+/// overflow when `active_tokens > capacity`.
 ///
 /// * `active_tokens`: tokens of the active model context (after compaction and
 ///   exclusions), not cumulative usage.
@@ -104,10 +107,12 @@ pub fn meter(active_tokens: u64, capacity: u64) -> Result<ContextMeter> {
     })
 }
 
-/// Whether compaction must run before a provider call (seed 000, "Context
-/// Compaction": "if the projected Active Model Context would exceed Effective
-/// Context Capacity"): `projected_tokens > capacity`. Exactly at capacity
-/// fits and does not compact.
+/// True when the projected context exceeds the capacity (compact before
+/// the provider call).
+///
+/// Seed 000, "Context Compaction": "if the projected Active Model Context would
+/// exceed Effective Context Capacity": `projected_tokens > capacity`. Exactly
+/// at capacity fits and does not compact.
 pub fn should_compact(projected_tokens: u64, capacity: u64) -> bool {
     projected_tokens > capacity
 }

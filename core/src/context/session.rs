@@ -45,10 +45,10 @@ fn capacity_for(raw_window: u64, output_reserve: Option<u64>, model: Option<&str
     super::effective_context_capacity(raw_window, output_reserve, max_output)
 }
 
-/// Meter and per-turn state of a stored session for a model with a
-/// `raw_window`-token context window and an optional output reserve
-/// (tokens). `model` defaults to the session's model; it picks the tokenizer
-/// and caps the reserve by the model's known maximum output.
+/// Meter and per-turn state of a stored session (`/context`) for a model
+/// with a `raw_window`-token context window and an optional output
+/// reserve (tokens). `model` defaults to the session's model; it picks
+/// the tokenizer and caps the reserve by the model's known maximum output.
 ///
 /// Errors: `NotFound` (session), `InvalidInput` (window 0 or too small).
 pub fn context_status(
@@ -189,12 +189,14 @@ pub struct ActiveContextView {
     pub items: Vec<ActiveItem>,
 }
 
-/// The active context of a stored session for a `raw_window`-token window:
-/// each item verbatim, summarized or excluded, with its tokens, in order.
-/// Tokens, kinds and the choice of items come from stored counts; only the
-/// verbatim items' contents are decrypted (in seq ranges), so memory is
-/// bounded by what the model is sent, not by the session. Nothing is
-/// recorded: call [`compact_session`] first to compact.
+/// What the model sees next for a `raw_window`-token window (DESIGN.md
+/// "Context governance"): every visible entry in order, verbatim,
+/// compacted (a run is one item with its summary) or excluded, with its
+/// tokens, from stored counts. Records nothing.
+///
+/// Only the verbatim items' contents are decrypted (in seq ranges), so memory
+/// is bounded by what the model is sent, not by the session. Call
+/// [`compact_session`] first to compact.
 ///
 /// Errors: `NotFound`, `InvalidInput` (window), `AuthenticationFailed`/`Corrupt`.
 pub fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> Result<ActiveContextView> {
@@ -248,9 +250,10 @@ pub fn active_context(store: &SessionStore, session_id: &str, raw_window: u64, o
 }
 
 /// Plan compaction of a stored session's active context down to
-/// `target_percent` (default 70) of capacity, like `/compact`; unless
-/// `dry_run`, record the plan as a `compaction` context extension. The saved
-/// transcript is never modified.
+/// `target_percent` (default 70) of capacity (`/compact`); unless
+/// `dry_run`, record the plan. The saved transcript is never modified.
+///
+/// The plan is recorded as a `compaction` context extension.
 ///
 /// Errors: `NotFound`, `InvalidInput`, `ContextOverflow` (Irreducible
 /// Context Overflow, with the token breakdown).

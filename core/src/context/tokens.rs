@@ -119,8 +119,10 @@ pub struct TokenCount {
     pub method: CountMethod,
 }
 
-/// The tiktoken encoding of a model name, per the table in the module docs;
-/// `None` when the family publishes no tokenizer shipped with tiktoken-rs.
+/// The tiktoken encoding of a model name, or none when its family has none.
+///
+/// Per the table in the module docs; `None` when the family publishes no
+/// tokenizer shipped with tiktoken-rs.
 pub fn encoding_for_model(model: &str) -> Option<Encoding> {
     let lower = model.trim().to_ascii_lowercase();
     let mut m = lower.as_str();
@@ -138,7 +140,9 @@ pub fn encoding_for_model(model: &str) -> Option<Encoding> {
     }
 }
 
-/// The documented estimate: `⌈UTF-8 bytes / 3⌉` tokens (0 for empty text).
+/// The documented estimate `⌈UTF-8 bytes / 3⌉` (no tokenizer), in tokens.
+///
+/// 0 for empty text.
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(ESTIMATE_BYTES_PER_TOKEN)
 }
@@ -201,7 +205,8 @@ pub(crate) fn count_with(encoding: Option<Encoding>, text: &str) -> u64 {
     }
 }
 
-/// Count the tokens of `text` for `model`.
+/// Token count of `text` for `model`: exact with the model's tokenizer,
+/// else the documented estimate; a host count always wins.
 ///
 /// * `host_count`: a count the host already has (e.g. from the provider's
 ///   response); when `Some`, it is returned as is with [`CountMethod::Host`].

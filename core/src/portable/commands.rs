@@ -7,10 +7,12 @@ use crate::store::{ContentFormat, NewEntry, NewSession, Role as StoreRole, Sessi
 use crate::{Error, Result};
 use serde_json::Value;
 
-/// Resolve a session reference as seed 002's `/load` and `--resume` do:
-/// `last` = the most recently active session bound to `workspace` (the
-/// current directory when `None`); otherwise a full id, a unique id prefix
-/// or an exact title ([`SessionStore::find_session`]).
+/// Resolve a reference (id, unique id prefix or exact title) as
+/// `/load` does (seed 002), preferring sessions of `workspace`.
+///
+/// `last` = the most recently active session bound to `workspace` (the current
+/// directory when `None`); otherwise a full id, a unique id prefix or an exact
+/// title ([`SessionStore::find_session`]); `--resume` resolves the same way.
 ///
 /// Errors: `NotFound`; `Conflict` listing the candidate ids when a prefix
 /// or title is ambiguous.
@@ -30,13 +32,16 @@ pub fn resolve_session(store: &SessionStore, reference: &str, workspace: Option<
 }
 
 /// The 20 most recently active sessions (seed 002 `/sessions`).
+///
 /// Errors: store errors.
 pub fn recent_sessions(store: &SessionStore) -> Result<Vec<SessionRecord>> {
     store.list_sessions(Some(20))
 }
 
-/// Sidebar order (seed 002, "Sidebar"): the 10 most recent sessions, titled
-/// ones first (each group most recent first). Errors: store errors.
+/// Sidebar order (seed 002): the 10 most recent sessions, titled first.
+///
+/// Seed 002, "Sidebar": titled ones first, each group most recent first.
+/// Errors: store errors.
 pub fn sidebar_sessions(store: &SessionStore) -> Result<Vec<SessionRecord>> {
     let mut all = store.list_sessions(None)?;
     all.sort_by_key(|s| (s.name.is_none(), std::cmp::Reverse(s.updated_at_ms)));
@@ -85,10 +90,12 @@ pub fn history_summary(store: &SessionStore, src: &SessionRecord, at: u64) -> Re
 }
 
 /// Fork a session (seed 002 `/fork`): a new session with the same model,
-/// provider and workspace, recording `forked_from` and `forked_at_seq`,
-/// seeded with `summary` (one `system` entry) or with a copy of the entries
-/// up to and including `at_seq` (none = the last entry). With neither, the
-/// fork is seeded with [`history_summary`] of the whole old history.
+/// provider and workspace, `forked_from`/`forked_at_seq` recorded, seeded
+/// with `summary` (one `system` entry) or with a copy of the entries up to
+/// and including `at_seq` (none = the last); with neither, with a summary
+/// of the whole old history.
+///
+/// The summary of the whole history is [`history_summary`].
 ///
 /// Errors: `NotFound`; `InvalidInput` when `at_seq` is beyond the last entry.
 pub fn fork_session(store: &SessionStore, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> Result<SessionRecord> {

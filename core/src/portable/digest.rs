@@ -116,8 +116,11 @@ pub(super) fn thclaws_text(s: &PortableSession) -> Result<String> {
     String::from_utf8(out).map_err(|_| Error::corrupt("the writer produced invalid UTF-8"))
 }
 
-/// Read thClaws JSONL `bytes` and describe what the reader saw
-/// ([`ThclawsDigest`]). `fallback_id` names a file without a header id.
+/// Read thClaws JSONL bytes and return what the reader saw (the fields
+/// of tests/conformance/portable/read_thclaws.json). Pure parsing.
+/// `InvalidInput`: the bytes hold no session.
+///
+/// [`ThclawsDigest`]; `fallback_id` names a file without a header id.
 ///
 /// Errors: `InvalidInput` when the bytes hold no session.
 pub fn read_thclaws_digest(bytes: &[u8], fallback_id: &str) -> Result<ThclawsDigest> {

@@ -106,23 +106,34 @@ pub fn export_session<W: Write>(store: &SessionStore, session_id: &str, format: 
     Ok(written)
 }
 
-/// [`export_session`] into a string (every host's `export_thclaws` with a
-/// format), redacting by default ([`redacts_by_default`]); `None` is
-/// thClaws JSONL. Errors: as [`export_session`].
+/// A stored session as text in `format`: `thclaws` (the default: JSONL
+/// that real thClaws reads), `markdown` (a transcript to share, secrets
+/// always redacted) or `json` (the neutral model as one pretty-printed
+/// document). thClaws and JSON are redacted only under the store's
+/// redaction policy (`on-export`, `on-write`).
+///
+/// [`export_session`] into a string (every host's `export_thclaws`), redacting
+/// by default ([`redacts_by_default`]); `None` is thClaws JSONL. Errors: as
+/// [`export_session`].
 pub fn export_text(store: &SessionStore, session_id: &str, format: Option<ExportFormat>) -> Result<String> {
     let mut out = Vec::new();
     export_session(store, session_id, format.unwrap_or_default(), None, &mut out)?;
     String::from_utf8(out).map_err(|_| Error::corrupt("export produced invalid UTF-8"))
 }
 
+/// Export a stored session in `format` (as `export_thclaws`; default
+/// thClaws JSONL, streamed) into the file at `path` (written to a private
+/// 0600 temporary file beside it, renamed over it once complete: a failed
+/// export leaves the old file); returns what was written.
+///
 /// [`export_session`] into the file at `path`, redacting by default
-/// ([`redacts_by_default`]; `None` is thClaws JSONL): written to a private
-/// temporary file beside it (0600 on Unix: it is plaintext) and renamed
-/// over `path` once complete, so a failed export leaves an existing file as
-/// it was (as [`super::export_thclaws_to_file`]). Returns what was written:
-/// for thClaws JSONL its lines, bytes and turns; for Markdown and JSON the
-/// text's lines (`\n`), bytes, and the turns in it (every turn for JSON;
-/// those with a block, each under its heading, for Markdown).
+/// ([`redacts_by_default`]; `None` is thClaws JSONL), as
+/// [`super::export_thclaws_to_file`] does; the temporary file is 0600 on Unix
+/// (it is plaintext). What was written: for thClaws JSONL its lines, bytes and
+/// turns; for Markdown and JSON the text's lines (`\n`), bytes, and the turns
+/// in it (every turn for JSON; those with a block, each under its heading, for
+/// Markdown).
+///
 /// Errors: as [`export_session`], `Io` creating, writing or renaming the file.
 pub fn export_file(store: &SessionStore, session_id: &str, path: &std::path::Path, format: Option<ExportFormat>) -> Result<WriteReport> {
     let format = format.unwrap_or_default();

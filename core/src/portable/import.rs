@@ -428,7 +428,12 @@ fn head_hash(store: &SessionStore, path: &Path, upto: u64) -> Result<String> {
     Ok(crypto::keyed_hash(store.key(), "import-head", &buf))
 }
 
-/// Import one file (format detected unless given). Idempotent: see the module docs.
+/// Import one session file (thClaws JSONL, Codex rollout or Claude Code
+/// transcript; format detected unless given). Incremental: a file
+/// imported before resumes after its last imported line. Problems with
+/// the file are in the report's status.
+///
+/// Idempotent: see the module docs.
 ///
 /// Two imports of one file at once (two processes, or two handles) never
 /// store a line twice: every batch checks, in its transaction, that the

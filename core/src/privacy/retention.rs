@@ -119,10 +119,17 @@ impl SessionStore {
     }
 }
 
-/// The hosts' `prune` (bridge/api.rs): [`SessionStore::prune`] at the
-/// current time, or with `dry_run` [`SessionStore::prune_plan`], under the
-/// policy of the other arguments ([`RetentionPolicy`]'s fields). With no
-/// limit nothing is listed or deleted. Errors: as `prune`.
+/// Delete sessions by a retention policy (issue 30; SECURITY.md
+/// "Deletion"): those whose last activity is more than `max_age_days`
+/// days old, or that rank past the newest `max_sessions`; the newest
+/// `keep_latest` and (with `keep_named`) named sessions are kept, and so
+/// is a session written to meanwhile. Each deletion is a `SessionDeleted`
+/// journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
+/// list what would go, delete nothing. No limit: nothing. Oldest first.
+///
+/// The hosts' `prune` (bridge/api.rs): [`SessionStore::prune`] at the current
+/// time, or with `dry_run` [`SessionStore::prune_plan`], under the policy of
+/// the other arguments ([`RetentionPolicy`]'s fields). Errors: as `prune`.
 pub fn prune_sessions(
     store: &SessionStore,
     max_age_days: Option<u32>,

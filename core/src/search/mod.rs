@@ -490,18 +490,34 @@ impl SessionStore {
     }
 }
 
+/// Search every session's messages, tool calls and outputs, thinking and
+/// titles (docs/search.md gives the query language: words, "phrases",
+/// prefix*, -excluded, OR, role:, session:, model:, after:, before:,
+/// in:, workspace:). The encrypted index catches up with the store first:
+/// every committed entry of any handle is found, deleted and retracted
+/// content never is. Highlights count code points (Python `str` indices).
+///
 /// [`SessionStore::search`] with highlights in code points (the Python
 /// binding's `search`; Python `str` indices). Errors: as `search`.
 pub fn search_code_points(store: &SessionStore, query: &str, options: &SearchOptions) -> Result<SearchResults> {
     store.search_in_units(query, options, OffsetUnit::CodePoint)
 }
 
-/// [`SessionStore::search`] with highlights in UTF-16 code units (the
-/// Node, Kotlin and Swift bindings' `search`). Errors: as `search`.
+/// Search every session's messages, tool calls and outputs, thinking and
+/// titles (docs/search.md gives the query language). The encrypted index
+/// catches up with the store first: every committed entry of any handle
+/// is found, deleted and retracted content never is. Highlights count
+/// UTF-16 code units (JavaScript and Kotlin string indices, Swift `utf16`).
+///
+/// [`SessionStore::search`] with highlights in UTF-16 code units (the Node,
+/// Kotlin and Swift bindings' `search`). Errors: as `search`.
 pub fn search_utf16(store: &SessionStore, query: &str, options: &SearchOptions) -> Result<SearchResults> {
     store.search_in_units(query, options, OffsetUnit::Utf16)
 }
 
+/// Rebuild the encrypted search index from the store (it is a cache:
+/// searching never needs this; after it, searches start from a fresh index).
+///
 /// [`SessionStore::rebuild_search_index`] without a progress callback (the
 /// hosts' `rebuild_search_index`). Errors: as it.
 pub fn rebuild_search_index(store: &SessionStore) -> Result<RebuildReport> {

@@ -40,7 +40,8 @@ pub(crate) fn append_in_tx(t: &Tx<'_>, session_id: &str, kind: &str, body_json: 
 }
 
 impl SessionStore {
-    /// Every context extension of a session, in `n` order.
+    /// A session's context extensions, in `n` order.
+    ///
     /// Errors: `NotFound`, `AuthenticationFailed`.
     pub fn list_context_extensions(&self, session_id: &str) -> Result<Vec<ContextExtensionRecord>> {
         self.read(|c, key| {

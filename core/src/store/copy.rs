@@ -214,16 +214,19 @@ fn check_session_row(row: &SessionCopyRow) -> Result<()> {
 }
 
 impl SessionStore {
-    /// Copy this store (A) into `dest` (B), incrementally, moving
-    /// ciphertext as it is (see the module documentation of
-    /// `sessiondb::store::copy` for what is copied and the rules).
+    /// Copy this store into `dest` (another store: a file or a PostgreSQL
+    /// URL), incrementally, moving ciphertext as it is: the rows added per
+    /// kind and the sessions refused (`conflicts`). `KeyMismatch`: dest has
+    /// another data key; nothing is written.
+    ///
+    /// What is copied and the rules: the module documentation of
+    /// `sessiondb::store::copy`.
     ///
     /// Both stores stay open and usable; `dest` may be another backend
-    /// (SQLite ↔ PostgreSQL). Returns the rows added per kind and the
-    /// sessions refused ([`CopyReport::conflicts`]: kind `Conflict` when B
-    /// holds rows for the session that A does not, `Corrupt` for a damaged
-    /// row in A; each such session is left unchanged in B, the others are
-    /// copied). Sessions deleted in B because A deleted them
+    /// (SQLite ↔ PostgreSQL). A refused session ([`CopyReport::conflicts`]:
+    /// kind `Conflict` when B holds rows for the session that A does not,
+    /// `Corrupt` for a damaged row in A) is left unchanged in B; the others
+    /// are copied. Sessions deleted in B because A deleted them
     /// ([`CopyReport::sessions_deleted`] > 0) are scrubbed from B's files
     /// and search index as [`SessionStore::delete_session`] does, before
     /// this returns.

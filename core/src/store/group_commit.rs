@@ -11,8 +11,9 @@ use super::{lock, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry};
 use crate::error::{Error, Result};
 
 impl SessionStore {
-    /// Append one entry; returns it with its gapless per-session seq.
-    /// Errors: `NotFound` (session), `Busy`.
+    /// Append one entry; returns it with its seq.
+    ///
+    /// The seq is gapless per session. Errors: `NotFound` (session), `Busy`.
     pub fn append_transcript(&self, session_id: &str, role: Role, content: String) -> Result<TranscriptEntry> {
         let mut v = self.append_entries(session_id, vec![NewEntry::text(role, content)])?;
         Ok(v.pop().expect("one entry in, one out"))
@@ -45,16 +46,18 @@ impl SessionStore {
         append_grouped(self, session_id, entries, Some(metas), None)
     }
 
-    /// [`Self::append_entries`] under an idempotency key (issue 29 item 2):
-    /// the append's `TranscriptAppended` journal event takes `idempotency_key`
-    /// as its event id, so a call that timed out or was cancelled and is
-    /// retried with the same key and entries stores them once and returns
-    /// the entries the first call stored (same seqs and times). `None` is
-    /// `append_entries`. Errors: as `append_entries`; `InvalidInput` for a
-    /// key that is not 1..=128 characters without whitespace, control
-    /// characters or `:`, not NFC, or ends in `.dispatch`/`.terminal`;
-    /// `Conflict` when the key was used for other entries, another session
-    /// or another journal event (nothing is written).
+    /// Append entries in one transaction (all or none); returns them with
+    /// their seqs, which are gapless. With an `idempotency_key` (1..=128
+    /// characters without whitespace, control characters or `:`; it becomes
+    /// the append's journal event id), a retry of a call that timed out or
+    /// was cancelled stores the entries once and returns what the first call
+    /// stored; the key used for other entries or another event is `Conflict`.
+    ///
+    /// [`Self::append_entries`] under an idempotency key (issue 29 item 2;
+    /// `None` is `append_entries`); a retry returns the same seqs and times.
+    /// Errors: as `append_entries`; `InvalidInput` also for a key that is
+    /// not NFC or ends in `.dispatch`/`.terminal`; `Conflict` also for a key
+    /// used in another session (nothing is written).
     pub fn append_entries_keyed(&self, session_id: &str, entries: Vec<NewEntry>, idempotency_key: Option<&str>) -> Result<Vec<TranscriptEntry>> {
         if entries.is_empty() {
             return Ok(Vec::new());

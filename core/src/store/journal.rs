@@ -371,7 +371,8 @@ impl SessionStore {
         })
     }
 
-    /// Record an operation's terminal event. Idempotent for the same outcome and payload.
+    /// Record an operation's terminal event (idempotent for the same outcome
+    /// and payload). `NotFound`: never dispatched.
     pub fn complete_operation(
         &self,
         session_id: &str,
@@ -388,21 +389,25 @@ impl SessionStore {
         })
     }
 
-    /// Events of a session from `from_seq` (inclusive), at most `limit`.
+    /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
     pub fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<JournalEvent>> {
         self.read(|c, key| c.events(session_id, from_seq, limit)?.into_iter().map(|row| event_from_row(key, row)).collect())
     }
 
-    /// Open operations (dispatched, no terminal event) as `(session_id, operation_id, owner)`.
+    /// Operations dispatched without a terminal event.
+    ///
+    /// As `(session_id, operation_id, owner)`.
     pub fn open_operations(&self) -> Result<Vec<(String, String, String)>> {
         self.read(|c, _| Ok(c.open_operations()?.into_iter().map(|o| (o.session_id, o.operation_id, o.owner)).collect()))
     }
 
-    /// The recovery pass (seed 000, "Recovery Pass"): append
-    /// `OperationUnknownOutcome` for every dispatched operation without a
-    /// terminal event whose owning handle is gone. Operations of a handle
-    /// still open (in this or another live process) are left alone. Cost:
-    /// O(open operations), independent of journal size. Runs at open.
+    /// Run the recovery pass (seed 000, "Recovery Pass"): mark every open
+    /// operation whose owner is gone `OperationUnknownOutcome`.
+    ///
+    /// It appends `OperationUnknownOutcome` for every dispatched operation
+    /// without a terminal event whose owning handle is gone; operations of a
+    /// handle still open (in this or another live process) are left alone.
+    /// Cost: O(open operations), independent of journal size. Runs at open.
     pub fn recover(&self) -> Result<RecoveryReport> {
         let open = self.read(|c, _| c.open_operations())?;
         let mut owners: Vec<&str> = open.iter().map(|o| o.owner.as_str()).filter(|o| *o != self.instance_id()).collect();

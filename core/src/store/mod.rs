@@ -480,8 +480,9 @@ impl SessionStore {
         Ok(store)
     }
 
-    /// The database file path (for a server store: its URL without the
-    /// password, as a path).
+    /// The database file path.
+    ///
+    /// For a server store: its URL without the password, as a path.
     pub fn path(&self) -> &Path {
         self.location.as_path()
     }
@@ -492,15 +493,16 @@ impl SessionStore {
         &self.location
     }
 
-    /// This handle's owner id (recorded on operations it dispatches).
+    /// This handle's owner id (recorded on the operations it dispatches).
     pub fn instance_id(&self) -> &str {
         &self.instance_id
     }
 
-    /// Which key backend the data key came from: the credential store's
-    /// name (`Secret Service (D-Bus)`...), `file` (a key file:
-    /// [`key_file`](Self::key_file)), `host-provided key bytes`, or the key
-    /// provider's `backend_name`.
+    /// Which key backend the data key came from.
+    ///
+    /// The credential store's name (`Secret Service (D-Bus)`...), `file` (a key
+    /// file: [`key_file`](Self::key_file)), `host-provided key bytes`, or the
+    /// key provider's `backend_name`.
     pub fn key_backend(&self) -> &str {
         &self.key_backend
     }
@@ -534,7 +536,7 @@ impl SessionStore {
         self.backend.close();
     }
 
-    /// True once [`close`](Self::close) ran.
+    /// True once `close()` ran.
     pub fn is_closed(&self) -> bool {
         self.backend.is_closed()
     }
@@ -571,7 +573,9 @@ impl SessionStore {
         &*self.backend
     }
 
-    /// Figures for `doctor`: schema version, counts, file sizes, key backend.
+    /// Schema version, counts and file sizes.
+    ///
+    /// Figures for `doctor`, the key backend included.
     pub fn stats(&self) -> Result<StoreStats> {
         let (schema_version, n) = self.read(|c, _| Ok((c.schema_version()?, c.counts()?)))?;
         let sizes = self.backend.sizes();

@@ -8,9 +8,11 @@ use crate::error::{Error, Result};
 use crate::keys::{self, KeySource};
 
 impl SessionStore {
-    /// This store's data key as a recovery key
-    /// ([`keys::recovery_key_text`]: 56 base32 characters with a checksum,
-    /// 14 groups of 4). Whoever holds it can decrypt every session.
+    /// This store's data key as a recovery key: 56 base32 characters (key
+    /// and a 3-byte checksum) in 14 groups of 4 joined by `-`. Whoever holds
+    /// it can decrypt every session.
+    ///
+    /// See [`keys::recovery_key_text`].
     pub fn recovery_key(&self) -> String {
         keys::recovery_key_text(self.key())
     }

@@ -185,9 +185,11 @@ impl SessionStore {
         self.write(|t| create_in_tx(t, &id, &new, binding.as_ref(), created))
     }
 
-    /// One session. Errors: `NotFound`; `AuthenticationFailed` or `Corrupt`
-    /// naming the record when one of its fields cannot be read (listings
-    /// instead flag such a session in [`SessionRecord::unreadable`]).
+    /// One session.
+    ///
+    /// Errors: `NotFound`; `AuthenticationFailed` or `Corrupt` naming the
+    /// record when one of its fields cannot be read (listings instead flag such
+    /// a session in [`SessionRecord::unreadable`]).
     pub fn get_session(&self, id: &str) -> Result<SessionRecord> {
         let s = self.read(|c, key| load_session(c, key, id))?;
         match s.unreadable.first() {
@@ -199,13 +201,18 @@ impl SessionStore {
         }
     }
 
-    /// Every session, most recently active first, at most `limit` (`None` = all).
+    /// Every session, most recently active first, at most `limit` (none = all).
     pub fn list_sessions(&self, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
         self.list_sessions_for_workspace(WorkspaceFilter::All, limit)
     }
 
-    /// [`list_sessions_for_workspace`](Self::list_sessions_for_workspace)
-    /// with the filter given as the scope names hosts use
+    /// Sessions by workspace, most recently active first, at most `limit`.
+    /// `scope`: "current" (bound to `path`), "other" (bound to another
+    /// workspace than `path`), "unbound", "all". Only the page is decrypted
+    /// (the HMAC workspace index selects it).
+    ///
+    /// [`list_sessions_for_workspace`](Self::list_sessions_for_workspace) with
+    /// the filter given as the scope names hosts use
     /// ([`WorkspaceFilter::from_scope`]: `current`/`other` with `path`,
     /// `unbound`, `all`). Errors: `InvalidInput` (a bad scope or path).
     pub fn list_sessions_in_scope(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Result<Vec<SessionRecord>> {
@@ -229,9 +236,10 @@ impl SessionStore {
         self.read(|c, key| c.sessions(query, limit)?.into_iter().map(|row| session_from_row(key, row)).collect())
     }
 
-    /// Set (`Some`) or clear (`None`) a session's title. One `SessionRenamed`
-    /// journal event (the title itself is not in the journal).
-    /// Errors: `NotFound`.
+    /// Set (a string) or clear (none) a session's title.
+    ///
+    /// One `SessionRenamed` journal event (the title itself is not in the
+    /// journal). Errors: `NotFound`.
     pub fn rename_session(&self, id: &str, name: Option<String>) -> Result<SessionRecord> {
         check_title(&name)?;
         self.write(|t| {
@@ -240,8 +248,9 @@ impl SessionStore {
         })
     }
 
-    /// Change the model (and provider) of a session; the session id stays
-    /// (seed 002: `/model` keeps the same session). Errors: `NotFound`.
+    /// Change a session's model and provider; the id stays (seed 002 `/model`).
+    ///
+    /// Errors: `NotFound`.
     pub fn set_session_model(&self, id: &str, model: Option<String>, provider: Option<String>) -> Result<SessionRecord> {
         check_label("model", &model)?;
         check_label("provider", &provider)?;
@@ -251,7 +260,9 @@ impl SessionStore {
         })
     }
 
-    /// Set the work mode. Errors: `NotFound`.
+    /// Set a session's work mode (host-defined, e.g. `plan`, `build`).
+    ///
+    /// Errors: `NotFound`.
     pub fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Result<SessionRecord> {
         check_label("work mode", &work_mode)?;
         self.write(|t| {
@@ -263,20 +274,22 @@ impl SessionStore {
         })
     }
 
-    /// Delete a session with its transcript, token ledger and context
-    /// extensions. Its journal stays (the record of what happened; journal
-    /// payloads hold no user content) and gains a `SessionDeleted` event.
-    /// Once it returns `Ok`, no byte of the deleted envelopes (title,
-    /// workspace, contents, entry metadata, context extensions) is left in
-    /// the database file, its WAL or its shm (SQLite `secure_delete` and a
-    /// truncating checkpoint), nor any of its postings in this store's
-    /// search index files when an index exists (its segments are rewritten
-    /// without them; issue 30, DESIGN.md "Privacy").
+    /// Delete a session with its transcript, tokens and context extensions
+    /// (its journal stays).
+    ///
+    /// The journal (the record of what happened; its payloads hold no user
+    /// content) gains a `SessionDeleted` event. Once it returns `Ok`, no byte
+    /// of the deleted envelopes (title, workspace, contents, entry metadata,
+    /// context extensions) is left in the database file, its WAL or its shm
+    /// (SQLite `secure_delete` and a truncating checkpoint), nor any of its
+    /// postings in this store's search index files when an index exists (its
+    /// segments are rewritten without them; issue 30, DESIGN.md "Privacy").
+    ///
     /// Errors: `NotFound`; `Busy` when the deletion committed but another
     /// handle's read outlasted the busy timeout, so the WAL could not be
-    /// checkpointed yet (its old frames go at the next full checkpoint);
-    /// `Io` when the search index folder cannot be written (the deletion
-    /// is committed; a damaged index is erased instead, never an error).
+    /// checkpointed yet (its old frames go at the next full checkpoint); `Io`
+    /// when the search index folder cannot be written (the deletion is
+    /// committed; a damaged index is erased instead, never an error).
     pub fn delete_session(&self, id: &str) -> Result<()> {
         self.write(|t| {
             let Some(entries) = t.tx.delete_session(id)? else {
@@ -318,9 +331,10 @@ impl SessionStore {
         files.and(index)
     }
 
-    /// Resolve a full id, a unique id prefix, or an exact title.
-    /// Errors: `NotFound`; `Conflict` listing the candidates when a prefix
-    /// or title matches more than one session.
+    /// Resolve a full id, a unique id prefix or an exact title.
+    ///
+    /// Errors: `NotFound`; `Conflict` listing the candidates when a prefix or
+    /// title matches more than one session.
     pub fn find_session(&self, id_prefix_or_title: &str) -> Result<SessionRecord> {
         let needle = id_prefix_or_title;
         if needle.is_empty() {

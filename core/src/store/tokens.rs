@@ -95,7 +95,9 @@ impl SessionStore {
         })
     }
 
-    /// Sums of a session's ledger. Errors: `NotFound` (session).
+    /// Sums of a session's token ledger.
+    ///
+    /// Errors: `NotFound` (session).
     pub fn token_totals(&self, session_id: &str) -> Result<TokenTotals> {
         self.read(|c, _| {
             if !c.session_exists(session_id)? {

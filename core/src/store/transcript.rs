@@ -373,35 +373,39 @@ pub(crate) fn stored_entries(session_id: &str, entries: &[NewEntry], first: u64,
 }
 
 impl SessionStore {
-    /// Up to `limit` entries with `seq >= from_seq`, in seq order. Page
-    /// through a large session with `from_seq = last.seq + 1`; at most
-    /// [`MAX_PAGE`] entries are decrypted per call.
-    /// Errors: `NotFound` (session), `AuthenticationFailed`, `InvalidInput` (limit 0 or above MAX_PAGE).
+    /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
+    ///
+    /// In seq order. Page through a large session with `from_seq = last.seq +
+    /// 1`; at most [`MAX_PAGE`] entries are decrypted per call. Errors:
+    /// `NotFound` (session), `AuthenticationFailed`, `InvalidInput` (limit 0 or
+    /// above MAX_PAGE).
     pub fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<TranscriptEntry>> {
         self.read_entries(session_id, Some(from_seq), limit, false, |_, _, e| Ok(e))
     }
 
-    /// The last `limit` entries of a session (all of them when it has
-    /// fewer), in seq order, read in one transaction: the tail of a long
-    /// session without paging through it.
-    /// Errors: as [`Self::get_transcript`].
+    /// The last `limit` (1..=10000) entries, in seq order (all of a shorter session).
+    ///
+    /// Read in one transaction: the tail of a long session without paging
+    /// through it. Errors: as [`Self::get_transcript`].
     pub fn get_transcript_tail(&self, session_id: &str, limit: u32) -> Result<Vec<TranscriptEntry>> {
         self.read_entries(session_id, None, limit, false, |_, _, e| Ok(e))
     }
 
-    /// [`Self::get_transcript`] with each entry's [`EntryMeta`] (all `None` /
-    /// empty for entries written without). Slower on large entries than
-    /// `get_transcript`: the metadata columns sit after the content (see
-    /// `schema::V3`). Errors: as `get_transcript`; `Corrupt` when decrypted
-    /// metadata is not a JSON object.
+    /// `get_transcript` with each entry's metadata (an empty `EntryMeta`
+    /// for entries written without).
+    ///
+    /// Slower on large entries than `get_transcript`: the metadata columns sit
+    /// after the content (see `schema::V3`). Errors: as `get_transcript`;
+    /// `Corrupt` when decrypted metadata is not a JSON object.
     pub fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<(TranscriptEntry, EntryMeta)>> {
         self.read_entries(session_id, Some(from_seq), limit, true, |key, row, e| with_meta(key, session_id, row, e))
     }
 
-    /// The last `limit` entries of a session (all of them when it has
-    /// fewer) with their [`EntryMeta`], in seq order, in one read: what an
-    /// Agents SDK session's `get_items(limit)` needs.
-    /// Errors: as [`Self::get_transcript_with_meta`].
+    /// The last `limit` (1..=10000) entries with their metadata, in seq
+    /// order, in one read.
+    ///
+    /// What an Agents SDK session's `get_items(limit)` needs. Errors: as
+    /// [`Self::get_transcript_with_meta`].
     pub fn get_transcript_tail_with_meta(&self, session_id: &str, limit: u32) -> Result<Vec<(TranscriptEntry, EntryMeta)>> {
         self.read_entries(session_id, None, limit, true, |key, row, e| with_meta(key, session_id, row, e))
     }
@@ -417,11 +421,12 @@ impl SessionStore {
         })
     }
 
-    /// Retract entry `seq` (DESIGN.md "Operations and recovery": the Agents
-    /// SDK's `pop_item`): one `EntryRetracted` journal event; the row is
-    /// never deleted or rewritten, and reads, `entry_count`, export, fork and
-    /// the active context leave it out from then on. Returns the entry as it
-    /// was; retracting it again returns `None` and records nothing.
+    /// Retract entry `seq`: it stays stored but is left out of reads, counts,
+    /// export, fork and the context from now on (one EntryRetracted journal
+    /// event). Returns the entry, or none when it was already retracted.
+    ///
+    /// DESIGN.md "Operations and recovery" (the Agents SDK's `pop_item`): the
+    /// row is never deleted or rewritten; retracting it again records nothing.
     ///
     /// Errors: `NotFound` (session, or no entry `seq`), `Busy`.
     pub fn retract_entry(&self, session_id: &str, seq: u64) -> Result<Option<TranscriptEntry>> {
@@ -441,9 +446,10 @@ impl SessionStore {
         })
     }
 
-    /// Retract the last entry that is not retracted yet and return it
-    /// (`None` for a session without visible entries): the Agents SDK's
-    /// `pop_item`. Errors: `NotFound` (session), `Busy`.
+    /// Retract the last visible entry and return it (none when there is
+    /// none): the Agents SDK's `pop_item`.
+    ///
+    /// Errors: `NotFound` (session), `Busy`.
     pub fn retract_last_entry(&self, session_id: &str) -> Result<Option<TranscriptEntry>> {
         loop {
             let Some(last) = self.get_transcript_tail(session_id, 1)?.pop() else { return Ok(None) };
@@ -510,26 +516,31 @@ impl SessionStore {
         })
     }
 
-    /// Up to `limit` (1..=[`MAX_PAGE`]) visible entries with
-    /// `seq >= from_seq`, in seq order, as their structured items: an
-    /// [`ItemPage`] (one JSON array text of the items, `null` for an entry
-    /// without one, the seqs, and the entries without an item with content
-    /// and metadata). One read; the content envelope of an entry that
-    /// carries an item is neither returned nor decrypted, so this reads an
-    /// Agents SDK session's items faster than [`Self::get_transcript_with_meta`].
-    /// Retracted entries are left out, as in every read. Page on with
-    /// `from_seq = seqs.last() + 1`.
+    /// Up to `limit` (1..=10000) entries with `seq >= from_seq` as their
+    /// structured items, in one read (see `ItemPage`). Contents of entries
+    /// with an item are not decrypted.
+    ///
+    /// An [`ItemPage`]: one JSON array text of the items (`null` for an entry
+    /// without one), the seqs, and the entries without an item with content and
+    /// metadata. The content envelope of an entry that carries an item is
+    /// neither returned nor decrypted, so this reads an Agents SDK session's
+    /// items faster than [`Self::get_transcript_with_meta`]. Retracted entries
+    /// are left out, as in every read. Page on with `from_seq = seqs.last() +
+    /// 1`.
+    ///
     /// Errors: `NotFound` (session), `InvalidInput` (limit 0 or above
-    /// MAX_PAGE), `AuthenticationFailed`, `Corrupt` (metadata that is not
-    /// what [`encode_meta`] writes; a bad role or format of an entry without an item).
+    /// MAX_PAGE), `AuthenticationFailed`, `Corrupt` (metadata that is not what
+    /// [`encode_meta`] writes; a bad role or format of an entry without an
+    /// item).
     pub fn get_entry_items(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<ItemPage> {
         self.read_items(session_id, Some(from_seq), limit)
     }
 
-    /// The last `limit` (1..=[`MAX_PAGE`]) visible entries (all of a
-    /// shorter session) as their structured items, in seq order, in one
-    /// read: [`Self::get_entry_items`] of the tail, what an Agents SDK
-    /// session's `get_items(limit)` needs. Errors: as `get_entry_items`.
+    /// The last `limit` (1..=10000) entries as their structured items, in
+    /// seq order, in one read (see `ItemPage`).
+    ///
+    /// [`Self::get_entry_items`] of the tail, what an Agents SDK session's
+    /// `get_items(limit)` needs. Errors: as `get_entry_items`.
     pub fn get_entry_items_tail(&self, session_id: &str, limit: u32) -> Result<ItemPage> {
         self.read_items(session_id, None, limit)
     }
