@@ -1,5 +1,5 @@
 //! The names hosts show for the core's data-carrying enums (`name()`, used
-//! by the records bridge/api.rs generates) are their serde names, and the
+//! by the records the bridge generates) are their serde names, and the
 //! data accessors return the variant's data.
 
 use sessiondb::context::{CountMethod, Encoding};
@@ -55,9 +55,11 @@ fn import_statuses_are_named_by_their_serde_name() {
     assert_eq!(failed.error().as_deref(), Some("reading: permission denied"));
 }
 
-/// `(variant, str name)` of enum `name` in bridge/api.rs, in order.
+/// `(variant, str name)` of enum `name` in bridge/generated/api.rs (the
+/// declaration completed from the core, checked by the bridge's snapshot
+/// test), in order.
 fn declared(api: &str, name: &str) -> Vec<(String, String)> {
-    let start = api.find(&format!("pub enum {name} {{")).unwrap_or_else(|| panic!("enum {name} in bridge/api.rs"));
+    let start = api.find(&format!("pub enum {name} {{")).unwrap_or_else(|| panic!("enum {name} in bridge/generated/api.rs"));
     let body = &api[start..start + api[start..].find("\n}\n").unwrap()];
     let mut out = vec![];
     let mut lines = body.lines();
@@ -76,11 +78,11 @@ fn declared(api: &str, name: &str) -> Vec<(String, String)> {
     out
 }
 
-/// The `str` names bridge/api.rs declares for these enums (what Python and
+/// The `str` names the bridge declares for these enums (what Python and
 /// Node see, and Node's TypeScript unions) are the ones `name()` gives.
 #[test]
 fn bridge_declares_the_names_the_core_gives() {
-    let api = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../bridge/api.rs")).unwrap();
+    let api = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../bridge/generated/api.rs")).unwrap();
     let named = |v: &[(&str, &'static str)]| v.iter().map(|(i, n)| (i.to_string(), n.to_string())).collect::<Vec<_>>();
     let exact = CountMethod::Exact { encoding: Encoding::O200kBase };
     assert_eq!(declared(&api, "CountMethod"), named(&[("Exact", exact.name()), ("Estimate", CountMethod::Estimate.name()), ("Host", CountMethod::Host.name())]));
