@@ -251,7 +251,7 @@ pub fn seal(key: &DataKey, record_id: &str, plaintext: &[u8], compress: bool) ->
     };
     let mut nonce = [0u8; NONCE_LEN];
     rand::rng().fill_bytes(&mut nonce);
-    let aad = aad_for(record_id, v, ALG_AES_256_GCM);
+    let aad = AadBytes::new(record_id, v, ALG_AES_256_GCM);
     let mut out = Vec::with_capacity(BINARY_OVERHEAD + body.len());
     out.push(v as u8);
     out.extend_from_slice(&nonce);
@@ -284,7 +284,7 @@ pub fn open_any(key: &DataKey, record_id: &str, bytes: &[u8]) -> Result<Zeroizin
     if v != ENVELOPE_VERSION && v != ENVELOPE_VERSION_ZSTD {
         return Err(Error::corrupt(format!("unknown envelope version {v} for record `{record_id}`")));
     }
-    let aad = aad_for(record_id, v, ALG_AES_256_GCM);
+    let aad = AadBytes::new(record_id, v, ALG_AES_256_GCM);
     let plain = open_detached(key, nonce, aad.as_bytes(), ct, tag)
         .map_err(|_| Error::AuthenticationFailed { record: record_id.to_string() })?;
     finish_plaintext(v, plain, record_id)
@@ -364,6 +364,58 @@ pub fn aad_for(record_id: &str, version: u32, alg: &str) -> String {
     aad
 }
 
+/// The bytes of [`aad_for`] without a heap allocation when they fit in
+/// [`AadBytes::STACK`] bytes (record ids are short): what every seal and
+/// open of a field builds, one per entry read or written.
+pub(crate) struct AadBytes {
+    stack: [u8; AadBytes::STACK],
+    len: usize,
+    /// The AAD when it does not fit on the stack (empty otherwise).
+    heap: Vec<u8>,
+}
+
+impl AadBytes {
+    /// Bytes held without an allocation.
+    const STACK: usize = 160;
+
+    /// The AAD of `record_id` (see [`aad_for`]).
+    pub(crate) fn new(record_id: &str, version: u32, alg: &str) -> Self {
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        let mut n = version;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let parts: [&[u8]; 5] = [record_id.as_bytes(), b":v", &digits[i..], b":", alg.as_bytes()];
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let mut out = AadBytes { stack: [0; Self::STACK], len, heap: Vec::new() };
+        if len > Self::STACK {
+            out.heap = parts.concat();
+        } else {
+            let mut at = 0;
+            for p in parts {
+                out.stack[at..at + p.len()].copy_from_slice(p);
+                at += p.len();
+            }
+        }
+        out
+    }
+
+    /// The AAD's bytes.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        if self.len > Self::STACK {
+            &self.heap
+        } else {
+            &self.stack[..self.len]
+        }
+    }
+}
+
 /// Append `n` in decimal to `out` (what `write!(out, "{n}")` writes).
 pub fn push_decimal(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
@@ -400,7 +452,7 @@ pub fn encrypt_field_with_nonce(
     plaintext: &[u8],
     nonce: &[u8; NONCE_LEN],
 ) -> EncryptedField {
-    let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
+    let aad = AadBytes::new(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
     let (mut buf, tag) = seal_detached(key, nonce, aad.as_bytes(), plaintext);
     let out = EncryptedField {
         n: B64.encode(nonce),
@@ -435,7 +487,7 @@ pub fn decrypt_field(key: &DataKey, record_id: &str, field: &EncryptedField) -> 
         return Err(bad("tag length"));
     }
     let ct = B64.decode(&field.c).map_err(|_| bad("ciphertext"))?;
-    let aad = aad_for(record_id, field.v, &field.alg);
+    let aad = AadBytes::new(record_id, field.v, &field.alg);
     let nonce: [u8; NONCE_LEN] = nonce.try_into().expect("length checked");
     let tag: [u8; TAG_LEN] = tag.try_into().expect("length checked");
     let plain = open_detached(key, &nonce, aad.as_bytes(), &ct, &tag)
@@ -478,7 +530,7 @@ pub fn open_detached(
 pub fn seal_str(key: &DataKey, record_id: &str, plaintext: &str) -> String {
     let mut nonce = [0u8; NONCE_LEN];
     rand::rng().fill_bytes(&mut nonce);
-    let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
+    let aad = AadBytes::new(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
     let (mut ct, tag) = seal_detached(key, &nonce, aad.as_bytes(), plaintext.as_bytes());
     let mut out = String::with_capacity(ct.len().div_ceil(3) * 4 + 96);
     out.push_str("{\"n\":\"");
@@ -517,6 +569,34 @@ pub fn open_bytes(key: &DataKey, record_id: &str, envelope: &[u8]) -> Result<Str
     })
 }
 
+/// [`open_bytes`] of an envelope the caller owns: a binary version-1
+/// envelope is decrypted in place in its own buffer, which becomes the
+/// `String` (no second buffer and copy per entry read); any other form goes
+/// through [`open_bytes`]. Plaintext that fails (tag or UTF-8) is wiped.
+/// Errors: those of [`open_bytes`].
+pub fn open_owned(key: &DataKey, record_id: &str, mut envelope: Vec<u8>) -> Result<String> {
+    let Ok((1, nonce, _, tag)) = split_binary(&envelope) else {
+        return open_bytes(key, record_id, &envelope);
+    };
+    let (nonce, tag) = (*nonce, *tag);
+    let aad = AadBytes::new(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
+    let end = envelope.len() - TAG_LEN;
+    let opened = key
+        .cipher()
+        .open_in_place_separate_tag(Nonce::assume_unique_for_key(nonce), Aad::from(aad.as_bytes()), Tag::from(tag), &mut envelope[1 + NONCE_LEN..end], 0..)
+        .is_ok();
+    if !opened {
+        envelope.zeroize();
+        return Err(Error::AuthenticationFailed { record: record_id.to_string() });
+    }
+    envelope.truncate(end);
+    envelope.drain(..1 + NONCE_LEN);
+    String::from_utf8(envelope).map_err(|e| {
+        e.into_bytes().zeroize();
+        Error::corrupt(format!("record `{record_id}` is not UTF-8"))
+    })
+}
+
 /// [`open_bytes`] appending the plaintext to `out` instead of returning it:
 /// a binary version-1 envelope is decrypted in place at the end of `out`,
 /// with no buffer of its own and no second copy (a page read of many
@@ -529,7 +609,7 @@ pub fn open_append(key: &DataKey, record_id: &str, envelope: &[u8], out: &mut Ve
         out.extend_from_slice(open_bytes(key, record_id, envelope)?.as_bytes());
         return Ok(());
     };
-    let aad = aad_for(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
+    let aad = AadBytes::new(record_id, ENVELOPE_VERSION, ALG_AES_256_GCM);
     let start = out.len();
     out.extend_from_slice(ct);
     let opened = key
@@ -625,6 +705,28 @@ mod tests {
     }
 
     #[test]
+    fn open_owned_answers_what_open_bytes_answers() {
+        let k = key();
+        let text = "héllo ".repeat(200);
+        let v1 = seal(&k, "r", text.as_bytes(), false);
+        let v2 = seal(&k, "r", text.as_bytes(), true);
+        assert_eq!(v2[0], 2, "compressed: the fallback path");
+        let json = seal_str(&k, "r", &text).into_bytes();
+        for env in [&v1, &v2, &json] {
+            assert_eq!(open_owned(&k, "r", env.clone()).unwrap(), text);
+        }
+        let mut tampered = v1.clone();
+        tampered[20] ^= 1;
+        let not_utf8 = seal(&k, "r", &[0xff, 0xfe], false);
+        for (env, rec) in [(tampered, "r"), (v1.clone(), "other"), (vec![1, 2, 3], "r"), (Vec::new(), "r"), (not_utf8, "r")] {
+            let want = open_bytes(&k, rec, &env).unwrap_err();
+            let got = open_owned(&k, rec, env).unwrap_err();
+            assert_eq!((got.kind(), got.to_string()), (want.kind(), want.to_string()));
+        }
+        assert_eq!(open_owned(&k, "other", v1).unwrap_err().kind(), ErrorKind::AuthenticationFailed);
+    }
+
+    #[test]
     fn push_decimal_writes_what_format_writes() {
         for n in [0, 1, 9, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX - 1, u64::MAX] {
             let mut s = String::from("x");
@@ -632,6 +734,13 @@ mod tests {
             assert_eq!(s, format!("x{n}"));
         }
         assert_eq!(aad_for("transcript:s:18446744073709551615:content", 2, "aes-256-gcm"), "transcript:s:18446744073709551615:content:v2:aes-256-gcm");
+        // On the stack up to 160 bytes, on the heap past it: the same bytes.
+        for id_len in [0, 1, 140, 145, 146, 147, 400] {
+            let id = "r".repeat(id_len);
+            for v in [1, 2, 10, u32::MAX] {
+                assert_eq!(AadBytes::new(&id, v, ALG_AES_256_GCM).as_bytes(), aad_for(&id, v, ALG_AES_256_GCM).as_bytes(), "{id_len} {v}");
+            }
+        }
     }
 
     #[test]

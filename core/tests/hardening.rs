@@ -229,3 +229,26 @@ fn source_format_names_parse_in_the_core() {
     }
     assert_eq!(SourceFormat::parse("claude").unwrap_err().kind(), ErrorKind::InvalidInput);
 }
+
+#[test]
+fn a_stored_role_or_format_the_schema_never_writes_is_corrupt_naming_the_entry() {
+    // A page read keeps the names the schema writes without allocating
+    // (`backend::known_name`); anything else still reaches the store's
+    // check, and a value of another type (a BLOB spelling `user`) the column's own error.
+    let (_d, p) = temp();
+    let s = SessionStore::open(OpenOptions::at(&p, key())).unwrap();
+    let sid = s.create_session(None, None).unwrap().id;
+    for text in ["one", "two", "three"] {
+        s.append_transcript(&sid, Role::Assistant, text.into()).unwrap();
+    }
+    let c = rusqlite::Connection::open(&p).unwrap();
+    c.execute("UPDATE transcript_entries SET role = 'robot' WHERE seq = 1", []).unwrap();
+    c.execute("UPDATE transcript_entries SET format = 'pdf' WHERE seq = 2", []).unwrap();
+    c.execute("UPDATE transcript_entries SET role = x'75736572' WHERE seq = 3", []).unwrap();
+    let e = s.get_transcript(&sid, 1, 1).unwrap_err();
+    assert_eq!((e.kind(), e.to_string()), (ErrorKind::Corrupt, format!("corrupt data: record `transcript:{sid}:1:content`: unknown role")));
+    let e = s.get_transcript(&sid, 2, 1).unwrap_err();
+    assert_eq!((e.kind(), e.to_string()), (ErrorKind::Corrupt, format!("corrupt data: record `transcript:{sid}:2:content`: unknown content format")));
+    let e = s.get_transcript(&sid, 3, 1).unwrap_err();
+    assert_eq!((e.kind(), e.to_string()), (ErrorKind::Corrupt, format!("corrupt data: record `transcript:{sid}:3:content`: column 1 holds a value of a type this schema never writes there")));
+}

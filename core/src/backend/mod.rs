@@ -129,6 +129,18 @@ pub enum Sealed {
     NotBytes(&'static str),
 }
 
+/// The role and content-format names the schema writes (`transcript_entries.role`, `.format`).
+const KNOWN_NAMES: [&str; 6] = ["user", "assistant", "tool", "system", "text", "blocks"];
+
+/// `name` as a static string when it is one the schema writes (a read of
+/// a page allocates nothing for it), else owned (the store then reports it).
+pub fn known_name(name: &str) -> std::borrow::Cow<'static, str> {
+    match KNOWN_NAMES.iter().find(|k| **k == name) {
+        Some(k) => std::borrow::Cow::Borrowed(k),
+        None => std::borrow::Cow::Owned(name.to_string()),
+    }
+}
+
 /// A session row, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRow {
@@ -207,10 +219,11 @@ pub enum SessionQuery<'a> {
 pub struct EntryRow {
     /// Per-session seq (1-based, gapless).
     pub seq: u64,
-    /// Role name (`user`...), checked by the store.
-    pub role: String,
+    /// Role name (`user`...), checked by the store ([`known_name`]: no
+    /// allocation for a name the schema writes).
+    pub role: std::borrow::Cow<'static, str>,
     /// Content format name (`text`, `blocks`), checked by the store.
-    pub format: String,
+    pub format: std::borrow::Cow<'static, str>,
     /// Content envelope (record `transcript:<sid>:<seq>:content`).
     pub content: Sealed,
     /// Creation time (ms).

@@ -49,7 +49,7 @@ pub fn documents(store: &SessionStore) -> Result<Vec<Doc>> {
                 let content = open_required(store.key(), &e.content, &format!("transcript:{sid}:{}:content", e.seq)).unwrap_or_default();
                 let texts = entry_texts(&e.role, &e.format, &content);
                 let model = e.meta.as_ref().and_then(|m| m.model.clone()).or_else(|| row.model.clone());
-                out.push(Doc { sid: sid.to_string(), seq: e.seq, role: e.role.clone(), model, time: e.created_at, texts });
+                out.push(Doc { sid: sid.to_string(), seq: e.seq, role: e.role.to_string(), model, time: e.created_at, texts });
             }
             last = end;
         }

@@ -337,7 +337,7 @@ impl SessionStore {
                 let e = r.entries(&sid, seq, 1, false)?;
                 let Some(e) = e.into_iter().next().filter(|e| e.seq == seq) else { return Ok(None) };
                 let content = open_required(key, &e.content, &format!("transcript:{sid}:{seq}:content"))?;
-                Ok(Some((Some(e.role.clone()), e.created_at, entry_texts(&e.role, &e.format, &content))))
+                Ok(Some((Some(e.role.to_string()), e.created_at, entry_texts(&e.role, &e.format, &content))))
             })?;
             // Gone since the index caught up (deleted, retracted): never shown.
             let Some((role, time, texts)) = got else { continue };

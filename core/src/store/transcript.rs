@@ -508,8 +508,9 @@ impl SessionStore {
     ) -> Result<Vec<T>> {
         self.read_page(session_id, limit, |c, key| {
             let mut out = Vec::new();
-            for row in Self::page_rows(c, session_id, from_seq, limit, with_meta)? {
-                let entry = entry_of(key, session_id, &row)?;
+            for mut row in Self::page_rows(c, session_id, from_seq, limit, with_meta)? {
+                let content = std::mem::replace(&mut row.content, Sealed::Absent);
+                let entry = entry_of_owned(key, session_id, &row, content)?;
                 out.push(f(key, &row, entry)?);
             }
             Ok(out)
@@ -612,13 +613,28 @@ impl SessionStore {
 /// The entry of a row, its content decrypted (record `transcript:<sid>:<seq>:content`).
 /// Errors: `AuthenticationFailed`, `Corrupt` (unknown role or format, no envelope).
 pub(super) fn entry_of(key: &crypto::DataKey, session_id: &str, row: &EntryRow) -> Result<TranscriptEntry> {
+    entry_with(session_id, row, |rec| open_required(key, &row.content, rec))
+}
+
+/// [`entry_of`] taking the row's content envelope by value (`content`,
+/// taken out of `row`): decrypted in its own buffer ([`crypto::open_owned`]).
+pub(super) fn entry_of_owned(key: &crypto::DataKey, session_id: &str, row: &EntryRow, content: Sealed) -> Result<TranscriptEntry> {
+    entry_with(session_id, row, |rec| match content {
+        Sealed::Bytes(b) => crypto::open_owned(key, rec, b),
+        other => open_required(key, &other, rec),
+    })
+}
+
+/// The entry of `row` with the content `open` returns for its record id;
+/// the role and format are checked first.
+fn entry_with(session_id: &str, row: &EntryRow, open: impl FnOnce(&str) -> Result<String>) -> Result<TranscriptEntry> {
     let rec = content_record(session_id, row.seq);
     Ok(TranscriptEntry {
         session_id: session_id.to_string(),
         seq: row.seq,
         role: Role::parse(&row.role).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown role")))?,
         format: ContentFormat::parse(&row.format).map_err(|_| Error::corrupt(format!("record `{rec}`: unknown content format")))?,
-        content: open_required(key, &row.content, &rec)?,
+        content: open(&rec)?,
         created_at_ms: row.created_at,
         tokens: row.tokens,
         source_line: row.source_line,

@@ -174,8 +174,8 @@ fn entry_row(r: &Row, base: usize, with_meta: bool) -> Result<EntryRow> {
     };
     Ok(EntryRow {
         seq: u(r.try_get(base)?),
-        role: r.try_get(base + 1)?,
-        format: r.try_get(base + 2)?,
+        role: crate::backend::known_name(r.try_get::<_, &str>(base + 1)?),
+        format: crate::backend::known_name(r.try_get::<_, &str>(base + 2)?),
         content: sealed(r.try_get(base + 3)?),
         created_at: r.try_get(base + 4)?,
         tokens: ou(r.try_get(base + 5)?),

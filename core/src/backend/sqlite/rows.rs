@@ -50,6 +50,16 @@ fn column<T: FromSql>(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> R
     })
 }
 
+/// A name column (role, format) without an allocation for a name the
+/// schema writes ([`crate::backend::known_name`]); anything else as
+/// [`column`] reads it (its error for a value of another type).
+fn name_column(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> Result<std::borrow::Cow<'static, str>> {
+    match r.get_ref(idx)? {
+        ValueRef::Text(b) if std::str::from_utf8(b).is_ok() => Ok(crate::backend::known_name(std::str::from_utf8(b).expect("checked"))),
+        _ => column::<String>(r, idx, record).map(std::borrow::Cow::Owned),
+    }
+}
+
 /// A non-negative integer column as `u64`.
 fn count(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> Result<u64> {
     u64::try_from(column::<i64>(r, idx, record)?).map_err(|_| Error::corrupt(format!("record `{}`: negative count", record())))
@@ -231,8 +241,8 @@ fn entry_row(tx: &SqlTx<'_>, cache: &mut Option<BodySet>, r: &Row<'_>, sid: &str
     };
     Ok(EntryRow {
         seq,
-        role: column(r, base + 1, &rec)?,
-        format: column(r, base + 2, &rec)?,
+        role: name_column(r, base + 1, &rec)?,
+        format: name_column(r, base + 2, &rec)?,
         content,
         created_at: column(r, base + 4, &rec)?,
         tokens: opt_count(r, base + 5, &rec)?,
