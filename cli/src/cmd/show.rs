@@ -150,80 +150,67 @@ enum JsonError {
 /// `serde_json::Value` (keys in sorted order), which is what
 /// `show --json` printed before it streamed (issue 33).
 fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages: &mut Pages) -> Result<(), JsonError> {
-    use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer as _};
-    use std::cell::RefCell;
-
-    /// The transcript as a JSON array, read page by page while it is written.
-    struct Transcript<'p> {
-        store: &'p SessionStore,
-        pages: RefCell<&'p mut Pages>,
-        failed: RefCell<Option<sessiondb::Error>>,
+    /// The object's keys before `transcript` (sorted), pretty-printed by
+    /// serde_json: small, so built whole.
+    #[derive(serde::Serialize)]
+    struct Head {
+        earlier: u64,
+        from: u64,
+        next_from: Option<u64>,
+        remaining: u64,
+        session: serde_json::Value,
+        shown: u64,
+        tokens: serde_json::Value,
     }
-    impl serde::Serialize for Transcript<'_> {
-        fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-            let mut seq = ser.serialize_seq(None)?;
-            loop {
-                let page = self.pages.borrow_mut().next(self.store);
-                let page = match page {
-                    Ok(p) if p.is_empty() => break,
-                    Ok(p) => p,
-                    Err(e) => {
-                        *self.failed.borrow_mut() = Some(e);
-                        return Err(S::Error::custom("a transcript page could not be read"));
-                    }
-                };
-                for e in &page {
-                    seq.serialize_element(&SortedEntry::of(e))?;
-                }
-            }
-            seq.end()
+    let io = |_| JsonError::Io;
+    let h = Head {
+        earlier: head.earlier,
+        from: head.from,
+        next_from: head.next_from,
+        remaining: head.remaining,
+        session: serde_json::to_value(head.session).map_err(|_| JsonError::Io)?,
+        shown: head.shown,
+        tokens: serde_json::to_value(head.totals).map_err(|_| JsonError::Io)?,
+    };
+    let mut text = serde_json::to_vec_pretty(&h).map_err(|_| JsonError::Io)?;
+    // `{ ... \n}`: left open for the last key.
+    text.truncate(text.len() - 2);
+    out.write_all(&text).map_err(io)?;
+    // The transcript as serde_json's pretty printer writes an array of
+    // entry objects at this depth (array items indented by 4, their keys
+    // by 6), the strings escaped as it escapes them
+    // (`output::write_json_str`, the scan of which was 44% of `--json
+    // show`'s instructions in serde_json's byte-at-a-time loop).
+    out.write_all(b",\n  \"transcript\": [").map_err(io)?;
+    let mut first = true;
+    loop {
+        let page = pages.next(s).map_err(JsonError::Store)?;
+        if page.is_empty() {
+            break;
+        }
+        for e in &page {
+            out.write_all(if first { b"\n    {" } else { b",\n    {" }).map_err(io)?;
+            first = false;
+            write_json_entry(out, e).map_err(io)?;
+            out.write_all(b"\n    }").map_err(io)?;
         }
     }
-
-    let session = serde_json::to_value(head.session).map_err(|_| JsonError::Io)?;
-    let tokens = serde_json::to_value(head.totals).map_err(|_| JsonError::Io)?;
-    let transcript = Transcript { store: s, pages: RefCell::new(pages), failed: RefCell::new(None) };
-    let mut ser = serde_json::Serializer::pretty(&mut *out);
-    let written = (|| {
-        let mut m = ser.serialize_map(None)?;
-        m.serialize_entry("earlier", &head.earlier)?;
-        m.serialize_entry("from", &head.from)?;
-        m.serialize_entry("next_from", &head.next_from)?;
-        m.serialize_entry("remaining", &head.remaining)?;
-        m.serialize_entry("session", &session)?;
-        m.serialize_entry("shown", &head.shown)?;
-        m.serialize_entry("tokens", &tokens)?;
-        m.serialize_entry("transcript", &transcript)?;
-        SerializeMap::end(m)
-    })();
-    if let Some(e) = transcript.failed.into_inner() {
-        return Err(JsonError::Store(e));
-    }
-    written.map_err(|_| JsonError::Io)?;
-    out.write_all(b"\n").and_then(|()| out.flush()).map_err(|_| JsonError::Io)
+    out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" }).map_err(io)?;
+    out.flush().map_err(io)
 }
 
-/// A [`TranscriptEntry`] borrowed, its fields in sorted order: the bytes
-/// `serde_json` writes for the entry as a `serde_json::Value` (whose keys
-/// are sorted), without copying its content into one (issue 33).
-#[derive(serde::Serialize)]
-struct SortedEntry<'e> {
-    content: &'e str,
-    created_at_ms: i64,
-    format: ContentFormat,
-    role: Role,
-    seq: u64,
-    session_id: &'e str,
-    source_line: Option<u64>,
-    tokens: Option<u64>,
-}
-
-impl<'e> SortedEntry<'e> {
-    fn of(e: &'e TranscriptEntry) -> Self {
-        // Destructured, so a field added to the entry fails to compile here.
-        let TranscriptEntry { session_id, seq, role, format, content, created_at_ms, tokens, source_line } = e;
-        SortedEntry { content, created_at_ms: *created_at_ms, format: *format, role: *role, seq: *seq, session_id, source_line: *source_line, tokens: *tokens }
-    }
+/// The keys of one entry object of `show --json`, in sorted order (the
+/// order serde_json writes a `serde_json::Value`'s keys in), each on its
+/// own line indented by 6.
+fn write_json_entry(out: &mut impl Write, e: &TranscriptEntry) -> std::io::Result<()> {
+    // Destructured, so a field added to the entry fails to compile here.
+    let TranscriptEntry { session_id, seq, role, format, content, created_at_ms, tokens, source_line } = e;
+    let number = |n: Option<u64>| n.map_or_else(|| "null".to_string(), |n| n.to_string());
+    out.write_all(b"\n      \"content\": ")?;
+    output::write_json_str(out, content)?;
+    write!(out, ",\n      \"created_at_ms\": {created_at_ms},\n      \"format\": \"{}\",\n      \"role\": \"{}\",\n      \"seq\": {seq},\n      \"session_id\": ", format.as_str(), role.as_str())?;
+    output::write_json_str(out, session_id)?;
+    write!(out, ",\n      \"source_line\": {},\n      \"tokens\": {}", number(*source_line), number(*tokens))
 }
 
 /// `ID  TITLE`, then model, entries and last activity, workspace, tokens.
@@ -430,5 +417,13 @@ mod tests {
             assert_eq!(streamed.len(), whole.len(), "from {first}");
             assert!(streamed == whole, "from {first}: the bytes differ");
         }
+        // A session without entries: `"transcript": []`.
+        let empty = s.create_session_with(NewSession { id: Some("empty".into()), ..Default::default() }).unwrap();
+        let totals = s.token_totals(&empty.id).unwrap();
+        let head = JsonHead { session: &empty, totals: &totals, from: 1, shown: 0, earlier: 0, remaining: 0, next_from: None };
+        let pages = || Pages { id: empty.id.clone(), next: 1, left: 0 };
+        let mut streamed = Vec::new();
+        assert!(write_json(&mut streamed, &s, &head, &mut pages()).is_ok());
+        assert_eq!(String::from_utf8(streamed).unwrap(), String::from_utf8(whole_json(&s, &head, pages())).unwrap());
     }
 }
