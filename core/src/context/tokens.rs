@@ -201,6 +201,44 @@ pub(crate) fn count_with(encoding: Option<Encoding>, text: &str) -> u64 {
     }
 }
 
+/// The stored form of a count taken at write time
+/// (`transcript_entries.counted_tokens`, SQLite schema 9, PostgreSQL 6):
+/// `tokens × 4 + code`, code 1 = `o200k_base`, 2 = `cl100k_base`, so a
+/// count is never read as one of another encoding (the session's model
+/// changed since). `tokens` is at most the content's UTF-8 bytes, far below
+/// `i64::MAX / 4`.
+pub(crate) fn pack_counted(encoding: Encoding, tokens: u64) -> u64 {
+    let code = match encoding {
+        Encoding::O200kBase => 1,
+        Encoding::Cl100kBase => 2,
+    };
+    tokens.saturating_mul(4) | code
+}
+
+/// The count a stored [`pack_counted`] value holds for `encoding`; `None`
+/// when nothing was stored, or it was counted with another encoding (or an
+/// unknown code).
+pub(crate) fn counted_for(encoding: Encoding, packed: Option<u64>) -> Option<u64> {
+    let v = packed?;
+    let with = match v & 3 {
+        1 => Encoding::O200kBase,
+        2 => Encoding::Cl100kBase,
+        _ => return None,
+    };
+    (with == encoding).then_some(v >> 2)
+}
+
+/// The value to store with an entry written to a session whose model has
+/// `encoding`: the packed count of `text`, or `None` when the model has no
+/// tokenizer (the estimate reads the stored byte length instead) or the
+/// host gave its own count (`host_count`, which always wins).
+pub(crate) fn count_for_storage(encoding: Option<Encoding>, text: &str, host_count: Option<u64>) -> Option<u64> {
+    match (encoding, host_count) {
+        (Some(e), None) => Some(pack_counted(e, count_with(Some(e), text))),
+        _ => None,
+    }
+}
+
 /// Count the tokens of `text` for `model`.
 ///
 /// * `host_count`: a count the host already has (e.g. from the provider's
@@ -332,6 +370,20 @@ mod tests {
                 proptest::prop_assert_eq!(ours(encoding).encode_ordinary(&text), reference(encoding).encode_ordinary(&text));
             }
         }
+    }
+
+    #[test]
+    fn stored_counts_carry_their_encoding() {
+        assert_eq!(pack_counted(Encoding::O200kBase, 25), 101);
+        assert_eq!(pack_counted(Encoding::Cl100kBase, 25), 102);
+        assert_eq!(counted_for(Encoding::O200kBase, Some(101)), Some(25));
+        assert_eq!(counted_for(Encoding::Cl100kBase, Some(101)), None);
+        assert_eq!(counted_for(Encoding::Cl100kBase, Some(102)), Some(25));
+        assert_eq!(counted_for(Encoding::O200kBase, Some(100)), None, "code 0 is no encoding");
+        assert_eq!(counted_for(Encoding::O200kBase, None), None);
+        assert_eq!(count_for_storage(Some(Encoding::O200kBase), CORPUS[2], None), Some(25 * 4 + 1));
+        assert_eq!(count_for_storage(Some(Encoding::O200kBase), CORPUS[2], Some(3)), None, "a host count wins");
+        assert_eq!(count_for_storage(None, CORPUS[2], None), None, "no tokenizer: nothing stored");
     }
 
     #[test]
