@@ -666,3 +666,44 @@ fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
     let journal: Vec<i64> = c.query("SELECT seq FROM journal WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
 }
+
+/// Issue 33 item 7 on PostgreSQL: `counted_tokens` holds the count of the
+/// session model's encoding (`tokens × 4 + code`) from a first append (a
+/// transaction), a second one (the one-statement `sessiondb_append` path),
+/// `append_entries` and an import; NULL for a host count.
+#[test]
+fn write_time_counts_are_stored_exactly() {
+    if skip() {
+        return;
+    }
+    const CJK: &str = "日本語のテキストと中文文本, 한국어 텍스트";
+    const MIXED: &str = "١٢٣ مرحبا بالعالم שלום עולם Привет, мир!";
+    let (d, url) = temp();
+    let s = open_at(&url, 1);
+    let id = s.create_session_with(NewSession { model: Some("gpt-4o".into()), ..Default::default() }).unwrap().id;
+    s.append_transcript(&id, Role::User, CJK.into()).unwrap();
+    s.append_transcript(&id, Role::Assistant, MIXED.into()).unwrap();
+    s.append_entries(&id, vec![NewEntry::text(Role::User, "hello world"), NewEntry { tokens: Some(7), ..NewEntry::text(Role::User, CJK) }]).unwrap();
+    s.set_session_model(&id, Some("gpt-4".into()), None).unwrap();
+    s.append_transcript(&id, Role::User, CJK.into()).unwrap();
+    let stored = |sid: &str| -> Vec<Option<i64>> {
+        client(&url).query("SELECT counted_tokens FROM transcript_entries WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect()
+    };
+    assert_eq!(stored(&id), [Some(15 * 4 + 1), Some(14 * 4 + 1), Some(2 * 4 + 1), None, Some(21 * 4 + 2)]);
+    let file = d.path().join("t.jsonl");
+    let lines = [
+        serde_json::json!({"type": "header", "id": "imp-1", "model": "openai/gpt-4o", "cwd": "/w", "created_at": 1778930901}),
+        serde_json::json!({"type": "user", "content": [{"type": "text", "text": CJK}], "timestamp": 1778930902}),
+        serde_json::json!({"type": "assistant", "content": [{"type": "text", "text": MIXED}], "timestamp": 1778930903}),
+    ];
+    std::fs::write(&file, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    let sid = portable::import_file(&s, &file, None).unwrap().sessions[0].session_id.clone();
+    let expected: Vec<Option<i64>> = s
+        .get_transcript(&sid, 1, 10)
+        .unwrap()
+        .iter()
+        .map(|e| Some(sessiondb::context::count_tokens("gpt-4o", &e.content, None).tokens as i64 * 4 + 1))
+        .collect();
+    assert_eq!(expected.len(), 2);
+    assert_eq!(stored(&sid), expected);
+}
