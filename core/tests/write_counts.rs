@@ -63,6 +63,7 @@ fn an_import_stores_the_count_of_each_entry_as_stored() {
     assert_eq!(contents.len(), 3);
     let expected: Vec<Option<i64>> = contents.iter().map(|c| Some(count_tokens("gpt-4o", c, None).tokens as i64 * 4 + 1)).collect();
     assert_eq!(stored(&db, &sid), expected);
-    // The stored contents are block arrays: their counts, not the texts'.
-    assert!(expected.iter().zip([15, 14, 2]).all(|(e, t)| e.unwrap() > t * 4 + 1));
+    // A turn of one text block is stored as its text: the texts' counts.
+    assert_eq!(contents, [CJK, MIXED, "hello world"]);
+    assert_eq!(expected, [Some(15 * 4 + 1), Some(14 * 4 + 1), Some(2 * 4 + 1)]);
 }
