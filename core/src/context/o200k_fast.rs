@@ -150,6 +150,11 @@ fn ascii_tokens(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, s: &[u8]) -> us
 /// ASCII): `ranks` are the encoding's ordinary ranks, `bpe` its tiktoken-rs
 /// encoder for the rest.
 pub(crate) fn count(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, text: &str) -> usize {
+    // All ASCII (most turns, code and tool output): one stretch, no cutting
+    // (`is_ascii` reads a word at a time).
+    if text.is_ascii() {
+        return ascii_tokens(ranks, bpe, text.as_bytes());
+    }
     let s = text.as_bytes();
     let mut tokens = 0;
     let mut start = 0;
