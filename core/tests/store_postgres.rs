@@ -207,7 +207,7 @@ fn two_clients_creating_one_store_end_with_one_key() {
     let migrations: Vec<i32> =
         client(&url).query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(migrations, (1..=sessiondb::backend::postgres::schema::LATEST_VERSION).collect::<Vec<_>>(), "each migration applied once");
-    assert_eq!(migrations.len(), 5);
+    assert_eq!(migrations.len(), 6);
     let checks: i64 = client(&url).query_one("SELECT COUNT(*) FROM meta WHERE key = 'key_check'", &[]).unwrap().get(0);
     assert_eq!(checks, 1);
 }
@@ -627,7 +627,7 @@ fn an_append_to_a_session_this_handle_wrote_last_is_one_statement() {
     assert!(b.check_records().unwrap().damaged.is_empty());
 }
 
-/// `sessiondb_append` (schema 5) writes only when the caller's view of the
+/// `sessiondb_append` (schema 5; schema 6 added `e_counted_tokens`) writes only when the caller's view of the
 /// session holds, and a call sent again after a lost reply writes nothing
 /// twice: `ok`, then `committed` for the same call, `stale` for another
 /// call with the old view, `missing` for no such session.
@@ -648,7 +648,7 @@ fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
                 "SELECT status, cur_last_seq FROM sessiondb_append($1, $2, $3::BIGINT, NULL,
                    ARRAY[$3::BIGINT + 1], ARRAY['user'], ARRAY['text'], ARRAY[1::BIGINT], ARRAY[NULL::BIGINT], ARRAY[NULL::BIGINT],
                    ARRAY[NULL::TEXT], ARRAY[NULL::TEXT], ARRAY[1::BIGINT], ARRAY['text'], ARRAY[''], ARRAY['\\x00'::BYTEA], ARRAY[NULL::BYTEA],
-                   $4, '', 'TranscriptAppended', '{}', '{}', 'now', FALSE, '', 0)",
+                   $4, '', 'TranscriptAppended', '{}', '{}', 'now', FALSE, '', 0, ARRAY[NULL::BIGINT])",
                 &[&sid, &updated_at, &seen_last, &event_id],
             )
             .unwrap();

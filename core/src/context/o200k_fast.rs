@@ -34,6 +34,52 @@
 use rustc_hash::FxHashMap;
 use tiktoken_rs::{CoreBPE, Rank};
 
+/// The ordinary ranks of an encoding, arranged for lookups by piece: a
+/// token of at most 7 bytes under one integer key (its bytes, little-endian,
+/// and its length in the top byte: one multiply to hash, one compare),
+/// longer ones by their bytes.
+pub(crate) struct Ranks {
+    short: FxHashMap<u64, Rank>,
+    long: FxHashMap<Vec<u8>, Rank>,
+}
+
+impl Ranks {
+    /// From an encoding's ordinary ranks (token bytes → rank).
+    pub(crate) fn new(all: FxHashMap<Vec<u8>, Rank>) -> Self {
+        let mut short = FxHashMap::default();
+        let mut long = FxHashMap::default();
+        for (bytes, rank) in all {
+            match short_key(&bytes) {
+                Some(k) => {
+                    short.insert(k, rank);
+                }
+                None => {
+                    long.insert(bytes, rank);
+                }
+            }
+        }
+        Ranks { short, long }
+    }
+
+    fn get(&self, piece: &[u8]) -> Option<Rank> {
+        match short_key(piece) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(piece).copied(),
+        }
+    }
+}
+
+/// The integer key of a piece of at most 7 bytes (see [`Ranks`]).
+fn short_key(piece: &[u8]) -> Option<u64> {
+    if piece.len() > 7 {
+        return None;
+    }
+    let mut b = [0u8; 8];
+    b[..piece.len()].copy_from_slice(piece);
+    b[7] = piece.len() as u8;
+    Some(u64::from_le_bytes(b))
+}
+
 /// Pieces longer than this (bytes) go to tiktoken-rs's merge (the simple
 /// merge here is quadratic in a piece's length).
 const LONG_PIECE: usize = 256;
@@ -107,19 +153,19 @@ fn piece_end(s: &[u8], i: usize) -> usize {
 }
 
 /// Tokens of one piece: byte-pair merges by rank (module docs).
-fn piece_tokens(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, piece: &[u8]) -> usize {
-    if ranks.contains_key(piece) {
+fn piece_tokens(ranks: &Ranks, bpe: &dyn Fn() -> &'static CoreBPE, piece: &[u8]) -> usize {
+    if ranks.get(piece).is_some() {
         return 1;
     }
     if piece.len() > LONG_PIECE {
         // ASCII, so valid UTF-8; one piece of the pattern, split alike alone.
-        return bpe.count_ordinary(std::str::from_utf8(piece).expect("ASCII"));
+        return bpe().count_ordinary(std::str::from_utf8(piece).expect("ASCII"));
     }
     let mut parts: Vec<usize> = (0..=piece.len()).collect();
     loop {
         let mut best: Option<(Rank, usize)> = None;
         for k in 0..parts.len().saturating_sub(2) {
-            if let Some(&r) = ranks.get(&piece[parts[k]..parts[k + 2]]) {
+            if let Some(r) = ranks.get(&piece[parts[k]..parts[k + 2]]) {
                 if best.is_none_or(|(b, _)| r < b) {
                     best = Some((r, k));
                 }
@@ -135,7 +181,7 @@ fn piece_tokens(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, piece: &[u8]) -
 }
 
 /// Tokens of an ASCII stretch.
-fn ascii_tokens(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, s: &[u8]) -> usize {
+fn ascii_tokens(ranks: &Ranks, bpe: &dyn Fn() -> &'static CoreBPE, s: &[u8]) -> usize {
     let mut i = 0;
     let mut tokens = 0;
     while i < s.len() {
@@ -147,9 +193,9 @@ fn ascii_tokens(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, s: &[u8]) -> us
 }
 
 /// `o200k_base` tokens of `text` (tiktoken-rs's `count_ordinary`, faster on
-/// ASCII): `ranks` are the encoding's ordinary ranks, `bpe` its tiktoken-rs
-/// encoder for the rest.
-pub(crate) fn count(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, text: &str) -> usize {
+/// ASCII): `ranks` are the encoding's ordinary ranks, `bpe` gives its
+/// tiktoken-rs encoder for the rest (made only when a text needs it).
+pub(crate) fn count(ranks: &Ranks, bpe: &dyn Fn() -> &'static CoreBPE, text: &str) -> usize {
     // All ASCII (most turns, code and tool output): one stretch, no cutting
     // (`is_ascii` reads a word at a time).
     if text.is_ascii() {
@@ -174,10 +220,10 @@ pub(crate) fn count(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, text: &str)
     tokens + stretch(ranks, bpe, &text[start..], ascii)
 }
 
-fn stretch(ranks: &FxHashMap<Vec<u8>, Rank>, bpe: &CoreBPE, s: &str, ascii: bool) -> usize {
+fn stretch(ranks: &Ranks, bpe: &dyn Fn() -> &'static CoreBPE, s: &str, ascii: bool) -> usize {
     if ascii {
         ascii_tokens(ranks, bpe, s.as_bytes())
     } else {
-        bpe.count_ordinary(s)
+        bpe().count_ordinary(s)
     }
 }

@@ -176,15 +176,15 @@ fn core_bpe(ranks: FxHashMap<Vec<u8>, Rank>, special: &[(&str, Rank)], pattern: 
     CoreBPE::new(ranks, special, pattern).expect("BPE split pattern")
 }
 
-/// `o200k_base`'s ordinary ranks, kept for the faster count
-/// ([`super::o200k_fast`]; about 10 MB of memory once an `o200k_base` count
-/// was asked for).
-static O200K_RANKS: LazyLock<FxHashMap<Vec<u8>, Rank>> = LazyLock::new(|| decode_ranks(O200K_BASE_RANKS));
+/// `o200k_base`'s ordinary ranks for the faster count ([`super::o200k_fast`];
+/// decoded on the first `o200k_base` count, about 10 MB of memory, apart
+/// from tiktoken-rs's encoder, which is made only when a text needs it).
+static O200K_FAST: LazyLock<super::o200k_fast::Ranks> = LazyLock::new(|| super::o200k_fast::Ranks::new(decode_ranks(O200K_BASE_RANKS)));
 
 /// `o200k_base`: the special tokens and pattern of `tiktoken_rs::o200k_base()`.
 fn o200k_base() -> CoreBPE {
     use tiktoken_rs::{ENDOFPROMPT, ENDOFTEXT};
-    core_bpe(O200K_RANKS.clone(), &[(ENDOFTEXT, 199999), (ENDOFPROMPT, 200018)], tiktoken_rs::O200K_BASE_PAT_STR)
+    core_bpe(decode_ranks(O200K_BASE_RANKS), &[(ENDOFTEXT, 199999), (ENDOFPROMPT, 200018)], tiktoken_rs::O200K_BASE_PAT_STR)
 }
 
 /// `cl100k_base`: the special tokens and pattern of `tiktoken_rs::cl100k_base()`.
@@ -200,7 +200,7 @@ static CL100K_BASE: LazyLock<CoreBPE> = LazyLock::new(cl100k_base);
 /// Count `text` with a resolved encoding (`None`: the estimate), without a host count.
 pub(crate) fn count_with(encoding: Option<Encoding>, text: &str) -> u64 {
     match encoding {
-        Some(Encoding::O200kBase) => super::o200k_fast::count(&O200K_RANKS, &O200K_BASE, text) as u64,
+        Some(Encoding::O200kBase) => super::o200k_fast::count(&O200K_FAST, &|| &*O200K_BASE, text) as u64,
         Some(Encoding::Cl100kBase) => CL100K_BASE.count_ordinary(text) as u64,
         None => estimate_tokens(text),
     }

@@ -261,10 +261,11 @@ $fn$;
 /// `tokens × 4 + code`; NULL: not counted), and `sessiondb_append` (see
 /// [`V5`]) takes it as a last array argument, `e_counted_tokens`. The
 /// function of version 5 is dropped (another argument list would be an
-/// overload beside it).
+/// overload beside it). `IF NOT EXISTS` / `IF EXISTS`: a database whose
+/// version was rewound by hand keeps the column.
 const V6: &str = r#"
-ALTER TABLE transcript_entries ADD COLUMN counted_tokens BIGINT;
-DROP FUNCTION sessiondb_append(TEXT, BIGINT, BIGINT, BIGINT, BIGINT[], TEXT[], TEXT[], BIGINT[], BIGINT[], BIGINT[], TEXT[], TEXT[], BIGINT[], TEXT[], TEXT[], BYTEA[], BYTEA[],
+ALTER TABLE transcript_entries ADD COLUMN IF NOT EXISTS counted_tokens BIGINT;
+DROP FUNCTION IF EXISTS sessiondb_append(TEXT, BIGINT, BIGINT, BIGINT, BIGINT[], TEXT[], TEXT[], BIGINT[], BIGINT[], BIGINT[], TEXT[], TEXT[], BIGINT[], TEXT[], TEXT[], BYTEA[], BYTEA[],
   TEXT, TEXT, TEXT, TEXT, TEXT, TEXT, BOOLEAN, TEXT, BIGINT);
 CREATE OR REPLACE FUNCTION sessiondb_append(
   sid TEXT, seen_updated_at BIGINT, seen_last_seq BIGINT, new_updated_at BIGINT,
