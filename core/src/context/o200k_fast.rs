@@ -74,10 +74,12 @@ fn short_key(piece: &[u8]) -> Option<u64> {
     if piece.len() > 7 {
         return None;
     }
-    let mut b = [0u8; 8];
-    b[..piece.len()].copy_from_slice(piece);
-    b[7] = piece.len() as u8;
-    Some(u64::from_le_bytes(b))
+    // Byte by byte: a slice copy of a variable length is a `memcpy` call.
+    let mut k = (piece.len() as u64) << 56;
+    for (i, &b) in piece.iter().enumerate() {
+        k |= u64::from(b) << (8 * i);
+    }
+    Some(k)
 }
 
 /// Pieces longer than this (bytes) go to tiktoken-rs's merge (the simple
