@@ -82,8 +82,8 @@ fn short_key(piece: &[u8]) -> Option<u64> {
     Some(k)
 }
 
-/// Pieces longer than this (bytes) go to tiktoken-rs's merge (the simple
-/// merge here is quadratic in a piece's length).
+/// Pieces longer than this (bytes) go to tiktoken-rs's merge (the merge
+/// here scans all parts for each merge: quadratic in a piece's length).
 const LONG_PIECE: usize = 256;
 
 fn is_ws(b: u8) -> bool {
@@ -163,21 +163,34 @@ fn piece_tokens(ranks: &Ranks, bpe: &dyn Fn() -> &'static CoreBPE, piece: &[u8])
         // ASCII, so valid UTF-8; one piece of the pattern, split alike alone.
         return bpe().count_ordinary(std::str::from_utf8(piece).expect("ASCII"));
     }
-    let mut parts: Vec<usize> = (0..=piece.len()).collect();
+    // Each part's start and the rank of it merged with the next part
+    // (`Rank::MAX`: not a token); a merge changes only the ranks beside it
+    // (tiktoken's `_byte_pair_merge`).
+    let rank = |parts: &[(usize, Rank)], k: usize| -> Rank {
+        if k + 2 < parts.len() {
+            ranks.get(&piece[parts[k].0..parts[k + 2].0]).unwrap_or(Rank::MAX)
+        } else {
+            Rank::MAX
+        }
+    };
+    let mut parts: Vec<(usize, Rank)> = (0..=piece.len()).map(|i| (i, Rank::MAX)).collect();
+    for k in 0..parts.len() {
+        parts[k].1 = rank(&parts, k);
+    }
     loop {
-        let mut best: Option<(Rank, usize)> = None;
-        for k in 0..parts.len().saturating_sub(2) {
-            if let Some(r) = ranks.get(&piece[parts[k]..parts[k + 2]]) {
-                if best.is_none_or(|(b, _)| r < b) {
-                    best = Some((r, k));
-                }
+        let (mut min, mut at) = (Rank::MAX, 0);
+        for (k, &(_, r)) in parts.iter().enumerate() {
+            if r < min {
+                (min, at) = (r, k);
             }
         }
-        match best {
-            Some((_, k)) => {
-                parts.remove(k + 1);
-            }
-            None => return parts.len() - 1,
+        if min == Rank::MAX {
+            return parts.len() - 1;
+        }
+        parts.remove(at + 1);
+        parts[at].1 = rank(&parts, at);
+        if at > 0 {
+            parts[at - 1].1 = rank(&parts, at - 1);
         }
     }
 }
