@@ -340,7 +340,7 @@ fn migration_7_keeps_version_6_bodies_and_new_entries_share_a_set() {
         }
     }
     let s = open(&p, false);
-    assert_eq!(count(&p, "PRAGMA user_version"), 8);
+    assert_eq!(count(&p, "PRAGMA user_version"), 9);
     s.append_entries(&a, vec![NewEntry::text(Role::User, "three"), NewEntry::text(Role::User, "four")]).unwrap();
     let got = places(&p);
     let (b1, b2, b3) = (got[0].1, got[1].1, got[2].1);

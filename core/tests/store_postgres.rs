@@ -207,7 +207,7 @@ fn two_clients_creating_one_store_end_with_one_key() {
     let migrations: Vec<i32> =
         client(&url).query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(migrations, (1..=sessiondb::backend::postgres::schema::LATEST_VERSION).collect::<Vec<_>>(), "each migration applied once");
-    assert_eq!(migrations.len(), 5);
+    assert_eq!(migrations.len(), 6);
     let checks: i64 = client(&url).query_one("SELECT COUNT(*) FROM meta WHERE key = 'key_check'", &[]).unwrap().get(0);
     assert_eq!(checks, 1);
 }
@@ -627,7 +627,7 @@ fn an_append_to_a_session_this_handle_wrote_last_is_one_statement() {
     assert!(b.check_records().unwrap().damaged.is_empty());
 }
 
-/// `sessiondb_append` (schema 5) writes only when the caller's view of the
+/// `sessiondb_append` (schema 5; schema 6 added `e_counted_tokens`) writes only when the caller's view of the
 /// session holds, and a call sent again after a lost reply writes nothing
 /// twice: `ok`, then `committed` for the same call, `stale` for another
 /// call with the old view, `missing` for no such session.
@@ -648,7 +648,7 @@ fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
                 "SELECT status, cur_last_seq FROM sessiondb_append($1, $2, $3::BIGINT, NULL,
                    ARRAY[$3::BIGINT + 1], ARRAY['user'], ARRAY['text'], ARRAY[1::BIGINT], ARRAY[NULL::BIGINT], ARRAY[NULL::BIGINT],
                    ARRAY[NULL::TEXT], ARRAY[NULL::TEXT], ARRAY[1::BIGINT], ARRAY['text'], ARRAY[''], ARRAY['\\x00'::BYTEA], ARRAY[NULL::BYTEA],
-                   $4, '', 'TranscriptAppended', '{}', '{}', 'now', FALSE, '', 0)",
+                   $4, '', 'TranscriptAppended', '{}', '{}', 'now', FALSE, '', 0, ARRAY[NULL::BIGINT])",
                 &[&sid, &updated_at, &seen_last, &event_id],
             )
             .unwrap();
@@ -665,4 +665,45 @@ fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
     assert_eq!(events, ["e1", "e2"]);
     let journal: Vec<i64> = c.query("SELECT seq FROM journal WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
+}
+
+/// Issue 33 item 7 on PostgreSQL: `counted_tokens` holds the count of the
+/// session model's encoding (`tokens × 4 + code`) from a first append (a
+/// transaction), a second one (the one-statement `sessiondb_append` path),
+/// `append_entries` and an import; NULL for a host count.
+#[test]
+fn write_time_counts_are_stored_exactly() {
+    if skip() {
+        return;
+    }
+    const CJK: &str = "日本語のテキストと中文文本, 한국어 텍스트";
+    const MIXED: &str = "١٢٣ مرحبا بالعالم שלום עולם Привет, мир!";
+    let (d, url) = temp();
+    let s = open_at(&url, 1);
+    let id = s.create_session_with(NewSession { model: Some("gpt-4o".into()), ..Default::default() }).unwrap().id;
+    s.append_transcript(&id, Role::User, CJK.into()).unwrap();
+    s.append_transcript(&id, Role::Assistant, MIXED.into()).unwrap();
+    s.append_entries(&id, vec![NewEntry::text(Role::User, "hello world"), NewEntry { tokens: Some(7), ..NewEntry::text(Role::User, CJK) }]).unwrap();
+    s.set_session_model(&id, Some("gpt-4".into()), None).unwrap();
+    s.append_transcript(&id, Role::User, CJK.into()).unwrap();
+    let stored = |sid: &str| -> Vec<Option<i64>> {
+        client(&url).query("SELECT counted_tokens FROM transcript_entries WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect()
+    };
+    assert_eq!(stored(&id), [Some(15 * 4 + 1), Some(14 * 4 + 1), Some(2 * 4 + 1), None, Some(21 * 4 + 2)]);
+    let file = d.path().join("t.jsonl");
+    let lines = [
+        serde_json::json!({"type": "header", "id": "imp-1", "model": "openai/gpt-4o", "cwd": "/w", "created_at": 1778930901}),
+        serde_json::json!({"type": "user", "content": [{"type": "text", "text": CJK}], "timestamp": 1778930902}),
+        serde_json::json!({"type": "assistant", "content": [{"type": "text", "text": MIXED}], "timestamp": 1778930903}),
+    ];
+    std::fs::write(&file, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    let sid = portable::import_file(&s, &file, None).unwrap().sessions[0].session_id.clone();
+    let expected: Vec<Option<i64>> = s
+        .get_transcript(&sid, 1, 10)
+        .unwrap()
+        .iter()
+        .map(|e| Some(sessiondb::context::count_tokens("gpt-4o", &e.content, None).tokens as i64 * 4 + 1))
+        .collect();
+    assert_eq!(expected.len(), 2);
+    assert_eq!(stored(&sid), expected);
 }

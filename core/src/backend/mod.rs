@@ -255,6 +255,10 @@ pub struct EntryStatRow {
     pub kind: Option<String>,
     /// Space-separated keyed hashes of the entry's tool-call ids (`""`: none).
     pub call_keys: Option<String>,
+    /// The content's token count as written, with the encoding it was
+    /// counted with (`crate::context::tokens::pack_counted`: tokens × 4 +
+    /// encoding code); `None` when nothing was counted at write time.
+    pub counted_tokens: Option<u64>,
 }
 
 /// The metadata columns of a transcript row.
@@ -297,6 +301,9 @@ pub struct NewEntryRow<'a> {
     pub kind: &'a str,
     /// Keyed hashes of the tool-call ids, space-separated (`""`: none).
     pub call_keys: &'a str,
+    /// The content's token count and encoding, packed (see
+    /// [`EntryStatRow::counted_tokens`]); `None`: not counted.
+    pub counted_tokens: Option<u64>,
 }
 
 /// A journal row, as stored (the seed's DDL, seed 000 "SessionJournal").
@@ -447,6 +454,8 @@ pub struct EntryCopyRow {
     pub kind: Option<String>,
     /// Keyed hashes of the tool-call ids (`None` on rows converted from schema 3).
     pub call_keys: Option<String>,
+    /// Token count and encoding, packed (see [`EntryStatRow::counted_tokens`]).
+    pub counted_tokens: Option<u64>,
     /// Content envelope (record `transcript:<sid>:<seq>:content`), as stored.
     pub content: Sealed,
     /// Source fields envelope (record `transcript:<sid>:<seq>:meta`), as stored.

@@ -18,6 +18,7 @@ pub mod capacity;
 mod extensions;
 pub mod governance;
 pub mod meter;
+mod o200k_fast;
 pub mod planner;
 pub mod session;
 pub mod tokens;

@@ -87,7 +87,9 @@ struct ActiveContext {
 /// the number of entries, not their size (DESIGN.md "Context governance").
 /// An entry's content is decrypted, one at a time, only when its columns
 /// cannot tell: a row converted from schema version 3 (no kind), or a model
-/// with a real tokenizer and no host count.
+/// with a real tokenizer and neither a host count nor a count stored at
+/// write time with that model's encoding (`counted_tokens`: rows written
+/// before SQLite schema 9 / PostgreSQL 6, or while the session had another model).
 fn active_context_items_of(store: &SessionStore, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> Result<ActiveContext> {
     let session = store.get_session(session_id)?;
     let model = model.or(session.model);
@@ -132,7 +134,13 @@ fn active_context_items_of(store: &SessionStore, session_id: &str, raw_window: u
                 }
                 _ => {}
             }
-            let cheap_tokens = st.tokens.or(st.content_bytes.filter(|_| encoding.is_none()).map(|b| b.div_ceil(super::tokens::ESTIMATE_BYTES_PER_TOKEN)));
+            // A host count wins; else the count stored at write time when it
+            // was taken with this model's encoding; else, without a
+            // tokenizer, the estimate from the stored length.
+            let cheap_tokens = st.tokens.or_else(|| match encoding {
+                Some(e) => super::tokens::counted_for(e, st.counted_tokens),
+                None => st.content_bytes.map(|b| b.div_ceil(super::tokens::ESTIMATE_BYTES_PER_TOKEN)),
+            });
             let (kind, call_keys, tokens) = match (&st.kind, &st.call_keys, cheap_tokens) {
                 (Some(kind), Some(keys), Some(tokens)) => {
                     (item_kind(kind), keys.split(' ').filter(|k| !k.is_empty()).map(str::to_string).collect(), tokens)

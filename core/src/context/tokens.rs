@@ -174,23 +174,28 @@ fn decode_ranks(table: &[u8]) -> FxHashMap<Vec<u8>, Rank> {
     encoder
 }
 
-/// A [`CoreBPE`] from a compact table, the special tokens and the split pattern.
-fn core_bpe(table: &[u8], special: &[(&str, Rank)], pattern: &str) -> CoreBPE {
+/// A [`CoreBPE`] from decoded ranks, the special tokens and the split pattern.
+fn core_bpe(ranks: FxHashMap<Vec<u8>, Rank>, special: &[(&str, Rank)], pattern: &str) -> CoreBPE {
     let special = special.iter().map(|&(s, r)| (s.to_owned(), r)).collect();
-    CoreBPE::new(decode_ranks(table), special, pattern).expect("BPE split pattern")
+    CoreBPE::new(ranks, special, pattern).expect("BPE split pattern")
 }
+
+/// `o200k_base`'s ordinary ranks for the faster count ([`super::o200k_fast`];
+/// decoded on the first `o200k_base` count, about 10 MB of memory, apart
+/// from tiktoken-rs's encoder, which is made only when a text needs it).
+static O200K_FAST: LazyLock<super::o200k_fast::Ranks> = LazyLock::new(|| super::o200k_fast::Ranks::new(decode_ranks(O200K_BASE_RANKS)));
 
 /// `o200k_base`: the special tokens and pattern of `tiktoken_rs::o200k_base()`.
 fn o200k_base() -> CoreBPE {
     use tiktoken_rs::{ENDOFPROMPT, ENDOFTEXT};
-    core_bpe(O200K_BASE_RANKS, &[(ENDOFTEXT, 199999), (ENDOFPROMPT, 200018)], tiktoken_rs::O200K_BASE_PAT_STR)
+    core_bpe(decode_ranks(O200K_BASE_RANKS), &[(ENDOFTEXT, 199999), (ENDOFPROMPT, 200018)], tiktoken_rs::O200K_BASE_PAT_STR)
 }
 
 /// `cl100k_base`: the special tokens and pattern of `tiktoken_rs::cl100k_base()`.
 fn cl100k_base() -> CoreBPE {
     use tiktoken_rs::{ENDOFPROMPT, ENDOFTEXT, FIM_MIDDLE, FIM_PREFIX, FIM_SUFFIX};
     let special = [(ENDOFTEXT, 100257), (FIM_PREFIX, 100258), (FIM_MIDDLE, 100259), (FIM_SUFFIX, 100260), (ENDOFPROMPT, 100276)];
-    core_bpe(CL100K_BASE_RANKS, &special, CL100K_BASE_PAT_STR)
+    core_bpe(decode_ranks(CL100K_BASE_RANKS), &special, CL100K_BASE_PAT_STR)
 }
 
 static O200K_BASE: LazyLock<CoreBPE> = LazyLock::new(o200k_base);
@@ -199,9 +204,47 @@ static CL100K_BASE: LazyLock<CoreBPE> = LazyLock::new(cl100k_base);
 /// Count `text` with a resolved encoding (`None`: the estimate), without a host count.
 pub(crate) fn count_with(encoding: Option<Encoding>, text: &str) -> u64 {
     match encoding {
-        Some(Encoding::O200kBase) => O200K_BASE.count_ordinary(text) as u64,
+        Some(Encoding::O200kBase) => super::o200k_fast::count(&O200K_FAST, &|| &*O200K_BASE, text) as u64,
         Some(Encoding::Cl100kBase) => CL100K_BASE.count_ordinary(text) as u64,
         None => estimate_tokens(text),
+    }
+}
+
+/// The stored form of a count taken at write time
+/// (`transcript_entries.counted_tokens`, SQLite schema 9, PostgreSQL 6):
+/// `tokens × 4 + code`, code 1 = `o200k_base`, 2 = `cl100k_base`, so a
+/// count is never read as one of another encoding (the session's model
+/// changed since). `tokens` is at most the content's UTF-8 bytes, far below
+/// `i64::MAX / 4`.
+pub(crate) fn pack_counted(encoding: Encoding, tokens: u64) -> u64 {
+    let code = match encoding {
+        Encoding::O200kBase => 1,
+        Encoding::Cl100kBase => 2,
+    };
+    tokens.saturating_mul(4) | code
+}
+
+/// The count a stored [`pack_counted`] value holds for `encoding`; `None`
+/// when nothing was stored, or it was counted with another encoding (or an
+/// unknown code).
+pub(crate) fn counted_for(encoding: Encoding, packed: Option<u64>) -> Option<u64> {
+    let v = packed?;
+    let with = match v & 3 {
+        1 => Encoding::O200kBase,
+        2 => Encoding::Cl100kBase,
+        _ => return None,
+    };
+    (with == encoding).then_some(v >> 2)
+}
+
+/// The value to store with an entry written to a session whose model has
+/// `encoding`: the packed count of `text`, or `None` when the model has no
+/// tokenizer (the estimate reads the stored byte length instead) or the
+/// host gave its own count (`host_count`, which always wins).
+pub(crate) fn count_for_storage(encoding: Option<Encoding>, text: &str, host_count: Option<u64>) -> Option<u64> {
+    match (encoding, host_count) {
+        (Some(e), None) => Some(pack_counted(e, count_with(Some(e), text))),
+        _ => None,
     }
 }
 
@@ -329,6 +372,69 @@ mod tests {
         assert_eq!(cl100k, [2, 20, 25, 7, 19, 19, 21, 16, 34, 22, 9, 33, 25, 0], "cl100k_base");
     }
 
+    /// The faster `o200k_base` count equals tiktoken-rs's on the corpus, on
+    /// every line and whole file of the shared samples (`../shared/samples`
+    /// beside the checkout when present: real Codex, Claude Code and thClaws
+    /// sessions) and on
+    /// each corpus text joined with the others by every separator the
+    /// split rules turn on.
+    #[test]
+    fn fast_o200k_count_equals_tiktoken_rs() {
+        let theirs = |t: &str| reference(Encoding::O200kBase).encode_ordinary(t).len() as u64;
+        let ours = |t: &str| count_with(Some(Encoding::O200kBase), t);
+        for t in CORPUS {
+            assert_eq!(ours(t), theirs(t), "{t:?}");
+        }
+        let seps = ["", " ", "  ", "\n", "\n\n", " \n", "\n ", "\n/", "\r\n", "\t", ".\n", "'", "'s", "/", "\x0b", "\x00", "é"];
+        for a in CORPUS {
+            for b in CORPUS {
+                for sep in seps {
+                    let t = format!("{a}{sep}{b}");
+                    assert_eq!(ours(&t), theirs(&t), "{t:?}");
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/samples");
+        if !root.exists() {
+            eprintln!("SKIP (samples part): ../shared/samples is absent");
+        }
+        let mut files = vec![root];
+        let mut checked = 0;
+        while let Some(p) = files.pop() {
+            if !p.exists() {
+                continue;
+            }
+            if p.is_dir() {
+                files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            } else if let Ok(text) = std::fs::read_to_string(&p) {
+                assert_eq!(ours(&text), theirs(&text), "{}", p.display());
+                for line in text.lines() {
+                    assert_eq!(ours(line), theirs(line), "{}: {line:?}", p.display());
+                }
+                checked += 1;
+            }
+        }
+        eprintln!("{checked} sample files checked");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// ASCII text made of what the split rules look at (letters of both
+        /// cases, digits, apostrophes and contractions, punctuation, `/`,
+        /// every whitespace byte, control bytes) and a little non-ASCII.
+        #[test]
+        fn fast_o200k_count_equals_tiktoken_rs_on_any_text(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "[a-zA-Z]{1,12}", "[0-9]{1,5}", "'(s|t|re|ve|m|ll|d|S|T|RE|Ve|LL|D|x)", "[ \t\n\r\x0b\x0c]{1,4}",
+                "[!-/:-@\\[-`{-~]{1,4}", "[\x00-\x08\x0e-\x1f\x7f]", "[éÉ日本😀\u{a0}\u{2028}\u{85}]", "\\PC{0,6}",
+            ], 0..40)
+        ) {
+            let text: String = parts.concat();
+            let theirs = reference(Encoding::O200kBase).encode_ordinary(&text).len() as u64;
+            proptest::prop_assert_eq!(count_with(Some(Encoding::O200kBase), &text), theirs, "{:?}", text);
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
         #[test]
@@ -337,6 +443,20 @@ mod tests {
                 proptest::prop_assert_eq!(ours(encoding).encode_ordinary(&text), reference(encoding).encode_ordinary(&text));
             }
         }
+    }
+
+    #[test]
+    fn stored_counts_carry_their_encoding() {
+        assert_eq!(pack_counted(Encoding::O200kBase, 25), 101);
+        assert_eq!(pack_counted(Encoding::Cl100kBase, 25), 102);
+        assert_eq!(counted_for(Encoding::O200kBase, Some(101)), Some(25));
+        assert_eq!(counted_for(Encoding::Cl100kBase, Some(101)), None);
+        assert_eq!(counted_for(Encoding::Cl100kBase, Some(102)), Some(25));
+        assert_eq!(counted_for(Encoding::O200kBase, Some(100)), None, "code 0 is no encoding");
+        assert_eq!(counted_for(Encoding::O200kBase, None), None);
+        assert_eq!(count_for_storage(Some(Encoding::O200kBase), CORPUS[2], None), Some(25 * 4 + 1));
+        assert_eq!(count_for_storage(Some(Encoding::O200kBase), CORPUS[2], Some(3)), None, "a host count wins");
+        assert_eq!(count_for_storage(None, CORPUS[2], None), None, "no tokenizer: nothing stored");
     }
 
     #[test]

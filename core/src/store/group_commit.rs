@@ -87,6 +87,8 @@ pub(crate) struct PendingAppend {
     session_id: String,
     entries: Vec<NewEntry>,
     metas: Option<Vec<EntryMeta>>,
+    /// Each entry's token count as stored (`counts`), or empty.
+    counted: Vec<Option<u64>>,
     /// The caller's idempotency key (the journal event's id), if any.
     idempotency_key: Option<String>,
     /// Set by whichever thread committed it.
@@ -139,10 +141,14 @@ fn append_grouped(
             store.redact_on_write(e, metas.as_mut().map(|m| &mut m[i]));
         }
     }
+    // Token counts (issue 33 item 7), in the caller's thread: concurrent
+    // appenders count in parallel, outside the group's lock.
+    let counted = store.counts_for_storage(session_id, &entries);
     let me = Arc::new(Mutex::new(PendingAppend {
         session_id: session_id.to_owned(),
         entries,
         metas,
+        counted,
         idempotency_key: idempotency_key.map(str::to_owned),
         done: None,
     }));
@@ -218,7 +224,7 @@ fn commit_appends(store: &SessionStore, group: &[Arc<Mutex<PendingAppend>>]) -> 
     let body = |t: &super::Tx<'_>, results: &mut Vec<Result<Vec<TranscriptEntry>>>| {
         for req in group {
             let p = lock(req);
-            let r = append_in_tx(t, &p.session_id, &p.entries, p.metas.as_deref(), p.idempotency_key.as_deref());
+            let r = append_in_tx(t, &p.session_id, &p.entries, p.metas.as_deref(), &p.counted, p.idempotency_key.as_deref());
             let failed = r.is_err();
             results.push(r);
             if failed {

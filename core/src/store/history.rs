@@ -55,6 +55,7 @@ impl SessionStore {
             .collect::<Result<Vec<_>>>()?;
         let (entries, metas): (Vec<NewEntry>, Vec<EntryMeta>) = entries.into_iter().unzip();
         let digest = replace_digest(&expected, &entries, &metas);
+        let counted = self.counts_for_storage(session_id, &entries);
         self.write(|t| {
             if let Some(key) = idempotency_key {
                 if let Some((first, at)) = journal::keyed_event(t, session_id, key, "TranscriptTailReplaced", &digest)? {
@@ -65,7 +66,7 @@ impl SessionStore {
             for &seq in &retracted {
                 t.tx.retract_entry(session_id, seq)?;
             }
-            let (first, now) = match append_rows_in_tx(t, session_id, &entries, Some(&metas), None, AppendEvent::ByCaller)? {
+            let (first, now) = match append_rows_in_tx(t, session_id, &entries, Some(&metas), None, &counted, AppendEvent::ByCaller)? {
                 (0, _) => (t.tx.last_entry_seq(session_id)? + 1, super::now_ms()),
                 written => written,
             };

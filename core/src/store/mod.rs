@@ -17,6 +17,7 @@
 //! * The handle is `Send + Sync`.
 
 mod check;
+mod counts;
 mod entry_meta;
 pub mod copy;
 mod recovery_key;
@@ -272,6 +273,9 @@ pub struct SessionStore {
     last_recovery: Mutex<journal::RecoveryReport>,
     /// Appends waiting for a group commit (see `group_commit::append_grouped`).
     appends: group_commit::AppendGroup,
+    /// The tokenizer encoding of each session's model, as this handle read
+    /// it (see `counts::SessionStore::session_encoding`).
+    encodings: counts::EncodingCache,
     /// Test hook: the size of every group commit of appends.
     #[cfg(test)]
     group_sizes: Mutex<Vec<usize>>,
@@ -466,6 +470,7 @@ impl SessionStore {
             pid: std::process::id(),
             last_recovery: Mutex::new(Default::default()),
             appends: Default::default(),
+            encodings: Default::default(),
             #[cfg(test)]
             group_sizes: Mutex::new(Vec::new()),
         };

@@ -254,6 +254,7 @@ impl SessionStore {
     pub fn set_session_model(&self, id: &str, model: Option<String>, provider: Option<String>) -> Result<SessionRecord> {
         check_label("model", &model)?;
         check_label("provider", &provider)?;
+        self.forget_session_encoding(id);
         self.write(|t| {
             set_model_in_tx(t, id, model.as_deref(), provider.as_deref())?;
             load_session(t.tx, t.key, id)

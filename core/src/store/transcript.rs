@@ -171,12 +171,19 @@ thread_local! {
 /// (work done off the writing thread). They are used only when the session's
 /// next seq is that first seq; otherwise (another writer appended in
 /// between) the content is sealed again for the seqs it actually gets.
+///
+/// `counted`: each entry's token count taken where its content was in hand
+/// (`context::tokens::count_for_storage`, with the encoding of the
+/// session's model as the caller knew it), stored in `counted_tokens`; one
+/// per entry, or empty for none (the column stays NULL and `context` counts
+/// when it needs to). Not tied to seqs, so used whatever seqs the entries get.
 pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     t: &Tx<'_>,
     session_id: &str,
     entries: &[E],
     metas: Option<&[M]>,
     sealed: Option<(u64, &[Vec<u8>])>,
+    counted: &[Option<u64>],
     event: AppendEvent<'_>,
 ) -> Result<(u64, i64)> {
     if entries.is_empty() {
@@ -246,6 +253,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
                 content_bytes: e.content.len() as u64,
                 kind,
                 call_keys: keys,
+                counted_tokens: counted.get(i).copied().flatten(),
             }
         })
         .collect();
@@ -338,6 +346,7 @@ pub(crate) fn append_in_tx(
     session_id: &str,
     entries: &[NewEntry],
     metas: Option<&[EntryMeta]>,
+    counted: &[Option<u64>],
     idempotency_key: Option<&str>,
 ) -> Result<Vec<TranscriptEntry>> {
     let (first, now) = match idempotency_key {
@@ -345,10 +354,10 @@ pub(crate) fn append_in_tx(
             let digest = append_digest(entries, metas);
             match journal::keyed_event(t, session_id, key, "TranscriptAppended", &digest)? {
                 Some(earlier) => earlier,
-                None => append_rows_in_tx(t, session_id, entries, metas, None, AppendEvent::Keyed { key, digest: &digest })?,
+                None => append_rows_in_tx(t, session_id, entries, metas, None, counted, AppendEvent::Keyed { key, digest: &digest })?,
             }
         }
-        None => append_rows_in_tx(t, session_id, entries, metas, None, AppendEvent::Appended)?,
+        None => append_rows_in_tx(t, session_id, entries, metas, None, counted, AppendEvent::Appended)?,
     };
     Ok(stored_entries(session_id, entries, first, now))
 }

@@ -98,8 +98,20 @@ impl Writer<'_> {
     /// seqs `first_seq`, `first_seq + 1`, ...; sealed again if the session's
     /// next seq is another. One `TranscriptAppended` event.
     /// Errors: `NotFound`, `InvalidInput`.
-    pub(crate) fn append_entries(&self, session_id: &str, entries: &[NewEntry], metas: &[EntryMeta], first_seq: u64, sealed: &[Vec<u8>]) -> Result<()> {
-        transcript::append_rows_in_tx(self.t, session_id, entries, Some(metas), Some((first_seq, sealed)), transcript::AppendEvent::Appended).map(|_| ())
+    ///
+    /// `counted`: each entry's token count as stored (see
+    /// `transcript::append_rows_in_tx`), one per entry, or empty for none.
+    pub(crate) fn append_entries(
+        &self,
+        session_id: &str,
+        entries: &[NewEntry],
+        metas: &[EntryMeta],
+        first_seq: u64,
+        sealed: &[Vec<u8>],
+        counted: &[Option<u64>],
+    ) -> Result<()> {
+        transcript::append_rows_in_tx(self.t, session_id, entries, Some(metas), Some((first_seq, sealed)), counted, transcript::AppendEvent::Appended)
+            .map(|_| ())
     }
 
     /// Record token usage rows; `times[i]` (ms since the epoch) is when usage

@@ -23,6 +23,44 @@ macro_rules! store_behaviour_suite {
             }
             behaviour::conformance::run_store_cases($temp, |p, b| $open(p, b));
         }
+        /// Issue 33 item 7: token counts are taken on the write path with the
+        /// session model's tokenizer, and `context` uses a stored count only
+        /// for the encoding it was taken with: after a model change to
+        /// another encoding (or a `model` asked for) it counts again. Texts
+        /// whose counts differ between the encodings (o200k_base /
+        /// cl100k_base): CJK 15 / 21, Arabic, Hebrew and Cyrillic 14 / 33,
+        /// `hello world` 2 / 2; a host count (1,000) always wins.
+        #[test]
+        fn context_uses_write_time_counts_of_the_model_in_force_only() {
+            if $skip() {
+                return;
+            }
+            use sessiondb::context::context_status;
+            const CJK: &str = "日本語のテキストと中文文本, 한국어 텍스트";
+            const MIXED: &str = "١٢٣ مرحبا بالعالم שלום עולם Привет, мир!";
+            let (_d, p) = $temp();
+            let s = $open(&p, 1);
+            let id = s.create_session_with(NewSession { model: Some("gpt-4o".into()), ..Default::default() }).unwrap().id;
+            s.append_transcript(&id, Role::User, CJK.into()).unwrap();
+            // A second single append (a server backend's one-statement path).
+            s.append_transcript(&id, Role::Assistant, "hello world".into()).unwrap();
+            s.append_entries(&id, vec![NewEntry { tokens: Some(1000), ..NewEntry::text(Role::User, MIXED) }, NewEntry::text(Role::Assistant, MIXED)]).unwrap();
+            let active = |s: &SessionStore, model: Option<&str>| context_status(s, &id, 128_000, None, model.map(str::to_string)).unwrap().meter.active_tokens;
+            assert_eq!(active(&s, None), 15 + 2 + 1000 + 14);
+            assert_eq!(active(&s, Some("gpt-4")), 21 + 2 + 1000 + 33, "a model asked for counts with its own encoding");
+            s.set_session_model(&id, Some("gpt-4-turbo".into()), None).unwrap();
+            assert_eq!(active(&s, None), 21 + 2 + 1000 + 33, "after a model change the o200k counts are not used");
+            // Appended under the new model: counted with cl100k_base.
+            s.append_transcript(&id, Role::User, CJK.into()).unwrap();
+            assert_eq!(active(&s, None), 21 + 2 + 1000 + 33 + 21);
+            assert_eq!(active(&s, Some("gpt-4o")), 15 + 2 + 1000 + 14 + 15);
+            // A model without a tokenizer: the estimate (ceil(bytes / 3)).
+            let est = |t: &str| (t.len() as u64).div_ceil(3);
+            assert_eq!(active(&s, Some("claude-sonnet-4")), est(CJK) + est("hello world") + 1000 + est(MIXED) + est(CJK));
+            drop(s);
+            let s = $open(&p, 1);
+            assert_eq!(active(&s, None), 21 + 2 + 1000 + 33 + 21, "the same from a new handle");
+        }
         #[test]
         fn create_get_rename_delete_round_trip() {
             if $skip() {

@@ -408,7 +408,7 @@ impl PgBackend {
     /// Errors: `Conflict` (fenced), those of the statement.
     fn append_one_statement(&self, spec: &rows::Spec) -> Result<Appended> {
         const SQL: &str = "SELECT status, cur_updated_at, cur_last_seq FROM sessiondb_append(
-            $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)";
+            $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)";
         let (sid, ev) = (spec.sid.as_deref().expect("a session"), spec.event.as_ref().expect("an event"));
         let (instance, epoch, fence) = match self.epoch() {
             Some(e) => (self.instance_id.as_str(), e, true),
@@ -416,7 +416,7 @@ impl PgBackend {
         };
         let c = &spec.entries;
         let seen_last = spec.seen.1.min(i64::MAX as u64) as i64;
-        let params: [&(dyn postgres::types::ToSql + Sync); 26] = [
+        let params: [&(dyn postgres::types::ToSql + Sync); 27] = [
             &sid,
             &spec.seen.0,
             &seen_last,
@@ -443,6 +443,7 @@ impl PgBackend {
             &fence,
             &instance,
             &epoch,
+            &c.counted_tokens,
         ];
         let mut attempts = 0;
         let row = loop {

@@ -98,6 +98,7 @@ pub(super) struct EntryColumns {
     pub(super) content_bytes: Vec<i64>,
     pub(super) kind: Vec<String>,
     pub(super) call_keys: Vec<String>,
+    pub(super) counted_tokens: Vec<Option<i64>>,
     pub(super) content: Vec<Vec<u8>>,
     pub(super) meta: Vec<Option<Vec<u8>>>,
 }
@@ -420,7 +421,7 @@ impl ReadTx for PgTx<'_> {
 
     fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>> {
         let rows = self.query(
-            &format!("SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries t
+            &format!("SELECT seq, role, format, tokens, content_bytes, kind, call_keys, counted_tokens FROM transcript_entries t
              WHERE session_id = $1 AND seq >= $2 AND {NOT_RETRACTED} ORDER BY seq LIMIT $3"),
             &[&session_id, &i(from_seq), &i64::from(limit)],
         )?;
@@ -434,6 +435,7 @@ impl ReadTx for PgTx<'_> {
                     content_bytes: ou(r.try_get(4)?),
                     kind: r.try_get(5)?,
                     call_keys: r.try_get(6)?,
+                    counted_tokens: ou(r.try_get(7)?),
                 })
             })
             .collect()
@@ -628,7 +630,7 @@ impl ReadTx for PgTx<'_> {
 
     fn entry_copies(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryCopyRow>> {
         let rows = self.query(
-            "SELECT seq, role, format, created_at, tokens, source_line, model, provider, content_bytes, kind, call_keys, content_enc, meta_enc
+            "SELECT seq, role, format, created_at, tokens, source_line, model, provider, content_bytes, kind, call_keys, content_enc, meta_enc, counted_tokens
              FROM transcript_entries WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
             &[&session_id, &i(from_seq), &i64::from(limit)],
         )?;
@@ -648,6 +650,7 @@ impl ReadTx for PgTx<'_> {
                     call_keys: r.try_get(10)?,
                     content: sealed(r.try_get(11)?),
                     meta: sealed(r.try_get(12)?),
+                    counted_tokens: ou(r.try_get(13)?),
                 })
             })
             .collect()

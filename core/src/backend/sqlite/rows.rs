@@ -374,7 +374,7 @@ impl ReadTx for SqlTx<'_> {
 
     fn entry_stats(&self, session_id: &str, from_seq: u64, limit: u32) -> Result<Vec<EntryStatRow>> {
         self.rows(
-            &format!("SELECT seq, role, format, tokens, content_bytes, kind, call_keys FROM transcript_entries t
+            &format!("SELECT seq, role, format, tokens, content_bytes, kind, call_keys, counted_tokens FROM transcript_entries t
              WHERE session_id = ?1 AND seq >= ?2 AND {NOT_RETRACTED} ORDER BY seq LIMIT ?3"),
             params![session_id, seq_arg(from_seq), limit as i64],
             |r| {
@@ -388,6 +388,7 @@ impl ReadTx for SqlTx<'_> {
                     content_bytes: opt_count(r, 4, &rec)?,
                     kind: column(r, 5, &rec)?,
                     call_keys: column(r, 6, &rec)?,
+                    counted_tokens: opt_count(r, 7, &rec)?,
                 })
             },
         )
@@ -603,7 +604,7 @@ impl ReadTx for SqlTx<'_> {
         self.rows(
             &format!(
                 "SELECT t.seq, t.role, t.format, t.created_at, t.tokens, t.source_line, t.model, t.provider, t.content_bytes, t.kind, t.call_keys,
-                        b.content_enc, b.meta_enc
+                        b.content_enc, b.meta_enc, t.counted_tokens
                  FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 ORDER BY t.seq LIMIT ?3"
             ),
             params![session_id, seq_arg(from_seq), limit as i64],
@@ -625,6 +626,7 @@ impl ReadTx for SqlTx<'_> {
                     content_bytes: opt_count(r, 8, &rec)?,
                     kind: column(r, 9, &rec)?,
                     call_keys: column(r, 10, &rec)?,
+                    counted_tokens: opt_count(r, 13, &rec)?,
                     content,
                     meta,
                 })

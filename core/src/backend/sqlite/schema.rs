@@ -437,6 +437,33 @@ fn convert_to_v6(tx: &Transaction<'_>) -> Result<()> {
 /// this build"). Nothing is converted.
 const V8: &str = "";
 
+/// Version 9: token counts on the write path (issue 33 item 7).
+/// `transcript_entries` gains `counted_tokens`: the content's token count
+/// with the session model's tokenizer, taken where the content was in hand
+/// (an append, the import's preparing stage), so the first `context` of a
+/// large session reads stored counts instead of decrypting and tokenizing
+/// every entry. One INTEGER packs the count and the encoding it was counted
+/// with (`tokens × 4 + code`, 1 = `o200k_base`, 2 = `cl100k_base`; see
+/// `context::tokens::pack_counted`): a second column in this `WITHOUT ROWID`
+/// table costs every append (see [`V7`]), and a count taken with another
+/// encoding than the model in force (the session's model changed) must be
+/// told apart and not used. NULL: nothing was counted (rows written before
+/// version 9, a session without a tokenizer, an entry with a host count);
+/// `context` then counts as before. Existing rows are not converted (that
+/// needs the key and the tokenizer). [`convert_to_v9`] adds the column
+/// unless it is there (a database rewound to an older version by hand keeps
+/// it, as with [`V7`]).
+const V9: &str = "";
+
+/// The schema change of version 9 (see [`V9`]).
+fn convert_to_v9(tx: &Transaction<'_>) -> Result<()> {
+    let has: i64 = tx.query_row("SELECT COUNT(*) FROM pragma_table_info('transcript_entries') WHERE name = 'counted_tokens'", [], |r| r.get(0))?;
+    if has == 0 {
+        tx.execute_batch("ALTER TABLE transcript_entries ADD COLUMN counted_tokens INTEGER;")?;
+    }
+    Ok(())
+}
+
 /// One numbered migration.
 pub struct Migration {
     /// The version this migration produces.
@@ -534,6 +561,7 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration { version: 7, description: "entry bodies written together share one body row (sets)", sql: V7, convert: Some(convert_to_v7) },
     Migration { version: 8, description: "structured items sealed as written in the metadata envelope", sql: V8, convert: None },
+    Migration { version: 9, description: "token counts of entries taken at write time, with their encoding", sql: V9, convert: Some(convert_to_v9) },
 ];
 
 /// The schema version this build writes.

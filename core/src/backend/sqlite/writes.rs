@@ -122,8 +122,8 @@ impl WriteTx for SqlTx<'_> {
         let mut body = self.0.prepare_cached("INSERT INTO entry_bodies (content_enc, meta_enc) VALUES (?1, ?2)")?;
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, body_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                             content_bytes, kind, call_keys, body_id, counted_tokens)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?;
         for (i, e) in rows.iter().enumerate() {
             let body_id = match &set_ids {
@@ -146,7 +146,8 @@ impl WriteTx for SqlTx<'_> {
                 seq_arg(e.content_bytes),
                 e.kind,
                 e.call_keys,
-                body_id
+                body_id,
+                e.counted_tokens.map(seq_arg)
             ])?;
         }
         Ok(())
@@ -286,8 +287,8 @@ impl WriteTx for SqlTx<'_> {
     fn insert_entry_copies(&self, session_id: &str, rows: &[EntryCopyRow]) -> Result<()> {
         let mut ins = self.0.prepare_cached(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, body_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                             content_bytes, kind, call_keys, body_id, counted_tokens)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?;
         fn bytes(s: &Sealed) -> Option<&[u8]> {
             match s {
@@ -316,7 +317,8 @@ impl WriteTx for SqlTx<'_> {
                 e.content_bytes.map(seq_arg),
                 e.kind,
                 e.call_keys,
-                body_id
+                body_id,
+                e.counted_tokens.map(seq_arg)
             ])?;
         }
         Ok(())

@@ -34,8 +34,9 @@ pub(super) enum BatchWrite {
     /// else another import of the file got ahead: `Conflict`, roll back.
     CheckProgress { key: String, expected: Option<u64> },
     /// Entries with consecutive seqs from `first_seq`, their content already
-    /// sealed for those seqs.
-    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<Vec<u8>> },
+    /// sealed for those seqs and counted (`counted`: one token count per
+    /// entry as stored, see `store::transcript::append_rows_in_tx`).
+    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<Vec<u8>>, counted: Vec<Option<u64>> },
     Usage { sid: String, usages: Vec<TokenUsage>, times: Vec<Option<i64>> },
     Ext { sid: String, kind: &'static str, body: String },
     Rename { sid: String, title: Option<String> },
@@ -71,8 +72,8 @@ pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                         return Err(Error::conflict(CONCURRENT_IMPORT));
                     }
                 }
-                BatchWrite::Entries { sid, first_seq, entries, metas, sealed } => {
-                    t.append_entries(sid, entries, metas, *first_seq, sealed)?;
+                BatchWrite::Entries { sid, first_seq, entries, metas, sealed, counted } => {
+                    t.append_entries(sid, entries, metas, *first_seq, sealed, counted)?;
                 }
                 BatchWrite::Usage { sid, usages, times } => t.record_token_usage(sid, usages, times)?,
                 BatchWrite::Ext { sid, kind, body } => {

@@ -784,8 +784,9 @@ fn commit(store: &SessionStore, sid: &str, rows: Vec<(NewEntry, EntryMeta, Recor
         ids.push(id);
     }
     let n = entries.len() as u64;
+    let counted = store.counts_for_storage(sid, &entries);
     store.write_batch(|t| {
-        t.append_entries(sid, &entries, &metas, first_seq, &sealed)?;
+        t.append_entries(sid, &entries, &metas, first_seq, &sealed, &counted)?;
         t.insert_import_records(sid, &ids)
     })?;
     Ok(n)

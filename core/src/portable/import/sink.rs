@@ -360,7 +360,11 @@ impl<'a> ImportSink<'a> {
         let mut usage_at: std::collections::HashMap<String, usize> = Default::default();
         let mut records: std::collections::BTreeMap<String, Vec<RecordId>> = Default::default();
         for w in now {
-            let tg = &mut self.targets[w.target].1;
+            let (thread, tg) = &mut self.targets[w.target];
+            // The model the session holds once this batch is written (a
+            // `Model` write below stores the latest one read): its tokenizer
+            // counts the entries here, beside the writer (issue 33 item 7).
+            let encoding = self.models.get(thread).map(String::as_str).or(tg.stored_model.as_deref()).and_then(crate::context::encoding_for_model);
             let st = &mut tg.stats;
             match w.op {
                 Op::Entry { mut entry, mut meta, seq, tool_calls, tool_results, record } => {
@@ -372,15 +376,24 @@ impl<'a> ImportSink<'a> {
                     st.tool_results += tool_results;
                     entries_now += 1;
                     let sealed = self.store.seal_entry_content(&tg.id, seq, &entry.content);
+                    let count = crate::context::tokens::count_for_storage(encoding, &entry.content, entry.tokens);
                     match entries_at.get(&tg.id).map(|&i| &mut writes[i]) {
-                        Some(BatchWrite::Entries { first_seq, entries, metas, sealed: s, .. }) if *first_seq + entries.len() as u64 == seq => {
+                        Some(BatchWrite::Entries { first_seq, entries, metas, sealed: s, counted, .. }) if *first_seq + entries.len() as u64 == seq => {
                             entries.push(entry);
                             metas.push(meta);
                             s.push(sealed);
+                            counted.push(count);
                         }
                         _ => {
                             entries_at.insert(tg.id.clone(), writes.len());
-                            writes.push(BatchWrite::Entries { sid: tg.id.clone(), first_seq: seq, entries: vec![entry], metas: vec![meta], sealed: vec![sealed] });
+                            writes.push(BatchWrite::Entries {
+                                sid: tg.id.clone(),
+                                first_seq: seq,
+                                entries: vec![entry],
+                                metas: vec![meta],
+                                sealed: vec![sealed],
+                                counted: vec![count],
+                            });
                         }
                     }
                 }

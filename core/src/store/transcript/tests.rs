@@ -98,7 +98,7 @@ fn presealed_content_is_used_only_for_the_seqs_it_was_sealed_for() {
     let entries = vec![NewEntry::text(Role::User, "one"), NewEntry::text(Role::User, "two")];
     let sealed: Vec<Vec<u8>> = ["one", "two"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 1 + i as u64, c, true)).collect();
     // Expected seqs 1 and 2, and they are free: the envelopes are stored as given.
-    let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)), AppendEvent::Appended)).unwrap();
+    let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((1, &sealed)), &[], AppendEvent::Appended)).unwrap();
     assert_eq!(first, 1);
     let stored: Vec<Vec<u8>> = s
         .read(|c, _| {
@@ -117,7 +117,7 @@ fn presealed_content_is_used_only_for_the_seqs_it_was_sealed_for() {
     let sealed: Vec<Vec<u8>> = ["three", "four"].iter().enumerate().map(|(i, c)| seal_content(s.key(), &a.id, 3 + i as u64, c, true)).collect();
     s.append_transcript(&a.id, Role::Assistant, "interloper".into()).unwrap();
     let entries = vec![NewEntry::text(Role::User, "three"), NewEntry::text(Role::User, "four")];
-    let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)), AppendEvent::Appended)).unwrap();
+    let (first, _) = s.write(|t| append_rows_in_tx(t, &a.id, &entries, None::<&[EntryMeta]>, Some((3, &sealed)), &[], AppendEvent::Appended)).unwrap();
     assert_eq!(first, 4);
     let got: Vec<(u64, String)> = s.get_transcript(&a.id, 1, 10).unwrap().into_iter().map(|e| (e.seq, e.content)).collect();
     assert_eq!(got, vec![(1, "one".into()), (2, "two".into()), (3, "interloper".into()), (4, "three".into()), (5, "four".into())]);

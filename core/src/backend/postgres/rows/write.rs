@@ -87,6 +87,7 @@ impl WriteTx for PgTx<'_> {
                 c.content_bytes.push(i(e.content_bytes));
                 c.kind.push(e.kind.to_string());
                 c.call_keys.push(e.call_keys.to_string());
+                c.counted_tokens.push(e.counted_tokens.map(i));
                 c.content.push(e.content.to_vec());
                 c.meta.push(e.meta.map(<[u8]>::to_vec));
             }
@@ -97,8 +98,8 @@ impl WriteTx for PgTx<'_> {
         }
         let st = self.stmt(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, content_enc, meta_enc)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                                             content_bytes, kind, call_keys, content_enc, meta_enc, counted_tokens)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         )?;
         let mut tx = self.t()?;
         for e in rows {
@@ -119,6 +120,7 @@ impl WriteTx for PgTx<'_> {
                     &e.call_keys,
                     &e.content,
                     &e.meta,
+                    &e.counted_tokens.map(i),
                 ],
             )?;
         }
@@ -271,8 +273,8 @@ impl WriteTx for PgTx<'_> {
         let mut tx = self.t()?;
         let st = tx.prepare(
             "INSERT INTO transcript_entries (session_id, seq, role, format, created_at, tokens, source_line, model, provider,
-                                             content_bytes, kind, call_keys, content_enc, meta_enc)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                                             content_bytes, kind, call_keys, content_enc, meta_enc, counted_tokens)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         )?;
         for e in rows {
             let content = bytes(&e.content)
@@ -294,6 +296,7 @@ impl WriteTx for PgTx<'_> {
                     &e.call_keys,
                     &content,
                     &bytes(&e.meta),
+                    &e.counted_tokens.map(i),
                 ],
             )?;
         }
