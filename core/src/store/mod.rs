@@ -791,15 +791,4 @@ fn verify_or_init_key_check(backend: &(dyn Backend + 'static), resolved: &keys::
 }
 
 #[cfg(test)]
-pub(crate) mod test_support {
-    use super::*;
-
-    /// A fresh store in a temp dir with a fixed key.
-    pub fn temp_store() -> (tempfile::TempDir, SessionStore) {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let key = DataKey::from_bytes(&[42u8; 32]).expect("32 bytes");
-        let store = SessionStore::open(OpenOptions::at(dir.path().join("sessions.db"), KeySource::Bytes(key)))
-            .expect("open temp store");
-        (dir, store)
-    }
-}
+pub(crate) mod test_support;
