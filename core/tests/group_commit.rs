@@ -31,7 +31,17 @@ fn join_within<T: Send + 'static>(h: std::thread::JoinHandle<T>, d: Duration) ->
 
 /// Check every session: seqs gapless 1..=n, and one TranscriptAppended per append.
 fn check_store(s: &SessionStore, sid: &str, oks: &[(u64, Vec<String>)]) {
-    let entries = s.get_transcript(sid, 1, 10_000).unwrap();
+    // Every entry, in pages (a release build appends more than one page's
+    // 10,000 in the close test's 150 ms: reading one page then indexed past
+    // its end, which looked like a lost append).
+    let mut entries = Vec::new();
+    loop {
+        let page = s.get_transcript(sid, entries.len() as u64 + 1, 10_000).unwrap();
+        if page.is_empty() {
+            break;
+        }
+        entries.extend(page);
+    }
     for (i, e) in entries.iter().enumerate() {
         assert_eq!(e.seq, i as u64 + 1, "gap in seqs");
     }
@@ -44,7 +54,14 @@ fn check_store(s: &SessionStore, sid: &str, oks: &[(u64, Vec<String>)]) {
         expected += contents.len();
     }
     assert_eq!(entries.len(), expected, "stored entries != acknowledged entries");
-    let ev = s.journal_events(sid, 1, 10_000).unwrap();
+    let mut ev = Vec::new();
+    loop {
+        let page = s.journal_events(sid, ev.last().map_or(1, |e: &sessiondb::JournalEvent| e.seq + 1), 10_000).unwrap();
+        if page.is_empty() {
+            break;
+        }
+        ev.extend(page);
+    }
     let appended = ev.iter().filter(|e| e.kind == "TranscriptAppended").count();
     assert_eq!(appended, oks.len(), "TranscriptAppended events != acknowledged appends");
 }
