@@ -108,6 +108,55 @@ def test_aio_writes_land_in_call_order_even_when_cancelled(tmp_path):
     assert asyncio.run(main()) == [str(i) for i in range(200)]
 
 
+def test_aio_10000_gathered_appends_land_in_call_order_and_a_failing_one_raises_its_class(tmp_path):
+    """Issue 33 item 2: 10,000 appends in flight at once (one gather) are
+    stored in call order, each returns its own entry, the one to a missing
+    session raises NotFoundError alone."""
+
+    async def main():
+        store = await AsyncSessionStore.open(str(tmp_path / "s.db"), key=KEY)
+        sid = (await store.create_session("burst")).id
+        calls = [store.append_transcript(sid, "user", f"m{i}") for i in range(10_000)]
+        calls.insert(5_000, store.append_transcript("no-such-session", "user", "lost"))
+        out = await asyncio.gather(*calls, return_exceptions=True)
+        page = await store.get_transcript(sid, 1, 10_000)
+        await store.close()
+        return out, page
+
+    out, page = asyncio.run(main())
+    assert type(out[5_000]) is sessiondb.NotFoundError
+    ok = out[:5_000] + out[5_001:]
+    assert [(e.seq, e.content) for e in ok] == [(i + 1, f"m{i}") for i in range(10_000)]
+    assert [(e.seq, e.content) for e in page] == [(i + 1, f"m{i}") for i in range(10_000)]
+
+
+def test_aio_write_results_reach_the_loop_in_slices_of_at_most_256(monkeypatch):
+    """One loop turn settles at most ``_SLICE_N`` write results; the rest
+    wait for the next turn (so timers run between slices), oldest first."""
+    import sessiondb.aio as aio
+
+    monkeypatch.setattr(aio, "_SLICE_S", 60.0)  # only the count bounds a slice here
+
+    async def main():
+        w = aio._Writer(asyncio.get_running_loop())
+        futs = [w.loop.create_future() for _ in range(600)]
+        w.done.extend((f, True, i) for i, f in enumerate(futs))
+        w.scheduled = True
+        w._drain()
+        first = sum(f.done() for f in futs)
+        await asyncio.sleep(0)
+        second = sum(f.done() for f in futs)
+        await asyncio.sleep(0)
+        third = sum(f.done() for f in futs)
+        w.shutdown()
+        return first, second, third, [f.result() for f in futs], w.scheduled
+
+    first, second, third, results, scheduled = asyncio.run(main())
+    assert (first, second, third) == (256, 512, 600)
+    assert results == list(range(600))
+    assert scheduled is False
+
+
 def test_session_settings_limit_and_non_positive_limits_behave_as_the_sdks_sqlite_session(tmp_path):
     """Issue 29 item 1 (part): ``session_settings`` and ``get_items(limit)``
     for 0 and negative limits, side by side with the SDK's own session."""
