@@ -64,6 +64,18 @@ pub(super) struct PoolState {
     /// Set once the schema is migrated: before, reads use the writer.
     ready: bool,
     closed: bool,
+    /// Pauses in force ([`ReadPool::pause`]): no connection is lent meanwhile.
+    paused: usize,
+}
+
+/// New reads wait while this lives ([`ReadPool::pause`]).
+pub(super) struct Paused<'a>(&'a ReadPool);
+
+impl Drop for Paused<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.state).paused -= 1;
+        self.0.freed.notify_all();
+    }
 }
 
 /// A read connection lent to one read; back to the pool on drop.
@@ -117,6 +129,10 @@ impl ReadPool {
             if !g.ready {
                 return Ok(None);
             }
+            if g.paused > 0 {
+                g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
             if let Some(conn) = g.idle.pop() {
                 g.out += 1;
                 return Ok(Some(Reader { pool: self, conn: Some(conn) }));
@@ -131,6 +147,19 @@ impl ReadPool {
             }
             g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
         }
+    }
+
+    /// Hold new reads back and wait for the reads in progress to end: while
+    /// the returned guard lives, no read connection holds a snapshot (what a
+    /// truncating checkpoint needs; this handle's readers in a tight loop
+    /// otherwise always had one open, and the checkpoint timed out `Busy`).
+    pub(super) fn pause(&self) -> Paused<'_> {
+        let mut g = lock(&self.state);
+        g.paused += 1;
+        while g.out > 0 {
+            g = self.freed.wait(g).unwrap_or_else(|p| p.into_inner());
+        }
+        Paused(self)
     }
 
     /// Refuse new reads (`Closed`), wait for the reads in progress and

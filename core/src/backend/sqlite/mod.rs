@@ -329,10 +329,11 @@ impl Backend for SqliteBackend {
     /// handle that stays past the busy timeout keeps the WAL: then `Busy`
     /// (the deletion itself is committed; the bytes go at the next full
     /// checkpoint, at the latest when the last handle closes). This handle's
-    /// own read connections hold a snapshot only for one short read, and
-    /// the checkpoint waits (busy handler, then [`retry_busy`]) for it.
+    /// own reads are held back meanwhile (the reads in progress end first:
+    /// [`access::ReadPool::pause`]), so none of them keeps the WAL.
     fn scrub_deleted(&self) -> Result<()> {
         let timeout = self.busy_timeout_ms;
+        let _reads_held = self.readers.pause();
         self.with_conn(|conn| {
             retry_busy(timeout, || {
                 let (blocked, _, _): (i64, i64, i64) =

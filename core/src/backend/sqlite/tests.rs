@@ -140,3 +140,40 @@ fn a_read_connection_is_query_only() {
     let e = c.execute("INSERT INTO meta (key, value) VALUES ('x', 'y')", []).unwrap_err();
     assert!(e.to_string().contains("readonly") || e.to_string().contains("read-only") || e.to_string().contains("query_only"), "{e}");
 }
+
+#[test]
+fn a_pause_waits_for_the_reads_in_progress_and_holds_new_ones_back() {
+    // What `scrub_deleted` relies on: while the pause lives no read
+    // connection holds a snapshot, so the truncating checkpoint cannot be
+    // kept `Busy` by this handle's own readers (CI saw it time out after
+    // 10 s with three threads reading in a loop under load).
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("r.db");
+    rusqlite::Connection::open(&p).unwrap().execute_batch("PRAGMA journal_mode=WAL; CREATE TABLE t (x)").unwrap();
+    let pool = Arc::new(super::access::ReadPool::default());
+    pool.enable();
+    let reading = pool.take(&p, 1_000).unwrap().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let released = Arc::new(AtomicBool::new(false));
+    let pauser = {
+        let (pool, released) = (pool.clone(), released.clone());
+        std::thread::spawn(move || {
+            let held = pool.pause();
+            tx.send(()).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            released.store(true, Ordering::SeqCst);
+            drop(held);
+        })
+    };
+    // The pause cannot begin while a read is out.
+    assert!(rx.recv_timeout(std::time::Duration::from_millis(200)).is_err());
+    drop(reading);
+    rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+    // A new read waits until the pause ends.
+    let again = pool.take(&p, 1_000).unwrap().unwrap();
+    assert!(released.load(Ordering::SeqCst));
+    drop(again);
+    pauser.join().unwrap();
+}
