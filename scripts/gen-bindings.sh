@@ -80,4 +80,13 @@ if [ -d "$OUT/swift" ]; then
     [ -e "$m" ] && [ "$(basename "$m")" != module.modulemap ] && mv -f "$m" "$OUT/swift/module.modulemap"
   done
 fi
+# The Kotlin artifact takes the library from JNA's resource path
+# (bindings/kotlin/pom.xml packs bindings/out/jna/): staged here, so the
+# documented `gen-bindings.sh` then `mvn install` makes a jar that loads it
+# (a new user's `mvn install` after this script alone made one without it).
+if [ "$LIBFILE" = libsessiondb_ffi.so ]; then
+  rm -rf "$OUT/jna"
+  mkdir -p "$OUT/jna/linux-x86-64"
+  cp "$OUT/lib/$LIBFILE" "$OUT/jna/linux-x86-64/"
+fi
 echo "gen-bindings: wrote $(cd "$OUT" && find kotlin swift -type f 2>/dev/null | sort | tr '\n' ' ')" >&2
