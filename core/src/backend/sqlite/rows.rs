@@ -55,7 +55,10 @@ fn column<T: FromSql>(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> R
 /// [`column`] reads it (its error for a value of another type).
 fn name_column(r: &Row<'_>, idx: usize, record: &dyn Fn() -> String) -> Result<std::borrow::Cow<'static, str>> {
     match r.get_ref(idx)? {
-        ValueRef::Text(b) if std::str::from_utf8(b).is_ok() => Ok(crate::backend::known_name(std::str::from_utf8(b).expect("checked"))),
+        ValueRef::Text(b) => match std::str::from_utf8(b) {
+            Ok(name) => Ok(crate::backend::known_name(name)),
+            Err(_) => column::<String>(r, idx, record).map(std::borrow::Cow::Owned),
+        },
         _ => column::<String>(r, idx, record).map(std::borrow::Cow::Owned),
     }
 }

@@ -41,39 +41,48 @@ impl KeywordDfa {
     /// many states for 32-bit premultiplied ids.
     pub(super) fn from_aho(dfa: &aho_corasick::dfa::DFA) -> Result<Self, String> {
         let start = dfa.start_state(aho_corasick::Anchored::No).map_err(|e| e.to_string())?;
-        // Every reachable state, breadth first.
+        // Every reachable state, breadth first, with its 256 next states
+        // (asked of the DFA once each).
         let mut order: Vec<StateID> = vec![start];
         let mut index: HashMap<StateID, usize> = HashMap::from([(start, 0)]);
+        let mut next_of: Vec<usize> = Vec::new();
         let mut i = 0;
         while i < order.len() {
             let s = order[i];
             for b in 0..=255u8 {
                 let next = dfa.next_state(aho_corasick::Anchored::No, s, b);
-                index.entry(next).or_insert_with(|| {
+                let k = *index.entry(next).or_insert_with(|| {
                     order.push(next);
                     order.len() - 1
                 });
+                next_of.push(k);
             }
             i += 1;
         }
-        // Match states first.
-        order.sort_by_key(|&s| !dfa.is_match(s));
-        let matches = order.iter().take_while(|&&s| dfa.is_match(s)).count();
-        let ids: HashMap<StateID, u32> = order.iter().enumerate().map(|(k, &s)| Ok((s, u32::try_from(k * 256).map_err(|_| "too many keyword states")?))).collect::<Result<_, String>>()?;
+        // Match states first: `rank[k]` is state k's place in the table.
+        let mut by_rank: Vec<usize> = (0..order.len()).collect();
+        by_rank.sort_by_key(|&k| !dfa.is_match(order[k]));
+        let matches = by_rank.iter().take_while(|&&k| dfa.is_match(order[k])).count();
+        let mut rank = vec![0; order.len()];
+        for (r, &k) in by_rank.iter().enumerate() {
+            rank[k] = r;
+        }
+        u32::try_from(order.len() * 256).map_err(|_| "too many keyword states")?;
         let len = (order.len() * 256).next_power_of_two();
         let mut trans = vec![0u32; len];
         let mut patterns = Vec::new();
         let mut offsets = vec![0];
-        for (k, &s) in order.iter().enumerate() {
-            for b in 0..=255u8 {
-                trans[k * 256 + usize::from(b)] = ids[&dfa.next_state(aho_corasick::Anchored::No, s, b)];
+        for (r, &k) in by_rank.iter().enumerate() {
+            for b in 0..256 {
+                trans[r * 256 + b] = (rank[next_of[k * 256 + b]] * 256) as u32;
             }
-            if k < matches {
+            if r < matches {
+                let s = order[k];
                 patterns.extend((0..dfa.match_len(s)).map(|m| dfa.match_pattern(s, m).as_u32()));
                 offsets.push(patterns.len());
             }
         }
-        Ok(KeywordDfa { trans, mask: len - 1, match_limit: (matches * 256) as u32, start: ids[&start], patterns, offsets })
+        Ok(KeywordDfa { trans, mask: len - 1, match_limit: (matches * 256) as u32, start: (rank[0] * 256) as u32, patterns, offsets })
     }
 
     /// The start state, for the first [`Self::walk`] of a text.
