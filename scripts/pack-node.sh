@@ -11,13 +11,20 @@
 # Usage: scripts/pack-node.sh DEST
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mkdir -p "${1:?usage: scripts/pack-node.sh DEST}"
 DEST="$(cd "$1" && pwd)"
 cd "$ROOT/node"
-if [ ! -f sessiondb.linux-x64-gnu.node ]; then
-  echo "pack-node: no addon built in node/ yet: building it (release)" >&2
+# The addon is built here (release; cargo rebuilds only what changed), so
+# the tarball never holds an addon left in node/ by an older build (the
+# README's `pack-node.sh DIR` packed a stale one: "schema version 9 is newer
+# than this build supports"). test-node.sh and check-artifacts.sh build their
+# own first and set SESSIONDB_PACK_PREBUILT=1.
+if [ "${SESSIONDB_PACK_PREBUILT:-}" != 1 ]; then
+  echo "pack-node: building the addon (release)" >&2
   [ -d node_modules/@napi-rs/cli ] || npm ci --no-audit --no-fund --loglevel=error
   npx napi build --platform --release --js native.js --dts native.d.ts >&2
 fi
+[ -f sessiondb.linux-x64-gnu.node ] || { echo "pack-node: no addon in node/" >&2; exit 1; }
 V="$(node -p "require('./package.json').version")"
 PLAT=npm/linux-x64-gnu
 cp sessiondb.linux-x64-gnu.node "$PLAT/"

@@ -20,7 +20,7 @@ npx napi build --platform "${profile[@]}" --js native.js --dts native.d.ts
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 echo "--- npm pack the main package and the platform package, install both tarballs into a fresh directory"
-bash "$ROOT/scripts/pack-node.sh" "$WORK"
+SESSIONDB_PACK_PREBUILT=1 bash "$ROOT/scripts/pack-node.sh" "$WORK"
 V="$(node -p "require('./package.json').version")"
 TGZ="$WORK/sessiondb-$V.tgz"; PLATFORM_TGZ="$WORK/sessiondb-linux-x64-gnu-$V.tgz"
 mkdir "$WORK/app"
