@@ -299,9 +299,10 @@ impl SqlTx<'_> {
         let mut cache = None;
         let mut row = |r: &Row<'_>| entry_row(self, &mut cache, r, session_id, 0, cols);
         // Most sessions have no retraction: one probe of `retractions` for
-        // the page instead of one per row.
-        let retracted: bool = self.0.prepare_cached("SELECT EXISTS (SELECT 1 FROM retractions WHERE session_id = ?1)")?.query_row([session_id], |r| r.get(0))?;
-        let visible = if retracted { NOT_RETRACTED } else { "1" };
+        // a page instead of one per row (a one-row read keeps its one probe).
+        let per_row = limit <= 1
+            || self.0.prepare_cached("SELECT EXISTS (SELECT 1 FROM retractions WHERE session_id = ?1)")?.query_row([session_id], |r| r.get::<_, bool>(0))?;
+        let visible = if per_row { NOT_RETRACTED } else { "1" };
         match from_seq {
             Some(seq) => self.rows(
                 &format!("SELECT {cols_sql} FROM {ENTRY_FROM} WHERE t.session_id = ?1 AND t.seq >= ?2 AND {visible} ORDER BY t.seq LIMIT ?3"),
