@@ -290,29 +290,98 @@ pub fn pad(s: &str, w: usize) -> String {
 /// (display width, words kept whole where they fit) when given, escaped as
 /// [`write_shown_text`]. Blank lines stay blank (no trailing spaces).
 pub fn write_block(out: &mut impl Write, text: &str, indent: &str, columns: Option<usize>) -> std::io::Result<()> {
+    let Some(cols) = columns else {
+        return write_lines(out, text, indent);
+    };
     for line in text.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             out.write_all(b"\n")?;
             continue;
         }
-        match columns {
-            None => {
-                out.write_all(indent.as_bytes())?;
-                write_shown_text(out, line)?;
-                out.write_all(b"\n")?;
-            }
-            Some(cols) => {
-                // Continuation lines keep the line's own indent (lists, code).
-                let escaped = shown_text(&line.replace('\t', "    "));
-                let body = escaped.trim_start_matches(' ');
-                let lead = format!("{indent}{}", &escaped[..escaped.len() - body.len()]);
-                let opts = textwrap::Options::new(cols.max(width(&lead) + 10)).initial_indent(&lead).subsequent_indent(&lead).break_words(true);
-                for part in textwrap::wrap(body, opts) {
-                    writeln!(out, "{part}")?;
+        // Continuation lines keep the line's own indent (lists, code).
+        let escaped = shown_text(&line.replace('\t', "    "));
+        let body = escaped.trim_start_matches(' ');
+        let lead = format!("{indent}{}", &escaped[..escaped.len() - body.len()]);
+        let opts = textwrap::Options::new(cols.max(width(&lead) + 10)).initial_indent(&lead).subsequent_indent(&lead).break_words(true);
+        for part in textwrap::wrap(body, opts) {
+            writeln!(out, "{part}")?;
+        }
+    }
+    Ok(())
+}
+
+/// [`write_block`] without a width, in one pass over `text`: the same
+/// bytes as writing, for each line of `text.split('\n')` with one trailing
+/// `\r` removed, `\n` alone when it is blank (`trim` leaves nothing),
+/// else `indent`, the line through [`write_shown_text`] and `\n`. Newlines
+/// and the bytes that can begin an escaped character are found together,
+/// 32 bytes at a time ([`for_each_flagged`]); a line is looked at as a
+/// whole only when it does not begin with spaces or tabs then printable
+/// ASCII (it may be blank). Issue 33 item 4: splitting and trimming each line, then
+/// scanning it again, was a fifth of readable `show`.
+fn write_lines(out: &mut impl Write, text: &str, indent: &str) -> std::io::Result<()> {
+    /// Where the writing stands: bytes before `start` are written (or
+    /// dropped); flagged bytes before `skip` belong to lines already
+    /// written whole; `done` when the last line is.
+    struct At {
+        start: usize,
+        skip: usize,
+        done: bool,
+    }
+    /// Begin the line at byte `at`: blank lines there are written as `\n`
+    /// (as many as follow each other), then the indent of the first line
+    /// that is not.
+    fn begin(out: &mut impl Write, text: &str, indent: &str, mut at: usize, st: &mut At) -> std::io::Result<()> {
+        let bytes = text.as_bytes();
+        loop {
+            // Spaces and tabs, then printable ASCII: not blank (the usual case, code included).
+            let lead = bytes[at.min(bytes.len())..].iter().position(|&b| b != b' ' && b != b'\t').map(|n| bytes[at + n]);
+            if !matches!(lead, Some(b) if b > b' ' && b < 0x7f) {
+                let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+                let line = &text[at..end];
+                if line.strip_suffix('\r').unwrap_or(line).trim().is_empty() {
+                    out.write_all(b"\n")?;
+                    if end == text.len() {
+                        (st.start, st.skip, st.done) = (end, end, true);
+                        return Ok(());
+                    }
+                    at = end + 1;
+                    continue;
                 }
             }
+            out.write_all(indent.as_bytes())?;
+            (st.start, st.skip) = (at, at);
+            return Ok(());
         }
+    }
+    let bytes = text.as_bytes();
+    let mut st = At { start: 0, skip: 0, done: false };
+    begin(out, text, indent, 0, &mut st)?;
+    for_each_flagged(bytes, |b| is_escape_lead(b) | (b == b'\n'), |i| -> std::io::Result<()> {
+        if st.done || i < st.skip {
+            return Ok(());
+        }
+        if bytes[i] == b'\n' {
+            out.write_all(&bytes[st.start..i])?;
+            out.write_all(b"\n")?;
+            return begin(out, text, indent, i + 1, &mut st);
+        }
+        let c = text[i..].chars().next().expect("a character starts at a lead byte");
+        if c == '\r' && bytes.get(i + 1).is_none_or(|&b| b == b'\n') {
+            // The line's one trailing `\r`: dropped.
+            out.write_all(&bytes[st.start..i])?;
+            st.start = i + 1;
+        } else if c.is_control() || is_bidi_control(c) {
+            out.write_all(&bytes[st.start..i])?;
+            write!(out, "{}", c.escape_debug())?;
+            st.start = i + c.len_utf8();
+        }
+        Ok(())
+    })?;
+    if !st.done {
+        out.write_all(&bytes[st.start..])?;
+        out.write_all(b"\n")?;
     }
     Ok(())
 }

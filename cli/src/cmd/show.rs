@@ -269,8 +269,8 @@ fn readable_entry(out: &mut impl Write, e: &TranscriptEntry, term: &Term, tools:
     let cols = term.width;
     let summary_cols = cols.unwrap_or(PIPE_SUMMARY_COLUMNS);
     let blocks = match e.format {
-        ContentFormat::Blocks => match serde_json::from_str::<Value>(&e.content) {
-            Ok(Value::Array(b)) => Some(b),
+        ContentFormat::Blocks => match serde_json::from_str::<Json<'_>>(&e.content) {
+            Ok(Json::Arr(b)) => Some(b),
             _ => None,
         },
         ContentFormat::Text => None,
@@ -282,35 +282,168 @@ fn readable_entry(out: &mut impl Write, e: &TranscriptEntry, term: &Term, tools:
         return output::write_block(out, &e.content, "  ", cols);
     };
     for b in &blocks {
-        let kind = b.get("type").and_then(Value::as_str).unwrap_or("?");
-        let size = |v: Option<&Value>| output::size(v.map_or(0, json_len));
+        let kind = b.get("type").and_then(Json::as_str).unwrap_or("?");
+        let size = |v: Option<&Json<'_>>| output::size(v.map_or(0, Json::json_len));
         match kind {
-            "text" => output::write_block(out, b.get("text").and_then(Value::as_str).unwrap_or(""), "  ", cols)?,
+            "text" => output::write_block(out, b.get("text").and_then(Json::as_str).unwrap_or(""), "  ", cols)?,
             "thinking" | "redacted_thinking" => {
                 let text = b.get("thinking").or_else(|| b.get("content")).or_else(|| b.get("data"));
                 writeln!(out, "  [thinking · {}]", size(text))?;
             }
             "tool_use" => {
-                let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
-                if let Some(id) = b.get("id").and_then(Value::as_str) {
+                let name = b.get("name").and_then(Json::as_str).unwrap_or("tool");
+                if let Some(id) = b.get("id").and_then(Json::as_str) {
                     tools.0.insert(id.to_string(), name.to_string());
                 }
                 let input = b.get("input");
-                let preview = input.map(compact).unwrap_or_default();
+                let preview = input.map(|i| i.to_value().to_string()).unwrap_or_default();
                 summary(out, &format!("→ {} · {}", output::shown(name), size(input)), &preview, summary_cols)?;
             }
             "tool_result" => {
-                let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                let id = b.get("tool_use_id").and_then(Json::as_str).unwrap_or("");
                 let name = tools.0.get(id).map_or("tool", String::as_str);
-                let err = if b.get("is_error").and_then(Value::as_bool) == Some(true) { " error" } else { "" };
+                let err = if b.get("is_error").and_then(Json::as_bool) == Some(true) { " error" } else { "" };
                 let content = b.get("content");
-                let text = content.map(result_text).unwrap_or_default();
+                let text = content.map(Json::result_text).unwrap_or_default();
                 summary(out, &format!("← {}{err} · {}", output::shown(name), size(content)), &text, summary_cols)?;
             }
-            other => writeln!(out, "  [{} · {}]", output::shown(other), output::size(json_len(b)))?,
+            other => writeln!(out, "  [{} · {}]", output::shown(other), output::size(b.json_len()))?,
         }
     }
     Ok(())
+}
+
+/// A turn's blocks as `show` reads them: JSON parsed as
+/// `serde_json::Value` would be (the same deserializer, the same errors:
+/// a content `Value` rejects is rejected here, and shown as text), but
+/// strings without escapes borrowed from the content and objects kept as
+/// their entries in order, with no map built (parsing into `Value` was
+/// ~24% of readable `show`'s instructions, issue 33 item 4). Numbers,
+/// booleans and null are `Value`s; [`Json::to_value`] gives the `Value`
+/// itself where its text is printed or measured.
+#[derive(Debug)]
+enum Json<'a> {
+    Str(std::borrow::Cow<'a, str>),
+    Arr(Vec<Json<'a>>),
+    /// Entries in the order read, duplicate keys included (the last one
+    /// counts, as in a `Value` object).
+    Obj(Vec<(std::borrow::Cow<'a, str>, Json<'a>)>),
+    Scalar(Value),
+}
+
+impl<'a> Json<'a> {
+    /// `Value::get` of a key: an object's value for `key` (the last one).
+    fn get(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Obj(entries) => entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        match self {
+            Json::Scalar(v) => v.as_bool(),
+            _ => None,
+        }
+    }
+
+    /// The `serde_json::Value` this parses as (keys sorted, the last of
+    /// duplicate keys kept).
+    fn to_value(&self) -> Value {
+        match self {
+            Json::Str(s) => Value::String(s.to_string()),
+            Json::Arr(items) => Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect()),
+            Json::Scalar(v) => v.clone(),
+        }
+    }
+
+    /// Bytes of the value: a string's own length, else its compact JSON's.
+    fn json_len(&self) -> usize {
+        match self {
+            Json::Str(s) => s.len(),
+            other => other.to_value().to_string().len(),
+        }
+    }
+
+    /// A tool result's text: the string, or its `text` blocks joined.
+    fn result_text(&self) -> String {
+        match self {
+            Json::Str(s) => s.to_string(),
+            Json::Arr(items) => items.iter().filter_map(|i| i.get("text").and_then(Json::as_str)).collect::<Vec<_>>().join(" "),
+            other => other.to_value().to_string(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Json<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+}
+
+/// Builds a [`Json`] from what `deserialize_any` reports, as
+/// `serde_json::Value`'s own visitor builds a `Value`.
+struct JsonVisitor;
+
+impl<'de> serde::de::Visitor<'de> for JsonVisitor {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Bool(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Number(v.into())))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Number(v.into())))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(std::borrow::Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(std::borrow::Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Json<'de>, E> {
+        Ok(Json::Str(std::borrow::Cow::Owned(v)))
+    }
+    fn visit_none<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Null))
+    }
+    fn visit_unit<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Null))
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json<'de>, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Arr(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<Json<'de>>()? {
+            let Json::Str(key) = key else { return Err(serde::de::Error::custom("a key that is not a string")) };
+            entries.push((key, map.next_value()?));
+        }
+        Ok(Json::Obj(entries))
+    }
 }
 
 /// One line: `  LABEL  PREVIEW…` with the preview's whitespace collapsed,
@@ -332,28 +465,6 @@ fn summary(out: &mut impl Write, label: &str, preview: &str, cols: usize) -> std
         line.push_str(&output::shown(&words));
     }
     writeln!(out, "{}", output::truncate(&line, cols))
-}
-
-/// Bytes of a JSON value: a string's own length, else its compact JSON's.
-fn json_len(v: &Value) -> usize {
-    match v {
-        Value::String(s) => s.len(),
-        other => other.to_string().len(),
-    }
-}
-
-/// A tool input as compact JSON (`{"command":"ls"}`).
-fn compact(v: &Value) -> String {
-    v.to_string()
-}
-
-/// A tool result's text: the string, or its `text` blocks joined.
-fn result_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" "),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]
