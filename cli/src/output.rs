@@ -562,6 +562,89 @@ mod tests {
         assert_eq!(String::from_utf8(v).unwrap(), "  one two three four five six\n");
     }
 
+    /// `write_block` without a width as it was written before the one-pass
+    /// `write_lines`: each line split, trimmed and escaped on its own.
+    fn lines_by_the_rule(text: &str, indent: &str) -> String {
+        let mut out = String::new();
+        for line in text.split('\n') {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.trim().is_empty() {
+                out.push('\n');
+                continue;
+            }
+            out.push_str(indent);
+            out.push_str(&shown_text(line));
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn lines_without_a_width_are_written_as_the_line_by_line_rule_writes_them() {
+        let mut texts: Vec<String> = [
+            "",
+            "\n",
+            "\n\n",
+            "a",
+            "a\n",
+            "a\r\n",
+            "a\r",
+            "a\r\r\nb\r",
+            "\r",
+            "\r\n\r\n",
+            " \t \r\n\u{a0}\n\u{3000}\u{85}\n\u{b}\u{c}\nx",
+            "    let x = 1;\n\tcode\n  \n  - item",
+            "\u{1b}[31mred\u{1b}[0m\n\u{202e}evil\u{2066}\n\u{0}\u{7f}\u{9f}é日本\u{200e}",
+            "\n\n\nlast\n\n",
+            " \u{1b}", 
+            "\u{85}x\n\u{a0}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // A newline, a `\r` and each escaped character at every offset of a long line.
+        for c in ['\n', '\r', '\u{1b}', '\u{202e}', '\u{85}', '\t', ' '] {
+            for at in 0..=70 {
+                texts.push(format!("{}{c}{}\n{}", "x".repeat(at), "y".repeat(70 - at), "  z".repeat(at)));
+            }
+        }
+        // Huge: a megabyte of lines, some blank, some with escapes.
+        texts.push((0..20_000).map(|i| format!("line {i}{}\r\n", if i % 7 == 0 { "\u{1b}" } else { "" }) + if i % 5 == 0 { " \n" } else { "" }).collect());
+        for t in &texts {
+            let mut ours = Vec::new();
+            write_block(&mut ours, t, "  ", None).unwrap();
+            assert_eq!(String::from_utf8(ours).unwrap(), lines_by_the_rule(t, "  "), "{t:?}");
+        }
+        let mut v = Vec::new();
+        write_block(&mut v, "a\r\n\r\n  b\u{1b}c\r\r\n\t\n", "> ", None).unwrap();
+        assert_eq!(String::from_utf8(v).unwrap(), "> a\n\n>   b\\u{1b}c\\r\n\n\n");
+    }
+
+    #[test]
+    fn flagged_bytes_are_found_at_every_position_of_a_chunk() {
+        // Every subset pattern of a few positions, in buffers of 0..=100 bytes.
+        let mut seed = 33u64;
+        for len in 0..=100 {
+            for _ in 0..50 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        [b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0xc2, 0xe2, 0xff, b'\n'][(seed >> 60) as usize % 10]
+                    })
+                    .collect();
+                let flag = |b: u8| (b < 0x20) | (b == b'"') | (b == 0xe2);
+                let mut found = Vec::new();
+                for_each_flagged(&bytes, flag, |i| -> Result<(), ()> {
+                    found.push(i);
+                    Ok(())
+                })
+                .unwrap();
+                let expected: Vec<usize> = (0..len).filter(|&i| flag(bytes[i])).collect();
+                assert_eq!(found, expected, "{bytes:?}");
+            }
+        }
+    }
+
     #[test]
     fn sizes() {
         assert_eq!(size(812), "812 B");

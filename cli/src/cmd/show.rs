@@ -491,6 +491,103 @@ mod tests {
     }
 
     #[test]
+    fn blocks_parse_as_serde_json_values_parse_and_fail_where_they_fail() {
+        let deep = |n: usize| format!("[{}{}]", "[".repeat(n), "]".repeat(n));
+        let texts = [
+            r#"[{"type":"text","text":"plain"},{"type":"text","text":"esc \"q\" \\ \n \u00e9 \ud83d\ude00 \/"}]"#.to_string(),
+            r#"[{"type":"tool_use","id":"t1","name":"bash","input":{"z":[1,-2,3.5,1e300,-0.0,18446744073709551615,-9223372036854775808,true,null],"a":{}}}]"#.to_string(),
+            // Duplicate keys: the last one counts.
+            r#"[{"type":"text","type":"thinking","thinking":"a","thinking":"bb"}]"#.to_string(),
+            r#"[1, "s", null, [], {}, {"type": 7}]"#.to_string(),
+            r#"{"type":"text"}"#.to_string(),
+            r#""text""#.to_string(),
+            // Rejected by both: out of range, lone surrogate, control character,
+            // trailing text, too deep, not JSON.
+            "[1e400]".to_string(),
+            r#"["\ud800"]"#.to_string(),
+            "[\"a\u{1}b\"]".to_string(),
+            "[] x".to_string(),
+            deep(126),
+            deep(127),
+            deep(200),
+            "[{\"type\":".to_string(),
+            String::new(),
+        ];
+        for t in &texts {
+            let ours = serde_json::from_str::<Json<'_>>(t).map(|j| j.to_value());
+            let theirs = serde_json::from_str::<Value>(t);
+            assert_eq!(ours.is_ok(), theirs.is_ok(), "{t:?}: {ours:?} / {theirs:?}");
+            if let (Ok(a), Ok(b)) = (ours, theirs) {
+                assert_eq!(a, b, "{t:?}");
+            }
+        }
+    }
+
+    /// Readable turns of `entries` through a pipe (no terminal).
+    fn readable(entries: &[(Role, ContentFormat, &str)]) -> String {
+        let term = Term { width: None, now_ms: 0 };
+        let mut tools = ToolNames::default();
+        let mut out = Vec::new();
+        for (i, (role, format, content)) in entries.iter().enumerate() {
+            let e = TranscriptEntry {
+                session_id: "s".into(),
+                seq: i as u64 + 1,
+                role: *role,
+                format: *format,
+                content: content.to_string(),
+                created_at_ms: 1_767_225_600_000,
+                tokens: None,
+                source_line: None,
+            };
+            readable_entry(&mut out, &e, &term, &mut tools).unwrap();
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn readable_turns_show_text_tool_calls_results_and_other_blocks_exactly() {
+        let text = readable(&[
+            (
+                Role::Assistant,
+                ContentFormat::Blocks,
+                r#"[{"type":"text","text":"Hello \"x\"\r\n\n    code\u001b[31m \u202e end\r"},{"type":"thinking","thinking":"abc"},{"type":"tool_use","id":"t1","name":"bash","input":{"b":1,"a":"é"}},{"type":"image","source":{"x":1}}]"#,
+            ),
+            (Role::User, ContentFormat::Blocks, r#"[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"out  put\nline"}],"is_error":true}]"#),
+            (Role::User, ContentFormat::Blocks, r#"[{"type":"tool_result","tool_use_id":"t9","content":"plain\u0007 result"}, 5, {"type":"redacted_thinking","data":"xyz"}]"#),
+            (Role::Tool, ContentFormat::Text, "raw\n\ttool   output"),
+            (Role::User, ContentFormat::Blocks, "[1e400]"),
+            (Role::System, ContentFormat::Text, "\n  \r\nsys\u{1b}"),
+        ]);
+        let expected = [
+            "\n#1 assistant · 2026-01-01T00:00:00Z\n",
+            "  Hello \"x\"\n\n      code\\u{1b}[31m \\u{202e} end\n",
+            "  [thinking · 3 B]\n",
+            "  → bash · 16 B  {\"a\":\"é\",\"b\":1}\n",
+            "  [image · 33 B]\n",
+            "\n#2 user · 2026-01-01T00:00:00Z\n",
+            "  ← bash error · 41 B  out put line\n",
+            "\n#3 user · 2026-01-01T00:00:00Z\n",
+            "  ← tool · 13 B  plain\\u{7} result\n",
+            "  [? · 1 B]\n",
+            "  [thinking · 3 B]\n",
+            "\n#4 tool · 2026-01-01T00:00:00Z\n",
+            "  ← tool result · 18 B  raw tool output\n",
+            "\n#5 user · 2026-01-01T00:00:00Z\n",
+            "  [1e400]\n",
+            "\n#6 system · 2026-01-01T00:00:00Z\n",
+            "\n\n  sys\\u{1b}\n",
+        ]
+        .concat();
+        assert_eq!(text, expected);
+        // A huge text block (4 MB): every line written, none lost at a chunk's edge.
+        let big: String = (0..100_000).map(|i| format!("line {i:06} {}\n", "w".repeat(i % 50))).collect();
+        let content = serde_json::to_string(&serde_json::json!([{ "type": "text", "text": big }])).unwrap();
+        let text = readable(&[(Role::Assistant, ContentFormat::Blocks, &content)]);
+        let expected: String = (0..100_000).map(|i| format!("  line {i:06} {}\n", "w".repeat(i % 50))).collect::<String>() + "\n";
+        assert_eq!(text, format!("\n#1 assistant · 2026-01-01T00:00:00Z\n{expected}"));
+    }
+
+    #[test]
     fn streamed_json_is_byte_identical_to_the_whole_object_on_a_multi_page_session() {
         let d = tempfile::tempdir().unwrap();
         let s = SessionStore::open(OpenOptions::at(d.path().join("s.db"), KeySource::Bytes(DataKey::from_bytes(&[3; 32]).unwrap()))).unwrap();
