@@ -32,6 +32,11 @@ pub struct ShowArgs {
     /// Print each entry's content as stored (JSON blocks included) instead of readable turns.
     #[arg(long)]
     raw: bool,
+    /// Benchmark only (`scripts/bench-show.py`): read and decrypt the
+    /// entries `show` would print, one page at a time, and print nothing:
+    /// the floor of `show` on this machine (issue 33 item 4).
+    #[arg(long, hide = true)]
+    read_only: bool,
 }
 
 /// The widest a one-line summary (tool call, tool result) is through a pipe.
@@ -57,6 +62,10 @@ pub fn run(g: &Global, a: &ShowArgs) -> Result<(), Failure> {
     let remaining = count.saturating_sub(first - 1).saturating_sub(shown);
     let totals = s.token_totals(&rec.id)?;
     let mut pages = Pages { id: rec.id.clone(), next: first, left: shown };
+    if a.read_only {
+        while !pages.next(&s)?.is_empty() {}
+        return Ok(());
+    }
     if g.json {
         let next_from = (remaining > 0).then_some(first + shown);
         let head = JsonHead { session: &rec, totals: &totals, from: first, shown, earlier, remaining, next_from };
