@@ -244,11 +244,22 @@ pub fn shown_text(s: &str) -> String {
 }
 
 /// Display width of `s` (East Asian wide characters and emoji count 2).
+///
+/// The printable ASCII at the end of `s` is counted by its length, the
+/// rest by `unicode-width`: exact, because `unicode-width` (0.2) sums the
+/// characters from the last one back, each seeing what follows it, and a
+/// printable ASCII character is 1 column and leaves what the character
+/// before it sees as at the end of a string (`WidthInfo::DEFAULT`, its
+/// `lookup::width_in_generic`). Issue 33 item 4: a tool call's summary line
+/// (`→ bash · 25 B  PREVIEW`) is ASCII but for its arrow and dot, and
+/// measuring it character by character was most of its cost.
 pub fn width(s: &str) -> usize {
-    if printable_ascii(s) {
-        return s.len();
+    let tail = s.bytes().rev().take_while(|&b| (0x20..0x7f).contains(&b)).count();
+    let head = &s[..s.len() - tail];
+    if head.is_empty() {
+        return tail;
     }
-    UnicodeWidthStr::width(s)
+    UnicodeWidthStr::width(head) + tail
 }
 
 /// Is every byte of `s` printable ASCII (0x20..=0x7E, one column each)?
@@ -641,6 +652,23 @@ mod tests {
                 .unwrap();
                 let expected: Vec<usize> = (0..len).filter(|&i| flag(bytes[i])).collect();
                 assert_eq!(found, expected, "{bytes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn width_counts_a_printable_ascii_tail_by_its_length_as_unicode_width_does() {
+        // Sequences whose width depends on what follows, each before and after ASCII.
+        let parts = [
+            "", "a", "  ", "→ bash · 25 B  ", "日本", "\u{231a}", "\u{231a}\u{fe0e}", "\u{fe0f}", "1\u{fe0f}\u{20e3}", "\u{1f468}\u{200d}\u{1f469}",
+            "\u{1f44d}\u{1f3fd}", "\u{644}\u{627}", "<\u{338}", "\r", "\n", "\r\n", "\u{1b}", "\u{a0}", "\u{300}", "\u{1f1fa}\u{1f1f8}",
+        ];
+        for a in parts {
+            for b in parts {
+                for tail in ["", "x", " ascii tail = 1 <", "\u{fe0e}"] {
+                    let s = format!("{a}{b}{tail}");
+                    assert_eq!(width(&s), UnicodeWidthStr::width(s.as_str()), "{s:?}");
+                }
             }
         }
     }

@@ -306,7 +306,12 @@ fn readable_entry(out: &mut impl Write, e: &TranscriptEntry, term: &Term, tools:
                 }
                 let input = b.get("input");
                 let preview = input.map(|i| i.to_value().to_string()).unwrap_or_default();
-                summary(out, &format!("→ {} · {}", output::shown(name), size(input)), &preview, summary_cols)?;
+                // `json_len`, without serializing the input twice.
+                let len = match input {
+                    Some(Json::Str(s)) => s.len(),
+                    _ => preview.len(),
+                };
+                summary(out, &format!("→ {} · {}", output::shown(name), output::size(len)), &preview, summary_cols)?;
             }
             "tool_result" => {
                 let id = b.get("tool_use_id").and_then(Json::as_str).unwrap_or("");
@@ -382,12 +387,12 @@ impl<'a> Json<'a> {
         }
     }
 
-    /// A tool result's text: the string, or its `text` blocks joined.
-    fn result_text(&self) -> String {
+    /// A tool result's text: the string (borrowed), or its `text` blocks joined.
+    fn result_text(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Json::Str(s) => s.to_string(),
-            Json::Arr(items) => items.iter().filter_map(|i| i.get("text").and_then(Json::as_str)).collect::<Vec<_>>().join(" "),
-            other => other.to_value().to_string(),
+            Json::Str(s) => std::borrow::Cow::Borrowed(s),
+            Json::Arr(items) => items.iter().filter_map(|i| i.get("text").and_then(Json::as_str)).collect::<Vec<_>>().join(" ").into(),
+            other => other.to_value().to_string().into(),
         }
     }
 }
@@ -458,8 +463,8 @@ impl<'de> serde::de::Visitor<'de> for JsonVisitor {
 /// One line: `  LABEL  PREVIEW…` with the preview's whitespace collapsed,
 /// cut to `cols` columns.
 fn summary(out: &mut impl Write, label: &str, preview: &str, cols: usize) -> std::io::Result<()> {
-    let mut line = format!("  {label}");
-    let mut words = String::new();
+    // Sized for the words kept (a little over `cols * 4` bytes): no growing.
+    let mut words = String::with_capacity(preview.len().min(cols * 4 + 64));
     for w in preview.split_whitespace() {
         if !words.is_empty() {
             words.push(' ');
@@ -469,9 +474,13 @@ fn summary(out: &mut impl Write, label: &str, preview: &str, cols: usize) -> std
             break;
         }
     }
+    let shown = output::shown(&words);
+    let mut line = String::with_capacity(label.len() + 4 + shown.len());
+    line.push_str("  ");
+    line.push_str(label);
     if !words.is_empty() {
         line.push_str("  ");
-        line.push_str(&output::shown(&words));
+        line.push_str(&shown);
     }
     writeln!(out, "{}", output::truncate(&line, cols))
 }
