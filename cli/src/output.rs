@@ -226,6 +226,22 @@ pub fn write_json_str(out: &mut impl Write, s: &str) -> std::io::Result<()> {
     out.write_all(b"\"")
 }
 
+/// `n` in decimal, the digits `Display` (and serde_json) write, without
+/// the formatting machinery (`show --json`: a few numbers per entry).
+pub fn write_decimal(out: &mut (impl Write + ?Sized), mut n: u64) -> std::io::Result<()> {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.write_all(&buf[i..])
+}
+
 /// Can `b` begin a character that [`write_shown_text`] escapes? ASCII
 /// controls but newline and tab, and DEL; 0xC2, the lead byte of
 /// U+0080..=U+00BF (the C1 controls); 0xD8 (U+061C); 0xE2 (U+200E, U+200F,
@@ -708,6 +724,15 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_as_display_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 1_767_225_600_000, u64::from(u32::MAX), i64::MAX as u64, u64::MAX - 1, u64::MAX] {
+            let mut v = Vec::new();
+            write_decimal(&mut v, n).unwrap();
+            assert_eq!(String::from_utf8(v).unwrap(), n.to_string());
         }
     }
 
