@@ -53,12 +53,40 @@ impl Term {
 /// RFC 3339 of a time in ms (`2026-02-23T19:35:58Z`); a time beyond year
 /// 9999 (a damaged row) is shown as the number it is, never a panic.
 pub fn fmt_time(ms: i64) -> String {
+    let mut v = Vec::with_capacity(20);
+    write_time(&mut v, ms).expect("writing to a Vec");
+    String::from_utf8(v).expect("ASCII")
+}
+
+/// [`fmt_time`] written to `out` without allocating: the date by Howard
+/// Hinnant's `civil_from_days` (proleptic Gregorian, exact for every day
+/// of years 1970..=9999; "chrono-Compatible Low-Level Date Algorithms"),
+/// the same text `humantime::format_rfc3339_seconds` writes (issue 33
+/// item 4: one per entry `show` prints).
+pub fn write_time(out: &mut impl Write, ms: i64) -> std::io::Result<()> {
     const YEAR_10000_MS: i64 = 253_402_300_800_000;
     if !(0..YEAR_10000_MS).contains(&ms) {
-        return format!("<time {ms} ms out of range>");
+        return write!(out, "<time {ms} ms out of range>");
     }
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
-    humantime::format_rfc3339_seconds(t).to_string()
+    let secs = ms / 1000;
+    let (days, sod) = (secs / 86_400, secs % 86_400);
+    let z = days + 719_468;
+    let (era, doe) = (z / 146_097, z % 146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let mut b = *b"0000-00-00T00:00:00Z";
+    for (at, width, v) in [(0, 4, year), (5, 2, month), (8, 2, day), (11, 2, sod / 3600), (14, 2, sod / 60 % 60), (17, 2, sod % 60)] {
+        let mut v = v;
+        for i in (at..at + width).rev() {
+            b[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    }
+    out.write_all(&b)
 }
 
 /// `ms` relative to `now_ms` in words: `just now` (under a minute),
@@ -734,6 +762,25 @@ mod tests {
             write_decimal(&mut v, n).unwrap();
             assert_eq!(String::from_utf8(v).unwrap(), n.to_string());
         }
+    }
+
+    #[test]
+    fn times_are_written_as_humantime_writes_them() {
+        let humantime = |ms: i64| humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64)).to_string();
+        // Every day from 1970 to 10000 at a varying time of day, and the edges.
+        let day = 86_400_000_i64;
+        let mut ms = 0;
+        let mut k = 0;
+        while ms < 253_402_300_800_000 {
+            assert_eq!(fmt_time(ms), humantime(ms), "{ms}");
+            k += 1;
+            ms = k * day + (k * 7_654_321) % day;
+        }
+        for ms in [0, 999, 1000, 951_782_400_000, 4_107_542_399_999, 253_402_300_799_999] {
+            assert_eq!(fmt_time(ms), humantime(ms), "{ms}");
+        }
+        assert_eq!(fmt_time(-1), "<time -1 ms out of range>");
+        assert_eq!(fmt_time(253_402_300_800_000), "<time 253402300800000 ms out of range>");
     }
 
     #[test]

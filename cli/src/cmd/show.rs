@@ -272,7 +272,13 @@ fn header(out: &mut impl Write, rec: &SessionRecord, title: &str, totals: &sessi
 /// `--raw`: `--- #SEQ ROLE (TIME)` and the content as stored (control
 /// characters escaped but newline and tab).
 fn raw_entry(out: &mut impl Write, e: &TranscriptEntry) -> std::io::Result<()> {
-    writeln!(out, "--- #{} {} ({})", e.seq, e.role.as_str(), output::fmt_time(e.created_at_ms))?;
+    out.write_all(b"--- #")?;
+    output::write_decimal(out, e.seq)?;
+    out.write_all(b" ")?;
+    out.write_all(e.role.as_str().as_bytes())?;
+    out.write_all(b" (")?;
+    output::write_time(out, e.created_at_ms)?;
+    out.write_all(b")\n")?;
     output::write_shown_text(out, &e.content)?;
     out.write_all(b"\n")
 }
@@ -288,11 +294,16 @@ struct ToolNames(HashMap<String, String>);
 /// other blocks as `[TYPE · SIZE]`.
 fn readable_entry(out: &mut impl Write, e: &TranscriptEntry, term: &Term, tools: &mut ToolNames) -> std::io::Result<()> {
     // On a terminal the turn's time is relative, and exact beside it (turns of one day all read `2 days ago`).
-    let time = match term.width {
-        Some(_) => format!("{} · {}", term.time(e.created_at_ms), output::fmt_time(e.created_at_ms)),
-        None => output::fmt_time(e.created_at_ms),
-    };
-    writeln!(out, "\n#{} {} · {time}", e.seq, e.role.as_str())?;
+    out.write_all(b"\n#")?;
+    output::write_decimal(out, e.seq)?;
+    out.write_all(b" ")?;
+    out.write_all(e.role.as_str().as_bytes())?;
+    out.write_all(" · ".as_bytes())?;
+    if term.width.is_some() {
+        write!(out, "{} · ", term.time(e.created_at_ms))?;
+    }
+    output::write_time(out, e.created_at_ms)?;
+    out.write_all(b"\n")?;
     let cols = term.width;
     let summary_cols = cols.unwrap_or(PIPE_SUMMARY_COLUMNS);
     let blocks = match e.format {
