@@ -323,7 +323,7 @@ fn printable_ascii(s: &str) -> bool {
 
 /// [`printable_ascii`] of bytes.
 fn printable_ascii_bytes(b: &[u8]) -> bool {
-    b.iter().fold(true, |all, &b| all & (b >= 0x20) & (b < 0x7f))
+    b.iter().fold(true, |all, &b| all & (0x20..0x7f).contains(&b))
 }
 
 /// `s` cut to at most `max` columns, ending with `…` when cut.
