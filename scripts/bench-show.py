@@ -12,8 +12,10 @@ ratios against baselines measured in the same run, not a timed test.
    ROUNDS runs, the binaries interleaved round by round.
 4. Baselines in the same run: `cat FILE | cat > /dev/null` of a file
    holding the very bytes that command printed (the floor of moving them
-   through a pipe), and, when SESSIONDB_OLD_BIN names another build (e.g.
-   `main`'s), that build on the same database.
+   through a pipe); `show --read-only` of the new build (hidden: the same
+   pages read and decrypted, nothing printed: the floor of reading); and,
+   when SESSIONDB_OLD_BIN names another build (e.g. `main`'s), that build
+   on the same database.
 
 5. With --callgrind: the same three commands on a session of CG_MB
    megabytes (default 10) under `valgrind --tool=callgrind`, instructions
@@ -137,6 +139,12 @@ def callgrind(bins):
         line = ", ".join(f"{k} {v:,} Ir" for k, v in ir.items())
         ratio = f": new / old {ir['new'] / ir['old']:.3f}" if "old" in ir else ""
         print(f"callgrind `sessiondb {' '.join(argv)}`: {line}{ratio}")
+    # The floor: the same pages read and decrypted by the new build, nothing printed.
+    out = os.path.join(WORK, "cg.read")
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", BIN, "show", "--read-only", SESSION, "--limit", str(n)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=envs["new"], check=True)
+    totals = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True).stdout
+    ir = int(re.search(r"([\d,]+) \(100.0%\) +PROGRAM TOTALS", totals).group(1).replace(",", ""))
+    print(f"callgrind `sessiondb show --read-only {SESSION} --limit {n}` (read and decrypt, nothing printed): new {ir:,} Ir")
 
 
 def main():
@@ -160,16 +168,20 @@ def main():
         size = os.path.getsize(outs["new"])
         runs = {name: [] for name, _ in bins}
         runs["cat"] = []
+        runs["read"] = []
         for _ in range(ROUNDS):
             for name, b in bins:
                 runs[name].append(timed(f"'{b}' {argv} | cat > /dev/null", envs[name]))
             runs["cat"].append(timed(f"cat '{outs['new']}' | cat > /dev/null", envs["new"]))
+            runs["read"].append(timed(f"'{BIN}' show --read-only {SESSION} --limit {n} | cat > /dev/null", envs["new"]))
         med = {k: (statistics.median(w for w, _, _ in v), max(r for _, r, _ in v), statistics.median(c for _, _, c in v)) for k, v in runs.items()}
         print(f"\n`sessiondb {argv} | cat > /dev/null`: {size / 1e6:.1f} MB out{same}")
         for k, (w, r, c) in med.items():
             print(f"  {k:4}: median {w:.3f} s wall, {c:.3f} s CPU, peak RSS {r / 1024:.1f} MiB")
         w_new, r_new, c_new = med["new"]
         print(f"  new / cat of the same bytes: {w_new / med['cat'][0]:.2f}x wall, {c_new / max(med['cat'][2], 0.001):.2f}x CPU")
+        print(f"  new / read (read and decrypt, nothing printed): {w_new / med['read'][0]:.2f}x wall, {c_new / max(med['read'][2], 0.001):.2f}x CPU; "
+              f"read + cat: {med['read'][0] + med['cat'][0]:.3f} s wall, {med['read'][2] + med['cat'][2]:.3f} s CPU")
         if OLD:
             print(f"  new / old: {w_new / med['old'][0]:.3f}x wall, {c_new / med['old'][2]:.3f}x CPU, {r_new / med['old'][1]:.3f}x peak RSS")
         print(f"  goal (issue 33 item 4): <= 0.3 s and <= 32 MiB: {'met' if w_new <= 0.3 and r_new <= 32 * 1024 else 'NOT met'}")

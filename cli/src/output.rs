@@ -53,12 +53,40 @@ impl Term {
 /// RFC 3339 of a time in ms (`2026-02-23T19:35:58Z`); a time beyond year
 /// 9999 (a damaged row) is shown as the number it is, never a panic.
 pub fn fmt_time(ms: i64) -> String {
+    let mut v = Vec::with_capacity(20);
+    write_time(&mut v, ms).expect("writing to a Vec");
+    String::from_utf8(v).expect("ASCII")
+}
+
+/// [`fmt_time`] written to `out` without allocating: the date by Howard
+/// Hinnant's `civil_from_days` (proleptic Gregorian, exact for every day
+/// of years 1970..=9999; "chrono-Compatible Low-Level Date Algorithms"),
+/// the same text `humantime::format_rfc3339_seconds` writes (issue 33
+/// item 4: one per entry `show` prints).
+pub fn write_time(out: &mut impl Write, ms: i64) -> std::io::Result<()> {
     const YEAR_10000_MS: i64 = 253_402_300_800_000;
     if !(0..YEAR_10000_MS).contains(&ms) {
-        return format!("<time {ms} ms out of range>");
+        return write!(out, "<time {ms} ms out of range>");
     }
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64);
-    humantime::format_rfc3339_seconds(t).to_string()
+    let secs = ms / 1000;
+    let (days, sod) = (secs / 86_400, secs % 86_400);
+    let z = days + 719_468;
+    let (era, doe) = (z / 146_097, z % 146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let mut b = *b"0000-00-00T00:00:00Z";
+    for (at, width, v) in [(0, 4, year), (5, 2, month), (8, 2, day), (11, 2, sod / 3600), (14, 2, sod / 60 % 60), (17, 2, sod % 60)] {
+        let mut v = v;
+        for i in (at..at + width).rev() {
+            b[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    }
+    out.write_all(&b)
 }
 
 /// `ms` relative to `now_ms` in words: `just now` (under a minute),
@@ -121,88 +149,125 @@ pub fn shown(s: &str) -> String {
 /// written as they are: no allocation per character (issue 33).
 pub fn write_shown_text(out: &mut impl Write, s: &str) -> std::io::Result<()> {
     let bytes = s.as_bytes();
-    let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        // 32 bytes at a time while none of them begins an escaped character
-        // (issue 33: the byte-at-a-time scan was 45% of `show --raw`'s
-        // instructions). The test is branch-free per byte, so the compiler
-        // vectorizes it.
-        let end = (i + 32).min(bytes.len());
-        let any_lead = match bytes.get(i..i + 32) {
-            // A fixed-size chunk, so the fold is fully vectorized.
-            Some(chunk) => <&[u8; 32]>::try_from(chunk).expect("32 bytes").iter().fold(false, |any, &b| any | is_escape_lead(b)),
-            None => bytes[i..].iter().fold(false, |any, &b| any | is_escape_lead(b)),
-        };
-        if !any_lead {
-            i = end;
+    let mut start = 0;
+    // Each 32-byte chunk's lead bytes as a bitmask (issue 33: the
+    // byte-at-a-time scan was 45% of `show --raw`'s instructions; then a
+    // chunk holding one lead byte was looked at byte by byte). Only lead
+    // bytes can begin a character that is escaped (see [`is_escape_lead`])
+    // and none is a continuation byte, so a lead is on a character
+    // boundary; a character decoded at one may run into the next chunk,
+    // whose mask has no bit for its continuation bytes.
+    for_each_flagged(bytes, is_escape_lead, |i| -> std::io::Result<()> {
+        let c = s[i..].chars().next().expect("a character starts at a lead byte");
+        if c.is_control() || is_bidi_control(c) {
+            out.write_all(&bytes[start..i])?;
+            write!(out, "{}", c.escape_debug())?;
+            start = i + c.len_utf8();
+        }
+        Ok(())
+    })?;
+    out.write_all(&bytes[start..])
+}
+
+/// Call `f` with the index of each byte of `bytes` for which `flag` holds,
+/// in order, stopping at its first error. The bytes are tested 32 at a
+/// time into a bitmask (`flag` must be branch-free, `|` and `&` of
+/// comparisons, so that the compiler vectorizes the test), then only the
+/// set bits are visited: a run of plain text costs a few instructions per
+/// 32 bytes however many flagged bytes its neighbours hold.
+fn for_each_flagged<E>(bytes: &[u8], flag: impl Fn(u8) -> bool, mut f: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
+    let mut chunks = bytes.chunks_exact(32);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let chunk: &[u8; 32] = chunk.try_into().expect("32 bytes");
+        // Most chunks of prose hold no flagged byte: a cheaper test first.
+        if !chunk.iter().fold(false, |any, &b| any | flag(b)) {
+            base += 32;
             continue;
         }
-        // Only lead bytes can begin a character that is escaped (see
-        // [`is_escape_lead`]). None is a continuation byte, so `i` is on a
-        // character boundary when one is met; every other byte is skipped
-        // without decoding. The 32 bytes are looked at one by one.
-        while i < end {
-            if !is_escape_lead(bytes[i]) {
-                i += 1;
-                continue;
-            }
-            let c = s[i..].chars().next().expect("a character starts at a lead byte");
-            if c.is_control() || is_bidi_control(c) {
-                out.write_all(&bytes[start..i])?;
-                write!(out, "{}", c.escape_debug())?;
-                start = i + c.len_utf8();
-            }
-            i += c.len_utf8();
+        let mut mask = flag_mask(chunk, &flag);
+        while mask != 0 {
+            f(base + mask.trailing_zeros() as usize)?;
+            mask &= mask - 1;
+        }
+        base += 32;
+    }
+    for (j, &b) in chunks.remainder().iter().enumerate() {
+        if flag(b) {
+            f(base + j)?;
         }
     }
-    out.write_all(&bytes[start..])
+    Ok(())
+}
+
+/// Bit `j` set when `flag(chunk[j])`. The flags are computed into bytes of
+/// 0 or 1 (a loop the compiler vectorizes: `flag` is branch-free), then
+/// gathered 8 at a time by one multiplication: with byte `i` of `w` 0 or 1,
+/// `w * 0x0102040810204080` has byte `i` at bit `56 + i` and no carry into
+/// bits 56..=63 from the other partial products (each lands on a distinct
+/// bit). About 1.4 instructions a byte, branch-free (no `unsafe`
+/// intrinsics: the workspace denies unsafe code).
+#[inline(always)]
+fn flag_mask(chunk: &[u8; 32], flag: &impl Fn(u8) -> bool) -> u32 {
+    let mut flags = [0u8; 32];
+    for (f, &b) in flags.iter_mut().zip(chunk) {
+        *f = u8::from(flag(b));
+    }
+    let mut mask = 0u32;
+    for (k, w) in flags.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        mask |= ((w.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * k);
+    }
+    mask
 }
 
 /// `s` as a JSON string, quotes included, escaped exactly as serde_json
 /// escapes (`"` and `\\` with a backslash; backspace, form feed, newline,
 /// carriage return and tab as `\b \f \n \r \t`; every other byte below
 /// 0x20 as `\u00XX` in lowercase hex; nothing else), found 32 bytes at a
-/// time with a branch-free test instead of serde_json's byte-at-a-time
-/// loop (issue 33 item 4: `show --json`).
+/// time into a bitmask ([`for_each_flagged`]) instead of serde_json's
+/// byte-at-a-time loop (issue 33 item 4: `show --json`).
 pub fn write_json_str(out: &mut impl Write, s: &str) -> std::io::Result<()> {
+    #[inline(always)]
     fn escaped(b: u8) -> bool {
         (b < 0x20) | (b == b'"') | (b == b'\\')
     }
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.write_all(b"\"")?;
     let bytes = s.as_bytes();
-    let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        let end = (i + 32).min(bytes.len());
-        let any = match bytes.get(i..i + 32) {
-            Some(chunk) => <&[u8; 32]>::try_from(chunk).expect("32 bytes").iter().fold(false, |any, &b| any | escaped(b)),
-            None => bytes[i..].iter().fold(false, |any, &b| any | escaped(b)),
-        };
-        if !any {
-            i = end;
-            continue;
+    let mut start = 0;
+    for_each_flagged(bytes, escaped, |i| {
+        out.write_all(&bytes[start..i])?;
+        start = i + 1;
+        match bytes[i] {
+            b'"' => out.write_all(b"\\\""),
+            b'\\' => out.write_all(b"\\\\"),
+            0x08 => out.write_all(b"\\b"),
+            0x0c => out.write_all(b"\\f"),
+            b'\n' => out.write_all(b"\\n"),
+            b'\r' => out.write_all(b"\\r"),
+            b'\t' => out.write_all(b"\\t"),
+            b => out.write_all(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]),
         }
-        while i < end {
-            let b = bytes[i];
-            if escaped(b) {
-                out.write_all(&bytes[start..i])?;
-                match b {
-                    b'"' => out.write_all(b"\\\"")?,
-                    b'\\' => out.write_all(b"\\\\")?,
-                    0x08 => out.write_all(b"\\b")?,
-                    0x0c => out.write_all(b"\\f")?,
-                    b'\n' => out.write_all(b"\\n")?,
-                    b'\r' => out.write_all(b"\\r")?,
-                    b'\t' => out.write_all(b"\\t")?,
-                    _ => out.write_all(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])?,
-                }
-                start = i + 1;
-            }
-            i += 1;
-        }
-    }
+    })?;
     out.write_all(&bytes[start..])?;
     out.write_all(b"\"")
+}
+
+/// `n` in decimal, the digits `Display` (and serde_json) write, without
+/// the formatting machinery (`show --json`: a few numbers per entry).
+pub fn write_decimal(out: &mut (impl Write + ?Sized), mut n: u64) -> std::io::Result<()> {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.write_all(&buf[i..])
 }
 
 /// Can `b` begin a character that [`write_shown_text`] escapes? ASCII
@@ -210,6 +275,7 @@ pub fn write_json_str(out: &mut impl Write, s: &str) -> std::io::Result<()> {
 /// U+0080..=U+00BF (the C1 controls); 0xD8 (U+061C); 0xE2 (U+200E, U+200F,
 /// U+202A..=U+202E, U+2066..=U+2069). Branch-free (`|`, `&` of comparisons)
 /// so that a loop over bytes vectorizes.
+#[inline(always)]
 fn is_escape_lead(b: u8) -> bool {
     (b < 0x20) & (b != b'\n') & (b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xd8) | (b == 0xe2)
 }
@@ -222,17 +288,42 @@ pub fn shown_text(s: &str) -> String {
 }
 
 /// Display width of `s` (East Asian wide characters and emoji count 2).
+///
+/// The printable ASCII at the end of `s` is counted by its length, the
+/// rest by `unicode-width`: exact, because `unicode-width` (0.2) sums the
+/// characters from the last one back, each seeing what follows it, and a
+/// printable ASCII character is 1 column and leaves what the character
+/// before it sees as at the end of a string (`WidthInfo::DEFAULT`, its
+/// `lookup::width_in_generic`). Issue 33 item 4: a tool call's summary line
+/// (`→ bash · 25 B  PREVIEW`) is ASCII but for its arrow and dot, and
+/// measuring it character by character was most of its cost.
 pub fn width(s: &str) -> usize {
-    if printable_ascii(s) {
-        return s.len();
+    let bytes = s.as_bytes();
+    // 32 bytes at a time from the end (a test that vectorizes), then byte by byte.
+    let mut head_end = bytes.len();
+    while head_end >= 32 && printable_ascii_bytes(&bytes[head_end - 32..head_end]) {
+        head_end -= 32;
     }
-    UnicodeWidthStr::width(s)
+    while head_end > 0 && (0x20..0x7f).contains(&bytes[head_end - 1]) {
+        head_end -= 1;
+    }
+    let tail = bytes.len() - head_end;
+    let head = &s[..s.len() - tail];
+    if head.is_empty() {
+        return tail;
+    }
+    UnicodeWidthStr::width(head) + tail
 }
 
 /// Is every byte of `s` printable ASCII (0x20..=0x7E, one column each)?
 /// Branch-free, so it vectorizes (issue 33: `show`'s summaries).
 fn printable_ascii(s: &str) -> bool {
-    s.bytes().fold(true, |all, b| all & (b >= 0x20) & (b < 0x7f))
+    printable_ascii_bytes(s.as_bytes())
+}
+
+/// [`printable_ascii`] of bytes.
+fn printable_ascii_bytes(b: &[u8]) -> bool {
+    b.iter().fold(true, |all, &b| all & (0x20..0x7f).contains(&b))
 }
 
 /// `s` cut to at most `max` columns, ending with `…` when cut.
@@ -243,16 +334,25 @@ pub fn truncate(s: &str, max: usize) -> String {
     if printable_ascii(s) {
         return format!("{}…", &s[..max.saturating_sub(1)]);
     }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
+    // The longest prefix whose characters' widths and the ellipsis fit
+    // (printable ASCII is 1 column, without decoding it).
+    let (mut w, mut cut) = (0, 0);
+    while cut < s.len() {
+        let b = s.as_bytes()[cut];
+        let (cw, len) = if (0x20..0x7f).contains(&b) {
+            (1, 1)
+        } else {
+            let c = s[cut..].chars().next().expect("cut is on a character boundary");
+            (c.width().unwrap_or(0), c.len_utf8())
+        };
         if w + cw + 1 > max {
             break;
         }
-        out.push(c);
         w += cw;
+        cut += len;
     }
+    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.push_str(&s[..cut]);
     out.push('…');
     out
 }
@@ -268,29 +368,98 @@ pub fn pad(s: &str, w: usize) -> String {
 /// (display width, words kept whole where they fit) when given, escaped as
 /// [`write_shown_text`]. Blank lines stay blank (no trailing spaces).
 pub fn write_block(out: &mut impl Write, text: &str, indent: &str, columns: Option<usize>) -> std::io::Result<()> {
+    let Some(cols) = columns else {
+        return write_lines(out, text, indent);
+    };
     for line in text.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             out.write_all(b"\n")?;
             continue;
         }
-        match columns {
-            None => {
-                out.write_all(indent.as_bytes())?;
-                write_shown_text(out, line)?;
-                out.write_all(b"\n")?;
-            }
-            Some(cols) => {
-                // Continuation lines keep the line's own indent (lists, code).
-                let escaped = shown_text(&line.replace('\t', "    "));
-                let body = escaped.trim_start_matches(' ');
-                let lead = format!("{indent}{}", &escaped[..escaped.len() - body.len()]);
-                let opts = textwrap::Options::new(cols.max(width(&lead) + 10)).initial_indent(&lead).subsequent_indent(&lead).break_words(true);
-                for part in textwrap::wrap(body, opts) {
-                    writeln!(out, "{part}")?;
+        // Continuation lines keep the line's own indent (lists, code).
+        let escaped = shown_text(&line.replace('\t', "    "));
+        let body = escaped.trim_start_matches(' ');
+        let lead = format!("{indent}{}", &escaped[..escaped.len() - body.len()]);
+        let opts = textwrap::Options::new(cols.max(width(&lead) + 10)).initial_indent(&lead).subsequent_indent(&lead).break_words(true);
+        for part in textwrap::wrap(body, opts) {
+            writeln!(out, "{part}")?;
+        }
+    }
+    Ok(())
+}
+
+/// [`write_block`] without a width, in one pass over `text`: the same
+/// bytes as writing, for each line of `text.split('\n')` with one trailing
+/// `\r` removed, `\n` alone when it is blank (`trim` leaves nothing),
+/// else `indent`, the line through [`write_shown_text`] and `\n`. Newlines
+/// and the bytes that can begin an escaped character are found together,
+/// 32 bytes at a time ([`for_each_flagged`]); a line is looked at as a
+/// whole only when it does not begin with spaces or tabs then printable
+/// ASCII (it may be blank). Issue 33 item 4: splitting and trimming each line, then
+/// scanning it again, was a fifth of readable `show`.
+fn write_lines(out: &mut impl Write, text: &str, indent: &str) -> std::io::Result<()> {
+    /// Where the writing stands: bytes before `start` are written (or
+    /// dropped); flagged bytes before `skip` belong to lines already
+    /// written whole; `done` when the last line is.
+    struct At {
+        start: usize,
+        skip: usize,
+        done: bool,
+    }
+    /// Begin the line at byte `at`: blank lines there are written as `\n`
+    /// (as many as follow each other), then the indent of the first line
+    /// that is not.
+    fn begin(out: &mut impl Write, text: &str, indent: &str, mut at: usize, st: &mut At) -> std::io::Result<()> {
+        let bytes = text.as_bytes();
+        loop {
+            // Spaces and tabs, then printable ASCII: not blank (the usual case, code included).
+            let lead = bytes[at.min(bytes.len())..].iter().position(|&b| b != b' ' && b != b'\t').map(|n| bytes[at + n]);
+            if !matches!(lead, Some(b) if b > b' ' && b < 0x7f) {
+                let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+                let line = &text[at..end];
+                if line.strip_suffix('\r').unwrap_or(line).trim().is_empty() {
+                    out.write_all(b"\n")?;
+                    if end == text.len() {
+                        (st.start, st.skip, st.done) = (end, end, true);
+                        return Ok(());
+                    }
+                    at = end + 1;
+                    continue;
                 }
             }
+            out.write_all(indent.as_bytes())?;
+            (st.start, st.skip) = (at, at);
+            return Ok(());
         }
+    }
+    let bytes = text.as_bytes();
+    let mut st = At { start: 0, skip: 0, done: false };
+    begin(out, text, indent, 0, &mut st)?;
+    for_each_flagged(bytes, |b| is_escape_lead(b) | (b == b'\n'), |i| -> std::io::Result<()> {
+        if st.done || i < st.skip {
+            return Ok(());
+        }
+        if bytes[i] == b'\n' {
+            out.write_all(&bytes[st.start..i])?;
+            out.write_all(b"\n")?;
+            return begin(out, text, indent, i + 1, &mut st);
+        }
+        let c = text[i..].chars().next().expect("a character starts at a lead byte");
+        if c == '\r' && bytes.get(i + 1).is_none_or(|&b| b == b'\n') {
+            // The line's one trailing `\r`: dropped.
+            out.write_all(&bytes[st.start..i])?;
+            st.start = i + 1;
+        } else if c.is_control() || is_bidi_control(c) {
+            out.write_all(&bytes[st.start..i])?;
+            write!(out, "{}", c.escape_debug())?;
+            st.start = i + c.len_utf8();
+        }
+        Ok(())
+    })?;
+    if !st.done {
+        out.write_all(&bytes[st.start..])?;
+        out.write_all(b"\n")?;
     }
     Ok(())
 }
@@ -469,6 +638,149 @@ mod tests {
         let mut v = Vec::new();
         write_block(&mut v, "one two three four five six", "  ", None).unwrap();
         assert_eq!(String::from_utf8(v).unwrap(), "  one two three four five six\n");
+    }
+
+    /// `write_block` without a width as it was written before the one-pass
+    /// `write_lines`: each line split, trimmed and escaped on its own.
+    fn lines_by_the_rule(text: &str, indent: &str) -> String {
+        let mut out = String::new();
+        for line in text.split('\n') {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if line.trim().is_empty() {
+                out.push('\n');
+                continue;
+            }
+            out.push_str(indent);
+            out.push_str(&shown_text(line));
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn lines_without_a_width_are_written_as_the_line_by_line_rule_writes_them() {
+        let mut texts: Vec<String> = [
+            "",
+            "\n",
+            "\n\n",
+            "a",
+            "a\n",
+            "a\r\n",
+            "a\r",
+            "a\r\r\nb\r",
+            "\r",
+            "\r\n\r\n",
+            " \t \r\n\u{a0}\n\u{3000}\u{85}\n\u{b}\u{c}\nx",
+            "    let x = 1;\n\tcode\n  \n  - item",
+            "\u{1b}[31mred\u{1b}[0m\n\u{202e}evil\u{2066}\n\u{0}\u{7f}\u{9f}é日本\u{200e}",
+            "\n\n\nlast\n\n",
+            " \u{1b}", 
+            "\u{85}x\n\u{a0}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // A newline, a `\r` and each escaped character at every offset of a long line.
+        for c in ['\n', '\r', '\u{1b}', '\u{202e}', '\u{85}', '\t', ' '] {
+            for at in 0..=70 {
+                texts.push(format!("{}{c}{}\n{}", "x".repeat(at), "y".repeat(70 - at), "  z".repeat(at)));
+            }
+        }
+        // Huge: a megabyte of lines, some blank, some with escapes.
+        texts.push((0..20_000).map(|i| format!("line {i}{}\r\n", if i % 7 == 0 { "\u{1b}" } else { "" }) + if i % 5 == 0 { " \n" } else { "" }).collect());
+        for t in &texts {
+            let mut ours = Vec::new();
+            write_block(&mut ours, t, "  ", None).unwrap();
+            assert_eq!(String::from_utf8(ours).unwrap(), lines_by_the_rule(t, "  "), "{t:?}");
+        }
+        let mut v = Vec::new();
+        write_block(&mut v, "a\r\n\r\n  b\u{1b}c\r\r\n\t\n", "> ", None).unwrap();
+        assert_eq!(String::from_utf8(v).unwrap(), "> a\n\n>   b\\u{1b}c\\r\n\n\n");
+    }
+
+    #[test]
+    fn flagged_bytes_are_found_at_every_position_of_a_chunk() {
+        // Every subset pattern of a few positions, in buffers of 0..=100 bytes.
+        let mut seed = 33u64;
+        for len in 0..=100 {
+            for _ in 0..50 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        [b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0xc2, 0xe2, 0xff, b'\n'][(seed >> 60) as usize % 10]
+                    })
+                    .collect();
+                let flag = |b: u8| (b < 0x20) | (b == b'"') | (b == 0xe2);
+                let mut found = Vec::new();
+                for_each_flagged(&bytes, flag, |i| -> Result<(), ()> {
+                    found.push(i);
+                    Ok(())
+                })
+                .unwrap();
+                let expected: Vec<usize> = (0..len).filter(|&i| flag(bytes[i])).collect();
+                assert_eq!(found, expected, "{bytes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn width_and_truncate_count_printable_ascii_as_unicode_width_does() {
+        // Sequences whose width depends on what follows, each before and after ASCII.
+        let parts = [
+            "", "a", "  ", "→ bash · 25 B  ", "日本", "\u{231a}", "\u{231a}\u{fe0e}", "\u{fe0f}", "1\u{fe0f}\u{20e3}", "\u{1f468}\u{200d}\u{1f469}",
+            "\u{1f44d}\u{1f3fd}", "\u{644}\u{627}", "<\u{338}", "\r", "\n", "\r\n", "\u{1b}", "\u{a0}", "\u{300}", "\u{1f1fa}\u{1f1f8}",
+        ];
+        for a in parts {
+            for b in parts {
+                for tail in ["", "x", " ascii tail = 1 <", "\u{fe0e}", &"long ascii tail ".repeat(5)] {
+                    let s = format!("{a}{b}{tail}");
+                    assert_eq!(width(&s), UnicodeWidthStr::width(s.as_str()), "{s:?}");
+                    // truncate: the characters' widths, as it counted them one by one.
+                    for max in 0..UnicodeWidthStr::width(s.as_str()) {
+                        let mut expected = String::new();
+                        let mut w = 0;
+                        for c in s.chars() {
+                            let cw = c.width().unwrap_or(0);
+                            if w + cw + 1 > max {
+                                break;
+                            }
+                            expected.push(c);
+                            w += cw;
+                        }
+                        expected.push('…');
+                        assert_eq!(truncate(&s, max), expected, "{s:?} {max}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn decimals_are_written_as_display_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 1_767_225_600_000, u64::from(u32::MAX), i64::MAX as u64, u64::MAX - 1, u64::MAX] {
+            let mut v = Vec::new();
+            write_decimal(&mut v, n).unwrap();
+            assert_eq!(String::from_utf8(v).unwrap(), n.to_string());
+        }
+    }
+
+    #[test]
+    fn times_are_written_as_humantime_writes_them() {
+        let humantime = |ms: i64| humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms as u64)).to_string();
+        // Every day from 1970 to 10000 at a varying time of day, and the edges.
+        let day = 86_400_000_i64;
+        let mut ms = 0;
+        let mut k = 0;
+        while ms < 253_402_300_800_000 {
+            assert_eq!(fmt_time(ms), humantime(ms), "{ms}");
+            k += 1;
+            ms = k * day + (k * 7_654_321) % day;
+        }
+        for ms in [0, 999, 1000, 951_782_400_000, 4_107_542_399_999, 253_402_300_799_999] {
+            assert_eq!(fmt_time(ms), humantime(ms), "{ms}");
+        }
+        assert_eq!(fmt_time(-1), "<time -1 ms out of range>");
+        assert_eq!(fmt_time(253_402_300_800_000), "<time 253402300800000 ms out of range>");
     }
 
     #[test]

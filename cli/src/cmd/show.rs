@@ -32,6 +32,11 @@ pub struct ShowArgs {
     /// Print each entry's content as stored (JSON blocks included) instead of readable turns.
     #[arg(long)]
     raw: bool,
+    /// Benchmark only (`scripts/bench-show.py`): read and decrypt the
+    /// entries `show` would print, one page at a time, and print nothing:
+    /// the floor of `show` on this machine (issue 33 item 4).
+    #[arg(long, hide = true)]
+    read_only: bool,
 }
 
 /// The widest a one-line summary (tool call, tool result) is through a pipe.
@@ -57,6 +62,10 @@ pub fn run(g: &Global, a: &ShowArgs) -> Result<(), Failure> {
     let remaining = count.saturating_sub(first - 1).saturating_sub(shown);
     let totals = s.token_totals(&rec.id)?;
     let mut pages = Pages { id: rec.id.clone(), next: first, left: shown };
+    if a.read_only {
+        while !pages.next(&s)?.is_empty() {}
+        return Ok(());
+    }
     if g.json {
         let next_from = (remaining > 0).then_some(first + shown);
         let head = JsonHead { session: &rec, totals: &totals, from: first, shown, earlier, remaining, next_from };
@@ -205,12 +214,30 @@ fn write_json(out: &mut impl Write, s: &SessionStore, head: &JsonHead<'_>, pages
 fn write_json_entry(out: &mut impl Write, e: &TranscriptEntry) -> std::io::Result<()> {
     // Destructured, so a field added to the entry fails to compile here.
     let TranscriptEntry { session_id, seq, role, format, content, created_at_ms, tokens, source_line } = e;
-    let number = |n: Option<u64>| n.map_or_else(|| "null".to_string(), |n| n.to_string());
+    // Written piece by piece: `write!` per entry was a tenth of the rest.
+    let number = |out: &mut dyn Write, n: Option<u64>| match n {
+        Some(n) => output::write_decimal(out, n),
+        None => out.write_all(b"null"),
+    };
     out.write_all(b"\n      \"content\": ")?;
     output::write_json_str(out, content)?;
-    write!(out, ",\n      \"created_at_ms\": {created_at_ms},\n      \"format\": \"{}\",\n      \"role\": \"{}\",\n      \"seq\": {seq},\n      \"session_id\": ", format.as_str(), role.as_str())?;
+    out.write_all(b",\n      \"created_at_ms\": ")?;
+    if *created_at_ms < 0 {
+        out.write_all(b"-")?;
+    }
+    output::write_decimal(out, created_at_ms.unsigned_abs())?;
+    out.write_all(b",\n      \"format\": \"")?;
+    out.write_all(format.as_str().as_bytes())?;
+    out.write_all(b"\",\n      \"role\": \"")?;
+    out.write_all(role.as_str().as_bytes())?;
+    out.write_all(b"\",\n      \"seq\": ")?;
+    output::write_decimal(out, *seq)?;
+    out.write_all(b",\n      \"session_id\": ")?;
     output::write_json_str(out, session_id)?;
-    write!(out, ",\n      \"source_line\": {},\n      \"tokens\": {}", number(*source_line), number(*tokens))
+    out.write_all(b",\n      \"source_line\": ")?;
+    number(out, *source_line)?;
+    out.write_all(b",\n      \"tokens\": ")?;
+    number(out, *tokens)
 }
 
 /// `ID  TITLE`, then model, entries and last activity, workspace, tokens.
@@ -245,7 +272,13 @@ fn header(out: &mut impl Write, rec: &SessionRecord, title: &str, totals: &sessi
 /// `--raw`: `--- #SEQ ROLE (TIME)` and the content as stored (control
 /// characters escaped but newline and tab).
 fn raw_entry(out: &mut impl Write, e: &TranscriptEntry) -> std::io::Result<()> {
-    writeln!(out, "--- #{} {} ({})", e.seq, e.role.as_str(), output::fmt_time(e.created_at_ms))?;
+    out.write_all(b"--- #")?;
+    output::write_decimal(out, e.seq)?;
+    out.write_all(b" ")?;
+    out.write_all(e.role.as_str().as_bytes())?;
+    out.write_all(b" (")?;
+    output::write_time(out, e.created_at_ms)?;
+    out.write_all(b")\n")?;
     output::write_shown_text(out, &e.content)?;
     out.write_all(b"\n")
 }
@@ -261,16 +294,21 @@ struct ToolNames(HashMap<String, String>);
 /// other blocks as `[TYPE · SIZE]`.
 fn readable_entry(out: &mut impl Write, e: &TranscriptEntry, term: &Term, tools: &mut ToolNames) -> std::io::Result<()> {
     // On a terminal the turn's time is relative, and exact beside it (turns of one day all read `2 days ago`).
-    let time = match term.width {
-        Some(_) => format!("{} · {}", term.time(e.created_at_ms), output::fmt_time(e.created_at_ms)),
-        None => output::fmt_time(e.created_at_ms),
-    };
-    writeln!(out, "\n#{} {} · {time}", e.seq, e.role.as_str())?;
+    out.write_all(b"\n#")?;
+    output::write_decimal(out, e.seq)?;
+    out.write_all(b" ")?;
+    out.write_all(e.role.as_str().as_bytes())?;
+    out.write_all(" · ".as_bytes())?;
+    if term.width.is_some() {
+        write!(out, "{} · ", term.time(e.created_at_ms))?;
+    }
+    output::write_time(out, e.created_at_ms)?;
+    out.write_all(b"\n")?;
     let cols = term.width;
     let summary_cols = cols.unwrap_or(PIPE_SUMMARY_COLUMNS);
     let blocks = match e.format {
-        ContentFormat::Blocks => match serde_json::from_str::<Value>(&e.content) {
-            Ok(Value::Array(b)) => Some(b),
+        ContentFormat::Blocks => match serde_json::from_str::<Json<'_>>(&e.content) {
+            Ok(Json::Arr(b)) => Some(b),
             _ => None,
         },
         ContentFormat::Text => None,
@@ -282,42 +320,180 @@ fn readable_entry(out: &mut impl Write, e: &TranscriptEntry, term: &Term, tools:
         return output::write_block(out, &e.content, "  ", cols);
     };
     for b in &blocks {
-        let kind = b.get("type").and_then(Value::as_str).unwrap_or("?");
-        let size = |v: Option<&Value>| output::size(v.map_or(0, json_len));
+        let kind = b.get("type").and_then(Json::as_str).unwrap_or("?");
+        let size = |v: Option<&Json<'_>>| output::size(v.map_or(0, Json::json_len));
         match kind {
-            "text" => output::write_block(out, b.get("text").and_then(Value::as_str).unwrap_or(""), "  ", cols)?,
+            "text" => output::write_block(out, b.get("text").and_then(Json::as_str).unwrap_or(""), "  ", cols)?,
             "thinking" | "redacted_thinking" => {
                 let text = b.get("thinking").or_else(|| b.get("content")).or_else(|| b.get("data"));
                 writeln!(out, "  [thinking · {}]", size(text))?;
             }
             "tool_use" => {
-                let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
-                if let Some(id) = b.get("id").and_then(Value::as_str) {
+                let name = b.get("name").and_then(Json::as_str).unwrap_or("tool");
+                if let Some(id) = b.get("id").and_then(Json::as_str) {
                     tools.0.insert(id.to_string(), name.to_string());
                 }
                 let input = b.get("input");
-                let preview = input.map(compact).unwrap_or_default();
-                summary(out, &format!("→ {} · {}", output::shown(name), size(input)), &preview, summary_cols)?;
+                let preview = input.map(|i| i.to_value().to_string()).unwrap_or_default();
+                // `json_len`, without serializing the input twice.
+                let len = match input {
+                    Some(Json::Str(s)) => s.len(),
+                    _ => preview.len(),
+                };
+                summary(out, &format!("→ {} · {}", output::shown(name), output::size(len)), &preview, summary_cols)?;
             }
             "tool_result" => {
-                let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                let id = b.get("tool_use_id").and_then(Json::as_str).unwrap_or("");
                 let name = tools.0.get(id).map_or("tool", String::as_str);
-                let err = if b.get("is_error").and_then(Value::as_bool) == Some(true) { " error" } else { "" };
+                let err = if b.get("is_error").and_then(Json::as_bool) == Some(true) { " error" } else { "" };
                 let content = b.get("content");
-                let text = content.map(result_text).unwrap_or_default();
+                let text = content.map(Json::result_text).unwrap_or_default();
                 summary(out, &format!("← {}{err} · {}", output::shown(name), size(content)), &text, summary_cols)?;
             }
-            other => writeln!(out, "  [{} · {}]", output::shown(other), output::size(json_len(b)))?,
+            other => writeln!(out, "  [{} · {}]", output::shown(other), output::size(b.json_len()))?,
         }
     }
     Ok(())
 }
 
+/// A turn's blocks as `show` reads them: JSON parsed as
+/// `serde_json::Value` would be (the same deserializer, the same errors:
+/// a content `Value` rejects is rejected here, and shown as text), but
+/// strings without escapes borrowed from the content and objects kept as
+/// their entries in order, with no map built (parsing into `Value` was
+/// ~24% of readable `show`'s instructions, issue 33 item 4). Numbers,
+/// booleans and null are `Value`s; [`Json::to_value`] gives the `Value`
+/// itself where its text is printed or measured.
+#[derive(Debug)]
+enum Json<'a> {
+    Str(std::borrow::Cow<'a, str>),
+    Arr(Vec<Json<'a>>),
+    /// Entries in the order read, duplicate keys included (the last one
+    /// counts, as in a `Value` object).
+    Obj(Vec<(std::borrow::Cow<'a, str>, Json<'a>)>),
+    Scalar(Value),
+}
+
+impl<'a> Json<'a> {
+    /// `Value::get` of a key: an object's value for `key` (the last one).
+    fn get(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Obj(entries) => entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        match self {
+            Json::Scalar(v) => v.as_bool(),
+            _ => None,
+        }
+    }
+
+    /// The `serde_json::Value` this parses as (keys sorted, the last of
+    /// duplicate keys kept).
+    fn to_value(&self) -> Value {
+        match self {
+            Json::Str(s) => Value::String(s.to_string()),
+            Json::Arr(items) => Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect()),
+            Json::Scalar(v) => v.clone(),
+        }
+    }
+
+    /// Bytes of the value: a string's own length, else its compact JSON's.
+    fn json_len(&self) -> usize {
+        match self {
+            Json::Str(s) => s.len(),
+            other => other.to_value().to_string().len(),
+        }
+    }
+
+    /// A tool result's text: the string (borrowed), or its `text` blocks joined.
+    fn result_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Json::Str(s) => std::borrow::Cow::Borrowed(s),
+            Json::Arr(items) => items.iter().filter_map(|i| i.get("text").and_then(Json::as_str)).collect::<Vec<_>>().join(" ").into(),
+            other => other.to_value().to_string().into(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Json<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+}
+
+/// Builds a [`Json`] from what `deserialize_any` reports, as
+/// `serde_json::Value`'s own visitor builds a `Value`.
+struct JsonVisitor;
+
+impl<'de> serde::de::Visitor<'de> for JsonVisitor {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Bool(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Number(v.into())))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Number(v.into())))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(std::borrow::Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json<'de>, E> {
+        Ok(Json::Str(std::borrow::Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Json<'de>, E> {
+        Ok(Json::Str(std::borrow::Cow::Owned(v)))
+    }
+    fn visit_none<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Null))
+    }
+    fn visit_unit<E>(self) -> Result<Json<'de>, E> {
+        Ok(Json::Scalar(Value::Null))
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json<'de>, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Arr(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json<'de>, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<Json<'de>>()? {
+            let Json::Str(key) = key else { return Err(serde::de::Error::custom("a key that is not a string")) };
+            entries.push((key, map.next_value()?));
+        }
+        Ok(Json::Obj(entries))
+    }
+}
+
 /// One line: `  LABEL  PREVIEW…` with the preview's whitespace collapsed,
 /// cut to `cols` columns.
 fn summary(out: &mut impl Write, label: &str, preview: &str, cols: usize) -> std::io::Result<()> {
-    let mut line = format!("  {label}");
-    let mut words = String::new();
+    // Sized for the words kept (a little over `cols * 4` bytes): no growing.
+    let mut words = String::with_capacity(preview.len().min(cols * 4 + 64));
     for w in preview.split_whitespace() {
         if !words.is_empty() {
             words.push(' ');
@@ -327,33 +503,15 @@ fn summary(out: &mut impl Write, label: &str, preview: &str, cols: usize) -> std
             break;
         }
     }
+    let shown = output::shown(&words);
+    let mut line = String::with_capacity(label.len() + 4 + shown.len());
+    line.push_str("  ");
+    line.push_str(label);
     if !words.is_empty() {
         line.push_str("  ");
-        line.push_str(&output::shown(&words));
+        line.push_str(&shown);
     }
     writeln!(out, "{}", output::truncate(&line, cols))
-}
-
-/// Bytes of a JSON value: a string's own length, else its compact JSON's.
-fn json_len(v: &Value) -> usize {
-    match v {
-        Value::String(s) => s.len(),
-        other => other.to_string().len(),
-    }
-}
-
-/// A tool input as compact JSON (`{"command":"ls"}`).
-fn compact(v: &Value) -> String {
-    v.to_string()
-}
-
-/// A tool result's text: the string, or its `text` blocks joined.
-fn result_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" "),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]
@@ -377,6 +535,124 @@ mod tests {
         let mut v = serde_json::to_vec_pretty(&doc).unwrap();
         v.push(b'\n');
         v
+    }
+
+    #[test]
+    fn blocks_parse_as_serde_json_values_parse_and_fail_where_they_fail() {
+        let deep = |n: usize| format!("[{}{}]", "[".repeat(n), "]".repeat(n));
+        let texts = [
+            r#"[{"type":"text","text":"plain"},{"type":"text","text":"esc \"q\" \\ \n \u00e9 \ud83d\ude00 \/"}]"#.to_string(),
+            r#"[{"type":"tool_use","id":"t1","name":"bash","input":{"z":[1,-2,3.5,1e300,-0.0,18446744073709551615,-9223372036854775808,true,null],"a":{}}}]"#.to_string(),
+            // Duplicate keys: the last one counts.
+            r#"[{"type":"text","type":"thinking","thinking":"a","thinking":"bb"}]"#.to_string(),
+            r#"[1, "s", null, [], {}, {"type": 7}]"#.to_string(),
+            r#"{"type":"text"}"#.to_string(),
+            r#""text""#.to_string(),
+            // Rejected by both: out of range, lone surrogate, control character,
+            // trailing text, too deep, not JSON.
+            "[1e400]".to_string(),
+            r#"["\ud800"]"#.to_string(),
+            "[\"a\u{1}b\"]".to_string(),
+            "[] x".to_string(),
+            deep(126),
+            deep(127),
+            deep(200),
+            "[{\"type\":".to_string(),
+            String::new(),
+        ];
+        for t in &texts {
+            let ours = serde_json::from_str::<Json<'_>>(t).map(|j| j.to_value());
+            let theirs = serde_json::from_str::<Value>(t);
+            assert_eq!(ours.is_ok(), theirs.is_ok(), "{t:?}: {ours:?} / {theirs:?}");
+            if let (Ok(a), Ok(b)) = (ours, theirs) {
+                assert_eq!(a, b, "{t:?}");
+            }
+        }
+    }
+
+    /// Readable turns of `entries` through a pipe (no terminal).
+    fn readable(entries: &[(Role, ContentFormat, &str)]) -> String {
+        let term = Term { width: None, now_ms: 0 };
+        let mut tools = ToolNames::default();
+        let mut out = Vec::new();
+        for (i, (role, format, content)) in entries.iter().enumerate() {
+            let e = TranscriptEntry {
+                session_id: "s".into(),
+                seq: i as u64 + 1,
+                role: *role,
+                format: *format,
+                content: content.to_string(),
+                created_at_ms: 1_767_225_600_000,
+                tokens: None,
+                source_line: None,
+            };
+            readable_entry(&mut out, &e, &term, &mut tools).unwrap();
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn readable_turns_show_text_tool_calls_results_and_other_blocks_exactly() {
+        let text = readable(&[
+            (
+                Role::Assistant,
+                ContentFormat::Blocks,
+                r#"[{"type":"text","text":"Hello \"x\"\r\n\n    code\u001b[31m \u202e end\r"},{"type":"thinking","thinking":"abc"},{"type":"tool_use","id":"t1","name":"bash","input":{"b":1,"a":"é"}},{"type":"image","source":{"x":1}}]"#,
+            ),
+            (Role::User, ContentFormat::Blocks, r#"[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"out  put\nline"}],"is_error":true}]"#),
+            (Role::User, ContentFormat::Blocks, r#"[{"type":"tool_result","tool_use_id":"t9","content":"plain\u0007 result"}, 5, {"type":"redacted_thinking","data":"xyz"}]"#),
+            (Role::Tool, ContentFormat::Text, "raw\n\ttool   output"),
+            (Role::User, ContentFormat::Blocks, "[1e400]"),
+            (Role::System, ContentFormat::Text, "\n  \r\nsys\u{1b}"),
+        ]);
+        let expected = [
+            "\n#1 assistant · 2026-01-01T00:00:00Z\n",
+            "  Hello \"x\"\n\n      code\\u{1b}[31m \\u{202e} end\n",
+            "  [thinking · 3 B]\n",
+            "  → bash · 16 B  {\"a\":\"é\",\"b\":1}\n",
+            "  [image · 33 B]\n",
+            "\n#2 user · 2026-01-01T00:00:00Z\n",
+            "  ← bash error · 41 B  out put line\n",
+            "\n#3 user · 2026-01-01T00:00:00Z\n",
+            "  ← tool · 13 B  plain\\u{7} result\n",
+            "  [? · 1 B]\n",
+            "  [thinking · 3 B]\n",
+            "\n#4 tool · 2026-01-01T00:00:00Z\n",
+            "  ← tool result · 18 B  raw tool output\n",
+            "\n#5 user · 2026-01-01T00:00:00Z\n",
+            "  [1e400]\n",
+            "\n#6 system · 2026-01-01T00:00:00Z\n",
+            "\n\n  sys\\u{1b}\n",
+        ]
+        .concat();
+        assert_eq!(text, expected);
+        // A huge text block (4 MB): every line written, none lost at a chunk's edge.
+        let big: String = (0..100_000).map(|i| format!("line {i:06} {}\n", "w".repeat(i % 50))).collect();
+        let content = serde_json::to_string(&serde_json::json!([{ "type": "text", "text": big }])).unwrap();
+        let text = readable(&[(Role::Assistant, ContentFormat::Blocks, &content)]);
+        let expected: String = (0..100_000).map(|i| format!("  line {i:06} {}\n", "w".repeat(i % 50))).collect::<String>() + "\n";
+        assert_eq!(text, format!("\n#1 assistant · 2026-01-01T00:00:00Z\n{expected}"));
+    }
+
+    #[test]
+    fn a_json_entry_is_written_as_serde_json_pretty_prints_it_whatever_its_numbers() {
+        for (created_at_ms, tokens, source_line) in [(-1_i64, None, None), (i64::MIN, Some(0), Some(u64::MAX)), (i64::MAX, Some(7), None), (0, None, Some(1))] {
+            let e = TranscriptEntry {
+                session_id: "s \"1\"".into(),
+                seq: u64::MAX,
+                role: Role::Tool,
+                format: ContentFormat::Blocks,
+                content: "[\"\u{1}é\"]".into(),
+                created_at_ms,
+                tokens,
+                source_line,
+            };
+            let mut ours = b"{\n  \"t\": [\n    {".to_vec();
+            write_json_entry(&mut ours, &e).unwrap();
+            ours.extend_from_slice(b"\n    }\n  ]\n}");
+            let theirs = serde_json::to_vec_pretty(&serde_json::json!({ "t": [e] })).unwrap();
+            assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(theirs).unwrap());
+        }
     }
 
     #[test]
