@@ -30,6 +30,12 @@
 //!   without a doc in `api.rs` takes the first paragraph of its core
 //!   function's doc (`core = path`, else `SessionStore::<name>`, found in
 //!   any `impl SessionStore`); a doc written there is a host's departure.
+//!   Declared `fn name(&self) -> _` (a function: `fn name() -> _`), it takes
+//!   the core function's parameters (names and types; a free function of a
+//!   store method without the store it takes first) and its `Ok` type (its
+//!   return type when `infallible`), core records and enums by their schema
+//!   names; a signature written out is a host's departure (a parameter's
+//!   name, a type the core does not take).
 //!
 //! Records without `core` (`tuple` records the core hands over as tuples,
 //! records a host builds itself) stay declared in full in `api.rs`.
@@ -95,12 +101,13 @@ impl Core {
         self.find(&module, name, 0)
     }
 
-    /// The attributes of the function a core path names: a free function
-    /// (`sessiondb::a::f`, through re-exports) or a `pub` method of a type
-    /// (`sessiondb::SessionStore::f`, in any of its `impl` blocks).
-    fn fn_attrs(&self, path: &str) -> Option<&[Attribute]> {
+    /// The attributes and signature of the function a core path names: a
+    /// free function (`sessiondb::a::f`, through re-exports) or a `pub`
+    /// method of a type (`sessiondb::SessionStore::f`, in any of its `impl`
+    /// blocks).
+    fn core_fn(&self, path: &str) -> Option<(&[Attribute], &syn::Signature)> {
         if let Some(CoreItem::Fn(f)) = self.resolve(path) {
-            return Some(&f.attrs);
+            return Some((&f.attrs, &f.sig));
         }
         let (ty, name) = path.rsplit_once("::")?;
         let of_ty = |t: &Type| matches!(t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == crate::last(ty)));
@@ -109,7 +116,7 @@ impl Core {
             _ => None,
         });
         impls.flatten().find_map(|it| match it {
-            syn::ImplItem::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => Some(f.attrs.as_slice()),
+            syn::ImplItem::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => Some((f.attrs.as_slice(), &f.sig)),
             _ => None,
         })
     }
@@ -281,7 +288,7 @@ pub fn expand(api: &str, core: &Core) -> Result<String, String> {
     }
     for item in &mut file.items {
         match item {
-            Item::Trait(t) => expand_docs(t, core)?,
+            Item::Trait(t) => expand_fns(t, core, &names)?,
             Item::Struct(s) => expand_struct(s, core, &names)?,
             Item::Enum(e) if !crate::errors::is_decl(&e.attrs) => expand_enum(e, core, &names)?,
             _ => {}
@@ -357,21 +364,73 @@ fn expand_struct(s: &mut syn::ItemStruct, core: &Core, names: &BTreeMap<String, 
     Ok(())
 }
 
-/// Give each method or function of `t` (`trait SessionStore`, `trait
-/// Functions`) without a doc in `api.rs` the summary of its core function's
-/// doc: `core = path`, else the store's method of its name.
-fn expand_docs(t: &mut syn::ItemTrait, core: &Core) -> Result<(), String> {
+/// Complete each method or function of `t` (`trait SessionStore`, `trait
+/// Functions`) from its core function (`core = path`, else the store's
+/// method of its name): without a doc in `api.rs`, the summary of the core
+/// function's doc; declared `-> _`, the core's parameters and `Ok` type.
+fn expand_fns(t: &mut syn::ItemTrait, core: &Core, names: &BTreeMap<String, String>) -> Result<(), String> {
+    let store = t.ident == "SessionStore";
     for item in &mut t.items {
         let syn::TraitItem::Fn(f) = item else { continue };
-        if f.attrs.iter().any(|a| a.path().is_ident("doc")) {
-            continue;
-        }
         let b = crate::bridge_attr(&f.attrs).map_err(|e| e.to_string())?;
         let path = b.core.unwrap_or_else(|| format!("sessiondb::SessionStore::{}", f.sig.ident));
-        let attrs = core.fn_attrs(&path).ok_or_else(|| format!("fn {}: `{path}` is no function of the core", f.sig.ident))?;
-        f.attrs = summary(attrs).into_iter().chain(f.attrs.drain(..)).collect();
+        let (attrs, sig) = core.core_fn(&path).ok_or_else(|| format!("fn {}: `{path}` is no function of the core", f.sig.ident))?;
+        if matches!(&f.sig.output, syn::ReturnType::Type(_, t) if is_infer(t)) {
+            core_signature(&mut f.sig, sig, store, b.infallible, names)?;
+        }
+        if !f.attrs.iter().any(|a| a.path().is_ident("doc")) {
+            f.attrs = summary(attrs).into_iter().chain(f.attrs.drain(..)).collect();
+        }
     }
     Ok(())
+}
+
+/// `sig` (`fn name(&self) -> _` or `fn name() -> _`) given the core
+/// function's parameters (a store method's `&self` first; a free function
+/// of a store method takes the store first, which `&self` replaces) and its
+/// `Ok` type (its return type as it is when `infallible`; none for `()`),
+/// core record and enum types by their schema names. Errors: parameters
+/// written besides `&self`.
+fn core_signature(sig: &mut syn::Signature, core: &syn::Signature, store: bool, infallible: bool, names: &BTreeMap<String, String>) -> Result<(), String> {
+    if sig.inputs.iter().any(|a| matches!(a, syn::FnArg::Typed(_))) {
+        return Err(format!("fn {}: `-> _` takes the core's parameters: write none", sig.ident));
+    }
+    let free = !core.inputs.iter().any(|a| matches!(a, syn::FnArg::Receiver(_)));
+    let params = core.inputs.iter().filter_map(|a| match a {
+        syn::FnArg::Typed(pt) => Some(pt),
+        syn::FnArg::Receiver(_) => None,
+    });
+    for pt in params.skip(usize::from(store && free)) {
+        let syn::Pat::Ident(id) = &*pt.pat else {
+            return Err(format!("fn {}: a core parameter is not a plain name", sig.ident));
+        };
+        let (name, mut ty) = (&id.ident, (*pt.ty).clone());
+        Rename(names).visit_type_mut(&mut ty);
+        sig.inputs.push(syn::parse_quote!(#name: #ty));
+    }
+    let mut ret = match &core.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, t) if infallible => Some((**t).clone()),
+        syn::ReturnType::Type(_, t) => Some(ok_type(t).ok_or_else(|| format!("fn {}: the core function returns no `Result`", sig.ident))?),
+    };
+    ret.iter_mut().for_each(|t| Rename(names).visit_type_mut(t));
+    sig.output = match ret {
+        Some(syn::Type::Tuple(t)) if t.elems.is_empty() => syn::ReturnType::Default,
+        Some(t) => syn::parse_quote!(-> #t),
+        None => syn::ReturnType::Default,
+    };
+    Ok(())
+}
+
+/// `T` of `Result<T>` (or `Result<T, E>`).
+fn ok_type(ty: &Type) -> Option<Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last().filter(|s| s.ident == "Result")?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    }
 }
 
 /// Push the derived fields placed after the field `after` (`None`: first),
