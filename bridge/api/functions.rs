@@ -139,7 +139,9 @@ trait Functions {
     fn _bench_core(path: &Path, key: &[u8], items: Vec<String>, page: u32, batch: usize) -> BenchTimes;
 }
 
-// ---- errors (every host's error mapping: bridge/src/errors.rs)
+// ---- errors (every host's error mapping: bridge/src/errors.rs). Each
+// variant's and field's doc is the core's (`sessiondb::Error`; a field the
+// core lacks, derived by `get`, keeps its doc here).
 
 /// Every failure sessiondb reports, one variant per core error kind.
 ///
@@ -147,84 +149,53 @@ trait Functions {
 /// user can do about it.
 #[bridge(error, core = sessiondb::Error, kind = sessiondb::ErrorKind, uniffi = "SessionDbError")]
 pub enum Error {
-    /// The database exists but its data key is missing from the key source.
-    /// No new key was written (seed 000, "Key Lifecycle": recovery-locked).
     RecoveryLocked {
-        /// The key backend that was asked (e.g. `host key provider`).
         backend: String,
-        /// The credential-store service name (the app name).
         #[bridge(skip(python, node))]
         service: String,
     },
-    /// The key found does not open this database (its key-check value failed).
     KeyMismatch {
-        /// The key backend the wrong key came from.
         backend: String,
     },
-    /// No credential store could be reached, or it refused access (locked,
-    /// denied...). Never read as "no key". Also raised when a host key
-    /// provider throws something other than a `SessionDbError`.
     KeyStoreUnavailable {
-        /// The backend, e.g. `Secret Service (D-Bus)`.
         backend: String,
-        /// What failed, without secrets.
         #[bridge(skip(python, node))]
         reason: String,
-        /// What the user can do about it.
         remedy: String,
     },
-    /// A session, entry, operation or journal event does not exist.
     NotFound {
-        /// Kind of thing, e.g. `session`.
         #[bridge(skip(python, node), get = "what.to_string()")]
         what: String,
-        /// Its id.
         #[bridge(skip(python, node))]
         id: String,
     },
-    /// The request conflicts with what is stored (same event id with another
-    /// payload, ambiguous id prefix or title, existing session id...).
     Conflict {
-        /// Why, without user content.
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// An AEAD tag did not verify: a stored value was altered, moved or swapped.
     #[bridge(class = "AuthenticationError")]
     AuthenticationFailed {
-        /// The record id used as AAD (e.g. `session:<id>:name`).
         #[bridge(skip(python, node))]
         record: String,
     },
-    /// Stored data is not in the expected shape (not a database, bad
-    /// envelope, schema newer than this build...).
     Corrupt {
-        /// What is wrong, without user content.
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// Another writer held the database lock past the busy timeout.
     Busy {
-        /// The configured busy timeout, in milliseconds.
         timeout_ms: u64,
-        /// How long the call really waited, in milliseconds.
         waited_ms: u64,
     },
-    /// An argument is out of range or malformed.
     InvalidInput {
-        /// What is wrong with it.
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// The operating system refused a file operation. Python: an `OSError`,
-    /// `FileNotFoundIoError` / `PermissionIoError` where the OS said so.
     #[bridge(pattern = "Io { step, source }", python_class = r#"match source.kind() {
         std::io::ErrorKind::NotFound => "FileNotFoundIoError",
         std::io::ErrorKind::PermissionDenied => "PermissionIoError",
         _ => "IoError",
     }"#)]
     Io {
-        /// The step that failed (e.g. `creating the state directory`).
         #[bridge(skip(python, node), get = "step.to_string()")]
         step: String,
         /// The OS error kind as Rust names it (`NotFound`, `PermissionDenied`...).
@@ -242,43 +213,30 @@ pub enum Error {
         }"#)]
         io_kind: String,
     },
-    /// SQLite reported an error that is none of the above.
     #[bridge(pattern = "Database(reason)", fallback)]
     Database {
         /// SQLite's message (never contains bound values).
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// Irreducible Context Overflow: protected content alone exceeds the
-    /// Effective Context Capacity (seed 000, "Context Compaction"). The
-    /// fields are the token breakdown.
     #[bridge(pattern = "ContextOverflow(b)", node_object = "breakdown")]
     ContextOverflow {
-        /// Effective Context Capacity measured against (tokens).
         #[bridge(get = "b.capacity")]
         capacity: u64,
-        /// System prompt and other system items (tokens).
         #[bridge(get = "b.system")]
         system: u64,
-        /// Pinned items (tokens).
         #[bridge(get = "b.pinned")]
         pinned: u64,
-        /// Recent turns kept verbatim (tokens).
         #[bridge(get = "b.recent")]
         recent: u64,
-        /// Protected tool results (tokens).
         #[bridge(get = "b.tool_results")]
         tool_results: u64,
-        /// Anything else that could not be compacted (tokens).
         #[bridge(get = "b.other")]
         other: u64,
-        /// Sum of the categories above (tokens).
         #[bridge(get = "b.protected_total")]
         protected_total: u64,
-        /// What the user can do, most useful first (plain sentences).
         #[bridge(get = "b.remedies")]
         remedies: Vec<String>,
     },
-    /// The store was closed (or used in a forked child); open it again.
     Closed,
 }

@@ -290,7 +290,8 @@ pub fn expand(api: &str, core: &Core) -> Result<String, String> {
         match item {
             Item::Trait(t) => expand_fns(t, core, &names)?,
             Item::Struct(s) => expand_struct(s, core, &names)?,
-            Item::Enum(e) if !crate::errors::is_decl(&e.attrs) => expand_enum(e, core, &names)?,
+            Item::Enum(e) if crate::errors::is_decl(&e.attrs) => expand_errors(e, core)?,
+            Item::Enum(e) => expand_enum(e, core, &names)?,
             _ => {}
         }
     }
@@ -475,6 +476,42 @@ fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, Stri
     }
     e.attrs = summary(&c.attrs).into_iter().chain(departures(&e.attrs, &what)?).collect();
     e.variants = variants;
+    Ok(())
+}
+
+/// The error declaration's docs from the core's error enum (`core =
+/// path`): each variant's is the summary of the core variant's, each
+/// field's that of the core field of its name (a field of the variant, or
+/// of the record a one-field variant holds, e.g. `ContextOverflow(Box<
+/// ContextOverflowBreakdown>)`). A field the core lacks (derived, `get`)
+/// keeps the doc written in `api.rs`; one written where the core has one
+/// is refused.
+fn expand_errors(e: &mut syn::ItemEnum, core: &Core) -> Result<(), String> {
+    let path = crate::bridge_attr(&e.attrs).map_err(|e| e.to_string())?.core.ok_or("the error declaration needs `core = path`")?;
+    let Some(CoreItem::Enum(c)) = core.resolve(&path) else {
+        return Err(format!("error declaration: `{path}` is no enum of the core"));
+    };
+    for v in &mut e.variants {
+        let what = format!("error {}", v.ident);
+        let cv = c.variants.iter().find(|cv| cv.ident == v.ident).ok_or_else(|| format!("{what}: not a variant of `{path}`"))?;
+        v.attrs = summary(&cv.attrs).into_iter().chain(departures(&v.attrs, &what)?).collect();
+        let held = match cv.fields.iter().next().map(|f| &f.ty) {
+            Some(Type::Path(p)) if cv.fields.len() == 1 && p.path.segments.last().is_some_and(|s| s.ident == "Box") => {
+                let inner = quote::ToTokens::to_token_stream(&p.path.segments.last().expect("a segment").arguments).to_string();
+                let name = inner.trim_matches(|c| c == '<' || c == '>' || c == ' ');
+                match core.resolve(&format!("sessiondb::{name}")) {
+                    Some(CoreItem::Struct(s)) => s.fields.iter().collect(),
+                    _ => vec![],
+                }
+            }
+            _ => vec![],
+        };
+        for f in v.fields.iter_mut() {
+            let name = f.ident.as_ref().expect("named");
+            let Some(cf) = cv.fields.iter().chain(held.iter().copied()).find(|cf| cf.ident.as_ref() == Some(name)) else { continue };
+            f.attrs = summary(&cf.attrs).into_iter().chain(departures(&f.attrs, &format!("{what}, field `{name}`"))?).collect();
+        }
+    }
     Ok(())
 }
 

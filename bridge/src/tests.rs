@@ -116,3 +116,26 @@ fn signatures_declared_underscore_come_from_the_core() {
     let e = expand("trait SessionStore {\n    fn get(&self, id: &str) -> _;\n}\n", &core).unwrap_err();
     assert_eq!(e, "fn get: `-> _` takes the core's parameters: write none");
 }
+
+/// The error declaration's variant and field docs are the core error's
+/// (a field of a variant, or of the record a one-field variant holds); a
+/// derived field keeps its own, and a doc written where the core has one
+/// is refused.
+#[test]
+fn error_docs_come_from_the_core_error() {
+    let dir = std::env::temp_dir().join(format!("sessiondb-bridge-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let core = "pub struct Breakdown {\n    /// Capacity (tokens).\n    pub capacity: u64,\n}\n\
+                pub enum Error {\n    /// Busy.\n    ///\n    /// Internals.\n    Busy {\n        /// Waited (ms).\n        waited_ms: u64,\n    },\n    \
+                /// Overflow.\n    Overflow(Box<Breakdown>),\n}\n";
+    std::fs::write(dir.join("lib.rs"), core).unwrap();
+    let core = Core::load(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let api = "#[bridge(error, core = sessiondb::Error)]\npub enum Error {\n    Busy { waited_ms: u64, /// Derived.\n #[bridge(get = \"1\")] extra: u64 },\n    \
+               #[bridge(pattern = \"Overflow(b)\")]\n    Overflow { #[bridge(get = \"b.capacity\")] capacity: u64 },\n}\n";
+    let out = squash(&expand(api, &core).unwrap());
+    assert!(out.contains(r#"#[doc="Busy."]Busy{#[doc="Waited(ms)."]waited_ms:u64,#[doc="Derived."]"#), "{out}");
+    assert!(out.contains(r#"#[doc="Overflow."]#[bridge(pattern="Overflow(b)")]Overflow{#[doc="Capacity(tokens)."]"#), "{out}");
+    let twice = "#[bridge(error, core = sessiondb::Error)]\npub enum Error {\n    /// Busy again.\n    Busy { waited_ms: u64 },\n}\n";
+    assert_eq!(expand(twice, &core).unwrap_err(), "error Busy: its doc belongs on the core item, not in bridge/api.rs");
+}
