@@ -78,10 +78,10 @@ trait SessionStore {
     #[bridge(core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
     fn prune(&self) -> _;
 
-    #[bridge(errors(NotFound, InvalidInput))]
+    #[bridge(ordered, errors(NotFound, InvalidInput))]
     fn append_transcript(&self) -> _;
 
-    #[bridge(core = sessiondb::SessionStore::append_entries_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Conflict))]
+    #[bridge(ordered, core = sessiondb::SessionStore::append_entries_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Conflict))]
     fn append_entries(&self) -> _;
 
     /// `append_entries` with per-entry metadata, one transaction (all or
@@ -90,7 +90,7 @@ trait SessionStore {
     /// object or an `item` that is not JSON text is `InvalidInput`. The
     /// `idempotency_key` is `append_entries`' (the metadata is part of what
     /// a retry must repeat).
-    #[bridge(core = sessiondb::SessionStore::append_entries_with_meta_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
+    #[bridge(ordered, core = sessiondb::SessionStore::append_entries_with_meta_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
     fn append_entries_with_meta(&self, session_id: &str, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
     /// Append Agents SDK items (each item's JSON text) in one transaction,

@@ -1349,7 +1349,7 @@ trait SessionStore {
         dry_run: bool,
     ) -> Vec<PrunedSession>;
     /// Append one entry; returns it with its seq.
-    #[bridge(errors(NotFound, InvalidInput))]
+    #[bridge(ordered, errors(NotFound, InvalidInput))]
     fn append_transcript(
         &self,
         session_id: &str,
@@ -1363,6 +1363,7 @@ trait SessionStore {
     /// was cancelled stores the entries once and returns what the first call
     /// stored; the key used for other entries or another event is `Conflict`.
     #[bridge(
+        ordered,
         core = sessiondb::SessionStore::append_entries_keyed,
         defaults(idempotency_key = None),
         errors(NotFound, InvalidInput, Conflict)
@@ -1380,6 +1381,7 @@ trait SessionStore {
     /// `idempotency_key` is `append_entries`' (the metadata is part of what
     /// a retry must repeat).
     #[bridge(
+        ordered,
         core = sessiondb::SessionStore::append_entries_with_meta_keyed,
         defaults(idempotency_key = None),
         errors(NotFound, InvalidInput, Closed, Conflict)

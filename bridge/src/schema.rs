@@ -82,6 +82,11 @@ pub(crate) struct BridgeAttr {
     /// A function whose Python call releases the GIL (CPU-heavy, e.g. a
     /// tokenizer) while Node calls it synchronously.
     pub(crate) detach: bool,
+    /// `ordered`: an append whose Node calls, issued without awaiting each
+    /// other, land in call order: the call takes the store's next
+    /// `AppendTurn` on the JS thread and runs the append under it on the
+    /// libuv pool.
+    pub(crate) ordered: bool,
     /// An expression of the core value `c` that gives the field (a core
     /// method, e.g. `c.compacted_seqs()`), instead of the core field of
     /// the same name: the field is derived, so `Back` does not read it.
@@ -236,6 +241,7 @@ impl BridgeAttr {
             "sync" => self.sync = true,
             "blocking" => self.blocking = true,
             "detach" => self.detach = true,
+            "ordered" => self.ordered = true,
             "getter" => self.getter = Some(opt_lit(m)?),
             "default" => self.default = Some(opt_lit(m)?),
             "host_default" => self.host_default = Some(expr_lit(m)?),

@@ -33,6 +33,6 @@ pub use journal::{AppendOutcome, JournalEvent, NewEvent, OperationOutcome, Recov
 pub use keys::{KeyProvider, KeySource};
 pub use search::{Highlight, OffsetUnit, RebuildReport, SearchHit, SearchOptions, SearchResults};
 pub use store::{
-    CheckReport, ContentFormat, CopyConflict, CopyReport, ContextExtensionRecord, EntryMeta, ItemPage, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
+    AppendTurn, CheckReport, ContentFormat, CopyConflict, CopyReport, ContextExtensionRecord, EntryMeta, ItemPage, NewEntry, NewSession, OpenOptions, Role, SessionRecord, SessionStore, StoreStats,
     TokenTotals, TokenUsage, TranscriptEntry, UnreadableField, WorkspaceFilter,
 };

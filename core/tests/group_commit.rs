@@ -289,3 +289,83 @@ fn append_in_a_forked_child_fails_closed_instead_of_hanging() {
     assert_eq!(other, 0, "a child append did something other than fail Closed");
     assert_eq!(hung, 0, "{hung} of 5 forked children hung in append_transcript (killed by alarm)");
 }
+
+/// Appends issued in order on one thread and run on a FIFO pool of four
+/// threads (as Node's `appendTranscript` runs on libuv's) land in issue
+/// order when each carries its `AppendTurn`, although the jobs spend
+/// different times before they append; a turn dropped unrun, one whose job
+/// makes no append, and one whose append fails each give their place up.
+#[test]
+fn appends_under_turns_land_in_issue_order_from_a_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Arc::new(open(&dir.path().join("s.db"), 5_000));
+    let a = s.create_session(None, None).unwrap().id;
+    let b = s.create_session(None, None).unwrap().id;
+    type Job = Box<dyn FnOnce() + Send>;
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    let rx = Arc::new(std::sync::Mutex::new(rx));
+    let pool: Vec<_> = (0..4)
+        .map(|_| {
+            let rx = Arc::clone(&rx);
+            std::thread::spawn(move || loop {
+                let job = rx.lock().unwrap().recv();
+                match job {
+                    Ok(job) => job(),
+                    Err(_) => break,
+                }
+            })
+        })
+        .collect();
+    let (results_tx, results_rx) = std::sync::mpsc::channel::<(usize, Result<u64, ErrorKind>)>();
+    let mut want = std::collections::HashMap::<String, Vec<String>>::new();
+    for i in 0..4_000usize {
+        let turn = s.append_turn();
+        if i % 97 == 5 {
+            drop(turn); // cancelled before it started
+            continue;
+        }
+        let (s, results_tx) = (Arc::clone(&s), results_tx.clone());
+        if i % 101 == 7 {
+            // A call in turn that appends nothing: a read.
+            let a = a.clone();
+            tx.send(Box::new(move || turn.run(|| drop(s.get_session(&a).unwrap())))).unwrap();
+            continue;
+        }
+        let sid = match i % 89 {
+            3 => "no-such-session".to_owned(),
+            _ if i % 3 == 0 => b.clone(),
+            _ => a.clone(),
+        };
+        let text = format!("m{i}");
+        if sid != "no-such-session" {
+            want.entry(sid.clone()).or_default().push(text.clone());
+        }
+        tx.send(Box::new(move || {
+            // Earlier jobs often take longer before they append (a host's
+            // argument conversion, redaction, token counting).
+            let spin = Instant::now();
+            while spin.elapsed() < Duration::from_micros(((4_000 - i) % 7 * 40) as u64) {}
+            let r = turn.run(|| s.append_transcript(&sid, Role::User, text));
+            results_tx.send((i, r.map(|e| e.seq).map_err(|e| e.kind()))).unwrap();
+        }))
+        .unwrap();
+    }
+    drop((tx, results_tx));
+    for t in pool {
+        t.join().unwrap();
+    }
+    let results: Vec<_> = results_rx.iter().collect();
+    let failed: Vec<_> = results.iter().filter(|(_, r)| r.is_err()).map(|(i, r)| (*i, r.clone().unwrap_err())).collect();
+    let expect_failed: Vec<_> = (0..4_000usize).filter(|i| i % 89 == 3 && i % 97 != 5 && i % 101 != 7).map(|i| (i, ErrorKind::NotFound)).collect();
+    let mut failed = failed;
+    failed.sort_by_key(|(i, _)| *i);
+    assert_eq!(failed, expect_failed);
+    for (sid, contents) in &want {
+        let stored: Vec<String> = s.get_transcript(sid, 1, 10_000).unwrap().into_iter().map(|e| e.content).collect();
+        assert_eq!(stored.len(), contents.len());
+        assert_eq!(&stored, contents, "session {sid}: stored out of issue order");
+    }
+    let ok = results.iter().filter(|(_, r)| r.is_ok()).count();
+    assert_eq!(want[&a].len() + want[&b].len(), ok);
+    assert!(ok > 3_800, "{ok} appends");
+}

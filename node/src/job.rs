@@ -41,3 +41,16 @@ where
 {
     AsyncTask::new(Job { work: Some(Box::new(move || crate::errors::r(f()))) })
 }
+
+/// [`job`] under `turn` (taken on the JS thread when the call was made):
+/// the append it makes joins the store's commit queue after those of every
+/// call made before it (`#[bridge(ordered)]`; `sessiondb::AppendTurn`).
+/// libuv's pool runs jobs in the order they were queued, so every earlier
+/// turn reaches its append.
+pub fn job_in_turn<T, F>(turn: sessiondb::AppendTurn, f: F) -> AsyncTask<Job<T>>
+where
+    T: ToNapiValue + TypeName + Send + 'static,
+    F: FnOnce() -> sessiondb::Result<T> + Send + 'static,
+{
+    job(move || turn.run(f))
+}

@@ -287,11 +287,14 @@ impl SessionStore {
         let role = sessiondb::Role::parse(&role).map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s
-                    .append_transcript(&session_id, role, content)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    s
+                        .append_transcript(&session_id, role, content)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Append entries in one transaction (all or none); returns them with
@@ -320,15 +323,18 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::SessionStore::append_entries_keyed(
-                        &s,
-                        &session_id,
-                        entries,
-                        idempotency_key.as_deref(),
-                    )
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    sessiondb::SessionStore::append_entries_keyed(
+                            &s,
+                            &session_id,
+                            entries,
+                            idempotency_key.as_deref(),
+                        )
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// `append_entries` with per-entry metadata, one transaction (all or
@@ -357,15 +363,18 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::SessionStore::append_entries_with_meta_keyed(
-                        &s,
-                        &session_id,
-                        entries,
-                        idempotency_key.as_deref(),
-                    )
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    sessiondb::SessionStore::append_entries_with_meta_keyed(
+                            &s,
+                            &session_id,
+                            entries,
+                            idempotency_key.as_deref(),
+                        )
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Replace the session's last visible entries, which must hold

@@ -6,6 +6,7 @@
 
 use std::sync::{Arc, Condvar, Mutex};
 
+use super::append_order::TurnOrder;
 use super::transcript::append_in_tx;
 use super::{lock, EntryMeta, NewEntry, Role, SessionStore, TranscriptEntry};
 use crate::error::{Error, Result};
@@ -101,6 +102,8 @@ pub(crate) struct PendingAppend {
 pub(crate) struct AppendGroup {
     pub(super) state: Mutex<GroupState>,
     written: Condvar,
+    /// The order appends under an [`AppendTurn`] join `state.queue` in.
+    pub(super) order: Arc<TurnOrder>,
 }
 
 #[derive(Default)]
@@ -153,8 +156,13 @@ fn append_grouped(
         done: None,
     }));
     let g = &store.appends;
+    // Under a turn (a host's append issued in order, run on a pool), join
+    // the queue only after the earlier turns' appends; then let the next
+    // turn go at once, before this append's commit.
+    let turn = super::append_order::my_turn(&g.order);
     let mut st = lock(&g.state);
     st.queue.push(Arc::clone(&me));
+    drop(turn);
     loop {
         if let Some(r) = lock(&me).done.take() {
             return r;

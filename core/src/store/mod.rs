@@ -22,6 +22,7 @@ mod entry_meta;
 pub mod copy;
 mod recovery_key;
 pub(crate) mod context_ext;
+mod append_order;
 mod group_commit;
 mod history;
 pub mod journal;
@@ -32,6 +33,7 @@ mod types;
 pub mod preview;
 mod writer;
 
+pub use append_order::AppendTurn;
 pub use check::CheckReport;
 pub use copy::{CopyConflict, CopyReport};
 pub use crate::backend::Location;
