@@ -495,15 +495,12 @@ fn expand_errors(e: &mut syn::ItemEnum, core: &Core) -> Result<(), String> {
         let what = format!("error {}", v.ident);
         let cv = c.variants.iter().find(|cv| cv.ident == v.ident).ok_or_else(|| format!("{what}: not a variant of `{path}`"))?;
         v.attrs = summary(&cv.attrs).into_iter().chain(departures(&v.attrs, &what)?).collect();
-        let held = match cv.fields.iter().next().map(|f| &f.ty) {
-            Some(Type::Path(p)) if cv.fields.len() == 1 && p.path.segments.last().is_some_and(|s| s.ident == "Box") => {
-                let inner = quote::ToTokens::to_token_stream(&p.path.segments.last().expect("a segment").arguments).to_string();
-                let name = inner.trim_matches(|c| c == '<' || c == '>' || c == ' ');
-                match core.resolve(&format!("sessiondb::{name}")) {
-                    Some(CoreItem::Struct(s)) => s.fields.iter().collect(),
-                    _ => vec![],
-                }
-            }
+        // The record a one-field variant holds (`Box<Breakdown>`), by its name at the crate root.
+        let held = match cv.fields.iter().map(|f| quote::ToTokens::to_token_stream(&f.ty).to_string()).collect::<Vec<_>>().as_slice() {
+            [ty] => match core.resolve(&format!("sessiondb::{}", ty.trim_start_matches("Box <").trim_end_matches('>').trim())) {
+                Some(CoreItem::Struct(s)) => s.fields.iter().collect(),
+                _ => vec![],
+            },
             _ => vec![],
         };
         for f in v.fields.iter_mut() {
