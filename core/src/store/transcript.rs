@@ -125,12 +125,22 @@ pub fn entry_shape(role: Role, format: ContentFormat, content: &str) -> (&'stati
 /// space-separated, so plaintext columns link a call to its result without
 /// holding the id.
 pub fn call_keys(key: &crate::crypto::DataKey, ids: &[String]) -> String {
+    call_keys_by(&crypto::KeyedDigester::new(key, CALL_ID_DOMAIN), ids)
+}
+
+/// The `crypto::keyed_hash` domain of [`call_keys`].
+const CALL_ID_DOMAIN: &str = "call-id";
+
+/// [`call_keys`] with the keyed state of domain [`CALL_ID_DOMAIN`] made
+/// once by the caller (the same text).
+fn call_keys_by(d: &crypto::KeyedDigester, ids: &[String]) -> String {
     let mut out = String::with_capacity(ids.len() * 17);
     for id in ids {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(&crypto::keyed_hash(key, "call-id", id.as_bytes())[..16]);
+        // The first 16 hex digits of the keyed hash: its first 8 bytes.
+        out.push_str(&crypto::hex(&d.digest(&[id.as_bytes()])[..8]));
     }
     out
 }
@@ -218,6 +228,7 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     // Seal everything first, then hand the backend the rows.
     type Sealed<'s> = (std::borrow::Cow<'s, [u8]>, Option<Vec<u8>>, &'static str, String);
     let mut envs: Vec<Sealed<'_>> = Vec::with_capacity(entries.len());
+    let mut call_digester: Option<crypto::KeyedDigester> = None;
     for (i, e) in entries.iter().enumerate() {
         let e = e.borrow();
         let seq = last + 1 + i as u64;
@@ -230,7 +241,8 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
             .and_then(|m| encode_meta(m[i].borrow()))
             .map(|json| crypto::seal(t.key, &meta_record(session_id, seq), json.as_bytes(), t.compress));
         let (kind, calls) = entry_shape(e.role, e.format, &e.content);
-        envs.push((env, meta_env, kind, call_keys(t.key, &calls)));
+        let keys = if calls.is_empty() { String::new() } else { call_keys_by(call_digester.get_or_insert_with(|| crypto::KeyedDigester::new(t.key, CALL_ID_DOMAIN)), &calls) };
+        envs.push((env, meta_env, kind, keys));
     }
     let rows: Vec<NewEntryRow<'_>> = entries
         .iter()

@@ -33,10 +33,21 @@ pub(super) enum BatchWrite {
     /// The progress record must still say `expected` lines (`None`: absent),
     /// else another import of the file got ahead: `Conflict`, roll back.
     CheckProgress { key: String, expected: Option<u64> },
-    /// Entries with consecutive seqs from `first_seq`, their content already
-    /// sealed for those seqs and counted (`counted`: one token count per
-    /// entry as stored, see `store::transcript::append_rows_in_tx`).
-    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<Vec<u8>>, counted: Vec<Option<u64>> },
+    /// Entries with consecutive seqs from `first_seq` (`encodings`: the
+    /// tokenizer of each one's session model, `None` for none). [`seal_batch`]
+    /// redacts them (policy `on-write`), seals their content for those seqs
+    /// (`sealed`) and counts it (`counted`: one token count per entry as
+    /// stored, see `store::transcript::append_rows_in_tx`); both are empty
+    /// before.
+    Entries {
+        sid: String,
+        first_seq: u64,
+        entries: Vec<NewEntry>,
+        metas: Vec<EntryMeta>,
+        encodings: Vec<Option<crate::context::Encoding>>,
+        sealed: Vec<Vec<u8>>,
+        counted: Vec<Option<u64>>,
+    },
     Usage { sid: String, usages: Vec<TokenUsage>, times: Vec<Option<i64>> },
     Ext { sid: String, kind: &'static str, body: String },
     Rename { sid: String, title: Option<String> },
@@ -58,6 +69,25 @@ impl Batch {
     }
 }
 
+/// The CPU work of a batch's entries before they are written (issue 33
+/// item 3: the import's sealing stage, a thread between the reader and the
+/// writer): redaction on write (issue 30 item 2), then each content sealed
+/// for its seq and its tokens counted with its session's encoding (issue 33
+/// item 7). Infallible; run once per batch, before [`apply_batch`].
+pub(super) fn seal_batch(store: &SessionStore, batch: &mut Batch) {
+    for w in &mut batch.writes {
+        if let BatchWrite::Entries { sid, first_seq, entries, metas, encodings, sealed, counted } = w {
+            sealed.clear();
+            counted.clear();
+            for (i, (entry, meta)) in entries.iter_mut().zip(metas.iter_mut()).enumerate() {
+                store.redact_on_write(entry, Some(meta));
+                sealed.push(store.seal_entry_content(sid, *first_seq + i as u64, &entry.content));
+                counted.push(crate::context::tokens::count_for_storage(encodings[i], &entry.content, entry.tokens));
+            }
+        }
+    }
+}
+
 /// Write one batch in one transaction.
 pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
     store.write_batch(|t| {
@@ -72,7 +102,7 @@ pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                         return Err(Error::conflict(CONCURRENT_IMPORT));
                     }
                 }
-                BatchWrite::Entries { sid, first_seq, entries, metas, sealed, counted } => {
+                BatchWrite::Entries { sid, first_seq, entries, metas, sealed, counted, .. } => {
                     t.append_entries(sid, entries, metas, *first_seq, sealed, counted)?;
                 }
                 BatchWrite::Usage { sid, usages, times } => t.record_token_usage(sid, usages, times)?,
