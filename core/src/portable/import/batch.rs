@@ -45,7 +45,7 @@ pub(super) enum BatchWrite {
         entries: Vec<NewEntry>,
         metas: Vec<EntryMeta>,
         encodings: Vec<Option<crate::context::Encoding>>,
-        sealed: Vec<Vec<u8>>,
+        sealed: Vec<crate::store::transcript::SealedRow>,
         counted: Vec<Option<u64>>,
     },
     Usage { sid: String, usages: Vec<TokenUsage>, times: Vec<Option<i64>> },
@@ -72,16 +72,19 @@ impl Batch {
 /// The CPU work of a batch's entries before they are written (issue 33
 /// item 3: the import's sealing stage, a thread between the reader and the
 /// writer): redaction on write (issue 30 item 2), then each content sealed
-/// for its seq and its tokens counted with its session's encoding (issue 33
-/// item 7). Infallible; run once per batch, before [`apply_batch`].
+/// for its seq with its metadata, its kind and call keys made (the whole
+/// row but its insert, `store::transcript::SealedRow`), and its tokens
+/// counted with its session's encoding (issue 33 item 7). Infallible; run
+/// once per batch, before [`apply_batch`].
 pub(super) fn seal_batch(store: &SessionStore, batch: &mut Batch) {
     for w in &mut batch.writes {
         if let BatchWrite::Entries { sid, first_seq, entries, metas, encodings, sealed, counted } = w {
             sealed.clear();
             counted.clear();
+            let mut calls_by = None;
             for (i, (entry, meta)) in entries.iter_mut().zip(metas.iter_mut()).enumerate() {
                 store.redact_on_write(entry, Some(meta));
-                sealed.push(store.seal_entry_content(sid, *first_seq + i as u64, &entry.content));
+                sealed.push(store.seal_entry_row(&mut calls_by, sid, *first_seq + i as u64, entry, meta));
                 counted.push(crate::context::tokens::count_for_storage(encodings[i], &entry.content, entry.tokens));
             }
         }
@@ -103,7 +106,7 @@ pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                     }
                 }
                 BatchWrite::Entries { sid, first_seq, entries, metas, sealed, counted, .. } => {
-                    t.append_entries(sid, entries, metas, *first_seq, sealed, counted)?;
+                    t.append_sealed_rows(sid, entries, metas, *first_seq, sealed, counted)?;
                 }
                 BatchWrite::Usage { sid, usages, times } => t.record_token_usage(sid, usages, times)?,
                 BatchWrite::Ext { sid, kind, body } => {
