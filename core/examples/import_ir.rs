@@ -20,6 +20,10 @@
 //!   WAL (PASSIVE) every 4 MiB of it, as the store's checkpoint thread does.
 //!   No identities, journal, token ledger or progress records.
 //!
+//! `import` also imports the file a second time (unchanged: up to date)
+//! and reports how long that took, and the database + WAL bytes over the
+//! file's bytes.
+//!
 //! `ratio FILE [ROUNDS]` (default 5) runs `parse`, `import` and `floor` in
 //! this process, interleaved, ROUNDS times, and prints each one's MB/s
 //! (file bytes over wall seconds) and CPU seconds (user + system, all
@@ -49,13 +53,29 @@ fn parse(path: &std::path::Path) -> u64 {
     n
 }
 
-/// `import_file` into a fresh store in a temp dir; entries imported.
+/// `import_file` into a fresh store in a temp dir; entries imported. Sets
+/// [`DB_OVER_SOURCE`] to the database + WAL bytes over the file's bytes.
 fn import(path: &std::path::Path) -> u64 {
     let dir = tempfile::tempdir().unwrap();
-    let s = SessionStore::open(OpenOptions::at(dir.path().join("s.db"), KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap()))).unwrap();
+    let db = dir.path().join("s.db");
+    let s = SessionStore::open(OpenOptions::at(db.clone(), KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap()))).unwrap();
     let r = sessiondb::portable::import_file(&s, path, None).unwrap();
+    // Importing the unchanged file again: up to date, nothing read.
+    let t = std::time::Instant::now();
+    let again = sessiondb::portable::import_file(&s, path, None).unwrap();
+    assert_eq!(again.status, sessiondb::portable::ImportStatus::UpToDate);
+    REIMPORT_NS.store(t.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+    let size = |p: std::path::PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+    let stored = size(db.clone()) + size(db.with_extension("db-wal"));
+    let ratio = stored as f64 / std::fs::metadata(path).unwrap().len() as f64;
+    DB_OVER_SOURCE.store(ratio.to_bits(), std::sync::atomic::Ordering::Relaxed);
     r.sessions.iter().map(|s| s.entries).sum::<u64>()
 }
+
+/// How long the last [`import`]'s second import of the unchanged file took (ns).
+static REIMPORT_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// The last [`import`]'s database + WAL bytes over source bytes (`f64` bits).
+static DB_OVER_SOURCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The floor (see the module doc): rows written.
 fn floor(path: &std::path::Path) -> u64 {
@@ -139,7 +159,16 @@ fn ratio(path: &std::path::Path, rounds: usize) {
             let (c0, t0) = (cpu_seconds(), std::time::Instant::now());
             let n = f(path);
             let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds() - c0);
-            println!("round {} {name:>6}: {n} rows, {wall:.3} s wall, {cpu:.2} s CPU ({:.2} cores), {:.1} MB/s", r + 1, cpu / wall, bytes / wall / 1e6);
+            let extra = if *name == "import" {
+                format!(
+                    ", db+wal/source {:.3}, re-import {:.2} ms",
+                    f64::from_bits(DB_OVER_SOURCE.load(std::sync::atomic::Ordering::Relaxed)),
+                    REIMPORT_NS.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e6
+                )
+            } else {
+                String::new()
+            };
+            println!("round {} {name:>6}: {n} rows, {wall:.3} s wall, {cpu:.2} s CPU ({:.2} cores), {:.1} MB/s{extra}", r + 1, cpu / wall, bytes / wall / 1e6);
             mbs[i].push(bytes / wall / 1e6);
             cpus[i].push(cpu);
         }
@@ -167,7 +196,14 @@ fn main() {
             let r = read_stream(format, f, &ReadOptions::default(), &mut Drop_).unwrap();
             eprintln!("{} lines read", r.lines);
         }
-        "import" => eprintln!("{} entries imported", import(&path)),
+        "import" => {
+            let n = import(&path);
+            eprintln!(
+                "{n} entries imported, db+wal/source {:.3}, re-import {:.2} ms",
+                f64::from_bits(DB_OVER_SOURCE.load(std::sync::atomic::Ordering::Relaxed)),
+                REIMPORT_NS.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e6
+            );
+        }
         m => panic!("unknown mode {m}"),
     }
 }

@@ -248,7 +248,7 @@ fn record_ids_are_issue_14_formula_on_both_import_paths() {
             Ok(())
         }
     }
-    for (sid, big) in [("sess-ids-small", 0usize), ("sess-ids-big", 260_000)] {
+    for (sid, big) in [("sess-ids-small", 0usize), ("sess-ids-big", 320_000)] {
         let dir = tempfile::tempdir().unwrap();
         let st = store(dir.path());
         let mut text = format!("{}\n", serde_json::json!({"type":"header","id":sid,"model":"m","cwd":"/tmp/p","created_at":1_700_000_000}));

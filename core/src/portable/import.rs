@@ -605,7 +605,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
                 .name("sessiondb-import-seal".into())
                 .spawn_scoped(scope, move || {
                     for mut batch in rx_seal {
-                        seal_batch(store, &mut batch);
+                        seal_batch(store, &mut batch, true);
                         if tx_write.send(batch).is_err() {
                             // The writer stopped; dropping `rx_seal` stops the reader.
                             return;

@@ -76,20 +76,63 @@ impl Batch {
 /// row but its insert, `store::transcript::SealedRow`), and its tokens
 /// counted with its session's encoding (issue 33 item 7). Infallible; run
 /// once per batch, before [`apply_batch`].
-pub(super) fn seal_batch(store: &SessionStore, batch: &mut Batch) {
+///
+/// `split`: when the entries hold at least [`COUNT_SPLIT_BYTES`] to count,
+/// a scoped helper thread counts the first half of them (by bytes) while
+/// this one counts the rest and seals (counting is ~10× the cost of
+/// sealing a byte, so one thread would hold the pipeline back); the counts
+/// are the same either way.
+pub(super) fn seal_batch(store: &SessionStore, batch: &mut Batch, split: bool) {
+    use crate::context::tokens::count_for_storage;
     for w in &mut batch.writes {
         if let BatchWrite::Entries { sid, first_seq, entries, metas, encodings, sealed, counted } = w {
-            sealed.clear();
-            counted.clear();
-            let mut calls_by = None;
-            for (i, (entry, meta)) in entries.iter_mut().zip(metas.iter_mut()).enumerate() {
+            for (entry, meta) in entries.iter_mut().zip(metas.iter_mut()) {
                 store.redact_on_write(entry, Some(meta));
-                sealed.push(store.seal_entry_row(&mut calls_by, sid, *first_seq + i as u64, entry, meta));
-                counted.push(crate::context::tokens::count_for_storage(encodings[i], &entry.content, entry.tokens));
+            }
+            let count = |e: &NewEntry, enc: &Option<crate::context::Encoding>| count_for_storage(*enc, &e.content, e.tokens);
+            let to_count = |e: &NewEntry, enc: &Option<crate::context::Encoding>| if enc.is_some() && e.tokens.is_none() { e.content.len() } else { 0 };
+            let total: usize = entries.iter().zip(encodings.iter()).map(|(e, enc)| to_count(e, enc)).sum();
+            // The first `mid` entries hold about half of the bytes to count.
+            let mid = if split && total >= COUNT_SPLIT_BYTES {
+                let mut acc = 0;
+                entries.iter().zip(encodings.iter()).position(|(e, enc)| {
+                    acc += to_count(e, enc);
+                    acc >= total / 2
+                }).map_or(0, |i| i + 1)
+            } else {
+                0
+            };
+            let (entries, metas, encodings) = (&*entries, &*metas, &*encodings);
+            let seal_all = |sealed: &mut Vec<crate::store::transcript::SealedRow>| {
+                let mut calls_by = None;
+                sealed.clear();
+                sealed.extend(entries.iter().zip(metas).enumerate().map(|(i, (e, m))| store.seal_entry_row(&mut calls_by, sid, *first_seq + i as u64, e, m)));
+            };
+            counted.clear();
+            if mid == 0 {
+                seal_all(sealed);
+                counted.extend(entries.iter().zip(encodings).map(|(e, enc)| count(e, enc)));
+            } else {
+                std::thread::scope(|scope| {
+                    let first = scope.spawn(|| entries[..mid].iter().zip(&encodings[..mid]).map(|(e, enc)| count(e, enc)).collect::<Vec<_>>());
+                    let rest: Vec<Option<u64>> = entries[mid..].iter().zip(&encodings[mid..]).map(|(e, enc)| count(e, enc)).collect();
+                    seal_all(sealed);
+                    match first.join() {
+                        Ok(c) => counted.extend(c),
+                        // The helper's panic is this thread's, as the count's own would be.
+                        Err(p) => std::panic::resume_unwind(p),
+                    }
+                    counted.extend(rest);
+                });
             }
         }
     }
 }
+
+/// Bytes of content to count in one batch from which [`seal_batch`]
+/// splits the counting over two threads (below it, a thread's start costs
+/// more than it saves).
+const COUNT_SPLIT_BYTES: usize = 64 << 10;
 
 /// Write one batch in one transaction.
 pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {

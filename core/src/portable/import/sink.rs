@@ -344,7 +344,7 @@ impl<'a> ImportSink<'a> {
         match &self.writer {
             Some(tx) => tx.send(batch).map_err(|_| Error::Database("the import writer stopped".into())),
             None => {
-                seal_batch(self.store, &mut batch);
+                seal_batch(self.store, &mut batch, false);
                 apply_batch(self.store, batch)
             }
         }
