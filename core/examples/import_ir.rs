@@ -68,11 +68,13 @@ fn import(path: &std::path::Path) -> u64 {
     let again = sessiondb::portable::import_file(&s, path, None).unwrap();
     assert_eq!(again.status, sessiondb::portable::ImportStatus::UpToDate);
     REIMPORT_NS.store(t.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+    // Sizes once the store is closed (as after a CLI import).
+    drop(s);
     let size = |p: std::path::PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     let stored = size(db.clone()) + size(db.with_extension("db-wal"));
     let ratio = stored as f64 / std::fs::metadata(path).unwrap().len() as f64;
     DB_OVER_SOURCE.store(ratio.to_bits(), std::sync::atomic::Ordering::Relaxed);
-    r.sessions.iter().map(|s| s.entries).sum::<u64>()
+    r.sessions.iter().map(|x| x.entries).sum::<u64>()
 }
 
 /// How long the last [`import`]'s second import of the unchanged file took (ns).
