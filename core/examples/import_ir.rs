@@ -23,6 +23,9 @@
 //!   does. No identities, entry rows, journal, token ledger or progress
 //!   records: only the ciphertext the import must write.
 //!
+//! `IMPORT_IR_COMPRESS=1` opens the store with compression on (zstd,
+//! `OpenOptions::compress`; off by default).
+//!
 //! `import` also imports the file a second time (unchanged: up to date)
 //! and reports how long that took, and the database + WAL bytes over the
 //! file's bytes.
@@ -61,7 +64,10 @@ fn parse(path: &std::path::Path) -> u64 {
 fn import(path: &std::path::Path) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("s.db");
-    let s = SessionStore::open(OpenOptions::at(db.clone(), KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap()))).unwrap();
+    // `IMPORT_IR_COMPRESS=1`: zstd on (`OpenOptions::compress`; off by default since issue 30).
+    let compress = std::env::var("IMPORT_IR_COMPRESS").is_ok_and(|v| v == "1");
+    let opts = OpenOptions { compress: Some(compress), ..OpenOptions::at(db.clone(), KeySource::Bytes(DataKey::from_bytes(&[1; 32]).unwrap())) };
+    let s = SessionStore::open(opts).unwrap();
     let r = sessiondb::portable::import_file(&s, path, None).unwrap();
     // Importing the unchanged file again: up to date, nothing read.
     let t = std::time::Instant::now();
