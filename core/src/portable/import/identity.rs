@@ -76,7 +76,8 @@ pub(super) fn turn_identity(format: SourceFormat, turn: &Turn, blocks_json: &mut
     }
     let blocks = blocks_json.get_or_insert_with(|| turn.blocks_json());
     // `turn\0<role>\0<timestamp as {:?}>\0<blocks>`, pushed in place (the
-    // text issue 14 hashed, byte for byte: `turn_identity_text_is_the_formatted_one`).
+    // text issue 14 hashed, byte for byte: `record_ids_are_issue_14_formula_on_both_import_paths`
+    // in core/tests/portable_identity.rs).
     let role = turn.role.as_str();
     let mut text = String::with_capacity(blocks.len() + role.len() + 32);
     text.push_str("turn\0");

@@ -336,9 +336,10 @@ impl<'a> ImportSink<'a> {
     /// the progress record `(lines, bytes)`, as one transaction: a crash
     /// before it leaves the store as the previous commit did; after it, a
     /// re-import resumes at line `lines + 1`. The batch is prepared here
-    /// (content encrypted with the seqs it will get) and written by the
-    /// writer thread when there is one, so reading the next lines overlaps
-    /// the SQLite work of this batch.
+    /// (entries with the seqs they will get); its entries are sealed and
+    /// counted by the sealing stage and it is written by the writer thread
+    /// when there are those (`batch::seal_batch`, `batch::apply_batch`), so
+    /// reading the next lines overlaps both; else both run here.
     fn commit(&mut self, upto: u64, lines: u64, bytes: u64) -> Result<()> {
         let mut batch = self.prepare(upto, lines, bytes)?;
         match &self.writer {
