@@ -143,13 +143,26 @@ fn read_all_floor(c: &rusqlite::Connection, key: &DataKey, sid: &str) -> Vec<Str
     let mut q = c.prepare_cached("SELECT seq, content_enc FROM entries WHERE session_id = ?1 ORDER BY seq").unwrap();
     let mut rows = q.query([sid]).unwrap();
     let mut out = Vec::new();
+    let mut aad = String::new();
     while let Some(r) = rows.next().unwrap() {
         let seq: i64 = r.get(0).unwrap();
         let sealed = r.get_ref(1).unwrap().as_blob().unwrap();
-        let plain = crypto::open_any(key, &format!("transcript:{sid}:{seq}:content"), sealed).unwrap();
+        let plain = crypto::open_any(key, content_aad(&mut aad, sid, seq), sealed).unwrap();
         out.push(String::from_utf8(plain.to_vec()).unwrap());
     }
     out
+}
+
+/// The content record id `transcript:<sid>:<seq>:content` in `buf`,
+/// without `format!` (as the store builds its AADs).
+fn content_aad<'a>(buf: &'a mut String, sid: &str, seq: i64) -> &'a str {
+    buf.clear();
+    buf.push_str("transcript:");
+    buf.push_str(sid);
+    buf.push(':');
+    crypto::push_decimal(buf, seq as u64);
+    buf.push_str(":content");
+    buf
 }
 
 /// Every entry in seq order with its role (parsed, as the store checks
@@ -159,12 +172,13 @@ fn read_all_floor_entries(c: &rusqlite::Connection, key: &DataKey, sid: &str) ->
     let mut q = c.prepare_cached("SELECT seq, role, created_at, content_enc FROM entries WHERE session_id = ?1 ORDER BY seq").unwrap();
     let mut rows = q.query([sid]).unwrap();
     let mut out = Vec::new();
+    let mut aad = String::new();
     while let Some(r) = rows.next().unwrap() {
         let seq: i64 = r.get(0).unwrap();
         let role = Role::parse(r.get_ref(1).unwrap().as_str().unwrap()).unwrap();
         let created_at: i64 = r.get(2).unwrap();
         let sealed = r.get_ref(3).unwrap().as_blob().unwrap();
-        let plain = crypto::open_any(key, &format!("transcript:{sid}:{seq}:content"), sealed).unwrap();
+        let plain = crypto::open_any(key, content_aad(&mut aad, sid, seq), sealed).unwrap();
         out.push((seq, role, created_at, String::from_utf8(plain.to_vec()).unwrap()));
     }
     out
