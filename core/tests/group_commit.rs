@@ -369,3 +369,44 @@ fn appends_under_turns_land_in_issue_order_from_a_pool() {
     assert_eq!(want[&a].len() + want[&b].len(), ok);
     assert!(ok > 3_800, "{ok} appends");
 }
+
+thread_local! {
+    /// An append made when its thread ends (`an_append_from_a_thread_local_destructor_is_stored`).
+    static APPEND_AT_THREAD_END: std::cell::RefCell<Option<AppendOnDrop>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Appends one entry when dropped; a wrong outcome aborts (a panic in a
+/// thread-local destructor does), which fails the test binary.
+struct AppendOnDrop(Arc<SessionStore>, String);
+
+impl Drop for AppendOnDrop {
+    fn drop(&mut self) {
+        let r = self.0.append_transcript(&self.1, Role::User, "from a destructor".into());
+        assert_eq!(r.map(|e| e.seq).map_err(|e| e.kind()), Ok(2));
+    }
+}
+
+/// A host object that appends when its thread ends (a thread-local's
+/// destructor) runs after the thread's current-turn slot
+/// (append_order.rs) is destroyed, when the thread appended under a turn
+/// before: its append has no turn and is stored, instead of panicking on
+/// the destroyed slot (which aborts the process: a panic in a thread-local
+/// destructor cannot unwind).
+#[test]
+fn an_append_from_a_thread_local_destructor_after_a_turn_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Arc::new(open(&dir.path().join("s.db"), 5_000));
+    let sid = s.create_session(None, None).unwrap().id;
+    let (s2, sid2) = (Arc::clone(&s), sid.clone());
+    std::thread::spawn(move || {
+        // Set first, so destroyed after the turn slot (thread-local
+        // destructors run in reverse order of first use).
+        APPEND_AT_THREAD_END.with(|g| *g.borrow_mut() = Some(AppendOnDrop(Arc::clone(&s2), sid2.clone())));
+        let e = s2.append_turn().run(|| s2.append_transcript(&sid2, Role::User, "in turn".into())).unwrap();
+        assert_eq!(e.seq, 1);
+    })
+    .join()
+    .unwrap();
+    let stored: Vec<String> = s.get_transcript(&sid, 1, 10).unwrap().into_iter().map(|e| e.content).collect();
+    assert_eq!(stored, ["in turn", "from a destructor"]);
+}
