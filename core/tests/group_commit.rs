@@ -370,43 +370,67 @@ fn appends_under_turns_land_in_issue_order_from_a_pool() {
     assert!(ok > 3_800, "{ok} appends");
 }
 
-thread_local! {
-    /// An append made when its thread ends (`an_append_from_a_thread_local_destructor_is_stored`).
-    static APPEND_AT_THREAD_END: std::cell::RefCell<Option<AppendOnDrop>> = const { std::cell::RefCell::new(None) };
+/// A FIFO pool of `n` threads (libuv's pool, as Node runs each call):
+/// jobs sent to the returned channel, run in the order sent.
+fn fifo_pool(n: usize) -> (std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>>, Vec<std::thread::JoinHandle<()>>) {
+    let (tx, rx) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
+    let rx = Arc::new(std::sync::Mutex::new(rx));
+    let threads = (0..n)
+        .map(|_| {
+            let rx = Arc::clone(&rx);
+            std::thread::spawn(move || loop {
+                let job = rx.lock().unwrap().recv();
+                match job {
+                    Ok(job) => job(),
+                    Err(_) => break,
+                }
+            })
+        })
+        .collect();
+    (tx, threads)
 }
 
-/// Appends one entry when dropped; a wrong outcome aborts (a panic in a
-/// thread-local destructor does), which fails the test binary.
-struct AppendOnDrop(Arc<SessionStore>, String);
-
-impl Drop for AppendOnDrop {
-    fn drop(&mut self) {
-        let r = self.0.append_transcript(&self.1, Role::User, "from a destructor".into());
-        assert_eq!(r.map(|e| e.seq).map_err(|e| e.kind()), Ok(2));
-    }
-}
-
-/// A host object that appends when its thread ends (a thread-local's
-/// destructor) runs after the thread's current-turn slot
-/// (append_order.rs) is destroyed, when the thread appended under a turn
-/// before: its append has no turn and is stored, instead of panicking on
-/// the destroyed slot (which aborts the process: a panic in a thread-local
-/// destructor cannot unwind).
+/// close() under a turn, issued after 200 appends in flight and before 100
+/// more, on a FIFO pool of 4 (Node's `close()` not awaited): the 200 are
+/// stored, in order, and the 100 fail with `Closed`. Without the turn, the
+/// close ran while the three earlier appends on the other threads were
+/// still before the queue (they failed with `Closed`), and appends issued
+/// after it could be stored before it ran (23 of 2,000 in
+/// node/__test__/appends_under_load.test.mjs).
 #[test]
-fn an_append_from_a_thread_local_destructor_after_a_turn_is_stored() {
+fn close_under_a_turn_stores_the_appends_issued_before_it_and_refuses_those_after() {
     let dir = tempfile::tempdir().unwrap();
     let s = Arc::new(open(&dir.path().join("s.db"), 5_000));
     let sid = s.create_session(None, None).unwrap().id;
-    let (s2, sid2) = (Arc::clone(&s), sid.clone());
-    std::thread::spawn(move || {
-        // Set first, so destroyed after the turn slot (thread-local
-        // destructors run in reverse order of first use).
-        APPEND_AT_THREAD_END.with(|g| *g.borrow_mut() = Some(AppendOnDrop(Arc::clone(&s2), sid2.clone())));
-        let e = s2.append_turn().run(|| s2.append_transcript(&sid2, Role::User, "in turn".into())).unwrap();
-        assert_eq!(e.seq, 1);
-    })
-    .join()
-    .unwrap();
-    let stored: Vec<String> = s.get_transcript(&sid, 1, 10).unwrap().into_iter().map(|e| e.content).collect();
-    assert_eq!(stored, ["in turn", "from a destructor"]);
+    let (tx, pool) = fifo_pool(4);
+    let (results_tx, results_rx) = std::sync::mpsc::channel::<(usize, Result<u64, ErrorKind>)>();
+    for i in 0..300usize {
+        if i == 200 {
+            let (turn, s) = (s.append_turn(), Arc::clone(&s));
+            tx.send(Box::new(move || turn.run(|| s.close()))).unwrap();
+        }
+        let (turn, s, sid, results_tx) = (s.append_turn(), Arc::clone(&s), sid.clone(), results_tx.clone());
+        tx.send(Box::new(move || {
+            // A host's work before the append (argument conversion,
+            // redaction, counting): the close job starts meanwhile.
+            // The last ten before the close take longest.
+            let spin = Instant::now();
+            while spin.elapsed() < Duration::from_micros(if (190..200).contains(&i) { 3_000 } else { 300 }) {}
+            let r = turn.run(|| s.append_transcript(&sid, Role::User, format!("m{i}")));
+            results_tx.send((i, r.map(|e| e.seq).map_err(|e| e.kind()))).unwrap();
+        }))
+        .unwrap();
+    }
+    drop((tx, results_tx));
+    for t in pool {
+        t.join().unwrap();
+    }
+    let mut results: Vec<_> = results_rx.iter().collect();
+    results.sort_by_key(|(i, _)| *i);
+    let want: Vec<_> = (0..300usize).map(|i| (i, if i < 200 { Ok(i as u64 + 1) } else { Err(ErrorKind::Closed) })).collect();
+    assert_eq!(results, want);
+    assert!(s.is_closed());
+    let s = open(&dir.path().join("s.db"), 5_000);
+    let stored: Vec<String> = s.get_transcript(&sid, 1, 1_000).unwrap().into_iter().map(|e| e.content).collect();
+    assert_eq!(stored, (0..200).map(|i| format!("m{i}")).collect::<Vec<_>>());
 }
