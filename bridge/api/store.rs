@@ -24,8 +24,9 @@ trait SessionStore {
 
     /// Close the handle (checkpoints the WAL, releases the owner lock).
     /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
-    /// `closeStore()`).
-    #[bridge(infallible)]
+    /// `closeStore()`). Node: the appends called before it, even not
+    /// awaited, are stored first; those called after it fail with `Closed`.
+    #[bridge(ordered, infallible)]
     fn close(&self) -> _;
 
     #[bridge(errors(Closed))]

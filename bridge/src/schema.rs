@@ -85,7 +85,8 @@ pub(crate) struct BridgeAttr {
     /// `ordered`: an append whose Node calls, issued without awaiting each
     /// other, land in call order: the call takes the store's next
     /// `AppendTurn` on the JS thread and runs the append under it on the
-    /// libuv pool.
+    /// libuv pool. On `close`: the appends issued before it are stored,
+    /// those issued after it fail with `Closed`.
     pub(crate) ordered: bool,
     /// An expression of the core value `c` that gives the field (a core
     /// method, e.g. `c.compacted_seqs()`), instead of the core field of

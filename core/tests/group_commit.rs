@@ -369,3 +369,68 @@ fn appends_under_turns_land_in_issue_order_from_a_pool() {
     assert_eq!(want[&a].len() + want[&b].len(), ok);
     assert!(ok > 3_800, "{ok} appends");
 }
+
+/// A FIFO pool of `n` threads (libuv's pool, as Node runs each call):
+/// jobs sent to the returned channel, run in the order sent.
+fn fifo_pool(n: usize) -> (std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>>, Vec<std::thread::JoinHandle<()>>) {
+    let (tx, rx) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
+    let rx = Arc::new(std::sync::Mutex::new(rx));
+    let threads = (0..n)
+        .map(|_| {
+            let rx = Arc::clone(&rx);
+            std::thread::spawn(move || loop {
+                let job = rx.lock().unwrap().recv();
+                match job {
+                    Ok(job) => job(),
+                    Err(_) => break,
+                }
+            })
+        })
+        .collect();
+    (tx, threads)
+}
+
+/// close() under a turn, issued after 200 appends in flight and before 100
+/// more, on a FIFO pool of 4 (Node's `close()` not awaited): the 200 are
+/// stored, in order, and the 100 fail with `Closed`. Without the turn, the
+/// close ran while the three earlier appends on the other threads were
+/// still before the queue (they failed with `Closed`), and appends issued
+/// after it could be stored before it ran (23 of 2,000 in
+/// node/__test__/appends_under_load.test.mjs).
+#[test]
+fn close_under_a_turn_stores_the_appends_issued_before_it_and_refuses_those_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Arc::new(open(&dir.path().join("s.db"), 5_000));
+    let sid = s.create_session(None, None).unwrap().id;
+    let (tx, pool) = fifo_pool(4);
+    let (results_tx, results_rx) = std::sync::mpsc::channel::<(usize, Result<u64, ErrorKind>)>();
+    for i in 0..300usize {
+        if i == 200 {
+            let (turn, s) = (s.append_turn(), Arc::clone(&s));
+            tx.send(Box::new(move || turn.run(|| s.close()))).unwrap();
+        }
+        let (turn, s, sid, results_tx) = (s.append_turn(), Arc::clone(&s), sid.clone(), results_tx.clone());
+        tx.send(Box::new(move || {
+            // A host's work before the append (argument conversion,
+            // redaction, counting): the close job starts meanwhile.
+            // The last ten before the close take longest.
+            let spin = Instant::now();
+            while spin.elapsed() < Duration::from_micros(if (190..200).contains(&i) { 3_000 } else { 300 }) {}
+            let r = turn.run(|| s.append_transcript(&sid, Role::User, format!("m{i}")));
+            results_tx.send((i, r.map(|e| e.seq).map_err(|e| e.kind()))).unwrap();
+        }))
+        .unwrap();
+    }
+    drop((tx, results_tx));
+    for t in pool {
+        t.join().unwrap();
+    }
+    let mut results: Vec<_> = results_rx.iter().collect();
+    results.sort_by_key(|(i, _)| *i);
+    let want: Vec<_> = (0..300usize).map(|i| (i, if i < 200 { Ok(i as u64 + 1) } else { Err(ErrorKind::Closed) })).collect();
+    assert_eq!(results, want);
+    assert!(s.is_closed());
+    let s = open(&dir.path().join("s.db"), 5_000);
+    let stored: Vec<String> = s.get_transcript(&sid, 1, 1_000).unwrap().into_iter().map(|e| e.content).collect();
+    assert_eq!(stored, (0..200).map(|i| format!("m{i}")).collect::<Vec<_>>());
+}

@@ -29,13 +29,19 @@ impl SessionStore {
     }
     /// Close the handle (checkpoints the WAL, releases the owner lock).
     /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
-    /// `closeStore()`).
+    /// `closeStore()`). Node: the appends called before it, even not
+    /// awaited, are stored first; those called after it fail with `Closed`.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close(
         &self,
     ) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<()>>> {
         let s = self.inner.clone();
-        Ok(crate::job::job(move || Ok(crate::records::Conv::conv(s.close()))))
+        Ok(
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || Ok(crate::records::Conv::conv(s.close())),
+            ),
+        )
     }
     /// Schema version, counts and file sizes.
     ///

@@ -33,7 +33,8 @@ impl SessionStore {
     }
     /// Close the handle (checkpoints the WAL, releases the owner lock).
     /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
-    /// `closeStore()`).
+    /// `closeStore()`). Node: the appends called before it, even not
+    /// awaited, are stored first; those called after it fail with `Closed`.
     fn close(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<()> {
         let s = &self.inner;
         Ok(crate::records::Conv::conv(py.detach(|| s.close())))

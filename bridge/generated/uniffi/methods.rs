@@ -25,7 +25,8 @@ impl SessionStore {
     }
     /// Close the handle (checkpoints the WAL, releases the owner lock).
     /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
-    /// `closeStore()`).
+    /// `closeStore()`). Node: the appends called before it, even not
+    /// awaited, are stored first; those called after it fail with `Closed`.
     pub fn close(&self) -> () {
         let s = &self.inner;
         crate::records::Conv::conv(s.close())
@@ -883,7 +884,8 @@ impl AsyncSessionStore {
     }
     /// Close the handle (checkpoints the WAL, releases the owner lock).
     /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
-    /// `closeStore()`).
+    /// `closeStore()`). Node: the appends called before it, even not
+    /// awaited, are stored first; those called after it fail with `Closed`.
     pub async fn close(&self) -> () {
         let s = std::sync::Arc::clone(&self.store);
         crate::async_store::offload(move || s.close()).await

@@ -195,6 +195,28 @@ fn append_grouped(
     }
 }
 
+/// [`SessionStore::close`] under a turn of `store`: wait for the turn (every
+/// earlier turn's append is queued), then until no append is queued or
+/// being written. Returns the turn, which the caller drops once closed, so
+/// later turns' appends find the handle closed. `None`, at once, without a
+/// turn of this store (or in a forked child, which must not touch the
+/// group state).
+pub(super) fn drain_in_turn(store: &SessionStore) -> Option<super::AppendTurn> {
+    if std::process::id() != store.pid {
+        return None;
+    }
+    let g = &store.appends;
+    let turn = super::append_order::my_turn(&g.order)?;
+    let mut st = lock(&g.state);
+    // A queued append leads as soon as no one is writing (an append that
+    // queues while a group is written waits for the `written` signal that
+    // ends it), so this loop ends when the last group is written.
+    while st.leading || !st.queue.is_empty() {
+        st = g.written.wait(st).unwrap_or_else(|p| p.into_inner());
+    }
+    Some(turn)
+}
+
 /// Commit `group` in one transaction and give each append its outcome. If
 /// any append of a group of several fails (a deleted session...), nothing of
 /// that transaction is kept and each append is written again in its own

@@ -539,7 +539,14 @@ impl SessionStore {
     /// Close the handle: the connection is closed (checkpointing the WAL)
     /// and the owner lock released. Later calls fail with `Closed`.
     /// Closing twice is a no-op.
+    ///
+    /// Under an [`AppendTurn`] (Node's `close()`, issued while appends are
+    /// in flight), it waits for its turn and for every queued append to be
+    /// committed, and holds later turns until the handle is closed: the
+    /// appends issued before it are stored, those issued after it fail
+    /// with `Closed`, however the host's pool ran them.
     pub fn close(&self) {
+        let _turn = group_commit::drain_in_turn(self);
         self.backend.close();
     }
 

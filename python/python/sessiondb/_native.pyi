@@ -1318,7 +1318,8 @@ class SessionStore:
     def close(self) -> None:
         """Close the handle (checkpoints the WAL, releases the owner lock).
         Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
-        `closeStore()`).
+        `closeStore()`). Node: the appends called before it, even not
+        awaited, are stored first; those called after it fail with `Closed`.
         """
     def stats(self) -> StoreStats:
         """Schema version, counts and file sizes.
