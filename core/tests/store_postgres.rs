@@ -207,7 +207,7 @@ fn two_clients_creating_one_store_end_with_one_key() {
     let migrations: Vec<i32> =
         client(&url).query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(migrations, (1..=sessiondb::backend::postgres::schema::LATEST_VERSION).collect::<Vec<_>>(), "each migration applied once");
-    assert_eq!(migrations.len(), 6);
+    assert_eq!(migrations.len(), 7);
     let checks: i64 = client(&url).query_one("SELECT COUNT(*) FROM meta WHERE key = 'key_check'", &[]).unwrap().get(0);
     assert_eq!(checks, 1);
 }
@@ -665,6 +665,58 @@ fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
     assert_eq!(events, ["e1", "e2"]);
     let journal: Vec<i64> = c.query("SELECT seq FROM journal WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
+}
+
+/// Schema 7: a `sessiondb_append` that moves `updated_at` locks the
+/// session's row by that UPDATE; when the call then writes nothing (last seq
+/// not the one seen, its own event already committed, owner fenced) the row
+/// keeps its old `updated_at`, and the answers are those of schema 6.
+#[test]
+fn sessiondb_append_that_moves_updated_at_leaves_it_when_it_writes_nothing() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let s = open_at(&url, 1);
+    let sid = s.create_session(None, None).unwrap().id;
+    // `s` stays open: its owner row (and epoch) stays registered.
+    let owner = s.instance_id().to_string();
+    let mut c = client(&url);
+    let u: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
+    let epoch: i64 = c.query_one("SELECT epoch FROM owners WHERE instance_id = $1", &[&owner]).unwrap().get(0);
+    // (status, cur_updated_at, cur_last_seq, stored updated_at afterwards)
+    type Answer = (String, Option<i64>, Option<i64>, Option<i64>);
+    let call = |c: &mut postgres::Client, sid: &str, seen: i64, seen_last: i64, new: i64, event_id: &str, owner_epoch: i64| -> Answer {
+        let r = c
+            .query_one(
+                "SELECT status, cur_updated_at, cur_last_seq FROM sessiondb_append($1, $2, $3::BIGINT, $4,
+                   ARRAY[$3::BIGINT + 1], ARRAY['user'], ARRAY['text'], ARRAY[1::BIGINT], ARRAY[NULL::BIGINT], ARRAY[NULL::BIGINT],
+                   ARRAY[NULL::TEXT], ARRAY[NULL::TEXT], ARRAY[1::BIGINT], ARRAY['text'], ARRAY[''], ARRAY['\\x00'::BYTEA], ARRAY[NULL::BYTEA],
+                   $5, '', 'TranscriptAppended', '{}', '{}', 'now', TRUE, $6, $7, ARRAY[NULL::BIGINT])",
+                &[&sid, &seen, &seen_last, &new, &event_id, &owner, &owner_epoch],
+            )
+            .unwrap();
+        let stored = c.query("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().first().map(|r| r.get(0));
+        (r.get(0), r.get(1), r.get(2), stored)
+    };
+    let a = |st: &str, cur: Option<i64>, last: Option<i64>, stored: Option<i64>| (st.to_string(), cur, last, stored);
+    assert_eq!(call(&mut c, &sid, u, 0, u + 10, "e1", epoch), a("ok", Some(u), Some(0), Some(u + 10)));
+    // The same call again: updated_at is no longer the one seen.
+    assert_eq!(call(&mut c, &sid, u, 0, u + 20, "e1", epoch), a("committed", Some(u + 10), Some(1), Some(u + 10)));
+    // updated_at as seen, the last seq not: the UPDATE is undone.
+    assert_eq!(call(&mut c, &sid, u + 10, 0, u + 30, "e2", epoch), a("stale", Some(u + 10), Some(1), Some(u + 10)));
+    assert_eq!(call(&mut c, &sid, u + 10, 0, u + 10, "e1", epoch), a("committed", Some(u + 10), Some(1), Some(u + 10)));
+    // Fenced after the lock: nothing written, updated_at back.
+    assert_eq!(call(&mut c, &sid, u + 10, 1, u + 40, "e3", epoch + 1), a("fenced", Some(u + 10), Some(1), Some(u + 10)));
+    assert_eq!(call(&mut c, &sid, u + 10, 1, u + 50, "e4", epoch), a("ok", Some(u + 10), Some(1), Some(u + 50)));
+    assert_eq!(call(&mut c, "no-such-session", 0, 0, u, "e5", epoch), a("missing", None, None, None));
+    let seqs: Vec<i64> = c.query("SELECT seq FROM transcript_entries WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(seqs, [1, 2]);
+    let events: Vec<String> = c.query("SELECT event_id FROM journal WHERE event_id LIKE 'e_' ORDER BY seq", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(events, ["e1", "e4"]);
+    let journal: Vec<i64> = c.query("SELECT seq FROM journal WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
+    drop(s);
 }
 
 /// Issue 33 item 7 on PostgreSQL: `counted_tokens` holds the count of the
