@@ -667,56 +667,74 @@ fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
     assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
 }
 
-/// Schema 7: a `sessiondb_append` that moves `updated_at` locks the
-/// session's row by that UPDATE; when the call then writes nothing (last seq
-/// not the one seen, its own event already committed, owner fenced) the row
-/// keeps its old `updated_at`, and the answers are those of schema 6.
+/// Schema 7: `sessiondb_append` writes an append of one entry with
+/// `INSERT .. VALUES`, of several through `unnest`: both store every
+/// column as given (NULLs included), with gapless seqs and one journal row
+/// per call.
 #[test]
-fn sessiondb_append_that_moves_updated_at_leaves_it_when_it_writes_nothing() {
+fn sessiondb_append_stores_every_column_of_one_entry_and_of_several() {
     if skip() {
         return;
     }
     let (_d, url) = temp();
     let s = open_at(&url, 1);
     let sid = s.create_session(None, None).unwrap().id;
-    // `s` stays open: its owner row (and epoch) stays registered.
-    let owner = s.instance_id().to_string();
+    drop(s);
     let mut c = client(&url);
     let u: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
-    let epoch: i64 = c.query_one("SELECT epoch FROM owners WHERE instance_id = $1", &[&owner]).unwrap().get(0);
-    // (status, cur_updated_at, cur_last_seq, stored updated_at afterwards)
-    type Answer = (String, Option<i64>, Option<i64>, Option<i64>);
-    let call = |c: &mut postgres::Client, sid: &str, seen: i64, seen_last: i64, new: i64, event_id: &str, owner_epoch: i64| -> Answer {
-        let r = c
-            .query_one(
-                "SELECT status, cur_updated_at, cur_last_seq FROM sessiondb_append($1, $2, $3::BIGINT, $4,
-                   ARRAY[$3::BIGINT + 1], ARRAY['user'], ARRAY['text'], ARRAY[1::BIGINT], ARRAY[NULL::BIGINT], ARRAY[NULL::BIGINT],
-                   ARRAY[NULL::TEXT], ARRAY[NULL::TEXT], ARRAY[1::BIGINT], ARRAY['text'], ARRAY[''], ARRAY['\\x00'::BYTEA], ARRAY[NULL::BYTEA],
-                   $5, '', 'TranscriptAppended', '{}', '{}', 'now', TRUE, $6, $7, ARRAY[NULL::BIGINT])",
-                &[&sid, &seen, &seen_last, &new, &event_id, &owner, &owner_epoch],
-            )
-            .unwrap();
-        let stored = c.query("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().first().map(|r| r.get(0));
-        (r.get(0), r.get(1), r.get(2), stored)
+    let call = |c: &mut postgres::Client, seen: i64, seen_last: i64, n: i64, event_id: &str| -> String {
+        c.query_one(
+            "SELECT status FROM sessiondb_append($1, $2, $3::BIGINT, $2 + 1,
+               ARRAY(SELECT $3 + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'role' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'fmt' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 100 + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT CASE WHEN g = 1 THEN NULL ELSE 200 + g END FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 300 + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'model' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT CASE WHEN g = 1 THEN NULL ELSE 'prov' || g END FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 400 + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'kind' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'keys' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT decode(lpad(to_hex(g), 2, '0'), 'hex') FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT CASE WHEN g = 1 THEN NULL ELSE decode('ff', 'hex') END FROM generate_series(1, $4::BIGINT) g),
+               $5, '', 'TranscriptAppended', '{}', '{}', 'now', FALSE, '', 0,
+               ARRAY(SELECT 500 + g FROM generate_series(1, $4::BIGINT) g))",
+            &[&sid, &seen, &seen_last, &n, &event_id],
+        )
+        .unwrap()
+        .get(0)
     };
-    let a = |st: &str, cur: Option<i64>, last: Option<i64>, stored: Option<i64>| (st.to_string(), cur, last, stored);
-    assert_eq!(call(&mut c, &sid, u, 0, u + 10, "e1", epoch), a("ok", Some(u), Some(0), Some(u + 10)));
-    // The same call again: updated_at is no longer the one seen.
-    assert_eq!(call(&mut c, &sid, u, 0, u + 20, "e1", epoch), a("committed", Some(u + 10), Some(1), Some(u + 10)));
-    // updated_at as seen, the last seq not: the UPDATE is undone.
-    assert_eq!(call(&mut c, &sid, u + 10, 0, u + 30, "e2", epoch), a("stale", Some(u + 10), Some(1), Some(u + 10)));
-    assert_eq!(call(&mut c, &sid, u + 10, 0, u + 10, "e1", epoch), a("committed", Some(u + 10), Some(1), Some(u + 10)));
-    // Fenced after the lock: nothing written, updated_at back.
-    assert_eq!(call(&mut c, &sid, u + 10, 1, u + 40, "e3", epoch + 1), a("fenced", Some(u + 10), Some(1), Some(u + 10)));
-    assert_eq!(call(&mut c, &sid, u + 10, 1, u + 50, "e4", epoch), a("ok", Some(u + 10), Some(1), Some(u + 50)));
-    assert_eq!(call(&mut c, "no-such-session", 0, 0, u, "e5", epoch), a("missing", None, None, None));
-    let seqs: Vec<i64> = c.query("SELECT seq FROM transcript_entries WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(seqs, [1, 2]);
-    let events: Vec<String> = c.query("SELECT event_id FROM journal WHERE event_id LIKE 'e_' ORDER BY seq", &[]).unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(events, ["e1", "e4"]);
-    let journal: Vec<i64> = c.query("SELECT seq FROM journal WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
-    assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
-    drop(s);
+    assert_eq!(call(&mut c, u, 0, 1, "e1"), "ok");
+    assert_eq!(call(&mut c, u + 1, 1, 2, "e2"), "ok");
+    assert_eq!(call(&mut c, u + 2, 3, 1, "e3"), "ok");
+    assert_eq!(call(&mut c, u + 2, 3, 1, "e3"), "committed");
+    let rows: Vec<String> = c
+        .query(
+            "SELECT concat_ws('|', seq, role, format, created_at, coalesce(tokens::text, '-'), source_line, model, coalesce(provider, '-'),
+                    content_bytes, kind, call_keys, encode(content_enc, 'hex'), coalesce(encode(meta_enc, 'hex'), '-'), counted_tokens)
+             FROM transcript_entries WHERE session_id = $1 ORDER BY seq",
+            &[&sid],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "1|role1|fmt1|101|-|301|model1|-|401|kind1|keys1|01|-|501",
+            "2|role1|fmt1|101|-|301|model1|-|401|kind1|keys1|01|-|501",
+            "3|role2|fmt2|102|202|302|model2|prov2|402|kind2|keys2|02|ff|502",
+            "4|role1|fmt1|101|-|301|model1|-|401|kind1|keys1|01|-|501",
+        ]
+    );
+    let journal: Vec<(i64, String)> =
+        c.query("SELECT seq, event_id FROM journal WHERE session_id = $1 AND event_id LIKE 'e_' ORDER BY seq", &[&sid]).unwrap().iter().map(|r| (r.get(0), r.get(1))).collect();
+    let first = journal[0].0;
+    assert_eq!(journal, [(first, "e1".to_string()), (first + 1, "e2".to_string()), (first + 2, "e3".to_string())]);
+    let updated: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
+    assert_eq!(updated, u + 3);
 }
 
 /// Issue 33 item 7 on PostgreSQL: `counted_tokens` holds the count of the
