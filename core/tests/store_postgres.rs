@@ -684,8 +684,8 @@ fn sessiondb_append_stores_every_column_of_one_entry_and_of_several() {
     let u: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
     let call = |c: &mut postgres::Client, seen: i64, seen_last: i64, n: i64, event_id: &str| -> String {
         c.query_one(
-            "SELECT status FROM sessiondb_append($1, $2, $3::BIGINT, $2 + 1,
-               ARRAY(SELECT $3 + g FROM generate_series(1, $4::BIGINT) g),
+            "SELECT status FROM sessiondb_append($1, $2::BIGINT, $3::BIGINT, $2::BIGINT + 1,
+               ARRAY(SELECT $3::BIGINT + g FROM generate_series(1, $4::BIGINT) g),
                ARRAY(SELECT 'role' || g FROM generate_series(1, $4::BIGINT) g),
                ARRAY(SELECT 'fmt' || g FROM generate_series(1, $4::BIGINT) g),
                ARRAY(SELECT 100 + g FROM generate_series(1, $4::BIGINT) g),
@@ -735,6 +735,20 @@ fn sessiondb_append_stores_every_column_of_one_entry_and_of_several() {
     assert_eq!(journal, [(first, "e1".to_string()), (first + 1, "e2".to_string()), (first + 2, "e3".to_string())]);
     let updated: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
     assert_eq!(updated, u + 3);
+    // A database of schema 6 (its function, no record of 7) is migrated at
+    // open, and appends go on from where they were.
+    let body = |c: &mut postgres::Client| -> String { c.query_one("SELECT prosrc FROM pg_proc WHERE proname = 'sessiondb_append'", &[]).unwrap().get(0) };
+    assert!(body(&mut c).contains("cardinality(e_seq) = 1"));
+    let v6 = sessiondb::backend::postgres::schema::MIGRATIONS.iter().find(|m| m.version == 6).unwrap();
+    c.batch_execute(v6.sql).unwrap();
+    c.batch_execute("DELETE FROM sessiondb_migrations WHERE version >= 7").unwrap();
+    assert!(!body(&mut c).contains("cardinality"));
+    let s = open_at(&url, 1);
+    assert!(body(&mut c).contains("cardinality(e_seq) = 1"));
+    let versions: Vec<i32> = c.query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(versions, (1..=7).collect::<Vec<_>>());
+    assert_eq!(s.append_transcript(&sid, Role::User, "five".into()).unwrap().seq, 5);
+    assert_eq!(s.append_transcript(&sid, Role::User, "six".into()).unwrap().seq, 6);
 }
 
 /// Issue 33 item 7 on PostgreSQL: `counted_tokens` holds the count of the
