@@ -4,36 +4,36 @@
 
 // ---- module functions: `core = path` names the core function; synchronous
 // unless `blocking` (Node: a Promise; Python: GIL released) or `detach`
-// (Python only: GIL released). Docs as in api/store.rs: the core
-// function's, unless one is written here.
+// (Python only: GIL released). Docs and signatures as in api/store.rs:
+// the core function's (`-> _`), unless written here.
 
 trait Functions {
     #[bridge(core = sessiondb::context::effective_context_capacity, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
-    fn effective_context_capacity(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> u64;
+    fn effective_context_capacity() -> _;
 
     #[bridge(core = sessiondb::context::capacity_breakdown, defaults(output_reserve = None, model_max_output = None), errors(InvalidInput))]
-    fn capacity_breakdown(raw: u64, output_reserve: Option<u64>, model_max_output: Option<u64>) -> CapacityBreakdown;
+    fn capacity_breakdown() -> _;
 
     #[bridge(core = sessiondb::context::effective_context_capacity_for_model, defaults(output_reserve = None), errors(InvalidInput))]
-    fn effective_context_capacity_for_model(model: &str, output_reserve: Option<u64>) -> u64;
+    fn effective_context_capacity_for_model() -> _;
 
     #[bridge(core = sessiondb::context::known_model_limits, infallible)]
-    fn known_model_limits(model: &str) -> Option<ModelLimits>;
+    fn known_model_limits() -> _;
 
     #[bridge(core = sessiondb::context::meter, errors(InvalidInput))]
-    fn meter(active_tokens: u64, capacity: u64) -> ContextMeter;
+    fn meter() -> _;
 
     #[bridge(core = sessiondb::context::should_compact, infallible)]
-    fn should_compact(projected_tokens: u64, capacity: u64) -> bool;
+    fn should_compact() -> _;
 
     #[bridge(core = sessiondb::context::count_tokens, defaults(host_count = None), infallible, detach)]
-    fn count_tokens(model: &str, text: &str, host_count: Option<u64>) -> TokenCount;
+    fn count_tokens() -> _;
 
     #[bridge(core = sessiondb::context::estimate_tokens, infallible)]
-    fn estimate_tokens(text: &str) -> u64;
+    fn estimate_tokens() -> _;
 
     #[bridge(core = sessiondb::context::encoding_for_model, infallible)]
-    fn encoding_for_model(model: &str) -> Option<Encoding>;
+    fn encoding_for_model() -> _;
 
     /// Cut `text` to at most `max_chars` characters, ending with `…` when
     /// cut, never inside a character or a common grapheme cluster.
@@ -41,7 +41,7 @@ trait Functions {
     fn truncate_chars(text: &str, max_chars: usize) -> String;
 
     #[bridge(core = sessiondb::context::active_context_items, detach, errors(InvalidInput))]
-    fn active_context_items(entries: &[TranscriptEntry], governance: &ContextGovernance, model: &str) -> Vec<ContextItem>;
+    fn active_context_items() -> _;
 
     /// Plan the compaction of the active context (seed 000, "Context
     /// Compaction"): compact the oldest unpinned, unprotected items until the
@@ -52,7 +52,7 @@ trait Functions {
     /// target > 100, seqs not increasing; `ContextOverflow`, with the token
     /// breakdown, when protected content alone exceeds capacity.
     #[bridge(core = sessiondb::context::compact_context, defaults(target_percent = None, options = None), dict(items = "context items", options = "compaction options"), detach, errors(ContextOverflow, InvalidInput))]
-    fn compact_context(items: &[ContextItem], capacity: u64, target_percent: Option<u8>, options: &CompactionOptions) -> CompactionPlan;
+    fn compact_context() -> _;
 
     /// The active context after `plan`: each transformed item gets its
     /// summary (`compacted = true`, `tokens = tokens_after`); the others are
@@ -65,48 +65,48 @@ trait Functions {
     /// 000, "Context Compaction"). Python: `item` may be a dict
     /// (InvalidInputError when it does not fit).
     #[bridge(core = sessiondb::context::summarize_item, infallible, dict(item = "context items"))]
-    fn summarize_item(item: &ContextItem) -> String;
+    fn summarize_item() -> _;
 
     #[bridge(core = sessiondb::context::governance_turns, errors(InvalidInput))]
-    fn governance_turns(governance: &ContextGovernance, entry_count: u64) -> Vec<TurnGovernance>;
+    fn governance_turns() -> _;
 
     // ---- the envelope and key primitives (the crypto conformance cases)
 
     #[bridge(core = sessiondb::primitives::envelope_aad, infallible)]
-    fn envelope_aad(record_id: &str) -> String;
+    fn envelope_aad() -> _;
 
     #[bridge(core = sessiondb::primitives::encrypt_field, blocking, errors(InvalidInput))]
-    fn encrypt_field(key: &[u8], record_id: &str, plaintext: &[u8]) -> String;
+    fn encrypt_field() -> _;
 
     #[bridge(core = sessiondb::primitives::decrypt_field, blocking, errors(InvalidInput, Corrupt, AuthenticationFailed))]
-    fn decrypt_field(key: &[u8], record_id: &str, envelope_json: &str) -> Vec<u8>;
+    fn decrypt_field() -> _;
 
     #[bridge(core = sessiondb::primitives::workspace_index, blocking, errors(InvalidInput))]
-    fn workspace_index(key: &[u8], canonical_path: &str) -> String;
+    fn workspace_index() -> _;
 
     #[bridge(core = sessiondb::primitives::recovery_key_text, errors(InvalidInput))]
-    fn recovery_key_text(key: &[u8]) -> String;
+    fn recovery_key_text() -> _;
 
     #[bridge(core = sessiondb::primitives::parse_recovery_key, errors(InvalidInput))]
-    fn parse_recovery_key(text: &str) -> Vec<u8>;
+    fn parse_recovery_key() -> _;
 
     /// Read thClaws JSONL bytes (seed 002; the real format and the seed's
     /// `message` form). A torn last line and bad lines are reported, never fatal.
     /// `fallback_id` names a file without a header id. Python and Node:
     /// `read_thclaws_digest`.
     #[bridge(core = sessiondb::portable::read_thclaws_session, defaults(fallback_id = "session"), skip(python, node), errors(InvalidInput))]
-    fn read_thclaws(data: &[u8], fallback_id: &str) -> ThclawsRead;
+    fn read_thclaws() -> _;
 
     /// Write a session as thClaws JSONL text (what real thClaws reads).
     /// `InvalidInput`: an unknown role, blocks not a JSON array. Python and
     /// Node: `write_thclaws_json`.
     #[bridge(core = sessiondb::portable::write_thclaws_session, skip(python, node), errors(InvalidInput))]
-    fn write_thclaws(session: NewPortableSession) -> String;
+    fn write_thclaws() -> _;
 
     /// The format of a session file from its first lines, or none when it is
     /// none of thClaws, Codex rollout or Claude Code.
     #[bridge(core = sessiondb::portable::detect_format, blocking, errors(Io))]
-    fn detect_format(path: &Path) -> Option<SourceFormat>;
+    fn detect_format() -> _;
 
     #[bridge(core = sessiondb::portable::read_thclaws_digest, defaults(fallback_id = "session"), detach, skip(uniffi), errors(InvalidInput))]
     fn read_thclaws_digest(data: &[u8], fallback_id: &str) -> ThclawsDigest;
@@ -121,10 +121,10 @@ trait Functions {
     fn write_thclaws_json(session: &serde_json::Value) -> String;
 
     #[bridge(core = sessiondb::paths::default_db_path, defaults(app = "sessiondb"), returns = "String", errors(InvalidInput, Io))]
-    fn default_db_path(app: &str) -> PathBuf;
+    fn default_db_path() -> _;
 
     #[bridge(core = sessiondb::paths::canonical_workspace_in_cwd, blocking, errors(InvalidInput, Io))]
-    fn canonical_workspace(path: &str) -> String;
+    fn canonical_workspace() -> _;
 
     /// Benchmark helper, not API: the sessiondb run of the hosts' benchmarks
     /// (python/bench/bench_vs_agents_sdk.py, node/bench/bench.mjs) in Rust
@@ -139,7 +139,9 @@ trait Functions {
     fn _bench_core(path: &Path, key: &[u8], items: Vec<String>, page: u32, batch: usize) -> BenchTimes;
 }
 
-// ---- errors (every host's error mapping: bridge/src/errors.rs)
+// ---- errors (every host's error mapping: bridge/src/errors.rs). Each
+// variant's and field's doc is the core's (`sessiondb::Error`; a field the
+// core lacks, derived by `get`, keeps its doc here).
 
 /// Every failure sessiondb reports, one variant per core error kind.
 ///
@@ -147,84 +149,53 @@ trait Functions {
 /// user can do about it.
 #[bridge(error, core = sessiondb::Error, kind = sessiondb::ErrorKind, uniffi = "SessionDbError")]
 pub enum Error {
-    /// The database exists but its data key is missing from the key source.
-    /// No new key was written (seed 000, "Key Lifecycle": recovery-locked).
     RecoveryLocked {
-        /// The key backend that was asked (e.g. `host key provider`).
         backend: String,
-        /// The credential-store service name (the app name).
         #[bridge(skip(python, node))]
         service: String,
     },
-    /// The key found does not open this database (its key-check value failed).
     KeyMismatch {
-        /// The key backend the wrong key came from.
         backend: String,
     },
-    /// No credential store could be reached, or it refused access (locked,
-    /// denied...). Never read as "no key". Also raised when a host key
-    /// provider throws something other than a `SessionDbError`.
     KeyStoreUnavailable {
-        /// The backend, e.g. `Secret Service (D-Bus)`.
         backend: String,
-        /// What failed, without secrets.
         #[bridge(skip(python, node))]
         reason: String,
-        /// What the user can do about it.
         remedy: String,
     },
-    /// A session, entry, operation or journal event does not exist.
     NotFound {
-        /// Kind of thing, e.g. `session`.
         #[bridge(skip(python, node), get = "what.to_string()")]
         what: String,
-        /// Its id.
         #[bridge(skip(python, node))]
         id: String,
     },
-    /// The request conflicts with what is stored (same event id with another
-    /// payload, ambiguous id prefix or title, existing session id...).
     Conflict {
-        /// Why, without user content.
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// An AEAD tag did not verify: a stored value was altered, moved or swapped.
     #[bridge(class = "AuthenticationError")]
     AuthenticationFailed {
-        /// The record id used as AAD (e.g. `session:<id>:name`).
         #[bridge(skip(python, node))]
         record: String,
     },
-    /// Stored data is not in the expected shape (not a database, bad
-    /// envelope, schema newer than this build...).
     Corrupt {
-        /// What is wrong, without user content.
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// Another writer held the database lock past the busy timeout.
     Busy {
-        /// The configured busy timeout, in milliseconds.
         timeout_ms: u64,
-        /// How long the call really waited, in milliseconds.
         waited_ms: u64,
     },
-    /// An argument is out of range or malformed.
     InvalidInput {
-        /// What is wrong with it.
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// The operating system refused a file operation. Python: an `OSError`,
-    /// `FileNotFoundIoError` / `PermissionIoError` where the OS said so.
     #[bridge(pattern = "Io { step, source }", python_class = r#"match source.kind() {
         std::io::ErrorKind::NotFound => "FileNotFoundIoError",
         std::io::ErrorKind::PermissionDenied => "PermissionIoError",
         _ => "IoError",
     }"#)]
     Io {
-        /// The step that failed (e.g. `creating the state directory`).
         #[bridge(skip(python, node), get = "step.to_string()")]
         step: String,
         /// The OS error kind as Rust names it (`NotFound`, `PermissionDenied`...).
@@ -242,43 +213,30 @@ pub enum Error {
         }"#)]
         io_kind: String,
     },
-    /// SQLite reported an error that is none of the above.
     #[bridge(pattern = "Database(reason)", fallback)]
     Database {
         /// SQLite's message (never contains bound values).
         #[bridge(skip(python, node))]
         reason: String,
     },
-    /// Irreducible Context Overflow: protected content alone exceeds the
-    /// Effective Context Capacity (seed 000, "Context Compaction"). The
-    /// fields are the token breakdown.
     #[bridge(pattern = "ContextOverflow(b)", node_object = "breakdown")]
     ContextOverflow {
-        /// Effective Context Capacity measured against (tokens).
         #[bridge(get = "b.capacity")]
         capacity: u64,
-        /// System prompt and other system items (tokens).
         #[bridge(get = "b.system")]
         system: u64,
-        /// Pinned items (tokens).
         #[bridge(get = "b.pinned")]
         pinned: u64,
-        /// Recent turns kept verbatim (tokens).
         #[bridge(get = "b.recent")]
         recent: u64,
-        /// Protected tool results (tokens).
         #[bridge(get = "b.tool_results")]
         tool_results: u64,
-        /// Anything else that could not be compacted (tokens).
         #[bridge(get = "b.other")]
         other: u64,
-        /// Sum of the categories above (tokens).
         #[bridge(get = "b.protected_total")]
         protected_total: u64,
-        /// What the user can do, most useful first (plain sentences).
         #[bridge(get = "b.remedies")]
         remedies: Vec<String>,
     },
-    /// The store was closed (or used in a forked child); open it again.
     Closed,
 }

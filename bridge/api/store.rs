@@ -1,7 +1,9 @@
 // The store's methods (`trait SessionStore`): part of the one declaration,
 // read after bridge/api.rs (see its head and `sessiondb_bridge::API_FILES`).
 
-// ---- the store's methods: the core method's parameters and `Ok` type;
+// ---- the store's methods: the core method's parameters and `Ok` type
+// (`-> _`: read from the core function, bridge/src/core_types.rs; written
+// out only where a host departs, e.g. a parameter's host name);
 // `core = path`: a free function of the core taking the store first.
 // `defaults(...)`: Python's defaults (Node: optional, Kotlin/Swift: defaults).
 // The doc every host shows is the core function's first paragraph; a doc
@@ -9,78 +11,78 @@
 
 trait SessionStore {
     #[bridge(sync, infallible, getter, returns = "String")]
-    fn path(&self) -> &Path;
+    fn path(&self) -> _;
 
     #[bridge(sync, infallible, getter, returns = "String")]
-    fn instance_id(&self) -> &str;
+    fn instance_id(&self) -> _;
 
     #[bridge(sync, infallible, getter, returns = "String")]
-    fn key_backend(&self) -> &str;
+    fn key_backend(&self) -> _;
 
     #[bridge(sync, infallible, getter = "closed")]
-    fn is_closed(&self) -> bool;
+    fn is_closed(&self) -> _;
 
     /// Close the handle (checkpoints the WAL, releases the owner lock).
     /// Later calls fail with `Closed`; closing twice is a no-op (Kotlin:
     /// `closeStore()`).
     #[bridge(infallible)]
-    fn close(&self);
+    fn close(&self) -> _;
 
     #[bridge(errors(Closed))]
-    fn stats(&self) -> StoreStats;
+    fn stats(&self) -> _;
 
     #[bridge(infallible)]
-    fn recovery_key(&self) -> String;
+    fn recovery_key(&self) -> _;
 
     #[bridge(errors(KeyMismatch, Closed, Busy, Io))]
-    fn copy_to(&self, dest: &SessionStore) -> CopyReport;
+    fn copy_to(&self) -> _;
 
     #[bridge(core = sessiondb::SessionStore::list_sessions_in_scope, defaults(path = None, limit = None), errors(InvalidInput), skip(uniffi))]
-    fn list_sessions_for_workspace(&self, scope: &str, path: Option<String>, limit: Option<u32>) -> Vec<Session>;
+    fn list_sessions_for_workspace(&self) -> _;
 
     /// Kotlin/Swift's form: the sessions `filter` selects, most recently
     /// active first, at most `limit`.
     #[bridge(defaults(limit = None), skip(python, node), errors(InvalidInput))]
-    fn list_sessions_for_workspace(&self, filter: WorkspaceFilter, limit: Option<u32>) -> Vec<Session>;
+    fn list_sessions_for_workspace(&self) -> _;
 
     /// Create a session titled `name` (none = untitled), bound to
     /// `workspace_path` (made canonical) if given, with a new uuid v7 id.
     /// Python and Node take every field of `NewSession` here.
     #[bridge(defaults(name = None, workspace_path = None), skip(python, node), errors(InvalidInput, Closed))]
-    fn create_session(&self, name: Option<String>, workspace_path: Option<String>) -> Session;
+    fn create_session(&self) -> _;
 
     /// Create a session titled `name` (none = untitled), bound to
     /// `workspace_path` (made canonical) if given; the other fields of
     /// `NewSession` are keyword arguments (Python) or an options object
     /// (Node). `id` none = a new uuid v7; an `id` that exists is `Conflict`.
     #[bridge(core = sessiondb::SessionStore::create_session_with, skip(uniffi), keywords(new = "name, workspace_path"), errors(Conflict, InvalidInput, Closed))]
-    fn create_session(&self, new: NewSession) -> Session;
+    fn create_session(&self) -> _;
 
     /// Create a session with every field of `NewSession` (imports, forks;
     /// `Conflict`: the id exists).
     #[bridge(skip(python, node), errors(Conflict, InvalidInput, Closed))]
-    fn create_session_with(&self, new: NewSession) -> Session;
+    fn create_session_with(&self) -> _;
 
     #[bridge(errors(NotFound))]
-    fn get_session(&self, id: &str) -> Session;
+    fn get_session(&self) -> _;
 
     #[bridge(defaults(limit = None))]
-    fn list_sessions(&self, limit: Option<u32>) -> Vec<Session>;
+    fn list_sessions(&self) -> _;
 
     #[bridge(errors(NotFound, Conflict))]
-    fn find_session(&self, id_prefix_or_title: &str) -> Session;
+    fn find_session(&self) -> _;
 
     #[bridge(errors(NotFound))]
-    fn delete_session(&self, id: &str);
+    fn delete_session(&self) -> _;
 
     #[bridge(core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
-    fn prune(&self, max_age_days: Option<u32>, max_sessions: Option<u32>, keep_named: bool, keep_latest: u32, dry_run: bool) -> Vec<PrunedSession>;
+    fn prune(&self) -> _;
 
     #[bridge(ordered, errors(NotFound, InvalidInput))]
-    fn append_transcript(&self, session_id: &str, role: Role, content: String) -> TranscriptEntry;
+    fn append_transcript(&self) -> _;
 
     #[bridge(ordered, core = sessiondb::SessionStore::append_entries_keyed, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Conflict))]
-    fn append_entries(&self, session_id: &str, entries: Vec<NewEntry>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
+    fn append_entries(&self) -> _;
 
     /// `append_entries` with per-entry metadata, one transaction (all or
     /// none): a model or provider name over 256 bytes or with control
@@ -99,7 +101,7 @@ trait SessionStore {
     /// seq (0 for no items). An item that is not a JSON object is
     /// `InvalidInput`. Python only (the adapter's one native call per turn).
     #[bridge(core = sessiondb::portable::append_agents_items, defaults(idempotency_key = None, created_at_ms = None), skip(node, uniffi), errors(NotFound, InvalidInput, Closed, Conflict))]
-    fn append_agents_items(&self, session_id: &str, items: Vec<String>, idempotency_key: Option<&str>, created_at_ms: Option<i64>) -> u64;
+    fn append_agents_items(&self) -> _;
 
     /// Replace the session's last visible entries, which must hold
     /// `expected_items` (JSON texts, oldest first, compared as JSON values
@@ -116,66 +118,66 @@ trait SessionStore {
     fn replace_tail_items(&self, session_id: &str, expected_items: Vec<String>, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
-    fn get_transcript(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<TranscriptEntry>;
+    fn get_transcript(&self) -> _;
 
     #[bridge(defaults(limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
-    fn get_transcript_tail(&self, session_id: &str, limit: u32) -> Vec<TranscriptEntry>;
+    fn get_transcript_tail(&self) -> _;
 
     #[bridge(defaults(from_seq = 1, limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
-    fn get_transcript_with_meta(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
+    fn get_transcript_with_meta(&self) -> _;
 
     #[bridge(defaults(limit = 1000), returns = "Vec<TranscriptEntryWithMeta>", errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
-    fn get_transcript_tail_with_meta(&self, session_id: &str, limit: u32) -> Vec<(TranscriptEntry, EntryMeta)>;
+    fn get_transcript_tail_with_meta(&self) -> _;
 
     #[bridge(defaults(from_seq = 1, limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
-    fn get_entry_items(&self, session_id: &str, from_seq: u64, limit: u32) -> ItemPage;
+    fn get_entry_items(&self) -> _;
 
     #[bridge(defaults(limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
-    fn get_entry_items_tail(&self, session_id: &str, limit: u32) -> ItemPage;
+    fn get_entry_items_tail(&self) -> _;
 
     #[bridge(errors(NotFound, Busy))]
-    fn retract_entry(&self, session_id: &str, seq: u64) -> Option<TranscriptEntry>;
+    fn retract_entry(&self) -> _;
 
     #[bridge(errors(NotFound, Busy))]
-    fn retract_last_entry(&self, session_id: &str) -> Option<TranscriptEntry>;
+    fn retract_last_entry(&self) -> _;
 
     #[bridge(errors(NotFound))]
-    fn token_totals(&self, session_id: &str) -> TokenTotals;
+    fn token_totals(&self) -> _;
 
     #[bridge(errors(NotFound, InvalidInput))]
-    fn append_context_extension(&self, session_id: &str, kind: &str, body_json: &str) -> u64;
+    fn append_context_extension(&self) -> _;
 
     #[bridge(errors(NotFound, AuthenticationFailed))]
-    fn list_context_extensions(&self, session_id: &str) -> Vec<ContextExtension>;
+    fn list_context_extensions(&self) -> _;
 
     #[bridge(core = sessiondb::context::context_status, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput))]
-    fn context_status(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ContextStatus;
+    fn context_status(&self) -> _;
 
     #[bridge(core = sessiondb::context::active_context, defaults(output_reserve = None, model = None), errors(NotFound, InvalidInput, AuthenticationFailed, Corrupt))]
-    fn active_context(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>) -> ActiveContextView;
+    fn active_context(&self) -> _;
 
     #[bridge(core = sessiondb::portable::resolve_session, defaults(workspace = None), errors(NotFound, Conflict))]
-    fn resolve_session(&self, reference: &str, workspace: Option<&str>) -> Session;
+    fn resolve_session(&self) -> _;
 
     #[bridge(core = sessiondb::portable::recent_sessions)]
-    fn recent_sessions(&self) -> Vec<Session>;
+    fn recent_sessions(&self) -> _;
 
     #[bridge(errors(NotFound))]
-    fn rename_session(&self, id: &str, name: Option<String>) -> Session;
+    fn rename_session(&self) -> _;
 
     #[bridge(defaults(provider = None), errors(NotFound))]
-    fn set_session_model(&self, id: &str, model: Option<String>, provider: Option<String>) -> Session;
+    fn set_session_model(&self) -> _;
 
     #[bridge(errors(NotFound))]
-    fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Session;
+    fn set_work_mode(&self) -> _;
 
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
-    fn journal_events(&self, session_id: &str, from_seq: u64, limit: u32) -> Vec<JournalEvent>;
+    fn journal_events(&self) -> _;
 
     /// Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
     /// the record's fields as keyword arguments).
     #[bridge(keywords(usage), errors(NotFound, InvalidInput))]
-    fn record_tokens(&self, session_id: &str, usage: TokenUsage);
+    fn record_tokens(&self) -> _;
 
     /// Append one journal event, idempotent by `event_id`: the same event
     /// again returns the original seq with `duplicate = true` (Python: the
@@ -197,25 +199,25 @@ trait SessionStore {
     fn complete_operation(&self, session_id: &str, operation_id: &str, outcome: OperationOutcome, payload: Option<serde_json::Value>) -> AppendOutcome;
 
     #[bridge(returns = "Vec<OpenOperation>")]
-    fn open_operations(&self) -> Vec<(String, String, String)>;
+    fn open_operations(&self) -> _;
 
     #[bridge(errors(Busy, Closed))]
-    fn recover(&self) -> RecoveryReport;
+    fn recover(&self) -> _;
 
     #[bridge(sync, infallible)]
-    fn open_recovery_report(&self) -> RecoveryReport;
+    fn open_recovery_report(&self) -> _;
 
     #[bridge(core = sessiondb::context::recover_context_governance, errors(NotFound, AuthenticationFailed, Corrupt))]
-    fn recover_context_governance(&self, session_id: &str) -> ContextGovernance;
+    fn recover_context_governance(&self) -> _;
 
     #[bridge(core = sessiondb::context::record_turn_decision, errors(InvalidInput, NotFound))]
-    fn record_turn_decision(&self, session_id: &str, kind: &str, seqs: &[u64]) -> u64;
+    fn record_turn_decision(&self) -> _;
 
     #[bridge(core = sessiondb::restore::open_saved_session, errors(NotFound, AuthenticationFailed, Corrupt))]
-    fn open_saved_session(&self, session_id: &str) -> OpenedSession;
+    fn open_saved_session(&self) -> _;
 
     #[bridge(core = sessiondb::portable::export_text, defaults(format = None), errors(NotFound, AuthenticationFailed))]
-    fn export_thclaws(&self, session_id: &str, format: Option<ExportFormat>) -> String;
+    fn export_thclaws(&self) -> _;
 
     #[bridge(core = sessiondb::portable::export_file, defaults(format = None), errors(NotFound, Io, AuthenticationFailed))]
     fn export_thclaws_to_file(&self, session_id: &str, path: &Path, format: Option<ExportFormat>) -> WriteReport;
@@ -227,31 +229,31 @@ trait SessionStore {
     /// cannot be read becomes a `failed` report whose `error` names it.
     /// There is no progress callback (Kotlin/Swift: a listener).
     #[bridge(core = sessiondb::portable::import_paths_report, skip(uniffi))]
-    fn import_paths(&self, paths: &[PathBuf]) -> Vec<FileImport>;
+    fn import_paths(&self) -> _;
 
     #[bridge(core = sessiondb::portable::import_file, defaults(format = None), errors(Io, Closed))]
-    fn import_file(&self, path: &Path, format: Option<SourceFormat>) -> FileImport;
+    fn import_file(&self) -> _;
 
     #[bridge(core = sessiondb::context::compact_session, defaults(output_reserve = None, model = None, target_percent = None, dry_run = false), errors(ContextOverflow, NotFound, InvalidInput))]
-    fn compact_session(&self, session_id: &str, raw_window: u64, output_reserve: Option<u64>, model: Option<String>, target_percent: Option<u8>, dry_run: bool) -> CompactionPlan;
+    fn compact_session(&self) -> _;
 
     #[bridge(core = sessiondb::portable::fork_session, defaults(at_seq = None, summary = None), errors(NotFound, InvalidInput))]
-    fn fork_session(&self, session_id: &str, at_seq: Option<u64>, summary: Option<String>) -> Session;
+    fn fork_session(&self) -> _;
 
     #[bridge(core = sessiondb::context::record_compaction, errors(NotFound, InvalidInput))]
-    fn record_compaction(&self, session_id: &str, plan: &CompactionPlan) -> Option<u64>;
+    fn record_compaction(&self) -> _;
 
     #[bridge(core = sessiondb::portable::sidebar_sessions)]
-    fn sidebar_sessions(&self) -> Vec<Session>;
+    fn sidebar_sessions(&self) -> _;
 
     #[bridge(core = sessiondb::search::search_code_points, defaults(options = None), skip(node, uniffi), errors(InvalidInput, Io, Closed, Busy))]
-    fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
+    fn search(&self) -> _;
 
     #[bridge(core = sessiondb::search::search_utf16, defaults(options = None), skip(python), errors(InvalidInput, Io, Closed, Busy))]
-    fn search(&self, query: &str, options: &SearchOptions) -> SearchResults;
+    fn search(&self) -> _;
 
     #[bridge(core = sessiondb::search::rebuild_search_index, errors(Io, Closed))]
-    fn rebuild_search_index(&self) -> RebuildReport;
+    fn rebuild_search_index(&self) -> _;
 }
 
 /// The seconds of a benchmark run's two phases (`_bench_core`): appending

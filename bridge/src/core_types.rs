@@ -30,6 +30,12 @@
 //!   without a doc in `api.rs` takes the first paragraph of its core
 //!   function's doc (`core = path`, else `SessionStore::<name>`, found in
 //!   any `impl SessionStore`); a doc written there is a host's departure.
+//!   Declared `fn name(&self) -> _` (a function: `fn name() -> _`), it takes
+//!   the core function's parameters (names and types; a free function of a
+//!   store method without the store it takes first) and its `Ok` type (its
+//!   return type when `infallible`), core records and enums by their schema
+//!   names; a signature written out is a host's departure (a parameter's
+//!   name, a type the core does not take).
 //!
 //! Records without `core` (`tuple` records the core hands over as tuples,
 //! records a host builds itself) stay declared in full in `api.rs`.
@@ -95,12 +101,13 @@ impl Core {
         self.find(&module, name, 0)
     }
 
-    /// The attributes of the function a core path names: a free function
-    /// (`sessiondb::a::f`, through re-exports) or a `pub` method of a type
-    /// (`sessiondb::SessionStore::f`, in any of its `impl` blocks).
-    fn fn_attrs(&self, path: &str) -> Option<&[Attribute]> {
+    /// The attributes and signature of the function a core path names: a
+    /// free function (`sessiondb::a::f`, through re-exports) or a `pub`
+    /// method of a type (`sessiondb::SessionStore::f`, in any of its `impl`
+    /// blocks).
+    fn core_fn(&self, path: &str) -> Option<(&[Attribute], &syn::Signature)> {
         if let Some(CoreItem::Fn(f)) = self.resolve(path) {
-            return Some(&f.attrs);
+            return Some((&f.attrs, &f.sig));
         }
         let (ty, name) = path.rsplit_once("::")?;
         let of_ty = |t: &Type| matches!(t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == crate::last(ty)));
@@ -109,7 +116,7 @@ impl Core {
             _ => None,
         });
         impls.flatten().find_map(|it| match it {
-            syn::ImplItem::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => Some(f.attrs.as_slice()),
+            syn::ImplItem::Fn(f) if f.sig.ident == name && is_pub(&f.vis) => Some((f.attrs.as_slice(), &f.sig)),
             _ => None,
         })
     }
@@ -281,9 +288,10 @@ pub fn expand(api: &str, core: &Core) -> Result<String, String> {
     }
     for item in &mut file.items {
         match item {
-            Item::Trait(t) => expand_docs(t, core)?,
+            Item::Trait(t) => expand_fns(t, core, &names)?,
             Item::Struct(s) => expand_struct(s, core, &names)?,
-            Item::Enum(e) if !crate::errors::is_decl(&e.attrs) => expand_enum(e, core, &names)?,
+            Item::Enum(e) if crate::errors::is_decl(&e.attrs) => expand_errors(e, core)?,
+            Item::Enum(e) => expand_enum(e, core, &names)?,
             _ => {}
         }
     }
@@ -357,21 +365,73 @@ fn expand_struct(s: &mut syn::ItemStruct, core: &Core, names: &BTreeMap<String, 
     Ok(())
 }
 
-/// Give each method or function of `t` (`trait SessionStore`, `trait
-/// Functions`) without a doc in `api.rs` the summary of its core function's
-/// doc: `core = path`, else the store's method of its name.
-fn expand_docs(t: &mut syn::ItemTrait, core: &Core) -> Result<(), String> {
+/// Complete each method or function of `t` (`trait SessionStore`, `trait
+/// Functions`) from its core function (`core = path`, else the store's
+/// method of its name): without a doc in `api.rs`, the summary of the core
+/// function's doc; declared `-> _`, the core's parameters and `Ok` type.
+fn expand_fns(t: &mut syn::ItemTrait, core: &Core, names: &BTreeMap<String, String>) -> Result<(), String> {
+    let store = t.ident == "SessionStore";
     for item in &mut t.items {
         let syn::TraitItem::Fn(f) = item else { continue };
-        if f.attrs.iter().any(|a| a.path().is_ident("doc")) {
-            continue;
-        }
         let b = crate::bridge_attr(&f.attrs).map_err(|e| e.to_string())?;
         let path = b.core.unwrap_or_else(|| format!("sessiondb::SessionStore::{}", f.sig.ident));
-        let attrs = core.fn_attrs(&path).ok_or_else(|| format!("fn {}: `{path}` is no function of the core", f.sig.ident))?;
-        f.attrs = summary(attrs).into_iter().chain(f.attrs.drain(..)).collect();
+        let (attrs, sig) = core.core_fn(&path).ok_or_else(|| format!("fn {}: `{path}` is no function of the core", f.sig.ident))?;
+        if matches!(&f.sig.output, syn::ReturnType::Type(_, t) if is_infer(t)) {
+            core_signature(&mut f.sig, sig, store, b.infallible, names)?;
+        }
+        if !f.attrs.iter().any(|a| a.path().is_ident("doc")) {
+            f.attrs = summary(attrs).into_iter().chain(f.attrs.drain(..)).collect();
+        }
     }
     Ok(())
+}
+
+/// `sig` (`fn name(&self) -> _` or `fn name() -> _`) given the core
+/// function's parameters (a store method's `&self` first; a free function
+/// of a store method takes the store first, which `&self` replaces) and its
+/// `Ok` type (its return type as it is when `infallible`; none for `()`),
+/// core record and enum types by their schema names. Errors: parameters
+/// written besides `&self`.
+fn core_signature(sig: &mut syn::Signature, core: &syn::Signature, store: bool, infallible: bool, names: &BTreeMap<String, String>) -> Result<(), String> {
+    if sig.inputs.iter().any(|a| matches!(a, syn::FnArg::Typed(_))) {
+        return Err(format!("fn {}: `-> _` takes the core's parameters: write none", sig.ident));
+    }
+    let free = !core.inputs.iter().any(|a| matches!(a, syn::FnArg::Receiver(_)));
+    let params = core.inputs.iter().filter_map(|a| match a {
+        syn::FnArg::Typed(pt) => Some(pt),
+        syn::FnArg::Receiver(_) => None,
+    });
+    for pt in params.skip(usize::from(store && free)) {
+        let syn::Pat::Ident(id) = &*pt.pat else {
+            return Err(format!("fn {}: a core parameter is not a plain name", sig.ident));
+        };
+        let (name, mut ty) = (&id.ident, (*pt.ty).clone());
+        Rename(names).visit_type_mut(&mut ty);
+        sig.inputs.push(syn::parse_quote!(#name: #ty));
+    }
+    let mut ret = match &core.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, t) if infallible => Some((**t).clone()),
+        syn::ReturnType::Type(_, t) => Some(ok_type(t).ok_or_else(|| format!("fn {}: the core function returns no `Result`", sig.ident))?),
+    };
+    ret.iter_mut().for_each(|t| Rename(names).visit_type_mut(t));
+    sig.output = match ret {
+        Some(syn::Type::Tuple(t)) if t.elems.is_empty() => syn::ReturnType::Default,
+        Some(t) => syn::parse_quote!(-> #t),
+        None => syn::ReturnType::Default,
+    };
+    Ok(())
+}
+
+/// `T` of `Result<T>` (or `Result<T, E>`).
+fn ok_type(ty: &Type) -> Option<Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last().filter(|s| s.ident == "Result")?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    }
 }
 
 /// Push the derived fields placed after the field `after` (`None`: first),
@@ -416,6 +476,39 @@ fn expand_enum(e: &mut syn::ItemEnum, core: &Core, names: &BTreeMap<String, Stri
     }
     e.attrs = summary(&c.attrs).into_iter().chain(departures(&e.attrs, &what)?).collect();
     e.variants = variants;
+    Ok(())
+}
+
+/// The error declaration's docs from the core's error enum (`core =
+/// path`): each variant's is the summary of the core variant's, each
+/// field's that of the core field of its name (a field of the variant, or
+/// of the record a one-field variant holds, e.g. `ContextOverflow(Box<
+/// ContextOverflowBreakdown>)`). A field the core lacks (derived, `get`)
+/// keeps the doc written in `api.rs`; one written where the core has one
+/// is refused.
+fn expand_errors(e: &mut syn::ItemEnum, core: &Core) -> Result<(), String> {
+    let path = crate::bridge_attr(&e.attrs).map_err(|e| e.to_string())?.core.ok_or("the error declaration needs `core = path`")?;
+    let Some(CoreItem::Enum(c)) = core.resolve(&path) else {
+        return Err(format!("error declaration: `{path}` is no enum of the core"));
+    };
+    for v in &mut e.variants {
+        let what = format!("error {}", v.ident);
+        let cv = c.variants.iter().find(|cv| cv.ident == v.ident).ok_or_else(|| format!("{what}: not a variant of `{path}`"))?;
+        v.attrs = summary(&cv.attrs).into_iter().chain(departures(&v.attrs, &what)?).collect();
+        // The record a one-field variant holds (`Box<Breakdown>`), by its name at the crate root.
+        let held = match cv.fields.iter().map(|f| quote::ToTokens::to_token_stream(&f.ty).to_string()).collect::<Vec<_>>().as_slice() {
+            [ty] => match core.resolve(&format!("sessiondb::{}", ty.trim_start_matches("Box <").trim_end_matches('>').trim())) {
+                Some(CoreItem::Struct(s)) => s.fields.iter().collect(),
+                _ => vec![],
+            },
+            _ => vec![],
+        };
+        for f in v.fields.iter_mut() {
+            let name = f.ident.as_ref().expect("named");
+            let Some(cf) = cv.fields.iter().chain(held.iter().copied()).find(|cf| cf.ident.as_ref() == Some(name)) else { continue };
+            f.attrs = summary(&cf.attrs).into_iter().chain(departures(&f.attrs, &format!("{what}, field `{name}`"))?).collect();
+        }
+    }
     Ok(())
 }
 

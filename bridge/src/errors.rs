@@ -4,8 +4,10 @@
 //!
 //! The declaration is the schema's one `#[bridge(error, ...)] pub enum`
 //! (the last section of `bridge/api.rs`): one variant per core error kind,
-//! in `sessiondb::ErrorKind::ALL` order, each with the fields the hosts see, their types and the docs
-//! Kotlin/Swift show. `#[bridge(...)]` says where a host departs:
+//! in `sessiondb::ErrorKind::ALL` order, each with the fields the hosts see and their types;
+//! the docs Kotlin/Swift show are the core variant's and field's
+//! (`core_types::expand`; a derived field's is written in the
+//! declaration). `#[bridge(...)]` says where a host departs:
 //!
 //! - on the enum: `error` (this is the declaration), `core = path` (the core
 //!   error, e.g. `sessiondb::Error`), `kind = path` (its kind enum),

@@ -10,7 +10,7 @@
 //! itself; a record or enum naming its core type is first completed from
 //! the core's own definition ([`expand`], module `core_types`: fields,
 //! variants, types, docs; a method or function without a doc takes its
-//! core function's), so below a record's fields are the core's plus
+//! core function's, and one declared `-> _` its parameters and `Ok` type), so below a record's fields are the core's plus
 //! the departures `api.rs` lists: each `struct` is a record, each `enum` a unit enum of the core,
 //! `trait SessionStore` the store's methods (`&self` first) and `trait
 //! Functions` the module functions, all with the core's own types and the

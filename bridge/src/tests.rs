@@ -88,3 +88,54 @@ fn enum_names_come_from_the_cores_serde_names() {
 fn squash(code: &str) -> String {
     code.chars().filter(|c| !c.is_whitespace()).collect()
 }
+
+/// A method or function declared `-> _` takes the core function's
+/// parameters and `Ok` type (a free function of a store method without
+/// its store; core records by their schema names); one that writes
+/// parameters as well is refused.
+#[test]
+fn signatures_declared_underscore_come_from_the_core() {
+    let dir = std::env::temp_dir().join(format!("sessiondb-bridge-sig-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let core = "pub struct SessionRecord { pub id: String }\npub struct SessionStore;\n\
+                impl SessionStore {\n    /// One session.\n    pub fn get(&self, id: &str) -> Result<SessionRecord> { todo!() }\n    \
+                /// Forget it.\n    pub fn forget(&self, id: &str) -> Result<()> { todo!() }\n}\n\
+                /// Prune.\npub fn prune(store: &SessionStore, max: Option<u32>) -> Result<Vec<SessionRecord>> { todo!() }\n\
+                /// Count.\npub fn count(text: &str) -> u64 { 0 }\n";
+    std::fs::write(dir.join("lib.rs"), core).unwrap();
+    let core = Core::load(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let api = "#[bridge(core = sessiondb::SessionRecord)]\npub struct Session;\n\
+               trait SessionStore {\n    fn get(&self) -> _;\n    fn forget(&self) -> _;\n    #[bridge(core = sessiondb::prune)]\n    fn prune(&self) -> _;\n}\n\
+               trait Functions {\n    #[bridge(core = sessiondb::count, infallible)]\n    fn count() -> _;\n}\n";
+    let out = squash(&expand(api, &core).unwrap());
+    assert!(out.contains("fnget(&self,id:&str)->Session;"), "{out}");
+    assert!(out.contains("fnforget(&self,id:&str);"), "{out}");
+    assert!(out.contains("fnprune(&self,max:Option<u32>)->Vec<Session>;"), "{out}");
+    assert!(out.contains("fncount(text:&str)->u64;"), "{out}");
+    let e = expand("trait SessionStore {\n    fn get(&self, id: &str) -> _;\n}\n", &core).unwrap_err();
+    assert_eq!(e, "fn get: `-> _` takes the core's parameters: write none");
+}
+
+/// The error declaration's variant and field docs are the core error's
+/// (a field of a variant, or of the record a one-field variant holds); a
+/// derived field keeps its own, and a doc written where the core has one
+/// is refused.
+#[test]
+fn error_docs_come_from_the_core_error() {
+    let dir = std::env::temp_dir().join(format!("sessiondb-bridge-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let core = "pub struct Breakdown {\n    /// Capacity (tokens).\n    pub capacity: u64,\n}\n\
+                pub enum Error {\n    /// Busy.\n    ///\n    /// Internals.\n    Busy {\n        /// Waited (ms).\n        waited_ms: u64,\n    },\n    \
+                /// Overflow.\n    Overflow(Box<Breakdown>),\n}\n";
+    std::fs::write(dir.join("lib.rs"), core).unwrap();
+    let core = Core::load(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let api = "#[bridge(error, core = sessiondb::Error)]\npub enum Error {\n    Busy { waited_ms: u64, /// Derived.\n #[bridge(get = \"1\")] extra: u64 },\n    \
+               #[bridge(pattern = \"Overflow(b)\")]\n    Overflow { #[bridge(get = \"b.capacity\")] capacity: u64 },\n}\n";
+    let out = squash(&expand(api, &core).unwrap());
+    assert!(out.contains(r#"#[doc="Busy."]Busy{#[doc="Waited(ms)."]waited_ms:u64,#[doc="Derived."]"#), "{out}");
+    assert!(out.contains(r#"#[doc="Overflow."]#[bridge(pattern="Overflow(b)")]Overflow{#[doc="Capacity(tokens)."]"#), "{out}");
+    let twice = "#[bridge(error, core = sessiondb::Error)]\npub enum Error {\n    /// Busy again.\n    Busy { waited_ms: u64 },\n}\n";
+    assert_eq!(expand(twice, &core).unwrap_err(), "error Busy: its doc belongs on the core item, not in bridge/api.rs");
+}

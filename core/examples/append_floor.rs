@@ -76,7 +76,19 @@ CREATE TABLE journal (
   envelope_json TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE(session_id, seq));
 ";
 
-fn floor(dir: &std::path::Path, n: usize, read: bool) {
+/// What the floor reads back after its appends.
+#[derive(Clone, Copy, PartialEq)]
+enum FloorRead {
+    None,
+    /// `seq` and the content (`read_all_floor`).
+    Content,
+    /// The fields of an entry of the design's row: seq, role, creation
+    /// time and content (`read_all_floor_entries`), as a store read
+    /// returns them.
+    Entries,
+}
+
+fn floor(dir: &std::path::Path, n: usize, read: FloorRead) {
     let key = DataKey::from_bytes(&[7; 32]).unwrap();
     let mut c = rusqlite::Connection::open(dir.join("f.db")).unwrap();
     c.pragma_update(None, "page_size", PAGE_SIZE).unwrap();
@@ -112,12 +124,15 @@ fn floor(dir: &std::path::Path, n: usize, read: bool) {
         tx.prepare_cached("UPDATE sessions SET updated_at = ?2 WHERE id = ?1").unwrap().execute(rusqlite::params![sid, now]).unwrap();
         tx.commit().unwrap();
     }
-    if read {
+    if read != FloorRead::None {
         // The store's checkpoint thread copies its WAL back as it grows;
         // the floor reads after a full checkpoint (an empty WAL: the
         // harder floor).
         let _: (i64, i64, i64) = c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap();
-        assert_eq!(read_all_floor(&c, &key, &sid).len(), n);
+        match read {
+            FloorRead::Entries => assert_eq!(read_all_floor_entries(&c, &key, &sid).len(), n),
+            _ => assert_eq!(read_all_floor(&c, &key, &sid).len(), n),
+        }
     }
 }
 
@@ -128,11 +143,43 @@ fn read_all_floor(c: &rusqlite::Connection, key: &DataKey, sid: &str) -> Vec<Str
     let mut q = c.prepare_cached("SELECT seq, content_enc FROM entries WHERE session_id = ?1 ORDER BY seq").unwrap();
     let mut rows = q.query([sid]).unwrap();
     let mut out = Vec::new();
+    let mut aad = String::new();
     while let Some(r) = rows.next().unwrap() {
         let seq: i64 = r.get(0).unwrap();
         let sealed = r.get_ref(1).unwrap().as_blob().unwrap();
-        let plain = crypto::open_any(key, &format!("transcript:{sid}:{seq}:content"), sealed).unwrap();
+        let plain = crypto::open_any(key, content_aad(&mut aad, sid, seq), sealed).unwrap();
         out.push(String::from_utf8(plain.to_vec()).unwrap());
+    }
+    out
+}
+
+/// The content record id `transcript:<sid>:<seq>:content` in `buf`,
+/// without `format!` (as the store builds its AADs).
+fn content_aad<'a>(buf: &'a mut String, sid: &str, seq: i64) -> &'a str {
+    buf.clear();
+    buf.push_str("transcript:");
+    buf.push_str(sid);
+    buf.push(':');
+    crypto::push_decimal(buf, seq as u64);
+    buf.push_str(":content");
+    buf
+}
+
+/// Every entry in seq order with its role (parsed, as the store checks
+/// it), creation time and opened content.
+#[inline(never)]
+fn read_all_floor_entries(c: &rusqlite::Connection, key: &DataKey, sid: &str) -> Vec<(i64, Role, i64, String)> {
+    let mut q = c.prepare_cached("SELECT seq, role, created_at, content_enc FROM entries WHERE session_id = ?1 ORDER BY seq").unwrap();
+    let mut rows = q.query([sid]).unwrap();
+    let mut out = Vec::new();
+    let mut aad = String::new();
+    while let Some(r) = rows.next().unwrap() {
+        let seq: i64 = r.get(0).unwrap();
+        let role = Role::parse(r.get_ref(1).unwrap().as_str().unwrap()).unwrap();
+        let created_at: i64 = r.get(2).unwrap();
+        let sealed = r.get_ref(3).unwrap().as_blob().unwrap();
+        let plain = crypto::open_any(key, content_aad(&mut aad, sid, seq), sealed).unwrap();
+        out.push((seq, role, created_at, String::from_utf8(plain.to_vec()).unwrap()));
     }
     out
 }
@@ -145,8 +192,9 @@ fn main() {
         Some("store") => store(d.path(), n, false, false),
         Some("store-zstd") => store(d.path(), n, true, false),
         Some("store-read") => store(d.path(), n, false, true),
-        Some("floor") => floor(d.path(), n, false),
-        Some("floor-read") => floor(d.path(), n, true),
-        _ => panic!("usage: append_floor store|store-zstd|store-read|floor|floor-read N"),
+        Some("floor") => floor(d.path(), n, FloorRead::None),
+        Some("floor-read") => floor(d.path(), n, FloorRead::Content),
+        Some("floor-read-entries") => floor(d.path(), n, FloorRead::Entries),
+        _ => panic!("usage: append_floor store|store-zstd|store-read|floor|floor-read|floor-read-entries N"),
     }
 }

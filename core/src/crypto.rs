@@ -647,6 +647,37 @@ pub fn keyed_digest(key: &DataKey, domain: &str, value: &[u8]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
+/// [`keyed_digest`] of many values under one key and domain: the HMAC's
+/// keyed state with `domain ‖ 0x00` absorbed is made once, and each
+/// [`KeyedDigester::digest`] continues a copy of it (two SHA-256 blocks a
+/// value less than [`keyed_digest`], the same 32 bytes). It holds a state
+/// derived from the data key: keep it no longer than the work it serves
+/// (the import keeps one per file).
+#[derive(Clone)]
+pub struct KeyedDigester {
+    mac: Hmac<Sha256>,
+}
+
+impl KeyedDigester {
+    /// The digester of `key` and `domain`. Pure; no error.
+    pub fn new(key: &DataKey, domain: &str) -> Self {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&key.0).expect("HMAC takes any key length");
+        mac.update(domain.as_bytes());
+        mac.update(&[0]);
+        KeyedDigester { mac }
+    }
+
+    /// `keyed_digest(key, domain, parts[0] ‖ parts[1] ‖ ...)`: the value may
+    /// come in pieces (no copy to join them).
+    pub fn digest(&self, parts: &[&[u8]]) -> [u8; 32] {
+        let mut mac = self.mac.clone();
+        for p in parts {
+            mac.update(p);
+        }
+        mac.finalize().into_bytes().into()
+    }
+}
+
 /// HKDF-SHA-256 (RFC 5869) of `key` with `salt` and the label `info`: a
 /// 32-byte key for one purpose alone, never the input key itself. The
 /// search index derives its key with [`SEARCH_INDEX_KEY_INFO`] from the data
@@ -669,11 +700,15 @@ pub fn random_bytes(buf: &mut [u8]) {
     os_random(buf);
 }
 
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
+/// Lowercase hex of `bytes`, two digits a byte.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        write!(s, "{b:02x}").expect("writing to a String cannot fail");
+    for &b in bytes {
+        // Lowercase, two digits a byte (what `{:02x}` wrote, without the
+        // formatter: ~40 instructions a byte less).
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
     }
     s
 }

@@ -29,7 +29,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Source: seed 000, "Context Compaction" (Irreducible Context Overflow).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContextOverflowBreakdown {
-    /// Effective Context Capacity the protected content was measured against (tokens).
+    /// Effective Context Capacity measured against (tokens).
     pub capacity: u64,
     /// System prompt and other system items (tokens).
     pub system: u64,
@@ -37,13 +37,13 @@ pub struct ContextOverflowBreakdown {
     pub pinned: u64,
     /// Recent turns kept verbatim (tokens).
     pub recent: u64,
-    /// Tool results that are protected (tokens).
+    /// Protected tool results (tokens).
     pub tool_results: u64,
     /// Anything else that could not be compacted (tokens).
     pub other: u64,
     /// Sum of the categories above (tokens).
     pub protected_total: u64,
-    /// What the user can do, in order of preference (plain sentences).
+    /// What the user can do, most useful first (plain sentences).
     pub remedies: Vec<String>,
 }
 
@@ -51,19 +51,22 @@ pub struct ContextOverflowBreakdown {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The database exists but its data key is not in the key source.
-    /// No new key is ever written in this state (seed 000, "Key Lifecycle":
-    /// `recovery-locked`).
+    /// The database exists but its data key is missing from the key source.
+    /// No new key was written (seed 000, "Key Lifecycle": recovery-locked).
+    ///
+    /// No new key is ever written in this state.
     #[error("recovery locked: the session database exists but its data key is missing from {backend}; {restore} or open another database. No new key was created, because it could never decrypt the existing sessions", restore = recovery_locked_remedy(.backend, .service))]
     RecoveryLocked {
-        /// The key backend that was asked (e.g. `Secret Service`).
+        /// The key backend that was asked (e.g. `host key provider`).
         backend: String,
         /// The credential-store service name (the app name).
         service: String,
     },
 
-    /// A key was found but it is not the key this database was created with
-    /// (the key-check value in `meta` failed to authenticate).
+    /// The key found does not open this database (its key-check value failed).
+    ///
+    /// It is not the key this database was created with: the key-check
+    /// value in `meta` failed to authenticate.
     #[error("key mismatch: the data key from {backend} does not open this database (key-check value failed); find the original key, nothing was changed")]
     KeyMismatch {
         /// The key backend the wrong key came from.
@@ -71,7 +74,10 @@ pub enum Error {
     },
 
     /// No credential store could be reached, or it refused access (locked,
-    /// denied, no D-Bus session...). Never read as "no key".
+    /// denied...). Never read as "no key". Also raised when a host key
+    /// provider throws something other than a `SessionDbError`.
+    ///
+    /// E.g. no D-Bus session for the Secret Service.
     #[error("key store unavailable: {backend}: {reason}. {remedy}")]
     KeyStoreUnavailable {
         /// The backend, e.g. `Secret Service (D-Bus)`.
@@ -87,43 +93,52 @@ pub enum Error {
     NotFound {
         /// Kind of thing, e.g. `session`.
         what: &'static str,
-        /// Its id (ids are not user content).
+        /// Its id.
+        ///
+        /// Ids are not user content.
         id: String,
     },
 
     /// The request conflicts with what is stored (same event id with another
-    /// payload, ambiguous id prefix, terminal event on a finished operation...).
+    /// payload, ambiguous id prefix or title, existing session id...).
+    ///
+    /// Also a terminal event on a finished operation.
     #[error("conflict: {reason}")]
     Conflict {
         /// Why, without user content.
         reason: String,
     },
 
-    /// An AEAD tag did not verify: the ciphertext, nonce, tag or its record id
-    /// (AAD) was changed, moved or swapped.
+    /// An AEAD tag did not verify: a stored value was altered, moved or swapped.
+    ///
+    /// The ciphertext, nonce, tag or its record id (AAD) was changed.
     #[error("authentication failed for record `{record}`: the ciphertext was altered or moved")]
     AuthenticationFailed {
         /// The record id used as AAD (e.g. `session:<id>:name`).
         record: String,
     },
 
-    /// Stored data is not in the expected shape (bad envelope JSON, unknown
-    /// algorithm, schema newer than this build...).
+    /// Stored data is not in the expected shape (not a database, bad
+    /// envelope, schema newer than this build...).
+    ///
+    /// E.g. bad envelope JSON or an unknown algorithm.
     #[error("corrupt data: {reason}")]
     Corrupt {
         /// What is wrong, without user content.
         reason: String,
     },
 
-    /// The database stayed locked by another writer past `busy_timeout`.
-    /// Returned only once the call has really waited that long (SQLite
-    /// answers some statements `SQLITE_BUSY` without its busy handler; the
-    /// store retries those until the timeout).
+    /// Another writer held the database lock past the busy timeout.
+    ///
+    /// The database stayed locked past `busy_timeout`. Returned only once
+    /// the call has really waited that long (SQLite answers some statements
+    /// `SQLITE_BUSY` without its busy handler; the store retries those until
+    /// the timeout).
     #[error("database busy: another connection held the lock; gave up after waiting {waited_ms} ms (busy timeout {timeout_ms} ms)")]
     Busy {
         /// The configured busy timeout, in milliseconds.
         timeout_ms: u64,
-        /// How long this call really waited before giving up, in milliseconds.
+        /// How long the call really waited, in milliseconds.
         waited_ms: u64,
     },
 
@@ -134,7 +149,8 @@ pub enum Error {
         reason: String,
     },
 
-    /// The operating system refused a file operation.
+    /// The operating system refused a file operation. Python: an `OSError`,
+    /// `FileNotFoundIoError` / `PermissionIoError` where the OS said so.
     #[error("I/O error while {step}: {source}")]
     Io {
         /// The step that failed (e.g. `creating the state directory`).
@@ -148,8 +164,9 @@ pub enum Error {
     #[error("database error: {0}")]
     Database(String),
 
-    /// Protected content alone exceeds the Effective Context Capacity:
-    /// Irreducible Context Overflow (seed 000, "Context Compaction").
+    /// Irreducible Context Overflow: protected content alone exceeds the
+    /// Effective Context Capacity (seed 000, "Context Compaction"). The
+    /// fields are the token breakdown.
     #[error("irreducible context overflow: protected content is {} tokens, capacity is {} tokens", .0.protected_total, .0.capacity)]
     ContextOverflow(Box<ContextOverflowBreakdown>),
 

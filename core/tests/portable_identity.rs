@@ -225,3 +225,85 @@ fn import_records_live_in_their_own_table_and_version_4_rows_migrate() {
     assert_eq!(r.sessions[0].entries, 3);
     assert_eq!(records(&c).len(), 3);
 }
+
+/// Issue 33 item 3 made the import's identities cheaper (the blocks' JSON
+/// made once per turn, the HMAC's keyed state once per file, the hashing on
+/// the reader while a sealing stage encrypts) without changing them: every
+/// `import_records` row is the one issue 14/28's formula gives, spelled out
+/// here as it was (`turn\0<role>\0<timestamp {:?}>\0<blocks JSON>`, its
+/// k-th repeat in the file `‖ \0#k`, HMAC-SHA-256 with the data key, domain
+/// `import-record`, first 16 bytes). So sessions imported by older builds
+/// hold the same ids, and a copy of the file under another name adds
+/// nothing. Checked on a small file (read, sealed and written on one
+/// thread) and on one over the 8 MiB batch (the three-thread pipeline).
+#[test]
+fn record_ids_are_issue_14_formula_on_both_import_paths() {
+    use sessiondb::portable::{read_stream, Event, EventSink, ReadOptions, Thread, Turn};
+    struct Turns(Vec<Turn>);
+    impl EventSink for Turns {
+        fn event(&mut self, _: &Thread, e: Event) -> sessiondb::Result<()> {
+            if let Event::Turn(t) = e {
+                self.0.push(t);
+            }
+            Ok(())
+        }
+    }
+    for (sid, big) in [("sess-ids-small", 0usize), ("sess-ids-big", 320_000)] {
+        let dir = tempfile::tempdir().unwrap();
+        let st = store(dir.path());
+        let mut text = format!("{}\n", serde_json::json!({"type":"header","id":sid,"model":"m","cwd":"/tmp/p","created_at":1_700_000_000}));
+        let pad = |n: usize, tag: &str| format!("{tag} ").repeat(1 + big / (tag.len() + 1)) + &"x".repeat(n % 7);
+        for n in 0..40usize {
+            let ts = 1_700_000_000 + (n as i64 % 5);
+            let line = match n % 4 {
+                0 => serde_json::json!({"type":"user","content":[{"type":"text","text":pad(n, "one \"q\" é")}],"timestamp":ts}),
+                1 => serde_json::json!({"type":"assistant","content":[{"type":"thinking","content":pad(n, "think")},{"type":"text","text":"t"},
+                    {"type":"tool_use","id":format!("call_{n}"),"name":"Bash","input":{"command":"ls"}}],"timestamp":ts}),
+                2 => serde_json::json!({"type":"user","content":[{"type":"tool_result","tool_use_id":format!("call_{}", n - 1),"content":pad(n, "out")}],"timestamp":ts}),
+                // No timestamp; the same text every time (repeats: #1, #2...).
+                _ => serde_json::json!({"type":"user","content":[{"type":"text","text":"again"}]}),
+            };
+            text.push_str(&line.to_string());
+            text.push('\n');
+        }
+        assert_eq!(text.len() > 8 << 20, big > 0, "the big file is over BATCH_BYTES, the small one under");
+        let file = dir.path().join("a.jsonl");
+        std::fs::write(&file, &text).unwrap();
+        let r = import_file(&st, &file, Some(SourceFormat::Thclaws)).unwrap();
+        assert_eq!(r.sessions[0].entries, 40);
+        // The ids by the formula, from the turns as the reader gives them.
+        let mut turns = Turns(Vec::new());
+        read_stream(SourceFormat::Thclaws, std::io::Cursor::new(text.as_bytes()), &ReadOptions::default(), &mut turns).unwrap();
+        assert_eq!(turns.0.len(), 40);
+        let key = sessiondb::DataKey::from_bytes(&[7u8; 32]).unwrap();
+        let mut seen: std::collections::HashMap<String, u32> = Default::default();
+        let mut want: Vec<Vec<u8>> = turns
+            .0
+            .iter()
+            .map(|t| {
+                let base = format!("turn\0{}\0{:?}\0{}", t.role.as_str(), t.timestamp_ms, t.blocks_json());
+                let k = seen.entry(base.clone()).or_default();
+                let text = if *k == 0 { base.clone() } else { format!("{base}\0#{k}") };
+                *k += 1;
+                sessiondb::crypto::keyed_digest(&key, "import-record", text.as_bytes())[..16].to_vec()
+            })
+            .collect();
+        want.sort();
+        assert_eq!(seen["turn\0user\0None\0[{\"type\":\"text\",\"text\":\"again\"}]"], 10, "ten repeats of one content");
+        let c = rusqlite::Connection::open(dir.path().join("sessions.db")).unwrap();
+        let got: Vec<Vec<u8>> = c
+            .prepare("SELECT record_id FROM import_records WHERE session_id = ?1 ORDER BY record_id")
+            .unwrap()
+            .query_map([sid], |r| r.get(0))
+            .unwrap()
+            .map(|x| x.unwrap())
+            .collect();
+        assert_eq!(got, want, "{sid}");
+        // A copy under another name: every turn is held already.
+        let copy = dir.path().join("copy.jsonl");
+        std::fs::write(&copy, &text).unwrap();
+        let again = import_file(&st, &copy, Some(SourceFormat::Thclaws)).unwrap();
+        assert_eq!((again.sessions[0].entries, again.sessions[0].skipped_already_stored), (0, 40));
+        assert_eq!(st.get_session(sid).unwrap().entry_count, 40);
+    }
+}

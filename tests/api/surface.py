@@ -80,13 +80,15 @@ def _parse_bridge():
     bridge generator's input, issue 11 item 4), as surface entries: each
     method's parameters after `&self` with its `defaults(...)`, each
     struct's fields (from bridge/generated/api.rs, the schema completed from
-    the core's types). Every host generates these from that one declaration,
-    so tests/api/surface.json lists them only where a host departs."""
-    src = re.sub(r"(?m)^\s*//.*$", "", api_text())
+    the core's types and functions). Every host generates these from that one
+    declaration, so tests/api/surface.json lists them only where a host departs."""
+    schema = re.sub(r"(?m)^\s*//.*$", "", SCHEMA.read_text(encoding="utf-8"))
+    # prettyplease wraps a long attribute over lines: one line each again.
+    schema = re.sub(r"(?s)#\[bridge\(\n(.*?)\n\s*\)\]", lambda m: "#[bridge(" + " ".join(l.strip() for l in m.group(1).split("\n")) + ")]", schema)
     out = {"methods": {}, "functions": {}, "records": {}}
     for trait, kind in (("SessionStore", "methods"), ("Functions", "functions")):
-        body = re.search(r"(?ms)^trait " + trait + r" \{$(.*?)^\}$", src).group(1)
-        for attr, name, params in re.findall(r"(?ms)(?:#\[bridge\((.*?)\)\]\s*)?fn (\w+)\((.*?)\)", body):
+        body = re.search(r"(?ms)^trait " + trait + r" \{$(.*?)^\}$", schema).group(1)
+        for attr, name, params in re.findall(r"(?ms)(?:#\[bridge\(([^\n]*?)\)\]\s*)?fn (\w+)\((.*?)\)(?:\s*->[^;]*)?;", body):
             if name.startswith("_"):  # a private helper (`_bench_core`): not API
                 continue
             d = _defaults(attr)
@@ -94,9 +96,6 @@ def _parse_bridge():
             name = (re.findall(r'\bgetter = "(\w+)"', attr) or [name])[0]
             names = [p.split(":", 1)[0].strip() for p in split_top(params) if p.strip() not in ("&self", "self")]
             out[kind][name] = {"params": [f"{n}={d[n]}" if n in d else n for n in names]}
-    schema = re.sub(r"(?m)^\s*//.*$", "", SCHEMA.read_text(encoding="utf-8"))
-    # prettyplease wraps a long attribute over lines: one line each again.
-    schema = re.sub(r"(?s)#\[bridge\(\n(.*?)\n\s*\)\]", lambda m: "#[bridge(" + " ".join(l.strip() for l in m.group(1).split("\n")) + ")]", schema)
     for attr, name, fields in re.findall(r"(?ms)^(?:#\[bridge\(([^\n]*)\)\]\n)?pub struct (\w+) \{$(.*?)^\}$", schema):
         if "skip(" not in attr:  # a host declaring it by hand lists it in surface.json
             out["records"][name] = {"fields": re.findall(r"(?m)^\s*pub (\w+):", fields)}

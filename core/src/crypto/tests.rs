@@ -224,3 +224,39 @@ fn workspace_index_is_hex_hmac_sha256() {
     assert_eq!(idx.len(), 64);
     assert_eq!(idx, "198a607eb44bfbc69903a0f1cf2bbdc5ba0aa3f3d9ae3c1c7a3b1696a0b68cf7");
 }
+
+/// The digester gives `keyed_digest`'s bytes, whole or in pieces, and both
+/// match HMAC-SHA-256 as Python's `hmac` computes it (key 32 × 0x07,
+/// message `import-record ‖ 0x00 ‖ turn\0user\0Some(5)\0[]`); `keyed_hash`
+/// is its lowercase hex.
+#[test]
+fn keyed_digester_equals_keyed_digest_and_an_independent_hmac() {
+    let k = key();
+    let d = KeyedDigester::new(&k, "import-record");
+    let whole = keyed_digest(&k, "import-record", b"turn\0user\0Some(5)\0[]");
+    assert_eq!(d.digest(&[b"turn\0user\0Some(5)\0[]"]), whole);
+    assert_eq!(d.digest(&[b"turn\0", b"user\0Some(5)", b"\0", b"[]"]), whole);
+    assert_eq!(keyed_hash(&k, "import-record", b"turn\0user\0Some(5)\0[]"), "1cd956ed18a2d67534b427f4797089894e494acdcaa89bde50da67711ed6cab8");
+    // A second value from the same digester is not chained to the first.
+    assert_eq!(d.digest(&[b"x"]), keyed_digest(&k, "import-record", b"x"));
+    assert_ne!(d.digest(&[b"x"]), whole);
+}
+
+/// `hex` writes every byte as two lowercase digits, as `{:02x}` does.
+#[test]
+fn hex_is_two_lowercase_digits_a_byte() {
+    let all: Vec<u8> = (0..=255).collect();
+    let want: String = all.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex(&all), want);
+    assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+}
+
+/// `call_keys` (one keyed state for all ids) is the first 16 hex digits of
+/// each id's `keyed_hash`, domain `call-id`, space-separated.
+#[test]
+fn call_keys_are_the_keyed_hash_prefixes() {
+    let k = key();
+    let want = format!("{} {}", &keyed_hash(&k, "call-id", b"call_1")[..16], &keyed_hash(&k, "call-id", "toolu_é".as_bytes())[..16]);
+    assert_eq!(crate::store::call_keys(&k, &["call_1".to_owned(), "toolu_é".to_owned()]), want);
+    assert_eq!(crate::store::call_keys(&k, &[]), "");
+}

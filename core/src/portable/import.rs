@@ -86,7 +86,7 @@ mod identity;
 mod opencode;
 pub mod sdk;
 mod sink;
-use batch::{apply_batch, Batch};
+use batch::{apply_batch, seal_batch, Batch};
 use sink::{ImportSink, ProgressTarget};
 
 
@@ -578,6 +578,7 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         occ: Default::default(),
         resume_bytes: if whole { 0 } else { prev.as_ref().map_or(0, |p| p.bytes) },
         prefix_counted: false,
+        ids: identity::RecordIds::new(store.key()),
     };
     if let Some(m) = (format == SourceFormat::GeminiCli).then(|| super::gemini::place_meta(&canonical)).flatten() {
         // The project root Gemini CLI recorded beside its chats.
@@ -591,11 +592,27 @@ fn import_file_once(store: &SessionStore, path: &Path, format: Option<SourceForm
         // more than they save on small files).
         read_all(format, input, &opts, sink)?
     } else {
-        // Two threads: this one reads, parses and encrypts; the writer commits
-        // the batches (SQLite, journal) one behind. A failing writer stops the
-        // reader at its next batch, and its error is the one returned.
+        // A pipeline of three threads (issue 33 item 3): this one reads,
+        // parses, decides identities and prepares the batches; the sealing
+        // stage redacts, encrypts and counts their entries; the writer
+        // commits them (SQLite, journal). Each hands on one batch at a time.
+        // A failing writer stops the stage, which stops the reader at its
+        // next batch, and the writer's error is the one returned.
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
+            let (tx, rx_seal) = std::sync::mpsc::sync_channel::<Batch>(1);
+            let (tx_write, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
+            std::thread::Builder::new()
+                .name("sessiondb-import-seal".into())
+                .spawn_scoped(scope, move || {
+                    for mut batch in rx_seal {
+                        seal_batch(store, &mut batch, true);
+                        if tx_write.send(batch).is_err() {
+                            // The writer stopped; dropping `rx_seal` stops the reader.
+                            return;
+                        }
+                    }
+                })
+                .map_err(|e| Error::io("starting the import sealing thread", e))?;
             let limit = std::sync::Arc::clone(&sink.batch_limit);
             let writer = std::thread::Builder::new()
                 .name("sessiondb-import-writer".into())

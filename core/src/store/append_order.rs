@@ -117,6 +117,12 @@ impl AppendTurn {
     }
 }
 
+impl std::fmt::Debug for AppendTurn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppendTurn").field("ticket", &self.ticket).finish_non_exhaustive()
+    }
+}
+
 impl Drop for AppendTurn {
     fn drop(&mut self) {
         self.order.done(self.ticket);

@@ -47,6 +47,31 @@ pub(crate) fn seal_content(key: &crate::crypto::DataKey, sid: &str, seq: u64, co
     crypto::seal(key, &content_record(sid, seq), content.as_bytes(), compress)
 }
 
+/// Everything [`append_rows_in_tx`] computes of an entry before its row is
+/// written, made off the writing thread for the seq the entry is expected
+/// to get (issue 33 item 3: the import's sealing stage): its content and
+/// metadata sealed for that seq, its kind and its stored call keys.
+pub(crate) struct SealedRow {
+    /// The content's envelope ([`seal_content`]).
+    pub(crate) content: Vec<u8>,
+    /// The metadata's envelope (`None`: no metadata to store).
+    pub(crate) meta: Option<Vec<u8>>,
+    /// Its [`entry_kind`].
+    pub(crate) kind: &'static str,
+    /// Its [`call_keys`].
+    pub(crate) call_keys: String,
+}
+
+/// The [`SealedRow`] of `entry` (with `meta`) at `seq` of session `sid`:
+/// what [`append_rows_in_tx`] would compute for it there.
+pub(crate) fn seal_row(key: &crate::crypto::DataKey, calls_by: &mut Option<crypto::KeyedDigester>, sid: &str, seq: u64, entry: &NewEntry, meta: Option<&EntryMeta>, compress: bool) -> SealedRow {
+    let content = seal_content(key, sid, seq, &entry.content, compress);
+    let meta = meta.and_then(encode_meta).map(|json| crypto::seal(key, &meta_record(sid, seq), json.as_bytes(), compress));
+    let (kind, calls) = entry_shape(entry.role, entry.format, &entry.content);
+    let call_keys = if calls.is_empty() { String::new() } else { call_keys_by(calls_by.get_or_insert_with(|| crypto::KeyedDigester::new(key, CALL_ID_DOMAIN)), &calls) };
+    SealedRow { content, meta, kind, call_keys }
+}
+
 /// Kind names stored in `transcript_entries.kind` (schema version 4).
 pub mod entry_kind {
     /// A user or assistant message without tool calls.
@@ -125,12 +150,22 @@ pub fn entry_shape(role: Role, format: ContentFormat, content: &str) -> (&'stati
 /// space-separated, so plaintext columns link a call to its result without
 /// holding the id.
 pub fn call_keys(key: &crate::crypto::DataKey, ids: &[String]) -> String {
+    call_keys_by(&crypto::KeyedDigester::new(key, CALL_ID_DOMAIN), ids)
+}
+
+/// The `crypto::keyed_hash` domain of [`call_keys`].
+const CALL_ID_DOMAIN: &str = "call-id";
+
+/// [`call_keys`] with the keyed state of domain [`CALL_ID_DOMAIN`] made
+/// once by the caller (the same text).
+fn call_keys_by(d: &crypto::KeyedDigester, ids: &[String]) -> String {
     let mut out = String::with_capacity(ids.len() * 17);
     for id in ids {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(&crypto::keyed_hash(key, "call-id", id.as_bytes())[..16]);
+        // The first 16 hex digits of the keyed hash: its first 8 bytes.
+        out.push_str(&crypto::hex(&d.digest(&[id.as_bytes()])[..8]));
     }
     out
 }
@@ -186,6 +221,40 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     counted: &[Option<u64>],
     event: AppendEvent<'_>,
 ) -> Result<(u64, i64)> {
+    append_prepared_in_tx(t, session_id, entries, metas, sealed.map(|(first, env)| (first, Presealed::Content(env))), counted, event)
+}
+
+/// What was made of the entries off the writing thread for the seqs from a
+/// first one (see [`append_rows_in_tx`]'s `sealed`).
+#[derive(Clone, Copy)]
+pub(crate) enum Presealed<'a> {
+    /// Each content's envelope.
+    Content(&'a [Vec<u8>]),
+    /// Each entry's whole [`SealedRow`] (made with the same metadata).
+    Rows(&'a [SealedRow]),
+}
+
+impl Presealed<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Presealed::Content(c) => c.len(),
+            Presealed::Rows(r) => r.len(),
+        }
+    }
+}
+
+/// [`append_rows_in_tx`], the work done beforehand given as [`Presealed`]:
+/// whole rows are used as they are when the session's next seq is their
+/// first seq (else everything is made again for the seqs the entries get).
+pub(crate) fn append_prepared_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
+    t: &Tx<'_>,
+    session_id: &str,
+    entries: &[E],
+    metas: Option<&[M]>,
+    sealed: Option<(u64, Presealed<'_>)>,
+    counted: &[Option<u64>],
+    event: AppendEvent<'_>,
+) -> Result<(u64, i64)> {
     if entries.is_empty() {
         return Ok((0, 0));
     }
@@ -214,45 +283,42 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
     let last = t.tx.last_entry_seq(session_id)?;
     let sealed = sealed.filter(|(first, env)| *first == last + 1 && env.len() == entries.len()).map(|(_, env)| env);
     let now = now_ms();
-    let mut latest = 0i64;
-    // Seal everything first, then hand the backend the rows.
-    type Sealed<'s> = (std::borrow::Cow<'s, [u8]>, Option<Vec<u8>>, &'static str, String);
-    let mut envs: Vec<Sealed<'_>> = Vec::with_capacity(entries.len());
-    for (i, e) in entries.iter().enumerate() {
-        let e = e.borrow();
-        let seq = last + 1 + i as u64;
-        latest = latest.max(e.created_at_ms.unwrap_or(now));
-        let env = match sealed {
-            Some(env) => std::borrow::Cow::Borrowed(env[i].as_slice()),
-            None => std::borrow::Cow::Owned(seal_content(t.key, session_id, seq, &e.content, t.compress)),
-        };
-        let meta_env = metas
-            .and_then(|m| encode_meta(m[i].borrow()))
-            .map(|json| crypto::seal(t.key, &meta_record(session_id, seq), json.as_bytes(), t.compress));
-        let (kind, calls) = entry_shape(e.role, e.format, &e.content);
-        envs.push((env, meta_env, kind, call_keys(t.key, &calls)));
-    }
+    let latest = entries.iter().map(|e| e.borrow().created_at_ms.unwrap_or(now)).max().unwrap_or(0).max(0);
+    // Seal everything first (unless done beforehand), then hand the backend the rows.
+    let made: Vec<SealedRow>;
+    let (rows_made, contents): (&[SealedRow], Option<&[Vec<u8>]>) = match sealed {
+        Some(Presealed::Rows(rows)) => (rows, None),
+        Some(Presealed::Content(env)) => {
+            made = make_rows(t, session_id, entries, metas, last, Some(env));
+            (&made, Some(env))
+        }
+        None => {
+            made = make_rows(t, session_id, entries, metas, last, None);
+            (&made, None)
+        }
+    };
     let rows: Vec<NewEntryRow<'_>> = entries
         .iter()
-        .zip(&envs)
+        .zip(rows_made)
         .enumerate()
-        .map(|(i, (e, (env, meta_env, kind, keys)))| {
+        .map(|(i, (e, r))| {
             let e = e.borrow();
             let meta = metas.map(|m| m[i].borrow());
             NewEntryRow {
                 seq: last + 1 + i as u64,
                 role: e.role.as_str(),
                 format: e.format.as_str(),
-                content: env,
+                // Envelopes sealed beforehand are borrowed, not copied.
+                content: contents.map_or(r.content.as_slice(), |c| c[i].as_slice()),
                 created_at: e.created_at_ms.unwrap_or(now),
                 tokens: e.tokens,
                 source_line: e.source_line,
                 model: meta.and_then(|m| m.model.as_deref()),
                 provider: meta.and_then(|m| m.provider.as_deref()),
-                meta: meta_env.as_deref(),
+                meta: r.meta.as_deref(),
                 content_bytes: e.content.len() as u64,
-                kind,
-                call_keys: keys,
+                kind: r.kind,
+                call_keys: r.call_keys.as_str(),
                 counted_tokens: counted.get(i).copied().flatten(),
             }
         })
@@ -288,6 +354,31 @@ pub(crate) fn append_rows_in_tx<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(
         AppendEvent::ByCaller => return Ok((first, now)),
     };
     Ok((first, now))
+}
+
+/// The [`SealedRow`]s of `entries` at seqs from `last + 1` (`contents`:
+/// their content envelopes, made beforehand; the rows' `content` is then
+/// left empty and the caller uses those).
+fn make_rows<E: Borrow<NewEntry>, M: Borrow<EntryMeta>>(t: &Tx<'_>, session_id: &str, entries: &[E], metas: Option<&[M]>, last: u64, contents: Option<&[Vec<u8>]>) -> Vec<SealedRow> {
+    let mut calls_by = None;
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let e = e.borrow();
+            let seq = last + 1 + i as u64;
+            let meta = metas.map(|m| m[i].borrow());
+            match contents {
+                Some(_) => {
+                    let meta = meta.and_then(encode_meta).map(|json| crypto::seal(t.key, &meta_record(session_id, seq), json.as_bytes(), t.compress));
+                    let (kind, calls) = entry_shape(e.role, e.format, &e.content);
+                    let call_keys = if calls.is_empty() { String::new() } else { call_keys_by(calls_by.get_or_insert_with(|| crypto::KeyedDigester::new(t.key, CALL_ID_DOMAIN)), &calls) };
+                    SealedRow { content: Vec::new(), meta, kind, call_keys }
+                }
+                None => seal_row(t.key, &mut calls_by, session_id, seq, e, meta, t.compress),
+            }
+        })
+        .collect()
 }
 
 /// The journal event [`append_rows_in_tx`] records for the rows it writes.

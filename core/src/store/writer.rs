@@ -49,6 +49,16 @@ impl SessionStore {
         transcript::seal_content(self.key(), session_id, seq, content, self.compress())
     }
 
+    /// Everything of an entry's row that is made before its write
+    /// transaction, for seq `seq` of session `session_id`: its content and
+    /// `meta` sealed, its kind and call keys ([`transcript::SealedRow`];
+    /// `calls_by`: the call keys' keyed state, made on first use and kept
+    /// for the next rows). [`Writer::append_sealed_rows`] makes them again
+    /// when the seqs turned out to be others.
+    pub(crate) fn seal_entry_row(&self, calls_by: &mut Option<crate::crypto::KeyedDigester>, session_id: &str, seq: u64, entry: &NewEntry, meta: &EntryMeta) -> transcript::SealedRow {
+        transcript::seal_row(self.key(), calls_by, session_id, seq, entry, Some(meta), self.compress())
+    }
+
     /// The text of the sealed `meta` value `key` (its record id is the key
     /// itself); `None` when absent. Errors: `Corrupt`, `AuthenticationFailed`.
     pub(crate) fn sealed_meta(&self, key: &str) -> Result<Option<String>> {
@@ -111,6 +121,22 @@ impl Writer<'_> {
         counted: &[Option<u64>],
     ) -> Result<()> {
         transcript::append_rows_in_tx(self.t, session_id, entries, Some(metas), Some((first_seq, sealed)), counted, transcript::AppendEvent::Appended)
+            .map(|_| ())
+    }
+
+    /// [`Self::append_entries`] with each entry's whole row made beforehand
+    /// ([`SessionStore::seal_entry_row`] for the seqs from `first_seq`, one
+    /// per entry). Errors: as `append_entries`.
+    pub(crate) fn append_sealed_rows(
+        &self,
+        session_id: &str,
+        entries: &[NewEntry],
+        metas: &[EntryMeta],
+        first_seq: u64,
+        rows: &[transcript::SealedRow],
+        counted: &[Option<u64>],
+    ) -> Result<()> {
+        transcript::append_prepared_in_tx(self.t, session_id, entries, Some(metas), Some((first_seq, transcript::Presealed::Rows(rows))), counted, transcript::AppendEvent::Appended)
             .map(|_| ())
     }
 

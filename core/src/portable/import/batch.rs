@@ -33,10 +33,21 @@ pub(super) enum BatchWrite {
     /// The progress record must still say `expected` lines (`None`: absent),
     /// else another import of the file got ahead: `Conflict`, roll back.
     CheckProgress { key: String, expected: Option<u64> },
-    /// Entries with consecutive seqs from `first_seq`, their content already
-    /// sealed for those seqs and counted (`counted`: one token count per
-    /// entry as stored, see `store::transcript::append_rows_in_tx`).
-    Entries { sid: String, first_seq: u64, entries: Vec<NewEntry>, metas: Vec<EntryMeta>, sealed: Vec<Vec<u8>>, counted: Vec<Option<u64>> },
+    /// Entries with consecutive seqs from `first_seq` (`encodings`: the
+    /// tokenizer of each one's session model, `None` for none). [`seal_batch`]
+    /// redacts them (policy `on-write`), seals their content for those seqs
+    /// (`sealed`) and counts it (`counted`: one token count per entry as
+    /// stored, see `store::transcript::append_rows_in_tx`); both are empty
+    /// before.
+    Entries {
+        sid: String,
+        first_seq: u64,
+        entries: Vec<NewEntry>,
+        metas: Vec<EntryMeta>,
+        encodings: Vec<Option<crate::context::Encoding>>,
+        sealed: Vec<crate::store::transcript::SealedRow>,
+        counted: Vec<Option<u64>>,
+    },
     Usage { sid: String, usages: Vec<TokenUsage>, times: Vec<Option<i64>> },
     Ext { sid: String, kind: &'static str, body: String },
     Rename { sid: String, title: Option<String> },
@@ -58,6 +69,71 @@ impl Batch {
     }
 }
 
+/// The CPU work of a batch's entries before they are written (issue 33
+/// item 3: the import's sealing stage, a thread between the reader and the
+/// writer): redaction on write (issue 30 item 2), then each content sealed
+/// for its seq with its metadata, its kind and call keys made (the whole
+/// row but its insert, `store::transcript::SealedRow`), and its tokens
+/// counted with its session's encoding (issue 33 item 7). Infallible; run
+/// once per batch, before [`apply_batch`].
+///
+/// `split`: when the entries hold at least [`COUNT_SPLIT_BYTES`] to count,
+/// a scoped helper thread counts the first half of them (by bytes) while
+/// this one counts the rest and seals (counting is ~10× the cost of
+/// sealing a byte, so one thread would hold the pipeline back); the counts
+/// are the same either way.
+pub(super) fn seal_batch(store: &SessionStore, batch: &mut Batch, split: bool) {
+    use crate::context::tokens::count_for_storage;
+    for w in &mut batch.writes {
+        if let BatchWrite::Entries { sid, first_seq, entries, metas, encodings, sealed, counted } = w {
+            for (entry, meta) in entries.iter_mut().zip(metas.iter_mut()) {
+                store.redact_on_write(entry, Some(meta));
+            }
+            let count = |e: &NewEntry, enc: &Option<crate::context::Encoding>| count_for_storage(*enc, &e.content, e.tokens);
+            let to_count = |e: &NewEntry, enc: &Option<crate::context::Encoding>| if enc.is_some() && e.tokens.is_none() { e.content.len() } else { 0 };
+            let total: usize = entries.iter().zip(encodings.iter()).map(|(e, enc)| to_count(e, enc)).sum();
+            // The first `mid` entries hold about half of the bytes to count.
+            let mid = if split && total >= COUNT_SPLIT_BYTES {
+                let mut acc = 0;
+                entries.iter().zip(encodings.iter()).position(|(e, enc)| {
+                    acc += to_count(e, enc);
+                    acc >= total / 2
+                }).map_or(0, |i| i + 1)
+            } else {
+                0
+            };
+            let (entries, metas, encodings) = (&*entries, &*metas, &*encodings);
+            let seal_all = |sealed: &mut Vec<crate::store::transcript::SealedRow>| {
+                let mut calls_by = None;
+                sealed.clear();
+                sealed.extend(entries.iter().zip(metas).enumerate().map(|(i, (e, m))| store.seal_entry_row(&mut calls_by, sid, *first_seq + i as u64, e, m)));
+            };
+            counted.clear();
+            if mid == 0 {
+                seal_all(sealed);
+                counted.extend(entries.iter().zip(encodings).map(|(e, enc)| count(e, enc)));
+            } else {
+                std::thread::scope(|scope| {
+                    let first = scope.spawn(|| entries[..mid].iter().zip(&encodings[..mid]).map(|(e, enc)| count(e, enc)).collect::<Vec<_>>());
+                    let rest: Vec<Option<u64>> = entries[mid..].iter().zip(&encodings[mid..]).map(|(e, enc)| count(e, enc)).collect();
+                    seal_all(sealed);
+                    match first.join() {
+                        Ok(c) => counted.extend(c),
+                        // The helper's panic is this thread's, as the count's own would be.
+                        Err(p) => std::panic::resume_unwind(p),
+                    }
+                    counted.extend(rest);
+                });
+            }
+        }
+    }
+}
+
+/// Bytes of content to count in one batch from which [`seal_batch`]
+/// splits the counting over two threads (below it, a thread's start costs
+/// more than it saves).
+const COUNT_SPLIT_BYTES: usize = 64 << 10;
+
 /// Write one batch in one transaction.
 pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
     store.write_batch(|t| {
@@ -72,8 +148,8 @@ pub(super) fn apply_batch(store: &SessionStore, batch: Batch) -> Result<()> {
                         return Err(Error::conflict(CONCURRENT_IMPORT));
                     }
                 }
-                BatchWrite::Entries { sid, first_seq, entries, metas, sealed, counted } => {
-                    t.append_entries(sid, entries, metas, *first_seq, sealed, counted)?;
+                BatchWrite::Entries { sid, first_seq, entries, metas, sealed, counted, .. } => {
+                    t.append_sealed_rows(sid, entries, metas, *first_seq, sealed, counted)?;
                 }
                 BatchWrite::Usage { sid, usages, times } => t.record_token_usage(sid, usages, times)?,
                 BatchWrite::Ext { sid, kind, body } => {

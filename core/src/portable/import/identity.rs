@@ -56,7 +56,11 @@ pub(super) struct Identity {
 /// not counted), an opencode turn's message id and index (a name),
 /// otherwise the turn itself (role, timestamp and blocks: for
 /// thClaws one line, for Codex the items of one turn). Never its line number.
-pub(super) fn turn_identity(format: SourceFormat, turn: &Turn) -> Identity {
+///
+/// `blocks_json`: the turn's [`Turn::blocks_json`] when the caller made it
+/// already; made here (and left there for the caller: the stored content
+/// of a `Blocks` entry is the same text) when the identity needs it.
+pub(super) fn turn_identity(format: SourceFormat, turn: &Turn, blocks_json: &mut Option<String>) -> Identity {
     if format == SourceFormat::ClaudeCode {
         if let Some(uuid) = turn.extra.get("uuid").and_then(Value::as_str) {
             return Identity { what: "turn", text: format!("claude-uuid\0{uuid}"), repeatable: false };
@@ -70,7 +74,25 @@ pub(super) fn turn_identity(format: SourceFormat, turn: &Turn) -> Identity {
             return Identity { what: "turn", text: format!("opencode-msg\0{mid}\0{k}"), repeatable: false };
         }
     }
-    Identity { what: "turn", text: format!("turn\0{}\0{:?}\0{}", turn.role.as_str(), turn.timestamp_ms, turn.blocks_json()), repeatable: true }
+    let blocks = blocks_json.get_or_insert_with(|| turn.blocks_json());
+    // `turn\0<role>\0<timestamp as {:?}>\0<blocks>`, pushed in place (the
+    // text issue 14 hashed, byte for byte: `record_ids_are_issue_14_formula_on_both_import_paths`
+    // in core/tests/portable_identity.rs).
+    let role = turn.role.as_str();
+    let mut text = String::with_capacity(blocks.len() + role.len() + 32);
+    text.push_str("turn\0");
+    text.push_str(role);
+    text.push('\0');
+    match turn.timestamp_ms {
+        Some(ms) => {
+            use std::fmt::Write;
+            write!(text, "Some({ms})").expect("writing to a String cannot fail");
+        }
+        None => text.push_str("None"),
+    }
+    text.push('\0');
+    text.push_str(blocks);
+    Identity { what: "turn", text, repeatable: true }
 }
 
 /// What identifies a usage figure: the Claude `message.id` it was billed
@@ -106,7 +128,7 @@ pub(super) fn raw_identity(kind: &str, raw: &Value) -> Identity {
 /// [`super::sink::ImportSink`] computes for it).
 fn event_identity(format: SourceFormat, event: &Event) -> Option<Identity> {
     match event {
-        Event::Turn(t) => Some(turn_identity(format, t)),
+        Event::Turn(t) => Some(turn_identity(format, t, &mut None)),
         Event::Usage(u) => usage_identity(u),
         Event::Plan { plan, timestamp_ms, .. } => Some(snapshot_identity("plan", *timestamp_ms, &fit_depth(plan.clone(), MAX_NESTED_DEPTH - 1))),
         Event::Goal { goal, timestamp_ms, .. } => Some(snapshot_identity("goal", *timestamp_ms, &fit_depth(goal.clone(), MAX_NESTED_DEPTH - 1))),
@@ -119,10 +141,27 @@ fn event_identity(format: SourceFormat, event: &Event) -> Option<Identity> {
 /// The [`RecordId`] of identity text `text`: the first 16 bytes of its HMAC
 /// with the data key, domain [`RECORD_DOMAIN`] (no content in the clear).
 pub(super) fn record_id(key: &DataKey, text: &str) -> RecordId {
-    let digest = crypto::keyed_digest(key, RECORD_DOMAIN, text.as_bytes());
-    let mut id: RecordId = [0; 16];
-    id.copy_from_slice(&digest[..16]);
-    id
+    RecordIds::new(key).id(text)
+}
+
+/// [`record_id`] of many identities under one key: the HMAC's keyed state
+/// made once ([`crypto::KeyedDigester`]), the same ids. An import keeps
+/// one for the file it reads.
+pub(super) struct RecordIds(crypto::KeyedDigester);
+
+impl RecordIds {
+    /// The ids of data key `key`.
+    pub(super) fn new(key: &DataKey) -> Self {
+        RecordIds(crypto::KeyedDigester::new(key, RECORD_DOMAIN))
+    }
+
+    /// The [`RecordId`] of identity text `text` (= `record_id(key, text)`).
+    pub(super) fn id(&self, text: &str) -> RecordId {
+        let digest = self.0.digest(&[text.as_bytes()]);
+        let mut id: RecordId = [0; 16];
+        id.copy_from_slice(&digest[..16]);
+        id
+    }
 }
 
 /// The identity text of the `k`-th occurrence (from 0) of content `text`.
@@ -166,16 +205,16 @@ impl Occurrences {
 }
 
 /// Counts the content identities of the events it receives.
-struct CountSink<'k> {
-    key: &'k DataKey,
+struct CountSink {
+    ids: RecordIds,
     format: SourceFormat,
     occ: Occurrences,
 }
 
-impl EventSink for CountSink<'_> {
+impl EventSink for CountSink {
     fn event(&mut self, thread: &Thread, event: Event) -> Result<()> {
         if let Some(id) = event_identity(self.format, &event).filter(|i| i.repeatable) {
-            self.occ.bump(thread, record_id(self.key, &id.text));
+            self.occ.bump(thread, self.ids.id(&id.text));
         }
         Ok(())
     }
@@ -187,7 +226,7 @@ impl EventSink for CountSink<'_> {
 /// import's own limit). Errors: [`Error::Io`] reading the file.
 pub(super) fn count_prefix(key: &DataKey, format: SourceFormat, path: &Path, bytes: u64, max_line_bytes: u64) -> Result<Occurrences> {
     let f = std::fs::File::open(path).map_err(|e| Error::io("opening a session file", e))?;
-    let mut sink = CountSink { key, format, occ: Occurrences::default() };
+    let mut sink = CountSink { ids: RecordIds::new(key), format, occ: Occurrences::default() };
     let opts = ReadOptions { max_line_bytes: Some(max_line_bytes), ..Default::default() };
     read_stream(format, BufReader::with_capacity(256 * 1024, f.take(bytes)), &opts, &mut sink)?;
     Ok(sink.occ)

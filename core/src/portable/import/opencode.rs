@@ -94,6 +94,7 @@ fn import_one(store: &SessionStore, src: &OpencodeSource, id: &str, file: &Path)
         occ: Default::default(),
         resume_bytes: 0,
         prefix_counted: false,
+        ids: super::identity::RecordIds::new(store.key()),
     };
     let report = read_session_from(src, id, file, &mut sink)?;
     // Every record is read each time: a session that did not change has

@@ -3,9 +3,9 @@
 //! identity) and prepares the batches. Moved out of `import.rs` as is
 //! (issue 31 item 4).
 
-use super::identity::{compaction_identity, count_prefix, nth, raw_identity, record_id, snapshot_identity, turn_identity, usage_identity, Identity, Occurrences};
+use super::identity::{compaction_identity, count_prefix, nth, raw_identity, snapshot_identity, turn_identity, usage_identity, Identity, Occurrences, RecordIds};
 use super::bodies::{compaction_body, fit_depth, MAX_NESTED_DEPTH};
-use super::batch::{apply_batch, entry_bytes, Batch, BatchWrite, Op, PendingWrite};
+use super::batch::{apply_batch, entry_bytes, seal_batch, Batch, BatchWrite, Op, PendingWrite};
 use super::{clip, head_hash, sanitize_id, stored_line_count, ProgressRecord, SessionImport, ALREADY_STORED, BATCH_BYTES, HEAD_BYTES, LINES_PREFIX, SOURCE_COMPACTION_KIND};
 use crate::backend::RecordId;
 use crate::crypto;
@@ -80,7 +80,9 @@ pub(super) struct ImportSink<'a> {
     /// The file has a progress record (saying `committed_lines`); each batch
     /// checks it is still that before writing.
     pub(super) progress_recorded: bool,
-    /// The writer thread's queue; `None` = write on this thread.
+    /// The queue of the import's pipeline (the sealing stage, then the
+    /// writer thread: `batch::seal_batch`, `batch::apply_batch`); `None` =
+    /// seal and write on this thread.
     pub(super) writer: Option<std::sync::mpsc::SyncSender<Batch>>,
     /// Entries per batch, at most: `BATCH_ENTRIES`, lowered by the writer
     /// thread so that one batch holds the store's writer about `BATCH_HOLD`
@@ -92,6 +94,8 @@ pub(super) struct ImportSink<'a> {
     pub(super) resume_bytes: u64,
     /// The occurrences of those bytes are in `occ`.
     pub(super) prefix_counted: bool,
+    /// Record ids under the store's key (its HMAC state made once).
+    pub(super) ids: RecordIds,
 }
 
 impl<'a> ImportSink<'a> {
@@ -251,17 +255,17 @@ impl<'a> ImportSink<'a> {
         let key = self.store.key();
         let rid = if id.repeatable {
             let thread = &self.targets[target].0;
-            let base = record_id(key, &id.text);
+            let base = self.ids.id(&id.text);
             if self.occ.get(thread, &base) == 0 && self.resume_bytes > 0 && !self.prefix_counted && self.targets[target].1.seen.contains(&base) {
                 self.prefix_counted = true;
                 self.occ.add(count_prefix(key, self.format, &self.progress.canonical, self.resume_bytes, self.store.max_line_bytes())?);
             }
             match self.occ.bump(thread, base) {
                 0 => base,
-                k => record_id(key, &nth(&id.text, k)),
+                k => self.ids.id(&nth(&id.text, k)),
             }
         } else {
-            record_id(key, &id.text)
+            self.ids.id(&id.text)
         };
         if self.targets[target].1.seen.insert(rid) {
             Ok(Some(rid))
@@ -282,11 +286,11 @@ impl<'a> ImportSink<'a> {
     ///
     /// [`Usage::partials`]: crate::portable::Usage::partials
     fn message_usage(&mut self, target: usize, idn: &Identity, u: &mut Usage) -> Option<Vec<RecordId>> {
-        let key = self.store.key();
-        let figs = |f: [u64; 3]| record_id(key, &format!("{}\0{}/{}/{}", idn.text, f[0], f[1], f[2]));
+        let ids = &self.ids;
+        let figs = |f: [u64; 3]| ids.id(&format!("{}\0{}/{}/{}", idn.text, f[0], f[1], f[2]));
         let last = figs([u.input, u.output, u.cached]);
         let seen = &mut self.targets[target].1.seen;
-        if seen.contains(&record_id(key, &idn.text)) || seen.contains(&last) {
+        if seen.contains(&ids.id(&idn.text)) || seen.contains(&last) {
             *self.duplicates.entry(format!("{ALREADY_STORED}usage")).or_default() += 1;
             return None;
         }
@@ -332,14 +336,18 @@ impl<'a> ImportSink<'a> {
     /// the progress record `(lines, bytes)`, as one transaction: a crash
     /// before it leaves the store as the previous commit did; after it, a
     /// re-import resumes at line `lines + 1`. The batch is prepared here
-    /// (content encrypted with the seqs it will get) and written by the
-    /// writer thread when there is one, so reading the next lines overlaps
-    /// the SQLite work of this batch.
+    /// (entries with the seqs they will get); its entries are sealed and
+    /// counted by the sealing stage and it is written by the writer thread
+    /// when there are those (`batch::seal_batch`, `batch::apply_batch`), so
+    /// reading the next lines overlaps both; else both run here.
     fn commit(&mut self, upto: u64, lines: u64, bytes: u64) -> Result<()> {
-        let batch = self.prepare(upto, lines, bytes)?;
+        let mut batch = self.prepare(upto, lines, bytes)?;
         match &self.writer {
             Some(tx) => tx.send(batch).map_err(|_| Error::Database("the import writer stopped".into())),
-            None => apply_batch(self.store, batch),
+            None => {
+                seal_batch(self.store, &mut batch, false);
+                apply_batch(self.store, batch)
+            }
         }
     }
 
@@ -367,22 +375,19 @@ impl<'a> ImportSink<'a> {
             let encoding = self.models.get(thread).map(String::as_str).or(tg.stored_model.as_deref()).and_then(crate::context::encoding_for_model);
             let st = &mut tg.stats;
             match w.op {
-                Op::Entry { mut entry, mut meta, seq, tool_calls, tool_results, record } => {
-                    // Redaction on write (issue 30 item 2), before sealing.
-                    self.store.redact_on_write(&mut entry, Some(&mut meta));
+                Op::Entry { entry, meta, seq, tool_calls, tool_results, record } => {
+                    // Redaction, sealing and token counts are the sealing
+                    // stage's (`batch::seal_batch`), off this thread.
                     records.entry(tg.id.clone()).or_default().extend(record);
                     st.entries += 1;
                     st.tool_calls += tool_calls;
                     st.tool_results += tool_results;
                     entries_now += 1;
-                    let sealed = self.store.seal_entry_content(&tg.id, seq, &entry.content);
-                    let count = crate::context::tokens::count_for_storage(encoding, &entry.content, entry.tokens);
                     match entries_at.get(&tg.id).map(|&i| &mut writes[i]) {
-                        Some(BatchWrite::Entries { first_seq, entries, metas, sealed: s, counted, .. }) if *first_seq + entries.len() as u64 == seq => {
+                        Some(BatchWrite::Entries { first_seq, entries, metas, encodings, .. }) if *first_seq + entries.len() as u64 == seq => {
                             entries.push(entry);
                             metas.push(meta);
-                            s.push(sealed);
-                            counted.push(count);
+                            encodings.push(encoding);
                         }
                         _ => {
                             entries_at.insert(tg.id.clone(), writes.len());
@@ -391,8 +396,9 @@ impl<'a> ImportSink<'a> {
                                 first_seq: seq,
                                 entries: vec![entry],
                                 metas: vec![meta],
-                                sealed: vec![sealed],
-                                counted: vec![count],
+                                encodings: vec![encoding],
+                                sealed: Vec::new(),
+                                counted: Vec::new(),
                             });
                         }
                     }
@@ -577,7 +583,10 @@ impl EventSink for ImportSink<'_> {
                     return Ok(());
                 }
                 let (line, tool_calls, tool_results) = (turn.source_line, turn.tool_calls() as u64, turn.tool_results() as u64);
-                let Some(record) = self.record(i, turn_identity(self.format, &turn))? else {
+                // The blocks' JSON, made at most once: the identity and a
+                // `Blocks` entry's content are the same text.
+                let mut blocks_json = None;
+                let Some(record) = self.record(i, turn_identity(self.format, &turn, &mut blocks_json))? else {
                     self.targets[i].1.stats.skipped_already_stored += 1;
                     return Ok(());
                 };
@@ -586,7 +595,7 @@ impl EventSink for ImportSink<'_> {
                 let t = &mut self.targets[i].1;
                 t.next_seq_base += 1;
                 let seq = t.next_seq_base;
-                let (entry, meta) = to_entry(turn, ts);
+                let (entry, meta) = to_entry(turn, ts, blocks_json);
                 self.push(line, i, Op::Entry { entry, meta, seq, tool_calls, tool_results, record: Some(record) });
             }
             Event::Usage(mut u) => {
@@ -715,17 +724,26 @@ pub(super) fn message_text(blocks: &[Block]) -> String {
 }
 
 /// The store entry of a turn and its metadata (model and provider clipped
-/// to 256 bytes without control characters, as session names are).
-pub(super) fn to_entry(turn: Turn, ts: Option<i64>) -> (NewEntry, EntryMeta) {
+/// to 256 bytes without control characters, as session names are);
+/// `blocks_json`: the turn's [`Turn::blocks_json`] when made already.
+pub(super) fn to_entry(mut turn: Turn, ts: Option<i64>, blocks_json: Option<String>) -> (NewEntry, EntryMeta) {
     let role = match turn.role {
         Role::User => StoreRole::User,
         Role::Assistant => StoreRole::Assistant,
         Role::System => StoreRole::System,
         Role::Tool => StoreRole::Tool,
     };
-    let (format, content) = match turn.blocks.as_slice() {
-        [Block::Text { text }] => (ContentFormat::Text, text.clone()),
-        _ => (ContentFormat::Blocks, turn.blocks_json()),
+    let (format, content) = match (turn.blocks.len(), turn.blocks.pop(), blocks_json) {
+        // A single text block is stored as its text (moved, not copied).
+        (1, Some(Block::Text { text }), _) => (ContentFormat::Text, text),
+        (_, last, Some(json)) => {
+            drop(last);
+            (ContentFormat::Blocks, json)
+        }
+        (_, last, None) => {
+            turn.blocks.extend(last);
+            (ContentFormat::Blocks, turn.blocks_json())
+        }
     };
     let meta = EntryMeta { model: turn.model.map(|m| clip(&m, 256)), provider: turn.provider.map(|p| clip(&p, 256)), extra: turn.extra, item: None };
     (NewEntry { role, content, format, created_at_ms: ts, tokens: None, source_line: Some(turn.source_line) }, meta)
