@@ -207,7 +207,7 @@ fn two_clients_creating_one_store_end_with_one_key() {
     let migrations: Vec<i32> =
         client(&url).query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(migrations, (1..=sessiondb::backend::postgres::schema::LATEST_VERSION).collect::<Vec<_>>(), "each migration applied once");
-    assert_eq!(migrations.len(), 6);
+    assert_eq!(migrations.len(), 7);
     let checks: i64 = client(&url).query_one("SELECT COUNT(*) FROM meta WHERE key = 'key_check'", &[]).unwrap().get(0);
     assert_eq!(checks, 1);
 }
@@ -665,6 +665,90 @@ fn sessiondb_append_writes_only_on_the_view_it_was_given_and_once() {
     assert_eq!(events, ["e1", "e2"]);
     let journal: Vec<i64> = c.query("SELECT seq FROM journal WHERE session_id = $1 ORDER BY seq", &[&sid]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(journal, (1..=journal.len() as i64).collect::<Vec<_>>(), "journal seqs gapless");
+}
+
+/// Schema 7: `sessiondb_append` writes an append of one entry with
+/// `INSERT .. VALUES`, of several through `unnest`: both store every
+/// column as given (NULLs included), with gapless seqs and one journal row
+/// per call.
+#[test]
+fn sessiondb_append_stores_every_column_of_one_entry_and_of_several() {
+    if skip() {
+        return;
+    }
+    let (_d, url) = temp();
+    let s = open_at(&url, 1);
+    let sid = s.create_session(None, None).unwrap().id;
+    drop(s);
+    let mut c = client(&url);
+    let u: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
+    let call = |c: &mut postgres::Client, seen: i64, seen_last: i64, n: i64, event_id: &str| -> String {
+        c.query_one(
+            "SELECT status FROM sessiondb_append($1, $2::BIGINT, $3::BIGINT, $2::BIGINT + 1,
+               ARRAY(SELECT $3::BIGINT + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'role' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'fmt' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 100 + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT CASE WHEN g = 1 THEN NULL ELSE 200 + g END FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 300 + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'model' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT CASE WHEN g = 1 THEN NULL ELSE 'prov' || g END FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 400 + g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'kind' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT 'keys' || g FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT decode(lpad(to_hex(g), 2, '0'), 'hex') FROM generate_series(1, $4::BIGINT) g),
+               ARRAY(SELECT CASE WHEN g = 1 THEN NULL ELSE decode('ff', 'hex') END FROM generate_series(1, $4::BIGINT) g),
+               $5, '', 'TranscriptAppended', '{}', '{}', 'now', FALSE, '', 0,
+               ARRAY(SELECT 500 + g FROM generate_series(1, $4::BIGINT) g))",
+            &[&sid, &seen, &seen_last, &n, &event_id],
+        )
+        .unwrap()
+        .get(0)
+    };
+    assert_eq!(call(&mut c, u, 0, 1, "e1"), "ok");
+    assert_eq!(call(&mut c, u + 1, 1, 2, "e2"), "ok");
+    assert_eq!(call(&mut c, u + 2, 3, 1, "e3"), "ok");
+    assert_eq!(call(&mut c, u + 2, 3, 1, "e3"), "committed");
+    let rows: Vec<String> = c
+        .query(
+            "SELECT concat_ws('|', seq, role, format, created_at, coalesce(tokens::text, '-'), source_line, model, coalesce(provider, '-'),
+                    content_bytes, kind, call_keys, encode(content_enc, 'hex'), coalesce(encode(meta_enc, 'hex'), '-'), counted_tokens)
+             FROM transcript_entries WHERE session_id = $1 ORDER BY seq",
+            &[&sid],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "1|role1|fmt1|101|-|301|model1|-|401|kind1|keys1|01|-|501",
+            "2|role1|fmt1|101|-|301|model1|-|401|kind1|keys1|01|-|501",
+            "3|role2|fmt2|102|202|302|model2|prov2|402|kind2|keys2|02|ff|502",
+            "4|role1|fmt1|101|-|301|model1|-|401|kind1|keys1|01|-|501",
+        ]
+    );
+    let journal: Vec<(i64, String)> =
+        c.query("SELECT seq, event_id FROM journal WHERE session_id = $1 AND event_id LIKE 'e_' ORDER BY seq", &[&sid]).unwrap().iter().map(|r| (r.get(0), r.get(1))).collect();
+    let first = journal[0].0;
+    assert_eq!(journal, [(first, "e1".to_string()), (first + 1, "e2".to_string()), (first + 2, "e3".to_string())]);
+    let updated: i64 = c.query_one("SELECT updated_at FROM sessions WHERE session_id = $1", &[&sid]).unwrap().get(0);
+    assert_eq!(updated, u + 3);
+    // A database of schema 6 (its function, no record of 7) is migrated at
+    // open, and appends go on from where they were.
+    let body = |c: &mut postgres::Client| -> String { c.query_one("SELECT prosrc FROM pg_proc WHERE proname = 'sessiondb_append'", &[]).unwrap().get(0) };
+    assert!(body(&mut c).contains("cardinality(e_seq) = 1"));
+    let v6 = sessiondb::backend::postgres::schema::MIGRATIONS.iter().find(|m| m.version == 6).unwrap();
+    c.batch_execute(v6.sql).unwrap();
+    c.batch_execute("DELETE FROM sessiondb_migrations WHERE version >= 7").unwrap();
+    assert!(!body(&mut c).contains("cardinality"));
+    let s = open_at(&url, 1);
+    assert!(body(&mut c).contains("cardinality(e_seq) = 1"));
+    let versions: Vec<i32> = c.query("SELECT version FROM sessiondb_migrations ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(versions, (1..=7).collect::<Vec<_>>());
+    assert_eq!(s.append_transcript(&sid, Role::User, "five".into()).unwrap().seq, 5);
+    assert_eq!(s.append_transcript(&sid, Role::User, "six".into()).unwrap().seq, 6);
 }
 
 /// Issue 33 item 7 on PostgreSQL: `counted_tokens` holds the count of the
