@@ -59,6 +59,20 @@ fn may_start_json(b: u8) -> bool {
     b >= 0x80 || matches!(b, b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
 }
 
+/// Append `bytes` to `buf`, whose length never passes `max` + 1 (a kept
+/// line and its newline), growing its capacity geometrically but never past
+/// `max` + 1: `Vec`'s own doubling would reserve up to twice the limit (a
+/// 64 MiB line limit allocated 128 MiB, and failed under a 256 MiB address
+/// space limit beside the import's other threads).
+fn extend_capped(buf: &mut Vec<u8>, bytes: &[u8], max: usize) {
+    let needed = buf.len() + bytes.len();
+    if needed > buf.capacity() {
+        let target = buf.capacity().saturating_mul(2).max(needed).min(max.saturating_add(1)).max(needed);
+        buf.reserve_exact(target - buf.len());
+    }
+    buf.extend_from_slice(bytes);
+}
+
 /// Read one line (up to and including `\n`) into `buf` (cleared first),
 /// keeping at most `max` bytes of it: the rest of a longer line, or of a
 /// line that cannot be JSON, is read past in the reader's chunks and not
@@ -116,10 +130,10 @@ pub(crate) fn read_line_bounded<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, max: u
                 let content = if terminated { part.len() - 1 } else { part.len() };
                 if buf.len() + content > max {
                     let room = max - buf.len();
-                    buf.extend_from_slice(&part[..room]);
+                    extend_capped(buf, &part[..room], max);
                     kept = Kept::TooLong;
                 } else {
-                    buf.extend_from_slice(part);
+                    extend_capped(buf, part, max);
                 }
             }
             Kept::BadStart { .. } if utf8 => {
@@ -417,5 +431,27 @@ mod tests {
         assert_eq!(fix_lone_surrogates(br#"{"a":"\udc00"}"#).unwrap(), br#"{"a":"\ufffd"}"#.to_vec());
         assert!(fix_lone_surrogates(br#"{"a":"\ud83d\ude00"}"#).is_none());
         assert!(fix_lone_surrogates(br#"{"a":"\\ud800"}"#).is_none());
+    }
+
+    /// The line buffer never reserves more than the limit and a newline,
+    /// whatever the chunks it is filled by (`Vec`'s doubling reserved up to
+    /// twice the limit).
+    #[test]
+    fn the_line_buffer_stays_within_the_limit_and_a_newline() {
+        let max = 10_000usize;
+        for (len, chunk) in [(max, 64), (max + 1, 64), (3 * max, 700), (max - 1, 4096), (5_000, 1)] {
+            let mut input = vec![b'"'; len];
+            input.push(b'\n');
+            input.extend_from_slice(b"{}\n");
+            let mut r = std::io::BufReader::with_capacity(chunk, input.as_slice());
+            let mut buf = Vec::new();
+            let line = read_line_bounded(&mut r, &mut buf, max as u64).unwrap();
+            assert_eq!(line.n, len as u64 + 1);
+            assert_eq!(line.kept, if len > max { Kept::TooLong } else { Kept::Whole }, "{len}");
+            assert_eq!(buf.len(), len.min(max));
+            assert!(buf.capacity() <= max + 1, "{len} bytes in chunks of {chunk}: capacity {}", buf.capacity());
+            let next = read_line_bounded(&mut r, &mut buf, max as u64).unwrap();
+            assert_eq!((next.n, next.kept, buf.as_slice()), (3, Kept::Whole, &b"{}"[..]));
+        }
     }
 }
