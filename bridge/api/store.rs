@@ -49,14 +49,14 @@ trait SessionStore {
     /// Create a session titled `name` (none = untitled), bound to
     /// `workspace_path` (made canonical) if given, with a new uuid v7 id.
     /// Python and Node take every field of `NewSession` here.
-    #[bridge(defaults(name = None, workspace_path = None), skip(python, node), errors(InvalidInput, Closed))]
+    #[bridge(hold_turn, defaults(name = None, workspace_path = None), skip(python, node), errors(InvalidInput, Closed))]
     fn create_session(&self) -> _;
 
     /// Create a session titled `name` (none = untitled), bound to
     /// `workspace_path` (made canonical) if given; the other fields of
     /// `NewSession` are keyword arguments (Python) or an options object
     /// (Node). `id` none = a new uuid v7; an `id` that exists is `Conflict`.
-    #[bridge(core = sessiondb::SessionStore::create_session_with, skip(uniffi), keywords(new = "name, workspace_path"), errors(Conflict, InvalidInput, Closed))]
+    #[bridge(hold_turn, core = sessiondb::SessionStore::create_session_with, skip(uniffi), keywords(new = "name, workspace_path"), errors(Conflict, InvalidInput, Closed))]
     fn create_session(&self) -> _;
 
     /// Create a session with every field of `NewSession` (imports, forks;
@@ -73,10 +73,10 @@ trait SessionStore {
     #[bridge(errors(NotFound, Conflict))]
     fn find_session(&self) -> _;
 
-    #[bridge(errors(NotFound))]
+    #[bridge(hold_turn, errors(NotFound))]
     fn delete_session(&self) -> _;
 
-    #[bridge(core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
+    #[bridge(hold_turn, core = sessiondb::privacy::retention::prune_sessions, defaults(max_age_days = None, max_sessions = None, keep_named = true, keep_latest = 1, dry_run = false), errors(Busy, Closed))]
     fn prune(&self) -> _;
 
     #[bridge(ordered, errors(NotFound, InvalidInput))]
@@ -115,7 +115,7 @@ trait SessionStore {
     /// `idempotency_key`, the same change again is a no-op returning what
     /// the first stored; a tail that does not match, or the key used for
     /// another change, is `Conflict` and writes nothing.
-    #[bridge(core = sessiondb::SessionStore::replace_tail_items, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
+    #[bridge(hold_turn, core = sessiondb::SessionStore::replace_tail_items, defaults(idempotency_key = None), errors(NotFound, InvalidInput, Closed, Conflict))]
     fn replace_tail_items(&self, session_id: &str, expected_items: Vec<String>, entries: Vec<NewEntryWithMeta>, idempotency_key: Option<&str>) -> Vec<TranscriptEntry>;
 
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
@@ -136,16 +136,16 @@ trait SessionStore {
     #[bridge(defaults(limit = 1000), skip(uniffi), errors(NotFound, AuthenticationFailed, InvalidInput, Corrupt))]
     fn get_entry_items_tail(&self) -> _;
 
-    #[bridge(errors(NotFound, Busy))]
+    #[bridge(hold_turn, errors(NotFound, Busy))]
     fn retract_entry(&self) -> _;
 
-    #[bridge(errors(NotFound, Busy))]
+    #[bridge(hold_turn, errors(NotFound, Busy))]
     fn retract_last_entry(&self) -> _;
 
     #[bridge(errors(NotFound))]
     fn token_totals(&self) -> _;
 
-    #[bridge(errors(NotFound, InvalidInput))]
+    #[bridge(hold_turn, errors(NotFound, InvalidInput))]
     fn append_context_extension(&self) -> _;
 
     #[bridge(errors(NotFound, AuthenticationFailed))]
@@ -163,13 +163,13 @@ trait SessionStore {
     #[bridge(core = sessiondb::portable::recent_sessions)]
     fn recent_sessions(&self) -> _;
 
-    #[bridge(errors(NotFound))]
+    #[bridge(hold_turn, errors(NotFound))]
     fn rename_session(&self) -> _;
 
-    #[bridge(defaults(provider = None), errors(NotFound))]
+    #[bridge(hold_turn, defaults(provider = None), errors(NotFound))]
     fn set_session_model(&self) -> _;
 
-    #[bridge(errors(NotFound))]
+    #[bridge(hold_turn, errors(NotFound))]
     fn set_work_mode(&self) -> _;
 
     #[bridge(defaults(from_seq = 1, limit = 1000), errors(NotFound, AuthenticationFailed, InvalidInput))]
@@ -177,7 +177,7 @@ trait SessionStore {
 
     /// Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
     /// the record's fields as keyword arguments).
-    #[bridge(keywords(usage), errors(NotFound, InvalidInput))]
+    #[bridge(hold_turn, keywords(usage), errors(NotFound, InvalidInput))]
     fn record_tokens(&self) -> _;
 
     /// Append one journal event, idempotent by `event_id`: the same event
@@ -186,17 +186,17 @@ trait SessionStore {
     /// it need not be a stored session. `Conflict`: the same id with other
     /// content, or a second dispatch or terminal of one operation;
     /// `NotFound`: a terminal event of an operation never dispatched.
-    #[bridge(flatten(event), errors(Conflict, NotFound, InvalidInput))]
+    #[bridge(hold_turn, flatten(event), errors(Conflict, NotFound, InvalidInput))]
     fn journal_append(&self, event: NewEvent) -> AppendOutcome;
 
     /// Record that an operation's effect was dispatched, owned by this
     /// handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
     /// `payloadJson`, JSON text). Idempotent for the same payload;
     /// `Conflict`: dispatched before with another payload.
-    #[bridge(defaults(payload = None), errors(Conflict, InvalidInput))]
+    #[bridge(hold_turn, defaults(payload = None), errors(Conflict, InvalidInput))]
     fn dispatch_operation(&self, session_id: &str, operation_id: &str, payload: Option<serde_json::Value>) -> AppendOutcome;
 
-    #[bridge(defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
+    #[bridge(hold_turn, defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
     fn complete_operation(&self, session_id: &str, operation_id: &str, outcome: OperationOutcome, payload: Option<serde_json::Value>) -> AppendOutcome;
 
     #[bridge(returns = "Vec<OpenOperation>")]
@@ -211,7 +211,7 @@ trait SessionStore {
     #[bridge(core = sessiondb::context::recover_context_governance, errors(NotFound, AuthenticationFailed, Corrupt))]
     fn recover_context_governance(&self) -> _;
 
-    #[bridge(core = sessiondb::context::record_turn_decision, errors(InvalidInput, NotFound))]
+    #[bridge(hold_turn, core = sessiondb::context::record_turn_decision, errors(InvalidInput, NotFound))]
     fn record_turn_decision(&self) -> _;
 
     #[bridge(core = sessiondb::restore::open_saved_session, errors(NotFound, AuthenticationFailed, Corrupt))]
@@ -235,13 +235,13 @@ trait SessionStore {
     #[bridge(core = sessiondb::portable::import_file, defaults(format = None), errors(Io, Closed))]
     fn import_file(&self) -> _;
 
-    #[bridge(core = sessiondb::context::compact_session, defaults(output_reserve = None, model = None, target_percent = None, dry_run = false), errors(ContextOverflow, NotFound, InvalidInput))]
+    #[bridge(hold_turn, core = sessiondb::context::compact_session, defaults(output_reserve = None, model = None, target_percent = None, dry_run = false), errors(ContextOverflow, NotFound, InvalidInput))]
     fn compact_session(&self) -> _;
 
-    #[bridge(core = sessiondb::portable::fork_session, defaults(at_seq = None, summary = None), errors(NotFound, InvalidInput))]
+    #[bridge(hold_turn, core = sessiondb::portable::fork_session, defaults(at_seq = None, summary = None), errors(NotFound, InvalidInput))]
     fn fork_session(&self) -> _;
 
-    #[bridge(core = sessiondb::context::record_compaction, errors(NotFound, InvalidInput))]
+    #[bridge(hold_turn, core = sessiondb::context::record_compaction, errors(NotFound, InvalidInput))]
     fn record_compaction(&self) -> _;
 
     #[bridge(core = sessiondb::portable::sidebar_sessions)]

@@ -1286,6 +1286,7 @@ trait SessionStore {
     /// `workspace_path` (made canonical) if given, with a new uuid v7 id.
     /// Python and Node take every field of `NewSession` here.
     #[bridge(
+        hold_turn,
         defaults(name = None, workspace_path = None),
         skip(python, node),
         errors(InvalidInput, Closed)
@@ -1300,6 +1301,7 @@ trait SessionStore {
     /// `NewSession` are keyword arguments (Python) or an options object
     /// (Node). `id` none = a new uuid v7; an `id` that exists is `Conflict`.
     #[bridge(
+        hold_turn,
         core = sessiondb::SessionStore::create_session_with,
         skip(uniffi),
         keywords(new = "name, workspace_path"),
@@ -1321,7 +1323,7 @@ trait SessionStore {
     fn find_session(&self, id_prefix_or_title: &str) -> Session;
     /// Delete a session with its transcript, tokens and context extensions
     /// (its journal stays).
-    #[bridge(errors(NotFound))]
+    #[bridge(hold_turn, errors(NotFound))]
     fn delete_session(&self, id: &str);
     /// Delete sessions by a retention policy (issue 30; SECURITY.md
     /// "Deletion"): those whose last activity is more than `max_age_days`
@@ -1331,6 +1333,7 @@ trait SessionStore {
     /// journal event `{entries, reason, title, updated_at_ms}`. `dry_run`:
     /// list what would go, delete nothing. No limit: nothing. Oldest first.
     #[bridge(
+        hold_turn,
         core = sessiondb::privacy::retention::prune_sessions,
         defaults(
             max_age_days = None,
@@ -1425,6 +1428,7 @@ trait SessionStore {
     /// the first stored; a tail that does not match, or the key used for
     /// another change, is `Conflict` and writes nothing.
     #[bridge(
+        hold_turn,
         core = sessiondb::SessionStore::replace_tail_items,
         defaults(idempotency_key = None),
         errors(NotFound, InvalidInput, Closed, Conflict)
@@ -1498,18 +1502,18 @@ trait SessionStore {
     /// Retract entry `seq`: it stays stored but is left out of reads, counts,
     /// export, fork and the context from now on (one EntryRetracted journal
     /// event). Returns the entry, or none when it was already retracted.
-    #[bridge(errors(NotFound, Busy))]
+    #[bridge(hold_turn, errors(NotFound, Busy))]
     fn retract_entry(&self, session_id: &str, seq: u64) -> Option<TranscriptEntry>;
     /// Retract the last visible entry and return it (none when there is
     /// none): the Agents SDK's `pop_item`.
-    #[bridge(errors(NotFound, Busy))]
+    #[bridge(hold_turn, errors(NotFound, Busy))]
     fn retract_last_entry(&self, session_id: &str) -> Option<TranscriptEntry>;
     /// Sums of a session's token ledger.
     #[bridge(errors(NotFound))]
     fn token_totals(&self, session_id: &str) -> TokenTotals;
     /// Append a context extension (pin, plan, artifact...): `kind` in
     /// plaintext, `body_json` JSON text (stored encrypted). Returns its number `n`.
-    #[bridge(errors(NotFound, InvalidInput))]
+    #[bridge(hold_turn, errors(NotFound, InvalidInput))]
     fn append_context_extension(
         &self,
         session_id: &str,
@@ -1563,10 +1567,10 @@ trait SessionStore {
     #[bridge(core = sessiondb::portable::recent_sessions)]
     fn recent_sessions(&self) -> Vec<Session>;
     /// Set (a string) or clear (none) a session's title.
-    #[bridge(errors(NotFound))]
+    #[bridge(hold_turn, errors(NotFound))]
     fn rename_session(&self, id: &str, name: Option<String>) -> Session;
     /// Change a session's model and provider; the id stays (seed 002 `/model`).
-    #[bridge(defaults(provider = None), errors(NotFound))]
+    #[bridge(hold_turn, defaults(provider = None), errors(NotFound))]
     fn set_session_model(
         &self,
         id: &str,
@@ -1574,7 +1578,7 @@ trait SessionStore {
         provider: Option<String>,
     ) -> Session;
     /// Set a session's work mode (host-defined, e.g. `plan`, `build`).
-    #[bridge(errors(NotFound))]
+    #[bridge(hold_turn, errors(NotFound))]
     fn set_work_mode(&self, id: &str, work_mode: Option<String>) -> Session;
     /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
     #[bridge(
@@ -1589,7 +1593,7 @@ trait SessionStore {
     ) -> Vec<JournalEvent>;
     /// Add one token-ledger record (seed 000 `recordTokens(entry)`; Python:
     /// the record's fields as keyword arguments).
-    #[bridge(keywords(usage), errors(NotFound, InvalidInput))]
+    #[bridge(hold_turn, keywords(usage), errors(NotFound, InvalidInput))]
     fn record_tokens(&self, session_id: &str, usage: TokenUsage);
     /// Append one journal event, idempotent by `event_id`: the same event
     /// again returns the original seq with `duplicate = true` (Python: the
@@ -1597,13 +1601,13 @@ trait SessionStore {
     /// it need not be a stored session. `Conflict`: the same id with other
     /// content, or a second dispatch or terminal of one operation;
     /// `NotFound`: a terminal event of an operation never dispatched.
-    #[bridge(flatten(event), errors(Conflict, NotFound, InvalidInput))]
+    #[bridge(hold_turn, flatten(event), errors(Conflict, NotFound, InvalidInput))]
     fn journal_append(&self, event: NewEvent) -> AppendOutcome;
     /// Record that an operation's effect was dispatched, owned by this
     /// handle (`payload`: any JSON value, `null` when left out; Kotlin/Swift
     /// `payloadJson`, JSON text). Idempotent for the same payload;
     /// `Conflict`: dispatched before with another payload.
-    #[bridge(defaults(payload = None), errors(Conflict, InvalidInput))]
+    #[bridge(hold_turn, defaults(payload = None), errors(Conflict, InvalidInput))]
     fn dispatch_operation(
         &self,
         session_id: &str,
@@ -1612,7 +1616,11 @@ trait SessionStore {
     ) -> AppendOutcome;
     /// Record an operation's terminal event (idempotent for the same outcome
     /// and payload). `NotFound`: never dispatched.
-    #[bridge(defaults(payload = None), errors(Conflict, NotFound, InvalidInput))]
+    #[bridge(
+        hold_turn,
+        defaults(payload = None),
+        errors(Conflict, NotFound, InvalidInput)
+    )]
     fn complete_operation(
         &self,
         session_id: &str,
@@ -1639,6 +1647,7 @@ trait SessionStore {
     /// Record a governance decision (`kind` = `pin`, `unpin`, `exclude` or
     /// `include`) on transcript seqs; returns the extension number `n`.
     #[bridge(
+        hold_turn,
         core = sessiondb::context::record_turn_decision,
         errors(InvalidInput, NotFound)
     )]
@@ -1699,6 +1708,7 @@ trait SessionStore {
     /// `target_percent` (default 70) of capacity (`/compact`); unless
     /// `dry_run`, record the plan. The saved transcript is never modified.
     #[bridge(
+        hold_turn,
         core = sessiondb::context::compact_session,
         defaults(
             output_reserve = None,
@@ -1723,6 +1733,7 @@ trait SessionStore {
     /// and including `at_seq` (none = the last); with neither, with a summary
     /// of the whole old history.
     #[bridge(
+        hold_turn,
         core = sessiondb::portable::fork_session,
         defaults(at_seq = None, summary = None),
         errors(NotFound, InvalidInput)
@@ -1736,6 +1747,7 @@ trait SessionStore {
     /// Record a compaction plan (a context extension); returns its number
     /// `n`, or none for a plan without transformations (not recorded).
     #[bridge(
+        hold_turn,
         core = sessiondb::context::record_compaction,
         errors(NotFound, InvalidInput)
     )]

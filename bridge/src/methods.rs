@@ -234,13 +234,18 @@ impl<'a> Emit<'a> {
         let open = self.open_body(if promise { quote!(self.inner.clone()) } else { quote!(&self.inner) });
         let conv = quote!(crate::records::Conv::conv);
         // `ordered`: the turn is taken here, on the JS thread, in call order.
-        let job = |work: TokenStream| match m.ordered {
-            true => quote!(Ok(crate::job::job_in_turn(s.append_turn(), #work))),
-            false => quote!(Ok(crate::job::job(#work))),
+        let job = |work: TokenStream| match (m.ordered, m.hold_turn) {
+            (false, false) => quote!(Ok(crate::job::job(#work))),
+            _ => quote!(Ok(crate::job::job_in_turn(s.append_turn(), #work))),
+        };
+        // `hold_turn`: the whole call after the earlier appends' commit.
+        let work = |value: TokenStream| match m.hold_turn {
+            true => quote!(move || { let _held = s.hold_turn(); #value }),
+            false => quote!(move || #value),
         };
         let value = match (m.infallible, promise) {
-            (true, true) => job(quote!(move || Ok(#conv(#call)))),
-            (false, true) => job(quote!(move || #call.map(#conv))),
+            (true, true) => job(work(quote!(Ok(#conv(#call))))),
+            (false, true) => job(work(quote!(#call.map(#conv)))),
             (true, false) => quote!(Ok(#conv(#call))),
             (false, false) => quote!(#call.map(#conv).map_err(crate::errors::to_napi)),
         };

@@ -85,9 +85,16 @@ pub(crate) struct BridgeAttr {
     /// `ordered`: an append whose Node calls, issued without awaiting each
     /// other, land in call order: the call takes the store's next
     /// `AppendTurn` on the JS thread and runs the append under it on the
-    /// libuv pool. On `close`: the appends issued before it are stored,
-    /// those issued after it fail with `Closed`.
+    /// libuv pool (it joins the commit queue in turn). On `close`: the
+    /// appends issued before it are stored, those issued after it fail
+    /// with `Closed`.
     pub(crate) ordered: bool,
+    /// `hold_turn`: a write other than an append whose Node call lands in
+    /// call order with the appends around it: it takes a turn as `ordered`
+    /// does and, on the pool, holds it for the whole call
+    /// (`SessionStore::hold_turn`: after the earlier appends' commit,
+    /// before the later ones).
+    pub(crate) hold_turn: bool,
     /// An expression of the core value `c` that gives the field (a core
     /// method, e.g. `c.compacted_seqs()`), instead of the core field of
     /// the same name: the field is derived, so `Back` does not read it.
@@ -243,6 +250,7 @@ impl BridgeAttr {
             "blocking" => self.blocking = true,
             "detach" => self.detach = true,
             "ordered" => self.ordered = true,
+            "hold_turn" => self.hold_turn = true,
             "getter" => self.getter = Some(opt_lit(m)?),
             "default" => self.default = Some(opt_lit(m)?),
             "host_default" => self.host_default = Some(expr_lit(m)?),

@@ -434,3 +434,63 @@ fn close_under_a_turn_stores_the_appends_issued_before_it_and_refuses_those_afte
     let stored: Vec<String> = s.get_transcript(&sid, 1, 1_000).unwrap().into_iter().map(|e| e.content).collect();
     assert_eq!(stored, (0..200).map(|i| format!("m{i}")).collect::<Vec<_>>());
 }
+
+/// A write other than an append, issued between appends and run on the
+/// same FIFO pool under its turn with `hold_turn`, sees exactly the appends
+/// issued before it: `retract_last_entry` issued after append i retracts
+/// entry i, although the pool's threads race.
+#[test]
+fn a_write_holding_its_turn_sees_exactly_the_appends_issued_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Arc::new(open(&dir.path().join("s.db"), 5_000));
+    let sid = s.create_session(None, None).unwrap().id;
+    type Job = Box<dyn FnOnce() + Send>;
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    let rx = Arc::new(std::sync::Mutex::new(rx));
+    let pool: Vec<_> = (0..4)
+        .map(|_| {
+            let rx = Arc::clone(&rx);
+            std::thread::spawn(move || loop {
+                let job = rx.lock().unwrap().recv();
+                match job {
+                    Ok(job) => job(),
+                    Err(_) => break,
+                }
+            })
+        })
+        .collect();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, String)>();
+    for i in 0..1_500usize {
+        let (s2, sid2, turn) = (Arc::clone(&s), sid.clone(), s.append_turn());
+        tx.send(Box::new(move || {
+            let spin = Instant::now();
+            while spin.elapsed() < Duration::from_micros(((1_500 - i) % 5 * 50) as u64) {}
+            turn.run(|| s2.append_transcript(&sid2, Role::User, format!("m{i}")).unwrap());
+        }))
+        .unwrap();
+        if i % 10 == 9 {
+            let (s2, sid2, turn, done_tx) = (Arc::clone(&s), sid.clone(), s.append_turn(), done_tx.clone());
+            tx.send(Box::new(move || {
+                let popped = turn.run(|| {
+                    let _held = s2.hold_turn();
+                    s2.retract_last_entry(&sid2).unwrap().expect("an entry to retract")
+                });
+                done_tx.send((i, popped.content)).unwrap();
+            }))
+            .unwrap();
+        }
+    }
+    drop((tx, done_tx));
+    for t in pool {
+        t.join().unwrap();
+    }
+    let mut popped: Vec<(usize, String)> = done_rx.iter().collect();
+    popped.sort();
+    assert_eq!(popped.len(), 150);
+    for (i, content) in &popped {
+        assert_eq!(content, &format!("m{i}"), "the retraction issued after append {i} retracted {content}");
+    }
+    let visible: Vec<String> = s.get_transcript(&sid, 1, 10_000).unwrap().into_iter().map(|e| e.content).collect();
+    let want: Vec<String> = (0..1_500).filter(|i| i % 10 != 9).map(|i| format!("m{i}")).collect();
+    assert_eq!(visible, want);
+}

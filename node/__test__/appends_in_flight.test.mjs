@@ -43,3 +43,20 @@ test('appends in flight all settle before close; appends after close reject with
   await st.close()
   await assert.rejects(st.appendTranscript(sid, 'user', 'late'), sdb.ClosedError)
 })
+
+test('a retraction issued between appends in flight retracts the append called just before it', async () => {
+  const st = await openTemp()
+  const sid = (await st.createSession('r')).id
+  const calls = []
+  const pops = []
+  for (let i = 0; i < 2000; i++) {
+    calls.push(st.appendTranscript(sid, 'user', `m${i}`))
+    if (i % 10 === 9) pops.push(st.retractLastEntry(sid).then((e) => [i, e.content]))
+  }
+  await Promise.all(calls)
+  for (const [i, content] of await Promise.all(pops)) assert.equal(content, `m${i}`)
+  const visible = await st.getTranscript(sid, 1, 10000)
+  const want = Array.from({ length: 2000 }, (_, i) => i).filter((i) => i % 10 !== 9).map((i) => `m${i}`)
+  assert.deepEqual(visible.map((e) => e.content), want)
+  await st.close()
+})

@@ -152,10 +152,14 @@ impl SessionStore {
         };
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::SessionStore::create_session_with(&s, new)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    sessiondb::SessionStore::create_session_with(&s, new)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// One session.
@@ -218,9 +222,13 @@ impl SessionStore {
     ) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<()>>> {
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.delete_session(&id).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.delete_session(&id).map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Delete sessions by a retention policy (issue 30; SECURITY.md
@@ -262,17 +270,21 @@ impl SessionStore {
         let dry_run = dry_run.unwrap_or(false);
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::privacy::retention::prune_sessions(
-                        &s,
-                        max_age_days,
-                        max_sessions,
-                        keep_named,
-                        keep_latest,
-                        dry_run,
-                    )
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    sessiondb::privacy::retention::prune_sessions(
+                            &s,
+                            max_age_days,
+                            max_sessions,
+                            keep_named,
+                            keep_latest,
+                            dry_run,
+                        )
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Append one entry; returns it with its seq.
@@ -415,16 +427,20 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::SessionStore::replace_tail_items(
-                        &s,
-                        &session_id,
-                        expected_items,
-                        entries,
-                        idempotency_key.as_deref(),
-                    )
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    sessiondb::SessionStore::replace_tail_items(
+                            &s,
+                            &session_id,
+                            expected_items,
+                            entries,
+                            idempotency_key.as_deref(),
+                        )
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// One page: up to `limit` (1..=10000) entries with `seq >= from_seq`.
@@ -624,9 +640,13 @@ impl SessionStore {
         let seq = crate::records::int(seq, "seq").map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.retract_entry(&session_id, seq).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.retract_entry(&session_id, seq).map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Retract the last visible entry and return it (none when there is
@@ -644,9 +664,13 @@ impl SessionStore {
     > {
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.retract_last_entry(&session_id).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.retract_last_entry(&session_id).map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Sums of a session's token ledger.
@@ -679,11 +703,14 @@ impl SessionStore {
     ) -> napi::Result<napi::bindgen_prelude::AsyncTask<crate::job::Job<i64>>> {
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s
-                    .append_context_extension(&session_id, &kind, &body_json)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.append_context_extension(&session_id, &kind, &body_json)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// A session's context extensions, in `n` order.
@@ -830,9 +857,13 @@ impl SessionStore {
     > {
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.rename_session(&id, name).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.rename_session(&id, name).map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Change a session's model and provider; the id stays (seed 002 `/model`).
@@ -849,9 +880,14 @@ impl SessionStore {
     > {
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.set_session_model(&id, model, provider).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.set_session_model(&id, model, provider)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Set a session's work mode (host-defined, e.g. `plan`, `build`).
@@ -867,9 +903,13 @@ impl SessionStore {
     > {
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.set_work_mode(&id, work_mode).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.set_work_mode(&id, work_mode).map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Journal events of a session from `from_seq` (inclusive), at most `limit` (1..=10000).
@@ -919,9 +959,13 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.record_tokens(&session_id, usage).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.record_tokens(&session_id, usage).map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Append one journal event, idempotent by `event_id`: the same event
@@ -943,9 +987,13 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s.journal_append(event).map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.journal_append(event).map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Record that an operation's effect was dispatched, owned by this
@@ -966,11 +1014,14 @@ impl SessionStore {
         let payload = payload.unwrap_or(serde_json::Value::Null);
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s
-                    .dispatch_operation(&session_id, &operation_id, payload)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.dispatch_operation(&session_id, &operation_id, payload)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Record an operation's terminal event (idempotent for the same outcome
@@ -995,11 +1046,14 @@ impl SessionStore {
         let payload = payload.unwrap_or(serde_json::Value::Null);
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                s
-                    .complete_operation(&session_id, &operation_id, outcome, payload)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    s.complete_operation(&session_id, &operation_id, outcome, payload)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Operations dispatched without a terminal event.
@@ -1071,10 +1125,19 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::context::record_turn_decision(&s, &session_id, &kind, &seqs)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    sessiondb::context::record_turn_decision(
+                            &s,
+                            &session_id,
+                            &kind,
+                            &seqs,
+                        )
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Open a saved session (seed 000, "Session Restoration Boundary"): its
@@ -1239,18 +1302,22 @@ impl SessionStore {
         let dry_run = dry_run.unwrap_or(false);
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::context::compact_session(
-                        &s,
-                        &session_id,
-                        raw_window,
-                        output_reserve,
-                        model,
-                        target_percent,
-                        dry_run,
-                    )
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    sessiondb::context::compact_session(
+                            &s,
+                            &session_id,
+                            raw_window,
+                            output_reserve,
+                            model,
+                            target_percent,
+                            dry_run,
+                        )
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Fork a session (seed 002 `/fork`): a new session with the same model,
@@ -1275,10 +1342,14 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::portable::fork_session(&s, &session_id, at_seq, summary)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    sessiondb::portable::fork_session(&s, &session_id, at_seq, summary)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Record a compaction plan (a context extension); returns its number
@@ -1298,10 +1369,14 @@ impl SessionStore {
             .map_err(crate::errors::to_napi)?;
         let s = self.inner.clone();
         Ok(
-            crate::job::job(move || {
-                sessiondb::context::record_compaction(&s, &session_id, &plan)
-                    .map(crate::records::Conv::conv)
-            }),
+            crate::job::job_in_turn(
+                s.append_turn(),
+                move || {
+                    let _held = s.hold_turn();
+                    sessiondb::context::record_compaction(&s, &session_id, &plan)
+                        .map(crate::records::Conv::conv)
+                },
+            ),
         )
     }
     /// Sidebar order (seed 002): the 10 most recent sessions, titled first.

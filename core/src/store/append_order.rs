@@ -81,9 +81,11 @@ impl TurnOrder {
 /// and their `_with_meta` / `_keyed` forms) made by the store inside `run`
 /// joins the store's commit queue after the appends of every earlier turn
 /// and before those of every later one, so it gets its seqs and its journal
-/// event in turn order. [`SessionStore::close`] inside `run` waits for the
-/// turn and the earlier appends' commit, and holds later turns until the
-/// handle is closed. A turn whose `run` makes no such call, or which
+/// event in turn order. [`SessionStore::hold_turn`] inside `run` (before a
+/// write other than an append: a retraction, a rename, a journal event...)
+/// and [`SessionStore::close`] wait for the turn and for the earlier
+/// appends' commit, and hold later turns until the write is done (the
+/// handle closed). A turn whose `run` makes no such call, or which
 /// is dropped unrun (a host task cancelled before it started), gives its
 /// place up when it ends. Turns must be run in an order that lets every
 /// earlier one reach its append: a FIFO pool (libuv's) does, a pool that

@@ -571,6 +571,16 @@ impl SessionStore {
         })
     }
 
+    /// Under an [`AppendTurn`] of this store (inside [`AppendTurn::run`]):
+    /// wait for the turn and for every earlier turn's append to commit, and
+    /// return the turn, which holds later turns until it is dropped; so a
+    /// host's write other than an append (a retraction, a rename, a journal
+    /// event...) sees every append issued before it and none issued after.
+    /// `None` at once without a turn of this store. No error.
+    pub fn hold_turn(&self) -> Option<AppendTurn> {
+        group_commit::drain_in_turn(self)
+    }
+
     /// Run `f` in one short read transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&dyn ReadTx, &DataKey) -> Result<T>) -> Result<T> {
         self.backend.read(|tx| f(tx, &self.key))
