@@ -256,18 +256,9 @@ pub fn write_json_str(out: &mut impl Write, s: &str) -> std::io::Result<()> {
 
 /// `n` in decimal, the digits `Display` (and serde_json) write, without
 /// the formatting machinery (`show --json`: a few numbers per entry).
-pub fn write_decimal(out: &mut (impl Write + ?Sized), mut n: u64) -> std::io::Result<()> {
+pub fn write_decimal(out: &mut (impl Write + ?Sized), n: u64) -> std::io::Result<()> {
     let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.write_all(&buf[i..])
+    out.write_all(sessiondb::crypto::decimal(n, &mut buf))
 }
 
 /// Can `b` begin a character that [`write_shown_text`] escapes? ASCII

@@ -406,8 +406,9 @@ pub fn push_decimal(out: &mut String, n: u64) {
     out.push_str(std::str::from_utf8(decimal(n, &mut digits)).expect("ASCII digits"));
 }
 
-/// `n`'s decimal digits, written at the end of `buf`.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+/// `n`'s decimal digits (what `Display` writes), written at the end of
+/// `buf`; the returned slice is them.
+pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;

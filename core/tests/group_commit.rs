@@ -301,21 +301,7 @@ fn appends_under_turns_land_in_issue_order_from_a_pool() {
     let s = Arc::new(open(&dir.path().join("s.db"), 5_000));
     let a = s.create_session(None, None).unwrap().id;
     let b = s.create_session(None, None).unwrap().id;
-    type Job = Box<dyn FnOnce() + Send>;
-    let (tx, rx) = std::sync::mpsc::channel::<Job>();
-    let rx = Arc::new(std::sync::Mutex::new(rx));
-    let pool: Vec<_> = (0..4)
-        .map(|_| {
-            let rx = Arc::clone(&rx);
-            std::thread::spawn(move || loop {
-                let job = rx.lock().unwrap().recv();
-                match job {
-                    Ok(job) => job(),
-                    Err(_) => break,
-                }
-            })
-        })
-        .collect();
+    let (tx, pool) = fifo_pool(4);
     let (results_tx, results_rx) = std::sync::mpsc::channel::<(usize, Result<u64, ErrorKind>)>();
     let mut want = std::collections::HashMap::<String, Vec<String>>::new();
     for i in 0..4_000usize {
@@ -444,21 +430,7 @@ fn a_write_holding_its_turn_sees_exactly_the_appends_issued_before_it() {
     let dir = tempfile::tempdir().unwrap();
     let s = Arc::new(open(&dir.path().join("s.db"), 5_000));
     let sid = s.create_session(None, None).unwrap().id;
-    type Job = Box<dyn FnOnce() + Send>;
-    let (tx, rx) = std::sync::mpsc::channel::<Job>();
-    let rx = Arc::new(std::sync::Mutex::new(rx));
-    let pool: Vec<_> = (0..4)
-        .map(|_| {
-            let rx = Arc::clone(&rx);
-            std::thread::spawn(move || loop {
-                let job = rx.lock().unwrap().recv();
-                match job {
-                    Ok(job) => job(),
-                    Err(_) => break,
-                }
-            })
-        })
-        .collect();
+    let (tx, pool) = fifo_pool(4);
     let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, String)>();
     for i in 0..1_500usize {
         let (s2, sid2, turn) = (Arc::clone(&s), sid.clone(), s.append_turn());
