@@ -142,6 +142,16 @@ impl SessionStore {
     pub fn append_turn(&self) -> AppendTurn {
         self.appends.order.take()
     }
+
+    /// Under an [`AppendTurn`] of this store (inside [`AppendTurn::run`]):
+    /// wait for the turn and for every earlier turn's append to commit, and
+    /// return the turn, which holds later turns until it is dropped; so a
+    /// host's write other than an append (a retraction, a rename, a journal
+    /// event...) sees every append issued before it and none issued after.
+    /// `None` at once without a turn of this store. No error.
+    pub fn hold_turn(&self) -> Option<AppendTurn> {
+        super::group_commit::drain_in_turn(self)
+    }
 }
 
 /// The current turn of this thread if it belongs to `order`, waited for:

@@ -24,6 +24,7 @@ mod recovery_key;
 pub(crate) mod context_ext;
 mod append_order;
 mod group_commit;
+mod redaction;
 mod history;
 pub mod journal;
 pub(crate) mod sessions;
@@ -571,16 +572,6 @@ impl SessionStore {
         })
     }
 
-    /// Under an [`AppendTurn`] of this store (inside [`AppendTurn::run`]):
-    /// wait for the turn and for every earlier turn's append to commit, and
-    /// return the turn, which holds later turns until it is dropped; so a
-    /// host's write other than an append (a retraction, a rename, a journal
-    /// event...) sees every append issued before it and none issued after.
-    /// `None` at once without a turn of this store. No error.
-    pub fn hold_turn(&self) -> Option<AppendTurn> {
-        group_commit::drain_in_turn(self)
-    }
-
     /// Run `f` in one short read transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&dyn ReadTx, &DataKey) -> Result<T>) -> Result<T> {
         self.backend.read(|tx| f(tx, &self.key))
@@ -638,56 +629,6 @@ impl SessionStore {
     /// Whether new contents are compressed ([`OpenOptions::compress`]).
     pub(crate) fn compress(&self) -> bool {
         self.compress
-    }
-
-    /// This handle's redaction policy ([`OpenOptions::redact`]).
-    pub fn redact_policy(&self) -> crate::privacy::RedactPolicy {
-        self.redact
-    }
-
-    /// The store's redactor: its rules ([`OpenOptions::redact_rules`] or
-    /// the built-in ones) with markers keyed by a key derived from the data
-    /// key. Made at the first call (compiling the built-in rules once per
-    /// process).
-    pub fn redactor(&self) -> &crate::privacy::Redactor {
-        self.redactor.get_or_init(|| {
-            let rules = self.redact_rules.clone().unwrap_or_else(crate::privacy::RuleSet::builtin);
-            crate::privacy::Redactor::new(rules, &self.key)
-        })
-    }
-
-    /// Secrets this handle redacted on write (policy `OnWrite`) since it
-    /// was opened, per rule.
-    pub fn redaction_report(&self) -> crate::privacy::RedactionReport {
-        lock(&self.redacted).clone()
-    }
-
-    /// With policy `OnWrite`: redact an entry's content (as JSON when its
-    /// format is `Blocks`) and metadata (`extra` and the item) in place,
-    /// before they are sealed; counted in [`Self::redaction_report`].
-    pub(crate) fn redact_on_write(&self, entry: &mut NewEntry, meta: Option<&mut EntryMeta>) {
-        if self.redact != crate::privacy::RedactPolicy::OnWrite {
-            return;
-        }
-        let mut rep = crate::privacy::RedactionReport::default();
-        redact_entry(self.redactor(), entry.format, &mut entry.content, meta, &mut rep);
-        if rep.total() > 0 {
-            lock(&self.redacted).add(&rep);
-        }
-    }
-
-    /// With policy `OnWrite`: a context extension's body (JSON text)
-    /// redacted; else `None`.
-    pub(crate) fn redact_text_on_write(&self, json: &str) -> Option<String> {
-        if self.redact != crate::privacy::RedactPolicy::OnWrite {
-            return None;
-        }
-        let mut rep = crate::privacy::RedactionReport::default();
-        let out = self.redactor().redact_json_text(json, &mut rep);
-        if rep.total() > 0 {
-            lock(&self.redacted).add(&rep);
-        }
-        out
     }
 
 }
