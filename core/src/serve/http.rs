@@ -283,6 +283,11 @@ impl Server {
         self.addr
     }
 
+    /// Connections accepted and not yet ended.
+    pub(crate) fn active_connections(&self) -> usize {
+        *self.active.count.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Stop accepting, close the listening socket, and wait up to
     /// `grace` for the connections in progress to be answered (each is
     /// bounded by [`HEAD_DEADLINE`] and [`WRITE_TIMEOUT`] anyway).

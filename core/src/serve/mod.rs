@@ -198,6 +198,14 @@ impl Viewer {
         self.server.addr()
     }
 
+    /// Connections being served now (at most
+    /// [`http::MAX_CONNECTIONS`]): for tests that must know the viewer
+    /// has taken a connection rather than guess with a sleep.
+    #[doc(hidden)]
+    pub fn active_connections(&self) -> usize {
+        self.server.active_connections()
+    }
+
     /// The address to open: `http://ADDR:PORT/BASE/?token=TOKEN` (the token
     /// is for one use; `BASE` is 16 random hex digits, and every address of
     /// the viewer is under it).
