@@ -203,3 +203,27 @@ def test_the_python_block_of_docs_viewer_md_runs(tmp_path):
         exec(code, scope)
     scope["store"].close()
     assert out.getvalue() == "True\nFalse\n"
+
+
+def test_module_serve_stops_cleanly_on_ctrl_c_right_after_the_url(db_path, tmp_path):
+    # Ctrl-C as soon as the URL is read: it used to land between the print
+    # and the `try` that catches it (a KeyboardInterrupt traceback, exit
+    # status -2; CI of 67eb127 saw the process hang past 20 s there).
+    with sessiondb.SessionStore(db_path, key=KEY) as s:
+        s.create_session("served")
+    script = (
+        "import sys, sessiondb\n"
+        "sessiondb.serve(sys.argv[1], key=bytes(range(32)))\n"
+        "print('stopped', flush=True)\n"
+    )
+    for _ in range(5):
+        p = subprocess.Popen([sys.executable, "-c", script, db_path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path))
+        try:
+            url = p.stdout.readline().strip()
+            assert url.startswith("http://127.0.0.1:")
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert (p.returncode, out, err) == (0, "stopped\n", "")

@@ -161,8 +161,10 @@ def serve(
 
     with SessionStore(path, app=app, **open_options) as store:
         with store.serve(bind=bind, port=port, allow_remote=allow_remote, workspace=os.getcwd(), window=window) as viewer:
-            print(viewer.url, flush=True)
+            # Ctrl-C can come as soon as the URL is out (a script that
+            # reads it and signals at once): inside the try, not before it.
             try:
+                print(viewer.url, flush=True)
                 viewer.wait()
             except KeyboardInterrupt:
                 pass
