@@ -25,7 +25,8 @@
 //! instructions per append; N stays small enough (≤ 200) that the WAL
 //! stays under the store's 4 MiB checkpoint threshold, so no checkpoint
 //! runs in either.
-use sessiondb::backend::sqlite::{CACHE_SIZE_KIB, PAGE_SIZE};
+#[path = "common/floor_db.rs"]
+mod floor_db;
 use sessiondb::*;
 
 fn text(i: usize) -> String {
@@ -90,13 +91,7 @@ enum FloorRead {
 
 fn floor(dir: &std::path::Path, n: usize, read: FloorRead) {
     let key = DataKey::from_bytes(&[7; 32]).unwrap();
-    let mut c = rusqlite::Connection::open(dir.join("f.db")).unwrap();
-    c.pragma_update(None, "page_size", PAGE_SIZE).unwrap();
-    let _: String = c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).unwrap();
-    c.pragma_update(None, "synchronous", "NORMAL").unwrap();
-    c.pragma_update(None, "cache_size", CACHE_SIZE_KIB).unwrap();
-    c.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    c.pragma_update(None, "secure_delete", "ON").unwrap();
+    let mut c = floor_db::open(&dir.join("f.db"));
     c.execute_batch(FLOOR_SCHEMA).unwrap();
     let sid = uuid::Uuid::now_v7().to_string();
     c.execute("INSERT INTO sessions (id, created_at, updated_at) VALUES (?1, 0, 0)", [&sid]).unwrap();

@@ -36,6 +36,8 @@
 //! threads, `/proc/self/stat`), their medians, and the ratios import /
 //! parse and floor / parse of the median MB/s (the goal of issue 33 item 3:
 //! import ≥ 0.3× parse).
+#[path = "common/floor_db.rs"]
+mod floor_db;
 use sessiondb::portable::{read_stream, Event, EventSink, ReadOptions, SourceFormat, Thread};
 use sessiondb::*;
 use std::io::BufRead;
@@ -90,16 +92,9 @@ static DB_OVER_SOURCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU
 
 /// The floor (see the module doc): rows written.
 fn floor(path: &std::path::Path) -> u64 {
-    use sessiondb::backend::sqlite::{CACHE_SIZE_KIB, PAGE_SIZE};
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("f.db");
-    let mut c = rusqlite::Connection::open(&db).unwrap();
-    c.pragma_update(None, "page_size", PAGE_SIZE).unwrap();
-    let _: String = c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).unwrap();
-    c.pragma_update(None, "synchronous", "NORMAL").unwrap();
-    c.pragma_update(None, "cache_size", CACHE_SIZE_KIB).unwrap();
-    c.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    c.pragma_update(None, "secure_delete", "ON").unwrap();
+    let mut c = floor_db::open(&db);
     c.execute_batch("CREATE TABLE bodies (id INTEGER PRIMARY KEY, content_enc BLOB NOT NULL);").unwrap();
     let key = DataKey::from_bytes(&[1; 32]).unwrap();
     let sid = "bench-floor";

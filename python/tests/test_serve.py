@@ -167,15 +167,21 @@ def ctrl_c_default():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def module_serve(db_path, tmp_path, extra=""):
+    """A child running `sessiondb.serve(db_path, key=..., <extra>)` in
+    `tmp_path`, which prints 'stopped' once serve returns."""
+    script = (
+        "import sys, sessiondb\n"
+        f"sessiondb.serve(sys.argv[1], key=bytes(range(32)){extra})\n"
+        "print('stopped', flush=True)\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", script, db_path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), preexec_fn=ctrl_c_default)
+
+
 def test_module_serve_prints_the_url_and_stops_on_ctrl_c(db_path, tmp_path):
     with sessiondb.SessionStore(db_path, key=KEY) as s:
         s.create_session("served")
-    script = (
-        "import sys, sessiondb\n"
-        "sessiondb.serve(sys.argv[1], key=bytes(range(32)), window=32000)\n"
-        "print('stopped', flush=True)\n"
-    )
-    p = subprocess.Popen([sys.executable, "-c", script, db_path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), preexec_fn=ctrl_c_default)
+    p = module_serve(db_path, tmp_path, ", window=32000")
     try:
         url = p.stdout.readline().strip()
         u = urllib.parse.urlsplit(url)
@@ -219,13 +225,8 @@ def test_module_serve_stops_cleanly_on_ctrl_c_right_after_the_url(db_path, tmp_p
     # status -2, in 1 of 12 runs of the test above under load).
     with sessiondb.SessionStore(db_path, key=KEY) as s:
         s.create_session("served")
-    script = (
-        "import sys, sessiondb\n"
-        "sessiondb.serve(sys.argv[1], key=bytes(range(32)))\n"
-        "print('stopped', flush=True)\n"
-    )
     for _ in range(5):
-        p = subprocess.Popen([sys.executable, "-c", script, db_path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), preexec_fn=ctrl_c_default)
+        p = module_serve(db_path, tmp_path)
         try:
             url = p.stdout.readline().strip()
             assert url.startswith("http://127.0.0.1:")
